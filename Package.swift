@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "recnotes",
+    products: [
+        .executable(name: "recnotes", targets: ["recnotes"]),
+        .library(name: "RecCore", targets: ["RecCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CAudio",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libasound2-dev", "libsndfile1-dev"])]
+        ),
+        .target(
+            name: "RecCore",
+            dependencies: [
+                "CAudio",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        .executableTarget(
+            name: "recnotes",
+            dependencies: [
+                "RecCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "RecCoreTests",
+            dependencies: ["RecCore"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["recnotes", "RecCore"]
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

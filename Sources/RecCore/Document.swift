@@ -1,0 +1,119 @@
+/// The whole document store's content: a value, so a change is computed on a copy and
+/// either persisted whole or not at all.
+public struct Document: Equatable, Sendable {
+    public static let currentVersion = 1
+    public static let rootName = "Recordings"
+
+    public internal(set) var items: [ItemID: Item]
+
+    public init() {
+        items = [.root: .folder(id: .root, name: Document.rootName, parent: nil, created: .now())]
+    }
+
+    /// Used by the codec; the caller vouches that links are consistent.
+    init(items: [ItemID: Item]) {
+        self.items = items
+    }
+
+    public var root: Item { items[.root]! }
+
+    public subscript(id: ItemID) -> Item? { items[id] }
+
+    public var count: Int { items.count }
+
+    public func children(of id: ItemID) -> [Item] {
+        guard let folder = items[id] else { return [] }
+        return folder.children.compactMap { items[$0] }
+    }
+
+    public func child(named name: String, in folder: ItemID) -> Item? {
+        guard let parent = items[folder] else { return nil }
+        for id in parent.children {
+            if let item = items[id], item.name == name { return item }
+        }
+        return nil
+    }
+
+    /// Root first, down to the item itself.
+    public func ancestry(of id: ItemID) -> [Item] {
+        var chain: [Item] = []
+        var current = items[id]
+        var guardCount = 0
+        while let item = current, guardCount <= items.count {
+            chain.append(item)
+            current = item.parent.flatMap { items[$0] }
+            guardCount += 1
+        }
+        return chain.reversed()
+    }
+
+    /// The absolute path, `/` for the root.
+    public func path(of id: ItemID) -> String {
+        let names = ancestry(of: id).dropFirst().map(\.name)
+        return "/" + names.joined(separator: "/")
+    }
+
+    public func isDescendant(_ id: ItemID, of ancestor: ItemID) -> Bool {
+        var current = items[id]?.parent
+        while let c = current {
+            if c == ancestor { return true }
+            current = items[c]?.parent
+        }
+        return false
+    }
+
+    /// The item and everything under it, parents before children.
+    public func subtree(of id: ItemID) -> [Item] {
+        var result: [Item] = []
+        var stack = [id]
+        while let next = stack.popLast() {
+            guard let item = items[next] else { continue }
+            result.append(item)
+            stack.append(contentsOf: item.children.reversed())
+        }
+        return result
+    }
+
+    /// Depth-first from the root in display order: the order items are written to disk,
+    /// so that `store.json` reads like a tree and does not churn between runs.
+    public func preorder() -> [Item] { subtree(of: .root) }
+
+    // MARK: Mutations used by DocumentStore. They keep parent pointers and children lists
+    // in step and report the index the item takes in its parent's display order.
+
+    mutating func insert(_ item: Item) -> Int {
+        let parentID = item.parent!
+        items[item.id] = item
+        return link(item.id, into: parentID)
+    }
+
+    mutating func unlink(_ id: ItemID) -> Int {
+        guard let parentID = items[id]?.parent else { return 0 }
+        let index = items[parentID]!.children.firstIndex(of: id) ?? 0
+        items[parentID]!.children.remove(at: index)
+        return index
+    }
+
+    mutating func link(_ id: ItemID, into parentID: ItemID) -> Int {
+        let item = items[id]!
+        let siblings = items[parentID]!.children
+        var low = 0, high = siblings.count
+        while low < high {
+            let mid = (low + high) / 2
+            if let other = items[siblings[mid]], displayOrder(other, item) { low = mid + 1 } else { high = mid }
+        }
+        items[parentID]!.children.insert(id, at: low)
+        items[id]!.parent = parentID
+        return low
+    }
+
+    mutating func setName(_ name: String, of id: ItemID) {
+        items[id]!.name = name
+    }
+
+    mutating func removeSubtree(_ id: ItemID) -> [Item] {
+        let removed = subtree(of: id)
+        for item in removed { items[item.id] = nil }
+        return removed
+    }
+}

@@ -1,0 +1,296 @@
+/// The on-disk layout of `store.json`. One object per item, one item per line, written
+/// depth-first from the root, so the file is readable by people and by `jq`:
+///
+///     {
+///     "version": 1,
+///     "items": [
+///     {"uuid": "00000000-…", "type": "folder", "name": "Recordings", "parent": null, "created": "…", "children": ["…"]},
+///     {"uuid": "…", "type": "recording", "name": "standup", "parent": "…", "created": "…",
+///      "duration": 12.5, "frames": 600000, "sampleRate": 48000, "channels": 1, "format": "opus", "file": "….opus"}
+///     ]
+///     }
+///
+/// `jq '.items[] | select(.type == "recording") | .name' store.json` lists every recording.
+public enum DocumentCodec {
+    public static func encode(_ document: Document) -> [UInt8] {
+        let ordered = document.preorder()
+        var w = JSONWriter(capacity: ordered.count * 260 + 64)
+        w.raw("{\n\"version\": ")
+        w.int(Document.currentVersion)
+        w.raw(",\n\"items\": [\n")
+        for (index, item) in ordered.enumerated() {
+            if index > 0 { w.raw(",\n") }
+            w.raw("{\"uuid\": ")
+            w.id(item.id)
+            w.raw(", \"type\": ")
+            w.raw(item.isFolder ? "\"folder\"" : "\"recording\"")
+            w.raw(", \"name\": ")
+            w.string(item.name)
+            w.raw(", \"parent\": ")
+            w.optionalID(item.parent)
+            w.raw(", \"created\": ")
+            w.timestamp(item.created)
+            if let info = item.recording {
+                w.raw(", \"duration\": ")
+                w.double(info.duration)
+                w.raw(", \"frames\": ")
+                w.int(info.frames)
+                w.raw(", \"sampleRate\": ")
+                w.int(info.sampleRate)
+                w.raw(", \"channels\": ")
+                w.int(info.channels)
+                w.raw(", \"format\": ")
+                w.string(info.format)
+                w.raw(", \"file\": ")
+                w.string(info.file)
+            } else {
+                w.raw(", \"children\": [")
+                for (k, child) in item.children.enumerated() {
+                    if k > 0 { w.raw(", ") }
+                    w.id(child)
+                }
+                w.raw("]")
+            }
+            w.raw("}")
+        }
+        w.raw("\n]\n}\n")
+        return w.bytes
+    }
+
+    public struct Corrupt: Error, Equatable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    /// What a load found wrong with the links between items. A normal load refuses a store
+    /// with any of these; `fsck` loads leniently and reports them.
+    public enum LinkProblem: Equatable, Sendable, CustomStringConvertible {
+        case missingRoot
+        case missingParent(ItemID, parent: ItemID)
+        case parentNotAFolder(ItemID, parent: ItemID)
+        case childListMismatch(folder: ItemID)
+        case unreachable(ItemID)
+        case duplicateName(folder: ItemID, name: String)
+        case duplicateID(ItemID)
+
+        public var description: String {
+            switch self {
+            case .missingRoot: return "the root folder \(ItemID.root) is missing"
+            case let .missingParent(id, parent): return "item \(id) has parent \(parent), which does not exist"
+            case let .parentNotAFolder(id, parent): return "item \(id) has parent \(parent), which is not a folder"
+            case let .childListMismatch(folder): return "folder \(folder) lists children that do not match its items' parent links"
+            case let .unreachable(id): return "item \(id) cannot be reached from the root (a parent cycle)"
+            case let .duplicateName(folder, name): return "folder \(folder) holds more than one item named \"\(name)\""
+            case let .duplicateID(id): return "uuid \(id) is used by more than one item"
+            }
+        }
+    }
+
+    /// Decodes and checks. In strict mode any link problem is an error; otherwise the links
+    /// are rebuilt from the parent pointers and the problems are returned.
+    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws -> (Document, [LinkProblem]) {
+        var reader = JSONReader(bytes)
+        var items: [ItemID: Item] = [:]
+        var version: Int64?
+        var sawItems = false
+        var duplicates: [LinkProblem] = []
+        do {
+            try reader.beginObject()
+            var first = true
+            while let key = try reader.nextKey(first: &first) {
+                if key.equals("version") {
+                    let at = reader.position
+                    version = try reader.readInt()
+                    if version! > Int64(Document.currentVersion) {
+                        throw Corrupt(reason: "version \(version!) is newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes")
+                    }
+                    if version! < 1 { throw reader.failure("version must be 1 or more", at: at) }
+                } else if key.equals("items") {
+                    sawItems = true
+                    try reader.beginArray()
+                    items.reserveCapacity(bytes.count / 200)
+                    var firstItem = true
+                    while try reader.nextElement(first: &firstItem) {
+                        let item = try decodeItem(&reader)
+                        if items.updateValue(item, forKey: item.id) != nil { duplicates.append(.duplicateID(item.id)) }
+                    }
+                } else {
+                    try reader.skipValue()
+                }
+            }
+            try reader.finish()
+        } catch let failure as JSONReader.Failure {
+            throw Corrupt(reason: "corrupt JSON at line \(failure.line), column \(failure.column): \(failure.message)")
+        }
+        guard version != nil else { throw Corrupt(reason: "not a recnotes store: no \"version\" field") }
+        guard sawItems else { throw Corrupt(reason: "not a recnotes store: no \"items\" array") }
+        var document = Document(items: items)
+        let problems = duplicates + document.checkLinks()
+        if !problems.isEmpty {
+            if strict {
+                let more = problems.count > 1 ? " (and \(problems.count - 1) more problem\(problems.count > 2 ? "s" : ""); run recnotes fsck)" : "; run recnotes fsck"
+                throw Corrupt(reason: "broken links: \(problems[0])\(more)")
+            }
+            document.rebuildLinks()
+        }
+        return (document, problems)
+    }
+
+    private static func decodeItem(_ r: inout JSONReader) throws -> Item {
+        let start = r.position
+        var id: ItemID?
+        var type: ItemKind?
+        var name: String?
+        var parent: ItemID??
+        var created: Timestamp?
+        var children: [ItemID] = []
+        var duration: Double?
+        var frames: Int64?
+        var sampleRate: Int64?
+        var channels: Int64?
+        var format: String?
+        var file: String?
+
+        func readID(_ r: inout JSONReader, _ what: String) throws -> ItemID {
+            let at = r.position
+            let raw = try r.readRawString()
+            guard let value = ItemID(utf8: raw) else { throw r.failure("\(what) is not a UUID", at: at) }
+            return value
+        }
+
+        try r.beginObject()
+        var first = true
+        while let key = try r.nextKey(first: &first) {
+            if key.equals("uuid") {
+                id = try readID(&r, "uuid")
+            } else if key.equals("type") {
+                let at = r.position
+                let raw = try r.readRawString()
+                if raw.equals("folder") { type = .folder } else if raw.equals("recording") { type = .recording } else {
+                    throw r.failure("type must be \"folder\" or \"recording\"", at: at)
+                }
+            } else if key.equals("name") {
+                name = try r.readString()
+            } else if key.equals("parent") {
+                parent = r.readNull() ? .some(nil) : try readID(&r, "parent")
+            } else if key.equals("created") {
+                let at = r.position
+                let raw = try r.readRawString()
+                guard let t = Timestamp(utf8: raw) else { throw r.failure("created is not an ISO 8601 time", at: at) }
+                created = t
+            } else if key.equals("children") {
+                try r.beginArray()
+                var firstChild = true
+                while try r.nextElement(first: &firstChild) { children.append(try readID(&r, "child")) }
+            } else if key.equals("duration") {
+                duration = try r.readDouble()
+            } else if key.equals("frames") {
+                frames = try r.readInt()
+            } else if key.equals("sampleRate") {
+                sampleRate = try r.readInt()
+            } else if key.equals("channels") {
+                channels = try r.readInt()
+            } else if key.equals("format") {
+                format = try r.readString()
+            } else if key.equals("file") {
+                file = try r.readString()
+            } else {
+                try r.skipValue()
+            }
+        }
+        func missing(_ field: String) -> JSONReader.Failure { r.failure("item has no \"\(field)\"", at: start) }
+        guard let id else { throw missing("uuid") }
+        guard let type else { throw missing("type") }
+        guard let name else { throw missing("name") }
+        guard let parent else { throw missing("parent") }
+        guard let created else { throw missing("created") }
+        if (parent == nil) != (id == .root) {
+            throw r.failure(id == .root ? "the root folder has a parent" : "item \(id) has no parent", at: start)
+        }
+        if let problem = NameRules.violation(name), id != .root {
+            throw r.failure("item \(id) has an invalid name: \(problem)", at: start)
+        }
+        switch type {
+        case .folder:
+            return Item(id: id, parent: parent, name: name, created: created, children: children, recording: nil)
+        case .recording:
+            guard let duration else { throw missing("duration") }
+            guard let frames else { throw missing("frames") }
+            guard let sampleRate else { throw missing("sampleRate") }
+            guard let channels else { throw missing("channels") }
+            guard let format else { throw missing("format") }
+            guard let file else { throw missing("file") }
+            guard duration >= 0, frames >= 0, sampleRate > 0, sampleRate <= 1_000_000, channels > 0, channels <= 64 else {
+                throw r.failure("recording \(id) has out-of-range audio fields", at: start)
+            }
+            guard !file.isEmpty, !file.contains("/"), file != ".", file != ".." else {
+                throw r.failure("recording \(id) has an invalid file name", at: start)
+            }
+            return Item(id: id, parent: parent, name: name, created: created, children: [],
+                        recording: RecordingInfo(duration: duration, frames: frames, sampleRate: Int(sampleRate),
+                                                 channels: Int(channels), format: format, file: file))
+        }
+    }
+}
+
+extension Document {
+    /// Checks, in linear time, that parent pointers and children lists agree, that every
+    /// item is reachable from the root, and that names are unique within each folder.
+    func checkLinks() -> [DocumentCodec.LinkProblem] {
+        var problems: [DocumentCodec.LinkProblem] = []
+        guard let root = items[.root], root.isFolder else { return [.missingRoot] }
+        _ = root
+        var listedChildren = 0
+        for (id, item) in items {
+            if let parentID = item.parent {
+                guard let parent = items[parentID] else {
+                    problems.append(.missingParent(id, parent: parentID))
+                    continue
+                }
+                if !parent.isFolder { problems.append(.parentNotAFolder(id, parent: parentID)) }
+            }
+            if item.isFolder {
+                var names = Set<String>()
+                var mismatch = false
+                for child in item.children {
+                    guard let c = items[child], c.parent == id else {
+                        mismatch = true
+                        continue
+                    }
+                    if !names.insert(c.name).inserted { problems.append(.duplicateName(folder: id, name: c.name)) }
+                }
+                listedChildren += item.children.count
+                if mismatch { problems.append(.childListMismatch(folder: id)) }
+            }
+        }
+        if problems.isEmpty {
+            if listedChildren != items.count - 1 {
+                // Some item's parent does not list it (or lists it twice).
+                var counts: [ItemID: Int] = [:]
+                for item in items.values where item.isFolder {
+                    for child in item.children { counts[child, default: 0] += 1 }
+                }
+                for (id, item) in items where id != .root && counts[id] != 1 {
+                    problems.append(.childListMismatch(folder: item.parent!))
+                }
+            }
+            let reachable = subtree(of: .root).count
+            if problems.isEmpty && reachable != items.count {
+                let seen = Set(subtree(of: .root).map(\.id))
+                for id in items.keys where !seen.contains(id) { problems.append(.unreachable(id)) }
+            }
+        }
+        return problems
+    }
+
+    /// Rebuilds every folder's children list from the parent pointers, in display order.
+    mutating func rebuildLinks() {
+        var byParent: [ItemID: [Item]] = [:]
+        for item in items.values {
+            if let p = item.parent, items[p]?.isFolder == true { byParent[p, default: []].append(item) }
+        }
+        for id in Array(items.keys) where items[id]!.isFolder {
+            items[id]!.children = (byParent[id] ?? []).sorted(by: displayOrder).map(\.id)
+        }
+    }
+}

@@ -1,0 +1,152 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The few file operations the stores need, on raw file descriptors so that every failure
+/// carries its errno and nothing is buffered behind our back.
+public enum FileSystem {
+    /// The whole file, or nil if it does not exist.
+    public static func read(_ path: String) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw RecError.failure(path, systemReason(errno))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw RecError.failure(path, systemReason(errno)) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(path, "is a directory") }
+        var buffer = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
+        var filled = 0
+        while true {
+            if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw RecError.failure(path, systemReason(errno))
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        buffer.removeSubrange(filled...)
+        return buffer
+    }
+
+    /// Replaces `path` so that a crash at any instant leaves either the old or the new
+    /// content: write a temporary file beside it, fsync, rename over, fsync the directory.
+    /// On any failure the temporary file is removed and the old file is untouched.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let directory = parentDirectory(of: path)
+        let temporary = "\(directory)/.\(baseName(of: path)).tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RecError.failure(path, "cannot write: \(systemReason(errno))") }
+        do {
+            try writeAll(fd, bytes, path: path)
+            guard fsync(fd) == 0 else { throw RecError.failure(path, "cannot write: \(systemReason(errno))") }
+            guard close(fd) == 0 else {
+                throw RecError.failure(path, "cannot write: \(systemReason(errno))")
+            }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = systemReason(errno)
+            unlink(temporary)
+            throw RecError.failure(path, "cannot replace: \(reason)")
+        }
+        syncDirectory(directory)
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        var written = 0
+        try bytes.withUnsafeBytes { raw in
+            while written < raw.count {
+                let n = write(fd, raw.baseAddress! + written, raw.count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw RecError.failure(path, "cannot write: \(systemReason(errno))")
+                }
+                written += n
+            }
+        }
+    }
+
+    public static func syncDirectory(_ directory: String) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    /// Creates the directory and its parents, like `mkdir -p`.
+    public static func makeDirectories(_ path: String) throws {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw RecError.failure(path, "cannot create directory: \(systemReason(errno))")
+            }
+        }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw RecError.failure(path, "not a directory")
+        }
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    public static func size(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    public static func remove(_ path: String) throws {
+        if unlink(path) != 0 && errno != ENOENT {
+            throw RecError.failure(path, "cannot remove: \(systemReason(errno))")
+        }
+    }
+
+    public static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    public static func baseName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+}
+
+/// An exclusive advisory lock on a file (`flock`), held for one read-modify-write.
+/// The kernel drops it if the process dies, so a killed command never wedges the store.
+public final class FileLock {
+    private let fd: Int32
+
+    public init(path: String) throws {
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RecError.failure(path, "cannot open lock file: \(systemReason(errno))") }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let reason = systemReason(errno)
+            close(fd)
+            throw RecError.failure(path, "cannot lock: \(reason)")
+        }
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+
+    /// Runs `body` with the lock held.
+    public static func withLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        let lock = try FileLock(path: path)
+        defer { withExtendedLifetime(lock) {} }
+        return try body()
+    }
+}

@@ -1,0 +1,88 @@
+/// The folder screen's operations as transactions on the document: what `mkdir`, `rm` and
+/// `mv` mean, independent of how they are typed.
+extension DocumentStore.Transaction {
+    /// Creates the folder at `path`. With `createParents`, missing folders on the way are
+    /// created too and an existing folder at `path` is fine, as `mkdir -p` does.
+    /// Returns the folders created.
+    @discardableResult
+    public mutating func makeFolder(at path: String, from currentFolder: ItemID, createParents: Bool) throws -> [Item] {
+        let resolver = PathResolver(document: document, currentFolder: currentFolder)
+        guard !path.isEmpty else { throw RecError.usage("''", "a path cannot be empty") }
+        var (current, components) = try resolver.start(path)
+        if components.isEmpty {
+            if createParents && current.isFolder { return [] }
+            throw RecError.failure(path, "already exists")
+        }
+        var created: [Item] = []
+        for (index, component) in components.enumerated() {
+            let isLast = index == components.count - 1
+            if component == "." { continue }
+            if component == ".." {
+                current = current.parent.flatMap { document[$0] } ?? current
+                continue
+            }
+            try NameRules.validate(component)
+            guard current.isFolder else { throw RecError.failure(path, "\(document.path(of: current.id)) is not a folder") }
+            if let existing = document.child(named: component, in: current.id) {
+                if isLast && !(createParents && existing.isFolder) { throw RecError.failure(path, "already exists") }
+                if !existing.isFolder { throw RecError.failure(path, "\(document.path(of: existing.id)) is not a folder") }
+                current = existing
+                continue
+            }
+            guard isLast || createParents else {
+                throw RecError.failure(path, "no such folder: \(document.path(of: current.id) == "/" ? "" : document.path(of: current.id))/\(component) (use -p to create it)")
+            }
+            let folder = Item.folder(name: component, parent: current.id)
+            try add(folder)
+            created.append(document[folder.id]!)
+            current = document[folder.id]!
+        }
+        return created
+    }
+
+    /// Removes items and everything under them. A non-empty folder needs `recursive`.
+    /// Items already under another one being removed are taken with it.
+    @discardableResult
+    public mutating func removeItems(_ targets: [(path: String, item: Item)], recursive: Bool) throws -> [Item] {
+        for (path, item) in targets {
+            if item.id == .root { throw RecError.failure(path, "the root folder cannot be removed") }
+            if item.isFolder && !item.children.isEmpty && !recursive {
+                throw RecError.failure(path, "folder is not empty (use -r to remove it and everything in it)")
+            }
+        }
+        let ids = Set(targets.map(\.item.id))
+        var removed: [Item] = []
+        for (_, item) in targets where document[item.id] != nil {
+            if ids.contains(where: { $0 != item.id && document.isDescendant(item.id, of: $0) }) { continue }
+            if case let .removed(_, _, _, subtree) = try remove(item.id) { removed.append(contentsOf: subtree) }
+        }
+        return removed
+    }
+
+    /// `mv SRC... DEST`: into DEST when it is an existing folder, otherwise (one source only)
+    /// to DEST's parent under DEST's name. Nothing is ever replaced.
+    @discardableResult
+    public mutating func moveItems(_ sources: [(path: String, item: Item)], to destination: String, from currentFolder: ItemID) throws -> [Item] {
+        let resolver = PathResolver(document: document, currentFolder: currentFolder)
+        var moved: [Item] = []
+        switch try resolver.locate(destination) {
+        case let .existing(target) where target.isFolder:
+            for (path, item) in sources {
+                guard let current = document[item.id] else { throw RecError.failure(path, "no such folder or recording") }
+                if current.parent == target.id {
+                    throw RecError.failure(path, "already in \(document.path(of: target.id))")
+                }
+                try move(item.id, into: target.id, name: current.name)
+                moved.append(document[item.id]!)
+            }
+        case .existing:
+            throw RecError.failure(destination, "already exists")
+        case let .missing(parent, name):
+            guard sources.count == 1 else { throw RecError.failure(destination, "no such folder (moving several items needs an existing folder)") }
+            guard parent.isFolder else { throw RecError.failure(destination, "\(document.path(of: parent.id)) is not a folder") }
+            try move(sources[0].item.id, into: parent.id, name: name)
+            moved.append(document[sources[0].item.id]!)
+        }
+        return moved
+    }
+}

@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A recording's or folder's UUID, held as two words so that a 100,000-item store parses
+/// and hashes without going through Foundation's string-based UUID.
+public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var high: UInt64
+    public var low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// The root folder, as in the book: the all-zero UUID.
+    public static let root = ItemID(high: 0, low: 0)
+
+    /// A random version-4 UUID.
+    public static func random() -> ItemID {
+        var g = SystemRandomNumberGenerator()
+        var high = g.next() as UInt64
+        var low = g.next() as UInt64
+        high = (high & ~0xF000) | 0x4000
+        low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        return ItemID(high: high, low: low)
+    }
+
+    public init?(_ text: String) {
+        var text = text
+        let parsed: ItemID? = text.withUTF8 { ItemID(utf8: $0) }
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    /// Parses the canonical 8-4-4-4-12 form, either case.
+    init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count == 36 else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        var digits = 0
+        for (offset, byte) in bytes.enumerated() {
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            guard let nibble = hexValue(byte) else { return nil }
+            if digits < 16 {
+                words.0 = words.0 << 4 | UInt64(nibble)
+            } else {
+                words.1 = words.1 << 4 | UInt64(nibble)
+            }
+            digits += 1
+        }
+        self.init(high: words.0, low: words.1)
+    }
+
+    /// The lowercase canonical form, as `uuidgen` prints it.
+    public var description: String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            writeUTF8(into: buffer.baseAddress!)
+            return 36
+        }
+    }
+
+    /// The 32 hex digits without dashes; `@` prefixes are matched against this.
+    public var hexDigits: String {
+        String(description.filter { $0 != "-" })
+    }
+
+    /// Whether the UUID's hex digits begin with these nibble values (0...15).
+    public func hasPrefix(nibbles: [UInt8]) -> Bool {
+        for (i, nibble) in nibbles.enumerated() {
+            let word = i < 16 ? high : low
+            if UInt8((word >> UInt64(60 - (i % 16) * 4)) & 0xF) != nibble { return false }
+        }
+        return true
+    }
+
+    func writeUTF8(into out: UnsafeMutablePointer<UInt8>) {
+        var index = 0
+        for wordIndex in 0..<2 {
+            let word = wordIndex == 0 ? high : low
+            for nibbleIndex in 0..<16 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    out[index] = UInt8(ascii: "-")
+                    index += 1
+                }
+                let nibble = UInt8((word >> UInt64(60 - nibbleIndex * 4)) & 0xF)
+                out[index] = hexDigitsTable[Int(nibble)]
+                index += 1
+            }
+        }
+    }
+
+    public static func < (lhs: ItemID, rhs: ItemID) -> Bool {
+        (lhs.high, lhs.low) < (rhs.high, rhs.low)
+    }
+}
+
+private let hexDigitsTable: [UInt8] = Array("0123456789abcdef".utf8)
+
+@inline(__always)
+func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte &- UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte &- UInt8(ascii: "a") &+ 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte &- UInt8(ascii: "A") &+ 10
+    default: return nil
+    }
+}

@@ -1,0 +1,82 @@
+/// Builds JSON text straight into a byte buffer. Paired with `JSONReader`, it replaces
+/// Codable for the stores, whose layout is fixed and documented.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 4096) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    @inline(__always)
+    mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func raw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                switch b {
+                case 0x22: raw("\\\"")
+                case 0x5C: raw("\\\\")
+                case 0x0A: raw("\\n")
+                case 0x0D: raw("\\r")
+                case 0x09: raw("\\t")
+                default:
+                    raw("\\u00")
+                    bytes.append(hexDigit(b >> 4))
+                    bytes.append(hexDigit(b & 0xF))
+                }
+                runStart = i + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func id(_ value: ItemID) {
+        bytes.append(UInt8(ascii: "\""))
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 36))
+        bytes.withUnsafeMutableBufferPointer { value.writeUTF8(into: $0.baseAddress! + start) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func optionalID(_ value: ItemID?) {
+        if let value { id(value) } else { raw("null") }
+    }
+
+    mutating func timestamp(_ value: Timestamp) {
+        string(value.iso8601)
+    }
+
+    mutating func int(_ value: some BinaryInteger) {
+        raw(String(value))
+    }
+
+    /// Shortest text that reads back as the same Double; JSON has no infinities.
+    mutating func double(_ value: Double) {
+        guard value.isFinite else { return raw("null") }
+        if value == value.rounded(), abs(value) < 1e15 {
+            raw(String(Int64(value)))
+        } else {
+            raw(value.description)
+        }
+    }
+
+    mutating func bool(_ value: Bool) {
+        value ? raw("true") : raw("false")
+    }
+}
+
+@inline(__always)
+private func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? 48 + nibble : 87 + nibble
+}

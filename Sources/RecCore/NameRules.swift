@@ -1,0 +1,53 @@
+/// What makes a valid folder or recording name. The rules are those of a filesystem name,
+/// plus no surrounding whitespace, which is never what a person meant to type.
+extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(scalars[first...last])
+    }
+}
+
+public enum NameRules {
+    public static let maxBytes = 255
+
+    /// The rule a name breaks, worded for an error message; nil when the name is valid.
+    public static func violation(_ name: String) -> String? {
+        if name.isEmpty { return "a name cannot be empty" }
+        if name.utf8.count > maxBytes { return "a name is at most \(maxBytes) bytes of UTF-8 (this one has \(name.utf8.count))" }
+        if name == "." || name == ".." { return "\"\(name)\" is reserved and cannot be a name" }
+        for scalar in name.unicodeScalars {
+            if scalar == "/" { return "a name cannot contain '/'" }
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                return "a name cannot contain control characters"
+            }
+        }
+        if let first = name.unicodeScalars.first, first.properties.isWhitespace {
+            return "a name cannot start with whitespace"
+        }
+        if let last = name.unicodeScalars.last, last.properties.isWhitespace {
+            return "a name cannot end with whitespace"
+        }
+        return nil
+    }
+
+    public static func validate(_ name: String) throws {
+        if let problem = violation(name) { throw RecError.usage(quoted(name), problem) }
+    }
+
+    /// A name as it appears at the start of an error line: control characters made visible,
+    /// so the message stays on one line whatever the input held.
+    public static func quoted(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        if out.isEmpty || out != out.trimmingWhitespace { return "'\(out)'" }
+        return out
+    }
+}

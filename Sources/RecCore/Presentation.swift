@@ -1,0 +1,186 @@
+/// How values read to a person. Kept apart from drawing: the terminal renderer decides
+/// where and in what colour, these decide the text.
+public enum Format {
+    /// `01:23`, or `1:02:03` from an hour on.
+    public static func duration(_ seconds: Double) -> String {
+        let total = Int(max(0, seconds).rounded(.down))
+        let h = total / 3600, m = total / 60 % 60, s = total % 60
+        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(two(m)):\(two(s))"
+    }
+
+    /// `00:01:23`, fixed width, for progress lines.
+    public static func clock(_ seconds: Double) -> String {
+        let total = Int(max(0, seconds).rounded(.down))
+        return "\(two(total / 3600)):\(two(total / 60 % 60)):\(two(total % 60))"
+    }
+
+    /// Local date and minute, as `ls -l` shows it.
+    public static func date(_ t: Timestamp) -> String {
+        let c = t.localComponents
+        return "\(c.year)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute))"
+    }
+
+    /// Bytes in the units people read: `512 B`, `96 KB`, `1.4 MB`.
+    public static func size(_ bytes: Int64) -> String {
+        if bytes < 1000 { return "\(bytes) B" }
+        let units = ["KB", "MB", "GB", "TB"]
+        var value = Double(bytes) / 1000
+        var unit = 0
+        while value >= 999.5 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        let text = value < 9.95 ? String(Double(Int((value * 10).rounded())) / 10) : String(Int(value.rounded()))
+        return "\(text) \(units[unit])"
+    }
+
+    private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
+
+/// Orders for `ls --sort`.
+public enum SortKey: String, CaseIterable, Sendable {
+    case name, date, duration
+
+    public func sorted(_ items: [Item], reverse: Bool = false) -> [Item] {
+        let ordered: [Item]
+        switch self {
+        case .name:
+            ordered = items.sorted(by: displayOrder)
+        case .date:
+            ordered = items.sorted { $0.created != $1.created ? $0.created < $1.created : displayOrder($0, $1) }
+        case .duration:
+            // Folders first (they have no duration), then shortest recording first.
+            ordered = items.sorted {
+                let a = $0.recording?.duration ?? -1, b = $1.recording?.duration ?? -1
+                return a != b ? a < b : displayOrder($0, $1)
+            }
+        }
+        return reverse ? ordered.reversed() : ordered
+    }
+}
+
+/// The JSON that commands print with `--json`. Keys are stable and documented:
+/// uuid, name, type, path, parent, created; for recordings duration, frames, sampleRate,
+/// channels, format, file, size; for folders children (a count).
+public enum ItemJSON {
+    public static func object(_ item: Item, in library: Library) -> String {
+        var w = JSONWriter()
+        write(item, in: library, to: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    public static func array(_ items: [Item], in library: Library) -> String {
+        var w = JSONWriter()
+        w.raw("[")
+        for (i, item) in items.enumerated() {
+            w.raw(i == 0 ? "\n  " : ",\n  ")
+            write(item, in: library, to: &w)
+        }
+        w.raw(items.isEmpty ? "]" : "\n]")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    static func write(_ item: Item, in library: Library, to w: inout JSONWriter) {
+        let document = library.document
+        w.raw("{\"uuid\": ")
+        w.id(item.id)
+        w.raw(", \"name\": ")
+        w.string(item.name)
+        w.raw(", \"type\": ")
+        w.string(item.kind.rawValue)
+        w.raw(", \"path\": ")
+        w.string(document.path(of: item.id))
+        w.raw(", \"parent\": ")
+        w.optionalID(item.parent)
+        w.raw(", \"created\": ")
+        w.timestamp(item.created)
+        if let info = item.recording {
+            w.raw(", \"duration\": ")
+            w.double(info.duration)
+            w.raw(", \"frames\": ")
+            w.int(info.frames)
+            w.raw(", \"sampleRate\": ")
+            w.int(info.sampleRate)
+            w.raw(", \"channels\": ")
+            w.int(info.channels)
+            w.raw(", \"format\": ")
+            w.string(info.format)
+            w.raw(", \"file\": ")
+            w.string(info.file)
+            w.raw(", \"size\": ")
+            if let size = library.audioSize(of: item) { w.int(size) } else { w.raw("null") }
+        } else {
+            w.raw(", \"children\": ")
+            w.int(item.children.count)
+        }
+        w.raw("}")
+    }
+
+    /// A tree as nested objects: each folder gets a `contents` array.
+    public static func tree(_ root: Item, in library: Library) -> String {
+        var w = JSONWriter()
+        func visit(_ item: Item, depth: Int) {
+            var head = JSONWriter()
+            write(item, in: library, to: &head)
+            var bytes = head.bytes
+            if item.isFolder {
+                bytes.removeLast()
+                w.raw(String(decoding: bytes, as: UTF8.self))
+                w.raw(", \"contents\": [")
+                for (i, child) in library.document.children(of: item.id).sorted(by: displayOrder).enumerated() {
+                    if i > 0 { w.raw(", ") }
+                    visit(child, depth: depth + 1)
+                }
+                w.raw("]}")
+            } else {
+                w.raw(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        visit(root, depth: 0)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    public static func viewState(_ state: ViewState, in library: Library) -> String {
+        let document = library.document
+        var w = JSONWriter()
+        w.raw("{\n  \"folderStack\": [")
+        for (i, id) in state.folderStack.enumerated() {
+            if i > 0 { w.raw(", ") }
+            w.id(id)
+        }
+        w.raw("],\n  \"currentFolder\": ")
+        w.string(document.path(of: state.currentFolder))
+        w.raw(",\n  \"selection\": ")
+        if let s = state.selection {
+            w.raw("{\"recording\": ")
+            w.id(s.recording)
+            w.raw(", \"path\": ")
+            w.string(document.path(of: s.recording))
+            w.raw(", \"position\": ")
+            w.double(s.position)
+            w.raw("}")
+        } else {
+            w.raw("null")
+        }
+        w.raw(",\n  \"recording\": ")
+        if let r = state.recording {
+            w.raw("{\"uuid\": ")
+            w.id(r.id)
+            w.raw(", \"parent\": ")
+            w.id(r.parent)
+            w.raw(", \"name\": ")
+            w.string(r.name)
+            w.raw(", \"file\": ")
+            w.string(r.file)
+            w.raw(", \"pid\": ")
+            w.int(r.pid)
+            w.raw(", \"started\": ")
+            w.timestamp(r.started)
+            w.raw("}")
+        } else {
+            w.raw("null")
+        }
+        w.raw("\n}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}

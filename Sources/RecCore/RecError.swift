@@ -1,0 +1,59 @@
+/// Every failure recnotes reports. Each one renders as a single line,
+/// `recnotes: <subject>: <reason>`, and maps to a documented exit code.
+public struct RecError: Error, Equatable, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// The operation was well-formed but could not be done (not found, exists, not empty,
+        /// corrupt store, device or I/O failure). Exit status 1.
+        case failure
+        /// The arguments themselves are malformed (bad name, bad time). Exit status 64, the
+        /// argument-parser and sysexits convention for usage errors.
+        case usage
+    }
+
+    public var kind: Kind
+    /// What the message is about: a path, a file, an argument.
+    public var subject: String
+    public var reason: String
+
+    public init(_ kind: Kind = .failure, _ subject: String, _ reason: String) {
+        self.kind = kind
+        self.subject = subject
+        self.reason = reason
+    }
+
+    public static func usage(_ subject: String, _ reason: String) -> RecError {
+        RecError(.usage, subject, reason)
+    }
+
+    public static func failure(_ subject: String, _ reason: String) -> RecError {
+        RecError(.failure, subject, reason)
+    }
+
+    public var exitCode: Int32 {
+        switch kind {
+        case .failure: return ExitStatus.failure
+        case .usage: return ExitStatus.usage
+        }
+    }
+
+    public var description: String {
+        subject.isEmpty ? reason : "\(subject): \(reason)"
+    }
+}
+
+public enum ExitStatus {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usage: Int32 = 64
+}
+
+/// A system call's errno, rendered the way the C library words it.
+public func systemReason(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a store lives and the files inside it.
+public struct StoreLocation: Equatable, Sendable {
+    public var directory: String
+
+    public init(directory: String) {
+        self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+    }
+
+    /// `--store DIR`, else `$RECNOTES_HOME`, else `$XDG_DATA_HOME/recnotes`, else
+    /// `~/.local/share/recnotes`, as the XDG base-directory spec prescribes for user data.
+    public static func resolve(explicit: String?, environment: [String: String]) throws -> StoreLocation {
+        if let explicit {
+            guard !explicit.isEmpty else { throw RecError.usage("--store", "the store directory cannot be empty") }
+            return StoreLocation(directory: explicit)
+        }
+        if let home = environment["RECNOTES_HOME"], !home.isEmpty { return StoreLocation(directory: home) }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return StoreLocation(directory: data + "/recnotes") }
+        guard let home = environment["HOME"], !home.isEmpty else {
+            throw RecError.usage("--store", "no store given and $HOME is not set; pass --store DIR or set RECNOTES_HOME")
+        }
+        return StoreLocation(directory: home + "/.local/share/recnotes")
+    }
+
+    public var storeFile: String { directory + "/store.json" }
+    public var viewStateFile: String { directory + "/viewstate.json" }
+    public var audioDirectory: String { directory + "/audio" }
+    /// Held around every read-modify-write of `store.json`.
+    public var storeLockFile: String { directory + "/store.lock" }
+    /// Held around every read-modify-write of `viewstate.json`; always taken after the
+    /// store lock when both are needed, so two commands can never deadlock.
+    public var viewStateLockFile: String { directory + "/viewstate.lock" }
+
+    public func audioPath(_ file: String) -> String { audioDirectory + "/" + file }
+}
+
+/// The identity of a file's content as of one read: a rename-based write always makes a
+/// new inode, so an unchanged identity means the bytes in memory are still current.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modifiedSeconds: Int
+    var modifiedNanoseconds: Int
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modifiedSeconds = Int(info.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+    }
+}

@@ -1,0 +1,194 @@
+/// Everything besides the documents that should survive between runs. It can be thrown
+/// away and rebuilt at any time; the documents never can.
+public struct ViewState: Equatable, Sendable {
+    public static let currentVersion = 1
+
+    /// The recording the player last had, and where it was.
+    public struct Selection: Equatable, Sendable {
+        public var recording: ItemID
+        /// Seconds from the start.
+        public var position: Double
+
+        public init(recording: ItemID, position: Double) {
+            self.recording = recording
+            self.position = position
+        }
+    }
+
+    /// A recording being captured right now. If its process dies, the next command finds
+    /// this entry with a dead pid and recovers the audio.
+    public struct RecordingInProgress: Equatable, Sendable {
+        public var id: ItemID
+        public var parent: ItemID
+        public var name: String
+        /// The audio file's name inside `audio/`.
+        public var file: String
+        public var format: String
+        public var sampleRate: Int
+        public var channels: Int
+        public var pid: Int32
+        public var started: Timestamp
+
+        public init(id: ItemID, parent: ItemID, name: String, file: String, format: String,
+                    sampleRate: Int, channels: Int, pid: Int32, started: Timestamp) {
+            self.id = id
+            self.parent = parent
+            self.name = name
+            self.file = file
+            self.format = format
+            self.sampleRate = sampleRate
+            self.channels = channels
+            self.pid = pid
+            self.started = started
+        }
+    }
+
+    /// The folder navigation stack, root first. Never empty.
+    public var folderStack: [ItemID]
+    public var selection: Selection?
+    public var recording: RecordingInProgress?
+
+    public init(folderStack: [ItemID] = [.root], selection: Selection? = nil, recording: RecordingInProgress? = nil) {
+        self.folderStack = folderStack.isEmpty ? [.root] : folderStack
+        self.selection = selection
+        self.recording = recording
+    }
+
+    public var currentFolder: ItemID { folderStack.last ?? .root }
+
+    /// The state as it applies to `document`: the stack is cut back to the deepest folder
+    /// that still exists and rebuilt as that folder's real ancestry (so a folder moved by
+    /// another command is followed), and a selection of a vanished recording is dropped.
+    public func restored(against document: Document) -> ViewState {
+        var copy = self
+        let deepest = folderStack.last { document[$0]?.isFolder == true } ?? .root
+        copy.folderStack = document.ancestry(of: deepest).map(\.id)
+        if let selection, document[selection.recording]?.recording == nil { copy.selection = nil }
+        return copy
+    }
+}
+
+enum ViewStateCodec {
+    static func encode(_ state: ViewState) -> [UInt8] {
+        var w = JSONWriter()
+        w.raw("{\n  \"version\": ")
+        w.int(ViewState.currentVersion)
+        w.raw(",\n  \"folderStack\": [")
+        for (i, id) in state.folderStack.enumerated() {
+            if i > 0 { w.raw(", ") }
+            w.id(id)
+        }
+        w.raw("],\n  \"selection\": ")
+        if let s = state.selection {
+            w.raw("{\"recording\": ")
+            w.id(s.recording)
+            w.raw(", \"position\": ")
+            w.double(s.position)
+            w.raw("}")
+        } else {
+            w.raw("null")
+        }
+        w.raw(",\n  \"recording\": ")
+        if let r = state.recording {
+            w.raw("{\"uuid\": ")
+            w.id(r.id)
+            w.raw(", \"parent\": ")
+            w.id(r.parent)
+            w.raw(", \"name\": ")
+            w.string(r.name)
+            w.raw(", \"file\": ")
+            w.string(r.file)
+            w.raw(", \"format\": ")
+            w.string(r.format)
+            w.raw(", \"sampleRate\": ")
+            w.int(r.sampleRate)
+            w.raw(", \"channels\": ")
+            w.int(r.channels)
+            w.raw(", \"pid\": ")
+            w.int(r.pid)
+            w.raw(", \"started\": ")
+            w.timestamp(r.started)
+            w.raw("}")
+        } else {
+            w.raw("null")
+        }
+        w.raw("\n}\n")
+        return w.bytes
+    }
+
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws -> ViewState {
+        var r = JSONReader(bytes)
+        var state = ViewState()
+        var sawVersion = false
+
+        func id(_ r: inout JSONReader) throws -> ItemID {
+            let at = r.position
+            guard let value = ItemID(utf8: try r.readRawString()) else { throw r.failure("not a UUID", at: at) }
+            return value
+        }
+
+        try r.beginObject()
+        var first = true
+        while let key = try r.nextKey(first: &first) {
+            if key.equals("version") {
+                let at = r.position
+                let version = try r.readInt()
+                guard version == Int64(ViewState.currentVersion) else { throw r.failure("unsupported version \(version)", at: at) }
+                sawVersion = true
+            } else if key.equals("folderStack") {
+                var stack: [ItemID] = []
+                try r.beginArray()
+                var firstID = true
+                while try r.nextElement(first: &firstID) { stack.append(try id(&r)) }
+                state.folderStack = stack.isEmpty ? [.root] : stack
+            } else if key.equals("selection") {
+                if r.readNull() { continue }
+                var recording: ItemID?
+                var position = 0.0
+                try r.beginObject()
+                var f = true
+                while let k = try r.nextKey(first: &f) {
+                    if k.equals("recording") { recording = try id(&r) } else if k.equals("position") {
+                        position = try r.readDouble()
+                    } else { try r.skipValue() }
+                }
+                guard let recording, position >= 0 else { throw r.failure("selection needs a recording and a position") }
+                state.selection = .init(recording: recording, position: position)
+            } else if key.equals("recording") {
+                if r.readNull() { continue }
+                state.recording = try decodeInProgress(&r, id: id)
+            } else {
+                try r.skipValue()
+            }
+        }
+        try r.finish()
+        guard sawVersion else { throw r.failure("no \"version\" field") }
+        return state
+    }
+
+    private static func decodeInProgress(_ r: inout JSONReader, id: (inout JSONReader) throws -> ItemID) throws -> ViewState.RecordingInProgress {
+        let start = r.position
+        var uuid: ItemID?, parent: ItemID?, name: String?, file: String?, format: String?
+        var rate: Int64?, channels: Int64?, pid: Int64?, started: Timestamp?
+        try r.beginObject()
+        var f = true
+        while let k = try r.nextKey(first: &f) {
+            if k.equals("uuid") { uuid = try id(&r) }
+            else if k.equals("parent") { parent = try id(&r) }
+            else if k.equals("name") { name = try r.readString() }
+            else if k.equals("file") { file = try r.readString() }
+            else if k.equals("format") { format = try r.readString() }
+            else if k.equals("sampleRate") { rate = try r.readInt() }
+            else if k.equals("channels") { channels = try r.readInt() }
+            else if k.equals("pid") { pid = try r.readInt() }
+            else if k.equals("started") { started = Timestamp(utf8: try r.readRawString()) }
+            else { try r.skipValue() }
+        }
+        guard let uuid, let parent, let name, let file, let format, let rate, let channels, let pid, let started,
+              rate > 0, rate <= 1_000_000, channels > 0, channels <= 64, pid > 0, pid <= Int64(Int32.max),
+              !file.contains("/"), !file.isEmpty
+        else { throw r.failure("incomplete recording-in-progress entry", at: start) }
+        return .init(id: uuid, parent: parent, name: name, file: file, format: format, sampleRate: Int(rate),
+                     channels: Int(channels), pid: Int32(pid), started: started)
+    }
+}

@@ -1,0 +1,135 @@
+/// The view-state store: `viewstate.json`, with its own lock and lifecycle.
+///
+/// A missing file is rebuilt silently; a corrupt one is rebuilt with a warning (through
+/// `warnings`), because view state is disposable. `store.json` is never touched here.
+public final class ViewStateStore {
+    public enum Action: Equatable, Sendable {
+        case pushFolder(ItemID)
+        case popFolder(ItemID)
+        case selectRecording(ItemID?)
+        case updatePlayPosition(Double)
+        case recordingStarted(ViewState.RecordingInProgress)
+        case recordingEnded(ItemID)
+    }
+
+    public let location: StoreLocation
+    public private(set) var state: ViewState
+    /// One-line warnings met while loading, for the CLI to print.
+    public private(set) var warnings: [String] = []
+    private var observers: [(Action, ViewState) -> Void] = []
+
+    public init(location: StoreLocation) throws {
+        self.location = location
+        state = ViewState()
+        try FileSystem.makeDirectories(location.directory)
+        state = load()
+    }
+
+    public func observe(_ observer: @escaping (Action, ViewState) -> Void) {
+        observers.append(observer)
+    }
+
+    private func load() -> ViewState {
+        let path = location.viewStateFile
+        do {
+            guard let bytes = try FileSystem.read(path) else { return ViewState() }
+            return try bytes.withUnsafeBufferPointer { try ViewStateCodec.decode($0) }
+        } catch let failure as JSONReader.Failure {
+            return rebuild("\(path): corrupt at line \(failure.line), column \(failure.column) (\(failure.message)); starting again from the root folder")
+        } catch {
+            return rebuild("\(error); starting again from the root folder")
+        }
+    }
+
+    private func rebuild(_ warning: String) -> ViewState {
+        warnings.append(warning)
+        let fresh = ViewState()
+        // Rewritten at once so the warning is given once, not on every later command.
+        // A read-only store still works: the fresh state just lives in memory.
+        try? FileLock.withLock(location.viewStateLockFile) {
+            try FileSystem.writeAtomically(ViewStateCodec.encode(fresh), to: location.viewStateFile)
+        }
+        return fresh
+    }
+
+    /// Applies changes under the view-state lock against the latest file, persists once,
+    /// then notifies.
+    @discardableResult
+    public func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
+        try FileLock.withLock(location.viewStateLockFile) {
+            var fresh = ViewState()
+            if let bytes = try? FileSystem.read(location.viewStateFile),
+               let decoded = try? bytes.withUnsafeBufferPointer({ try ViewStateCodec.decode($0) }) {
+                fresh = decoded
+            }
+            var transaction = Transaction(state: fresh)
+            let result = try body(&transaction)
+            guard !transaction.actions.isEmpty else {
+                state = fresh
+                return result
+            }
+            try FileSystem.writeAtomically(ViewStateCodec.encode(transaction.state), to: location.viewStateFile)
+            state = transaction.state
+            for action in transaction.actions {
+                for observer in observers { observer(action, state) }
+            }
+            return result
+        }
+    }
+
+    public struct Transaction {
+        public private(set) var state: ViewState
+        public private(set) var actions: [Action] = []
+
+        init(state: ViewState) {
+            self.state = state
+        }
+
+        public mutating func pushFolder(_ id: ItemID) {
+            state.folderStack.append(id)
+            actions.append(.pushFolder(id))
+        }
+
+        public mutating func popFolder() {
+            guard state.folderStack.count > 1, let top = state.folderStack.popLast() else { return }
+            actions.append(.popFolder(top))
+        }
+
+        /// Replaces the stack with the path to `target`, as the pops and pushes that get there.
+        public mutating func navigate(to path: [ItemID]) {
+            guard let first = path.first else { return }
+            var common = 0
+            while common < min(path.count, state.folderStack.count), path[common] == state.folderStack[common] { common += 1 }
+            if common == 0 {
+                // A saved stack that does not start at the root (a hand edit): start over.
+                state.folderStack = [first]
+                actions.append(.pushFolder(first))
+                common = 1
+            }
+            while state.folderStack.count > common { popFolder() }
+            for id in path[common...] { pushFolder(id) }
+        }
+
+        public mutating func selectRecording(_ id: ItemID?, position: Double = 0) {
+            state.selection = id.map { .init(recording: $0, position: position) }
+            actions.append(.selectRecording(id))
+        }
+
+        public mutating func updatePlayPosition(_ seconds: Double) {
+            guard state.selection != nil else { return }
+            state.selection!.position = seconds
+            actions.append(.updatePlayPosition(seconds))
+        }
+
+        public mutating func recordingStarted(_ entry: ViewState.RecordingInProgress) {
+            state.recording = entry
+            actions.append(.recordingStarted(entry))
+        }
+
+        public mutating func recordingEnded() {
+            guard let entry = state.recording else { return }
+            state.recording = nil
+            actions.append(.recordingEnded(entry.id))
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import RecCore
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show everything known about a folder or recording."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: JSONOption
+
+    @Argument(help: "The item to describe.")
+    var path: String
+
+    func run() throws {
+        let library = try global.openLibrary()
+        let item = try library.resolver.resolve(path)
+        if output.json {
+            print(ItemJSON.object(item, in: library))
+            return
+        }
+        let document = library.document
+        var rows: [[String]] = [
+            ["name:", item.name],
+            ["type:", item.kind.rawValue],
+            ["path:", document.path(of: item.id)],
+            ["uuid:", item.id.description],
+            ["created:", "\(Format.date(item.created)) (\(item.created.iso8601))"],
+        ]
+        if let info = item.recording {
+            rows += [
+                ["duration:", "\(Format.duration(info.duration)) (\(info.duration) s, \(info.frames) frames)"],
+                ["format:", "\(info.format), \(info.sampleRate) Hz, \(info.channels) channel\(info.channels == 1 ? "" : "s")"],
+                ["file:", library.location.audioPath(info.file)],
+                ["size:", library.audioSize(of: item).map { "\(Format.size($0)) (\($0) bytes)" } ?? "missing"],
+            ]
+        } else {
+            let all = document.subtree(of: item.id).dropFirst()
+            let recordings = all.compactMap(\.recording)
+            let total = recordings.reduce(0) { $0 + $1.duration }
+            rows += [
+                ["contains:", "\(item.children.count) item\(item.children.count == 1 ? "" : "s") (\(all.count - recordings.count) folders and \(recordings.count) recordings in all)"],
+                ["total:", Format.duration(total)],
+            ]
+        }
+        for line in Terminal.table(rows) { print(line) }
+    }
+}

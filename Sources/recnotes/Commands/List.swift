@@ -1,0 +1,40 @@
+import ArgumentParser
+import RecCore
+
+extension SortKey: ExpressibleByArgument {}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls",
+        abstract: "List a folder's folders and recordings.",
+        discussion: "Sorted by name as in the app, ties broken by UUID. On a terminal, folders end in '/' and are coloured."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: JSONOption
+
+    @Argument(help: "The folder (or recording) to list; the current folder by default.")
+    var path: String?
+
+    @Flag(name: .customShort("l"), help: "Long format: type, duration, format, size, created date.")
+    var long = false
+
+    @Option(help: "Sort by name, date or duration.")
+    var sort: SortKey = .name
+
+    @Flag(help: "Reverse the order.")
+    var reverse = false
+
+    func run() throws {
+        let library = try global.openLibrary()
+        let item = try library.resolver.resolve(path ?? ".")
+        let items = sort.sorted(item.isFolder ? library.document.children(of: item.id) : [item], reverse: reverse)
+        if output.json {
+            print(ItemJSON.array(items, in: library))
+        } else if long {
+            ItemRenderer(library: library).printLong(items)
+        } else {
+            ItemRenderer(library: library).printNames(items)
+        }
+    }
+}

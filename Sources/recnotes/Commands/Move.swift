@@ -1,0 +1,35 @@
+import ArgumentParser
+import RecCore
+
+struct Move: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mv",
+        abstract: "Rename an item, or move items into a folder.",
+        discussion: """
+        With an existing folder as DEST, the sources move into it. Otherwise the one source \
+        is renamed (and moved) to DEST. An existing item is never replaced, and a folder \
+        cannot move into itself or below itself.
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: JSONOption
+
+    @Argument(help: ArgumentHelp("The items to move, then the destination.", valueName: "src... dest"))
+    var paths: [String]
+
+    func validate() throws {
+        if paths.count < 2 { throw ValidationError("mv needs at least one source and a destination") }
+    }
+
+    func run() throws {
+        let library = try global.openLibrary()
+        let current = library.state.currentFolder
+        let moved = try library.documents.transaction { tx in
+            let resolver = PathResolver(document: tx.document, currentFolder: current)
+            let sources = try paths.dropLast().map { (path: $0, item: try resolver.resolve($0)) }
+            return try tx.moveItems(sources, to: paths.last!, from: current)
+        }
+        if output.json { print(ItemJSON.array(moved.compactMap { library.document[$0.id] }, in: library)) }
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import RecCore
+
+struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm",
+        abstract: "Remove recordings and folders.",
+        discussion: "Removing a recording deletes its audio file; removing a folder (-r) removes everything under it, audio included. The root folder cannot be removed."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: JSONOption
+
+    @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Remove non-empty folders and everything in them.")
+    var recursive = false
+
+    @Argument(help: "The items to remove.")
+    var paths: [String]
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("Missing expected argument '<paths> ...'") }
+    }
+
+    func run() throws {
+        let library = try global.openLibrary()
+        let current = library.state.currentFolder
+        let removed = try library.documents.transaction { tx in
+            let resolver = PathResolver(document: tx.document, currentFolder: current)
+            let targets = try paths.map { (path: $0, item: try resolver.resolve($0)) }
+            return try tx.removeItems(targets, recursive: recursive)
+        }
+        if output.json {
+            // Printed from what the store removed; the items no longer have a path.
+            print(ItemJSON.array(removed, in: library))
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import RecCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The store directory.",
+        discussion: "Defaults to $RECNOTES_HOME, then $XDG_DATA_HOME/recnotes, then ~/.local/share/recnotes.",
+        valueName: "dir"))
+    var store: String?
+
+    /// Opens both stores and prints whatever warnings loading them produced.
+    func openLibrary() throws -> Library {
+        let location = try StoreLocation.resolve(explicit: store, environment: environment())
+        let library = try Library(location: location)
+        for warning in library.warnings { Terminal.warning(warning) }
+        return library
+    }
+
+    private func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        for key in ["RECNOTES_HOME", "XDG_DATA_HOME", "HOME"] {
+            if let value = getenv(key) { result[key] = String(cString: value) }
+        }
+        return result
+    }
+}
+
+/// `--json` for commands that print data.
+struct JSONOption: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON instead of text (keys are listed in recnotes(1)).")
+    var json = false
+}

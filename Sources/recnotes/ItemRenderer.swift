@@ -1,0 +1,30 @@
+import RecCore
+
+/// Draws items as text. What each value reads as comes from RecCore's `Format`.
+struct ItemRenderer {
+    let library: Library
+    var color = Terminal.colorOnStdout
+    var markFolders = Terminal.isTTY(1)
+
+    func displayName(_ item: Item) -> String {
+        guard item.isFolder, markFolders else { return item.name }
+        return Terminal.styled(item.name + "/", .folder, enabled: color)
+    }
+
+    func printNames(_ items: [Item]) {
+        for item in items { print(displayName(item)) }
+    }
+
+    func longRow(_ item: Item) -> [String] {
+        if let info = item.recording {
+            let size = library.audioSize(of: item).map(Format.size) ?? "missing"
+            return ["recording", Format.duration(info.duration), info.format, size, Format.date(item.created), displayName(item)]
+        }
+        let count = item.children.count
+        return ["folder", "-", "\(count) item\(count == 1 ? "" : "s")", "-", Format.date(item.created), displayName(item)]
+    }
+
+    func printLong(_ items: [Item]) {
+        for line in Terminal.table(items.map(longRow), rightAligned: [1, 3]) { print(line) }
+    }
+}

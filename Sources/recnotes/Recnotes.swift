@@ -1,0 +1,63 @@
+import ArgumentParser
+import RecCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct Recnotes: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "recnotes",
+        abstract: "Record, organise, play and script voice notes.",
+        discussion: """
+        Recordings live in a folder hierarchy kept in a store directory (see --store). \
+        Paths are absolute (/Work/Ideas), relative to the current folder (Ideas, ../Work), \
+        or an @ followed by at least four hex digits of an item's UUID (@3f2a).
+
+        Exit status: 0 on success, 1 when the operation failed (not found, already exists, \
+        not empty, corrupt store, device or I/O error), 64 for usage errors (bad arguments, \
+        bad names, bad times).
+        """,
+        version: "recnotes \(version) (\(LibraryVersions.summary))",
+        subcommands: [
+            List.self, Tree.self, ChangeFolder.self, PrintFolder.self, MakeFolder.self,
+            Remove.self, Move.self, Find.self, Info.self, State.self,
+        ]
+    )
+
+    /// `recnotes --store DIR ls` reads naturally, but argument-parser only knows `--store` on
+    /// the subcommands. A leading `--store` is moved to where the subcommand will see it.
+    static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {
+        var arguments = arguments
+        var hoisted: [String] = []
+        while let first = arguments.first, first == "--store" || first.hasPrefix("--store=") {
+            hoisted.append(arguments.removeFirst())
+            if first == "--store", !arguments.isEmpty { hoisted.append(arguments.removeFirst()) }
+        }
+        guard !hoisted.isEmpty else { return arguments }
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        arguments.insert(contentsOf: hoisted, at: end)
+        return arguments
+    }
+
+    /// Parses, runs, and turns every error into one line on stderr and a documented exit code.
+    static func main() {
+        do {
+            var command = try parseAsRoot(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
+            try command.run()
+        } catch let error as RecError {
+            Terminal.error(error.description)
+            Glibc.exit(error.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success { exit(withError: error) }
+            let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+            Terminal.error(text + (code.rawValue == ExitStatus.usage ? " (see 'recnotes help')" : ""))
+            Glibc.exit(code.rawValue)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import RecCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Everything that knows it is talking to a terminal: TTY checks, colour, stderr.
+enum Terminal {
+    static func isTTY(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org).
+    static var colorOnStdout: Bool {
+        isTTY(STDOUT_FILENO) && (getenv("NO_COLOR").map { String(cString: $0).isEmpty } ?? true)
+    }
+
+    static func error(_ message: String) {
+        writeStderr("recnotes: \(message)\n")
+    }
+
+    static func warning(_ message: String) {
+        writeStderr("recnotes: warning: \(message)\n")
+    }
+
+    static func writeStderr(_ text: String) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    enum Style: String {
+        case folder = "\u{1B}[1;34m"
+        case dim = "\u{1B}[2m"
+        case warning = "\u{1B}[33m"
+    }
+
+    static func styled(_ text: String, _ style: Style, enabled: Bool) -> String {
+        enabled ? "\(style.rawValue)\(text)\u{1B}[0m" : text
+    }
+
+    /// Left-aligned columns separated by two spaces; the last column is not padded.
+    static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
+        guard let width = rows.map(\.count).max() else { return [] }
+        var widths = [Int](repeating: 0, count: width)
+        for row in rows {
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
+        }
+        return rows.map { row in
+            row.enumerated().map { i, cell in
+                guard i < row.count - 1 else { return cell }
+                let padding = String(repeating: " ", count: widths[i] - cell.count)
+                return rightAligned.contains(i) ? padding + cell : cell + padding
+            }.joined(separator: "  ")
+        }
+    }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages recnotes needs to build, test, demo and benchmark.
+# Idempotent: installs only what is missing, and runs `apt-get update` only when the
+# package lists are empty or an install fails for want of them.
+set -euo pipefail
+
+packages=(
+  pkg-config libasound2-dev libsndfile1-dev   # build: ALSA and libsndfile headers
+  alsa-utils libasound2-plugins libasound2-doc # aplay/arecord peers, the pulse plugin, man pages
+  pulseaudio                                   # a real-time device without a sound card
+  sox libsox-fmt-all                           # test signals and the benchmark peer
+  jq hyperfine                                 # benchmark peers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${missing[*]}" >&2
+if ! compgen -G "/var/lib/apt/lists/*_Packages" >/dev/null; then
+  $sudo apt-get update -qq
+fi
+if ! $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
