@@ -1,0 +1,21 @@
+/// A one-line waveform: one block character per bucket of audio, so a person can see at a
+/// glance where the speech is. Pure presentation: the caller measures the peaks.
+public enum Sparkline {
+    static let blocks: [Character] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+
+    /// Each value is a linear peak in 0...1 (values outside are clamped). Levels are shown on
+    /// a decibel scale from -60 dBFS, as hearing is logarithmic: quiet speech still shows.
+    public static func render(_ peaks: [Double]) -> String {
+        String(peaks.map { peak -> Character in
+            let clamped = min(max(peak.isFinite ? peak : 0, 0), 1)
+            guard clamped > 0 else { return blocks[0] }
+            let db = 20 * log10(clamped)
+            let level = Int(((db + 60) / 60 * Double(blocks.count - 1)).rounded(.up))
+            return blocks[min(max(level, 0), blocks.count - 1)]
+        })
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

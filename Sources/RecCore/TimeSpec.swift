@@ -1,0 +1,110 @@
+/// A point in a recording as a user writes it: `90`, `90s`, `1:30`, `1:02:03.5`, `50%`,
+/// `-10s` (from the end) and, for relative seeks, `+5s` / `-5s`.
+public enum TimeSpec: Equatable, Sendable {
+    /// Seconds from the start.
+    case absolute(Double)
+    /// A fraction of the duration, 0...100.
+    case percent(Double)
+    /// Seconds before the end.
+    case fromEnd(Double)
+    /// Seconds forward (positive) or back (negative) from the current position.
+    case relative(Double)
+
+    /// With `allowRelative`, a leading `+` or `-` means relative to the current position
+    /// (as `recnotes seek` uses it); otherwise a leading `-` counts from the end.
+    public static func parse(_ text: String, allowRelative: Bool = false) throws -> TimeSpec {
+        let trimmed = text.trimmingWhitespace
+        func bad(_ why: String) -> RecError { RecError.usage(NameRules.quoted(text), why) }
+        let expected = "expected a time such as 90, 90s, 1:30, 1:02:03.5, 50% or -10s"
+        guard !trimmed.isEmpty else { throw bad("empty time; \(expected)") }
+        var body = Substring(trimmed)
+        var sign: Character?
+        if body.first == "+" || body.first == "-" { sign = body.removeFirst() }
+        if sign == "+" && !allowRelative { throw bad("'+' is only for relative seeks; \(expected)") }
+        if body.hasSuffix("%") {
+            guard sign == nil else { throw bad("a percentage cannot be signed") }
+            guard let value = decimal(body.dropLast()), value <= 100 else { throw bad("a percentage must be between 0% and 100%") }
+            return .percent(value)
+        }
+        guard let seconds = clockSeconds(body) else { throw bad(expected) }
+        switch sign {
+        case "+": return .relative(seconds)
+        case "-": return allowRelative ? .relative(-seconds) : .fromEnd(seconds)
+        default: return .absolute(seconds)
+        }
+    }
+
+    /// Seconds from the start of a recording of `duration` seconds, given the current
+    /// position for relative specs. Outside the recording is an error, except that a
+    /// relative seek stops at either end, as a slider does.
+    public func resolve(duration: Double, current: Double = 0, spec: String? = nil) throws -> Double {
+        let subject = NameRules.quoted(spec ?? description)
+        func outside(_ value: Double) -> RecError {
+            RecError.usage(subject, "\(Format.clock(value)) is outside the recording (00:00:00 to \(Format.clock(duration)))")
+        }
+        switch self {
+        case let .absolute(s):
+            guard s <= duration else { throw outside(s) }
+            return s
+        case let .percent(p):
+            return duration * p / 100
+        case let .fromEnd(s):
+            guard s <= duration else { throw RecError.usage(subject, "the recording is only \(Format.clock(duration)) long") }
+            return duration - s
+        case let .relative(delta):
+            return min(max(current + delta, 0), duration)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .absolute(s): return "\(s)s"
+        case let .percent(p): return "\(p)%"
+        case let .fromEnd(s): return "-\(s)s"
+        case let .relative(d): return d >= 0 ? "+\(d)s" : "\(d)s"
+        }
+    }
+
+    /// `90`, `90s`, `90.5s`, `1:30`, `1:02:03.5`: at most three fields, minutes and seconds
+    /// below 60 wherever a larger field stands before them.
+    private static func clockSeconds(_ text: Substring) -> Double? {
+        var text = text
+        if text.hasSuffix("s") {
+            text = text.dropLast()
+            guard !text.contains(":") else { return nil }
+        }
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(fields.count) else { return nil }
+        var total = 0.0
+        for (i, field) in fields.enumerated() {
+            let isLast = i == fields.count - 1
+            let value: Double
+            if isLast {
+                guard let v = decimal(field) else { return nil }
+                value = v
+            } else {
+                guard !field.isEmpty, field.allSatisfy(\.isASCIIDigit), let v = Double(field) else { return nil }
+                value = v
+            }
+            if i > 0 && value >= 60 { return nil }
+            total = total * 60 + value
+        }
+        return total.isFinite ? total : nil
+    }
+
+    /// A plain non-negative decimal: digits with an optional fraction. No exponents, no
+    /// `nan`, no `inf`, which `Double(_:)` would accept.
+    private static func decimal(_ text: Substring) -> Double? {
+        guard !text.isEmpty, text.first != ".", text.last != "." else { return nil }
+        var dots = 0
+        for c in text {
+            if c == "." { dots += 1 } else if !c.isASCIIDigit { return nil }
+        }
+        guard dots <= 1, let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isWholeNumber }
+}
