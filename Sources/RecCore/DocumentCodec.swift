@@ -223,7 +223,7 @@ public enum DocumentCodec {
             guard duration >= 0, frames >= 0, sampleRate > 0, sampleRate <= 1_000_000, channels > 0, channels <= 64 else {
                 throw r.failure("recording \(id) has out-of-range audio fields", at: start)
             }
-            guard !file.isEmpty, !file.contains("/"), file != ".", file != ".." else {
+            guard !file.isEmpty, !file.utf8.contains(47), file != ".", file != ".." else {
                 throw r.failure("recording \(id) has an invalid file name", at: start)
             }
             return Item(id: id, parent: parent, name: name, created: created, children: [],
@@ -250,14 +250,26 @@ extension Document {
                 if !parent.isFolder { problems.append(.parentNotAFolder(id, parent: parentID)) }
             }
             if item.isFolder {
-                var names = Set<String>()
                 var mismatch = false
+                var sorted = true
+                var previous: Item?
                 for child in item.children {
                     guard let c = items[child], c.parent == id else {
                         mismatch = true
                         continue
                     }
-                    if !names.insert(c.name).inserted { problems.append(.duplicateName(folder: id, name: c.name)) }
+                    if let p = previous {
+                        if p.name == c.name { problems.append(.duplicateName(folder: id, name: c.name)) }
+                        if !displayOrder(p, c) { sorted = false }
+                    }
+                    previous = c
+                }
+                if !sorted {
+                    // Only a hand-edited file gets here: duplicates need not be adjacent.
+                    var names = Set<String>()
+                    for c in item.children.compactMap({ items[$0] }) where !names.insert(c.name).inserted {
+                        problems.append(.duplicateName(folder: id, name: c.name))
+                    }
                 }
                 listedChildren += item.children.count
                 if mismatch { problems.append(.childListMismatch(folder: id)) }
@@ -274,13 +286,24 @@ extension Document {
                     problems.append(.childListMismatch(folder: item.parent!))
                 }
             }
-            let reachable = subtree(of: .root).count
-            if problems.isEmpty && reachable != items.count {
+            if problems.isEmpty && reachableCount() != items.count {
                 let seen = Set(subtree(of: .root).map(\.id))
                 for id in items.keys where !seen.contains(id) { problems.append(.unreachable(id)) }
             }
         }
         return problems
+    }
+
+    /// How many items the root reaches, walking children lists; a parent cycle keeps items
+    /// out of reach.
+    func reachableCount() -> Int {
+        var count = 0
+        var stack: [ItemID] = [.root]
+        while let id = stack.popLast(), count <= items.count {
+            count += 1
+            if let children = items[id]?.children { stack.append(contentsOf: children) }
+        }
+        return count
     }
 
     /// Rebuilds every folder's children list from the parent pointers, in display order.

@@ -33,25 +33,25 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
         self = parsed
     }
 
-    /// Parses the canonical 8-4-4-4-12 form, either case.
+    /// Parses the canonical 8-4-4-4-12 form, either case. Unrolled over the fixed layout:
+    /// this runs once per UUID in the store, a few hundred thousand times per load.
     init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
-        guard bytes.count == 36 else { return nil }
-        var words: (UInt64, UInt64) = (0, 0)
-        var digits = 0
-        for (offset, byte) in bytes.enumerated() {
-            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            guard let nibble = hexValue(byte) else { return nil }
-            if digits < 16 {
-                words.0 = words.0 << 4 | UInt64(nibble)
-            } else {
-                words.1 = words.1 << 4 | UInt64(nibble)
-            }
-            digits += 1
+        guard bytes.count == 36, bytes[8] == 45, bytes[13] == 45, bytes[18] == 45, bytes[23] == 45 else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var bad: UInt8 = 0
+        @inline(__always) func nibble(_ i: Int) -> UInt64 {
+            let v = hexLookup(bytes[i])
+            bad |= v
+            return UInt64(v & 0x0F)
         }
-        self.init(high: words.0, low: words.1)
+        for i in 0..<8 { high = high << 4 | nibble(i) }
+        for i in 9..<13 { high = high << 4 | nibble(i) }
+        for i in 14..<18 { high = high << 4 | nibble(i) }
+        for i in 19..<23 { low = low << 4 | nibble(i) }
+        for i in 24..<36 { low = low << 4 | nibble(i) }
+        guard bad & 0x80 == 0 else { return nil }
+        self.init(high: high, low: low)
     }
 
     /// The lowercase canonical form, as `uuidgen` prints it.
@@ -86,7 +86,7 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
                     index += 1
                 }
                 let nibble = UInt8((word >> UInt64(60 - nibbleIndex * 4)) & 0xF)
-                out[index] = hexDigitsTable[Int(nibble)]
+                out[index] = nibble < 10 ? 48 + nibble : 87 + nibble
                 index += 1
             }
         }
@@ -97,7 +97,16 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 }
 
-private let hexDigitsTable: [UInt8] = Array("0123456789abcdef".utf8)
+/// The value of a hex digit, or 0x80 for anything else.
+@inline(__always)
+func hexLookup(_ byte: UInt8) -> UInt8 {
+    switch byte {
+    case 48...57: return byte &- 48
+    case 97...102: return byte &- 87
+    case 65...70: return byte &- 55
+    default: return 0x80
+    }
+}
 
 @inline(__always)
 func hexValue(_ byte: UInt8) -> UInt8? {

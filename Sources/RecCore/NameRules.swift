@@ -14,6 +14,7 @@ public enum NameRules {
 
     /// The rule a name breaks, worded for an error message; nil when the name is valid.
     public static func violation(_ name: String) -> String? {
+        if isPlainASCIIName(name) { return nil }
         if name.isEmpty { return "a name cannot be empty" }
         if name.utf8.count > maxBytes { return "a name is at most \(maxBytes) bytes of UTF-8 (this one has \(name.utf8.count))" }
         if name == "." || name == ".." { return "\"\(name)\" is reserved and cannot be a name" }
@@ -30,6 +31,19 @@ public enum NameRules {
             return "a name cannot end with whitespace"
         }
         return nil
+    }
+
+    /// The common case, checked on bytes: printable ASCII, no '/', no space at either end,
+    /// not `.` or `..`. Anything else takes the full check.
+    @inline(__always)
+    static func isPlainASCIIName(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { b in
+            guard b.count > 0, b.count <= maxBytes, b[0] != 32, b[b.count - 1] != 32 else { return false }
+            if b[0] == 46 && (b.count == 1 || (b.count == 2 && b[1] == 46)) { return false }
+            for byte in b where byte < 32 || byte >= 127 || byte == 47 { return false }
+            return true
+        }
     }
 
     public static func validate(_ name: String) throws {

@@ -28,13 +28,37 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public var description: String { iso8601 }
 
     public var iso8601: String {
+        String(unsafeUninitializedCapacity: 24) { buffer in
+            writeISO8601(into: buffer.baseAddress!)
+            return 24
+        }
+    }
+
+    /// Writes the 24 bytes of `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    func writeISO8601(into out: UnsafeMutablePointer<UInt8>) {
         let (days, msOfDay) = millisecondsSinceEpoch.floorDivided(by: 86_400_000)
         let (year, month, day) = civilFromDays(days)
-        let hour = msOfDay / 3_600_000
-        let minute = msOfDay / 60_000 % 60
-        let second = msOfDay / 1000 % 60
-        let millis = msOfDay % 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millis, 3))Z"
+        func put(_ value: Int, _ at: Int, _ width: Int) {
+            var v = value
+            for k in stride(from: at + width - 1, through: at, by: -1) {
+                out[k] = UInt8(48 + v % 10)
+                v /= 10
+            }
+        }
+        put(min(max(year, 0), 9999), 0, 4)
+        out[4] = 45
+        put(month, 5, 2)
+        out[7] = 45
+        put(day, 8, 2)
+        out[10] = 84
+        put(Int(msOfDay / 3_600_000), 11, 2)
+        out[13] = 58
+        put(Int(msOfDay / 60_000 % 60), 14, 2)
+        out[16] = 58
+        put(Int(msOfDay / 1000 % 60), 17, 2)
+        out[19] = 46
+        put(Int(msOfDay % 1000), 20, 3)
+        out[23] = 90
     }
 
     /// Broken-down local time, for what people read (`ls -l`, default recording names).
@@ -110,11 +134,6 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
         self.init(millisecondsSinceEpoch: seconds * 1000 + Int64(millis))
     }
-}
-
-private func pad(_ value: some BinaryInteger, _ width: Int) -> String {
-    let text = String(value)
-    return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
 }
 
 extension Int64 {

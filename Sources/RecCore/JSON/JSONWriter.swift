@@ -54,18 +54,39 @@ struct JSONWriter {
     }
 
     mutating func timestamp(_ value: Timestamp) {
-        string(value.iso8601)
+        bytes.append(UInt8(ascii: "\""))
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 24))
+        bytes.withUnsafeMutableBufferPointer { value.writeISO8601(into: $0.baseAddress! + start) }
+        bytes.append(UInt8(ascii: "\""))
     }
 
     mutating func int(_ value: some BinaryInteger) {
-        raw(String(value))
+        var v = Int64(value)
+        if v < 0 {
+            guard v != .min else { return raw(String(v)) }
+            bytes.append(UInt8(ascii: "-"))
+            v = -v
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var i = buffer.count
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(48 + v % 10)
+                v /= 10
+            } while v > 0
+            bytes.append(contentsOf: buffer[i...])
+        }
     }
 
     /// Shortest text that reads back as the same Double; JSON has no infinities.
     mutating func double(_ value: Double) {
         guard value.isFinite else { return raw("null") }
         if value == value.rounded(), abs(value) < 1e15 {
-            raw(String(Int64(value)))
+            int(Int64(value))
         } else {
             raw(value.description)
         }
