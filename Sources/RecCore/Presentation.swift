@@ -69,18 +69,19 @@ public enum ItemJSON {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    public static func array(_ items: [Item], in library: Library) -> String {
+    /// `paths` gives the path of items no longer in the document (just removed).
+    public static func array(_ items: [Item], in library: Library, paths: [ItemID: String] = [:]) -> String {
         var w = JSONWriter()
         w.raw("[")
         for (i, item) in items.enumerated() {
             w.raw(i == 0 ? "\n  " : ",\n  ")
-            write(item, in: library, to: &w)
+            write(item, in: library, path: paths[item.id], to: &w)
         }
         w.raw(items.isEmpty ? "]" : "\n]")
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    static func write(_ item: Item, in library: Library, to w: inout JSONWriter) {
+    static func write(_ item: Item, in library: Library, path: String? = nil, to w: inout JSONWriter) {
         let document = library.document
         w.raw("{\"uuid\": ")
         w.id(item.id)
@@ -89,7 +90,7 @@ public enum ItemJSON {
         w.raw(", \"type\": ")
         w.string(item.kind.rawValue)
         w.raw(", \"path\": ")
-        w.string(document.path(of: item.id))
+        w.string(path ?? document.path(of: item.id))
         w.raw(", \"parent\": ")
         w.optionalID(item.parent)
         w.raw(", \"created\": ")

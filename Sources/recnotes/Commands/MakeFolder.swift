@@ -23,10 +23,11 @@ struct MakeFolder: ParsableCommand {
 
     func run() throws {
         let library = try global.openLibrary()
+        let renderer = ChangeRenderer(library: library)
         let current = library.state.currentFolder
-        let created = try library.documents.transaction { tx in
+        try library.documents.transaction { tx in
             try paths.flatMap { try tx.makeFolder(at: $0, from: current, createParents: parents) }
         }
-        if output.json { print(ItemJSON.array(created.compactMap { library.document[$0.id] }, in: library)) }
+        renderer.finish(json: output.json)
     }
 }

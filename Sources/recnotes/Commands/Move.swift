@@ -24,12 +24,13 @@ struct Move: ParsableCommand {
 
     func run() throws {
         let library = try global.openLibrary()
+        let renderer = ChangeRenderer(library: library)
         let current = library.state.currentFolder
-        let moved = try library.documents.transaction { tx in
+        try library.documents.transaction { tx in
             let resolver = PathResolver(document: tx.document, currentFolder: current)
             let sources = try paths.dropLast().map { (path: $0, item: try resolver.resolve($0)) }
             return try tx.moveItems(sources, to: paths.last!, from: current)
         }
-        if output.json { print(ItemJSON.array(moved.compactMap { library.document[$0.id] }, in: library)) }
+        renderer.finish(json: output.json)
     }
 }

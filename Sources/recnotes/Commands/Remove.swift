@@ -23,15 +23,13 @@ struct Remove: ParsableCommand {
 
     func run() throws {
         let library = try global.openLibrary()
+        let renderer = ChangeRenderer(library: library)
         let current = library.state.currentFolder
-        let removed = try library.documents.transaction { tx in
+        try library.documents.transaction { tx in
             let resolver = PathResolver(document: tx.document, currentFolder: current)
             let targets = try paths.map { (path: $0, item: try resolver.resolve($0)) }
             return try tx.removeItems(targets, recursive: recursive)
         }
-        if output.json {
-            // Printed from what the store removed; the items no longer have a path.
-            print(ItemJSON.array(removed, in: library))
-        }
+        renderer.finish(json: output.json)
     }
 }

@@ -1,0 +1,35 @@
+import RecCore
+
+/// The view of a mutating command: it subscribes to the document store and renders what the
+/// store reports it did, never what the command meant to do. With `--json` it prints the
+/// affected items once the command is over.
+final class ChangeRenderer {
+    private let library: Library
+    private var affected: [Item] = []
+    /// Where removed items were, worked out while their parents are still known.
+    private var removedPaths: [ItemID: String] = [:]
+
+    init(library: Library) {
+        self.library = library
+        library.documents.observe { [unowned self] action, document in
+            switch action {
+            case let .added(item, _, _), let .renamed(item, _, _, _), let .moved(item, _, _, _, _):
+                affected.append(document[item.id] ?? item)
+            case let .removed(_, _, _, subtree):
+                for item in subtree {
+                    let parentPath = item.parent.map { removedPaths[$0] ?? document.path(of: $0) } ?? ""
+                    removedPaths[item.id] = (parentPath == "/" ? "" : parentPath) + "/" + item.name
+                }
+                affected.append(contentsOf: subtree)
+            }
+        }
+    }
+
+    func finish(json: Bool) {
+        guard json else { return }
+        // An item touched twice (mkdir a; mv a b) is reported once, as it ended up.
+        var seen = Set<ItemID>()
+        let unique = affected.reversed().filter { seen.insert($0.id).inserted }.reversed()
+        print(ItemJSON.array(unique.map { library.document[$0.id] ?? $0 }, in: library, paths: removedPaths))
+    }
+}
