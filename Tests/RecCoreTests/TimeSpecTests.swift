@@ -1,0 +1,67 @@
+import Testing
+@testable import RecCore
+
+@Suite("Time specs")
+struct TimeSpecTests {
+    @Test("accepted forms", arguments: [
+        ("90", 90.0), ("90s", 90), ("90.5s", 90.5), ("1:30", 90), ("0:05", 5), ("1:02:03.5", 3723.5),
+        ("50%", 3600), ("0%", 0), ("100%", 7200), ("-10s", 7190), ("-1:00", 7140), ("-2:00:00", 0), ("0", 0), (" 12 ", 12),
+    ])
+    func accepted(text: String, seconds: Double) throws {
+        let spec = try TimeSpec.parse(text)
+        #expect(try spec.resolve(duration: 7200) == seconds)
+    }
+
+    @Test("garbage is a usage error naming the input", arguments: [
+        "", "abc", "1:", ":30", "1:60", "1:2:3:4", "1e3", "nan", "inf", "--5", "5ss", "1:30s", "+5s", "101%",
+        "-5%", "1..5", ".5", "5.", "1:-30", "1 30", "%", "0x10", "١٢",
+    ])
+    func garbage(text: String) {
+        #expect(throws: RecError.self) { _ = try TimeSpec.parse(text) }
+        do {
+            _ = try TimeSpec.parse(text)
+        } catch let error as RecError {
+            #expect(error.kind == .usage)
+            #expect(error.exitCode == 64)
+            #expect(!error.description.contains("\n"))
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test("out of range is a usage error", arguments: ["61", "1:01", "-61s", "2:00:00"])
+    func outOfRange(text: String) throws {
+        let spec = try TimeSpec.parse(text)
+        #expect(throws: RecError.self) { _ = try spec.resolve(duration: 60) }
+    }
+
+    @Test("relative seeks clamp at both ends")
+    func relative() throws {
+        #expect(try TimeSpec.parse("+5s", allowRelative: true) == .relative(5))
+        #expect(try TimeSpec.parse("-5s", allowRelative: true) == .relative(-5))
+        #expect(try TimeSpec.parse("+5s", allowRelative: true).resolve(duration: 60, current: 58) == 60)
+        #expect(try TimeSpec.parse("-5s", allowRelative: true).resolve(duration: 60, current: 2) == 0)
+        #expect(try TimeSpec.parse("-5s", allowRelative: true).resolve(duration: 60, current: 30) == 25)
+        #expect(try TimeSpec.parse("-5s") == .fromEnd(5))
+    }
+}
+
+@Suite("Sparkline")
+struct SparklineTests {
+    @Test("one character per value, louder is taller")
+    func shape() {
+        let line = Sparkline.render([0, 0.001, 0.01, 0.1, 0.5, 1])
+        let chars = Array(line)
+        #expect(chars.count == 6)
+        #expect(chars[0] == " ")
+        let heights = chars.map { Sparkline.blocks.firstIndex(of: $0)! }
+        #expect(heights == heights.sorted())
+        #expect(chars[5] == "█")
+        #expect(heights[3] > heights[2] && heights[2] > heights[1])
+    }
+
+    @Test("out-of-range and non-finite values are clamped")
+    func clamped() {
+        #expect(Sparkline.render([-1, .nan, 2, .infinity]) == "  █ ")
+    }
+}
