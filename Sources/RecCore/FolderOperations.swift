@@ -37,6 +37,8 @@ extension DocumentStore.Transaction {
             created.append(document[folder.id]!)
             current = document[folder.id]!
         }
+        // A path ending in `.` or `..` names a folder that is already there.
+        if created.isEmpty && !createParents { throw RecError.failure(path, "already exists") }
         return created
     }
 
