@@ -24,7 +24,9 @@ struct JSONReader {
     // MARK: Errors
 
     func failure(_ message: String, at offset: Int? = nil) -> Failure {
-        let end = min(offset ?? position, bytes.count)
+        var end = min(offset ?? position, bytes.count)
+        // Point at the value itself, not at the whitespace before it.
+        while end < bytes.count, bytes[end] == 0x20 || bytes[end] == 0x0A || bytes[end] == 0x0D || bytes[end] == 0x09 { end += 1 }
         var line = 1
         var lineStart = 0
         for i in 0..<end where bytes[i] == 10 {
