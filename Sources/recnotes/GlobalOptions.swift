@@ -18,6 +18,7 @@ struct GlobalOptions: ParsableArguments {
         let location = try StoreLocation.resolve(explicit: store, environment: environment())
         let library = try Library(location: location)
         for warning in library.warnings { Terminal.warning(warning) }
+        if let note = try library.recoverInterruptedRecording() { Terminal.warning(note) }
         return library
     }
 

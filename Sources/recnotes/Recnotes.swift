@@ -24,7 +24,7 @@ struct Recnotes: ParsableCommand {
         version: "recnotes \(version) (\(LibraryVersions.summary))",
         subcommands: [
             List.self, Tree.self, ChangeFolder.self, PrintFolder.self, MakeFolder.self,
-            Remove.self, Move.self, Find.self, Info.self, State.self,
+            Remove.self, Move.self, Find.self, Info.self, State.self, Record.self, Play.self,
         ]
     )
 
@@ -51,6 +51,9 @@ struct Recnotes: ParsableCommand {
         } catch let error as RecError {
             Terminal.error(error.description)
             Glibc.exit(error.exitCode)
+        } catch let error as RecErrorConvertible {
+            Terminal.error(error.recError.description)
+            Glibc.exit(error.recError.exitCode)
         } catch {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }

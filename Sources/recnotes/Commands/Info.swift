@@ -34,6 +34,15 @@ struct Info: ParsableCommand {
                 ["file:", library.location.audioPath(info.file)],
                 ["size:", library.audioSize(of: item).map { "\(Format.size($0)) (\($0) bytes)" } ?? "missing"],
             ]
+            do {
+                let analysis = try AudioAnalysis.analyze(path: library.location.audioPath(info.file), buckets: 60)
+                rows += [
+                    ["level:", "peak \(Format.decibels(analysis.level.peak)), RMS \(Format.decibels(analysis.level.rms))"],
+                    ["waveform:", "▕" + Sparkline.render(analysis.peaks) + "▏"],
+                ]
+            } catch let error as RecErrorConvertible {
+                Terminal.warning(error.recError.description)
+            }
         } else {
             let all = document.subtree(of: item.id).dropFirst()
             let recordings = all.compactMap(\.recording)

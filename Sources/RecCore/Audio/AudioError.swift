@@ -1,0 +1,53 @@
+import CAudio
+
+/// A failure of the audio libraries, carrying the library's own words (`snd_strerror`,
+/// `sf_strerror`) and what it was about: the device name or the file path.
+public struct AudioError: Error, Equatable, CustomStringConvertible, Sendable {
+    public enum Subject: Equatable, Sendable {
+        /// An ALSA PCM, by the name it was opened with.
+        case device(String)
+        /// An audio file, by path.
+        case file(String)
+    }
+
+    public var subject: Subject
+    /// What was being done: "cannot open for capture", "read failed".
+    public var operation: String
+    /// The library's message.
+    public var reason: String
+    /// The library's error code (a negative errno for ALSA, an SF_ERR_* for libsndfile), or 0.
+    public var code: Int32
+
+    public init(_ subject: Subject, _ operation: String, reason: String, code: Int32 = 0) {
+        self.subject = subject
+        self.operation = operation
+        self.reason = reason
+        self.code = code
+    }
+
+    static func alsa(_ device: String, _ operation: String, _ code: Int32) -> AudioError {
+        AudioError(.device(device), operation, reason: String(cString: snd_strerror(code)), code: code)
+    }
+
+    static func sndfile(_ path: String, _ operation: String, _ handle: OpaquePointer?) -> AudioError {
+        AudioError(.file(path), operation, reason: String(cString: sf_strerror(handle)), code: sf_error(handle))
+    }
+
+    public var description: String { recError.description }
+
+    /// How the CLI reports it: `audio device "hw:9": cannot open for capture: No such file or directory`.
+    public var recError: RecError {
+        switch subject {
+        case let .device(name): return .failure("audio device \"\(name)\"", "\(operation): \(reason)")
+        case let .file(path): return .failure(path, "\(operation): \(reason)")
+        }
+    }
+}
+
+/// Errors that know which `RecError` they are, so the CLI reports them as one line and the
+/// documented exit code.
+public protocol RecErrorConvertible: Error {
+    var recError: RecError { get }
+}
+
+extension AudioError: RecErrorConvertible {}

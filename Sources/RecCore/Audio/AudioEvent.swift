@@ -1,0 +1,70 @@
+/// Where a recorder or player is, counted in frames of audio.
+public struct AudioPosition: Equatable, Sendable {
+    public var frames: Int64
+    public var sampleRate: Int
+
+    public init(frames: Int64, sampleRate: Int) {
+        self.frames = frames
+        self.sampleRate = sampleRate
+    }
+
+    public var seconds: Double { Double(frames) / Double(sampleRate) }
+}
+
+/// What a recorder or player reports, in order, to whoever subscribes: the terminal
+/// renderer, the JSON-lines writer, tests. Progress comes about ten times per second of
+/// audio, computed from frame counts, so a device faster than real time (a file) produces
+/// the same events as a real one, only sooner.
+public enum AudioEvent: Equatable, Sendable {
+    public struct Started: Equatable, Sendable {
+        public var device: String
+        public var file: String
+        public var sampleRate: Int
+        public var channels: Int
+        public var position: AudioPosition
+        /// For playback: the length of what is being played.
+        public var total: AudioPosition?
+    }
+
+    public struct Progress: Equatable, Sendable {
+        public var position: AudioPosition
+        /// The level of the audio since the previous progress event.
+        public var level: Level
+        /// For recording: the file's size on disk so far.
+        public var bytes: Int64?
+        /// For playback: the length of what is being played.
+        public var total: AudioPosition?
+    }
+
+    public struct Finished: Equatable, Sendable {
+        public var position: AudioPosition
+        /// Xruns and suspends recovered from.
+        public var xruns: Int
+        /// Times the ring between capture and the writer was full (recording only).
+        public var overruns: Int
+        /// Peak and RMS of everything recorded or played.
+        public var level: Level
+    }
+
+    case started(Started)
+    case progress(Progress)
+    case paused(AudioPosition)
+    case resumed(AudioPosition)
+    case seeked(from: AudioPosition, to: AudioPosition)
+    case xrun(AudioPosition, count: Int)
+    case finished(Finished)
+    case failed(AudioPosition, message: String)
+
+    public var name: String {
+        switch self {
+        case .started: return "started"
+        case .progress: return "progress"
+        case .paused: return "paused"
+        case .resumed: return "resumed"
+        case .seeked: return "seeked"
+        case .xrun: return "xrun"
+        case .finished: return "finished"
+        case .failed: return "failed"
+        }
+    }
+}

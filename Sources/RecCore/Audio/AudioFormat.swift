@@ -1,0 +1,86 @@
+import CAudio
+
+/// The formats `record --format` offers, as libsndfile containers and codecs.
+public enum AudioFormat: String, CaseIterable, Sendable {
+    /// Ogg Opus: small, made for voice. The default.
+    case opus
+    case flac
+    case wav
+    /// Ogg Vorbis.
+    case vorbis
+    case mp3
+
+    public static let `default` = AudioFormat.opus
+
+    /// The libsndfile major format and subtype.
+    public var sndfileFormat: Int32 {
+        switch self {
+        case .opus: return Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS)
+        case .flac: return Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
+        case .wav: return Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)
+        case .vorbis: return Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
+        case .mp3: return Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
+        }
+    }
+
+    public var fileExtension: String {
+        switch self {
+        case .opus: return "opus"
+        case .flac: return "flac"
+        case .wav: return "wav"
+        case .vorbis: return "ogg"
+        case .mp3: return "mp3"
+        }
+    }
+
+    /// Whether decoding gives back exactly the samples that were encoded.
+    public var isLossless: Bool { self == .flac || self == .wav }
+
+    /// 48 kHz suits every format here (Opus works at 48 kHz internally); mono suits voice.
+    public var defaultRate: Int { 48000 }
+    public static let defaultChannels = 1
+
+    /// Asks this machine's libsndfile whether it can write the format at this rate and
+    /// channel count, so a build without, say, MP3 support says so before recording.
+    public func isSupported(rate: Int, channels: Int) -> Bool {
+        var info = SF_INFO()
+        info.samplerate = Int32(clamping: rate)
+        info.channels = Int32(clamping: channels)
+        info.format = sndfileFormat
+        return sf_format_check(&info) == SF_TRUE
+    }
+
+    /// Checks `--rate` and `--channels` against the format; a usage error otherwise.
+    public func validate(rate: Int, channels: Int) throws {
+        guard (1...8).contains(channels) else {
+            throw RecError.usage("--channels \(channels)", "must be between 1 and 8")
+        }
+        guard (1000...384_000).contains(rate) else {
+            throw RecError.usage("--rate \(rate)", "must be between 1000 and 384000 Hz")
+        }
+        guard isSupported(rate: rate, channels: channels) else {
+            let rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]
+                .filter { isSupported(rate: $0, channels: 1) }
+            if !isSupported(rate: defaultRate, channels: 1) {
+                throw RecError.failure("--format \(rawValue)", "this libsndfile (\(LibraryVersions.sndfile)) cannot write it")
+            }
+            if !rates.contains(rate) {
+                throw RecError.usage("--rate \(rate)", "\(rawValue) supports \(rates.map(String.init).joined(separator: ", ")) Hz")
+            }
+            throw RecError.usage("--channels \(channels)", "\(rawValue) cannot be written with \(channels) channels at \(rate) Hz")
+        }
+    }
+
+    /// The format a file's libsndfile format code stands for, if it is one of ours.
+    public init?(sndfileFormat format: Int32) {
+        let major = Int(format) & Int(SF_FORMAT_TYPEMASK)
+        let sub = Int(format) & Int(SF_FORMAT_SUBMASK)
+        switch major {
+        case Int(SF_FORMAT_FLAC): self = .flac
+        case Int(SF_FORMAT_WAV): self = .wav
+        case Int(SF_FORMAT_MPEG): self = .mp3
+        case Int(SF_FORMAT_OGG): self = sub == Int(SF_FORMAT_OPUS) ? .opus : .vorbis
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,120 @@
+/// How audio values read to a person: level bars, progress bars, decibels. The terminal
+/// renderer decides where they go; these decide the text.
+extension Format {
+    /// `-12.3 dBFS`; silence reads `-inf dBFS`.
+    public static func decibels(_ db: Double) -> String {
+        if db <= Level.floor { return "-inf dBFS" }
+        let tenths = Int((db * 10).rounded())
+        let sign = tenths < 0 ? "-" : ""
+        return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10) dBFS"
+    }
+
+    /// A level meter `width` cells wide over -60...0 dBFS: `███████▌░░░░░░░░`. Each cell is
+    /// 60/width dB; the last partial cell is drawn with a half block.
+    public static func levelBar(_ db: Double, width: Int = 20) -> String {
+        guard width > 0 else { return "" }
+        let fraction = min(max((db + 60) / 60, 0), 1)
+        let halves = Int((fraction * Double(width * 2)).rounded(.down))
+        let full = halves / 2
+        var text = String(repeating: "█", count: full)
+        if halves % 2 == 1 { text += "▌" }
+        text += String(repeating: "░", count: width - full - (halves % 2))
+        return text
+    }
+
+    /// `[======>-----]`: how far through something we are, `width` cells inside the brackets.
+    public static func progressBar(_ fraction: Double, width: Int = 30) -> String {
+        guard width > 0 else { return "[]" }
+        let f = fraction.isFinite ? min(max(fraction, 0), 1) : 0
+        let done = Int((f * Double(width)).rounded(.down))
+        if done >= width { return "[" + String(repeating: "=", count: width) + "]" }
+        return "[" + String(repeating: "=", count: done) + ">" + String(repeating: "-", count: width - done - 1) + "]"
+    }
+
+    /// `Recording 2026-11-22 03.06.52`, in local time: the name a recording gets when none is given.
+    public static func defaultRecordingName(_ t: Timestamp) -> String {
+        let c = t.localComponents
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "Recording \(c.year)-\(two(c.month))-\(two(c.day)) \(two(c.hour)).\(two(c.minute)).\(two(c.second))"
+    }
+}
+
+/// The NDJSON that `--progress json` writes: one object per event, one event per line.
+/// Keys: `event`, then `frames` and `seconds` (the position), and per event
+/// `peakDBFS`/`rmsDBFS`/`bytes`/`totalFrames`/`totalSeconds` (progress), `fromFrames`/
+/// `fromSeconds` (seeked), `count` (xrun), `xruns`/`overruns` (finished), `message` (failed),
+/// `device`/`file`/`sampleRate`/`channels` (started).
+public enum AudioEventJSON {
+    public static func line(_ event: AudioEvent) -> String {
+        var w = JSONWriter()
+        w.raw("{\"event\": ")
+        w.string(event.name)
+        func position(_ p: AudioPosition, prefix: String = "") {
+            w.raw(prefix.isEmpty ? ", \"frames\": " : ", \"\(prefix)Frames\": ")
+            w.int(p.frames)
+            w.raw(prefix.isEmpty ? ", \"seconds\": " : ", \"\(prefix)Seconds\": ")
+            w.double((p.seconds * 1000).rounded() / 1000)
+        }
+        func level(_ l: Level) {
+            w.raw(", \"peakDBFS\": ")
+            w.double((l.peak * 100).rounded() / 100)
+            w.raw(", \"rmsDBFS\": ")
+            w.double((l.rms * 100).rounded() / 100)
+        }
+        switch event {
+        case let .started(s):
+            position(s.position)
+            if let total = s.total { position(total, prefix: "total") }
+            w.raw(", \"device\": ")
+            w.string(s.device)
+            w.raw(", \"file\": ")
+            w.string(s.file)
+            w.raw(", \"sampleRate\": ")
+            w.int(s.sampleRate)
+            w.raw(", \"channels\": ")
+            w.int(s.channels)
+        case let .progress(p):
+            position(p.position)
+            if let total = p.total { position(total, prefix: "total") }
+            level(p.level)
+            if let bytes = p.bytes {
+                w.raw(", \"bytes\": ")
+                w.int(bytes)
+            }
+        case let .paused(p), let .resumed(p):
+            position(p)
+        case let .seeked(from, to):
+            position(to)
+            position(from, prefix: "from")
+        case let .xrun(p, count):
+            position(p)
+            w.raw(", \"count\": ")
+            w.int(count)
+        case let .finished(f):
+            position(f.position)
+            level(f.level)
+            w.raw(", \"xruns\": ")
+            w.int(f.xruns)
+            w.raw(", \"overruns\": ")
+            w.int(f.overruns)
+        case let .failed(p, message):
+            position(p)
+            w.raw(", \"message\": ")
+            w.string(message)
+        }
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// The last line `record --progress json` writes once the recording is in the store.
+    public static func saved(_ item: Item, in library: Library) -> String {
+        var w = JSONWriter()
+        w.raw("{\"event\": \"saved\", \"item\": ")
+        ItemJSON.write(item, in: library, to: &w)
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// The line `record --progress json` writes when the recording was thrown away.
+    public static let discarded = "{\"event\": \"discarded\"}"
+}

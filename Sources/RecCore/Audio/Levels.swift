@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Peak and RMS level of a stretch of audio, in dBFS (0 is full scale). Silence reads as
+/// `Level.floor`, so every value stays a finite number in JSON.
+public struct Level: Equatable, Sendable {
+    public static let floor = -96.0
+
+    public var peak: Double
+    public var rms: Double
+
+    public init(peak: Double, rms: Double) {
+        self.peak = peak
+        self.rms = rms
+    }
+
+    public static let silence = Level(peak: floor, rms: floor)
+
+    public static func decibels(_ linear: Double) -> Double {
+        linear > 0 ? max(20 * log10(linear), floor) : floor
+    }
+
+    /// At or above this the signal has (almost certainly) been clipped.
+    public var isClipping: Bool { peak >= -0.1 }
+}
+
+/// Accumulates samples and reports their level. Frame-counted, never timed.
+public struct LevelMeter: Sendable {
+    private var peak: Int32 = 0
+    private var sumOfSquares: Double = 0
+    private var samples = 0
+
+    public init() {}
+
+    public mutating func add(_ buffer: UnsafePointer<Int16>, count: Int) {
+        var p = peak
+        var sum = 0.0
+        for i in 0..<count {
+            let s = Int32(buffer[i])
+            let a = s < 0 ? -s : s
+            if a > p { p = a }
+            sum += Double(s * s)
+        }
+        peak = p
+        sumOfSquares += sum
+        samples += count
+    }
+
+    public var level: Level {
+        guard samples > 0 else { return .silence }
+        return Level(peak: Level.decibels(Double(peak) / 32768),
+                     rms: Level.decibels((sumOfSquares / Double(samples)).squareRoot() / 32768))
+    }
+
+    /// The linear peak, 0...1.
+    public var linearPeak: Double { Double(peak) / 32768 }
+
+    public mutating func reset() { self = LevelMeter() }
+}

@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The play screen as store changes around a `Player`: the recording becomes the selected
+/// one, and its position is kept in the view state while playing (about once a second) and
+/// on exit, so that `play` with no PATH resumes where it stopped.
+public final class PlaybackSession {
+    public let library: Library
+    public let item: Item
+    public let file: SoundFile
+    public let player: Player
+    /// The frames to play: `start..<end`.
+    public let start: Int64
+    public let end: Int64
+    private var lastSavedFrames: Int64
+    private var lastSavedAt = MonotonicClock.now()
+
+    public var sampleRate: Int { file.sampleRate }
+    public var duration: Double { file.duration }
+
+    /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
+    /// and `--until` against its real length, then opens the device. Time specs are checked
+    /// for syntax before anything is opened.
+    public init(library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
+                device: String, deviceConfiguration: String? = nil) throws {
+        self.library = library
+        let seekSpec = try seek.map { try TimeSpec.parse($0) }
+        let untilSpec = try until.map { try TimeSpec.parse($0) }
+        let resumeAt: Double?
+        if let path {
+            item = try library.resolver.resolve(path)
+            resumeAt = nil
+        } else {
+            guard let selection = library.state.selection, let selected = library.document[selection.recording] else {
+                throw RecError.usage("play", "no recording is selected; give the PATH of one to play")
+            }
+            item = selected
+            resumeAt = fromStart ? nil : selection.position
+        }
+        guard let info = item.recording else {
+            throw RecError.failure(path ?? library.document.path(of: item.id), "is a folder, not a recording")
+        }
+        let opened = try SoundFile.open(path: library.location.audioPath(info.file))
+        file = opened
+        let rate = Double(opened.sampleRate)
+        let length = opened.duration
+        let frameCount = opened.frames
+        func frame(_ seconds: Double) -> Int64 { min(Int64((seconds * rate).rounded()), frameCount) }
+        var from: Int64 = 0
+        if let seekSpec, let text = seek {
+            from = frame(try seekSpec.resolve(duration: length, spec: text))
+        } else if let resumeAt, resumeAt < length - 0.05 {
+            from = frame(resumeAt)
+        }
+        var to = frameCount
+        if let untilSpec, let text = until {
+            to = frame(try untilSpec.resolve(duration: length, spec: text))
+            guard to > from else {
+                throw RecError.usage(NameRules.quoted(text), "--until must come after the start (\(Format.clock(Double(from) / rate)))")
+            }
+        }
+        start = from
+        end = to
+        lastSavedFrames = from
+        player = try Player(file: file, device: device, configuration: deviceConfiguration)
+    }
+
+    /// Plays, keeping the view state's selection and position up to date.
+    @discardableResult
+    public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
+        let id = item.id
+        let startSeconds = Double(start) / Double(sampleRate)
+        try library.viewState.transaction { $0.selectRecording(id, position: startSeconds) }
+        do {
+            let result = try player.run(from: start, until: end) { event in
+                if case let .progress(p) = event { persistIfDue(p.position) }
+                onEvent(event)
+            }
+            try save(result.0)
+            return result
+        } catch {
+            throw error
+        }
+    }
+
+    /// Position updates reach the disk at most once per second of audio and of wall time,
+    /// so a device faster than real time does not turn into a stream of fsyncs.
+    private func persistIfDue(_ position: AudioPosition) {
+        guard abs(position.frames - lastSavedFrames) >= Int64(sampleRate) else { return }
+        let now = MonotonicClock.now()
+        guard now - lastSavedAt >= 1 else { return }
+        lastSavedAt = now
+        try? save(position)
+    }
+
+    private func save(_ position: AudioPosition) throws {
+        lastSavedFrames = position.frames
+        let id = item.id
+        try library.viewState.transaction { vs in
+            if vs.state.selection?.recording == id { vs.updatePlayPosition(position.seconds) }
+        }
+    }
+}
+
+/// Seconds on a clock that only goes forward; for throttling disk writes, never for audio.
+enum MonotonicClock {
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}

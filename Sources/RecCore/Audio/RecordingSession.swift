@@ -1,0 +1,255 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The record screen as a sequence of store changes around a `Recorder`:
+///
+/// 1. `start`: resolve where the recording goes (an existing name is refused here, before
+///    anything is recorded), open the device, create the file, and note the recording in
+///    progress in the view state (uuid, parent, file, pid, start time);
+/// 2. `record`: capture until stopped;
+/// 3. `save` (close the file, add the item to the document, clear the in-progress entry)
+///    or `discard` (close and delete the file, clear the entry).
+///
+/// A failure before recording leaves no file and no entry behind.
+public final class RecordingSession {
+    public let library: Library
+    public let recorder: Recorder
+    public let entry: ViewState.RecordingInProgress
+    public let format: AudioFormat
+    /// The folder the recording goes into and the name it gets unless another is chosen.
+    public let parent: ItemID
+    public let defaultName: String
+    /// Whether the user gave the name (in PATH), so there is nothing to ask.
+    public let nameGiven: Bool
+    public let file: SoundFile
+    public private(set) var frames: Int64 = 0
+    private var finished = false
+
+    public var filePath: String { library.location.audioPath(entry.file) }
+
+    /// Resolves PATH (a folder, a name in the current folder, or `Folder/name`) and starts.
+    public init(library: Library, path: String?, format: AudioFormat, rate: Int, channels: Int,
+                device: String, frameLimit: Int64?, started: Timestamp = .now(),
+                deviceConfiguration: String? = nil) throws {
+        self.library = library
+        self.format = format
+        try format.validate(rate: rate, channels: channels)
+        let resolver = library.resolver
+        let generated = Format.defaultRecordingName(started)
+        var parentItem: Item
+        var name = generated
+        var given = false
+        if let path {
+            switch try resolver.locate(path) {
+            case let .existing(item) where item.isFolder:
+                parentItem = item
+            case .existing:
+                throw RecError.failure(path, "already exists")
+            case let .missing(parent, missingName):
+                if path.hasSuffix("/") { throw RecError.failure(path, "no such folder") }
+                guard parent.isFolder else { throw RecError.failure(path, "\(library.document.path(of: parent.id)) is not a folder") }
+                parentItem = parent
+                name = missingName
+                given = true
+            }
+        } else {
+            parentItem = library.document[library.state.currentFolder] ?? library.document.root
+        }
+        try NameRules.validate(name)
+        if let existing = library.document.child(named: name, in: parentItem.id) {
+            throw RecError.failure(library.document.path(of: existing.id), "already exists")
+        }
+        if let other = library.viewState.state.recording, processIsAlive(other.pid), other.pid != getpid() {
+            throw RecError.failure("record", "another recording is in progress (\"\(other.name)\", pid \(other.pid))")
+        }
+        parent = parentItem.id
+        defaultName = name
+        nameGiven = given
+
+        // The device first: if it cannot be opened, no file is made.
+        recorder = try Recorder(device: device, rate: rate, channels: channels, frameLimit: frameLimit,
+                                configuration: deviceConfiguration)
+        let id = ItemID.random()
+        let fileName = "\(id).\(format.fileExtension)"
+        try FileSystem.makeDirectories(library.location.audioDirectory)
+        let path = library.location.audioPath(fileName)
+        file = try SoundFile.create(path: path, format: format, rate: rate, channels: channels)
+        entry = .init(id: id, parent: parent, name: name, file: fileName, format: format.rawValue,
+                      sampleRate: rate, channels: channels, pid: getpid(), started: started)
+        do {
+            try library.viewState.transaction { $0.recordingStarted(entry) }
+        } catch {
+            try? file.close()
+            try? FileSystem.remove(path)
+            throw error
+        }
+    }
+
+    /// Captures until the recorder is stopped or reaches its frame limit.
+    public func record(onEvent: (AudioEvent) -> Void) throws {
+        defer { frames = recorder.framesWritten }
+        try recorder.run(into: file, onEvent: onEvent)
+    }
+
+    /// Why `name` cannot be the recording's name, or nil if it can.
+    public func nameProblem(_ name: String) -> String? {
+        if let problem = NameRules.violation(name) { return problem }
+        if let existing = library.document.child(named: name, in: parent) {
+            return "\(library.document.path(of: existing.id)) already exists"
+        }
+        return nil
+    }
+
+    /// Closes the file and adds the recording to the store under `name` (the default when
+    /// nil). If the name was taken meanwhile by another command, " (2)", " (3)" … is added.
+    @discardableResult
+    public func save(as name: String? = nil) throws -> Item {
+        guard !finished else { throw RecError.failure("record", "the recording was already saved or discarded") }
+        finished = true
+        try file.close()
+        let info = measuredInfo()
+        let chosen = name ?? defaultName
+        try library.documents.transaction { tx in
+            var candidate = chosen
+            var n = 2
+            while tx.document.child(named: candidate, in: parent) != nil {
+                candidate = "\(chosen) (\(n))"
+                n += 1
+            }
+            let parentID = tx.document[parent]?.isFolder == true ? parent : .root
+            try tx.add(.recording(id: entry.id, name: candidate, parent: parentID, created: entry.started, info: info))
+        }
+        try library.viewState.transaction { vs in
+            if vs.state.recording?.id == entry.id { vs.recordingEnded() }
+        }
+        guard let item = library.document[entry.id] else { throw RecError.failure(chosen, "was not saved") }
+        return item
+    }
+
+    private func measuredInfo() -> RecordingInfo {
+        let written = frames
+        return RecordingInfo(duration: Double(written) / Double(entry.sampleRate), frames: written,
+                             sampleRate: entry.sampleRate, channels: entry.channels, format: entry.format, file: entry.file)
+    }
+
+    /// Throws the recording away: the file is deleted and the in-progress entry cleared.
+    public func discard() throws {
+        guard !finished else { return }
+        finished = true
+        try? file.close()
+        try FileSystem.remove(filePath)
+        try library.viewState.transaction { vs in
+            if vs.state.recording?.id == entry.id { vs.recordingEnded() }
+        }
+    }
+}
+
+/// Whether a process with this pid is running. One we may not signal still runs; a zombie
+/// (killed, not yet reaped by its parent) does not.
+public func processIsAlive(_ pid: Int32) -> Bool {
+    guard pid > 0 else { return false }
+    guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+    // /proc/PID/stat reads "PID (command) STATE ...": the state follows the last ')'.
+    guard let stat = try? FileSystem.read("/proc/\(pid)/stat"),
+          let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count else { return true }
+    let state = stat[close + 2]
+    return state != UInt8(ascii: "Z") && state != UInt8(ascii: "X")
+}
+
+extension SoundFile {
+    /// The frames a file really holds, by decoding it to the end: what a file whose writer
+    /// died before finishing its header declares can be wrong.
+    public static func countFrames(path: String) throws -> Int64 {
+        let file = try SoundFile.open(path: path)
+        let chunk = 16384
+        let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: chunk * file.channels)
+        defer { buffer.deallocate() }
+        var total: Int64 = 0
+        while true {
+            let n = (try? file.read(into: buffer, frames: chunk)) ?? 0
+            if n == 0 { break }
+            total += Int64(n)
+        }
+        return total
+    }
+}
+
+extension Library {
+    /// Crash recovery. When the view state holds a recording in progress whose process is
+    /// gone (SIGKILL, power loss), the audio written so far becomes a recording named
+    /// `<name> (recovered)` and the entry is cleared. Returns a note for the user, or nil
+    /// when there was nothing to recover.
+    ///
+    /// Safe against two commands recovering at once: the item keeps the entry's UUID, so
+    /// the second one finds it already in the document and only clears the entry.
+    @discardableResult
+    public func recoverInterruptedRecording() throws -> String? {
+        guard let entry = viewState.state.recording, !processIsAlive(entry.pid) else { return nil }
+        let path = location.audioPath(entry.file)
+        var note: String?
+        try documents.transaction { tx in
+            guard tx.document[entry.id] == nil else { return }
+            guard let info = Self.recoverAudio(entry, path: path) else {
+                try? FileSystem.remove(path)
+                note = "an interrupted recording (\"\(entry.name)\", pid \(entry.pid)) had no audio and was discarded"
+                return
+            }
+            let base = "\(entry.name) (recovered)"
+            var name = base
+            var n = 2
+            while tx.document.child(named: name, in: entry.parent) != nil {
+                name = "\(base) \(n)"
+                n += 1
+            }
+            let parent = tx.document[entry.parent]?.isFolder == true ? entry.parent : .root
+            if parent != entry.parent, tx.document.child(named: name, in: parent) != nil { name = "\(base) \(entry.id)" }
+            try tx.add(.recording(id: entry.id, name: name, parent: parent, created: entry.started, info: info))
+            note = "recovered an interrupted recording as \(tx.document.path(of: entry.id)) (\(Format.duration(info.duration)))"
+        }
+        try viewState.transaction { vs in
+            if vs.state.recording?.id == entry.id { vs.recordingEnded() }
+        }
+        return note
+    }
+
+    /// What the dead writer left: the frames really in the file. A file whose header does
+    /// not declare them (the writer never finished it) is rewritten whole, so that it plays
+    /// and seeks like any other. nil when there is no readable audio.
+    static func recoverAudio(_ entry: ViewState.RecordingInProgress, path: String) -> RecordingInfo? {
+        guard let frames = try? SoundFile.countFrames(path: path), frames > 0,
+              let file = try? SoundFile.open(path: path) else { return nil }
+        var finalFrames = frames
+        if file.frames != frames, let format = AudioFormat(rawValue: entry.format) {
+            let temporary = path + ".recovering"
+            if let copied = try? SoundFile.copy(file, to: temporary, format: format), copied > 0,
+               rename(temporary, path) == 0 {
+                finalFrames = copied
+            } else {
+                try? FileSystem.remove(temporary)
+            }
+        }
+        return RecordingInfo(duration: Double(finalFrames) / Double(file.sampleRate), frames: finalFrames,
+                             sampleRate: file.sampleRate, channels: file.channels, format: entry.format, file: entry.file)
+    }
+}
+
+extension SoundFile {
+    /// Decodes `source` from its start into a new file; returns the frames copied.
+    static func copy(_ source: SoundFile, to path: String, format: AudioFormat) throws -> Int64 {
+        try source.seek(to: 0)
+        let target = try SoundFile.create(path: path, format: format, rate: source.sampleRate, channels: source.channels)
+        let chunk = 16384
+        let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: chunk * source.channels)
+        defer { buffer.deallocate() }
+        var total: Int64 = 0
+        while true {
+            let n = (try? source.read(into: buffer, frames: chunk)) ?? 0
+            if n == 0 { break }
+            try target.write(buffer, frames: n)
+            total += Int64(n)
+        }
+        try target.close()
+        return total
+    }
+}

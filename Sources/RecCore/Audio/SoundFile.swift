@@ -1,0 +1,114 @@
+import CAudio
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An audio file through libsndfile, opened either to write a new file or to read one,
+/// in interleaved signed 16-bit frames. Closed on every path (`close()` or deinit).
+public final class SoundFile {
+    public let path: String
+    public let sampleRate: Int
+    public let channels: Int
+    /// The libsndfile format code (major format | subtype).
+    public let format: Int32
+    /// For files opened for reading: the length the file declares.
+    public let frames: Int64
+    private var handle: OpaquePointer?
+
+    private init(path: String, handle: OpaquePointer, info: SF_INFO) {
+        self.path = path
+        self.handle = handle
+        sampleRate = Int(info.samplerate)
+        channels = Int(info.channels)
+        format = info.format
+        frames = Int64(info.frames)
+    }
+
+    deinit { if let handle { sf_close(handle) } }
+
+    /// Creates (or truncates) `path` for writing.
+    public static func create(path: String, format: AudioFormat, rate: Int, channels: Int) throws -> SoundFile {
+        var info = SF_INFO()
+        info.samplerate = Int32(clamping: rate)
+        info.channels = Int32(clamping: channels)
+        info.format = format.sndfileFormat
+        guard sf_format_check(&info) == SF_TRUE else {
+            throw AudioError(.file(path), "cannot create", reason: "libsndfile cannot write \(format.rawValue) at \(rate) Hz with \(channels) channel(s)")
+        }
+        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw AudioError.sndfile(path, "cannot create", nil)
+        }
+        return SoundFile(path: path, handle: handle, info: info)
+    }
+
+    /// Opens an existing file for reading.
+    public static func open(path: String) throws -> SoundFile {
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            let reason = String(cString: sf_strerror(nil))
+            throw AudioError(.file(path), "cannot read audio", reason: reason, code: sf_error(nil))
+        }
+        guard info.channels > 0, info.samplerate > 0 else {
+            sf_close(handle)
+            throw AudioError(.file(path), "cannot read audio", reason: "the file declares no channels or no sample rate")
+        }
+        return SoundFile(path: path, handle: handle, info: info)
+    }
+
+    public var audioFormat: AudioFormat? { AudioFormat(sndfileFormat: format) }
+
+    public var duration: Double { Double(frames) / Double(sampleRate) }
+
+    private func open(_ operation: String) throws -> OpaquePointer {
+        guard let handle else { throw AudioError(.file(path), operation, reason: "file is closed") }
+        return handle
+    }
+
+    /// Writes all `frames` frames.
+    public func write(_ samples: UnsafePointer<Int16>, frames: Int) throws {
+        let handle = try open("write failed")
+        let written = sf_writef_short(handle, samples, sf_count_t(frames))
+        guard written == sf_count_t(frames) else { throw AudioError.sndfile(path, "write failed", handle) }
+    }
+
+    /// Brings the header up to date and pushes what is written to the disk, so a crash after
+    /// this point loses nothing before it.
+    public func sync() {
+        guard let handle else { return }
+        sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+        sf_write_sync(handle)
+    }
+
+    /// Reads up to `frames` frames; 0 at the end of the file. A decoding error is thrown.
+    public func read(into samples: UnsafeMutablePointer<Int16>, frames: Int) throws -> Int {
+        let handle = try open("read failed")
+        let count = sf_readf_short(handle, samples, sf_count_t(frames))
+        if count < sf_count_t(frames) && sf_error(handle) != SF_ERR_NO_ERROR {
+            throw AudioError.sndfile(path, "cannot decode", handle)
+        }
+        return Int(count)
+    }
+
+    /// Moves the read position to `frame` directly (libsndfile's own seek, not decoding from
+    /// the start), so the next `read` returns that frame first.
+    public func seek(to frame: Int64) throws {
+        let handle = try open("seek failed")
+        let result = sf_seek(handle, sf_count_t(frame), SEEK_SET)
+        guard result == sf_count_t(frame) else {
+            let message = sf_error(handle) != SF_ERR_NO_ERROR ? String(cString: sf_strerror(handle)) : "cannot reach frame \(frame)"
+            throw AudioError(.file(path), "seek failed", reason: message)
+        }
+    }
+
+    /// Closes the file; for a written file this finishes the encoding and the header, and a
+    /// failure here means the file is not complete.
+    public func close() throws {
+        guard let handle else { return }
+        self.handle = nil
+        let result = sf_close(handle)
+        if result != 0 {
+            throw AudioError(.file(path), "cannot finish writing", reason: String(cString: sf_error_number(result)), code: result)
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import RecCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Play: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play a recording through an ALSA device.",
+        discussion: """
+        Times (--seek, --until) are written 90, 90s, 1:30, 1:02:03.5, 50% or -10s (from the \
+        end). Seeking is sample-accurate and does not decode what comes before.
+
+        On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
+        forward, q quits. The recording and position are kept in the view state: 'play' \
+        with no PATH resumes the last recording where it stopped.
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The recording to play; the last one played by default.")
+    var path: String?
+
+    @Option(help: ArgumentHelp("Start here.", valueName: "time"))
+    var seek: String?
+
+    @Option(help: ArgumentHelp("Stop here.", valueName: "time"))
+    var until: String?
+
+    @Flag(help: "Start from the beginning instead of the saved position.")
+    var fromStart = false
+
+    @Option(help: ArgumentHelp("The ALSA PCM to play to; defaults to $RECNOTES_DEVICE, then 'default'.", valueName: "name"))
+    var device: String?
+
+    @Option(help: "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
+    var progress: ProgressMode?
+
+    func run() throws {
+        if let seek { _ = try TimeSpec.parse(seek) }
+        if let until { _ = try TimeSpec.parse(until) }
+        let signals = SignalWatcher()
+        let library = try global.openLibrary()
+        let session = try PlaybackSession(library: library, path: path, seek: seek, until: until,
+                                          fromStart: fromStart, device: audioDevice(device))
+        let player = session.player
+        signals.onSignal { _ in player.stop() }
+        let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .play)
+        let keys = KeyReader { key in
+            switch key {
+            case .space: player.togglePause()
+            case .left: player.seek(by: -5)
+            case .right: player.seek(by: 5)
+            case .interrupt: player.stop()
+            default: if key.isQuit { player.stop() }
+            }
+        }
+        defer { keys?.stop() }
+        try session.play(onEvent: renderer.handle)
+    }
+}

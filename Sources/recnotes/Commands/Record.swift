@@ -1,0 +1,119 @@
+import ArgumentParser
+import RecCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension AudioFormat: ExpressibleByArgument {}
+extension ProgressMode: ExpressibleByArgument {}
+
+struct Record: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record a voice note from an ALSA device.",
+        discussion: """
+        PATH is a destination folder and/or name (Ideas/standup); by default the current \
+        folder and the name 'Recording YYYY-MM-DD HH.MM.SS'. An existing name is refused \
+        before recording starts.
+
+        Recording stops after --duration, on Ctrl-C, on SIGTERM, or on 'q' at a terminal; \
+        every way of stopping saves what was recorded. On a terminal, space pauses and \
+        resumes, and when no name was given you are asked for one: Enter keeps the default, \
+        Esc discards the recording. If recnotes is killed, the next command recovers the \
+        audio as '<name> (recovered)'.
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "Where to put the recording: a folder, a name, or Folder/name.")
+    var path: String?
+
+    @Option(help: "opus (Ogg Opus, the default), flac, wav, vorbis (Ogg Vorbis) or mp3.")
+    var format: AudioFormat = .default
+
+    @Option(help: ArgumentHelp("Sample rate in Hz (default 48000).", valueName: "hz"))
+    var rate: Int?
+
+    @Option(help: ArgumentHelp("Channels (default 1).", valueName: "n"))
+    var channels: Int = AudioFormat.defaultChannels
+
+    @Option(help: ArgumentHelp("The ALSA PCM to record from; defaults to $RECNOTES_DEVICE, then 'default'.", valueName: "name"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("Stop after this long: 90, 90s, 1:30, 1:02:03.5.", valueName: "time"))
+    var duration: String?
+
+    @Option(help: "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
+    var progress: ProgressMode?
+
+    func run() throws {
+        let sampleRate = rate ?? format.defaultRate
+        var frameLimit: Int64?
+        if let duration {
+            guard case let .absolute(seconds) = try TimeSpec.parse(duration), seconds > 0 else {
+                throw RecError.usage("--duration \(duration)", "must be a length of time greater than zero, such as 90, 90s or 1:30")
+            }
+            frameLimit = Int64((seconds * Double(sampleRate)).rounded())
+        }
+        try format.validate(rate: sampleRate, channels: channels)
+        let signals = SignalWatcher()
+        let library = try global.openLibrary()
+        let session = try RecordingSession(library: library, path: path, format: format, rate: sampleRate,
+                                           channels: channels, device: audioDevice(device), frameLimit: frameLimit)
+        let recorder = session.recorder
+        signals.onSignal { _ in recorder.stop() }
+        let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)
+        let keys = KeyReader { key in
+            if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }
+        }
+        do {
+            try session.record(onEvent: renderer.handle)
+        } catch {
+            keys?.stop()
+            if session.frames > 0 { _ = try? session.save() } else { try? session.discard() }
+            throw error
+        }
+        keys?.stop()
+
+        var name: String? = session.defaultName
+        if !session.nameGiven && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDERR_FILENO) {
+            let interrupted = InterruptFlag()
+            signals.onSignal { _ in interrupted.set() }
+            name = NamePrompt.ask(defaultName: session.defaultName, problem: session.nameProblem,
+                                  interrupted: interrupted.isSet)
+        }
+        guard let name else {
+            try session.discard()
+            if renderer.mode == .json { renderer.printLine(AudioEventJSON.discarded) }
+            if renderer.mode == .tty { Terminal.writeStderr("Discarded the recording.\n") }
+            return
+        }
+        let item = try session.save(as: name)
+        switch renderer.mode {
+        case .json: renderer.printLine(AudioEventJSON.saved(item, in: library))
+        case .tty: Terminal.writeStderr("Saved \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n")
+        case .none: break
+        }
+    }
+}
+
+/// Set from the signal thread, read by the prompt.
+final class InterruptFlag: @unchecked Sendable {
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var value = false
+
+    init() { pthread_mutex_init(lock, nil) }
+
+    func set() {
+        pthread_mutex_lock(lock)
+        value = true
+        pthread_mutex_unlock(lock)
+    }
+
+    func isSet() -> Bool {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return value
+    }
+}
