@@ -5,19 +5,25 @@ public struct Document: Equatable, Sendable {
     public static let rootName = "Recordings"
 
     public internal(set) var items: [ItemID: Item]
+    /// Removed items, oldest first, kept with their audio until the trash is emptied.
+    public internal(set) var trash: [TrashEntry]
 
     public init() {
         items = [.root: .folder(id: .root, name: Document.rootName, parent: nil, created: .now())]
+        trash = []
     }
 
     /// Used by the codec; the caller vouches that links are consistent.
-    init(items: [ItemID: Item]) {
+    init(items: [ItemID: Item], trash: [TrashEntry] = []) {
         self.items = items
+        self.trash = trash
     }
 
     public var root: Item { items[.root]! }
 
     public subscript(id: ItemID) -> Item? { items[id] }
+
+    public func trashEntry(_ id: ItemID) -> TrashEntry? { trash.last { $0.id == id } }
 
     public var count: Int { items.count }
 

@@ -20,41 +20,67 @@ public enum DocumentCodec {
         w.raw(",\n\"items\": [\n")
         for (index, item) in ordered.enumerated() {
             if index > 0 { w.raw(",\n") }
-            w.raw("{\"uuid\": ")
-            w.id(item.id)
-            w.raw(", \"type\": ")
-            w.raw(item.isFolder ? "\"folder\"" : "\"recording\"")
-            w.raw(", \"name\": ")
-            w.string(item.name)
-            w.raw(", \"parent\": ")
-            w.optionalID(item.parent)
-            w.raw(", \"created\": ")
-            w.timestamp(item.created)
-            if let info = item.recording {
-                w.raw(", \"duration\": ")
-                w.double(info.duration)
-                w.raw(", \"frames\": ")
-                w.int(info.frames)
-                w.raw(", \"sampleRate\": ")
-                w.int(info.sampleRate)
-                w.raw(", \"channels\": ")
-                w.int(info.channels)
-                w.raw(", \"format\": ")
-                w.string(info.format)
-                w.raw(", \"file\": ")
-                w.string(info.file)
-            } else {
-                w.raw(", \"children\": [")
-                for (k, child) in item.children.enumerated() {
-                    if k > 0 { w.raw(", ") }
-                    w.id(child)
-                }
-                w.raw("]")
-            }
-            w.raw("}")
+            writeItem(item, to: &w)
         }
-        w.raw("\n]\n}\n")
+        w.raw("\n]")
+        if !document.trash.isEmpty {
+            w.raw(",\n\"trash\": [\n")
+            for (index, entry) in document.trash.enumerated() {
+                if index > 0 { w.raw(",\n") }
+                w.raw("{\"uuid\": ")
+                w.id(entry.id)
+                w.raw(", \"parent\": ")
+                w.id(entry.parent)
+                w.raw(", \"path\": ")
+                w.string(entry.path)
+                w.raw(", \"removed\": ")
+                w.timestamp(entry.removed)
+                w.raw(", \"items\": [\n  ")
+                for (k, item) in entry.items.enumerated() {
+                    if k > 0 { w.raw(",\n  ") }
+                    writeItem(item, to: &w)
+                }
+                w.raw("]}")
+            }
+            w.raw("\n]")
+        }
+        w.raw("\n}\n")
         return w.bytes
+    }
+
+    private static func writeItem(_ item: Item, to w: inout JSONWriter) {
+        w.raw("{\"uuid\": ")
+        w.id(item.id)
+        w.raw(", \"type\": ")
+        w.raw(item.isFolder ? "\"folder\"" : "\"recording\"")
+        w.raw(", \"name\": ")
+        w.string(item.name)
+        w.raw(", \"parent\": ")
+        w.optionalID(item.parent)
+        w.raw(", \"created\": ")
+        w.timestamp(item.created)
+        if let info = item.recording {
+            w.raw(", \"duration\": ")
+            w.double(info.duration)
+            w.raw(", \"frames\": ")
+            w.int(info.frames)
+            w.raw(", \"sampleRate\": ")
+            w.int(info.sampleRate)
+            w.raw(", \"channels\": ")
+            w.int(info.channels)
+            w.raw(", \"format\": ")
+            w.string(info.format)
+            w.raw(", \"file\": ")
+            w.string(info.file)
+        } else {
+            w.raw(", \"children\": [")
+            for (k, child) in item.children.enumerated() {
+                if k > 0 { w.raw(", ") }
+                w.id(child)
+            }
+            w.raw("]")
+        }
+        w.raw("}")
     }
 
     public struct Corrupt: Error, Equatable, CustomStringConvertible {
@@ -94,6 +120,7 @@ public enum DocumentCodec {
         var version: Int64?
         var sawItems = false
         var duplicates: [LinkProblem] = []
+        var trash: [TrashEntry] = []
         do {
             try reader.beginObject()
             var first = true
@@ -114,6 +141,10 @@ public enum DocumentCodec {
                         let item = try decodeItem(&reader)
                         if items.updateValue(item, forKey: item.id) != nil { duplicates.append(.duplicateID(item.id)) }
                     }
+                } else if key.equals("trash") {
+                    try reader.beginArray()
+                    var firstEntry = true
+                    while try reader.nextElement(first: &firstEntry) { trash.append(try decodeTrashEntry(&reader)) }
                 } else {
                     try reader.skipValue()
                 }
@@ -124,7 +155,7 @@ public enum DocumentCodec {
         }
         guard version != nil else { throw Corrupt(reason: "not a recnotes store: no \"version\" field") }
         guard sawItems else { throw Corrupt(reason: "not a recnotes store: no \"items\" array") }
-        var document = Document(items: items)
+        var document = Document(items: items, trash: trash)
         let problems = duplicates + document.checkLinks()
         if !problems.isEmpty {
             if strict {
@@ -134,6 +165,39 @@ public enum DocumentCodec {
             document.rebuildLinks()
         }
         return (document, problems)
+    }
+
+    private static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
+        let start = r.position
+        var parent: ItemID?
+        var path: String?
+        var removed: Timestamp?
+        var entryItems: [Item] = []
+        try r.beginObject()
+        var first = true
+        while let key = try r.nextKey(first: &first) {
+            if key.equals("parent") {
+                let at = r.position
+                guard let id = ItemID(utf8: try r.readRawString()) else { throw r.failure("parent is not a UUID", at: at) }
+                parent = id
+            } else if key.equals("path") {
+                path = try r.readString()
+            } else if key.equals("removed") {
+                let at = r.position
+                guard let t = Timestamp(utf8: try r.readRawString()) else { throw r.failure("removed is not an ISO 8601 time", at: at) }
+                removed = t
+            } else if key.equals("items") {
+                try r.beginArray()
+                var firstItem = true
+                while try r.nextElement(first: &firstItem) { entryItems.append(try decodeItem(&r)) }
+            } else {
+                try r.skipValue()
+            }
+        }
+        guard let parent, let path, let removed, !entryItems.isEmpty else {
+            throw r.failure("trash entry needs parent, path, removed and items", at: start)
+        }
+        return TrashEntry(parent: parent, path: path, removed: removed, items: entryItems)
     }
 
     private static func decodeItem(_ r: inout JSONReader) throws -> Item {

@@ -10,14 +10,20 @@ public final class DocumentStore {
         case added(Item, parent: ItemID, index: Int)
         case renamed(Item, oldName: String, oldIndex: Int, newIndex: Int)
         case moved(Item, from: ItemID, oldIndex: Int, to: ItemID, newIndex: Int)
-        /// The item and, for a folder, everything that was under it.
+        /// The item and, for a folder, everything that was under it. Unless removed
+        /// permanently, the document's trash now holds them.
         case removed(Item, parent: ItemID, index: Int, subtree: [Item])
+        /// Trash entries deleted for good, audio and all.
+        case purged([TrashEntry])
     }
 
     public let location: StoreLocation
     public private(set) var document: Document
     private var identity: FileIdentity?
     private var observers: [(Action, Document) -> Void] = []
+    /// What the journal calls the change, e.g. the command line that made it.
+    public var summary = ""
+    public var journal: Journal { Journal(location: location) }
 
     /// Loads the store, creating it on first use. A corrupt or too-new `store.json` is an
     /// error naming the file and what is wrong; it is never replaced.
@@ -70,6 +76,11 @@ public final class DocumentStore {
             identity = FileIdentity(path: location.storeFile)
             document = transaction.document
             removeAudio(of: transaction.actions)
+            if transaction.journaled {
+                journal.record(transaction, summary: summary)
+            } else {
+                journal.dropLast()
+            }
             for action in transaction.actions {
                 for observer in observers { observer(action, document) }
             }
@@ -79,18 +90,31 @@ public final class DocumentStore {
 
     /// Audio goes only after the document that referenced it is safely gone: a crash in
     /// between leaves an orphan file (which fsck adopts), never a recording without audio.
+    /// Trashed recordings keep theirs.
     private func removeAudio(of actions: [Action]) {
-        for case let .removed(_, _, _, subtree) in actions {
-            for item in subtree {
-                if let file = item.recording?.file { try? FileSystem.remove(location.audioPath(file)) }
+        var files: [String] = []
+        for action in actions {
+            switch action {
+            case let .removed(item, _, _, subtree) where document.trashEntry(item.id) == nil:
+                files += subtree.compactMap(\.recording?.file)
+            case let .purged(entries):
+                files += entries.flatMap(\.audioFiles)
+            default:
+                continue
             }
         }
+        let kept = Set(document.items.values.compactMap(\.recording?.file) + document.trash.flatMap(\.audioFiles))
+        for file in files where !kept.contains(file) { try? FileSystem.remove(location.audioPath(file)) }
     }
 
     /// A working copy of the document; each method validates, applies and records one action.
     public struct Transaction {
         public private(set) var document: Document
         public private(set) var actions: [Action] = []
+        /// How to take this transaction back, for the journal; `undo` clears it.
+        var steps: [Journal.Step] = []
+        /// False for a transaction that undoes an earlier one.
+        var journaled = true
 
         init(document: Document) {
             self.document = document
@@ -118,6 +142,7 @@ public final class DocumentStore {
             var item = item
             item.children = []
             let index = document.insert(item)
+            steps.append(.added(item.id))
             return record(.added(document[item.id]!, parent: parentID, index: index))
         }
 
@@ -137,6 +162,7 @@ public final class DocumentStore {
             document.setName(name, of: id)
             let newIndex = document.link(id, into: newParent)
             let updated = document[id]!
+            steps.append(.moved(id, fromParent: oldParent, fromName: item.name, toParent: newParent, toName: name))
             if oldParent == newParent {
                 return record(.renamed(updated, oldName: item.name, oldIndex: oldIndex, newIndex: newIndex))
             }
@@ -151,13 +177,58 @@ public final class DocumentStore {
             return try move(id, into: parent, name: name)
         }
 
+        /// Removes an item and its subtree into the trash, or for good with `permanently`.
         @discardableResult
-        public mutating func remove(_ id: ItemID) throws -> Action {
+        public mutating func remove(_ id: ItemID, permanently: Bool = false) throws -> Action {
             guard id != .root else { throw RecError.failure("/", "the root folder cannot be removed") }
             guard let item = document[id], let parent = item.parent else { throw RecError.failure("@\(id)", "no such item") }
+            let path = document.path(of: id)
             let index = document.unlink(id)
             let subtree = document.removeSubtree(id)
+            if permanently {
+                steps.append(.removedPermanently(id, path: path))
+            } else {
+                document.trash.append(TrashEntry(parent: parent, path: path, removed: .now(), items: subtree))
+                steps.append(.trashed(id))
+            }
             return record(.removed(item, parent: parent, index: index, subtree: subtree))
+        }
+
+        /// Puts a trashed item back: where it was, or into `folder` and/or under `name`.
+        @discardableResult
+        public mutating func restore(_ id: ItemID, into folder: ItemID? = nil, name: String? = nil) throws -> Action {
+            guard let entry = document.trashEntry(id) else { throw RecError.failure("@\(id)", "not in the trash") }
+            let parentID = folder ?? entry.parent
+            guard let parent = document[parentID], parent.isFolder else {
+                throw RecError.failure(entry.path, "its folder no longer exists; restore it with --to FOLDER")
+            }
+            let newName = name ?? entry.item.name
+            try NameRules.validate(newName)
+            if document.child(named: newName, in: parentID) != nil {
+                let taken = document.path(of: parentID) == "/" ? "/\(newName)" : "\(document.path(of: parentID))/\(newName)"
+                throw RecError.failure(taken, "already exists; restore it with --to FOLDER or --name NAME")
+            }
+            if let clash = entry.items.first(where: { document[$0.id] != nil }) {
+                throw RecError.failure("@\(clash.id)", "uuid already in use")
+            }
+            for item in entry.items.dropFirst() { document.items[item.id] = item }
+            var top = entry.item
+            top.name = newName
+            top.parent = parentID
+            document.items[top.id] = top
+            let index = document.link(top.id, into: parentID)
+            document.trash.removeAll { $0.id == id }
+            steps.append(.restored(id))
+            return record(.added(document[top.id]!, parent: parentID, index: index))
+        }
+
+        /// Deletes trash entries for good (all of them by default); their audio goes too.
+        @discardableResult
+        public mutating func emptyTrash(_ ids: Set<ItemID>? = nil) -> Action? {
+            let purged = document.trash.filter { ids?.contains($0.id) ?? true }
+            guard !purged.isEmpty else { return nil }
+            document.trash.removeAll { ids?.contains($0.id) ?? true }
+            return record(.purged(purged))
         }
 
         private mutating func record(_ action: Action) -> Action {

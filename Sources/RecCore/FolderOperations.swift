@@ -45,7 +45,7 @@ extension DocumentStore.Transaction {
     /// Removes items and everything under them. A non-empty folder needs `recursive`.
     /// Items already under another one being removed are taken with it.
     @discardableResult
-    public mutating func removeItems(_ targets: [(path: String, item: Item)], recursive: Bool) throws -> [Item] {
+    public mutating func removeItems(_ targets: [(path: String, item: Item)], recursive: Bool, permanently: Bool = false) throws -> [Item] {
         for (path, item) in targets {
             if item.id == .root { throw RecError.failure(path, "the root folder cannot be removed") }
             if item.isFolder && !item.children.isEmpty && !recursive {
@@ -56,7 +56,7 @@ extension DocumentStore.Transaction {
         var removed: [Item] = []
         for (_, item) in targets where document[item.id] != nil {
             if ids.contains(where: { $0 != item.id && document.isDescendant(item.id, of: $0) }) { continue }
-            if case let .removed(_, _, _, subtree) = try remove(item.id) { removed.append(contentsOf: subtree) }
+            if case let .removed(_, _, _, subtree) = try remove(item.id, permanently: permanently) { removed.append(contentsOf: subtree) }
         }
         return removed
     }

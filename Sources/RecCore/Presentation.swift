@@ -185,3 +185,54 @@ public enum ItemJSON {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }
+
+/// JSON for `trash ls --json` and `history --json`.
+public enum RecordJSON {
+    /// uuid, name, type, path (where it was), parent, removed, items (count), size (bytes of audio).
+    public static func trash(_ entries: [TrashEntry], in library: Library) -> String {
+        var w = JSONWriter()
+        w.raw("[")
+        for (i, entry) in entries.enumerated() {
+            w.raw(i == 0 ? "\n  " : ",\n  ")
+            w.raw("{\"uuid\": ")
+            w.id(entry.id)
+            w.raw(", \"name\": ")
+            w.string(entry.item.name)
+            w.raw(", \"type\": ")
+            w.string(entry.item.kind.rawValue)
+            w.raw(", \"path\": ")
+            w.string(entry.path)
+            w.raw(", \"parent\": ")
+            w.id(entry.parent)
+            w.raw(", \"removed\": ")
+            w.timestamp(entry.removed)
+            w.raw(", \"items\": ")
+            w.int(entry.items.count)
+            w.raw(", \"size\": ")
+            w.int(entry.audioFiles.compactMap { FileSystem.size(library.location.audioPath($0)) }.reduce(0, +))
+            w.raw("}")
+        }
+        w.raw(entries.isEmpty ? "]" : "\n]")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// seq, time, summary, changes (count of steps), undoable (only the newest can be).
+    public static func history(_ entries: [Journal.Entry]) -> String {
+        var w = JSONWriter()
+        w.raw("[")
+        for (i, entry) in entries.enumerated() {
+            w.raw(i == 0 ? "\n  " : ",\n  ")
+            w.raw("{\"seq\": ")
+            w.int(entry.sequence)
+            w.raw(", \"time\": ")
+            w.timestamp(entry.time)
+            w.raw(", \"summary\": ")
+            w.string(entry.summary)
+            w.raw(", \"changes\": ")
+            w.int(entry.steps.count)
+            w.raw("}")
+        }
+        w.raw(entries.isEmpty ? "]" : "\n]")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}

@@ -21,6 +21,9 @@ final class ChangeRenderer {
                     removedPaths[item.id] = (parentPath == "/" ? "" : parentPath) + "/" + item.name
                 }
                 affected.append(contentsOf: subtree)
+            case let .purged(entries):
+                for entry in entries { removedPaths[entry.id] = entry.path }
+                affected.append(contentsOf: entries.map(\.item))
             }
         }
     }

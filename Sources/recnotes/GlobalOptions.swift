@@ -18,8 +18,23 @@ struct GlobalOptions: ParsableArguments {
         let location = try StoreLocation.resolve(explicit: store, environment: environment())
         let library = try Library(location: location)
         for warning in library.warnings { Terminal.warning(warning) }
+        library.documents.summary = Self.commandSummary(CommandLine.arguments)
         if let note = try library.recoverInterruptedRecording() { Terminal.warning(note) }
         return library
+    }
+
+    /// The command line as `history` shows it: quoted where needed, without `--store`.
+    static func commandSummary(_ arguments: [String]) -> String {
+        var words: [String] = ["recnotes"]
+        var skipNext = false
+        for word in arguments.dropFirst() {
+            if skipNext { skipNext = false; continue }
+            if word == "--store" { skipNext = true; continue }
+            if word.hasPrefix("--store=") { continue }
+            let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_./@:%+=,".unicodeScalars.contains($0) }
+            words.append(plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'")
+        }
+        return words.joined(separator: " ")
     }
 
     private func environment() -> [String: String] {

@@ -4,8 +4,8 @@ import RecCore
 struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
-        abstract: "Remove recordings and folders.",
-        discussion: "Removing a recording deletes its audio file; removing a folder (-r) removes everything under it, audio included. The root folder cannot be removed."
+        abstract: "Move recordings and folders to the trash.",
+        discussion: "A removed item goes to the trash with everything under it, audio included, until 'recnotes trash empty'; 'recnotes trash restore' or 'recnotes undo' bring it back. --permanent deletes at once, audio files too. The root folder cannot be removed."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -13,6 +13,9 @@ struct Remove: ParsableCommand {
 
     @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Remove non-empty folders and everything in them.")
     var recursive = false
+
+    @Flag(help: "Delete at once instead of moving to the trash; this cannot be undone.")
+    var permanent = false
 
     @Argument(help: "The items to remove.")
     var paths: [String]
@@ -28,7 +31,7 @@ struct Remove: ParsableCommand {
         try library.documents.transaction { tx in
             let resolver = PathResolver(document: tx.document, currentFolder: current)
             let targets = try paths.map { (path: $0, item: try resolver.resolve($0)) }
-            return try tx.removeItems(targets, recursive: recursive)
+            return try tx.removeItems(targets, recursive: recursive, permanently: permanent)
         }
         renderer.finish(json: output.json)
     }
