@@ -150,13 +150,22 @@ struct DocumentStoreTests {
         #expect(store.document[Fixture.standup] == nil)
         #expect(store.document.count == 3)
         #expect(names(in: .root) == ["Home"])
+        // Into the trash: the audio stays until the trash is emptied.
+        #expect(store.document.trash.map(\.id) == [Fixture.work])
+        #expect(store.document.trash[0].items == [work, ideas, standup])
+        #expect(store.document.trash[0].path == "/Work")
+        #expect(FileManager.default.fileExists(atPath: audio))
+        #expect(try reopened() == store.document)
+        try store.transaction { _ = $0.emptyTrash() }
+        #expect(store.document.trash.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: audio))
         #expect(FileManager.default.fileExists(atPath: otherAudio))
         #expect(try reopened() == store.document)
 
         let stored = store.document[other.id]!
-        try store.transaction { try $0.remove(other.id) }
+        try store.transaction { try $0.remove(other.id, permanently: true) }
         #expect(log.actions.last == .removed(stored, parent: Fixture.home, index: 0, subtree: [stored]))
+        #expect(store.document.trash.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: otherAudio))
     }
 

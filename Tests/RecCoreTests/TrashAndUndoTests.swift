@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+@testable import RecCore
+
+@Suite("Trash, journal and undo")
+struct TrashAndUndoTests {
+    let dir: TemporaryDirectory
+    let store: DocumentStore
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        store = try DocumentStore(location: dir.location)
+        store.summary = "build"
+        try store.transaction { try Fixture.build(into: &$0) }
+    }
+
+    func reopened() throws -> Document { try DocumentStore(location: dir.location).document }
+
+    @Test("restore puts a trashed subtree back where it was, with the same UUIDs")
+    func restore() throws {
+        let before = store.document
+        try store.transaction { try $0.remove(Fixture.work) }
+        #expect(store.document[Fixture.ideas] == nil)
+        let log = ActionLog(store)
+        try store.transaction { try $0.restore(Fixture.work) }
+        #expect(store.document.items == before.items)
+        #expect(store.document.trash.isEmpty)
+        #expect(log.actions == [.added(store.document[Fixture.work]!, parent: .root, index: 1)])
+        #expect(try reopened() == store.document)
+    }
+
+    @Test("restore refuses a taken name or a vanished folder, and --to/--name get round it")
+    func restoreConflicts() throws {
+        try store.transaction { try $0.remove(Fixture.ideas) }
+        try store.transaction { try $0.add(.folder(name: "Ideas", parent: Fixture.work)) }
+        let bytes = dir.bytes("store.json")
+        let taken = recError { try store.transaction { _ = try $0.restore(Fixture.ideas) } }
+        #expect(taken?.description == "/Work/Ideas: already exists; restore it with --to FOLDER or --name NAME")
+        #expect(dir.bytes("store.json") == bytes)
+        try store.transaction { try $0.restore(Fixture.ideas, name: "Ideas (old)") }
+        #expect(store.document.path(of: Fixture.standup) == "/Work/Ideas (old)/standup")
+
+        try store.transaction { try $0.remove(Fixture.standup) }
+        try store.transaction { try $0.remove(Fixture.ideas, permanently: true) }
+        let gone = recError { try store.transaction { _ = try $0.restore(Fixture.standup) } }
+        #expect(gone?.description == "/Work/Ideas (old)/standup: its folder no longer exists; restore it with --to FOLDER")
+        try store.transaction { try $0.restore(Fixture.standup, into: Fixture.home) }
+        #expect(store.document.path(of: Fixture.standup) == "/Home/standup")
+    }
+
+    @Test("every journaled change is undone newest first, back to the start")
+    func undoAll() throws {
+        let start = store.document
+        store.summary = "mv"
+        try store.transaction { try $0.move(Fixture.ideas, into: Fixture.home, name: "Thoughts") }
+        let afterMove = store.document
+        store.summary = "rm"
+        try store.transaction { try $0.remove(Fixture.work) }
+        #expect(Journal(location: dir.location).entries().map(\.summary) == ["build", "mv", "rm"])
+
+        #expect(try store.undo().summary == "rm")
+        #expect(store.document.items == afterMove.items)
+        #expect(try store.undo().summary == "mv")
+        #expect(store.document.items == start.items)
+        #expect(try store.undo().summary == "build")
+        #expect(store.document.count == 1)
+        // The recording added by "build" went to the trash, with its audio, not away.
+        #expect(store.document.trash.flatMap(\.items).contains { $0.id == Fixture.standup })
+        #expect(recError { _ = try store.undo() }?.description == "undo: nothing to undo")
+    }
+
+    @Test("undo refuses, changing nothing, when a later change conflicts")
+    func undoConflicts() throws {
+        store.summary = "rm standup"
+        try store.transaction { try $0.remove(Fixture.standup) }
+        store.summary = "empty"
+        try store.transaction { _ = $0.emptyTrash() }  // not journaled: it cannot be undone
+        let bytes = dir.bytes("store.json")
+        let journal = dir.bytes("journal.jsonl")
+        let error = recError { _ = try store.undo() }
+        #expect(error?.description == "undo: cannot undo 'rm standup': the trash has been emptied since")
+        #expect(error?.exitCode == 1)
+        #expect(dir.bytes("store.json") == bytes)
+        #expect(dir.bytes("journal.jsonl") == journal)
+
+        store.summary = "permanent"
+        try store.transaction { try $0.remove(Fixture.home, permanently: true) }
+        #expect(recError { _ = try store.undo() }?.description == "undo: cannot undo 'permanent': /Home was removed permanently")
+    }
+
+    @Test("a damaged journal line is skipped, and a lost journal loses only history")
+    func damagedJournal() throws {
+        var bytes = dir.bytes("journal.jsonl")!
+        bytes += Array("{not json\n".utf8)
+        try dir.write("journal.jsonl", bytes)
+        #expect(Journal(location: dir.location).entries().map(\.summary) == ["build"])
+        try FileManager.default.removeItem(atPath: dir.path + "/journal.jsonl")
+        #expect(recError { _ = try store.undo() }?.description == "undo: nothing to undo")
+        #expect(store.document.count == 5)
+    }
+
+    @Test("the journal stays bounded")
+    func bounded() throws {
+        for i in 0..<(Journal.trimAt + 5) {
+            store.summary = "mkdir \(i)"
+            try store.transaction { try $0.add(.folder(name: "f\(i)", parent: .root)) }
+        }
+        let entries = Journal(location: dir.location).entries()
+        #expect(entries.count <= Journal.trimAt)
+        #expect(entries.count >= Journal.keep)
+        #expect(entries.last?.summary == "mkdir \(Journal.trimAt + 4)")
+        #expect(entries.map(\.sequence) == entries.map(\.sequence).sorted())
+    }
+}
