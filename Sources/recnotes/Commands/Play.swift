@@ -23,10 +23,10 @@ struct Play: ParsableCommand {
     @Argument(help: "The recording to play; the last one played by default.")
     var path: String?
 
-    @Option(help: ArgumentHelp("Start here.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start here; -10s counts from the end.", valueName: "time"))
     var seek: String?
 
-    @Option(help: ArgumentHelp("Stop here.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop here.", valueName: "time"))
     var until: String?
 
     @Flag(help: "Start from the beginning instead of the saved position.")
