@@ -316,6 +316,7 @@ extension Document {
             if item.isFolder {
                 var mismatch = false
                 var sorted = true
+                var adjacent: [DocumentCodec.LinkProblem] = []
                 var previous: Item?
                 for child in item.children {
                     guard let c = items[child], c.parent == id else {
@@ -323,12 +324,14 @@ extension Document {
                         continue
                     }
                     if let p = previous {
-                        if p.name == c.name { problems.append(.duplicateName(folder: id, name: c.name)) }
+                        if p.name == c.name { adjacent.append(.duplicateName(folder: id, name: c.name)) }
                         if !displayOrder(p, c) { sorted = false }
                     }
                     previous = c
                 }
-                if !sorted {
+                if sorted {
+                    problems += adjacent
+                } else {
                     // Only a hand-edited file gets here: duplicates need not be adjacent.
                     var names = Set<String>()
                     for c in item.children.compactMap({ items[$0] }) where !names.insert(c.name).inserted {

@@ -236,3 +236,44 @@ public enum RecordJSON {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }
+
+/// `fsck --json`: {"clean": bool, "problems": [{"kind", "message", "repairable"}], "repairs": [string], "remaining": int}.
+public enum CheckJSON {
+    public static func report(_ report: StoreCheck.Report, repaired: Bool) -> String {
+        var w = JSONWriter()
+        w.raw("{\"clean\": ")
+        w.bool(report.remaining.isEmpty)
+        w.raw(", \"problems\": [")
+        for (i, problem) in report.problems.enumerated() {
+            w.raw(i == 0 ? "\n  " : ",\n  ")
+            w.raw("{\"kind\": ")
+            w.string(kind(problem))
+            w.raw(", \"message\": ")
+            w.string(problem.description)
+            w.raw(", \"repairable\": ")
+            w.bool(problem.isRepairable)
+            w.raw("}")
+        }
+        w.raw(report.problems.isEmpty ? "]" : "\n]")
+        w.raw(", \"repairs\": [")
+        for (i, line) in report.repairs.enumerated() {
+            if i > 0 { w.raw(", ") }
+            w.string(line)
+        }
+        w.raw("], \"remaining\": ")
+        w.int(report.remaining.count)
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    static func kind(_ problem: StoreCheck.Problem) -> String {
+        switch problem {
+        case .link: return "link"
+        case .missingAudio: return "missingAudio"
+        case .unreadableAudio: return "unreadableAudio"
+        case .orphanAudio: return "orphanAudio"
+        case .staleRecording: return "staleRecording"
+        case .danglingViewState: return "viewState"
+        }
+    }
+}

@@ -14,13 +14,18 @@ struct GlobalOptions: ParsableArguments {
     var store: String?
 
     /// Opens both stores and prints whatever warnings loading them produced.
-    func openLibrary() throws -> Library {
-        let location = try StoreLocation.resolve(explicit: store, environment: environment())
-        let library = try Library(location: location)
+    /// Every command first recovers a recording whose process died (unless `recover` is
+    /// false, for fsck, which reports it first).
+    func openLibrary(recover: Bool = true) throws -> Library {
+        let library = try Library(location: location())
         for warning in library.warnings { Terminal.warning(warning) }
         library.documents.summary = Self.commandSummary(CommandLine.arguments)
-        if let note = try library.recoverInterruptedRecording() { Terminal.warning(note) }
+        if recover, let note = try library.recoverInterruptedRecording() { Terminal.warning(note) }
         return library
+    }
+
+    func location() throws -> StoreLocation {
+        try StoreLocation.resolve(explicit: store, environment: environment())
     }
 
     /// The command line as `history` shows it: quoted where needed, without `--store`.

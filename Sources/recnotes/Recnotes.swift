@@ -25,7 +25,7 @@ struct Recnotes: ParsableCommand {
         subcommands: [
             List.self, Tree.self, ChangeFolder.self, PrintFolder.self, MakeFolder.self,
             Remove.self, Move.self, Find.self, Info.self, State.self, Record.self, Play.self,
-            Trash.self, Undo.self, History.self,
+            Trash.self, Undo.self, History.self, Check.self,
         ]
     )
 
@@ -49,6 +49,9 @@ struct Recnotes: ParsableCommand {
         do {
             var command = try parseAsRoot(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
             try command.run()
+        } catch let code as ExitCode {
+            // A command that has already said what it had to (fsck's problem lines).
+            Glibc.exit(code.rawValue)
         } catch let error as RecError {
             Terminal.error(error.description)
             Glibc.exit(error.exitCode)

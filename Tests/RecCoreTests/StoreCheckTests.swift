@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import RecCore
+
+@Suite("fsck")
+struct StoreCheckTests {
+    let dir: TemporaryDirectory
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        let store = try DocumentStore(location: dir.location)
+        try store.transaction { try Fixture.build(into: &$0) }
+    }
+
+    var check: StoreCheck { StoreCheck(location: dir.location) }
+
+    /// A one-second 440 Hz WAV written with libsndfile, as a real recording would be.
+    func writeWAV(_ name: String) throws {
+        try FileManager.default.createDirectory(atPath: dir.location.audioDirectory, withIntermediateDirectories: true)
+        let file = try SoundFile.create(path: dir.location.audioPath(name), format: .wav, rate: 8000, channels: 1)
+        var samples = (0..<8000).map { Int16(8000 * sin(Double($0) * 2 * .pi * 440 / 8000)) }
+        try samples.withUnsafeMutableBufferPointer { try file.write($0.baseAddress!, frames: 8000) }
+        try file.close()
+    }
+
+    @Test("a store whose recording has no audio reports it, and repair cannot fix it")
+    func missingAudio() throws {
+        let report = try check.run(repair: false)
+        #expect(report.problems == [.missingAudio(path: "/Work/Ideas/standup", file: Fixture.info(Fixture.standup).file)])
+        let bytes = dir.bytes("store.json")
+        let repaired = try check.run(repair: true)
+        #expect(repaired.remaining == report.problems)
+        #expect(dir.bytes("store.json") == bytes)
+    }
+
+    @Test("orphan audio is adopted into /Recovered, never deleted; garbage is only reported")
+    func orphans() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        let orphanID = ItemID.random()
+        try writeWAV("\(orphanID).wav")
+        try dir.write("audio/garbage.opus", Array("not audio".utf8))
+        #expect(try check.run(repair: false).problems == [.orphanAudio(file: "\(orphanID).wav"), .orphanAudio(file: "garbage.opus")])
+        let report = try check.run(repair: true)
+        #expect(report.repairs == ["adopted audio/\(orphanID).wav as /Recovered/\(orphanID)"])
+        let document = try DocumentStore(location: dir.location).document
+        let adopted = try #require(document[orphanID])
+        #expect(document.path(of: orphanID) == "/Recovered/\(orphanID)")
+        #expect(adopted.recording?.frames == 8000)
+        #expect(adopted.recording?.sampleRate == 8000)
+        #expect(dir.exists("audio/garbage.opus"))
+        #expect(try check.run(repair: false).problems == [.orphanAudio(file: "garbage.opus")])
+    }
+
+    @Test("trashed recordings' audio is not orphaned")
+    func trashKeepsAudio() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        let store = try DocumentStore(location: dir.location)
+        try store.transaction { try $0.remove(Fixture.work) }
+        #expect(try check.run(repair: false).problems == [])
+    }
+
+    @Test("duplicate names and a lost parent are repaired from parent pointers")
+    func links() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        var text = String(decoding: dir.bytes("store.json")!, as: UTF8.self)
+        // Rename Home to Work (a duplicate) and point Ideas at a parent that does not exist.
+        text = text.replacingOccurrences(of: "\"name\": \"Home\"", with: "\"name\": \"Work\"")
+        text = text.replacingOccurrences(of: "\"parent\": \"\(Fixture.work)\"", with: "\"parent\": \"99999999-0000-4000-8000-000000000000\"")
+        try dir.write("store.json", Array(text.utf8))
+        #expect(throws: RecError.self) { _ = try DocumentStore(location: dir.location) }
+
+        let report = try check.run(repair: false)
+        #expect(report.problems.count >= 2)
+        #expect(report.problems.allSatisfy { if case .link = $0 { return true } else { return false } })
+        _ = try check.run(repair: true)
+        let document = try DocumentStore(location: dir.location).document
+        #expect(document.children(of: .root).map(\.name).sorted() == ["Recovered", "Work", "Work (2)"])
+        #expect(document.path(of: Fixture.standup) == "/Recovered/Ideas/standup")
+        #expect(try check.run(repair: false).problems == [])
+    }
+
+    @Test("a recording left in progress by a dead process is reported, and recovered on repair")
+    func staleRecording() throws {
+        let id = ItemID.random()
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        try writeWAV("\(id).wav")
+        let library = try Library(location: dir.location)
+        let entry = ViewState.RecordingInProgress(id: id, parent: Fixture.home, name: "memo", file: "\(id).wav", format: "wav",
+                                                  sampleRate: 8000, channels: 1, pid: 999_999, started: .now())
+        try library.viewState.transaction { $0.recordingStarted(entry) }
+        let report = try check.run(repair: false, isAlive: { _ in false })
+        #expect(report.problems == [.staleRecording(name: "memo", pid: 999_999, file: "\(id).wav")])
+        let notes = try StoreCheck.repairViewState(try Library(location: dir.location))
+        #expect(notes.count == 1)
+        let document = try DocumentStore(location: dir.location).document
+        #expect(document.path(of: id) == "/Home/memo (recovered)")
+        #expect(try check.run(repair: false).problems == [])
+    }
+
+    @Test("a view state pointing at removed folders is reported and trimmed")
+    func danglingViewState() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        let library = try Library(location: dir.location)
+        try library.viewState.transaction { $0.navigate(to: [.root, Fixture.work, Fixture.ideas]) }
+        try library.documents.transaction { try $0.remove(Fixture.ideas, permanently: true) }
+        #expect(try check.run(repair: false).problems == [.danglingViewState("the folder stack points at folders that no longer exist there")])
+        let notes = try StoreCheck.repairViewState(try Library(location: dir.location))
+        #expect(notes == ["trimmed the view state to folders and recordings that exist"])
+        #expect(try Library(location: dir.location).viewState.state.folderStack == [.root, Fixture.work])
+        #expect(try check.run(repair: false).problems == [])
+    }
+}
