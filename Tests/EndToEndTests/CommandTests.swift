@@ -176,19 +176,24 @@ struct CommandTests {
         #expect((contents[0]["contents"] as? [Any])?.isEmpty == true)
     }
 
-    @Test("rm removes a recording and its audio file")
+    @Test("rm moves a recording to the trash, keeping its audio; rm --permanent deletes the audio")
     func rmRecording() throws {
         try populate()
-        let id = try sandbox.uuid(at: "/standup")
-        let audio = sandbox.audioDirectory + "/\(id).opus"
-        #expect(FileManager.default.fileExists(atPath: audio))
+        let standup = try sandbox.uuid(at: "/standup")
+        let standupAudio = sandbox.audioDirectory + "/\(standup).opus"
+        let longTalk = try sandbox.uuid(at: "/long talk")
+        let longTalkAudio = sandbox.audioDirectory + "/\(longTalk).wav"
+        #expect(FileManager.default.fileExists(atPath: standupAudio))
         _ = try run("rm", "standup")
         #expect(try sandbox.item(at: "/standup") == nil)
-        #expect(!FileManager.default.fileExists(atPath: audio))
-        #expect(try run("ls").lines == ["Notes", "Work", "long talk", "memo"])
+        #expect(FileManager.default.fileExists(atPath: standupAudio), "a trashed recording keeps its audio")
+        _ = try run("rm", "--permanent", "long talk")
+        #expect(try sandbox.item(at: "/long talk") == nil)
+        #expect(!FileManager.default.fileExists(atPath: longTalkAudio))
+        #expect(try run("ls").lines == ["Notes", "Work", "memo"])
     }
 
-    @Test("rm removes empty folders and several items; rm -r removes a subtree with its audio")
+    @Test("rm removes empty folders and several items; rm -r removes a subtree, --permanent with its audio")
     func rmRecursive() throws {
         try populate()
         _ = try run("rm", "Notes", "memo")
@@ -196,7 +201,7 @@ struct CommandTests {
         let idea = try sandbox.uuid(at: "/Work/Ideas/idea 1")
         let audio = sandbox.audioDirectory + "/\(idea).opus"
         #expect(FileManager.default.fileExists(atPath: audio))
-        _ = try run("rm", "-r", "/Work")
+        _ = try run("rm", "-r", "--permanent", "/Work")
         #expect(try run("ls").lines == ["long talk", "standup"])
         #expect(try sandbox.storeItems().count == 3)
         #expect(!FileManager.default.fileExists(atPath: audio))
@@ -282,19 +287,24 @@ struct CommandTests {
         #expect(rows["contains"] == "1 item (1 folders and 1 recordings in all)")
         #expect(rows["total"] == "00:01")
 
-        let recording = try run("info", "standup")
-        let id = try sandbox.uuid(at: "/standup")
+        let id = try sandbox.addWAVRecording("clip", in: "/Notes", frames: 4800)
+        let recording = try run("info", "Notes/clip")
         #expect(recording.lines.contains { $0.hasPrefix("type:") && $0.hasSuffix("recording") })
-        #expect(recording.lines.contains { $0.hasPrefix("duration:") && $0.hasSuffix("01:15 (75.5 s, 3624000 frames)") })
-        #expect(recording.lines.contains { $0.hasPrefix("format:") && $0.hasSuffix("opus, 48000 Hz, 1 channel") })
-        #expect(recording.lines.contains { $0.hasPrefix("file:") && $0.hasSuffix(sandbox.audioDirectory + "/\(id).opus") })
-        #expect(recording.lines.contains { $0.hasPrefix("size:") && $0.hasSuffix("1.2 KB (1234 bytes)") })
+        #expect(recording.lines.contains { $0.hasPrefix("path:") && $0.hasSuffix("/Notes/clip") })
+        #expect(recording.lines.contains { $0.hasPrefix("duration:") && $0.hasSuffix("00:00 (0.1 s, 4800 frames)") })
+        #expect(recording.lines.contains { $0.hasPrefix("format:") && $0.hasSuffix("wav, 48000 Hz, 1 channel") })
+        #expect(recording.lines.contains { $0.hasPrefix("file:") && $0.hasSuffix(sandbox.audioDirectory + "/\(id).wav") })
+        #expect(recording.lines.contains { $0.hasPrefix("size:") && $0.hasSuffix("9.6 KB (9644 bytes)") })
 
-        let json = try #require(try run("info", "--json", "standup").json() as? [String: Any])
-        #expect(json["uuid"] as? String == id)
-        #expect(json["path"] as? String == "/standup")
-        #expect(json["frames"] as? Int == 3_624_000)
-        #expect(json["size"] as? Int == 1234)
+        let json = try #require(try run("info", "--json", "Notes/clip").json() as? [String: Any])
+        #expect(json["uuid"] as? String == id.description)
+        #expect(json["path"] as? String == "/Notes/clip")
+        #expect(json["frames"] as? Int == 4800)
+        #expect(json["size"] as? Int == 9644)
+        #expect(json["format"] as? String == "wav")
+        let standup = try #require(try run("info", "--json", "standup").json() as? [String: Any])
+        #expect(standup["frames"] as? Int == 3_624_000)
+        #expect(standup["size"] as? Int == 1234)
         let folderJSON = try #require(try run("info", "--json", "/").json() as? [String: Any])
         #expect(folderJSON["name"] as? String == "Recordings")
         #expect(folderJSON["parent"] is NSNull)

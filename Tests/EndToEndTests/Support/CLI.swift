@@ -167,6 +167,21 @@ final class Sandbox {
         return id
     }
 
+    /// Adds a recording with a real audio file: 16-bit mono PCM WAV at 48 kHz, a ramp.
+    @discardableResult
+    func addWAVRecording(_ name: String, in folderPath: String, frames: Int) throws -> ItemID {
+        let id = try addRecording(name, in: folderPath, duration: Double(frames) / 48000, format: "wav")
+        var bytes: [UInt8] = []
+        func le(_ value: UInt32, _ count: Int) { for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) } }
+        bytes += Array("RIFF".utf8); le(UInt32(36 + frames * 2), 4); bytes += Array("WAVE".utf8)
+        bytes += Array("fmt ".utf8); le(16, 4); le(1, 2); le(1, 2); le(48000, 4); le(96000, 4); le(2, 2); le(16, 2)
+        bytes += Array("data".utf8); le(UInt32(frames * 2), 4)
+        for frame in 0..<frames { le(UInt32(UInt16(bitPattern: Int16((frame % 200) * 100 - 10000))), 2) }
+        try FileManager.default.createDirectory(atPath: audioDirectory, withIntermediateDirectories: true)
+        try write(audioDirectory + "/\(id).wav", bytes)
+        return id
+    }
+
     /// Adds a folder with a chosen UUID and creation time through RecCore.
     @discardableResult
     func addFolder(_ name: String, in folderPath: String, id: ItemID = .random(), created: String = "2023-11-14T22:13:20.000Z") throws -> ItemID {
