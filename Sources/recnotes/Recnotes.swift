@@ -39,6 +39,9 @@ struct Recnotes: ParsableCommand {
             if first == "--store", !arguments.isEmpty { hoisted.append(arguments.removeFirst()) }
         }
         guard !hoisted.isEmpty else { return arguments }
+        // A mistyped subcommand is reported as itself, not as a misplaced --store.
+        if let name = arguments.first, !name.hasPrefix("-"),
+           !configuration.subcommands.contains(where: { $0._commandName == name }) { return arguments }
         let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
         arguments.insert(contentsOf: hoisted, at: end)
         return arguments
