@@ -149,6 +149,8 @@ struct ErrorTests {
     func unknownSubcommand() throws {
         let sandbox = try Sandbox()
         expectFailure(try sandbox.run(["bogus"], store: false), status: 64, containing: ["'bogus'"])
+        expectFailure(try sandbox.run(["bogus"]), status: 64, containing: ["'bogus'"])
+        expectFailure(try sandbox.run(["--store=" + sandbox.store, "bogus"], store: false), status: 64, containing: ["'bogus'"])
         #expect(!FileManager.default.fileExists(atPath: sandbox.home + "/.local/share/recnotes/store.json"))
     }
 }
