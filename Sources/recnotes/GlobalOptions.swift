@@ -13,6 +13,13 @@ struct GlobalOptions: ParsableArguments {
         valueName: "dir"))
     var store: String?
 
+    @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print nothing but errors.")
+    var quiet = false
+
+    func validate() throws {
+        Output.quiet = quiet
+    }
+
     /// Opens both stores and prints whatever warnings loading them produced.
     /// Every command first recovers a recording whose process died (unless `recover` is
     /// false, for fsck, which reports it first).

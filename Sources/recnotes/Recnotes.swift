@@ -29,12 +29,13 @@ struct Recnotes: ParsableCommand {
         ]
     )
 
-    /// `recnotes --store DIR ls` reads naturally, but argument-parser only knows `--store` on
-    /// the subcommands. A leading `--store` is moved to where the subcommand will see it.
+    /// `recnotes --store DIR ls` reads naturally, but argument-parser only knows the global
+    /// options (`--store`, `--quiet`) on the subcommands. Leading ones are moved to where the
+    /// subcommand will see them.
     static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {
         var arguments = arguments
         var hoisted: [String] = []
-        while let first = arguments.first, first == "--store" || first.hasPrefix("--store=") {
+        while let first = arguments.first, ["--store", "-q", "--quiet"].contains(first) || first.hasPrefix("--store=") {
             hoisted.append(arguments.removeFirst())
             if first == "--store", !arguments.isEmpty { hoisted.append(arguments.removeFirst()) }
         }

@@ -18,6 +18,7 @@ enum Terminal {
     }
 
     static func warning(_ message: String) {
+        guard !Output.quiet else { return }
         writeStderr("recnotes: warning: \(message)\n")
     }
 
@@ -58,4 +59,16 @@ enum Terminal {
             }.joined(separator: "  ")
         }
     }
+}
+
+/// What `--quiet` switches off: everything but errors.
+enum Output {
+    nonisolated(unsafe) static var quiet = false
+}
+
+/// Every line of text a command prints goes through here, so `--quiet` holds everywhere.
+/// (Audio on stdout is written to the file descriptor directly and is never silenced.)
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    guard !Output.quiet else { return }
+    Swift.print(items.map { "\($0)" }.joined(separator: separator), terminator: terminator)
 }

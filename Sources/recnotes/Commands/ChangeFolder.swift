@@ -10,7 +10,7 @@ struct ChangeFolder: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The folder to go to; the root by default.")
+    @Argument(help: "The folder to go to; the root by default.", completion: .storePath)
     var path: String?
 
     func run() throws {

@@ -16,7 +16,7 @@ struct Find: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Argument(help: "Where to search; the current folder by default.")
+    @Argument(help: "Where to search; the current folder by default.", completion: .storePath)
     var path: String?
 
     @Option(help: ArgumentHelp("Only names matching this shell pattern (*, ?, [...]).", valueName: "glob"))

@@ -9,7 +9,7 @@ struct Info: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Argument(help: "The item to describe.")
+    @Argument(help: "The item to describe.", completion: .storePath)
     var path: String
 
     func run() throws {

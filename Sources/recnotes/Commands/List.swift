@@ -13,7 +13,7 @@ struct List: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Argument(help: "The folder (or recording) to list; the current folder by default.")
+    @Argument(help: "The folder (or recording) to list; the current folder by default.", completion: .storePath)
     var path: String?
 
     @Flag(name: .customShort("l"), help: "Long format: type, duration, format, size, created date.")

@@ -14,7 +14,7 @@ struct MakeFolder: ParsableCommand {
     @Flag(name: .customShort("p"), help: "Create missing parent folders; an existing folder is not an error.")
     var parents = false
 
-    @Argument(help: "The folders to create.")
+    @Argument(help: "The folders to create.", completion: .storePath)
     var paths: [String]
 
     func validate() throws {

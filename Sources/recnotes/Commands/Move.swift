@@ -15,7 +15,7 @@ struct Move: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Argument(help: ArgumentHelp("The items to move, then the destination.", valueName: "src... dest"))
+    @Argument(help: ArgumentHelp("The items to move, then the destination.", valueName: "src... dest"), completion: .storePath)
     var paths: [String]
 
     func validate() throws {

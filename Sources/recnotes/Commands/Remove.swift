@@ -17,7 +17,7 @@ struct Remove: ParsableCommand {
     @Flag(help: "Delete at once instead of moving to the trash; this cannot be undone.")
     var permanent = false
 
-    @Argument(help: "The items to remove.")
+    @Argument(help: "The items to remove.", completion: .storePath)
     var paths: [String]
 
     func validate() throws {

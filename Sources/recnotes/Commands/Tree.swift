@@ -9,7 +9,7 @@ struct Tree: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Argument(help: "The folder to start from; the current folder by default.")
+    @Argument(help: "The folder to start from; the current folder by default.", completion: .storePath)
     var path: String?
 
     func run() throws {
