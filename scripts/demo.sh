@@ -26,6 +26,32 @@ step rm -r /Work
 fails mkdir " leading space"
 step tree /
 step state
+
+echo
+echo "Audio, on a machine with no sound card: ALSA's default device becomes two files"
+echo "(capture reads a generated 440 Hz tone, playback writes raw samples), set up in a"
+echo "temporary HOME's .asoundrc."
+home="$store/home"
+mkdir -p "$home"
+sox -q -n -r 48000 -c 1 -b 16 -e signed -t raw "$home/tone.raw" synth 1.5 sine 440 vol 0.5 : synth 1 sine 0 : synth 1.5 sine 660 vol 0.2
+cat > "$home/.asoundrc" <<ASOUNDRC
+pcm.!default {
+  type asym
+  playback.pcm { type file slave.pcm null file "$home/played.raw" format "raw" }
+  capture.pcm { type file slave.pcm null file "/dev/null" infile "$home/tone.raw" format "raw" }
+}
+ASOUNDRC
+cat "$home/.asoundrc"
+export HOME="$home"
+step mkdir -p /Ideas
+step record /Ideas/tone --duration 4 --format flac --progress none
+step record /Ideas --duration 4 --progress none
+step ls -l /Ideas
+printf '\n\033[1m$ recnotes play /Ideas/tone --seek 1.5 --until -0.5s --progress json | sed -n "1,2p;\$p"\033[0m\n'
+"$bin" play /Ideas/tone --seek 1.5 --until -0.5s --progress json | sed -n '1,2p;$p'
+echo "(the file sink received $(stat -c %s "$home/played.raw") bytes: 2 s of 48 kHz 16-bit mono)"
+step info /Ideas/tone
+
 echo
 echo "store.json is plain JSON; for example: jq -r '.items[].name' \"\$RECNOTES_HOME/store.json\""
 jq -r '.items[].name' "$store/store.json"
