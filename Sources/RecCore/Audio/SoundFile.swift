@@ -58,6 +58,39 @@ public final class SoundFile {
 
     public var audioFormat: AudioFormat? { AudioFormat(sndfileFormat: format) }
 
+    /// Creates `path` with a libsndfile format code of the caller's choosing (for example
+    /// FLAC with 24-bit samples), where `create(path:format:rate:channels:)` uses a format's
+    /// default subtype.
+    public static func create(path: String, sndfileFormat: Int32, rate: Int, channels: Int) throws -> SoundFile {
+        var info = SF_INFO()
+        info.samplerate = Int32(clamping: rate)
+        info.channels = Int32(clamping: channels)
+        info.format = sndfileFormat
+        guard sf_format_check(&info) == SF_TRUE else {
+            throw AudioError(.file(path), "cannot create", reason: "libsndfile cannot write this format at \(rate) Hz with \(channels) channel(s)")
+        }
+        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw AudioError.sndfile(path, "cannot create", nil)
+        }
+        return SoundFile(path: path, handle: handle, info: info)
+    }
+
+    /// Opens headerless audio, whose layout (`SF_FORMAT_RAW` and a subtype) the caller states.
+    public static func openRaw(path: String, sndfileFormat: Int32, rate: Int, channels: Int) throws -> SoundFile {
+        var info = SF_INFO()
+        info.samplerate = Int32(clamping: rate)
+        info.channels = Int32(clamping: channels)
+        info.format = sndfileFormat
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw AudioError(.file(path), "cannot read audio", reason: String(cString: sf_strerror(nil)), code: sf_error(nil))
+        }
+        return SoundFile(path: path, handle: handle, info: info)
+    }
+
+    /// The open libsndfile handle, for extensions that read or write other sample types.
+    var sndfileHandle: OpaquePointer? { handle }
+
+
     public var duration: Double { Double(frames) / Double(sampleRate) }
 
     private func open(_ operation: String) throws -> OpaquePointer {

@@ -1,0 +1,229 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `recnotes export`: a recording's audio, decoded (or copied as it is, when the format
+/// asked for is the one it is stored in) to a file or to a stream such as stdout.
+///
+/// A file is written to a hidden temporary file beside it, synced and renamed over, so it
+/// is either complete or not there. WAV on a stream is written by hand, its header
+/// declaring the recording's length, because libsndfile cannot write WAV without seeking
+/// back; other formats on a stream are encoded into an unlinked temporary file first.
+public final class Exporter {
+    public enum Destination: Equatable, Sendable {
+        /// An open file descriptor that cannot seek (stdout, a pipe).
+        case stream(Int32)
+        case file(String)
+    }
+
+    public let item: Item
+    public let info: RecordingInfo
+    public let sourcePath: String
+    public let destination: Destination
+    public let format: AudioFormat
+    public let cancel = CancelFlag()
+
+    public init(library: Library, path: String, destination: Destination, format: AudioFormat?) throws {
+        let item = try library.resolver.resolve(path)
+        guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
+        self.item = item
+        self.info = info
+        sourcePath = library.location.audioPath(info.file)
+        self.destination = destination
+        switch (format, destination) {
+        case let (format?, _):
+            self.format = format
+        case (nil, .stream):
+            self.format = .wav
+        case let (nil, .file(file)):
+            guard let guessed = AudioFormat(fileName: file) else {
+                throw RecError.usage(file, "cannot tell the format from the extension; add --format wav|flac|opus|vorbis|mp3")
+            }
+            self.format = guessed
+        }
+        if case let .file(file) = destination {
+            var st = stat()
+            if stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(file, "is a directory") }
+        }
+    }
+
+    private var destinationLabel: String {
+        switch destination {
+        case .stream: return "-"
+        case let .file(path): return path
+        }
+    }
+
+    /// Writes the audio. On failure a file destination is left as it was.
+    public func run(onEvent: @escaping (AudioEvent) -> Void = { _ in }) throws {
+        let source = try SoundFile.open(path: sourcePath)
+        let progress = TranscodeProgress(source: sourcePath, destination: destinationLabel, rate: source.sampleRate,
+                                         channels: source.channels, totalFrames: source.declaresLength ? source.frames : info.frames,
+                                         onEvent: onEvent)
+        do {
+            try write(source, progress: progress)
+        } catch {
+            progress.fail("\(error)")
+            throw error
+        }
+        progress.finish()
+    }
+
+    private func write(_ source: SoundFile, progress: TranscodeProgress) throws {
+        let sameFormat = AudioFormat(exactly: source) == format
+        switch destination {
+        case let .stream(fd):
+            if sameFormat {
+                try copyStored(to: fd, progress: progress, total: source.declaresLength ? source.frames : info.frames)
+            } else if format == .wav {
+                try WAVStream.write(source, to: fd, frames: source.declaresLength ? source.frames : info.frames,
+                                    progress: progress, cancel: cancel)
+            } else {
+                try encodeThroughTemporary(source, to: fd, progress: progress)
+            }
+        case let .file(path):
+            let directory = FileSystem.parentDirectory(of: path)
+            let temporary = "\(directory)/.\(FileSystem.baseName(of: path)).tmp-\(getpid())"
+            do {
+                if sameFormat {
+                    let out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                    guard out >= 0 else { throw RecError.failure(path, "cannot create: \(systemReason(errno))") }
+                    defer { close(out) }
+                    try copyStored(to: out, progress: progress, total: source.declaresLength ? source.frames : info.frames)
+                } else {
+                    try encode(source, into: temporary, label: path, progress: progress)
+                }
+                let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0, fsync(fd) == 0 else {
+                    let reason = systemReason(errno)
+                    if fd >= 0 { close(fd) }
+                    throw RecError.failure(path, "cannot write: \(reason)")
+                }
+                close(fd)
+                guard rename(temporary, path) == 0 else { throw RecError.failure(path, "cannot write: \(systemReason(errno))") }
+                FileSystem.syncDirectory(directory)
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+        }
+    }
+
+    /// The stored bytes as they are: the same format needs no decoding and loses nothing.
+    private func copyStored(to fd: Int32, progress: TranscodeProgress, total: Int64) throws {
+        let input = open(sourcePath, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw RecError.failure(sourcePath, "cannot read: \(systemReason(errno))") }
+        defer { close(input) }
+        _ = try copyBytes(from: input, to: fd, source: sourcePath, destination: destinationLabel, cancel: cancel)
+        progress.skip(to: total)
+    }
+
+    private func encode(_ source: SoundFile, into path: String, label: String, progress: TranscodeProgress) throws {
+        let rate = try format.storableRate(for: source.sampleRate, channels: source.channels, name: label)
+        let target: SoundFile
+        do {
+            target = try SoundFile.create(path: path, sndfileFormat: format.sndfileFormat(highResolution: source.isHighResolution),
+                                          rate: rate, channels: source.channels)
+        } catch let error as AudioError {
+            throw RecError.failure(label, "\(error.operation): \(error.reason)")
+        }
+        progress.bytes = { FileSystem.size(path) }
+        let resampler = rate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: rate, channels: source.channels)
+        _ = try Transcode.copy(source, into: target, resampler: resampler, progress: progress, cancel: cancel)
+        try target.close()
+    }
+
+    /// Encodes into a temporary file that is unlinked at once (nothing is left behind, even
+    /// if recnotes is killed), then copies it to the stream.
+    private func encodeThroughTemporary(_ source: SoundFile, to fd: Int32, progress: TranscodeProgress) throws {
+        let directory = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let path = "\(directory)/.recnotes-export-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(format.fileExtension)"
+        let target: SoundFile
+        do {
+            target = try SoundFile.create(path: path, sndfileFormat: format.sndfileFormat(highResolution: source.isHighResolution),
+                                          rate: try format.storableRate(for: source.sampleRate, channels: source.channels, name: "-"),
+                                          channels: source.channels)
+        } catch let error as AudioError {
+            unlink(path)
+            throw RecError.failure("-", "\(error.operation): \(error.reason)")
+        }
+        let reader = open(path, O_RDONLY | O_CLOEXEC)
+        unlink(path)
+        guard reader >= 0 else { throw RecError.failure(path, "cannot read: \(systemReason(errno))") }
+        defer { close(reader) }
+        let resampler = target.sampleRate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
+        _ = try Transcode.copy(source, into: target, resampler: resampler, progress: progress, cancel: cancel)
+        try target.close()
+        _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
+    }
+}
+
+extension TranscodeProgress {
+    /// For audio copied without decoding: straight to its end.
+    func skip(to total: Int64) {
+        advanceSilently(by: max(0, total - frames))
+    }
+}
+
+/// WAV on a stream that cannot seek: the header is written first, declaring `frames`, and
+/// exactly that many frames follow (cut, or padded with silence, should decoding give a
+/// different count). 16-bit, or 24-bit when the source holds more than 16 bits.
+enum WAVStream {
+    static func header(frames: Int64, rate: Int, channels: Int, bits: Int) -> [UInt8] {
+        let blockAlign = channels * bits / 8
+        let dataBytes = min(UInt64(max(frames, 0)) * UInt64(blockAlign), UInt64(UInt32.max - 36))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(44)
+        func le(_ value: UInt64, _ count: Int) { for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt64(i))) & 0xFF)) } }
+        bytes += Array("RIFF".utf8); le(36 + dataBytes, 4); bytes += Array("WAVE".utf8)
+        bytes += Array("fmt ".utf8); le(16, 4); le(1, 2); le(UInt64(channels), 2); le(UInt64(rate), 4)
+        le(UInt64(rate * blockAlign), 4); le(UInt64(blockAlign), 2); le(UInt64(bits), 2)
+        bytes += Array("data".utf8); le(dataBytes, 4)
+        return bytes
+    }
+
+    static func write(_ source: SoundFile, to fd: Int32, frames: Int64, progress: TranscodeProgress, cancel: CancelFlag) throws {
+        let channels = source.channels
+        let wide = source.isHighResolution
+        let bits = wide ? 24 : 16
+        let head = header(frames: frames, rate: source.sampleRate, channels: channels, bits: bits)
+        try head.withUnsafeBytes { try writeFully(fd, $0.baseAddress!, $0.count, name: "-") }
+        let chunk = 16384
+        let frameBytes = channels * bits / 8
+        let out = UnsafeMutableRawPointer.allocate(byteCount: chunk * frameBytes, alignment: 16)
+        defer { out.deallocate() }
+        let ints = UnsafeMutablePointer<Int32>.allocate(capacity: chunk * channels)
+        defer { ints.deallocate() }
+        var remaining = frames
+        while remaining > 0 {
+            if cancel.isCancelled { throw RecError.failure(source.path, "interrupted") }
+            let want = Int(min(Int64(chunk), remaining))
+            var n: Int
+            if wide {
+                n = try source.read(into: ints, frames: want)
+                let bytes = out.assumingMemoryBound(to: UInt8.self)
+                for i in 0..<(n * channels) {
+                    let v = UInt32(bitPattern: ints[i])
+                    bytes[3 * i] = UInt8((v >> 8) & 0xFF)
+                    bytes[3 * i + 1] = UInt8((v >> 16) & 0xFF)
+                    bytes[3 * i + 2] = UInt8(v >> 24)
+                }
+            } else {
+                // x86-64 and arm64 are little-endian, as WAV is: the samples go out as they are.
+                n = try source.read(into: out.assumingMemoryBound(to: Int16.self), frames: want)
+            }
+            if n == 0 {
+                // The file decoded to fewer frames than declared: silence keeps the header true.
+                n = want
+                memset(out, 0, n * frameBytes)
+            }
+            try writeFully(fd, out, n * frameBytes, name: "-")
+            remaining -= Int64(n)
+            if wide {
+                progress.advance(n, int: ints, channels: channels)
+            } else {
+                progress.advance16(n, out.assumingMemoryBound(to: Int16.self), channels: channels)
+            }
+        }
+    }
+}

@@ -1,0 +1,282 @@
+import CAudio
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The layout of headerless audio on stdin: `--rate --channels --encoding`.
+public struct RawLayout: Equatable, Sendable {
+    public enum Encoding: String, CaseIterable, Sendable {
+        case s16, s32, f32
+
+        var subtype: Int32 {
+            switch self {
+            case .s16: return Int32(SF_FORMAT_PCM_16)
+            case .s32: return Int32(SF_FORMAT_PCM_32)
+            case .f32: return Int32(SF_FORMAT_FLOAT)
+            }
+        }
+    }
+
+    public var rate: Int
+    public var channels: Int
+    public var encoding: Encoding
+
+    public init(rate: Int, channels: Int, encoding: Encoding) {
+        self.rate = rate
+        self.channels = channels
+        self.encoding = encoding
+    }
+
+    /// Little-endian, as arecord, sox and ffmpeg write s16/s32/f32 on this platform.
+    var sndfileFormat: Int32 { Int32(SF_FORMAT_RAW) | encoding.subtype | Int32(SF_ENDIAN_LITTLE) }
+}
+
+/// How imported audio is stored.
+public enum ImportStorage: Equatable, Sendable {
+    /// Decoded and encoded again in this format.
+    case transcode(AudioFormat)
+    /// The original bytes, when the file is in one of the formats recnotes stores.
+    case keep
+}
+
+/// `recnotes import`: audio files (or stdin) become recordings, all of them or none.
+///
+/// Everything that can be refused is refused before any audio is written: the folder, the
+/// names (taken, invalid, or the same twice), unreadable files. Then each file is written to
+/// a hidden temporary file in `audio/`, synced and renamed to `<uuid>.<ext>`; once all are
+/// there, one transaction adds every item. On any failure (or `cancel`) the files written so
+/// far are removed and `store.json` is not touched.
+public final class Importer {
+    public struct Source {
+        /// A path, or `-` for stdin.
+        public var path: String
+        public var name: String
+        var label: String { path == "-" ? "stdin" : path }
+    }
+
+    public let library: Library
+    public let folder: Item
+    public let sources: [Source]
+    public let storage: ImportStorage
+    public let raw: RawLayout?
+    public let cancel = CancelFlag()
+    /// Files in audio/ this import created, removed again unless it succeeds.
+    private var created: [String] = []
+    private let stdinFD: Int32
+
+    /// Resolves the folder and names and checks them; reads nothing yet.
+    public init(library: Library, files: [String], folder: String?, name: String?, storage: ImportStorage,
+                raw: RawLayout?, stdin: Int32 = 0, now: Timestamp = .now()) throws {
+        self.library = library
+        self.storage = storage
+        self.raw = raw
+        stdinFD = stdin
+        guard !files.isEmpty else { throw RecError.usage("import", "give at least one FILE, or - for stdin") }
+        if name != nil && files.count > 1 { throw RecError.usage("--name", "can only name a single imported file") }
+        if files.filter({ $0 == "-" }).count > 1 { throw RecError.usage("-", "stdin can be imported only once") }
+        if raw != nil && !files.contains("-") { throw RecError.usage("--encoding", "raw audio can only be read from stdin (-)") }
+        if let raw { try AudioFormat.wav.validateLayout(rate: raw.rate, channels: raw.channels) }
+        if raw != nil && storage == .keep { throw RecError.usage("--keep", "raw audio has no container to keep; choose a --format") }
+        let resolver = library.resolver
+        self.folder = try folder.map { try resolver.resolveFolder($0) } ?? (library.document[library.state.currentFolder] ?? library.document.root)
+        var seen: Set<String> = []
+        var sources: [Source] = []
+        for file in files {
+            let chosen = name ?? (file == "-" ? Format.defaultRecordingName(now) : Self.defaultName(for: file))
+            try NameRules.validate(chosen)
+            if let existing = library.document.child(named: chosen, in: self.folder.id) {
+                throw RecError.failure(library.document.path(of: existing.id), "already exists")
+            }
+            guard seen.insert(chosen).inserted else {
+                throw RecError.usage(file, "another FILE would also be imported as \(NameRules.quoted(chosen)); import them separately with --name")
+            }
+            sources.append(Source(path: file, name: chosen))
+        }
+        self.sources = sources
+    }
+
+    /// `Standup 2024.flac` → `Standup 2024`; a name that is only an extension is kept whole.
+    public static func defaultName(for path: String) -> String {
+        let base = FileSystem.baseName(of: path.hasSuffix("/") ? String(path.dropLast()) : path)
+        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return base }
+        return String(base[..<dot])
+    }
+
+    deinit { removeCreated() }
+
+    private func removeCreated() {
+        for path in created { try? FileSystem.remove(path) }
+        created = []
+    }
+
+    private var audioDirectory: String { library.location.audioDirectory }
+
+    private func temporaryPath(_ tag: String) -> String {
+        "\(audioDirectory)/.import-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(tag)"
+    }
+
+    /// Imports every source; returns the items, in the order given. `onEvent` receives each
+    /// file's events (index into `sources`).
+    @discardableResult
+    public func run(onEvent: @escaping (Int, AudioEvent) -> Void = { _, _ in }) throws -> [Item] {
+        try FileSystem.makeDirectories(audioDirectory)
+        var items: [Item] = []
+        do {
+            for (index, source) in sources.enumerated() {
+                items.append(try importOne(source) { onEvent(index, $0) })
+            }
+            try library.documents.transaction { tx in
+                for item in items { try tx.add(item) }
+            }
+        } catch {
+            removeCreated()
+            throw error
+        }
+        created = []
+        FileSystem.syncDirectory(audioDirectory)
+        return items.map { library.document[$0.id] ?? $0 }
+    }
+
+    /// stdin, copied to a hidden file in audio/ so that libsndfile can seek in it (FLAC and
+    /// Ogg cannot be read from a pipe).
+    private func spoolStdin() throws -> String {
+        let path = temporaryPath("stdin")
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RecError.failure(path, "cannot create: \(systemReason(errno))") }
+        created.append(path)
+        defer { close(fd) }
+        _ = try copyBytes(from: stdinFD, to: fd, source: "stdin", destination: path, cancel: cancel)
+        return path
+    }
+
+    private func openSource(_ source: Source, at path: String) throws -> SoundFile {
+        do {
+            if source.path == "-", let raw {
+                return try SoundFile.openRaw(path: path, sndfileFormat: raw.sndfileFormat, rate: raw.rate, channels: raw.channels)
+            }
+            return try SoundFile.open(path: path)
+        } catch let error as AudioError {
+            if source.path != "-", !FileSystem.exists(path) { throw RecError.failure(source.label, systemReason(ENOENT)) }
+            throw RecError.failure(source.label, error.reason)
+        }
+    }
+
+    private func importOne(_ source: Source, onEvent: @escaping (AudioEvent) -> Void) throws -> Item {
+        let inputPath = source.path == "-" ? try spoolStdin() : source.path
+        if source.path != "-" {
+            var info = stat()
+            if stat(inputPath, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(source.label, "is a directory") }
+        }
+        let input = try openSource(source, at: inputPath)
+        let id = ItemID.random()
+        let item: Item
+        switch storage {
+        case .keep:
+            guard let format = AudioFormat(exactly: input) else {
+                throw RecError.failure(source.label, "--keep stores only wav, flac, opus, vorbis and mp3 files, not \(AudioFormat.describe(input)); leave out --keep to convert it")
+            }
+            let progress = TranscodeProgress(source: source.path, destination: "\(id).\(format.fileExtension)", rate: input.sampleRate,
+                                             channels: input.channels, totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
+            let frames: Int64
+            do { frames = try Transcode.verify(input, name: source.label, progress: progress) } catch {
+                progress.fail("\(error)")
+                throw error
+            }
+            let file = "\(id).\(format.fileExtension)"
+            let temporary: String
+            if source.path == "-" {
+                temporary = inputPath  // already ours, in audio/
+            } else {
+                temporary = temporaryPath(format.fileExtension)
+                created.append(temporary)
+                try copyFile(inputPath, to: temporary, label: source.label)
+            }
+            try place(temporary, as: file)
+            progress.finish()
+            item = .recording(id: id, name: source.name, parent: folder.id, created: .now(),
+                              info: RecordingInfo(duration: Double(frames) / Double(input.sampleRate), frames: frames,
+                                                  sampleRate: input.sampleRate, channels: input.channels,
+                                                  format: format.rawValue, file: file))
+        case let .transcode(format):
+            let rate = try format.storableRate(for: input.sampleRate, channels: input.channels, name: source.label)
+            let file = "\(id).\(format.fileExtension)"
+            let temporary = temporaryPath(format.fileExtension)
+            created.append(temporary)
+            let progress = TranscodeProgress(source: source.path, destination: file, rate: input.sampleRate, channels: input.channels,
+                                             totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
+            progress.bytes = { FileSystem.size(temporary) }
+            let result: Transcode.Result
+            do {
+                let target = try SoundFile.create(path: temporary, sndfileFormat: format.sndfileFormat(highResolution: input.isHighResolution),
+                                                  rate: rate, channels: input.channels)
+                let resampler = rate == input.sampleRate ? nil : Resampler(from: input.sampleRate, to: rate, channels: input.channels)
+                do {
+                    result = try Transcode.copy(input, into: target, resampler: resampler, progress: progress, cancel: cancel)
+                } catch let error as AudioError where error.subject == .file(inputPath) {
+                    throw RecError.failure(source.label, error.reason)
+                }
+                try Transcode.checkComplete(input, decoded: result.framesRead, name: source.label)
+                try target.close()
+            } catch {
+                progress.fail("\(error)")
+                throw error
+            }
+            try place(temporary, as: file)
+            progress.finish()
+            item = .recording(id: id, name: source.name, parent: folder.id, created: .now(),
+                              info: RecordingInfo(duration: Double(result.framesWritten) / Double(rate), frames: result.framesWritten,
+                                                  sampleRate: rate, channels: input.channels, format: format.rawValue, file: file))
+        }
+        if source.path == "-", inputPath != library.location.audioPath(item.recording!.file) {
+            try? FileSystem.remove(inputPath)
+            created.removeAll { $0 == inputPath }
+        }
+        return item
+    }
+
+    /// Syncs a finished temporary file and renames it to its final name in audio/.
+    private func place(_ temporary: String, as file: String) throws {
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw RecError.failure(temporary, systemReason(errno)) }
+        let synced = fsync(fd)
+        let reason = systemReason(errno)
+        close(fd)
+        guard synced == 0 else { throw RecError.failure(temporary, "cannot sync: \(reason)") }
+        let final = library.location.audioPath(file)
+        guard rename(temporary, final) == 0 else { throw RecError.failure(final, "cannot create: \(systemReason(errno))") }
+        created.removeAll { $0 == temporary }
+        created.append(final)
+    }
+
+    private func copyFile(_ from: String, to: String, label: String) throws {
+        let input = open(from, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw RecError.failure(label, systemReason(errno)) }
+        defer { close(input) }
+        let output = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw RecError.failure(to, "cannot create: \(systemReason(errno))") }
+        defer { close(output) }
+        _ = try copyBytes(from: input, to: output, source: label, destination: to, cancel: cancel)
+    }
+}
+
+extension AudioFormat {
+    /// The rate to store audio of `rate` Hz at: the same when this format can, else 48 kHz
+    /// (the resampler converts). Channel counts the format cannot hold are an error.
+    func storableRate(for rate: Int, channels: Int, name: String) throws -> Int {
+        // libsndfile's format check accepts any rate for Opus; its encoder does not.
+        let opusRates = [8000, 12000, 16000, 24000, 48000]
+        if isSupported(rate: rate, channels: channels), self != .opus || opusRates.contains(rate) { return rate }
+        if isSupported(rate: defaultRate, channels: channels) { return defaultRate }
+        if !isSupported(rate: defaultRate, channels: 1) {
+            throw RecError.failure("--format \(rawValue)", "this libsndfile (\(LibraryVersions.sndfile)) cannot write it")
+        }
+        throw RecError.failure(name, "\(channels) channels cannot be stored as \(rawValue); choose another --format (flac or wav hold any)")
+    }
+
+    /// `--rate`/`--channels` for raw input: sane numbers, whatever the format.
+    func validateLayout(rate: Int, channels: Int) throws {
+        guard (1...8).contains(channels) else { throw RecError.usage("--channels \(channels)", "must be between 1 and 8") }
+        guard (1000...384_000).contains(rate) else { throw RecError.usage("--rate \(rate)", "must be between 1000 and 384000 Hz") }
+    }
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import RecCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RawLayout.Encoding: ExpressibleByArgument {}
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import audio files as recordings.",
+        discussion: """
+        Reads anything libsndfile reads (WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3, AIFF, ...). By \
+        default the audio is converted to Opus; --format picks another format, and --keep \
+        stores the file's own bytes when it already is WAV, FLAC, Opus, Vorbis or MP3. \
+        Lossless audio with more than 16 bits per sample stays 24-bit in FLAC and WAV. A rate \
+        the target cannot take (Opus and 44.1 kHz) is resampled to 48 kHz.
+
+        The name is the file's name without its extension, or --name. '-' reads stdin: WAV, \
+        FLAC and Ogg describe themselves; raw samples need --rate, --channels and --encoding.
+
+        Every file is imported, or none: names are checked before any audio is read, and a \
+        file that cannot be read leaves the store as it was.
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: JSONOption
+
+    @Argument(help: ArgumentHelp("Audio files; - for stdin.", valueName: "file"))
+    var files: [String] = []
+
+    @Option(help: ArgumentHelp("The folder to import into; the current folder by default.", valueName: "folder"),
+            completion: .storePath)
+    var to: String?
+
+    @Option(help: ArgumentHelp("The recording's name (one FILE only).", valueName: "name"))
+    var name: String?
+
+    @Option(help: "Store as opus (the default), flac, wav, vorbis or mp3.")
+    var format: AudioFormat?
+
+    @Flag(help: "Store the file's bytes unchanged (WAV, FLAC, Opus, Vorbis or MP3 only).")
+    var keep = false
+
+    @Option(help: ArgumentHelp("Raw stdin: sample rate in Hz.", valueName: "hz"))
+    var rate: Int?
+
+    @Option(help: ArgumentHelp("Raw stdin: channels.", valueName: "n"))
+    var channels: Int?
+
+    @Option(help: ArgumentHelp("Raw stdin: s16, s32 or f32, little-endian.", valueName: "encoding"))
+    var encoding: RawLayout.Encoding?
+
+    @Option(help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
+    var progress: ProgressMode?
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("Missing expected argument '<file> ...'") }
+        if keep && format != nil { throw ValidationError("--keep cannot be combined with --format") }
+        if encoding != nil || rate != nil || channels != nil {
+            guard let _ = encoding, let _ = rate, let _ = channels else {
+                throw ValidationError("raw audio on stdin needs all of --rate, --channels and --encoding")
+            }
+        }
+    }
+
+    func run() throws {
+        let raw = encoding.map { RawLayout(rate: rate ?? 0, channels: channels ?? 0, encoding: $0) }
+        if files.contains("-") && Terminal.isTTY(STDIN_FILENO) {
+            throw RecError.failure("stdin", "is a terminal; pipe audio into recnotes import -")
+        }
+        let signals = SignalWatcher()
+        let library = try global.openLibrary()
+        let changes = ChangeRenderer(library: library)
+        let importer = try Importer(library: library, files: files, folder: to, name: name,
+                                    storage: keep ? .keep : .transcode(format ?? .default), raw: raw)
+        let cancel = importer.cancel
+        signals.onSignal { _ in cancel.cancel() }
+        let events = TranscodeEventRenderer(mode: ProgressMode.resolved(progress), toStderr: false)
+        let items = try importer.run { _, event in events.handle(event) }
+        if events.mode == .json {
+            for item in items { events.line(ImportEventJSON.imported(item, in: library)) }
+        }
+        changes.finish(json: output.json)
+    }
+}
+
+/// Import's and export's events: NDJSON (on stdout, or on stderr when stdout carries audio),
+/// a live line on stderr, or nothing.
+final class TranscodeEventRenderer {
+    let mode: ProgressMode
+    private let fd: Int32
+    private let live: ProgressRenderer
+
+    init(mode: ProgressMode, toStderr: Bool) {
+        self.mode = mode
+        fd = toStderr ? STDERR_FILENO : STDOUT_FILENO
+        live = ProgressRenderer(mode: mode == .tty ? .tty : .none, screen: .play)
+    }
+
+    func handle(_ event: AudioEvent) {
+        switch mode {
+        case .json: line(AudioEventJSON.line(event))
+        case .tty: live.handle(event)
+        case .none: break
+        }
+    }
+
+    func line(_ text: String) {
+        if fd == STDERR_FILENO {
+            Terminal.writeStderr(text + "\n")
+        } else {
+            print(text)
+            fflush(stdout)
+        }
+    }
+}
