@@ -35,14 +35,16 @@ public enum FileSystem {
     /// Replaces `path` so that a crash at any instant leaves either the old or the new
     /// content: write a temporary file beside it, fsync, rename over, fsync the directory.
     /// On any failure the temporary file is removed and the old file is untouched.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    /// Without `durable` the two fsyncs are skipped: still atomic for any process that
+    /// reads it, but a power cut may take the change back (fine for disposable state).
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true) throws {
         let directory = parentDirectory(of: path)
         let temporary = "\(directory)/.\(baseName(of: path)).tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RecError.failure(path, "cannot write: \(systemReason(errno))") }
         do {
             try writeAll(fd, bytes, path: path)
-            guard fsync(fd) == 0 else { throw RecError.failure(path, "cannot write: \(systemReason(errno))") }
+            guard !durable || fsync(fd) == 0 else { throw RecError.failure(path, "cannot write: \(systemReason(errno))") }
             guard close(fd) == 0 else {
                 throw RecError.failure(path, "cannot write: \(systemReason(errno))")
             }
@@ -56,7 +58,7 @@ public enum FileSystem {
             unlink(temporary)
             throw RecError.failure(path, "cannot replace: \(reason)")
         }
-        syncDirectory(directory)
+        if durable { syncDirectory(directory) }
     }
 
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {

@@ -47,7 +47,7 @@ public final class ViewStateStore {
         // Rewritten at once so the warning is given once, not on every later command.
         // A read-only store still works: the fresh state just lives in memory.
         try? FileLock.withLock(location.viewStateLockFile) {
-            try FileSystem.writeAtomically(ViewStateCodec.encode(fresh), to: location.viewStateFile)
+            try FileSystem.writeAtomically(ViewStateCodec.encode(fresh), to: location.viewStateFile, durable: false)
         }
         return fresh
     }
@@ -68,7 +68,10 @@ public final class ViewStateStore {
                 state = fresh
                 return result
             }
-            try FileSystem.writeAtomically(ViewStateCodec.encode(transaction.state), to: location.viewStateFile)
+            // Not fsynced: view state is disposable (a power cut at worst takes back the last
+            // cd or play position; a lost recording-in-progress entry leaves an orphan file
+            // that fsck adopts), and record and play write it several times per run.
+            try FileSystem.writeAtomically(ViewStateCodec.encode(transaction.state), to: location.viewStateFile, durable: false)
             state = transaction.state
             for action in transaction.actions {
                 for observer in observers { observer(action, state) }

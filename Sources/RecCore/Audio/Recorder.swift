@@ -22,6 +22,9 @@ public final class Recorder: @unchecked Sendable {
     private let pauseRequested = ManagedAtomic<Bool>(false)
     private let captureEnded = ManagedAtomic<Bool>(false)
     private let overrunCount = AtomicCounter()
+    /// Posted by the capture thread after each period it pushes, so the writer sleeps until
+    /// there is audio instead of polling the ring on a timer.
+    private var dataReady = sem_t()
     private var captureError: Error?
     /// Frames written to the file by `run` so far (also after it threw).
     public private(set) var framesWritten: Int64 = 0
@@ -32,6 +35,21 @@ public final class Recorder: @unchecked Sendable {
         pcm = try PCM(name: device, direction: .capture, rate: rate, channels: channels, configuration: configuration)
         ring = SampleRing(minimumCapacity: Int(Double(rate * channels) * max(ringSeconds, 2)))
         self.frameLimit = frameLimit
+        sem_init(&dataReady, 0, 0)
+    }
+
+    deinit { sem_destroy(&dataReady) }
+
+    /// Waits until the capture thread has pushed more audio, or a tenth of a second passed.
+    private func waitForData() {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        deadline.tv_nsec += 100_000_000
+        if deadline.tv_nsec >= 1_000_000_000 {
+            deadline.tv_sec += 1
+            deadline.tv_nsec -= 1_000_000_000
+        }
+        _ = sem_timedwait(&dataReady, &deadline)
     }
 
     /// Asks the recording to stop; safe from any thread (a signal watcher, a key reader).
@@ -73,11 +91,13 @@ public final class Recorder: @unchecked Sendable {
                     }
                 }
                 captured += Int64(frames)
+                sem_post(&dataReady)
             }
         } catch {
             captureError = error
         }
         captureEnded.store(true, ordering: .releasing)
+        sem_post(&dataReady)
     }
 
     /// Records into `file` until stopped, the frame limit is reached, or the device fails.
@@ -88,12 +108,14 @@ public final class Recorder: @unchecked Sendable {
     @discardableResult
     public func run(into file: SoundFile, onEvent: (AudioEvent) -> Void) throws -> Int64 {
         let rate = pcm.rate, channels = pcm.channels
-        let chunkSamples = max(pcm.periodFrames, rate / 100) * channels
+        // Up to half a second per write: fewer, larger writes to the file; events are still
+        // cut at every tenth of a second of audio below.
+        let chunkSamples = max(pcm.periodFrames, rate / 2) * channels
         let chunk = UnsafeMutablePointer<Int16>.allocate(capacity: chunkSamples)
         defer { chunk.deallocate() }
         var written: Int64 = 0
         defer { framesWritten = written }
-        var lastSync: Int64 = 0
+        var lastSync = monotonicSeconds()
         let eventEvery = Int64(max(rate / 10, 1))
         var nextEvent = eventEvery
         var meter = LevelMeter(), total = LevelMeter()
@@ -114,7 +136,7 @@ public final class Recorder: @unchecked Sendable {
             let n = ring.read(into: chunk, count: chunkSamples, multiple: channels)
             if n == 0 {
                 if ended { break }
-                usleep(2000)
+                waitForData()
                 continue
             }
             if writeError != nil { continue }  // keep draining so capture can finish
@@ -131,19 +153,23 @@ public final class Recorder: @unchecked Sendable {
             while offset < frames {
                 let take = Int(min(Int64(frames - offset), nextEvent - written))
                 meter.add(chunk + offset * channels, count: take * channels)
-                total.add(chunk + offset * channels, count: take * channels)
                 written += Int64(take)
                 offset += take
                 if written == nextEvent {
                     nextEvent += eventEvery
                     onEvent(.progress(.init(position: position(), level: meter.level,
                                             bytes: FileSystem.size(file.path), total: nil)))
+                    total.merge(meter)
                     meter.reset()
                 }
             }
-            if written - lastSync >= Int64(rate) {
+            // Durability is a matter of time, not of audio: at least once a second a power cut
+            // could lose no more than the last second. On a real-time device that is a second
+            // of audio; a faster-than-real-time device is not held to 600 fsyncs a minute.
+            let now = monotonicSeconds()
+            if now - lastSync >= 1 {
                 file.sync()
-                lastSync = written
+                lastSync = now
             }
             let xruns = pcm.recoveries
             if xruns != reportedXruns {
@@ -152,6 +178,7 @@ public final class Recorder: @unchecked Sendable {
             }
         }
         thread.join()
+        total.merge(meter)
         if let error = writeError ?? captureError {
             onEvent(.failed(position(), message: (error as? AudioError)?.description ?? "\(error)"))
             pcm.close()
@@ -161,4 +188,11 @@ public final class Recorder: @unchecked Sendable {
         onEvent(.finished(.init(position: position(), xruns: pcm.recoveries, overruns: overruns, level: total.level)))
         return written
     }
+}
+
+/// Seconds on the monotonic clock, for pacing that must not follow wall-clock jumps.
+func monotonicSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }
