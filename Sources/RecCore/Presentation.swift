@@ -63,9 +63,20 @@ public enum SortKey: String, CaseIterable, Sendable {
 /// uuid, name, type, path, parent, created; for recordings duration, frames, sampleRate,
 /// channels, format, file, size; for folders children (a count).
 public enum ItemJSON {
-    public static func object(_ item: Item, in library: Library) -> String {
+    /// With `analysis` (info --json): also peakDBFS, rmsDBFS and waveform (the sparkline).
+    public static func object(_ item: Item, in library: Library, analysis: AudioAnalysis? = nil) -> String {
         var w = JSONWriter()
         write(item, in: library, to: &w)
+        if let analysis {
+            w.bytes.removeLast()
+            w.raw(", \"peakDBFS\": ")
+            w.double(analysis.level.peak)
+            w.raw(", \"rmsDBFS\": ")
+            w.double(analysis.level.rms)
+            w.raw(", \"waveform\": ")
+            w.string(Sparkline.render(analysis.peaks))
+            w.raw("}")
+        }
         return String(decoding: w.bytes, as: UTF8.self)
     }
 

@@ -1,7 +1,7 @@
 /// Builds JSON text straight into a byte buffer. Paired with `JSONReader`, it replaces
 /// Codable for the stores, whose layout is fixed and documented.
 struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+    var bytes: [UInt8] = []
 
     init(capacity: Int = 4096) {
         bytes.reserveCapacity(capacity)

@@ -15,8 +15,17 @@ struct Info: ParsableCommand {
     func run() throws {
         let library = try global.openLibrary()
         let item = try library.resolver.resolve(path)
+        var analysis: AudioAnalysis?
+        if let info = item.recording {
+            do {
+                analysis = try AudioAnalysis.analyze(path: library.location.audioPath(info.file), buckets: 60)
+            } catch let error as RecErrorConvertible {
+                // The store's own facts are still worth showing; the audio's are not there.
+                Terminal.warning(error.recError.description)
+            }
+        }
         if output.json {
-            print(ItemJSON.object(item, in: library))
+            print(ItemJSON.object(item, in: library, analysis: analysis))
             return
         }
         let document = library.document
@@ -34,14 +43,11 @@ struct Info: ParsableCommand {
                 ["file:", library.location.audioPath(info.file)],
                 ["size:", library.audioSize(of: item).map { "\(Format.size($0)) (\($0) bytes)" } ?? "missing"],
             ]
-            do {
-                let analysis = try AudioAnalysis.analyze(path: library.location.audioPath(info.file), buckets: 60)
+            if let analysis {
                 rows += [
                     ["level:", "peak \(Format.decibels(analysis.level.peak)), RMS \(Format.decibels(analysis.level.rms))"],
                     ["waveform:", "▕" + Sparkline.render(analysis.peaks) + "▏"],
                 ]
-            } catch let error as RecErrorConvertible {
-                Terminal.warning(error.recError.description)
             }
         } else {
             let all = document.subtree(of: item.id).dropFirst()

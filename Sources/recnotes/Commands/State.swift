@@ -8,6 +8,8 @@ struct State: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    /// Accepted for symmetry with every other data command: state is always JSON.
+    @OptionGroup var output: JSONOption
 
     func run() throws {
         let library = try global.openLibrary()
