@@ -60,25 +60,10 @@ public enum DocumentCodec {
         w.raw(", \"created\": ")
         w.timestamp(item.created)
         if let info = item.recording {
-            w.raw(", \"duration\": ")
-            w.double(info.duration)
-            w.raw(", \"frames\": ")
-            w.int(info.frames)
-            w.raw(", \"sampleRate\": ")
-            w.int(info.sampleRate)
-            w.raw(", \"channels\": ")
-            w.int(info.channels)
-            w.raw(", \"format\": ")
-            w.string(info.format)
-            w.raw(", \"file\": ")
-            w.string(info.file)
+            w.recordingFields(info)
         } else {
-            w.raw(", \"children\": [")
-            for (k, child) in item.children.enumerated() {
-                if k > 0 { w.raw(", ") }
-                w.id(child)
-            }
-            w.raw("]")
+            w.raw(", \"children\": ")
+            w.ids(item.children)
         }
         w.raw("}")
     }

@@ -107,18 +107,7 @@ public enum ItemJSON {
         w.raw(", \"created\": ")
         w.timestamp(item.created)
         if let info = item.recording {
-            w.raw(", \"duration\": ")
-            w.double(info.duration)
-            w.raw(", \"frames\": ")
-            w.int(info.frames)
-            w.raw(", \"sampleRate\": ")
-            w.int(info.sampleRate)
-            w.raw(", \"channels\": ")
-            w.int(info.channels)
-            w.raw(", \"format\": ")
-            w.string(info.format)
-            w.raw(", \"file\": ")
-            w.string(info.file)
+            w.recordingFields(info)
             w.raw(", \"size\": ")
             if let size = library.audioSize(of: item) { w.int(size) } else { w.raw("null") }
         } else {

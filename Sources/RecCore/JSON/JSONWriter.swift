@@ -49,6 +49,32 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// `[id, id, ...]`
+    mutating func ids(_ values: [ItemID]) {
+        raw("[")
+        for (i, value) in values.enumerated() {
+            if i > 0 { raw(", ") }
+            id(value)
+        }
+        raw("]")
+    }
+
+    /// The recording fields shared by `store.json` and `--json` output, each preceded by a comma.
+    mutating func recordingFields(_ info: RecordingInfo) {
+        raw(", \"duration\": ")
+        double(info.duration)
+        raw(", \"frames\": ")
+        int(info.frames)
+        raw(", \"sampleRate\": ")
+        int(info.sampleRate)
+        raw(", \"channels\": ")
+        int(info.channels)
+        raw(", \"format\": ")
+        string(info.format)
+        raw(", \"file\": ")
+        string(info.file)
+    }
+
     mutating func optionalID(_ value: ItemID?) {
         if let value { id(value) } else { raw("null") }
     }

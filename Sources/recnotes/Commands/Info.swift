@@ -16,7 +16,9 @@ struct Info: ParsableCommand {
         let library = try global.openLibrary()
         let item = try library.resolver.resolve(path)
         var analysis: AudioAnalysis?
-        if let info = item.recording {
+        // A missing file already shows as size "missing" (null in JSON); only a file that is
+        // there but unreadable is worth a warning.
+        if let info = item.recording, library.audioSize(of: item) != nil {
             do {
                 analysis = try AudioAnalysis.analyze(path: library.location.audioPath(info.file), buckets: 60)
             } catch let error as RecErrorConvertible {
