@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -33,11 +34,11 @@ let package = Package(
         ),
         .testTarget(
             name: "RecCoreTests",
-            dependencies: ["RecCore"]
+            dependencies: ["RecCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["recnotes", "RecCore"]
+            dependencies: ["recnotes", "RecCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -50,6 +50,8 @@ struct Recnotes: ParsableCommand {
 
     /// Parses, runs, and turns every error into one line on stderr and a documented exit code.
     static func main() {
+        // Past RLIMIT_FSIZE, write() must fail with EFBIG so the error path runs, not kill us.
+        signal(SIGXFSZ, SIG_IGN)
         do {
             var command = try parseAsRoot(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
             try command.run()
