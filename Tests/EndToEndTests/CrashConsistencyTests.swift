@@ -11,6 +11,8 @@ enum FolderModel {
         case rm(String, recursive: Bool, permanent: Bool)
         case restore(String)
         case undo
+        /// `import FILE --to FOLDER --name NAME`, with `--keep` or converted to Opus.
+        case importFile(String, folder: String, name: String, keep: Bool)
 
         var arguments: [String] {
             switch self {
@@ -19,6 +21,7 @@ enum FolderModel {
             case let .rm(path, recursive, permanent): return ["rm"] + (recursive ? ["-r"] : []) + (permanent ? ["--permanent"] : []) + [path]
             case let .restore(path): return ["trash", "restore", path]
             case .undo: return ["undo"]
+            case let .importFile(file, folder, name, keep): return ["import", file, "--to", folder, "--name", name] + (keep ? ["--keep"] : [])
             }
         }
 
@@ -49,6 +52,9 @@ enum FolderModel {
             case .undo:
                 guard let steps = journal else { throw Refused() }
                 try undo(&s, steps)
+            case let .importFile(_, folder, name, _):
+                guard let parent = s.id(at: folder), s.nodes[parent]!.isFolder, s.child(named: name, in: parent) == nil else { throw Refused() }
+                s.nodes[newID()] = .init(name: name, parent: parent, isFolder: false)
             }
         } catch {
             return nil
@@ -176,8 +182,13 @@ enum FolderModel {
 struct FolderCommandGenerator {
     var random: SeededRandom
     static let names = ["a", "b", "c", "Ideas", "Work", "x y", "d"]
+    /// A WAV file to import, when `recnotes import` is there to test.
+    var importSource: String?
 
-    init(seed: UInt64) { random = SeededRandom(seed: seed) }
+    init(seed: UInt64, importSource: String? = nil) {
+        random = SeededRandom(seed: seed)
+        self.importSource = importSource
+    }
 
     mutating func pick<T>(_ array: [T]) -> T { array[Int.random(in: 0..<array.count, using: &random)] }
     mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &random) < p }
@@ -200,6 +211,8 @@ struct FolderCommandGenerator {
             return .rm(pick(items), recursive: chance(0.6), permanent: chance(0.1))
         case 70..<85 where !s.trash.isEmpty:
             return .restore(chance(0.9) ? pick(s.trash).path : join(pick(folders), pick(Self.names)))
+        case 85..<92 where importSource != nil:
+            return .importFile(importSource!, folder: pick(folders), name: pick(Self.names), keep: chance(0.5))
         case 85..<100 where allowUndo:
             return .undo
         default:
@@ -255,9 +268,11 @@ struct CrashConsistencyTests {
 
     @Test func killedFolderCommandsLeaveAConsistentStore() throws {
         let seed = SeededRandom.seed(20_251_122)
-        var generator = FolderCommandGenerator(seed: seed)
-        var delays = SeededRandom(seed: seed ^ 0xD1CE)
         let sandbox = try Sandbox()
+        let source = sandbox.root + "/take.wav"
+        try sandbox.write(source, wavBytes(frames: 9_600))
+        var generator = FolderCommandGenerator(seed: seed, importSource: source)
+        var delays = SeededRandom(seed: seed ^ 0xD1CE)
         expectSuccess(try sandbox.run("mkdir", "-p", "/Ideas/a", "/Work"))
         for (index, folder) in ["/", "/Ideas", "/Work", "/Ideas/a"].enumerated() {
             try sandbox.addWAVRecording("r\(index)", in: folder, frames: 4800)

@@ -224,3 +224,14 @@ struct StoreSnapshot: Equatable {
         return result
     }
 }
+
+/// A 16-bit mono PCM WAV file at 48 kHz holding `frames` frames of a ramp.
+func wavBytes(frames: Int, rate: Int = 48_000) -> [UInt8] {
+    var bytes: [UInt8] = []
+    func le(_ value: UInt32, _ count: Int) { for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) } }
+    bytes += Array("RIFF".utf8); le(UInt32(36 + frames * 2), 4); bytes += Array("WAVE".utf8)
+    bytes += Array("fmt ".utf8); le(16, 4); le(1, 2); le(1, 2); le(UInt32(rate), 4); le(UInt32(rate * 2), 4); le(2, 2); le(16, 2)
+    bytes += Array("data".utf8); le(UInt32(frames * 2), 4)
+    for frame in 0..<frames { le(UInt32(UInt16(bitPattern: Int16((frame % 200) * 100 - 10000))), 2) }
+    return bytes
+}
