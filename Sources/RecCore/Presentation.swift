@@ -3,14 +3,16 @@
 public enum Format {
     /// `01:23`, or `1:02:03` from an hour on.
     public static func duration(_ seconds: Double) -> String {
-        let total = Int(max(0, seconds).rounded(.down))
+        // Clamped: a time typed as 99999999999999999999999 must print, not trap converting to Int.
+        let total = Int(min(max(0, seconds), 1e15).rounded(.down))
         let h = total / 3600, m = total / 60 % 60, s = total % 60
         return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(two(m)):\(two(s))"
     }
 
     /// `00:01:23`, fixed width, for progress lines.
     public static func clock(_ seconds: Double) -> String {
-        let total = Int(max(0, seconds).rounded(.down))
+        // Clamped: a time typed as 99999999999999999999999 must print, not trap converting to Int.
+        let total = Int(min(max(0, seconds), 1e15).rounded(.down))
         return "\(two(total / 3600)):\(two(total / 60 % 60)):\(two(total % 60))"
     }
 

@@ -36,8 +36,20 @@ public struct RecError: Error, Equatable, CustomStringConvertible, Sendable {
         }
     }
 
+    /// Always one line: control characters and line separators that came from the input
+    /// (a path typed with a newline in it) are shown escaped, as `NameRules.quoted` does.
     public var description: String {
-        subject.isEmpty ? reason : "\(subject): \(reason)"
+        let line = subject.isEmpty ? reason : "\(subject): \(reason)"
+        guard line.unicodeScalars.contains(where: RecError.breaksLine) else { return line }
+        var out = ""
+        for scalar in line.unicodeScalars {
+            if RecError.breaksLine(scalar) { out += "\\u{\(String(scalar.value, radix: 16))}" } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    static func breaksLine(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 }
 

@@ -10,6 +10,9 @@ public enum TimeSpec: Equatable, Sendable {
     /// Seconds forward (positive) or back (negative) from the current position.
     case relative(Double)
 
+    /// About 31 years: anything longer is a typo, and would overflow a frame count.
+    public static let maximumSeconds = 1e9
+
     /// With `allowRelative`, a leading `+` or `-` means relative to the current position
     /// (as `recnotes seek` uses it); otherwise a leading `-` counts from the end.
     public static func parse(_ text: String, allowRelative: Bool = false) throws -> TimeSpec {
@@ -27,6 +30,7 @@ public enum TimeSpec: Equatable, Sendable {
             return .percent(value)
         }
         guard let seconds = clockSeconds(body) else { throw bad(expected) }
+        guard seconds <= maximumSeconds else { throw bad("longer than recnotes handles (at most \(Int(maximumSeconds)) s)") }
         switch sign {
         case "+": return .relative(seconds)
         case "-": return allowRelative ? .relative(-seconds) : .fromEnd(seconds)
