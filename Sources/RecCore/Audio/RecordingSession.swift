@@ -103,12 +103,15 @@ public final class RecordingSession {
 
     /// Closes the file and adds the recording to the store under `name` (the default when
     /// nil). If the name was taken meanwhile by another command, " (2)", " (3)" … is added.
+    /// `cutShort`: a write failed (disk full), so the file may end in a partial block or hold
+    /// less than was counted; it is closed as well as it goes and keeps what decodes, as
+    /// crash recovery does.
     @discardableResult
-    public func save(as name: String? = nil) throws -> Item {
+    public func save(as name: String? = nil, cutShort: Bool = false) throws -> Item {
         guard !finished else { throw RecError.failure("record", "the recording was already saved or discarded") }
         finished = true
-        try file.close()
-        let info = measuredInfo()
+        if cutShort { try? file.close() } else { try file.close() }
+        let info = cutShort ? (Library.recoverAudio(entry, path: filePath) ?? measuredInfo()) : measuredInfo()
         let chosen = name ?? defaultName
         try library.documents.transaction { tx in
             var candidate = chosen

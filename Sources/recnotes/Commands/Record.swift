@@ -71,7 +71,7 @@ struct Record: ParsableCommand {
             try session.record(onEvent: renderer.handle)
         } catch {
             keys?.stop()
-            if session.frames > 0 { _ = try? session.save() } else { try? session.discard() }
+            if session.frames > 0 { _ = try? session.save(cutShort: true) } else { try? session.discard() }
             throw error
         }
         keys?.stop()
