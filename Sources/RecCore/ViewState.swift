@@ -28,9 +28,10 @@ public struct ViewState: Equatable, Sendable {
         public var channels: Int
         public var pid: Int32
         public var started: Timestamp
+        public var control: Control
 
         public init(id: ItemID, parent: ItemID, name: String, file: String, format: String,
-                    sampleRate: Int, channels: Int, pid: Int32, started: Timestamp) {
+                    sampleRate: Int, channels: Int, pid: Int32, started: Timestamp, control: Control = .init()) {
             self.id = id
             self.parent = parent
             self.name = name
@@ -40,6 +41,69 @@ public struct ViewState: Equatable, Sendable {
             self.channels = channels
             self.pid = pid
             self.started = started
+            self.control = control
+        }
+    }
+
+    /// A playback running right now, so that other shells can pause, seek or stop it.
+    public struct Playback: Equatable, Sendable {
+        public var id: ItemID
+        public var pid: Int32
+        public var started: Timestamp
+        public var control: Control
+
+        public init(id: ItemID, pid: Int32, started: Timestamp, control: Control = .init()) {
+            self.id = id
+            self.pid = pid
+            self.started = started
+            self.control = control
+        }
+    }
+
+    /// Which running process a control command is for.
+    public enum Job: String, Equatable, Sendable, CaseIterable {
+        case recording, playback
+    }
+
+    /// What another shell asks a running recorder or player to do.
+    public enum ControlAction: Equatable, Sendable {
+        case pause, resume, toggle, stop
+        /// Seconds from the start.
+        case seek(to: Double)
+        /// Seconds forward (negative: back) from wherever the player is when it applies it;
+        /// kept relative so that two `seek +5s` sent at once move ten seconds.
+        case skip(by: Double)
+    }
+
+    public struct ControlCommand: Equatable, Sendable {
+        public var sequence: Int
+        public var action: ControlAction
+
+        public init(sequence: Int, action: ControlAction) {
+            self.sequence = sequence
+            self.action = action
+        }
+    }
+
+    /// The remote-control channel of a running job: commands wait in `pending` until the
+    /// running process applies them and removes them by sequence number, together with the
+    /// `paused` and `position` it reached. Commands are queued, never overwritten, so two
+    /// sent at once are both applied.
+    public struct Control: Equatable, Sendable {
+        /// As the running process last acknowledged.
+        public var paused: Bool
+        /// Seconds, as the running process last acknowledged.
+        public var position: Double
+        public var pending: [ControlCommand]
+        /// The last sequence number handed out. It only grows, so an acknowledgement "up to
+        /// n" can never drop a command queued after the process read the file.
+        public var lastSequence: Int
+
+        public init(paused: Bool = false, position: Double = 0, pending: [ControlCommand] = [], lastSequence: Int = 0) {
+            self.paused = paused
+            self.position = position
+            self.pending = pending
+            self.lastSequence = lastSequence
         }
     }
 
@@ -47,11 +111,30 @@ public struct ViewState: Equatable, Sendable {
     public var folderStack: [ItemID]
     public var selection: Selection?
     public var recording: RecordingInProgress?
+    public var playing: Playback?
 
-    public init(folderStack: [ItemID] = [.root], selection: Selection? = nil, recording: RecordingInProgress? = nil) {
+    public init(folderStack: [ItemID] = [.root], selection: Selection? = nil, recording: RecordingInProgress? = nil,
+                playing: Playback? = nil) {
         self.folderStack = folderStack.isEmpty ? [.root] : folderStack
         self.selection = selection
         self.recording = recording
+        self.playing = playing
+    }
+
+    /// The control channel of `job`, if that job is running (or was, by a dead process).
+    public func control(of job: Job) -> Control? {
+        switch job {
+        case .recording: return recording?.control
+        case .playback: return playing?.control
+        }
+    }
+
+    /// The pid registered for `job`.
+    public func pid(of job: Job) -> Int32? {
+        switch job {
+        case .recording: return recording?.pid
+        case .playback: return playing?.pid
+        }
     }
 
     public var currentFolder: ItemID { folderStack.last ?? .root }
@@ -108,12 +191,122 @@ enum ViewStateCodec {
             w.int(r.pid)
             w.raw(", \"started\": ")
             w.timestamp(r.started)
+            encodeControl(r.control, &w)
+            w.raw("}")
+        } else {
+            w.raw("null")
+        }
+        w.raw(",\n  \"playing\": ")
+        if let p = state.playing {
+            w.raw("{\"uuid\": ")
+            w.id(p.id)
+            w.raw(", \"pid\": ")
+            w.int(p.pid)
+            w.raw(", \"started\": ")
+            w.timestamp(p.started)
+            encodeControl(p.control, &w)
             w.raw("}")
         } else {
             w.raw("null")
         }
         w.raw("\n}\n")
         return w.bytes
+    }
+
+    private static func encodeControl(_ c: ViewState.Control, _ w: inout JSONWriter) {
+        w.raw(", \"control\": {\"paused\": ")
+        w.bool(c.paused)
+        w.raw(", \"position\": ")
+        w.double(c.position)
+        w.raw(", \"lastSequence\": ")
+        w.int(c.lastSequence)
+        w.raw(", \"pending\": [")
+        for (i, command) in c.pending.enumerated() {
+            if i > 0 { w.raw(", ") }
+            w.raw("{\"sequence\": ")
+            w.int(command.sequence)
+            w.raw(", \"action\": ")
+            switch command.action {
+            case .pause: w.string("pause")
+            case .resume: w.string("resume")
+            case .toggle: w.string("toggle")
+            case .stop: w.string("stop")
+            case let .seek(to):
+                w.string("seek")
+                w.raw(", \"seconds\": ")
+                w.double(to)
+            case let .skip(by):
+                w.string("skip")
+                w.raw(", \"seconds\": ")
+                w.double(by)
+            }
+            w.raw("}")
+        }
+        w.raw("]}")
+    }
+
+    /// A missing control object (a file from before remote control) reads as an idle one.
+    private static func decodeControl(_ r: inout JSONReader) throws -> ViewState.Control {
+        var control = ViewState.Control()
+        let start = r.position
+        try r.beginObject()
+        var f = true
+        while let k = try r.nextKey(first: &f) {
+            if k.equals("paused") { control.paused = try r.readBool() }
+            else if k.equals("position") { control.position = try r.readDouble() }
+            else if k.equals("lastSequence") { control.lastSequence = Int(try r.readInt()) }
+            else if k.equals("pending") {
+                try r.beginArray()
+                var first = true
+                while try r.nextElement(first: &first) {
+                    var sequence: Int64?, action: String?, seconds: Double?
+                    try r.beginObject()
+                    var g = true
+                    while let key = try r.nextKey(first: &g) {
+                        if key.equals("sequence") { sequence = try r.readInt() }
+                        else if key.equals("action") { action = try r.readString() }
+                        else if key.equals("seconds") { seconds = try r.readDouble() }
+                        else { try r.skipValue() }
+                    }
+                    let decoded: ViewState.ControlAction?
+                    switch action {
+                    case "pause": decoded = .pause
+                    case "resume": decoded = .resume
+                    case "toggle": decoded = .toggle
+                    case "stop": decoded = .stop
+                    case "seek": decoded = seconds.map { .seek(to: $0) }
+                    case "skip": decoded = seconds.map { .skip(by: $0) }
+                    default: decoded = nil
+                    }
+                    guard let sequence, let decoded, sequence > 0 else { throw r.failure("malformed control command", at: start) }
+                    control.pending.append(.init(sequence: Int(sequence), action: decoded))
+                }
+            } else { try r.skipValue() }
+        }
+        guard control.position.isFinite, control.position >= 0,
+              control.pending.allSatisfy({ $0.sequence <= control.lastSequence }) else {
+            throw r.failure("malformed control state", at: start)
+        }
+        return control
+    }
+
+    private static func decodePlayback(_ r: inout JSONReader, id: (inout JSONReader) throws -> ItemID) throws -> ViewState.Playback {
+        let start = r.position
+        var uuid: ItemID?, pid: Int64?, started: Timestamp?
+        var control = ViewState.Control()
+        try r.beginObject()
+        var f = true
+        while let k = try r.nextKey(first: &f) {
+            if k.equals("uuid") { uuid = try id(&r) }
+            else if k.equals("pid") { pid = try r.readInt() }
+            else if k.equals("started") { started = Timestamp(utf8: try r.readRawString()) }
+            else if k.equals("control") { control = try decodeControl(&r) }
+            else { try r.skipValue() }
+        }
+        guard let uuid, let pid, let started, pid > 0, pid <= Int64(Int32.max) else {
+            throw r.failure("incomplete playback entry", at: start)
+        }
+        return .init(id: uuid, pid: Int32(pid), started: started, control: control)
     }
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws -> ViewState {
@@ -157,6 +350,9 @@ enum ViewStateCodec {
             } else if key.equals("recording") {
                 if r.readNull() { continue }
                 state.recording = try decodeInProgress(&r, id: id)
+            } else if key.equals("playing") {
+                if r.readNull() { continue }
+                state.playing = try decodePlayback(&r, id: id)
             } else {
                 try r.skipValue()
             }
@@ -170,6 +366,7 @@ enum ViewStateCodec {
         let start = r.position
         var uuid: ItemID?, parent: ItemID?, name: String?, file: String?, format: String?
         var rate: Int64?, channels: Int64?, pid: Int64?, started: Timestamp?
+        var control = ViewState.Control()
         try r.beginObject()
         var f = true
         while let k = try r.nextKey(first: &f) {
@@ -182,6 +379,7 @@ enum ViewStateCodec {
             else if k.equals("channels") { channels = try r.readInt() }
             else if k.equals("pid") { pid = try r.readInt() }
             else if k.equals("started") { started = Timestamp(utf8: try r.readRawString()) }
+            else if k.equals("control") { control = try decodeControl(&r) }
             else { try r.skipValue() }
         }
         guard let uuid, let parent, let name, let file, let format, let rate, let channels, let pid, let started,
@@ -189,6 +387,6 @@ enum ViewStateCodec {
               !file.contains("/"), !file.isEmpty
         else { throw r.failure("incomplete recording-in-progress entry", at: start) }
         return .init(id: uuid, parent: parent, name: name, file: file, format: format, sampleRate: Int(rate),
-                     channels: Int(channels), pid: Int32(pid), started: started)
+                     channels: Int(channels), pid: Int32(pid), started: started, control: control)
     }
 }

@@ -10,6 +10,12 @@ public final class ViewStateStore {
         case updatePlayPosition(Double)
         case recordingStarted(ViewState.RecordingInProgress)
         case recordingEnded(ItemID)
+        case playbackStarted(ViewState.Playback)
+        case playbackEnded(ItemID)
+        /// Another shell asked the running job to do something (queued, not yet applied).
+        case controlRequested(ViewState.Job, ViewState.ControlCommand)
+        /// The running job applied every command up to `through` and reached this state.
+        case controlAcknowledged(ViewState.Job, through: Int, paused: Bool, position: Double)
     }
 
     public let location: StoreLocation
@@ -133,6 +139,48 @@ public final class ViewStateStore {
             guard let entry = state.recording else { return }
             state.recording = nil
             actions.append(.recordingEnded(entry.id))
+        }
+
+        public mutating func playbackStarted(_ entry: ViewState.Playback) {
+            state.playing = entry
+            actions.append(.playbackStarted(entry))
+        }
+
+        public mutating func playbackEnded() {
+            guard let entry = state.playing else { return }
+            state.playing = nil
+            actions.append(.playbackEnded(entry.id))
+        }
+
+        /// Queues `action` for the running `job` under the next sequence number, which it
+        /// returns (nil when `job` is not running).
+        @discardableResult
+        public mutating func requestControl(_ action: ViewState.ControlAction, for job: ViewState.Job) -> Int? {
+            guard var control = state.control(of: job) else { return nil }
+            control.lastSequence += 1
+            let command = ViewState.ControlCommand(sequence: control.lastSequence, action: action)
+            control.pending.append(command)
+            setControl(control, of: job)
+            actions.append(.controlRequested(job, command))
+            return command.sequence
+        }
+
+        /// The running job's receipt: drops the commands it applied (those up to `through`;
+        /// any queued since stay) and records the state it reached.
+        public mutating func acknowledgeControl(of job: ViewState.Job, through: Int, paused: Bool, position: Double) {
+            guard var control = state.control(of: job) else { return }
+            control.pending.removeAll { $0.sequence <= through }
+            control.paused = paused
+            control.position = max(position, 0)
+            setControl(control, of: job)
+            actions.append(.controlAcknowledged(job, through: through, paused: paused, position: position))
+        }
+
+        private mutating func setControl(_ control: ViewState.Control, of job: ViewState.Job) {
+            switch job {
+            case .recording: state.recording?.control = control
+            case .playback: state.playing?.control = control
+            }
         }
     }
 }

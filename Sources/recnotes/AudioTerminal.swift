@@ -192,9 +192,15 @@ final class ProgressRenderer {
     func handle(_ event: AudioEvent) {
         switch mode {
         case .none: return
-        case .json: printLine(AudioEventJSON.line(event))
+        case .json: printLine(AudioEventJSON.line(event, time: Self.wallClock()))
         case .tty: draw(event)
         }
+    }
+
+    static func wallClock() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     func printLine(_ line: String) {
@@ -222,7 +228,9 @@ final class ProgressRenderer {
             }
         case let .paused(p):
             update("❚❚ \(Format.clock(p.seconds))  paused (space resumes)")
-        case .resumed, .seeked:
+        case let .resumed(p):
+            update("\(screen == .play ? "▶" : "●") \(Format.clock(p.seconds))")
+        case .seeked:
             break
         case let .xrun(_, count):
             Terminal.writeStderr("\r\u{1B}[K")

@@ -26,6 +26,7 @@ struct Recnotes: ParsableCommand {
             List.self, Tree.self, ChangeFolder.self, PrintFolder.self, MakeFolder.self,
             Remove.self, Move.self, Find.self, Info.self, State.self, Record.self, Play.self,
             Trash.self, Undo.self, History.self, Check.self, Import.self, Export.self, Devices.self,
+            Status.self, Pause.self, Resume.self, Toggle.self, Seek.self, Stop.self,
         ]
     )
 

@@ -15,11 +15,13 @@ enum Terminal {
 
     static func error(_ message: String) {
         writeStderr("recnotes: \(message)\n")
+        Background.relay("recnotes: \(message)")
     }
 
     static func warning(_ message: String) {
         guard !Output.quiet else { return }
         writeStderr("recnotes: warning: \(message)\n")
+        Background.relay("recnotes: warning: \(message)")
     }
 
     static func writeStderr(_ text: String) {

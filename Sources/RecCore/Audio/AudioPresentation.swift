@@ -45,10 +45,16 @@ extension Format {
 /// `fromSeconds` (seeked), `count` (xrun), `xruns`/`overruns` (finished), `message` (failed),
 /// `device`/`file`/`sampleRate`/`channels` (started).
 public enum AudioEventJSON {
-    public static func line(_ event: AudioEvent) -> String {
+    /// `time`, when given, is when the event was sent (seconds since the Unix epoch): with
+    /// it a listener can measure how soon a remote command showed in the stream.
+    public static func line(_ event: AudioEvent, time: Double? = nil) -> String {
         var w = JSONWriter()
         w.raw("{\"event\": ")
         w.string(event.name)
+        if let time {
+            w.raw(", \"time\": ")
+            w.double((time * 1000).rounded() / 1000)
+        }
         func position(_ p: AudioPosition, prefix: String = "") {
             w.raw(prefix.isEmpty ? ", \"frames\": " : ", \"\(prefix)Frames\": ")
             w.int(p.frames)

@@ -15,6 +15,8 @@ public final class PlaybackSession {
     public let end: Int64
     private var lastSavedFrames: Int64
     private var lastSavedAt = MonotonicClock.now()
+    private var registered = false
+    private var startsPaused = false
 
     public var sampleRate: Int { file.sampleRate }
     public var duration: Double { file.duration }
@@ -66,21 +68,47 @@ public final class PlaybackSession {
         player = try Player(file: file, device: device, configuration: deviceConfiguration)
     }
 
-    /// Plays, keeping the view state's selection and position up to date.
-    @discardableResult
-    public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
+    /// Makes the recording the selected one and registers this process as its player, so
+    /// that `status` sees it and other shells can control it. `play` does it if not done.
+    public func register(paused: Bool = false) throws {
+        guard !registered else { return }
         let id = item.id
         let startSeconds = Double(start) / Double(sampleRate)
-        try library.viewState.transaction { $0.selectRecording(id, position: startSeconds) }
-        do {
-            let result = try player.run(from: start, until: end) { event in
-                if case let .progress(p) = event { persistIfDue(p.position) }
-                onEvent(event)
-            }
-            try save(result.0)
-            return result
-        } catch {
-            throw error
+        // A player already registered loses its slot (it keeps playing, uncontrolled):
+        // the newest playback is the one a hotkey means.
+        let entry = ViewState.Playback(id: id, pid: getpid(), started: .now(),
+                                       control: .init(paused: paused, position: startSeconds))
+        try library.viewState.transaction {
+            $0.selectRecording(id, position: startSeconds)
+            $0.playbackStarted(entry)
+        }
+        registered = true
+        startsPaused = paused
+    }
+
+    /// Plays, keeping the view state's selection and position up to date, and following
+    /// the commands other shells queue for it.
+    @discardableResult
+    public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
+        try register(paused: startsPaused)
+        defer { unregister() }
+        let follower = try? RemoteFollower(location: library.location, job: .playback, id: item.id,
+                                           mailbox: player.controls, sampleRate: sampleRate)
+        try? follower?.start()
+        defer { follower?.stop() }
+        let result = try player.run(from: start, until: end, paused: startsPaused) { event in
+            if case let .progress(p) = event { persistIfDue(p.position) }
+            onEvent(event)
+        }
+        follower?.stop()
+        try save(result.0)
+        return result
+    }
+
+    private func unregister() {
+        let id = item.id, pid = getpid()
+        try? library.viewState.transaction { vs in
+            if vs.state.playing?.id == id && vs.state.playing?.pid == pid { vs.playbackEnded() }
         }
     }
 

@@ -14,9 +14,9 @@ public final class Player: @unchecked Sendable {
     public let file: SoundFile
 
     private let stopRequested = ManagedAtomic<Bool>(false)
-    private let pauseRequested = ManagedAtomic<Bool>(false)
-    /// Pending relative seeks, summed, in frames.
-    private let seekRequested = ManagedAtomic<Int>(0)
+    /// Pause, resume and seeks, from keys and from other processes alike: one ordered queue,
+    /// so a key and a remote command arriving together are both applied.
+    public let controls = ControlMailbox()
 
     public init(file: SoundFile, device: String, configuration: String? = nil) throws {
         self.file = file
@@ -24,19 +24,13 @@ public final class Player: @unchecked Sendable {
                       bufferMicroseconds: 250_000, configuration: configuration)
     }
 
+    /// Safe from any thread, also one that must not take a lock (the signal watcher).
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
 
-    public func togglePause() {
-        var current = pauseRequested.load(ordering: .relaxed)
-        while !pauseRequested.compareExchange(expected: current, desired: !current, ordering: .relaxed).exchanged {
-            current = pauseRequested.load(ordering: .relaxed)
-        }
-    }
+    public func togglePause() { controls.submit(.toggle) }
 
     /// Moves the play position by `seconds` (negative: back), stopping at either end.
-    public func seek(by seconds: Double) {
-        seekRequested.wrappingIncrement(by: Int((seconds * Double(file.sampleRate)).rounded()), ordering: .relaxed)
-    }
+    public func seek(by seconds: Double) { controls.submit(.skip(by: seconds)) }
 
     public enum Ending: Equatable, Sendable {
         /// Reached the end (or `--until`).
@@ -45,9 +39,11 @@ public final class Player: @unchecked Sendable {
         case stopped
     }
 
-    /// Plays from frame `start` up to (not including) frame `end`. Returns where playback
-    /// ended, counted as the frames the listener has heard, and why.
-    public func run(from start: Int64, until end: Int64, onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Ending) {
+    /// Plays from frame `start` up to (not including) frame `end`, beginning paused if
+    /// `paused`. Returns where playback ended, counted as the frames the listener has
+    /// heard, and why.
+    public func run(from start: Int64, until end: Int64, paused startPaused: Bool = false,
+                    onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Ending) {
         let rate = file.sampleRate, channels = file.channels
         let end = max(start, end)
         let period = pcm.periodFrames
@@ -56,51 +52,82 @@ public final class Player: @unchecked Sendable {
         let total = AudioPosition(frames: end, sampleRate: rate)
         let eventEvery = Int64(max(rate / 10, 1))
         var position = start
+        /// Where the device was last started from: nothing before it can still be queued.
+        var base = start
         var nextEvent = start + eventEvery
+        var paused = startPaused
         var meter = LevelMeter(), overall = LevelMeter()
         var reportedXruns = 0
         func at(_ frames: Int64) -> AudioPosition { AudioPosition(frames: frames, sampleRate: rate) }
         /// What the listener has heard: what was written, less what the device still holds.
-        func heard() -> Int64 { max(start, position - Int64(pcm.delay())) }
+        func heard() -> Int64 { paused ? position : max(base, position - Int64(pcm.delay())) }
+        func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
 
         do {
             try file.seek(to: start)
             onEvent(.started(.init(device: pcm.name, file: file.path, sampleRate: rate, channels: channels,
                                    position: at(start), total: total)))
+            if paused { onEvent(.paused(at(position))) }
+            controls.publish(paused: paused, frames: position, applied: 0)
             var ending = Ending.completed
-            playing: while position < end {
+            while true {
                 if stopRequested.load(ordering: .relaxed) {
                     ending = .stopped
                     break
                 }
-                let delta = seekRequested.exchange(0, ordering: .relaxed)
-                if delta != 0 {
-                    let from = heard()
-                    let target = min(max(from + Int64(delta), 0), end)
-                    try pcm.restart()
-                    try file.seek(to: target)
-                    position = target
-                    nextEvent = target + eventEvery
-                    meter.reset()
-                    onEvent(.seeked(from: at(from), to: at(target)))
-                    continue
-                }
-                if pauseRequested.load(ordering: .relaxed) {
-                    position = heard()
-                    try pcm.restart()
-                    try file.seek(to: position)
-                    onEvent(.paused(at(position)))
-                    while pauseRequested.load(ordering: .relaxed) {
-                        if stopRequested.load(ordering: .relaxed) {
-                            ending = .stopped
-                            break playing
+                var applied = 0
+                // Dropping what the device holds can take a round trip to a sound server
+                // (PulseAudio re-creates its stream), so it is done after the events and
+                // the report: the new state shows at once; the audio stops a moment later.
+                var restart = false
+                for command in controls.take() {
+                    switch command.action {
+                    case .pause, .resume, .toggle:
+                        let pause = command.action == .toggle ? !paused : command.action == .pause
+                        guard pause != paused else { break }
+                        if pause {
+                            // What is still queued in the device is dropped, so resuming
+                            // plays from exactly what was heard.
+                            position = heard()
+                            restart = true
+                            try file.seek(to: position)
+                            base = position
+                            paused = true
+                            onEvent(.paused(at(position)))
+                        } else {
+                            paused = false
+                            onEvent(.resumed(at(position)))
                         }
-                        if seekRequested.load(ordering: .relaxed) != 0 { break }
-                        usleep(20_000)
+                    case .stop:
+                        stop()
+                    case .seek, .skip:
+                        let from = heard()
+                        var target: Int64
+                        if case let .seek(to) = command.action { target = frames(to) } else if case let .skip(by) = command.action {
+                            target = from + frames(by)
+                        } else { target = from }
+                        target = min(max(target, 0), end)
+                        if !paused { restart = true }
+                        try file.seek(to: target)
+                        position = target
+                        base = target
+                        nextEvent = target + eventEvery
+                        meter.reset()
+                        onEvent(.seeked(from: at(from), to: at(target)))
                     }
-                    onEvent(.resumed(at(position)))
+                    applied = max(applied, command.sequence)
+                }
+                controls.publish(paused: paused, frames: heard(), applied: applied)
+                if restart { try pcm.restart() }
+                if stopRequested.load(ordering: .relaxed) {
+                    ending = .stopped
+                    break
+                }
+                if paused {
+                    controls.wait(milliseconds: 50)
                     continue
                 }
+                if position >= end { break }
                 let want = Int(min(Int64(period), end - position))
                 let frames = try file.read(into: chunk, frames: want)
                 if frames == 0 {

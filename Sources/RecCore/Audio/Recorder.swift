@@ -28,6 +28,9 @@ public final class Recorder: @unchecked Sendable {
     private var captureError: Error?
     /// Frames written to the file by `run` so far (also after it threw).
     public private(set) var framesWritten: Int64 = 0
+    /// Commands from other processes (through the view state); taken by the writer loop,
+    /// which turns them into the flags the capture thread reads.
+    public let controls = ControlMailbox()
 
     /// Opens the device now, so a bad device fails before any file exists.
     public init(device: String, rate: Int, channels: Int, frameLimit: Int64? = nil,
@@ -36,6 +39,9 @@ public final class Recorder: @unchecked Sendable {
         ring = SampleRing(minimumCapacity: Int(Double(rate * channels) * max(ringSeconds, 2)))
         self.frameLimit = frameLimit
         sem_init(&dataReady, 0, 0)
+        // A command must not wait out the writer's tenth-of-a-second sleep (longer while
+        // paused, when no audio arrives to wake it).
+        controls.onSubmit = { [unowned self] in sem_post(&dataReady) }
     }
 
     deinit { sem_destroy(&dataReady) }
@@ -129,10 +135,22 @@ public final class Recorder: @unchecked Sendable {
         var writeError: Error?
         while true {
             let ended = captureEnded.load(ordering: .acquiring)
+            var applied = 0
+            for command in controls.take() {
+                switch command.action {
+                case .pause: pauseRequested.store(true, ordering: .relaxed)
+                case .resume: pauseRequested.store(false, ordering: .relaxed)
+                case .toggle: togglePause()
+                case .stop: stop()
+                case .seek, .skip: break  // nothing to seek in a recording; refused before it is sent
+                }
+                applied = max(applied, command.sequence)
+            }
             if isPaused != paused {
                 paused.toggle()
                 onEvent(paused ? .paused(position()) : .resumed(position()))
             }
+            controls.publish(paused: paused, frames: written, applied: applied)
             let n = ring.read(into: chunk, count: chunkSamples, multiple: channels)
             if n == 0 {
                 if ended { break }

@@ -87,8 +87,14 @@ public final class RecordingSession {
     }
 
     /// Captures until the recorder is stopped or reaches its frame limit.
+    /// Other shells can pause, resume and stop it meanwhile, through the view state.
     public func record(onEvent: (AudioEvent) -> Void) throws {
         defer { frames = recorder.framesWritten }
+        // Without inotify (out of watches) the recording still works, only not remotely.
+        let follower = try? RemoteFollower(location: library.location, job: .recording, id: entry.id,
+                                           mailbox: recorder.controls, sampleRate: entry.sampleRate)
+        try? follower?.start()
+        defer { follower?.stop() }
         try recorder.run(into: file, onEvent: onEvent)
     }
 

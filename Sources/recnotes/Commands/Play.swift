@@ -13,7 +13,8 @@ struct Play: ParsableCommand {
         end). Seeking is sample-accurate and does not decode what comes before.
 
         On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
-        forward, q quits. The recording and position are kept in the view state: 'play' \
+        forward, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
+        'stop' (with --background the playback runs detached). The recording and position are kept in the view state: 'play' \
         with no PATH resumes the last recording where it stopped.
         """
     )
@@ -38,9 +39,15 @@ struct Play: ParsableCommand {
     @Option(help: "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
+    @Flag(help: "Start paused; 'recnotes resume' (or space) starts it.")
+    var paused = false
+
+    @OptionGroup var detached: BackgroundOptions
+
     func run() throws {
         if let seek { _ = try TimeSpec.parse(seek) }
         if let until { _ = try TimeSpec.parse(until) }
+        if try detached.detachIfAsked(command: "play") { return }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
         let session = try PlaybackSession(library: library, path: path, seek: seek, until: until,
@@ -58,6 +65,8 @@ struct Play: ParsableCommand {
             }
         }
         defer { keys?.stop() }
+        try session.register(paused: paused)
+        detached.registered(.playback, in: library)
         try session.play(onEvent: renderer.handle)
     }
 }

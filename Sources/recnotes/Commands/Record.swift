@@ -16,8 +16,10 @@ struct Record: ParsableCommand {
         folder and the name 'Recording YYYY-MM-DD HH.MM.SS'. An existing name is refused \
         before recording starts.
 
-        Recording stops after --duration, on Ctrl-C, on SIGTERM, or on 'q' at a terminal; \
-        every way of stopping saves what was recorded. On a terminal, space pauses and \
+        Recording stops after --duration, on Ctrl-C, on SIGTERM, on 'q' at a terminal, or \
+        on 'recnotes stop' from another shell; every way of stopping saves what was \
+        recorded. 'recnotes pause', 'resume' and 'toggle' work from anywhere (paused time \
+        is not recorded); with --background the recording runs detached. On a terminal, space pauses and \
         resumes, and when no name was given you are asked for one: Enter keeps the default, \
         Esc discards the recording. If recnotes is killed, the next command recovers the \
         audio as '<name> (recovered)'.
@@ -47,6 +49,8 @@ struct Record: ParsableCommand {
     @Option(help: "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
+    @OptionGroup var detached: BackgroundOptions
+
     func run() throws {
         let sampleRate = rate ?? format.defaultRate
         var frameLimit: Int64?
@@ -57,12 +61,14 @@ struct Record: ParsableCommand {
             frameLimit = Int64((seconds * Double(sampleRate)).rounded())
         }
         try format.validate(rate: sampleRate, channels: channels)
+        if try detached.detachIfAsked(command: "record") { return }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
         let session = try RecordingSession(library: library, path: path, format: format, rate: sampleRate,
                                            channels: channels, device: audioDevice(device), frameLimit: frameLimit)
         let recorder = session.recorder
         signals.onSignal { _ in recorder.stop() }
+        detached.registered(.recording, in: library)
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)
         let keys = KeyReader { key in
             if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }

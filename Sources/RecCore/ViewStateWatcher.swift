@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tells when `viewstate.json` has been replaced, through inotify.
+///
+/// The directory is watched, not the file: every write is an atomic rename, so the file's
+/// inode changes each time and a watch on it would see one change and then nothing. A
+/// rename shows as IN_MOVED_TO of `viewstate.json`; IN_CLOSE_WRITE covers a plain write
+/// (a hand edit). A pipe lets another thread wake a waiter, or stop it.
+public final class ViewStateWatcher: @unchecked Sendable {
+    public enum Wake: Equatable, Sendable {
+        case changed, woken, timedOut, stopped
+    }
+
+    private let inotify: Int32
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let fileName: String
+    private let stopping = AtomicFlag()
+
+    public init(location: StoreLocation) throws {
+        fileName = FileSystem.baseName(of: location.viewStateFile)
+        let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard fd >= 0 else { throw RecError.failure(location.directory, "cannot watch: \(systemReason(errno))") }
+        guard inotify_add_watch(fd, location.directory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) >= 0 else {
+            let reason = systemReason(errno)
+            close(fd)
+            throw RecError.failure(location.directory, "cannot watch: \(reason)")
+        }
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else {
+            let reason = systemReason(errno)
+            close(fd)
+            throw RecError.failure(location.directory, "cannot watch: \(reason)")
+        }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        inotify = fd
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
+    }
+
+    deinit {
+        close(inotify)
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// Makes the current or next `wait` return `.woken`. Safe from any thread, including an
+    /// audio thread: one non-blocking write.
+    public func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    /// Makes every later `wait` return `.stopped`.
+    public func stop() {
+        stopping.set()
+        wake()
+    }
+
+    /// Blocks until the view state is replaced, `wake` is called, or `milliseconds` pass.
+    public func wait(milliseconds: Int32) -> Wake {
+        if stopping.isSet { return .stopped }
+        var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        let ready = poll(&fds, 2, milliseconds)
+        if stopping.isSet { return .stopped }
+        guard ready > 0 else { return .timedOut }
+        var result = Wake.timedOut
+        if fds[1].revents != 0 {
+            var sink = [UInt8](repeating: 0, count: 64)
+            while read(wakeRead, &sink, sink.count) > 0 {}
+            result = .woken
+        }
+        if fds[0].revents != 0, drainEvents() { result = .changed }
+        return result
+    }
+
+    /// Reads every queued inotify event; true if one was about the view-state file.
+    private func drainEvents() -> Bool {
+        let size = 4096
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<inotify_event>.alignment)
+        defer { buffer.deallocate() }
+        var matched = false
+        while true {
+            let n = read(inotify, buffer, size)
+            if n <= 0 { break }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= n {
+                let event = (buffer + offset).assumingMemoryBound(to: inotify_event.self)
+                let length = Int(event.pointee.len)
+                if event.pointee.mask & UInt32(IN_Q_OVERFLOW) != 0 { matched = true }
+                if length > 0 {
+                    let name = (buffer + offset + MemoryLayout<inotify_event>.size).assumingMemoryBound(to: CChar.self)
+                    if String(cString: name) == fileName { matched = true }
+                }
+                offset += MemoryLayout<inotify_event>.size + length
+            }
+        }
+        return matched
+    }
+}
+
+/// A flag set once, read from any thread.
+final class AtomicFlag: @unchecked Sendable {
+    private let counter = AtomicCounter()
+    func set() { counter.increment() }
+    var isSet: Bool { counter.load() > 0 }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import RecCore
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what is recording or playing.",
+        discussion: """
+        One line per running job: recording or playing, the item, the position, paused or \
+        running, and the pid. A job whose process has died is reported and cleared (a \
+        recording is recovered). With nothing running: exit status 1.
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: JSONOption
+
+    func run() throws {
+        let library = try global.openLibrary(recover: false)
+        let control = RemoteControl(library: library)
+        for note in try control.clearDead() { Terminal.warning(note) }
+        let running = control.running()
+        guard !running.isEmpty else { throw RemoteControl.nothingRunning }
+        if output.json {
+            print(ItemJSON.status(running))
+        } else {
+            for status in running { print(status.line) }
+        }
+    }
+}
