@@ -180,13 +180,16 @@ final class ProgressRenderer {
 
     let mode: ProgressMode
     let screen: Screen
+    /// NDJSON goes to stderr when stdout carries audio (`record --output -`).
+    let jsonToStderr: Bool
     private var paused = false
     private var lastLine = ""
     private var drewLine = false
 
-    init(mode: ProgressMode, screen: Screen) {
+    init(mode: ProgressMode, screen: Screen, jsonToStderr: Bool = false) {
         self.mode = mode
         self.screen = screen
+        self.jsonToStderr = jsonToStderr
     }
 
     func handle(_ event: AudioEvent) {
@@ -204,6 +207,10 @@ final class ProgressRenderer {
     }
 
     func printLine(_ line: String) {
+        if jsonToStderr {
+            if !Output.quiet { Terminal.writeStderr(line + "\n") }
+            return
+        }
         print(line)
         fflush(stdout)
     }

@@ -112,7 +112,7 @@ public final class Recorder: @unchecked Sendable {
     /// failure after some audio was written, the `failed` event is sent and the error
     /// thrown; what was written stays in the file.
     @discardableResult
-    public func run(into file: SoundFile, onEvent: (AudioEvent) -> Void) throws -> Int64 {
+    public func run(into file: AudioSink, onEvent: (AudioEvent) -> Void) throws -> Int64 {
         let rate = pcm.rate, channels = pcm.channels
         // Up to half a second per write: fewer, larger writes to the file; events are still
         // cut at every tenth of a second of audio below.

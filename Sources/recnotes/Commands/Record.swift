@@ -6,6 +6,7 @@ import Glibc
 #endif
 
 extension AudioFormat: ExpressibleByArgument {}
+extension RawEncoding: ExpressibleByArgument {}
 extension ProgressMode: ExpressibleByArgument {}
 
 struct Record: ParsableCommand {
@@ -23,6 +24,11 @@ struct Record: ParsableCommand {
         resumes, and when no name was given you are asked for one: Enter keeps the default, \
         Esc discards the recording. If recnotes is killed, the next command recovers the \
         audio as '<name> (recovered)'.
+
+        --output - streams the recording to standard output instead of the store (WAV, \
+        --format flac, or raw samples with --encoding), for another program to read live; \
+        --progress json then writes its events to standard error. --output FILE writes a file \
+        outside the store, its format following the extension.
         """
     )
 
@@ -32,7 +38,13 @@ struct Record: ParsableCommand {
     var path: String?
 
     @Option(help: "opus (Ogg Opus, the default), flac, wav, vorbis (Ogg Vorbis) or mp3.")
-    var format: AudioFormat = .default
+    var format: AudioFormat?
+
+    @Option(help: ArgumentHelp("Write the audio here instead of the store; '-' is standard output.", valueName: "file|-"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("With --output -: raw samples, s16, s32 or f32 (little-endian), no header.", valueName: "encoding"))
+    var encoding: RawEncoding?
 
     @Option(help: ArgumentHelp("Sample rate in Hz (default 48000).", valueName: "hz"))
     var rate: Int?
@@ -52,6 +64,7 @@ struct Record: ParsableCommand {
     @OptionGroup var detached: BackgroundOptions
 
     func run() throws {
+        let format = self.format ?? .default
         let sampleRate = rate ?? format.defaultRate
         var frameLimit: Int64?
         if let duration {
@@ -60,6 +73,10 @@ struct Record: ParsableCommand {
             }
             frameLimit = Int64((seconds * Double(sampleRate)).rounded())
         }
+        if let output {
+            return try recordToOutput(output, rate: sampleRate, frameLimit: frameLimit)
+        }
+        if encoding != nil { throw RecError.usage("--encoding", "goes with --output -") }
         try format.validate(rate: sampleRate, channels: channels)
         if try detached.detachIfAsked(command: "record") { return }
         let signals = SignalWatcher()
@@ -101,6 +118,35 @@ struct Record: ParsableCommand {
         case .tty: Terminal.writeStderr("Saved \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n")
         case .none: break
         }
+    }
+}
+
+extension Record {
+    /// `--output`: the same recorder, writing to a stream or a file outside the store.
+    func recordToOutput(_ target: String, rate: Int, frameLimit: Int64?) throws {
+        let toStdout = target == "-"
+        if toStdout && Terminal.isTTY(STDOUT_FILENO) {
+            throw RecError.failure("stdout", "is a terminal; refusing to write binary audio to it (redirect or pipe stdout)")
+        }
+        let signals = SignalWatcher()
+        let recorder = try Recorder(device: audioDevice(device), rate: rate, channels: channels, frameLimit: frameLimit)
+        let sink = try RecordingOutput.sink(target: target, format: format, encoding: encoding, rate: rate,
+                                            channels: channels, frames: frameLimit)
+        signals.onSignal { _ in recorder.stop() }
+        // A reader that goes away ends the recording as the end of a pipe should.
+        if toStdout { signal(SIGPIPE, SIG_DFL) }
+        let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record, jsonToStderr: toStdout)
+        let keys = KeyReader { key in
+            if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }
+        }
+        defer { keys?.stop() }
+        do {
+            try recorder.run(into: sink, onEvent: renderer.handle)
+        } catch {
+            try? sink.close()
+            throw error
+        }
+        try sink.close()
     }
 }
 
