@@ -1,0 +1,97 @@
+import Foundation
+import RecCore
+import Testing
+
+/// The record screen at a real terminal: `script` gives recnotes a pseudo-terminal, the test
+/// types into it. Keys are sent only after the screen shows what they answer, never on a timer.
+@Suite("record at a terminal")
+struct TerminalKeysTests {
+    static var scriptInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/script") }
+
+    final class Screen {
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+        private var seen = Data()
+
+        init(_ cli: AudioCLI, _ arguments: [String]) throws {
+            let command = ([AudioCLI.binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["-qfec", command, "/dev/null"]
+            var env = cli.environment
+            env["TERM"] = "xterm"
+            process.environment = env
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+        }
+
+        /// Reads the screen until `text` appears; false if the program ended first.
+        func waitFor(_ text: String) -> Bool {
+            while !String(decoding: seen, as: UTF8.self).contains(text) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { return false }
+                seen.append(chunk)
+            }
+            return true
+        }
+
+        func type(_ keys: String) {
+            input.fileHandleForWriting.write(Data(keys.utf8))
+        }
+
+        func finish() -> (status: Int32, screen: String) {
+            seen.append(output.fileHandleForReading.readDataToEndOfFile())
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: seen, as: UTF8.self))
+        }
+    }
+
+    @Test("space pauses and resumes, q stops, Enter at the prompt keeps the default name",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func saveWithDefaultName() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
+        let screen = try Screen(cli, ["record", "--format", "wav"])
+        #expect(screen.waitFor("●"))
+        screen.type(" ")
+        #expect(screen.waitFor("paused"))
+        screen.type(" ")
+        screen.type("q")
+        #expect(screen.waitFor("Save recording as [Recording "))
+        screen.type("\r")
+        let (status, text) = screen.finish()
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("Saved /Recording "))
+        let recordings = try cli.recordings()
+        #expect(recordings.count == 1)
+        #expect((recordings.first?["name"] as? String)?.hasPrefix("Recording ") == true)
+        #expect((recordings.first?["frames"] as? Int ?? 0) > 0)
+    }
+
+    @Test("a typed name is used, and Esc at the prompt discards the recording and its file",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func typedNameAndDiscard() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
+        let named = try Screen(cli, ["record", "--format", "wav"])
+        #expect(named.waitFor("●"))
+        named.type("q")
+        #expect(named.waitFor("Save recording as"))
+        named.type("standup\r")
+        #expect(named.finish().status == 0)
+        #expect(try cli.recordings().map { $0["name"] as? String } == ["standup"])
+
+        let discarded = try Screen(cli, ["record", "--format", "wav"])
+        #expect(discarded.waitFor("●"))
+        discarded.type("q")
+        #expect(discarded.waitFor("Save recording as"))
+        discarded.type("\u{1B}")
+        let (status, text) = discarded.finish()
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("Discarded the recording."))
+        #expect(try cli.recordings().map { $0["name"] as? String } == ["standup"])
+        #expect(cli.audioFiles().count == 1)
+    }
+}
