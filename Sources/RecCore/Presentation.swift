@@ -276,6 +276,7 @@ public enum CheckJSON {
         case .orphanAudio: return "orphanAudio"
         case .staleRecording: return "staleRecording"
         case .danglingViewState: return "viewState"
+        case .strayTemporary: return "strayTemporary"
         }
     }
 }

@@ -14,6 +14,7 @@ public struct StoreCheck {
         case orphanAudio(file: String)
         case staleRecording(name: String, pid: Int32, file: String)
         case danglingViewState(String)
+        case strayTemporary(file: String)
 
         public var description: String {
             switch self {
@@ -23,6 +24,7 @@ public struct StoreCheck {
             case let .orphanAudio(file): return "audio/\(file): belongs to no recording"
             case let .staleRecording(name, pid, file): return "viewstate.json: recording \"\(name)\" (audio/\(file)) was left in progress by pid \(pid), which is gone"
             case let .danglingViewState(what): return "viewstate.json: \(what)"
+            case let .strayTemporary(file): return "\(file): left by a write that was interrupted (the file it was replacing is intact)"
             }
         }
 
@@ -69,6 +71,8 @@ public struct StoreCheck {
             if let viewState, let dangling = danglingDescription(viewState, document) {
                 problems.append(.danglingViewState(dangling))
             }
+            let strays = strayTemporaries(isAlive: isAlive)
+            problems += strays.map { Problem.strayTemporary(file: $0) }
             guard repair, !problems.isEmpty else {
                 return Report(problems: problems, repairs: [], remaining: problems)
             }
@@ -80,7 +84,10 @@ public struct StoreCheck {
                 repairs.append("rebuilt folder links from the items' parent pointers")
             }
             repairs += adopt(orphans, into: &document)
-            if !repairs.isEmpty {
+            for file in strays where (try? FileSystem.remove(location.directory + "/" + file)) != nil {
+                repairs.append("removed \(file)")
+            }
+            if !repairs.isEmpty && !(linkProblems.isEmpty && orphans.isEmpty) {
                 try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
             }
             return Report(problems: problems, repairs: repairs, remaining: problems.filter { !$0.isRepairable })
@@ -146,6 +153,24 @@ public struct StoreCheck {
             orphans.append(name)
         }
         return orphans.sorted()
+    }
+
+    /// Temporary files of an atomic write (`.store.json.tmp-PID`) whose writer is gone: a
+    /// process killed between writing and renaming. The file they were to replace is intact.
+    private func strayTemporaries(isAlive: (Int32) -> Bool) -> [String] {
+        guard let dir = opendir(location.directory) else { return [] }
+        defer { closedir(dir) }
+        var strays: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            guard name.hasPrefix("."), let pidText = name.split(separator: "-").last,
+                  name.dropLast(pidText.count + 1).hasSuffix(".tmp"),
+                  let pid = Int32(pidText), !isAlive(pid) else { continue }
+            strays.append(name)
+        }
+        return strays.sorted()
     }
 
     private func readViewState() -> ViewState? {

@@ -110,3 +110,20 @@ struct StoreCheckTests {
         #expect(try check.run(repair: false).problems == [])
     }
 }
+
+extension StoreCheckTests {
+    @Test("temporary files of an interrupted write are reported, and removed on repair")
+    func strayTemporaries() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        let before = dir.bytes("store.json")
+        try dir.write(".store.json.tmp-999999", Array("{half a sto".utf8))
+        try dir.write(".viewstate.json.tmp-999998", Array("{".utf8))
+        let report = try check.run(repair: false, isAlive: { _ in false })
+        #expect(report.problems == [.strayTemporary(file: ".store.json.tmp-999999"), .strayTemporary(file: ".viewstate.json.tmp-999998")])
+        let repaired = try check.run(repair: true, isAlive: { _ in false })
+        #expect(repaired.repairs == ["removed .store.json.tmp-999999", "removed .viewstate.json.tmp-999998"])
+        #expect(!dir.exists(".store.json.tmp-999999"))
+        #expect(dir.bytes("store.json") == before)
+        #expect(try check.run(repair: false).problems == [])
+    }
+}
