@@ -93,6 +93,7 @@ struct RecordOutputTests {
         (["record", "--output", "-", "--format", "opus", "--duration", "1"], "recnotes: --format opus: standard output takes wav, flac, or raw samples with --encoding s16|s32|f32"),
         (["record", "--encoding", "s16", "--duration", "1"], "recnotes: --encoding: goes with --output -"),
         (["record", "--output", "-", "--encoding", "s16", "--format", "wav", "--duration", "1"], "recnotes: --encoding s16: raw output has no format; drop --format wav"),
+        (["record", "--output", "-", "--background", "--duration", "1"], "recnotes: --output: cannot be combined with --background, --log or --json"),
     ])
     func usage(arguments: [String], message: String) throws {
         let cli = try AudioCLI()

@@ -160,8 +160,12 @@ struct RemoteControlTests {
         let recording = try #require(try Self.status(cli)?["recording"] as? [String: Any])
         #expect(recording["paused"] as? Bool == false)
         #expect(recording["pending"] as? Int == 0)
-        let events = Self.events(log).compactMap { $0["event"] as? String }.filter { $0 == "paused" || $0 == "resumed" }
-        #expect(events == ["paused", "resumed"])
+        // The recorder logs its events after it has taken the commands, so wait for both lines.
+        func pauses() -> [String] {
+            Self.events(log).compactMap { $0["event"] as? String }.filter { $0 == "paused" || $0 == "resumed" }
+        }
+        Self.eventually { pauses().count >= 2 }
+        #expect(pauses() == ["paused", "resumed"])
         #expect(try cli.run("stop").stdout == "stopped  recording  /memo\n")
     }
 

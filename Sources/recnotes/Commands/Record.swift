@@ -74,6 +74,11 @@ struct Record: ParsableCommand {
             frameLimit = Int64((seconds * Double(sampleRate)).rounded())
         }
         if let output {
+            // A detached recorder has no stdout to stream to, and nothing registers it for
+            // 'recnotes stop'; the store is where background recordings go.
+            if detached.background || detached.log != nil || detached.json {
+                throw RecError.usage("--output", "cannot be combined with --background, --log or --json")
+            }
             return try recordToOutput(output, rate: sampleRate, frameLimit: frameLimit)
         }
         if encoding != nil { throw RecError.usage("--encoding", "goes with --output -") }
