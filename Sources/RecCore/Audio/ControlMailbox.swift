@@ -64,6 +64,9 @@ public final class ControlMailbox: @unchecked Sendable {
         return taken
     }
 
+    /// Whether anything waits to be taken (asked by a write that is waiting for room).
+    var hasQueued: Bool { queued.load(ordering: .acquiring) > 0 }
+
     /// Sleeps until something is submitted or `milliseconds` pass (a paused loop's wait).
     func wait(milliseconds: Int) {
         var deadline = timespec()

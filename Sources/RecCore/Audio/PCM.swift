@@ -28,6 +28,7 @@ public final class PCM {
     public var recoveries: Int { _recoveries.load() }
     private let _recoveries = AtomicCounter()
     private var handle: OpaquePointer?
+    private var nonblocking = false
 
     /// Opens `name` (`default`, `hw:0`, `pulse`, a name from `.asoundrc`) and configures it.
     /// `configuration`, when given, is ALSA configuration text used instead of the system's
@@ -168,18 +169,40 @@ public final class PCM {
         return Int(result)
     }
 
-    /// Writes all `frames` frames, blocking while the device's buffer is full.
-    public func write(_ buffer: UnsafePointer<Int16>, frames: Int) throws {
+    /// Writes up to `frames` frames and returns how many it wrote: all of them, unless
+    /// `interrupted()` turns true first. While the device's buffer is full it waits for room
+    /// at most 20 ms at a time and asks `interrupted()` in between, so a caller with commands
+    /// to apply is never stuck behind a sound server that takes data in large blocks (the
+    /// PulseAudio null sink asks for about half a second at a time).
+    public func write(_ buffer: UnsafePointer<Int16>, frames: Int, interrupted: () -> Bool = { false }) throws -> Int {
         guard let handle else { throw AudioError(.device(name), "write failed", reason: "device is closed") }
+        if !nonblocking {
+            try check(snd_pcm_nonblock(handle, 1), "cannot switch to non-blocking writes")
+            nonblocking = true
+        }
         var done = 0
+        var idleWaits = 0
         while done < frames {
             let result = snd_pcm_writei(handle, buffer + done * channels, snd_pcm_uframes_t(frames - done))
+            if result == -Int(EAGAIN) {
+                if interrupted() { break }
+                let ready = snd_pcm_wait(handle, 20)
+                if ready < 0 { try recover(ready, "write failed") }
+                // A plugin whose poll descriptor reports room it does not have would make
+                // this loop spin; after two empty wake-ups in a row it sleeps instead.
+                idleWaits += 1
+                if idleWaits > 2 { usleep(5_000) }
+                continue
+            }
+            idleWaits = 0
             if result < 0 {
                 try recover(Int32(result), "write failed")
                 continue
             }
             done += Int(result)
+            if done < frames && interrupted() { break }
         }
+        return done
     }
 
     /// Frames written but not yet heard (playback) or captured but not yet read.
@@ -193,6 +216,11 @@ public final class PCM {
     /// Plays out what is buffered, then stops: the last frames are heard.
     public func drain() throws {
         guard let handle else { return }
+        // Non-blocking, snd_pcm_drain would return at once with -EAGAIN.
+        if nonblocking {
+            snd_pcm_nonblock(handle, 0)
+            nonblocking = false
+        }
         let result = snd_pcm_drain(handle)
         if result < 0 && result != -EPIPE { throw AudioError.alsa(name, "cannot drain", result) }
     }

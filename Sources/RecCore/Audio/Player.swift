@@ -56,6 +56,8 @@ public final class Player: @unchecked Sendable {
         var base = start
         var nextEvent = start + eventEvery
         var paused = startPaused
+        /// The chunk last read from the file, and how much of its end is not yet written.
+        var chunkFrames = 0, unwritten = 0
         var meter = LevelMeter(), overall = LevelMeter()
         var reportedXruns = 0
         func at(_ frames: Int64) -> AudioPosition { AudioPosition(frames: frames, sampleRate: rate) }
@@ -92,6 +94,7 @@ public final class Player: @unchecked Sendable {
                             restart = true
                             try file.seek(to: position)
                             base = position
+                            unwritten = 0
                             paused = true
                             onEvent(.paused(at(position)))
                         } else {
@@ -109,6 +112,7 @@ public final class Player: @unchecked Sendable {
                         target = min(max(target, 0), end)
                         if !paused { restart = true }
                         try file.seek(to: target)
+                        unwritten = 0
                         position = target
                         base = target
                         nextEvent = target + eventEvery
@@ -127,21 +131,30 @@ public final class Player: @unchecked Sendable {
                     controls.wait(milliseconds: 50)
                     continue
                 }
-                if position >= end { break }
-                let want = Int(min(Int64(period), end - position))
-                let frames = try file.read(into: chunk, frames: want)
-                if frames == 0 {
-                    // Shorter than its header says. A lossy codec's count may be off by less
-                    // than a frame of its own; more than that is a truncated file.
-                    if file.frames - position > 2048 {
-                        throw AudioError(.file(file.path), "cannot decode", reason: "the audio ends at frame \(position) of \(file.frames); the file is truncated")
+                if unwritten == 0 {
+                    if position >= end { break }
+                    let want = Int(min(Int64(period), end - position))
+                    let frames = try file.read(into: chunk, frames: want)
+                    if frames == 0 {
+                        // Shorter than its header says. A lossy codec's count may be off by less
+                        // than a frame of its own; more than that is a truncated file.
+                        if file.frames - position > 2048 {
+                            throw AudioError(.file(file.path), "cannot decode", reason: "the audio ends at frame \(position) of \(file.frames); the file is truncated")
+                        }
+                        break
                     }
-                    break
+                    meter.add(chunk, count: frames * channels)
+                    overall.add(chunk, count: frames * channels)
+                    chunkFrames = frames
+                    unwritten = frames
                 }
-                try pcm.write(chunk, frames: frames)
-                meter.add(chunk, count: frames * channels)
-                overall.add(chunk, count: frames * channels)
-                position += Int64(frames)
+                // Commands that arrive while the device is full end the write early; the rest
+                // of the chunk waits for the next turn, unless a pause or seek drops it.
+                let written = try pcm.write(chunk + (chunkFrames - unwritten) * channels, frames: unwritten) {
+                    controls.hasQueued || stopRequested.load(ordering: .relaxed)
+                }
+                unwritten -= written
+                position += Int64(written)
                 while position >= nextEvent {
                     onEvent(.progress(.init(position: at(nextEvent), level: meter.level, bytes: nil, total: total)))
                     meter.reset()
