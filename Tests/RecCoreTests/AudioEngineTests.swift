@@ -104,6 +104,26 @@ struct AudioEngineDeviceTests {
         #expect(decoded == Array(input.prefix(90_000 * 2)))
     }
 
+    @Test func twoTogglesTakenTogetherAreAPauseAndAResume() throws {
+        let scratch = try AudioScratch()
+        let input = TestSignal.noise(frames: 48000)
+        try scratch.writeInput(input)
+        let recorder = try Recorder(device: "capture", rate: 48000, channels: 1, frameLimit: 24_000,
+                                    configuration: scratch.configuration)
+        // Queued before the loop starts, so its first turn takes both at once.
+        recorder.controls.submit(.toggle, sequence: 1)
+        recorder.controls.submit(.toggle, sequence: 2)
+        let file = try SoundFile.create(path: scratch.path + "/rec.wav", format: .wav, rate: 48000, channels: 1)
+        var events: [AudioEvent] = []
+        let frames = try recorder.run(into: file) { events.append($0) }
+        try file.close()
+        #expect(events.map(\.name).filter { $0 == "paused" || $0 == "resumed" } == ["paused", "resumed"])
+        #expect(recorder.controls.state.applied == 2)
+        #expect(recorder.controls.state.paused == false)
+        #expect(frames == 24_000)
+        #expect(try readAll(scratch.path + "/rec.wav") == Array(input.prefix(24_000)))
+    }
+
     @Test func playFromASeekIsSampleAccurate() throws {
         let scratch = try AudioScratch()
         let source = TestSignal.noise(frames: 48000 * 3)

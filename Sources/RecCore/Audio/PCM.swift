@@ -205,6 +205,13 @@ public final class PCM {
         return done
     }
 
+    /// Frames that can be read (capture) or written (playback) without waiting; 0 when
+    /// the device cannot say.
+    public func available() -> Int {
+        guard let handle else { return 0 }
+        return max(Int(snd_pcm_avail_update(handle)), 0)
+    }
+
     /// Frames written but not yet heard (playback) or captured but not yet read.
     public func delay() -> Int {
         guard let handle else { return 0 }

@@ -75,15 +75,18 @@ public final class Recorder: @unchecked Sendable {
     private func captureLoop() {
         let channels = pcm.channels
         let period = pcm.periodFrames
-        let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: period * channels)
+        let most = max(pcm.bufferFrames, period)
+        let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: most * channels)
         defer { buffer.deallocate() }
         var captured: Int64 = 0
         do {
             while !stopRequested.load(ordering: .relaxed) {
-                var want = period
+                // A period at a time on a real-time device; whatever is there when more is (a
+                // device faster than real time, or a writer that was late), in one call.
+                var want = min(max(period, pcm.available()), most)
                 if let limit = frameLimit {
                     if captured >= limit { break }
-                    want = Int(min(Int64(period), limit - captured))
+                    want = Int(min(Int64(want), limit - captured))
                 }
                 let frames = try pcm.read(into: buffer, frames: want)
                 if frames == 0 || pauseRequested.load(ordering: .relaxed) { continue }
@@ -136,16 +139,25 @@ public final class Recorder: @unchecked Sendable {
         while true {
             let ended = captureEnded.load(ordering: .acquiring)
             var applied = 0
+            // Each command is applied and reported on its own: two toggles taken together
+            // are a pause and a resume, not nothing.
             for command in controls.take() {
+                var pause = paused
                 switch command.action {
-                case .pause: pauseRequested.store(true, ordering: .relaxed)
-                case .resume: pauseRequested.store(false, ordering: .relaxed)
-                case .toggle: togglePause()
+                case .pause: pause = true
+                case .resume: pause = false
+                case .toggle: pause = !paused
                 case .stop: stop()
                 case .seek, .skip: break  // nothing to seek in a recording; refused before it is sent
                 }
+                if pause != paused {
+                    paused = pause
+                    pauseRequested.store(pause, ordering: .relaxed)
+                    onEvent(paused ? .paused(position()) : .resumed(position()))
+                }
                 applied = max(applied, command.sequence)
             }
+            // A key (space) flips the flag directly.
             if isPaused != paused {
                 paused.toggle()
                 onEvent(paused ? .paused(position()) : .resumed(position()))
@@ -167,6 +179,8 @@ public final class Recorder: @unchecked Sendable {
                 continue
             }
             // Levels per tenth of a second of audio: split the chunk at event boundaries.
+            // The file's size is asked once per chunk, not once per event.
+            var bytes: Int64?? = nil
             var offset = 0
             while offset < frames {
                 let take = Int(min(Int64(frames - offset), nextEvent - written))
@@ -175,8 +189,8 @@ public final class Recorder: @unchecked Sendable {
                 offset += take
                 if written == nextEvent {
                     nextEvent += eventEvery
-                    onEvent(.progress(.init(position: position(), level: meter.level,
-                                            bytes: FileSystem.size(file.path), total: nil)))
+                    if bytes == nil { bytes = .some(FileSystem.size(file.path)) }
+                    onEvent(.progress(.init(position: position(), level: meter.level, bytes: bytes!, total: nil)))
                     total.merge(meter)
                     meter.reset()
                 }
