@@ -7,7 +7,9 @@
 #     sox cannot read Opus (no opus handler; its sndfile handler rejects the Opus subtype), so
 #     sox trims a FLAC copy of the same audio, and recnotes is timed on that FLAC copy too;
 #   - throughput: recording 10 minutes of input to FLAC vs `sox -t alsa` (target <= 1.0x), and to
-#     WAV vs `arecord` (target <= 1.0x).
+#     WAV vs `arecord` (target <= 1.0x). recnotes fsyncs the finished file before the store names
+#     it (a recording must survive a power cut); sox and arecord do not, so each also runs
+#     followed by `sync FILE`, the same guarantee.
 # The real-time PulseAudio measurement is bench/realtime.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,13 +50,17 @@ hyperfine --warmup 1 --runs 8 --export-markdown "$out/record-flac.md" --export-j
   --prepare "$bin rm --permanent /bench/flac 2>/dev/null || true" \
   -n "recnotes record --format flac (10 min)" "$bin record /bench/flac --duration 10:00 --format flac --progress none" \
   --prepare "rm -f $work/sox.flac" \
-  -n "sox -t alsa ... out.flac (10 min)" "sox -q -t alsa default -r 48000 -c 1 -b 16 $work/sox.flac trim 0 600"
+  -n "sox -t alsa ... out.flac (10 min)" "sox -q -t alsa default -r 48000 -c 1 -b 16 $work/sox.flac trim 0 600" \
+  --prepare "rm -f $work/sox.flac" \
+  -n "sox, then sync out.flac (10 min)" "sox -q -t alsa default -r 48000 -c 1 -b 16 $work/sox.flac trim 0 600 && sync $work/sox.flac"
 
 hyperfine --warmup 1 --runs 8 --export-markdown "$out/record-wav.md" --export-json "$out/record-wav.json" \
   --prepare "$bin rm --permanent /bench/wav 2>/dev/null || true" \
   -n "recnotes record --format wav (10 min)" "$bin record /bench/wav --duration 10:00 --format wav --progress none" \
   --prepare "rm -f $work/arecord.wav" \
-  -n "arecord (10 min)" "arecord -q -D default -f S16_LE -r 48000 -c 1 -d 600 $work/arecord.wav"
+  -n "arecord (10 min)" "arecord -q -D default -f S16_LE -r 48000 -c 1 -d 600 $work/arecord.wav" \
+  --prepare "rm -f $work/arecord.wav" \
+  -n "arecord, then sync the file (10 min)" "arecord -q -D default -f S16_LE -r 48000 -c 1 -d 600 $work/arecord.wav && sync $work/arecord.wav"
 
 python3 - "$out" <<'PY'
 import json, sys
@@ -66,7 +72,7 @@ k = list(s)
 print(f"seek: last/first second = {s[k[1]] / s[k[0]]:.2f}x (recnotes, Opus), {s[k[4]] / s[k[3]]:.2f}x (sox, FLAC); "
       f"recnotes/sox for the last second of the FLAC = {s[k[2]] / s[k[4]]:.2f}x")
 f = means("record-flac"); k = list(f)
-print(f"record flac: recnotes/sox = {f[k[0]] / f[k[1]]:.2f}x")
+print(f"record flac: recnotes/sox = {f[k[0]] / f[k[1]]:.2f}x; recnotes/(sox + sync) = {f[k[0]] / f[k[2]]:.2f}x")
 w = means("record-wav"); k = list(w)
-print(f"record wav: recnotes/arecord = {w[k[0]] / w[k[1]]:.2f}x")
+print(f"record wav: recnotes/arecord = {w[k[0]] / w[k[1]]:.2f}x; recnotes/(arecord + sync) = {w[k[0]] / w[k[2]]:.2f}x")
 PY

@@ -75,6 +75,16 @@ public enum FileSystem {
         }
     }
 
+    /// Pushes a finished file's data to the disk (libsndfile closes without syncing).
+    public static func syncFile(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw RecError.failure(path, "cannot sync: \(systemReason(errno))") }
+        let synced = fsync(fd)
+        let reason = systemReason(errno)
+        close(fd)
+        guard synced == 0 else { throw RecError.failure(path, "cannot sync: \(reason)") }
+    }
+
     public static func syncDirectory(_ directory: String) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }

@@ -237,14 +237,10 @@ public final class Importer {
 
     /// Syncs a finished temporary file and renames it to its final name in audio/.
     private func place(_ temporary: String, as file: String) throws {
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RecError.failure(temporary, systemReason(errno)) }
-        let synced = fsync(fd)
-        let reason = systemReason(errno)
-        close(fd)
-        guard synced == 0 else { throw RecError.failure(temporary, "cannot sync: \(reason)") }
+        try FileSystem.syncFile(temporary)
         let final = library.location.audioPath(file)
         guard rename(temporary, final) == 0 else { throw RecError.failure(final, "cannot create: \(systemReason(errno))") }
+        FileSystem.syncDirectory(FileSystem.parentDirectory(of: final))
         created.removeAll { $0 == temporary }
         created.append(final)
     }

@@ -75,6 +75,8 @@ public final class RecordingSession {
         try FileSystem.makeDirectories(library.location.audioDirectory)
         let path = library.location.audioPath(fileName)
         file = try SoundFile.create(path: path, format: format, rate: rate, channels: channels)
+        // The file's name survives a power cut from the start, so its periodic syncs count.
+        FileSystem.syncDirectory(library.location.audioDirectory)
         entry = .init(id: id, parent: parent, name: name, file: fileName, format: format.rawValue,
                       sampleRate: rate, channels: channels, pid: getpid(), started: started)
         do {
@@ -117,6 +119,9 @@ public final class RecordingSession {
         guard !finished else { throw RecError.failure("record", "the recording was already saved or discarded") }
         finished = true
         if cutShort { try? file.close() } else { try file.close() }
+        // The store must never name audio that a power cut could still take away.
+        if cutShort { try? FileSystem.syncFile(filePath) } else { try FileSystem.syncFile(filePath) }
+        FileSystem.syncDirectory(FileSystem.parentDirectory(of: filePath))
         let info = cutShort ? (Library.recoverAudio(entry, path: filePath) ?? measuredInfo()) : measuredInfo()
         let chosen = name ?? defaultName
         try library.documents.transaction { tx in
@@ -232,7 +237,7 @@ extension Library {
         if file.frames != frames, let format = AudioFormat(rawValue: entry.format) {
             let temporary = path + ".recovering"
             if let copied = try? SoundFile.copy(file, to: temporary, format: format), copied > 0,
-               rename(temporary, path) == 0 {
+               (try? FileSystem.syncFile(temporary)) != nil, rename(temporary, path) == 0 {
                 finalFrames = copied
             } else {
                 try? FileSystem.remove(temporary)
