@@ -15,6 +15,10 @@ public final class SoundFile {
     /// For files opened for reading: the length the file declares.
     public let frames: Int64
     private var handle: OpaquePointer?
+    /// For files being written: a descriptor of our own, to start the kernel's writeback
+    /// as audio arrives, so the fsync before the store names the file finds little left.
+    private var writeback: Int32 = -1
+    private var bytesSinceWriteback = 0
 
     private init(path: String, handle: OpaquePointer, info: SF_INFO) {
         self.path = path
@@ -25,7 +29,15 @@ public final class SoundFile {
         frames = Int64(info.frames)
     }
 
-    deinit { if let handle { sf_close(handle) } }
+    deinit {
+        if let handle { sf_close(handle) }
+        if writeback >= 0 { Glibc.close(writeback) }
+    }
+
+    private func startingWriteback() -> SoundFile {
+        writeback = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        return self
+    }
 
     /// Creates (or truncates) `path` for writing.
     public static func create(path: String, format: AudioFormat, rate: Int, channels: Int) throws -> SoundFile {
@@ -39,7 +51,7 @@ public final class SoundFile {
         guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw AudioError.sndfile(path, "cannot create", nil)
         }
-        return SoundFile(path: path, handle: handle, info: info)
+        return SoundFile(path: path, handle: handle, info: info).startingWriteback()
     }
 
     /// Opens an existing file for reading.
@@ -72,7 +84,7 @@ public final class SoundFile {
         guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw AudioError.sndfile(path, "cannot create", nil)
         }
-        return SoundFile(path: path, handle: handle, info: info)
+        return SoundFile(path: path, handle: handle, info: info).startingWriteback()
     }
 
     /// Opens headerless audio, whose layout (`SF_FORMAT_RAW` and a subtype) the caller states.
@@ -103,6 +115,11 @@ public final class SoundFile {
         let handle = try open("write failed")
         let written = sf_writef_short(handle, samples, sf_count_t(frames))
         guard written == sf_count_t(frames) else { throw AudioError.sndfile(path, "write failed", handle) }
+        bytesSinceWriteback += frames * channels * 2
+        if writeback >= 0 && bytesSinceWriteback >= 1 << 20 {
+            bytesSinceWriteback = 0
+            _ = caudio_start_writeback(writeback)
+        }
     }
 
     /// Brings the header up to date and pushes what is written to the disk, so a crash after
@@ -139,6 +156,10 @@ public final class SoundFile {
     public func close() throws {
         guard let handle else { return }
         self.handle = nil
+        if writeback >= 0 {
+            Glibc.close(writeback)
+            writeback = -1
+        }
         let result = sf_close(handle)
         if result != 0 {
             throw AudioError(.file(path), "cannot finish writing", reason: String(cString: sf_error_number(result)), code: result)
