@@ -17,15 +17,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/pulse" "$work/home"
-export HOME=$work/home XDG_RUNTIME_DIR=$work/pulse PULSE_RUNTIME_PATH=$work/pulse RECNOTES_HOME=$work/store
-socket=$work/pulse/native
-pulseaudio -n --daemonize=no --exit-idle-time=-1 --disable-shm=yes --use-pid-file=no --log-level=error \
-  -L "module-null-sink sink_name=bench rate=48000 channels=1" \
-  -L "module-native-protocol-unix auth-anonymous=1 socket=$socket" </dev/null >/dev/null 2>&1 &
-pulse=$!
-for _ in $(seq 200); do [[ -S $socket ]] && break; sleep 0.05; done
-[[ -S $socket ]] || { echo "realtime: pulseaudio did not start" >&2; exit 1; }
+source bench/pulse.sh
+start_pulse realtime
 cat > "$HOME/.asoundrc" <<ASOUND
 pcm.monitor { type pulse device "bench.monitor" server "unix:$socket" }
 ASOUND
