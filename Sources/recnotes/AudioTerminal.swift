@@ -234,11 +234,15 @@ final class ProgressRenderer {
                 update(line)
             }
         case let .paused(p):
+            paused = true
             update("❚❚ \(Format.clock(p.seconds))  paused (space resumes)")
         case let .resumed(p):
+            paused = false
             update("\(screen == .play ? "▶" : "●") \(Format.clock(p.seconds))")
-        case .seeked:
-            break
+        case let .seeked(_, to):
+            // While playing, the next progress line shows where it went; paused, nothing
+            // else would.
+            if paused { update("❚❚ \(Format.clock(to.seconds))  paused (space resumes)") }
         case let .xrun(_, count):
             Terminal.writeStderr("\r\u{1B}[K")
             Terminal.warning("audio device xrun (\(count) so far)")

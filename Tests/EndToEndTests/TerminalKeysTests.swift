@@ -4,7 +4,7 @@ import Testing
 
 /// The record screen at a real terminal: `script` gives recnotes a pseudo-terminal, the test
 /// types into it. Keys are sent only after the screen shows what they answer, never on a timer.
-@Suite("record at a terminal")
+@Suite("record and play at a terminal")
 struct TerminalKeysTests {
     static var scriptInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/script") }
 
@@ -27,14 +27,22 @@ struct TerminalKeysTests {
             try process.run()
         }
 
-        /// Reads the screen until `text` appears; false if the program ended first.
+        /// Where the last text waited for ended: each wait looks only at what came after.
+        private var mark = 0
+
+        /// Reads the screen until `text` appears after the last one waited for; false if the
+        /// program ended first.
         func waitFor(_ text: String) -> Bool {
-            while !String(decoding: seen, as: UTF8.self).contains(text) {
+            let wanted = Data(text.utf8)
+            while true {
+                if let found = seen.range(of: wanted, in: mark..<seen.endIndex) {
+                    mark = found.upperBound
+                    return true
+                }
                 let chunk = output.fileHandleForReading.availableData
                 if chunk.isEmpty { return false }
                 seen.append(chunk)
             }
-            return true
         }
 
         func type(_ keys: String) {
@@ -93,5 +101,30 @@ struct TerminalKeysTests {
         #expect(text.contains("Discarded the recording."))
         #expect(try cli.recordings().map { $0["name"] as? String } == ["standup"])
         #expect(cli.audioFiles().count == 1)
+    }
+
+    @Test("play: arrows seek 5 s while paused, space resumes from there",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func arrowsSeekAndSpaceResumes() throws {
+        let cli = try AudioCLI()
+        let rate = 48_000
+        try cli.writeInput(AudioCLI.noise(frames: 20 * rate, seed: 7))
+        #expect(try cli.run("record", "src", "--format", "wav", "--duration", "20").status == 0)
+        let source = try AudioCLI.decode(cli.store + "/audio/" + (try cli.recordings().first?["file"] as? String ?? ""))
+        // Started paused, so nothing reaches the (faster than real time) file sink before the keys.
+        let screen = try Screen(cli, ["play", "src", "--paused"])
+        #expect(screen.waitFor("❚❚ 00:00:00"))
+        screen.type("\u{1B}[C")
+        #expect(screen.waitFor("❚❚ 00:00:05"))
+        screen.type("\u{1B}[C")
+        #expect(screen.waitFor("❚❚ 00:00:10"))
+        screen.type("\u{1B}[D")
+        #expect(screen.waitFor("❚❚ 00:00:05  paused"))
+        screen.type(" ")
+        let (status, text) = screen.finish()
+        #expect(status == 0, "\(text)")
+        let written = cli.outputSamples()
+        #expect(written.count == source.count - 5 * rate)
+        #expect(written == Array(source[(5 * rate)...]))
     }
 }
