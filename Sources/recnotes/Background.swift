@@ -184,7 +184,7 @@ struct BackgroundOptions: ParsableArguments {
     @Option(help: ArgumentHelp("With --background: append the detached process's output and errors to this file.", valueName: "file"))
     var log: String?
 
-    @Flag(help: "With --background: print the job as JSON (as 'status --json' shows it) instead of its path.")
+    @Flag(help: "With --background: print the job as JSON (as 'status --json' shows it) instead of its path. For record without --background: print the saved recording, as mkdir --json does.")
     var json = false
 
     @Flag(name: .customLong("background-child"), help: .private)
@@ -192,14 +192,15 @@ struct BackgroundOptions: ParsableArguments {
 
     /// In the parent: detaches, prints, and returns true (the caller returns). In the
     /// child: starts reporting to the parent and returns false. Otherwise false.
-    func detachIfAsked(command: String) throws -> Bool {
+    /// `jsonAlone`: the command gives `--json` a meaning of its own without `--background`.
+    func detachIfAsked(command: String, jsonAlone: Bool = false) throws -> Bool {
         if child {
             Background.beginChild()
             return false
         }
         if !background {
             if log != nil { throw RecError.usage("--log", "is only for --background") }
-            if json { throw RecError.usage("--json", "is only for --background; for events use --progress json") }
+            if json && !jsonAlone { throw RecError.usage("--json", "is only for --background; for events use --progress json") }
             return false
         }
         let ready = try Background.detach(command: command, log: log)
@@ -208,6 +209,9 @@ struct BackgroundOptions: ParsableArguments {
     }
 
     /// In the child, once registered in the view state.
+    /// Whether `--json` asks for the saved item (not detaching, not the detached child).
+    var wantsItemJSON: Bool { json && !background && !child }
+
     func registered(_ job: ViewState.Job, in library: Library) {
         guard child, let status = RemoteControl(library: library).statuses(library.viewState.state).first(where: { $0.job == job }) else { return }
         Background.ready(path: status.path, json: ItemJSON.status(status))

@@ -315,6 +315,27 @@ struct PipelineTests {
 
     // MARK: Devices
 
+    @Test func recordWithJSONPrintsTheSavedRecordingLikeEveryMutatingCommand() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 48_000, amplitude: 0.5))
+        _ = try cli.run("mkdir", "Memos")
+        let result = try cli.run("record", "Memos/standup", "--format", "wav", "--duration", "1", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(items.count == 1)
+        let item = try #require(items.first)
+        #expect(item["path"] as? String == "/Memos/standup")
+        #expect(item["type"] as? String == "recording")
+        #expect(item["duration"] as? Double == 1)
+        #expect(item["frames"] as? Int == 48_000)
+        #expect(item["format"] as? String == "wav")
+        #expect(try cli.recordings().first?["uuid"] as? String == item["uuid"] as? String)
+        // play has nothing to report; --json there still means the background job only.
+        let play = try cli.run("play", "Memos/standup", "--json")
+        #expect(play.status == 64)
+        #expect(play.stderr == "recnotes: --json: is only for --background; for events use --progress json\n")
+    }
+
     @Test func devicesListsTheTestConfiguration() throws {
         let cli = try AudioCLI(asoundrc: """
         pcm.!default {

@@ -23,7 +23,8 @@ struct Record: ParsableCommand {
         is not recorded); with --background the recording runs detached. On a terminal, space pauses and \
         resumes, and when no name was given you are asked for one: Enter keeps the default, \
         Esc discards the recording. If recnotes is killed, the next command recovers the \
-        audio as '<name> (recovered)'.
+        audio as '<name> (recovered)'. With --json (and no --background) the saved recording \
+        is printed as JSON when it ends, as mkdir --json prints what it made.
 
         --output - streams the recording to standard output instead of the store (WAV, \
         --format flac, or raw samples with --encoding), for another program to read live; \
@@ -83,9 +84,10 @@ struct Record: ParsableCommand {
         }
         if encoding != nil { throw RecError.usage("--encoding", "goes with --output -") }
         try format.validate(rate: sampleRate, channels: channels)
-        if try detached.detachIfAsked(command: "record") { return }
+        if try detached.detachIfAsked(command: "record", jsonAlone: true) { return }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
+        let changes = ChangeRenderer(library: library)
         let session = try RecordingSession(library: library, path: path, format: format, rate: sampleRate,
                                            channels: channels, device: audioDevice(device), frameLimit: frameLimit)
         let recorder = session.recorder
@@ -115,6 +117,7 @@ struct Record: ParsableCommand {
             try session.discard()
             if renderer.mode == .json { renderer.printLine(AudioEventJSON.discarded) }
             if renderer.mode == .tty { Terminal.writeStderr("Discarded the recording.\n") }
+            changes.finish(json: detached.wantsItemJSON)
             return
         }
         let item = try session.save(as: name)
@@ -123,6 +126,7 @@ struct Record: ParsableCommand {
         case .tty: Terminal.writeStderr("Saved \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n")
         case .none: break
         }
+        changes.finish(json: detached.wantsItemJSON)
     }
 }
 
