@@ -175,6 +175,10 @@ public enum ItemJSON {
             w.string(r.name)
             w.raw(", \"file\": ")
             w.string(r.file)
+            if let output = r.output {
+                w.raw(", \"output\": ")
+                w.string(output)
+            }
             w.raw(", \"pid\": ")
             w.int(r.pid)
             w.raw(", \"started\": ")

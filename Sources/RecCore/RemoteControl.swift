@@ -57,6 +57,16 @@ public final class RemoteFollower: @unchecked Sendable {
         thread = try AudioThread { [self] in loop() }
     }
 
+    /// Runs `body` (the engine's loop) while a follower keeps the job in step with the view
+    /// state. Without inotify (out of watches) the job still runs, only not remotely.
+    public static func following<T>(location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: ControlMailbox,
+                                    sampleRate: Int, _ body: () throws -> T) rethrows -> T {
+        let follower = try? RemoteFollower(location: location, job: job, id: id, mailbox: mailbox, sampleRate: sampleRate)
+        try? follower?.start()
+        defer { follower?.stop() }
+        return try body()
+    }
+
     /// Stops following; what the engine applied by now is acknowledged first.
     public func stop() {
         watcher.stop()
@@ -125,7 +135,8 @@ public struct RemoteControl {
     public struct Status: Equatable, Sendable {
         public var job: ViewState.Job
         public var id: ItemID
-        /// Where the item is (for a recording in progress: where it will be saved).
+        /// Where the item is (for a recording in progress: where it will be saved; for one
+        /// made with `record --output`, that output: "-" or a file's absolute path).
         public var path: String
         public var pid: Int32
         public var paused: Bool
@@ -141,7 +152,8 @@ public struct RemoteControl {
         var result: [Status] = []
         if let r = state.recording {
             let folder = document.path(of: r.parent)
-            result.append(Status(job: .recording, id: r.id, path: (folder == "/" ? "" : folder) + "/" + r.name, pid: r.pid,
+            let path = r.output ?? (folder == "/" ? "" : folder) + "/" + r.name
+            result.append(Status(job: .recording, id: r.id, path: path, pid: r.pid,
                                  paused: r.control.paused, position: r.control.position, duration: nil,
                                  pending: r.control.pending.count))
         }
@@ -159,7 +171,11 @@ public struct RemoteControl {
         var notes: [String] = []
         if let entry = library.viewState.state.recording, !processIsAlive(entry.pid) {
             let note = try library.recoverInterruptedRecording()
-            notes.append("the recorder (pid \(entry.pid)) is no longer running; " + (note ?? "its entry was cleared"))
+            if entry.output != nil {
+                notes.append("the recorder to \(entry.destination) (pid \(entry.pid)) is no longer running; its entry was cleared")
+            } else {
+                notes.append("the recorder (pid \(entry.pid)) is no longer running; " + (note ?? "its entry was cleared"))
+            }
         }
         var dead: ViewState.Playback?
         // Nothing to clear takes no lock and changes no file.
@@ -199,6 +215,8 @@ public struct RemoteControl {
         public var id: ItemID
         public var pid: Int32
         public var sequence: Int
+        /// For a recording made with `record --output`: where its audio went.
+        public var output: String?
     }
 
     /// Queues `action` for the running job under the view-state lock.
@@ -218,7 +236,8 @@ public struct RemoteControl {
             let id = job == .recording ? vs.state.recording!.id : vs.state.playing!.id
             let pid = vs.state.pid(of: job)!
             guard let sequence = vs.requestControl(action, for: job) else { throw Self.nothingRunning }
-            return Sent(job: job, id: id, pid: pid, sequence: sequence)
+            return Sent(job: job, id: id, pid: pid, sequence: sequence,
+                        output: job == .recording ? vs.state.recording?.output : nil)
         }
     }
 

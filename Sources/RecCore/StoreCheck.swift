@@ -22,6 +22,8 @@ public struct StoreCheck {
             case let .missingAudio(path, file): return "\(path): audio file audio/\(file) is missing"
             case let .unreadableAudio(path, file, reason): return "\(path): audio file audio/\(file) is unreadable: \(reason)"
             case let .orphanAudio(file): return "audio/\(file): belongs to no recording"
+            case let .staleRecording(name, pid, file) where file.isEmpty:
+                return "viewstate.json: a recording to \(name == "-" ? "standard output" : name) was left in progress by pid \(pid), which is gone"
             case let .staleRecording(name, pid, file): return "viewstate.json: recording \"\(name)\" (audio/\(file)) was left in progress by pid \(pid), which is gone"
             case let .danglingViewState(what): return "viewstate.json: \(what)"
             case let .strayTemporary(file): return "\(file): left by a write that was interrupted (the file it was replacing is intact)"

@@ -17,12 +17,17 @@ public struct ViewState: Equatable, Sendable {
 
     /// A recording being captured right now. If its process dies, the next command finds
     /// this entry with a dead pid and recovers the audio.
+    ///
+    /// `record --output` registers one too, so that `status`, `pause` and `stop` reach it;
+    /// its audio goes to `output` ("-" for standard output, or an absolute file name)
+    /// instead of the store, so it has no `file`, and `name` is `output`.
     public struct RecordingInProgress: Equatable, Sendable {
         public var id: ItemID
         public var parent: ItemID
         public var name: String
-        /// The audio file's name inside `audio/`.
+        /// The audio file's name inside `audio/`; empty for a recording to `output`.
         public var file: String
+        public var output: String?
         public var format: String
         public var sampleRate: Int
         public var channels: Int
@@ -30,18 +35,33 @@ public struct ViewState: Equatable, Sendable {
         public var started: Timestamp
         public var control: Control
 
-        public init(id: ItemID, parent: ItemID, name: String, file: String, format: String,
+        public init(id: ItemID, parent: ItemID, name: String, file: String, output: String? = nil, format: String,
                     sampleRate: Int, channels: Int, pid: Int32, started: Timestamp, control: Control = .init()) {
             self.id = id
             self.parent = parent
             self.name = name
             self.file = file
+            self.output = output
             self.format = format
             self.sampleRate = sampleRate
             self.channels = channels
             self.pid = pid
             self.started = started
             self.control = control
+        }
+
+        /// Where the audio goes, as messages name it.
+        public var destination: String {
+            switch output {
+            case nil: return "\"\(name)\""
+            case "-": return "standard output"
+            case let path?: return path
+            }
+        }
+
+        /// Whether `output` is a destination an entry may name: "-" or an absolute path.
+        static func isValidOutput(_ output: String) -> Bool {
+            output == "-" || (output.hasPrefix("/") && !output.utf8.contains(0))
         }
     }
 
@@ -181,6 +201,10 @@ enum ViewStateCodec {
             w.string(r.name)
             w.raw(", \"file\": ")
             w.string(r.file)
+            if let output = r.output {
+                w.raw(", \"output\": ")
+                w.string(output)
+            }
             w.raw(", \"format\": ")
             w.string(r.format)
             w.raw(", \"sampleRate\": ")
@@ -364,7 +388,7 @@ enum ViewStateCodec {
 
     private static func decodeInProgress(_ r: inout JSONReader, id: (inout JSONReader) throws -> ItemID) throws -> ViewState.RecordingInProgress {
         let start = r.position
-        var uuid: ItemID?, parent: ItemID?, name: String?, file: String?, format: String?
+        var uuid: ItemID?, parent: ItemID?, name: String?, file: String?, output: String?, format: String?
         var rate: Int64?, channels: Int64?, pid: Int64?, started: Timestamp?
         var control = ViewState.Control()
         try r.beginObject()
@@ -374,6 +398,7 @@ enum ViewStateCodec {
             else if k.equals("parent") { parent = try id(&r) }
             else if k.equals("name") { name = try r.readString() }
             else if k.equals("file") { file = try r.readString() }
+            else if k.equals("output") { output = try r.readString() }
             else if k.equals("format") { format = try r.readString() }
             else if k.equals("sampleRate") { rate = try r.readInt() }
             else if k.equals("channels") { channels = try r.readInt() }
@@ -384,9 +409,9 @@ enum ViewStateCodec {
         }
         guard let uuid, let parent, let name, let file, let format, let rate, let channels, let pid, let started,
               rate > 0, rate <= 1_000_000, channels > 0, channels <= 64, pid > 0, pid <= Int64(Int32.max),
-              !file.contains("/"), !file.isEmpty
+              !file.contains("/"), output.map { file.isEmpty && ViewState.RecordingInProgress.isValidOutput($0) } ?? !file.isEmpty
         else { throw r.failure("incomplete recording-in-progress entry", at: start) }
-        return .init(id: uuid, parent: parent, name: name, file: file, format: format, sampleRate: Int(rate),
+        return .init(id: uuid, parent: parent, name: name, file: file, output: output, format: format, sampleRate: Int(rate),
                      channels: Int(channels), pid: Int32(pid), started: started, control: control)
     }
 }

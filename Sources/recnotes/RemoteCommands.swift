@@ -23,8 +23,12 @@ enum RemoteCommand {
                 throw RecError.failure(verb, "the \(sent.job.noun) ended before applying it")
             }
             // The recording is saved by now: read it back from the store, not from memory.
-            let fresh = try Library(location: library.location)
-            let path = fresh.document[sent.id].map { fresh.document.path(of: $0.id) } ?? ""
+            // One made with --output went elsewhere, and the store has nothing to say.
+            var path = sent.output ?? ""
+            if sent.output == nil {
+                let fresh = try Library(location: library.location)
+                path = fresh.document[sent.id].map { fresh.document.path(of: $0.id) } ?? ""
+            }
             if json {
                 print(ItemJSON.stopped(sent.job, id: sent.id, path: path))
             } else {

@@ -8,6 +8,13 @@ import Glibc
 enum Terminal {
     static func isTTY(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
+    /// Whether `fd` is a pipe whose reader has gone (`| head`): the write end then polls as
+    /// an error.
+    static func readerIsGone(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLERR) != 0
+    }
+
     /// Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org).
     static var colorOnStdout: Bool {
         isTTY(STDOUT_FILENO) && (getenv("NO_COLOR").map { String(cString: $0).isEmpty } ?? true)

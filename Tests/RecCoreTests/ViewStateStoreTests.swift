@@ -132,6 +132,34 @@ struct ViewStateStoreTests {
         #expect((json?["folderStack"] as? [String])?.count == 3)
     }
 
+    @Test("a recording to --output round-trips with its output and no file; others have no output key")
+    func outputRoundTrip() throws {
+        for output in ["-", "/tmp/live take.wav"] {
+            let entry = ViewState.RecordingInProgress(id: c, parent: .root, name: output, file: "", output: output, format: "raw-s16",
+                                                      sampleRate: 8000, channels: 1, pid: 77, started: Timestamp(millisecondsSinceEpoch: 5))
+            let bytes = ViewStateCodec.encode(ViewState(recording: entry))
+            #expect(try bytes.withUnsafeBufferPointer { try ViewStateCodec.decode($0) }.recording == entry)
+            let json = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+            #expect((json?["recording"] as? [String: Any])?["output"] as? String == output)
+        }
+        let plain = ViewStateCodec.encode(ViewState(recording: entry()))
+        #expect(!String(decoding: plain, as: UTF8.self).contains("\"output\""))
+    }
+
+    @Test("a recording entry must name a file in audio/ or, alone, an output that is - or absolute", arguments: [
+        (#""file": "x.wav", "output": "-""#, "a file and an output"),
+        (#""file": "", "output": "relative.wav""#, "a relative output"),
+        (#""file": "", "output": """#, "an empty output"),
+        (#""file": """#, "no file and no output"),
+    ])
+    func badOutputEntries(fields: String, what: String) throws {
+        let text = #"{"version": 1, "folderStack": [], "recording": {"uuid": "\#(c)", "parent": "\#(ItemID.root)", "name": "n", "#
+            + fields + #", "format": "wav", "sampleRate": 8000, "channels": 1, "pid": 5, "started": "2026-01-01T00:00:00.000Z"}}"#
+        #expect(throws: JSONReader.Failure.self, "\(what)") {
+            _ = try Array(text.utf8).withUnsafeBufferPointer { try ViewStateCodec.decode($0) }
+        }
+    }
+
     @Test("a corrupt file is rebuilt with one warning that names it, once", arguments: [
         "{\"version\": 1, \"folderStack\": [",
         "garbage",

@@ -60,9 +60,7 @@ public final class RecordingSession {
         if let existing = library.document.child(named: name, in: parentItem.id) {
             throw RecError.failure(library.document.path(of: existing.id), "already exists")
         }
-        if let other = library.viewState.state.recording, processIsAlive(other.pid), other.pid != getpid() {
-            throw RecError.failure("record", "another recording is in progress (\"\(other.name)\", pid \(other.pid))")
-        }
+        try library.viewState.state.refuseAnotherRecording()
         parent = parentItem.id
         defaultName = name
         nameGiven = given
@@ -80,7 +78,11 @@ public final class RecordingSession {
         entry = .init(id: id, parent: parent, name: name, file: fileName, format: format.rawValue,
                       sampleRate: rate, channels: channels, pid: getpid(), started: started)
         do {
-            try library.viewState.transaction { $0.recordingStarted(entry) }
+            try library.viewState.transaction { vs in
+                // Checked again under the lock: another recording may have started meanwhile.
+                try vs.state.refuseAnotherRecording()
+                vs.recordingStarted(entry)
+            }
         } catch {
             try? file.close()
             try? FileSystem.remove(path)
@@ -92,12 +94,10 @@ public final class RecordingSession {
     /// Other shells can pause, resume and stop it meanwhile, through the view state.
     public func record(onEvent: (AudioEvent) -> Void) throws {
         defer { frames = recorder.framesWritten }
-        // Without inotify (out of watches) the recording still works, only not remotely.
-        let follower = try? RemoteFollower(location: library.location, job: .recording, id: entry.id,
-                                           mailbox: recorder.controls, sampleRate: entry.sampleRate)
-        try? follower?.start()
-        defer { follower?.stop() }
-        try recorder.run(into: file, onEvent: onEvent)
+        try RemoteFollower.following(location: library.location, job: .recording, id: entry.id,
+                                     mailbox: recorder.controls, sampleRate: entry.sampleRate) {
+            _ = try recorder.run(into: file, onEvent: onEvent)
+        }
     }
 
     /// Why `name` cannot be the recording's name, or nil if it can.
@@ -159,6 +159,16 @@ public final class RecordingSession {
     }
 }
 
+extension ViewState {
+    /// One recording at a time, to the store or to `--output`: a second one would fight the
+    /// first for the device and for the remote-control entry.
+    public func refuseAnotherRecording() throws {
+        guard let other = recording, other.pid != getpid(), processIsAlive(other.pid) else { return }
+        let what = other.output == nil ? other.destination : "to " + other.destination
+        throw RecError.failure("record", "another recording is in progress (\(what), pid \(other.pid))")
+    }
+}
+
 /// Whether a process with this pid is running. One we may not signal still runs; a zombie
 /// (killed, not yet reaped by its parent) does not.
 public func processIsAlive(_ pid: Int32) -> Bool {
@@ -200,6 +210,13 @@ extension Library {
     @discardableResult
     public func recoverInterruptedRecording() throws -> String? {
         guard let entry = viewState.state.recording, !processIsAlive(entry.pid) else { return nil }
+        if entry.output != nil {
+            // Its audio went to another program or a file outside the store: nothing to recover.
+            try viewState.transaction { vs in
+                if vs.state.recording?.id == entry.id { vs.recordingEnded() }
+            }
+            return "a recording to \(entry.destination) (pid \(entry.pid)) ended without clearing its entry; it was cleared"
+        }
         let path = location.audioPath(entry.file)
         var note: String?
         try documents.transaction { tx in

@@ -29,7 +29,9 @@ struct Record: ParsableCommand {
         --output - streams the recording to standard output instead of the store (WAV, \
         --format flac, or raw samples with --encoding), for another program to read live; \
         --progress json then writes its events to standard error. --output FILE writes a file \
-        outside the store, its format following the extension.
+        outside the store, its format following the extension. Such a recording is \
+        registered too: 'recnotes status' shows it, and stop, pause, resume and toggle reach \
+        it; a reader that goes away ends it by SIGPIPE.
         """
     )
 
@@ -75,8 +77,9 @@ struct Record: ParsableCommand {
             frameLimit = Int64((seconds * Double(sampleRate)).rounded())
         }
         if let output {
-            // A detached recorder has no stdout to stream to, and nothing registers it for
-            // 'recnotes stop'; the store is where background recordings go.
+            // A detached recorder has no stdout of its own to stream to, and a file outside
+            // the store is what a plain 'record --background' gives better: background
+            // recordings go to the store.
             if detached.background || detached.log != nil || detached.json {
                 throw RecError.usage("--output", "cannot be combined with --background, --log or --json")
             }
@@ -131,31 +134,39 @@ struct Record: ParsableCommand {
 }
 
 extension Record {
-    /// `--output`: the same recorder, writing to a stream or a file outside the store.
+    /// `--output`: the same recorder, writing to a stream or a file outside the store, and
+    /// registered in the view state so that `status`, `pause` and `stop` reach it.
     func recordToOutput(_ target: String, rate: Int, frameLimit: Int64?) throws {
         let toStdout = target == "-"
+        let output = try RecordingOutput(target: target, format: format, encoding: encoding, rate: rate, channels: channels)
         if toStdout && Terminal.isTTY(STDOUT_FILENO) {
             throw RecError.failure("stdout", "is a terminal; refusing to write binary audio to it (redirect or pipe stdout)")
         }
         let signals = SignalWatcher()
-        let recorder = try Recorder(device: audioDevice(device), rate: rate, channels: channels, frameLimit: frameLimit)
-        let sink = try RecordingOutput.sink(target: target, format: format, encoding: encoding, rate: rate,
-                                            channels: channels, frames: frameLimit)
+        let session = try OutputRecordingSession(location: global.location(), output: output,
+                                                 device: audioDevice(device), frameLimit: frameLimit)
+        for note in session.notes { Terminal.warning(note) }
+        let recorder = session.recorder
         signals.onSignal { _ in recorder.stop() }
-        // A reader that goes away ends the recording as the end of a pipe should.
-        if toStdout { signal(SIGPIPE, SIG_DFL) }
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record, jsonToStderr: toStdout)
         let keys = KeyReader { key in
             if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }
         }
         defer { keys?.stop() }
         do {
-            try recorder.run(into: sink, onEvent: renderer.handle)
+            try session.record(onEvent: renderer.handle)
         } catch {
-            try? sink.close()
+            try? session.sink.close()
+            session.unregister()
+            // A reader that went away (| head) ends the recording as the end of a pipe
+            // should: by SIGPIPE, once the entry is cleared.
+            if toStdout && Terminal.readerIsGone(STDOUT_FILENO) {
+                signal(SIGPIPE, SIG_DFL)
+                raise(SIGPIPE)
+            }
             throw error
         }
-        try sink.close()
+        try session.finish()
     }
 }
 
