@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Library {
+    /// Crash recovery. When the view state holds a recording in progress whose process is
+    /// gone (SIGKILL, power loss), the audio written so far becomes a recording named
+    /// `<name> (recovered)` and the entry is cleared. Returns a note for the user, or nil
+    /// when there was nothing to recover.
+    ///
+    /// Safe against two commands recovering at once: the item keeps the entry's UUID, so
+    /// the second one finds it already in the document and only clears the entry.
+    @discardableResult
+    public func recoverInterruptedRecording() throws -> String? {
+        guard let entry = viewState.state.recording, !processIsAlive(entry.pid) else { return nil }
+        if entry.output != nil {
+            // Its audio went to another program or a file outside the store: nothing to recover.
+            try viewState.transaction { vs in
+                if vs.state.recording?.id == entry.id { vs.recordingEnded() }
+            }
+            return "a recording to \(entry.destination) (pid \(entry.pid)) ended without clearing its entry; it was cleared"
+        }
+        let path = location.audioPath(entry.file)
+        var note: String?
+        try documents.transaction { tx in
+            guard tx.document[entry.id] == nil else { return }
+            guard let info = Self.recoverAudio(entry, path: path) else {
+                try? FileSystem.remove(path)
+                note = "an interrupted recording (\"\(entry.name)\", pid \(entry.pid)) had no audio and was discarded"
+                return
+            }
+            let base = "\(entry.name) (recovered)"
+            var name = base
+            var n = 2
+            while tx.document.child(named: name, in: entry.parent) != nil {
+                name = "\(base) \(n)"
+                n += 1
+            }
+            let parent = tx.document[entry.parent]?.isFolder == true ? entry.parent : .root
+            if parent != entry.parent, tx.document.child(named: name, in: parent) != nil { name = "\(base) \(entry.id)" }
+            try tx.add(.recording(id: entry.id, name: name, parent: parent, created: entry.started, info: info))
+            note = "recovered an interrupted recording as \(tx.document.path(of: entry.id)) (\(Format.duration(info.duration)))"
+        }
+        try viewState.transaction { vs in
+            if vs.state.recording?.id == entry.id { vs.recordingEnded() }
+        }
+        return note
+    }
+
+    /// What the dead writer left: the frames really in the file. A file whose header does
+    /// not declare them (the writer never finished it) is rewritten whole, so that it plays
+    /// and seeks like any other. nil when there is no readable audio.
+    static func recoverAudio(_ entry: ViewState.RecordingInProgress, path: String) -> RecordingInfo? {
+        guard let frames = try? SoundFile.countFrames(path: path), frames > 0,
+              let file = try? SoundFile.open(path: path) else { return nil }
+        var finalFrames = frames
+        if file.frames != frames, let format = AudioFormat(rawValue: entry.format) {
+            let temporary = path + ".recovering"
+            if let copied = try? SoundFile.copy(file, to: temporary, format: format), copied > 0,
+               (try? FileSystem.syncFile(temporary)) != nil, rename(temporary, path) == 0 {
+                finalFrames = copied
+            } else {
+                try? FileSystem.remove(temporary)
+            }
+        }
+        return RecordingInfo(duration: Double(finalFrames) / Double(file.sampleRate), frames: finalFrames,
+                             sampleRate: file.sampleRate, channels: file.channels, format: entry.format, file: entry.file)
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps a running recorder or player in step with the view state, on a thread of its own
+/// so that neither capture nor playback ever waits for the disk or the lock.
+///
+/// When another process queues commands for this job, the follower hands the new ones (by
+/// sequence number) to the engine's mailbox. When the engine has applied them and sent its
+/// events, the follower acknowledges under the view-state lock: it removes what was
+/// applied and writes the paused flag and position the engine reached. About once a
+/// second it also writes the position, so `status` stays current.
+public final class RemoteFollower: @unchecked Sendable {
+    private let location: StoreLocation
+    private let job: ViewState.Job
+    private let id: ItemID
+    private let pid = getpid()
+    private let mailbox: ControlMailbox
+    private let sampleRate: Int
+    private let watcher: ViewStateWatcher
+    /// Its own store object: the session's belongs to the main thread.
+    private let store: ViewStateStore
+    private var thread: AudioThread?
+
+    public init(location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: ControlMailbox, sampleRate: Int) throws {
+        self.location = location
+        self.job = job
+        self.id = id
+        self.mailbox = mailbox
+        self.sampleRate = sampleRate
+        watcher = try ViewStateWatcher(location: location)
+        store = try ViewStateStore(location: location)
+        mailbox.onApplied = { [watcher] in watcher.wake() }
+    }
+
+    public func start() throws {
+        guard thread == nil else { return }
+        thread = try AudioThread { [self] in loop() }
+    }
+
+    /// Runs `body` (the engine's loop) while a follower keeps the job in step with the view
+    /// state. Without inotify (out of watches) the job still runs, only not remotely.
+    public static func following<T>(location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: ControlMailbox,
+                                    sampleRate: Int, _ body: () throws -> T) rethrows -> T {
+        let follower = try? RemoteFollower(location: location, job: job, id: id, mailbox: mailbox, sampleRate: sampleRate)
+        try? follower?.start()
+        defer { follower?.stop() }
+        return try body()
+    }
+
+    /// Stops following; what the engine applied by now is acknowledged first.
+    public func stop() {
+        watcher.stop()
+        thread?.join()
+        thread = nil
+        mailbox.onApplied = nil
+    }
+
+    deinit { stop() }
+
+    private func loop() {
+        var forwarded = 0, acknowledged = 0
+        var written: (paused: Bool, frames: Int64)?
+        var lastWrite = monotonicSeconds()
+        var reread = true
+        while true {
+            if reread, let state = ViewStateStore.peek(location), state.isOwn(job, id: id, pid: pid),
+               let control = state.control(of: job) {
+                for command in control.pending where command.sequence > forwarded {
+                    mailbox.submit(command.action, sequence: command.sequence)
+                    forwarded = command.sequence
+                }
+            }
+            reread = false
+            let now = mailbox.state
+            let due = monotonicSeconds() - lastWrite >= 1 && (written.map { $0 != (now.paused, now.frames) } ?? true)
+            if now.applied > acknowledged || due {
+                acknowledge(now)
+                acknowledged = max(acknowledged, now.applied)
+                written = (now.paused, now.frames)
+                lastWrite = monotonicSeconds()
+            }
+            switch watcher.wait(milliseconds: 250) {
+            case .stopped:
+                let final = mailbox.state
+                if final.applied > acknowledged { acknowledge(final) }
+                return
+            case .changed: reread = true
+            case .woken, .timedOut: break
+            }
+        }
+    }
+
+    private func acknowledge(_ now: (applied: Int, paused: Bool, frames: Int64)) {
+        let job = job, id = id, pid = pid
+        let seconds = Double(now.frames) / Double(sampleRate)
+        try? store.transaction { vs in
+            guard vs.state.isOwn(job, id: id, pid: pid) else { return }
+            vs.acknowledgeControl(of: job, through: now.applied, paused: now.paused, position: seconds)
+        }
+    }
+}

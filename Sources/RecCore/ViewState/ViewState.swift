@@ -1,0 +1,172 @@
+/// Everything besides the documents that should survive between runs. It can be thrown
+/// away and rebuilt at any time; the documents never can.
+public struct ViewState: Equatable, Sendable {
+    public static let currentVersion = 1
+
+    /// The recording the player last had, and where it was.
+    public struct Selection: Equatable, Sendable {
+        public var recording: ItemID
+        /// Seconds from the start.
+        public var position: Double
+
+        public init(recording: ItemID, position: Double) {
+            self.recording = recording
+            self.position = position
+        }
+    }
+
+    /// A recording being captured right now. If its process dies, the next command finds
+    /// this entry with a dead pid and recovers the audio.
+    ///
+    /// `record --output` registers one too, so that `status`, `pause` and `stop` reach it;
+    /// its audio goes to `output` ("-" for standard output, or an absolute file name)
+    /// instead of the store, so it has no `file`, and `name` is `output`.
+    public struct RecordingInProgress: Equatable, Sendable {
+        public var id: ItemID
+        public var parent: ItemID
+        public var name: String
+        /// The audio file's name inside `audio/`; empty for a recording to `output`.
+        public var file: String
+        public var output: String?
+        public var format: String
+        public var sampleRate: Int
+        public var channels: Int
+        public var pid: Int32
+        public var started: Timestamp
+        public var control: Control
+
+        public init(id: ItemID, parent: ItemID, name: String, file: String, output: String? = nil, format: String,
+                    sampleRate: Int, channels: Int, pid: Int32, started: Timestamp, control: Control = .init()) {
+            self.id = id
+            self.parent = parent
+            self.name = name
+            self.file = file
+            self.output = output
+            self.format = format
+            self.sampleRate = sampleRate
+            self.channels = channels
+            self.pid = pid
+            self.started = started
+            self.control = control
+        }
+
+        /// Where the audio goes, as messages name it.
+        public var destination: String {
+            switch output {
+            case nil: return "\"\(name)\""
+            case "-": return "standard output"
+            case let path?: return path
+            }
+        }
+
+        /// Whether `output` is a destination an entry may name: "-" or an absolute path.
+        static func isValidOutput(_ output: String) -> Bool {
+            output == "-" || (output.hasPrefix("/") && !output.utf8.contains(0))
+        }
+    }
+
+    /// A playback running right now, so that other shells can pause, seek or stop it.
+    public struct Playback: Equatable, Sendable {
+        public var id: ItemID
+        public var pid: Int32
+        public var started: Timestamp
+        public var control: Control
+
+        public init(id: ItemID, pid: Int32, started: Timestamp, control: Control = .init()) {
+            self.id = id
+            self.pid = pid
+            self.started = started
+            self.control = control
+        }
+    }
+
+    /// Which running process a control command is for.
+    public enum Job: String, Equatable, Sendable, CaseIterable {
+        case recording, playback
+    }
+
+    /// What another shell asks a running recorder or player to do.
+    public enum ControlAction: Equatable, Sendable {
+        case pause, resume, toggle, stop
+        /// Seconds from the start.
+        case seek(to: Double)
+        /// Seconds forward (negative: back) from wherever the player is when it applies it;
+        /// kept relative so that two `seek +5s` sent at once move ten seconds.
+        case skip(by: Double)
+    }
+
+    public struct ControlCommand: Equatable, Sendable {
+        public var sequence: Int
+        public var action: ControlAction
+
+        public init(sequence: Int, action: ControlAction) {
+            self.sequence = sequence
+            self.action = action
+        }
+    }
+
+    /// The remote-control channel of a running job: commands wait in `pending` until the
+    /// running process applies them and removes them by sequence number, together with the
+    /// `paused` and `position` it reached. Commands are queued, never overwritten, so two
+    /// sent at once are both applied.
+    public struct Control: Equatable, Sendable {
+        /// As the running process last acknowledged.
+        public var paused: Bool
+        /// Seconds, as the running process last acknowledged.
+        public var position: Double
+        public var pending: [ControlCommand]
+        /// The last sequence number handed out. It only grows, so an acknowledgement "up to
+        /// n" can never drop a command queued after the process read the file.
+        public var lastSequence: Int
+
+        public init(paused: Bool = false, position: Double = 0, pending: [ControlCommand] = [], lastSequence: Int = 0) {
+            self.paused = paused
+            self.position = position
+            self.pending = pending
+            self.lastSequence = lastSequence
+        }
+    }
+
+    /// The folder navigation stack, root first. Never empty.
+    public var folderStack: [ItemID]
+    public var selection: Selection?
+    public var recording: RecordingInProgress?
+    public var playing: Playback?
+
+    public init(folderStack: [ItemID] = [.root], selection: Selection? = nil, recording: RecordingInProgress? = nil,
+                playing: Playback? = nil) {
+        self.folderStack = folderStack.isEmpty ? [.root] : folderStack
+        self.selection = selection
+        self.recording = recording
+        self.playing = playing
+    }
+
+    /// The control channel of `job`, if that job is running (or was, by a dead process).
+    public func control(of job: Job) -> Control? {
+        switch job {
+        case .recording: return recording?.control
+        case .playback: return playing?.control
+        }
+    }
+
+    /// The pid registered for `job`.
+    public func pid(of job: Job) -> Int32? {
+        switch job {
+        case .recording: return recording?.pid
+        case .playback: return playing?.pid
+        }
+    }
+
+    public var currentFolder: ItemID { folderStack.last ?? .root }
+
+    /// The state as it applies to `document`: the stack is cut back to the deepest folder
+    /// that still exists and rebuilt as that folder's real ancestry (so a folder moved by
+    /// another command is followed), and a selection of a vanished recording is dropped.
+    public func restored(against document: Document) -> ViewState {
+        var copy = self
+        let deepest = folderStack.last { document[$0]?.isFolder == true } ?? .root
+        copy.folderStack = document.ancestry(of: deepest).map(\.id)
+        if let selection, document[selection.recording]?.recording == nil { copy.selection = nil }
+        return copy
+    }
+}

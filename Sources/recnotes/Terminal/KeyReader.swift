@@ -1,0 +1,110 @@
+import RecCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The keys `record` and `play` understand on a terminal.
+enum Key: Equatable {
+    var isQuit: Bool { self == .character("q") || self == .character("Q") }
+
+    case space, left, right, enter, escape, backspace, interrupt
+    case character(String)
+}
+
+/// Puts the terminal in character-at-a-time mode without echo and reads keys on a thread
+/// of its own, until stopped. The terminal is restored on `stop()`.
+final class KeyReader: @unchecked Sendable {
+    private var saved = termios()
+    private var thread = pthread_t()
+    private var running = true
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var handler: (Key) -> Void
+
+    /// nil when stdin is not a terminal.
+    init?(_ handler: @escaping (Key) -> Void) {
+        guard Terminal.isTTY(STDIN_FILENO), tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
+        self.handler = handler
+        pthread_mutex_init(lock, nil)
+        Self.enterRawMode(saved)
+        let unmanaged = Unmanaged.passUnretained(self).toOpaque()
+        pthread_create(&thread, nil, { raw in
+            let reader = Unmanaged<KeyReader>.fromOpaque(raw!).takeUnretainedValue()
+            reader.loop()
+            return nil
+        }, unmanaged)
+    }
+
+    static func enterRawMode(_ saved: termios) {
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+    }
+
+    private var isRunning: Bool {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return running
+    }
+
+    private func loop() {
+        while isRunning {
+            guard let key = Self.readKey(timeoutMilliseconds: 100) else { continue }
+            if isRunning { handler(key) }
+        }
+    }
+
+    /// One key from stdin, or nil if none came in time (or stdin closed).
+    static func readKey(timeoutMilliseconds: Int32) -> Key? {
+        guard let byte = readByte(timeoutMilliseconds) else { return nil }
+        switch byte {
+        case 0x20: return .space
+        case 0x0A, 0x0D: return .enter
+        case 0x7F, 0x08: return .backspace
+        case 0x03: return .interrupt
+        case 0x1B:
+            // A lone Esc, or the start of an arrow key (ESC [ C / ESC [ D).
+            guard let next = readByte(30) else { return .escape }
+            guard next == UInt8(ascii: "["), let final = readByte(30) else { return .escape }
+            switch final {
+            case UInt8(ascii: "C"): return .right
+            case UInt8(ascii: "D"): return .left
+            default: return nil
+            }
+        default:
+            // The rest of a UTF-8 sequence, if any.
+            var bytes = [byte]
+            let extra = byte >= 0xF0 ? 3 : byte >= 0xE0 ? 2 : byte >= 0xC0 ? 1 : 0
+            for _ in 0..<extra { if let b = readByte(30) { bytes.append(b) } }
+            return .character(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    private static func readByte(_ timeout: Int32) -> UInt8? {
+        var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&fds, 1, timeout) > 0 else { return nil }
+        var byte: UInt8 = 0
+        guard read(STDIN_FILENO, &byte, 1) == 1 else {
+            usleep(UInt32(timeout) * 1000)
+            return nil
+        }
+        return byte
+    }
+
+    /// Stops reading (within a tenth of a second) and restores the terminal.
+    func stop() {
+        pthread_mutex_lock(lock)
+        let wasRunning = running
+        running = false
+        pthread_mutex_unlock(lock)
+        guard wasRunning else { return }
+        pthread_join(thread, nil)
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,56 @@
+import RecCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The "Save recording" alert: asks for a name on the terminal. Enter keeps the default
+/// (or takes what was typed), Esc discards. Returns nil for discard.
+enum NamePrompt {
+    static func ask(defaultName: String, problem: (String) -> String?, interrupted: () -> Bool) -> String? {
+        var saved = termios()
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return defaultName }
+        KeyReader.enterRawMode(saved)
+        defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+        var typed = ""
+        func redraw() {
+            Terminal.writeStderr("\r\u{1B}[KSave recording as [\(defaultName)] (Esc discards): \(typed)")
+        }
+        redraw()
+        while true {
+            if interrupted() {
+                Terminal.writeStderr("\n")
+                return defaultName
+            }
+            guard let key = KeyReader.readKey(timeoutMilliseconds: 100) else { continue }
+            switch key {
+            case .enter:
+                let name = typed.isEmpty ? defaultName : typed
+                if let why = problem(name) {
+                    Terminal.writeStderr("\n")
+                    Terminal.error("\(NameRules.quoted(name)): \(why)")
+                    typed = ""
+                    redraw()
+                    continue
+                }
+                Terminal.writeStderr("\n")
+                return name
+            case .escape:
+                Terminal.writeStderr("\n")
+                return nil
+            case .interrupt:
+                Terminal.writeStderr("\n")
+                return defaultName
+            case .backspace:
+                if !typed.isEmpty { typed.removeLast() }
+            case .space:
+                typed += " "
+            case let .character(c):
+                typed += c
+            case .left, .right:
+                break
+            }
+            redraw()
+        }
+    }
+}
