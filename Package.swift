@@ -41,5 +41,5 @@ let package = Package(
             dependencies: ["recnotes", "RecCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -166,7 +166,7 @@ enum Background {
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return CommandLine.arguments[0] }
         buffer[n] = 0
-        return String(cString: buffer)
+        return String(cBuffer: buffer)
     }
 
     private static func monotonicNow() -> Double {

@@ -141,7 +141,7 @@ struct RemoteControlTests {
         for result in together(["seek", "+3s"], ["seek", "+4s"]) {
             #expect(result?.status == 0, "\(String(describing: result))")
         }
-        var state = try #require(try Self.status(cli)?["playing"] as? [String: Any])
+        let state = try #require(try Self.status(cli)?["playing"] as? [String: Any])
         #expect(state["position"] as? Double == 7)
         #expect(state["pending"] as? Int == 0)
 

@@ -76,7 +76,7 @@ extension SoundFile {
         guard let handle = sndfileHandle else { return "" }
         var buffer = [CChar](repeating: 0, count: 8192)
         sf_command(handle, Int32(SFC_GET_LOG_INFO), &buffer, Int32(buffer.count))
-        return String(cString: buffer)
+        return String(cBuffer: buffer)
     }
 
     /// A data chunk that claims more bytes than the file has: a cut-off WAV or AIFF, which

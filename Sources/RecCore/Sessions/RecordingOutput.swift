@@ -47,7 +47,7 @@ public struct RecordingOutput {
         if target == "-" || target.hasPrefix("/") { return target }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return target }
-        let directory = String(cString: buffer)
+        let directory = String(cBuffer: buffer)
         return (directory == "/" ? "" : directory) + "/" + target
     }
 

@@ -113,7 +113,7 @@ final class TranscodeEventRenderer {
             Terminal.writeStderr(text + "\n")
         } else {
             print(text)
-            fflush(stdout)
+            Output.flush()
         }
     }
 }

@@ -43,7 +43,7 @@ final class ProgressRenderer {
             return
         }
         print(line)
-        fflush(stdout)
+        Output.flush()
     }
 
     private func draw(_ event: AudioEvent) {

@@ -73,6 +73,10 @@ enum Terminal {
 /// What `--quiet` switches off: everything but errors.
 enum Output {
     nonisolated(unsafe) static var quiet = false
+
+    /// Pushes printed lines out now (NDJSON readers act on each line as it comes).
+    /// `fflush(nil)` flushes every stream, which spares touching the C global `stdout`.
+    static func flush() { fflush(nil) }
 }
 
 /// Every line of text a command prints goes through here, so `--quiet` holds everywhere.

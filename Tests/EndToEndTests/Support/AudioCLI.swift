@@ -5,7 +5,9 @@ import RecCore
 /// whose `.asoundrc` makes ALSA's `default` device a pair of files: capture reads
 /// `in.raw`, playback writes `out.raw` (the `file` plugin over `null`, faster than real
 /// time). stdin is /dev/null, as in CI.
-final class AudioCLI {
+// @unchecked: `extraEnvironment` is set by a test before it starts any concurrent work,
+// and only read afterwards.
+final class AudioCLI: @unchecked Sendable {
     let home: String
     var store: String { home + "/store" }
     var input: String { home + "/in.raw" }

@@ -31,7 +31,7 @@ struct Run: CustomStringConvertible {
 
 /// A temporary directory holding a store (`store/`) and a home directory (`home/`), and a
 /// way to run the built binary against them with a controlled environment.
-final class Sandbox {
+final class Sandbox: Sendable {
     /// `$RECNOTES_BIN`, else `recnotes` beside the running test executable.
     static let binary: String = {
         if let path = ProcessInfo.processInfo.environment["RECNOTES_BIN"], !path.isEmpty { return path }
