@@ -32,7 +32,7 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func location() throws -> StoreLocation {
-        try StoreLocation.resolve(explicit: store, environment: environment())
+        try StoreLocation.resolve(explicit: store)
     }
 
     /// The command line as `history` shows it: quoted where needed, without `--store`.
@@ -47,14 +47,6 @@ struct GlobalOptions: ParsableArguments {
             words.append(plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'")
         }
         return words.joined(separator: " ")
-    }
-
-    private func environment() -> [String: String] {
-        var result: [String: String] = [:]
-        for key in ["RECNOTES_HOME", "XDG_DATA_HOME", "HOME"] {
-            if let value = getenv(key) { result[key] = String(cString: value) }
-        }
-        return result
     }
 }
 

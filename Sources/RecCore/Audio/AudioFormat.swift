@@ -50,14 +50,24 @@ public enum AudioFormat: String, CaseIterable, Sendable {
         return sf_format_check(&info) == SF_TRUE
     }
 
+    /// The channel counts and rates recnotes records, imports and stores at all, whatever
+    /// the format; each format may allow less (`validate`).
+    public static let channelRange = 1...8
+    public static let rateRange = 1000...384_000
+
+    /// `--rate`/`--channels` within `channelRange` and `rateRange`; a usage error otherwise.
+    public static func validateLayout(rate: Int, channels: Int) throws {
+        guard channelRange.contains(channels) else {
+            throw RecError.usage("--channels \(channels)", "must be between \(channelRange.lowerBound) and \(channelRange.upperBound)")
+        }
+        guard rateRange.contains(rate) else {
+            throw RecError.usage("--rate \(rate)", "must be between \(rateRange.lowerBound) and \(rateRange.upperBound) Hz")
+        }
+    }
+
     /// Checks `--rate` and `--channels` against the format; a usage error otherwise.
     public func validate(rate: Int, channels: Int) throws {
-        guard (1...8).contains(channels) else {
-            throw RecError.usage("--channels \(channels)", "must be between 1 and 8")
-        }
-        guard (1000...384_000).contains(rate) else {
-            throw RecError.usage("--rate \(rate)", "must be between 1000 and 384000 Hz")
-        }
+        try Self.validateLayout(rate: rate, channels: channels)
         guard isSupported(rate: rate, channels: channels) else {
             let rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]
                 .filter { isSupported(rate: $0, channels: 1) }
@@ -68,19 +78,6 @@ public enum AudioFormat: String, CaseIterable, Sendable {
                 throw RecError.usage("--rate \(rate)", "\(rawValue) supports \(rates.map(String.init).joined(separator: ", ")) Hz")
             }
             throw RecError.usage("--channels \(channels)", "\(rawValue) cannot be written with \(channels) channels at \(rate) Hz")
-        }
-    }
-
-    /// The format a file's libsndfile format code stands for, if it is one of ours.
-    public init?(sndfileFormat format: Int32) {
-        let major = Int(format) & Int(SF_FORMAT_TYPEMASK)
-        let sub = Int(format) & Int(SF_FORMAT_SUBMASK)
-        switch major {
-        case Int(SF_FORMAT_FLAC): self = .flac
-        case Int(SF_FORMAT_WAV): self = .wav
-        case Int(SF_FORMAT_MPEG): self = .mp3
-        case Int(SF_FORMAT_OGG): self = sub == Int(SF_FORMAT_OPUS) ? .opus : .vorbis
-        default: return nil
         }
     }
 }

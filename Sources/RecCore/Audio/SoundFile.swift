@@ -68,7 +68,7 @@ public final class SoundFile {
         return SoundFile(path: path, handle: handle, info: info)
     }
 
-    public var audioFormat: AudioFormat? { AudioFormat(sndfileFormat: format) }
+    public var audioFormat: AudioFormat? { AudioFormat(exactly: self) }
 
     /// Creates `path` with a libsndfile format code of the caller's choosing (for example
     /// FLAC with 24-bit samples), where `create(path:format:rate:channels:)` uses a format's

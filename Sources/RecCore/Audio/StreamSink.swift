@@ -15,12 +15,6 @@ public protocol AudioSink: AnyObject {
 
 extension SoundFile: AudioSink {}
 
-/// Sample encodings for raw output.
-public enum RawEncoding: String, CaseIterable, Sendable {
-    case s16, s32, f32
-
-    var bytesPerSample: Int { self == .s16 ? 2 : 4 }
-}
 
 /// Live audio on a file descriptor that may not seek (a pipe): raw samples, or WAV whose
 /// header is written first. The header declares `frames` when the length is known in advance

@@ -269,7 +269,7 @@ public enum DocumentCodec {
             guard let channels else { throw missing("channels") }
             guard let format else { throw missing("format") }
             guard let file else { throw missing("file") }
-            guard duration >= 0, frames >= 0, sampleRate > 0, sampleRate <= 1_000_000, channels > 0, channels <= 64 else {
+            guard duration >= 0, frames >= 0, StoredLayout.isPlausible(rate: Int64(sampleRate), channels: Int64(channels)) else {
                 throw r.failure("recording \(id) has out-of-range audio fields", at: start)
             }
             guard !file.isEmpty, !file.utf8.contains(47), file != ".", file != ".." else {

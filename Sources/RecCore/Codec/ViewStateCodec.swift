@@ -236,7 +236,7 @@ enum ViewStateCodec {
             else { try r.skipValue() }
         }
         guard let uuid, let parent, let name, let file, let format, let rate, let channels, let pid, let started,
-              rate > 0, rate <= 1_000_000, channels > 0, channels <= 64, pid > 0, pid <= Int64(Int32.max),
+              StoredLayout.isPlausible(rate: rate, channels: channels), pid > 0, pid <= Int64(Int32.max),
               !file.contains("/"), output.map({ file.isEmpty && ViewState.RecordingInProgress.isValidOutput($0) }) ?? !file.isEmpty
         else { throw r.failure("incomplete recording-in-progress entry", at: start) }
         return .init(id: uuid, parent: parent, name: name, file: file, output: output, format: format, sampleRate: Int(rate),

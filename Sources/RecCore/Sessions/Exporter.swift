@@ -136,7 +136,7 @@ public final class Exporter {
     /// Encodes into a temporary file that is unlinked at once (nothing is left behind, even
     /// if recnotes is killed), then copies it to the stream.
     private func encodeThroughTemporary(_ source: SoundFile, to fd: Int32, progress: TranscodeProgress) throws {
-        let directory = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let directory = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let path = "\(directory)/.recnotes-export-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(format.fileExtension)"
         let target: SoundFile
         do {

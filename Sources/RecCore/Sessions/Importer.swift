@@ -6,30 +6,18 @@ import Glibc
 
 /// The layout of headerless audio on stdin: `--rate --channels --encoding`.
 public struct RawLayout: Equatable, Sendable {
-    public enum Encoding: String, CaseIterable, Sendable {
-        case s16, s32, f32
-
-        var subtype: Int32 {
-            switch self {
-            case .s16: return Int32(SF_FORMAT_PCM_16)
-            case .s32: return Int32(SF_FORMAT_PCM_32)
-            case .f32: return Int32(SF_FORMAT_FLOAT)
-            }
-        }
-    }
-
     public var rate: Int
     public var channels: Int
-    public var encoding: Encoding
+    public var encoding: RawEncoding
 
-    public init(rate: Int, channels: Int, encoding: Encoding) {
+    public init(rate: Int, channels: Int, encoding: RawEncoding) {
         self.rate = rate
         self.channels = channels
         self.encoding = encoding
     }
 
     /// Little-endian, as arecord, sox and ffmpeg write s16/s32/f32 on this platform.
-    var sndfileFormat: Int32 { Int32(SF_FORMAT_RAW) | encoding.subtype | Int32(SF_ENDIAN_LITTLE) }
+    var sndfileFormat: Int32 { Int32(SF_FORMAT_RAW) | encoding.sndfileSubtype | Int32(SF_ENDIAN_LITTLE) }
 }
 
 /// How imported audio is stored.
@@ -76,7 +64,7 @@ public final class Importer {
         if name != nil && files.count > 1 { throw RecError.usage("--name", "can only name a single imported file") }
         if files.filter({ $0 == "-" }).count > 1 { throw RecError.usage("-", "stdin can be imported only once") }
         if raw != nil && !files.contains("-") { throw RecError.usage("--encoding", "raw audio can only be read from stdin (-)") }
-        if let raw { try AudioFormat.wav.validateLayout(rate: raw.rate, channels: raw.channels) }
+        if let raw { try AudioFormat.validateLayout(rate: raw.rate, channels: raw.channels) }
         if raw != nil && storage == .keep { throw RecError.usage("--keep", "raw audio has no container to keep; choose a --format") }
         let resolver = library.resolver
         self.folder = try folder.map { try resolver.resolveFolder($0) } ?? (library.document[library.state.currentFolder] ?? library.document.root)
@@ -268,11 +256,5 @@ extension AudioFormat {
             throw RecError.failure("--format \(rawValue)", "this libsndfile (\(LibraryVersions.sndfile)) cannot write it")
         }
         throw RecError.failure(name, "\(channels) channels cannot be stored as \(rawValue); choose another --format (flac or wav hold any)")
-    }
-
-    /// `--rate`/`--channels` for raw input: sane numbers, whatever the format.
-    func validateLayout(rate: Int, channels: Int) throws {
-        guard (1...8).contains(channels) else { throw RecError.usage("--channels \(channels)", "must be between 1 and 8") }
-        guard (1000...384_000).contains(rate) else { throw RecError.usage("--rate \(rate)", "must be between 1000 and 384000 Hz") }
     }
 }

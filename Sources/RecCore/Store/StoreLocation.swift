@@ -10,6 +10,14 @@ public struct StoreLocation: Equatable, Sendable {
         self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
     }
 
+    /// The variables `resolve` reads.
+    public static let environmentNames = ["RECNOTES_HOME", "XDG_DATA_HOME", "HOME"]
+
+    /// `resolve` against this process's environment.
+    public static func resolve(explicit: String?) throws -> StoreLocation {
+        try resolve(explicit: explicit, environment: Environment.values(environmentNames))
+    }
+
     /// `--store DIR`, else `$RECNOTES_HOME`, else `$XDG_DATA_HOME/recnotes`, else
     /// `~/.local/share/recnotes`, as the XDG base-directory spec prescribes for user data.
     public static func resolve(explicit: String?, environment: [String: String]) throws -> StoreLocation {

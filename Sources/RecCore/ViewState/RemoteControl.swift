@@ -13,6 +13,17 @@ public struct RemoteControl {
 
     public static let nothingRunning = RecError.failure("", "nothing is recording or playing")
 
+    /// Why `action` has nowhere to go: a seek while only a recording runs is refused for
+    /// what it is; anything else finds nothing running.
+    static func noTarget(for action: ViewState.ControlAction, in state: ViewState) -> RecError {
+        switch action {
+        case .seek where state.recording != nil, .skip where state.recording != nil:
+            return RecError.failure("seek", "a recording cannot seek; only a playback can")
+        default:
+            return nothingRunning
+        }
+    }
+
     /// A running job as `status` shows it.
     public struct Status: Equatable, Sendable {
         public var job: ViewState.Job
@@ -105,16 +116,10 @@ public struct RemoteControl {
     public func send(_ action: ViewState.ControlAction) throws -> Sent {
         // Refused before the lock when nothing runs, so a failed command changes no file.
         if Self.target(for: action, in: ViewStateStore.peek(library.location) ?? ViewState()) == nil {
-            if case .seek = action, library.viewState.state.recording != nil { throw RecError.failure("seek", "a recording cannot seek; only a playback can") }
-            if case .skip = action, library.viewState.state.recording != nil { throw RecError.failure("seek", "a recording cannot seek; only a playback can") }
-            throw Self.nothingRunning
+            throw Self.noTarget(for: action, in: library.viewState.state)
         }
         return try library.viewState.transaction { vs in
-            guard let job = Self.target(for: action, in: vs.state) else {
-                if case .seek = action, vs.state.recording != nil { throw RecError.failure("seek", "a recording cannot seek; only a playback can") }
-                if case .skip = action, vs.state.recording != nil { throw RecError.failure("seek", "a recording cannot seek; only a playback can") }
-                throw Self.nothingRunning
-            }
+            guard let job = Self.target(for: action, in: vs.state) else { throw Self.noTarget(for: action, in: vs.state) }
             let id = job == .recording ? vs.state.recording!.id : vs.state.playing!.id
             let pid = vs.state.pid(of: job)!
             guard let sequence = vs.requestControl(action, for: job) else { throw Self.nothingRunning }
@@ -127,8 +132,7 @@ public struct RemoteControl {
     /// the player to apply where it is) and queues it.
     public func seek(_ spec: TimeSpec, text: String) throws -> Sent {
         guard let playing = library.viewState.state.playing, processIsAlive(playing.pid) else {
-            if library.viewState.state.recording != nil { throw RecError.failure("seek", "a recording cannot seek; only a playback can") }
-            throw Self.nothingRunning
+            throw Self.noTarget(for: .seek(to: 0), in: library.viewState.state)
         }
         if case let .relative(delta) = spec { return try send(.skip(by: delta)) }
         let duration = library.document[playing.id]?.recording?.duration ?? 0

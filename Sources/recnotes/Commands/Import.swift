@@ -5,7 +5,6 @@ import RecCore
 import Glibc
 #endif
 
-extension RawLayout.Encoding: ExpressibleByArgument {}
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -51,7 +50,7 @@ struct Import: ParsableCommand {
     var channels: Int?
 
     @Option(help: ArgumentHelp("Raw stdin: s16, s32 or f32, little-endian.", valueName: "encoding"))
-    var encoding: RawLayout.Encoding?
+    var encoding: RawEncoding?
 
     @Option(help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?

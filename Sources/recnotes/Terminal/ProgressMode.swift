@@ -21,6 +21,6 @@ enum ProgressMode: String, CaseIterable {
 /// `--device`, else `$RECNOTES_DEVICE`, else ALSA's `default`.
 func audioDevice(_ option: String?) -> String {
     if let option, !option.isEmpty { return option }
-    if let env = getenv("RECNOTES_DEVICE"), env.pointee != 0 { return String(cString: env) }
+    if let env = Environment.value("RECNOTES_DEVICE"), !env.isEmpty { return env }
     return "default"
 }

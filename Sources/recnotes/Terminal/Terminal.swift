@@ -17,7 +17,7 @@ enum Terminal {
 
     /// Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org).
     static var colorOnStdout: Bool {
-        isTTY(STDOUT_FILENO) && (getenv("NO_COLOR").map { String(cString: $0).isEmpty } ?? true)
+        isTTY(STDOUT_FILENO) && (Environment.value("NO_COLOR")?.isEmpty ?? true)
     }
 
     static func error(_ message: String) {

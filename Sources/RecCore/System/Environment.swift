@@ -1,0 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process environment: the one place recnotes reads it.
+public enum Environment {
+    /// The variable's value, empty included; nil when it is not set.
+    public static func value(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// The variables among `names` that are set, with their values.
+    public static func values(_ names: [String]) -> [String: String] {
+        var result: [String: String] = [:]
+        for name in names {
+            if let value = value(name) { result[name] = value }
+        }
+        return result
+    }
+}
