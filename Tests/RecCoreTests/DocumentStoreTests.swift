@@ -287,29 +287,29 @@ struct FolderOperationTests {
     func removeItems() throws {
         let document = try Fixture.document()
         var tx = DocumentStore.Transaction(document: document)
-        let work = document[Fixture.work]!, ideas = document[Fixture.ideas]!
-        let error = recError { try tx.removeItems([("Work", work)], recursive: false) }
+        let error = recError { try tx.removeItems(at: ["Work"], from: .root, recursive: false) }
         #expect(error == .failure("Work", "folder is not empty (use -r to remove it and everything in it)"))
-        let removed = try tx.removeItems([("Work/Ideas", ideas), ("Work", work)], recursive: true)
+        let removed = try tx.removeItems(at: ["Work/Ideas", "Work"], from: .root, recursive: true)
         #expect(Set(removed.map(\.id)) == [Fixture.work, Fixture.ideas, Fixture.standup])
         #expect(tx.actions.count == 1)
         #expect(tx.document.count == 2)
+        #expect(recError { try tx.removeItems(at: ["Work"], from: .root, recursive: true) }
+                == .failure("Work", "no such folder or recording"))
     }
 
     @Test("mv renames, moves into a folder, and never replaces")
     func moveItems() throws {
         let document = try Fixture.document()
         var tx = DocumentStore.Transaction(document: document)
-        let standup = document[Fixture.standup]!
-        try tx.moveItems([("s", standup)], to: "/Home", from: .root)
+        try tx.moveItems(at: ["Work/Ideas/standup"], to: "/Home", from: .root)
         #expect(tx.document.path(of: Fixture.standup) == "/Home/standup")
-        try tx.moveItems([("s", standup)], to: "/Work/renamed", from: .root)
+        try tx.moveItems(at: ["standup"], to: "/Work/renamed", from: Fixture.home)
         #expect(tx.document.path(of: Fixture.standup) == "/Work/renamed")
-        #expect(recError { try tx.moveItems([("Home", document[Fixture.home]!)], to: "/Work/renamed", from: .root) }
+        #expect(recError { try tx.moveItems(at: ["Home"], to: "/Work/renamed", from: .root) }
                 == .failure("/Work/renamed", "already exists"))
-        #expect(recError { try tx.moveItems([("Ideas", document[Fixture.ideas]!)], to: "/Work", from: .root) }
+        #expect(recError { try tx.moveItems(at: ["Ideas"], to: "/Work", from: Fixture.work) }
                 == .failure("Ideas", "already in /Work"))
-        #expect(recError { try tx.moveItems([("a", document[Fixture.home]!), ("b", document[Fixture.ideas]!)], to: "/New", from: .root) }
+        #expect(recError { try tx.moveItems(at: ["/Home", "@3f2a2222"], to: "/New", from: .root) }
                 == .failure("/New", "no such folder (moving several items needs an existing folder)"))
     }
 }

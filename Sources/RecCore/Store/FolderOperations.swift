@@ -42,10 +42,17 @@ extension DocumentStore.Transaction {
         return created
     }
 
-    /// Removes items and everything under them. A non-empty folder needs `recursive`.
-    /// Items already under another one being removed are taken with it.
+    /// The items at `paths`, resolved against the document as this transaction has it.
+    func items(at paths: [String], from currentFolder: ItemID) throws -> [(path: String, item: Item)] {
+        let resolver = PathResolver(document: document, currentFolder: currentFolder)
+        return try paths.map { (path: $0, item: try resolver.resolve($0)) }
+    }
+
+    /// `rm PATH...`: removes the items and everything under them. A non-empty folder needs
+    /// `recursive`. Items already under another one being removed are taken with it.
     @discardableResult
-    public mutating func removeItems(_ targets: [(path: String, item: Item)], recursive: Bool, permanently: Bool = false) throws -> [Item] {
+    public mutating func removeItems(at paths: [String], from currentFolder: ItemID, recursive: Bool, permanently: Bool = false) throws -> [Item] {
+        let targets = try items(at: paths, from: currentFolder)
         for (path, item) in targets {
             if item.id == .root { throw RecError.failure(path, "the root folder cannot be removed") }
             if item.isFolder && !item.children.isEmpty && !recursive {
@@ -64,7 +71,8 @@ extension DocumentStore.Transaction {
     /// `mv SRC... DEST`: into DEST when it is an existing folder, otherwise (one source only)
     /// to DEST's parent under DEST's name. Nothing is ever replaced.
     @discardableResult
-    public mutating func moveItems(_ sources: [(path: String, item: Item)], to destination: String, from currentFolder: ItemID) throws -> [Item] {
+    public mutating func moveItems(at paths: [String], to destination: String, from currentFolder: ItemID) throws -> [Item] {
+        let sources = try items(at: paths, from: currentFolder)
         let resolver = PathResolver(document: document, currentFolder: currentFolder)
         var moved: [Item] = []
         switch try resolver.locate(destination) {
@@ -86,5 +94,16 @@ extension DocumentStore.Transaction {
             moved.append(document[sources[0].item.id]!)
         }
         return moved
+    }
+}
+
+extension DocumentStore.Transaction {
+    /// `trash restore SPEC [--to FOLDER] [--name NAME]`: `spec` as `Document.trashEntry`
+    /// reads it, `folder` as any path.
+    @discardableResult
+    public mutating func restore(_ spec: String, into folder: String?, name: String?, from currentFolder: ItemID) throws -> DocumentStore.Action {
+        let entry = try document.trashEntry(matching: spec, from: currentFolder)
+        let target = try folder.map { try PathResolver(document: document, currentFolder: currentFolder).resolveFolder($0).id }
+        return try restore(entry.id, into: target, name: name)
     }
 }

@@ -77,13 +77,20 @@ public struct PathResolver {
         return (document[currentFolder] ?? document.root, components)
     }
 
+    /// The hex digits of a typed UUID prefix (`@3f2a`, dashes ignored), as nibbles; a usage
+    /// error unless there are `minimumPrefix` to 32 of them. Every `@` form goes through here.
+    public static func prefixNibbles(_ prefix: Substring, typed: String) throws -> [UInt8] {
+        let digits = prefix.filter { $0 != "-" }.lowercased()
+        guard digits.count >= minimumPrefix, digits.count <= 32, digits.allSatisfy(\.isHexDigit) else {
+            throw RecError.usage(typed, "a UUID prefix needs \(minimumPrefix) to 32 hex digits after '@'")
+        }
+        return digits.utf8.compactMap(hexValue)
+    }
+
     /// The item whose UUID starts with `prefix`; dashes in the prefix are ignored.
     public func byPrefix(_ prefix: String, typed: String) throws -> Item {
-        let digits = prefix.filter { $0 != "-" }.lowercased()
-        guard digits.count >= Self.minimumPrefix, digits.count <= 32, digits.allSatisfy(\.isHexDigit) else {
-            throw RecError.usage(typed, "a UUID prefix needs \(Self.minimumPrefix) to 32 hex digits after '@'")
-        }
-        let nibbles = digits.utf8.compactMap(hexValue)
+        let nibbles = try Self.prefixNibbles(Substring(prefix), typed: typed)
+        let digits = String(nibbles.map { Character(String($0, radix: 16)) })
         var matches: [Item] = []
         for item in document.items.values where item.id.hasPrefix(nibbles: nibbles) {
             matches.append(item)

@@ -24,3 +24,22 @@ public struct TrashEntry: Equatable, Sendable {
     /// The audio files the entry keeps alive.
     public var audioFiles: [String] { items.compactMap(\.recording?.file) }
 }
+
+extension Document {
+    /// The trash entry `spec` names: its original path (absolute, or relative to
+    /// `currentFolder`) or `@` and a UUID prefix. The newest wins when several were removed
+    /// from the same path.
+    public func trashEntry(matching spec: String, from currentFolder: ItemID) throws -> TrashEntry {
+        if spec.hasPrefix("@") {
+            let nibbles = try PathResolver.prefixNibbles(spec.dropFirst(), typed: spec)
+            let matches = trash.filter { $0.id.hasPrefix(nibbles: nibbles) }
+            guard let match = matches.last else { throw RecError.failure(spec, "not in the trash") }
+            guard matches.count == 1 else { throw RecError.failure(spec, "ambiguous UUID prefix, matching \(matches.count) items in the trash") }
+            return match
+        }
+        let current = path(of: currentFolder)
+        let absolute = spec.hasPrefix("/") ? spec : (current == "/" ? "/" : current + "/") + spec
+        guard let match = trash.last(where: { $0.path == absolute }) else { throw RecError.failure(spec, "not in the trash") }
+        return match
+    }
+}

@@ -15,14 +15,6 @@ struct ChangeFolder: ParsableCommand {
 
     func run() throws {
         let library = try global.openLibrary()
-        let resolver = library.resolver
-        let target = try resolver.resolveFolder(path ?? "/")
-        let route = library.document.ancestry(of: target.id).map(\.id)
-        try library.viewState.transaction { state in
-            // Pops and pushes are computed against the restored stack, as the user sees it.
-            let visible = state.state.restored(against: library.document).folderStack
-            if visible != state.state.folderStack { state.navigate(to: visible) }
-            state.navigate(to: route)
-        }
+        try library.changeFolder(to: path)
     }
 }

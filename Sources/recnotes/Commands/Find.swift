@@ -27,7 +27,7 @@ struct Find: ParsableCommand {
 
     func run() throws {
         let library = try global.openLibrary()
-        let top = try library.resolver.resolve(path ?? ".")
+        let top = try library.item(at: path)
         let matches = library.document.subtree(of: top.id).dropFirst().filter { item in
             (type == nil || item.kind == type) && (name == nil || fnmatch(name!, item.name, 0) == 0)
         }

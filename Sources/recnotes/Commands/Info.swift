@@ -14,7 +14,7 @@ struct Info: ParsableCommand {
 
     func run() throws {
         let library = try global.openLibrary()
-        let item = try library.resolver.resolve(path)
+        let item = try library.item(at: path)
         var analysis: AudioAnalysis?
         // A missing file already shows as size "missing" (null in JSON); only a file that is
         // there but unreadable is worth a warning.

@@ -27,7 +27,7 @@ struct List: ParsableCommand {
 
     func run() throws {
         let library = try global.openLibrary()
-        let item = try library.resolver.resolve(path ?? ".")
+        let item = try library.item(at: path)
         let items = sort.sorted(item.isFolder ? library.document.children(of: item.id) : [item], reverse: reverse)
         if output.json {
             print(ItemJSON.array(items, in: library))

@@ -27,9 +27,7 @@ struct Move: ParsableCommand {
         let renderer = ChangeRenderer(library: library)
         let current = library.state.currentFolder
         try library.documents.transaction { tx in
-            let resolver = PathResolver(document: tx.document, currentFolder: current)
-            let sources = try paths.dropLast().map { (path: $0, item: try resolver.resolve($0)) }
-            return try tx.moveItems(sources, to: paths.last!, from: current)
+            try tx.moveItems(at: Array(paths.dropLast()), to: paths.last!, from: current)
         }
         renderer.finish(json: output.json)
     }

@@ -29,9 +29,7 @@ struct Remove: ParsableCommand {
         let renderer = ChangeRenderer(library: library)
         let current = library.state.currentFolder
         try library.documents.transaction { tx in
-            let resolver = PathResolver(document: tx.document, currentFolder: current)
-            let targets = try paths.map { (path: $0, item: try resolver.resolve($0)) }
-            return try tx.removeItems(targets, recursive: recursive, permanently: permanent)
+            try tx.removeItems(at: paths, from: current, recursive: recursive, permanently: permanent)
         }
         renderer.finish(json: output.json)
     }

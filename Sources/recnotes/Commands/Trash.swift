@@ -10,26 +10,6 @@ struct Trash: ParsableCommand {
     )
 }
 
-/// Finds trash entries by their original path or an `@` UUID prefix; the newest wins when
-/// several were removed from the same path.
-private func trashEntry(_ spec: String, in library: Library) throws -> TrashEntry {
-    let trash = library.document.trash
-    if spec.hasPrefix("@") {
-        let digits = spec.dropFirst().filter { $0 != "-" }.lowercased()
-        let matches = trash.filter { $0.id.hexDigits.hasPrefix(digits) }
-        guard digits.count >= PathResolver.minimumPrefix else {
-            throw RecError.usage(spec, "a UUID prefix needs \(PathResolver.minimumPrefix) to 32 hex digits after '@'")
-        }
-        guard let match = matches.last else { throw RecError.failure(spec, "not in the trash") }
-        guard matches.count == 1 else { throw RecError.failure(spec, "ambiguous UUID prefix, matching \(matches.count) items in the trash") }
-        return match
-    }
-    let current = library.document.path(of: library.state.currentFolder)
-    let absolute = spec.hasPrefix("/") ? spec : (current == "/" ? "/" : current + "/") + spec
-    guard let match = trash.last(where: { $0.path == absolute }) else { throw RecError.failure(spec, "not in the trash") }
-    return match
-}
-
 struct ListTrash: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ls", abstract: "List what is in the trash, newest last.")
 
@@ -75,9 +55,7 @@ struct RestoreTrash: ParsableCommand {
         let renderer = ChangeRenderer(library: library)
         let current = library.state.currentFolder
         try library.documents.transaction { tx in
-            let entry = try trashEntry(path, in: library)
-            let folder = try to.map { try PathResolver(document: tx.document, currentFolder: current).resolveFolder($0).id }
-            try tx.restore(entry.id, into: folder, name: name)
+            try tx.restore(path, into: to, name: name, from: current)
         }
         renderer.finish(json: output.json)
     }

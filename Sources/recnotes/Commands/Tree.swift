@@ -14,7 +14,7 @@ struct Tree: ParsableCommand {
 
     func run() throws {
         let library = try global.openLibrary()
-        let top = try library.resolver.resolve(path ?? ".")
+        let top = try library.item(at: path)
         if output.json {
             print(ItemJSON.tree(top, in: library))
             return
