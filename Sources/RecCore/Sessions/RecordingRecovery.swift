@@ -29,15 +29,8 @@ extension Library {
                 note = "an interrupted recording (\"\(entry.name)\", pid \(entry.pid)) had no audio and was discarded"
                 return
             }
-            let base = "\(entry.name) (recovered)"
-            var name = base
-            var n = 2
-            while tx.document.child(named: name, in: entry.parent) != nil {
-                name = "\(base) \(n)"
-                n += 1
-            }
             let parent = tx.document[entry.parent]?.isFolder == true ? entry.parent : .root
-            if parent != entry.parent, tx.document.child(named: name, in: parent) != nil { name = "\(base) \(entry.id)" }
+            let name = tx.document.freeName("\(entry.name) (recovered)", in: parent, except: nil)
             try tx.add(.recording(id: entry.id, name: name, parent: parent, created: entry.started, info: info))
             note = "recovered an interrupted recording as \(tx.document.path(of: entry.id)) (\(Format.duration(info.duration)))"
         }

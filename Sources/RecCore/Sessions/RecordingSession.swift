@@ -125,13 +125,8 @@ public final class RecordingSession {
         let info = cutShort ? (Library.recoverAudio(entry, path: filePath) ?? measuredInfo()) : measuredInfo()
         let chosen = name ?? defaultName
         try library.documents.transaction { tx in
-            var candidate = chosen
-            var n = 2
-            while tx.document.child(named: candidate, in: parent) != nil {
-                candidate = "\(chosen) (\(n))"
-                n += 1
-            }
             let parentID = tx.document[parent]?.isFolder == true ? parent : .root
+            let candidate = tx.document.freeName(chosen, in: parentID, except: nil)
             try tx.add(.recording(id: entry.id, name: candidate, parent: parentID, created: entry.started, info: info))
         }
         try library.viewState.transaction { vs in

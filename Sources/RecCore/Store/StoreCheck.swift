@@ -260,17 +260,3 @@ public struct StoreCheck {
         return folder.id
     }
 }
-
-extension Document {
-    /// `base`, or `base (2)`, `base (3)` … whichever is free in `folder`.
-    public func freeName(_ base: String, in folder: ItemID, except: ItemID?) -> String {
-        func taken(_ name: String) -> Bool {
-            guard let other = child(named: name, in: folder) else { return false }
-            return other.id != except
-        }
-        guard taken(base) else { return base }
-        var n = 2
-        while taken("\(base) (\(n))") { n += 1 }
-        return "\(base) (\(n))"
-    }
-}
