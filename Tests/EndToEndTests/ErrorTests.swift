@@ -97,7 +97,7 @@ let errorCases: [FailingCommand] = [
     .init(arguments: ["find", "--type", "album"], status: 64, fragments: ["album"]),
     .init(arguments: ["mkdir"], status: 64, fragments: ["<paths>"]),
     .init(arguments: ["rm"], status: 64, fragments: ["<paths>"]),
-    .init(arguments: ["mv", "A"], status: 64, fragments: ["mv needs at least one source and a destination"]),
+    .init(arguments: ["mv", "A"], status: 64, fragments: ["recnotes: mv: needs at least one source and a destination"]),
     .init(arguments: ["cd", "A", "C"], status: 64, fragments: ["'C'"]),
     .init(arguments: ["info"], status: 64, fragments: ["<path>"]),
     .init(arguments: ["mkdir", "--store", "", "x"], status: 64, message: "recnotes: --store: the store directory cannot be empty"),

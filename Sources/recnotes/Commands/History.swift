@@ -13,11 +13,14 @@ struct History: ParsableCommand {
     @Option(name: [.customShort("n"), .long], help: "Show at most this many.")
     var limit: Int = 20
 
-    func validate() throws {
-        if limit < 1 { throw ValidationError("--limit must be at least 1") }
+    /// Usage checks, run first by `run()`: argument-parser wraps whatever `validate()`
+    /// throws, which would lose a RecError's kind and exit status.
+    func checkUsage() throws {
+        if limit < 1 { throw RecError.usage("--limit \(limit)", "must be at least 1") }
     }
 
     func run() throws {
+        try checkUsage()
         let library = try global.openLibrary()
         let entries = Array(library.documents.journal.entries().suffix(limit).reversed())
         if output.json {

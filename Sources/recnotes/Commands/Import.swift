@@ -55,17 +55,20 @@ struct Import: ParsableCommand {
     @Option(help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
-    func validate() throws {
-        if files.isEmpty { throw ValidationError("Missing expected argument '<file> ...'") }
-        if keep && format != nil { throw ValidationError("--keep cannot be combined with --format") }
+    /// Usage checks, run first by `run()`: argument-parser wraps whatever `validate()`
+    /// throws, which would lose a RecError's kind and exit status.
+    func checkUsage() throws {
+        if files.isEmpty { throw RecError.usage("import", "needs at least one FILE, or - for standard input") }
+        if keep && format != nil { throw RecError.usage("--keep", "cannot be combined with --format") }
         if encoding != nil || rate != nil || channels != nil {
             guard let _ = encoding, let _ = rate, let _ = channels else {
-                throw ValidationError("raw audio on stdin needs all of --rate, --channels and --encoding")
+                throw RecError.usage("import", "raw audio on stdin needs all of --rate, --channels and --encoding")
             }
         }
     }
 
     func run() throws {
+        try checkUsage()
         let raw = encoding.map { RawLayout(rate: rate ?? 0, channels: channels ?? 0, encoding: $0) }
         if files.contains("-") && Terminal.isTTY(STDIN_FILENO) {
             throw RecError.failure("stdin", "is a terminal; pipe audio into recnotes import -")

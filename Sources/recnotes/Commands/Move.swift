@@ -18,11 +18,14 @@ struct Move: ParsableCommand {
     @Argument(help: ArgumentHelp("The items to move, then the destination.", valueName: "src... dest"), completion: .storePath)
     var paths: [String]
 
-    func validate() throws {
-        if paths.count < 2 { throw ValidationError("mv needs at least one source and a destination") }
+    /// Usage checks, run first by `run()`: argument-parser wraps whatever `validate()`
+    /// throws, which would lose a RecError's kind and exit status.
+    func checkUsage() throws {
+        if paths.count < 2 { throw RecError.usage("mv", "needs at least one source and a destination") }
     }
 
     func run() throws {
+        try checkUsage()
         let library = try global.openLibrary()
         let renderer = ChangeRenderer(library: library)
         let current = library.state.currentFolder

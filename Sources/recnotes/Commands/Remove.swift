@@ -20,11 +20,14 @@ struct Remove: ParsableCommand {
     @Argument(help: "The items to remove.", completion: .storePath)
     var paths: [String]
 
-    func validate() throws {
-        if paths.isEmpty { throw ValidationError("Missing expected argument '<paths> ...'") }
+    /// Usage checks, run first by `run()`: argument-parser wraps whatever `validate()`
+    /// throws, which would lose a RecError's kind and exit status.
+    func checkUsage() throws {
+        if paths.isEmpty { throw RecError.usage("rm", "needs at least one PATH") }
     }
 
     func run() throws {
+        try checkUsage()
         let library = try global.openLibrary()
         let renderer = ChangeRenderer(library: library)
         let current = library.state.currentFolder
