@@ -22,8 +22,8 @@ struct CommandTests {
         try sandbox.addFolder("Notes", in: "/", created: "2023-11-14T12:00:00.000Z")
         try sandbox.addFolder("Ideas", in: "/Work", created: "2023-11-14T11:00:00.000Z")
         try sandbox.addRecording("standup", in: "/", duration: 75.5, created: "2023-11-14T09:00:00.000Z", audioBytes: 1234)
-        try sandbox.addRecording("memo", in: "/", duration: 3.2, format: "flac", created: "2023-11-14T13:00:00.000Z")
-        try sandbox.addRecording("long talk", in: "/", duration: 3723, format: "wav", created: "2023-11-14T08:00:00.000Z", audioBytes: 10)
+        try sandbox.addRecording("memo", in: "/", duration: 3.2, format: .flac, created: "2023-11-14T13:00:00.000Z")
+        try sandbox.addRecording("long talk", in: "/", duration: 3723, format: .wav, created: "2023-11-14T08:00:00.000Z", audioBytes: 10)
         try sandbox.addRecording("idea 1", in: "/Work/Ideas", duration: 1, created: "2023-11-14T14:00:00.000Z", audioBytes: 5)
     }
 

@@ -65,7 +65,7 @@ struct DocumentCodecTests {
             try tx.add(.recording(id: id, name: "rec \(i)", parent: Fixture.ideas,
                                   created: Timestamp(millisecondsSinceEpoch: -86_400_000 * Int64(i) - 1),
                                   info: RecordingInfo(duration: duration, frames: Int64(i) * 1_000_003, sampleRate: 8000 + i,
-                                                      channels: 1 + i % 2, format: ["opus", "flac", "wav"][i % 3], file: "\(id).x")))
+                                                      channels: 1 + i % 2, format: [AudioFormat.opus, .flac, .wav][i % 3], file: "\(id).x")))
         }
         return tx.document
     }
@@ -142,7 +142,7 @@ struct DocumentCodecTests {
         let child = try #require(document[ItemID(childID)!])
         #expect(child.name == "Café \"q\" \\ 🎙A-€")
         #expect(child.created == Timestamp(millisecondsSinceEpoch: 1_700_000_000_500))
-        #expect(child.recording == RecordingInfo(duration: 2, frames: 96000, sampleRate: 48000, channels: 2, format: "opus", file: "1.opus"))
+        #expect(child.recording == RecordingInfo(duration: 2, frames: 96000, sampleRate: 48000, channels: 2, format: .opus, file: "1.opus"))
         #expect(document.children(of: .root).map(\.id) == [child.id])
     }
 
@@ -199,6 +199,7 @@ struct DocumentCodecTests {
             ("\"duration\": 1.5", "\"duration\": -1", "recording \(childID) has out-of-range audio fields"),
             ("\"file\": \"x.opus\"", "\"file\": \"../x.opus\"", "recording \(childID) has an invalid file name"),
             ("\"frames\": 72000", "\"frames\": 99999999999999999999", "number out of range"),
+            ("\"format\": \"opus\"", "\"format\": \"aiff\"", "unknown audio format \"aiff\" (known: opus, flac, wav, vorbis, mp3)"),
         ] {
             let reason = corruptReason(store(child: base.replacingOccurrences(of: from, with: to)))
             #expect(reason?.hasPrefix("corrupt JSON at line 5, column ") == true, "\(to): \(reason ?? "")")

@@ -85,7 +85,7 @@ struct StoreCheckTests {
         try writeWAV(Fixture.info(Fixture.standup).file)
         try writeWAV("\(id).wav")
         let library = try Library(location: dir.location)
-        let entry = ViewState.RecordingInProgress(id: id, parent: Fixture.home, name: "memo", file: "\(id).wav", format: "wav",
+        let entry = ViewState.RecordingInProgress(id: id, parent: Fixture.home, name: "memo", file: "\(id).wav", format: .wav,
                                                   sampleRate: 8000, channels: 1, pid: 999_999, started: .now())
         try library.viewState.transaction { $0.recordingStarted(entry) }
         let report = try check.run(repair: false, isAlive: { _ in false })

@@ -42,9 +42,9 @@ enum Fixture {
     static let standup = ItemID("beef0000-0000-4000-8000-000000000004")!
     static let created = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000)
 
-    static func info(_ id: ItemID, duration: Double = 12.5, format: String = "opus") -> RecordingInfo {
+    static func info(_ id: ItemID, duration: Double = 12.5, format: AudioFormat = .opus) -> RecordingInfo {
         RecordingInfo(duration: duration, frames: Int64(duration * 48000), sampleRate: 48000, channels: 1,
-                      format: format, file: "\(id).\(format)")
+                      format: format, file: "\(id).\(format.fileExtension)")
     }
 
     static func build(into tx: inout DocumentStore.Transaction) throws {

@@ -33,7 +33,7 @@ struct ViewStateStoreTests {
     let c = ItemID("cccccccc-0000-4000-8000-000000000003")!
 
     func entry() -> ViewState.RecordingInProgress {
-        .init(id: c, parent: a, name: "take \"1\"", file: "\(c).flac", format: "flac", sampleRate: 44100,
+        .init(id: c, parent: a, name: "take \"1\"", file: "\(c).flac", format: .flac, sampleRate: 44100,
               channels: 2, pid: 4242, started: Timestamp(millisecondsSinceEpoch: 1_700_000_000_123))
     }
 
@@ -135,7 +135,7 @@ struct ViewStateStoreTests {
     @Test("a recording to --output round-trips with its output and no file; others have no output key")
     func outputRoundTrip() throws {
         for output in ["-", "/tmp/live take.wav"] {
-            let entry = ViewState.RecordingInProgress(id: c, parent: .root, name: output, file: "", output: output, format: "raw-s16",
+            let entry = ViewState.RecordingInProgress(id: c, parent: .root, name: output, file: "", output: output, format: nil,
                                                       sampleRate: 8000, channels: 1, pid: 77, started: Timestamp(millisecondsSinceEpoch: 5))
             let bytes = ViewStateCodec.encode(ViewState(recording: entry))
             #expect(try bytes.withUnsafeBufferPointer { try ViewStateCodec.decode($0) }.recording == entry)

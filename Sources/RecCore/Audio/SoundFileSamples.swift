@@ -92,19 +92,6 @@ extension SoundFile {
 }
 
 extension AudioFormat {
-    /// The format a file name's extension stands for: .wav, .flac, .opus, .ogg/.oga (Vorbis), .mp3.
-    public init?(fileName: String) {
-        guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return nil }
-        switch fileName[fileName.index(after: dot)...].lowercased() {
-        case "wav", "wave": self = .wav
-        case "flac": self = .flac
-        case "opus": self = .opus
-        case "ogg", "oga": self = .vorbis
-        case "mp3": self = .mp3
-        default: return nil
-        }
-    }
-
     /// The format of a file as opened, only when it is exactly one of ours (Ogg FLAC or Speex is not).
     public init?(exactly file: SoundFile) {
         switch Int(file.container) {

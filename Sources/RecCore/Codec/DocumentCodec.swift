@@ -197,7 +197,7 @@ public enum DocumentCodec {
         var frames: Int64?
         var sampleRate: Int64?
         var channels: Int64?
-        var format: String?
+        var format: AudioFormat?
         var file: String?
 
         func readID(_ r: inout JSONReader, _ what: String) throws -> ItemID {
@@ -240,7 +240,12 @@ public enum DocumentCodec {
             } else if key.equals("channels") {
                 channels = try r.readInt()
             } else if key.equals("format") {
-                format = try r.readString()
+                let at = r.position
+                let name = try r.readString()
+                guard let known = AudioFormat(rawValue: name) else {
+                    throw r.failure("unknown audio format \"\(name)\" (known: \(AudioFormat.allCases.map(\.rawValue).joined(separator: ", ")))", at: at)
+                }
+                format = known
             } else if key.equals("file") {
                 file = try r.readString()
             } else {

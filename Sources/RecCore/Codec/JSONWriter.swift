@@ -70,7 +70,7 @@ struct JSONWriter {
         raw(", \"channels\": ")
         int(info.channels)
         raw(", \"format\": ")
-        string(info.format)
+        string(info.format.rawValue)
         raw(", \"file\": ")
         string(info.file)
     }

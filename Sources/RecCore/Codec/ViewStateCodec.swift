@@ -34,7 +34,7 @@ enum ViewStateCodec {
                 w.string(output)
             }
             w.raw(", \"format\": ")
-            w.string(r.format)
+            w.string(r.format?.rawValue ?? "raw")
             w.raw(", \"sampleRate\": ")
             w.int(r.sampleRate)
             w.raw(", \"channels\": ")
@@ -216,7 +216,7 @@ enum ViewStateCodec {
 
     private static func decodeInProgress(_ r: inout JSONReader, id: (inout JSONReader) throws -> ItemID) throws -> ViewState.RecordingInProgress {
         let start = r.position
-        var uuid: ItemID?, parent: ItemID?, name: String?, file: String?, output: String?, format: String?
+        var uuid: ItemID?, parent: ItemID?, name: String?, file: String?, output: String?, format: AudioFormat??
         var rate: Int64?, channels: Int64?, pid: Int64?, started: Timestamp?
         var control = ViewState.Control()
         try r.beginObject()
@@ -227,7 +227,7 @@ enum ViewStateCodec {
             else if k.equals("name") { name = try r.readString() }
             else if k.equals("file") { file = try r.readString() }
             else if k.equals("output") { output = try r.readString() }
-            else if k.equals("format") { format = try r.readString() }
+            else if k.equals("format") { format = .some(AudioFormat(rawValue: try r.readString())) }
             else if k.equals("sampleRate") { rate = try r.readInt() }
             else if k.equals("channels") { channels = try r.readInt() }
             else if k.equals("pid") { pid = try r.readInt() }
@@ -235,7 +235,7 @@ enum ViewStateCodec {
             else if k.equals("control") { control = try decodeControl(&r) }
             else { try r.skipValue() }
         }
-        guard let uuid, let parent, let name, let file, let format, let rate, let channels, let pid, let started,
+        guard let uuid, let parent, let name, let file, case let format?? = Optional(format), let rate, let channels, let pid, let started,
               StoredLayout.isPlausible(rate: rate, channels: channels), pid > 0, pid <= Int64(Int32.max),
               !file.contains("/"), output.map({ file.isEmpty && ViewState.RecordingInProgress.isValidOutput($0) }) ?? !file.isEmpty
         else { throw r.failure("incomplete recording-in-progress entry", at: start) }

@@ -185,7 +185,7 @@ public final class Importer {
             item = .recording(id: id, name: source.name, parent: folder.id, created: .now(),
                               info: RecordingInfo(duration: Double(frames) / Double(input.sampleRate), frames: frames,
                                                   sampleRate: input.sampleRate, channels: input.channels,
-                                                  format: format.rawValue, file: file))
+                                                  format: format, file: file))
         case let .transcode(format):
             let rate = try format.storableRate(for: input.sampleRate, channels: input.channels, name: source.label)
             let file = "\(id).\(format.fileExtension)"
@@ -214,7 +214,7 @@ public final class Importer {
             progress.finish()
             item = .recording(id: id, name: source.name, parent: folder.id, created: .now(),
                               info: RecordingInfo(duration: Double(result.framesWritten) / Double(rate), frames: result.framesWritten,
-                                                  sampleRate: rate, channels: input.channels, format: format.rawValue, file: file))
+                                                  sampleRate: rate, channels: input.channels, format: format, file: file))
         }
         if source.path == "-", inputPath != library.location.audioPath(item.recording!.file) {
             try? FileSystem.remove(inputPath)

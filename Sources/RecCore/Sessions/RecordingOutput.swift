@@ -52,7 +52,6 @@ public struct RecordingOutput {
     }
 
     /// For the view state's `format`: the codec, or `raw-s16` and the like.
-    public var formatName: String { format?.rawValue ?? "raw-" + (encoding?.rawValue ?? "s16") }
 
     /// Writes the stream's header, or creates the file.
     public func open(frames: Int64?) throws -> AudioSink {
@@ -109,7 +108,7 @@ public final class OutputRecordingSession {
         guard let viewState else { return }
         let entry = ViewState.RecordingInProgress(
             id: .random(), parent: .root, name: output.registeredName, file: "", output: output.registeredName,
-            format: output.formatName, sampleRate: output.rate, channels: output.channels, pid: getpid(), started: started)
+            format: output.format, sampleRate: output.rate, channels: output.channels, pid: getpid(), started: started)
         var refusal: Error?
         do {
             try viewState.transaction { vs in

@@ -47,7 +47,7 @@ extension Library {
         guard let frames = try? SoundFile.countFrames(path: path), frames > 0,
               let file = try? SoundFile.open(path: path) else { return nil }
         var finalFrames = frames
-        if file.frames != frames, let format = AudioFormat(rawValue: entry.format) {
+        if file.frames != frames, let format = entry.format {
             let temporary = path + ".recovering"
             if let copied = try? SoundFile.copy(file, to: temporary, format: format), copied > 0,
                (try? FileSystem.syncFile(temporary)) != nil, rename(temporary, path) == 0 {
@@ -57,6 +57,6 @@ extension Library {
             }
         }
         return RecordingInfo(duration: Double(finalFrames) / Double(file.sampleRate), frames: finalFrames,
-                             sampleRate: file.sampleRate, channels: file.channels, format: entry.format, file: entry.file)
+                             sampleRate: file.sampleRate, channels: file.channels, format: entry.format ?? AudioFormat(fileName: entry.file) ?? .wav, file: entry.file)
     }
 }

@@ -75,7 +75,7 @@ public final class RecordingSession {
         file = try SoundFile.create(path: path, format: format, rate: rate, channels: channels)
         // The file's name survives a power cut from the start, so its periodic syncs count.
         FileSystem.syncDirectory(library.location.audioDirectory)
-        entry = .init(id: id, parent: parent, name: name, file: fileName, format: format.rawValue,
+        entry = .init(id: id, parent: parent, name: name, file: fileName, format: format,
                       sampleRate: rate, channels: channels, pid: getpid(), started: started)
         do {
             try library.viewState.transaction { vs in
@@ -139,7 +139,7 @@ public final class RecordingSession {
     private func measuredInfo() -> RecordingInfo {
         let written = frames
         return RecordingInfo(duration: Double(written) / Double(entry.sampleRate), frames: written,
-                             sampleRate: entry.sampleRate, channels: entry.channels, format: entry.format, file: entry.file)
+                             sampleRate: entry.sampleRate, channels: entry.channels, format: format, file: entry.file)
     }
 
     /// Throws the recording away: the file is deleted and the in-progress entry cleared.

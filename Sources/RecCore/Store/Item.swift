@@ -5,12 +5,12 @@ public struct RecordingInfo: Equatable, Sendable {
     public var frames: Int64
     public var sampleRate: Int
     public var channels: Int
-    /// The container and codec, as named on the command line: opus, flac, wav, vorbis, mp3.
-    public var format: String
+    /// The container and codec.
+    public var format: AudioFormat
     /// The audio file's name inside `audio/`: the recording's UUID plus an extension.
     public var file: String
 
-    public init(duration: Double, frames: Int64, sampleRate: Int, channels: Int, format: String, file: String) {
+    public init(duration: Double, frames: Int64, sampleRate: Int, channels: Int, format: AudioFormat, file: String) {
         self.duration = duration
         self.frames = frames
         self.sampleRate = sampleRate

@@ -242,7 +242,8 @@ public struct StoreCheck {
             let stem = file.split(separator: ".").first.map(String.init) ?? file
             let id = ItemID(stem) ?? .random()
             guard document[id] == nil else { continue }
-            let format = audio.audioFormat?.rawValue ?? (file.split(separator: ".").last.map(String.init) ?? "wav")
+            // Only audio in a format the store can name is adopted; anything else stays reported.
+            guard let format = audio.audioFormat else { continue }
             let info = RecordingInfo(duration: audio.duration, frames: audio.frames, sampleRate: audio.sampleRate,
                                      channels: audio.channels, format: format, file: file)
             let name = document.freeName(NameRules.violation(stem) == nil ? stem : "Recovered audio", in: folder, except: nil)

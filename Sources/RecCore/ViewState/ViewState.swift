@@ -28,14 +28,15 @@ public struct ViewState: Equatable, Sendable {
         /// The audio file's name inside `audio/`; empty for a recording to `output`.
         public var file: String
         public var output: String?
-        public var format: String
+        /// nil for raw samples (`record --output - --encoding`).
+        public var format: AudioFormat?
         public var sampleRate: Int
         public var channels: Int
         public var pid: Int32
         public var started: Timestamp
         public var control: Control
 
-        public init(id: ItemID, parent: ItemID, name: String, file: String, output: String? = nil, format: String,
+        public init(id: ItemID, parent: ItemID, name: String, file: String, output: String? = nil, format: AudioFormat?,
                     sampleRate: Int, channels: Int, pid: Int32, started: Timestamp, control: Control = .init()) {
             self.id = id
             self.parent = parent

@@ -41,7 +41,7 @@ struct Info: ParsableCommand {
         if let info = item.recording {
             rows += [
                 ["duration:", "\(Format.duration(info.duration)) (\(info.duration) s, \(info.frames) frames)"],
-                ["format:", "\(info.format), \(info.sampleRate) Hz, \(info.channels) channel\(info.channels == 1 ? "" : "s")"],
+                ["format:", "\(info.format.rawValue), \(info.sampleRate) Hz, \(info.channels) channel\(info.channels == 1 ? "" : "s")"],
                 ["file:", library.location.audioPath(info.file)],
                 ["size:", library.audioSize(of: item).map { "\(Format.size($0)) (\($0) bytes)" } ?? "missing"],
             ]

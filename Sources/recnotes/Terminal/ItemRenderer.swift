@@ -18,7 +18,7 @@ struct ItemRenderer {
     func longRow(_ item: Item) -> [String] {
         if let info = item.recording {
             let size = library.audioSize(of: item).map(Format.size) ?? "missing"
-            return ["recording", Format.duration(info.duration), info.format, size, Format.date(item.created), displayName(item)]
+            return ["recording", Format.duration(info.duration), info.format.rawValue, size, Format.date(item.created), displayName(item)]
         }
         let count = item.children.count
         return ["folder", "-", "\(count) item\(count == 1 ? "" : "s")", "-", Format.date(item.created), displayName(item)]

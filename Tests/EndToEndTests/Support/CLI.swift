@@ -152,11 +152,11 @@ final class Sandbox: Sendable {
     /// Adds a recording (and, with `audioBytes`, its audio file) through RecCore.
     @discardableResult
     func addRecording(_ name: String, in folderPath: String, id: ItemID = .random(), duration: Double,
-                      format: String = "opus", created: String = "2023-11-14T22:13:20.000Z", audioBytes: Int? = nil) throws -> ItemID {
+                      format: AudioFormat = .opus, created: String = "2023-11-14T22:13:20.000Z", audioBytes: Int? = nil) throws -> ItemID {
         let store = try DocumentStore(location: StoreLocation(directory: self.store))
         let parent = try PathResolver(document: store.document, currentFolder: .root).resolveFolder(folderPath)
         let info = RecordingInfo(duration: duration, frames: Int64(duration * 48000), sampleRate: 48000, channels: 1,
-                                 format: format, file: "\(id).\(format)")
+                                 format: format, file: "\(id).\(format.fileExtension)")
         try store.transaction {
             try $0.add(.recording(id: id, name: name, parent: parent.id, created: Timestamp(iso8601: created)!, info: info))
         }
@@ -170,7 +170,7 @@ final class Sandbox: Sendable {
     /// Adds a recording with a real audio file: 16-bit mono PCM WAV at 48 kHz, a ramp.
     @discardableResult
     func addWAVRecording(_ name: String, in folderPath: String, frames: Int) throws -> ItemID {
-        let id = try addRecording(name, in: folderPath, duration: Double(frames) / 48000, format: "wav")
+        let id = try addRecording(name, in: folderPath, duration: Double(frames) / 48000, format: .wav)
         var bytes: [UInt8] = []
         func le(_ value: UInt32, _ count: Int) { for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) } }
         bytes += Array("RIFF".utf8); le(UInt32(36 + frames * 2), 4); bytes += Array("WAVE".utf8)

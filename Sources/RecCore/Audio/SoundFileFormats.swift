@@ -1,17 +1,7 @@
 import CAudio
 
-/// The formats `record --format` offers, as libsndfile containers and codecs.
-public enum AudioFormat: String, CaseIterable, Sendable {
-    /// Ogg Opus: small, made for voice. The default.
-    case opus
-    case flac
-    case wav
-    /// Ogg Vorbis.
-    case vorbis
-    case mp3
-
-    public static let `default` = AudioFormat.opus
-
+/// What libsndfile makes of each format, and what it can write here.
+extension AudioFormat {
     /// The libsndfile major format and subtype.
     public var sndfileFormat: Int32 {
         switch self {
@@ -22,23 +12,6 @@ public enum AudioFormat: String, CaseIterable, Sendable {
         case .mp3: return Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
         }
     }
-
-    public var fileExtension: String {
-        switch self {
-        case .opus: return "opus"
-        case .flac: return "flac"
-        case .wav: return "wav"
-        case .vorbis: return "ogg"
-        case .mp3: return "mp3"
-        }
-    }
-
-    /// Whether decoding gives back exactly the samples that were encoded.
-    public var isLossless: Bool { self == .flac || self == .wav }
-
-    /// 48 kHz suits every format here (Opus works at 48 kHz internally); mono suits voice.
-    public var defaultRate: Int { 48000 }
-    public static let defaultChannels = 1
 
     /// Asks this machine's libsndfile whether it can write the format at this rate and
     /// channel count, so a build without, say, MP3 support says so before recording.
