@@ -17,8 +17,6 @@ enum Background {
     /// The hidden flag that marks the child.
     static let childFlag = "--background-child"
     private static let statusDescriptor: Int32 = 3
-    /// glibc's POSIX_SPAWN_SETSID, which Swift does not import (it is a GNU extension).
-    private static let spawnSetsid: Int32 = 0x80
     /// Set in the child until it is registered: messages go to the parent too.
     nonisolated(unsafe) private static var reporting = false
 
@@ -30,88 +28,57 @@ enum Background {
 
     /// Starts the detached child and waits for it to be registered.
     static func detach(command: String, log: String?) throws -> Ready {
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
-        arguments = arguments[..<end].filter { $0 != "--background" } + [childFlag] + arguments[end...]
-        let executable = resolvedExecutable()
-
-        let output: Int32
-        if let log {
-            output = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard output >= 0 else { throw RecError.failure(log, "cannot open the log: \(systemReason(errno))") }
-        } else {
-            output = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        }
+        let output = try openOutput(log)
         defer { close(output) }
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw RecError.failure(command, "cannot start in the background: \(systemReason(errno))") }
         for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var readEnd = ends[0]
-        defer { close(readEnd) }
-
-        closeInheritedOnExec()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_adddup2(&actions, output, 2)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], statusDescriptor)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Its own session: no terminal, so no SIGHUP or Ctrl-C from the shell that started
-        // it. The signal state this process set up for itself is not passed on.
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(spawnSetsid | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        close(ends[1])
-        guard result == 0 else { throw RecError.failure(command, "cannot start in the background: \(systemReason(result))") }
-
-        // Up to 30 s for the device to open: a hung child must not hang the shell.
-        var received: [UInt8] = []
-        let deadline = monotonicNow() + 30
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let left = deadline - monotonicNow()
-            if left <= 0 {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, nil, 0)
-                throw RecError.failure(command, "the background process did not start within 30 s")
-            }
-            var fds = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&fds, 1, Int32(left * 1000) + 1)
-            if ready < 0 && errno == EINTR { continue }
-            if ready == 0 { continue }
-            let n = read(readEnd, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            received += buffer[0..<n]
+        defer { close(ends[0]) }
+        let child: DetachedProcess
+        do {
+            defer { close(ends[1]) }
+            child = try DetachedProcess.spawn(executable: DetachedProcess.currentExecutable, arguments: childArguments(),
+                                              output: output, report: ends[1], reportDescriptor: statusDescriptor)
+        } catch {
+            throw RecError.failure(command, "cannot start in the background: \(error)")
         }
-        close(readEnd)
-        readEnd = -1
+        // Up to 30 s for the device to open: a hung child must not hang the shell.
+        guard let report = DetachedProcess.readToEnd(ends[0], within: 30) else {
+            child.kill()
+            throw RecError.failure(command, "the background process did not start within 30 s")
+        }
+        if let ready = relayReport(report) { return ready }
+        // It failed before registering: its message was printed above; its status is ours.
+        let code = child.exitStatus()
+        throw ExitCode(code == 0 ? ExitStatus.failure : code)
+    }
+
+    /// This command line again, without `--background` and with the child flag (before any `--`).
+    private static func childArguments() -> [String] {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        return arguments[..<end].filter { $0 != "--background" } + [childFlag] + arguments[end...]
+    }
+
+    /// Where the child's stdout and stderr go: `--log`, else /dev/null.
+    private static func openOutput(_ log: String?) throws -> Int32 {
+        guard let log else { return open("/dev/null", O_WRONLY | O_CLOEXEC) }
+        let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RecError.failure(log, "cannot open the log: \(systemReason(errno))") }
+        return fd
+    }
+
+    /// Prints the messages the child sent, and returns its path and JSON if it got as far
+    /// as registering.
+    private static func relayReport(_ report: [UInt8]) -> Ready? {
         var path: String?, json: String?
-        for line in String(decoding: received, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
+        for line in String(decoding: report, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
             if line.hasPrefix("path\t") { path = String(line.dropFirst(5)) }
             else if line.hasPrefix("json\t") { json = String(line.dropFirst(5)) }
             else if line.hasPrefix("msg\t") { Terminal.writeStderr(line.dropFirst(4) + "\n") }
         }
-        if let path, let json { return Ready(path: path, json: json) }
-        // It failed before registering: its message was printed above; its status is ours.
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : ExitStatus.failure
-        throw ExitCode(code == 0 ? ExitStatus.failure : code)
+        guard let path, let json else { return nil }
+        return Ready(path: path, json: json)
     }
 
     /// In the child, before anything can fail.
@@ -145,34 +112,6 @@ enum Background {
                 offset += n
             }
         }
-    }
-
-    /// Whatever this process inherited without close-on-exec (a pipe from the shell or a
-    /// test harness) must not reach the long-lived child: whoever reads that pipe would
-    /// wait for its end as long as the recording runs. This process execs nothing else.
-    private static func closeInheritedOnExec() {
-        guard let directory = opendir("/proc/self/fd") else { return }
-        defer { closedir(directory) }
-        let own = dirfd(directory)
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard let fd = Int32(name), fd > 2, fd != own else { continue }
-            _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
-        }
-    }
-
-    private static func resolvedExecutable() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return CommandLine.arguments[0] }
-        buffer[n] = 0
-        return String(cBuffer: buffer)
-    }
-
-    private static func monotonicNow() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }
 

@@ -47,7 +47,7 @@ extension RemoteControlTests {
         let entry = try #require(try Self.viewStateRecording(cli) as? [String: Any])
         #expect(entry["output"] as? String == "-")
         #expect(entry["file"] as? String == "")
-        #expect(entry["format"] as? String == "raw-s16")
+        #expect(entry["format"] as? String == "raw", "raw samples have no container; the view state says so")
 
         let pause = try cli.run("pause", "--json")
         #expect(pause.status == 0, "\(pause.stderr)")
