@@ -11,6 +11,16 @@ public enum AudioFormat: String, CaseIterable, Sendable {
 
     public static let `default` = AudioFormat.opus
 
+    /// Other names a user may type for a format (never written to a store).
+    public static let aliases: [String: AudioFormat] = ["ogg": .vorbis]
+
+    /// A format as typed on the command line: its name or an alias, in any case.
+    public init?(name: String) {
+        let lowered = name.lowercased()
+        guard let format = AudioFormat(rawValue: lowered) ?? Self.aliases[lowered] else { return nil }
+        self = format
+    }
+
     public var fileExtension: String {
         switch self {
         case .opus: return "opus"

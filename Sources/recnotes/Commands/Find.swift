@@ -5,7 +5,6 @@ import RecCore
 import Glibc
 #endif
 
-extension ItemKind: ExpressibleByArgument {}
 
 struct Find: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,6 @@
 import ArgumentParser
 import RecCore
 
-extension SortKey: ExpressibleByArgument {}
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(

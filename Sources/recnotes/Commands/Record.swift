@@ -5,9 +5,6 @@ import RecCore
 import Glibc
 #endif
 
-extension AudioFormat: ExpressibleByArgument {}
-extension RawEncoding: ExpressibleByArgument {}
-extension ProgressMode: ExpressibleByArgument {}
 
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(

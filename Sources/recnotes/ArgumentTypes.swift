@@ -1,0 +1,14 @@
+import ArgumentParser
+import RecCore
+
+// How RecCore's values are typed on the command line, in one place.
+
+extension AudioFormat: ExpressibleByArgument {
+    /// Names and aliases (`ogg` for vorbis), in any case.
+    public init?(argument: String) { self.init(name: argument) }
+}
+
+extension RawEncoding: ExpressibleByArgument {}
+extension SortKey: ExpressibleByArgument {}
+extension ItemKind: ExpressibleByArgument {}
+extension ProgressMode: ExpressibleByArgument {}
