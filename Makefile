@@ -8,7 +8,7 @@ BASHDIR = $(PREFIX)/share/bash-completion/completions
 ZSHDIR = $(PREFIX)/share/zsh/site-functions
 FISHDIR = $(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all deps build release test demo bench man install uninstall clean
+.PHONY: all deps build release test demo bench man install uninstall deb package-check clean
 
 all: build
 
@@ -18,8 +18,13 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The Swift runtime is linked statically, so the binary needs only Debian's own libraries
+# (libasound2, libsndfile1, libc, libstdc++) and keeps working without a Swift toolchain.
+RELEASE_FLAGS = -c release --static-swift-stdlib
+RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/recnotes
+
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -32,17 +37,17 @@ man: deps
 	scripts/man.sh
 
 demo: release
-	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/recnotes"
+	@scripts/demo.sh "$(RELEASE_BIN)"
 
 bench: release
 	@bench/run-all
 
 # make install PREFIX=~/.local: the release binary, the man page and bash/zsh/fish completions.
 install: release
-	@bin="$$($(SWIFT) build -c release --show-bin-path)/recnotes"; \
+	@bin="$(RELEASE_BIN)"; \
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(BASHDIR)" "$(DESTDIR)$(ZSHDIR)" "$(DESTDIR)$(FISHDIR)" && \
 	install -m 755 "$$bin" "$(DESTDIR)$(BINDIR)/recnotes" && \
-	install -m 644 man/recnotes.1 "$(DESTDIR)$(MANDIR)/recnotes.1" && \
+	scripts/man.sh --stamp "$$(scripts/version.sh)" < man/recnotes.1 > "$(DESTDIR)$(MANDIR)/recnotes.1" && \
 	"$$bin" --generate-completion-script bash > "$(DESTDIR)$(BASHDIR)/recnotes" && \
 	"$$bin" --generate-completion-script zsh > "$(DESTDIR)$(ZSHDIR)/_recnotes" && \
 	"$$bin" --generate-completion-script fish > "$(DESTDIR)$(FISHDIR)/recnotes.fish" && \
@@ -53,5 +58,15 @@ uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/recnotes" "$(DESTDIR)$(MANDIR)/recnotes.1" \
 	  "$(DESTDIR)$(BASHDIR)/recnotes" "$(DESTDIR)$(ZSHDIR)/_recnotes" "$(DESTDIR)$(FISHDIR)/recnotes.fish"
 
+# recnotes_<version>_<arch>.deb in the repository root (scripts/deb.sh).
+deb: release
+	@scripts/install-deps.sh --packaging
+	@scripts/deb.sh "$(RELEASE_BIN)"
+
+# Builds the .deb, installs it into a fresh minimal Debian 12 (debootstrap) with no Swift
+# toolchain, uses it there, purges it, and checks nothing of it is left.
+package-check: deb
+	@scripts/package-check.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build *.deb

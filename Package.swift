@@ -23,8 +23,11 @@ let package = Package(
             dependencies: [
                 "CAudio",
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            plugins: ["VersionStamp"]
         ),
+        // Writes BuildInfo.version from git before each build (scripts/version.sh).
+        .plugin(name: "VersionStamp", capability: .buildTool()),
         .executableTarget(
             name: "recnotes",
             dependencies: [

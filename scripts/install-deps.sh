@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages recnotes needs to build, test, demo and benchmark.
+# Installs the Debian packages recnotes needs to build, test, demo and benchmark
+# (and, with --packaging, to build and check the .deb).
 # Idempotent: installs only what is missing, and runs `apt-get update` only when the
 # package lists are empty or an install fails for want of them.
 set -euo pipefail
@@ -11,6 +12,10 @@ packages=(
   sox libsox-fmt-all                           # test signals and the benchmark peer
   jq hyperfine                                 # benchmark peers
 )
+# `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.
+if [[ "${1:-}" == "--packaging" ]]; then
+  packages+=(dpkg-dev binutils lintian debootstrap)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

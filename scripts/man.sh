@@ -5,6 +5,13 @@
 #   scripts/man.sh --check  fail if man/recnotes.1 is out of date or renders with warnings
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# scripts/man.sh --stamp VERSION < man/recnotes.1: the page as installed, with the version
+# from scripts/version.sh on its .Os line (the committed page leaves it out, so that it does
+# not go stale with every commit).
+if [[ "${1:-}" == "--stamp" ]]; then
+  sed "s/^\.Os.*\$/.Os recnotes ${2:?usage: man.sh --stamp VERSION}/"
+  exit 0
+fi
 # A fixed date keeps the page reproducible; bump it when the page changes on purpose.
 date=2026-11-22
 out=$(mktemp -d)

@@ -7,8 +7,6 @@ import Glibc
 
 @main
 struct Recnotes: ParsableCommand {
-    static let version = "0.1.0"
-
     static let configuration = CommandConfiguration(
         commandName: "recnotes",
         abstract: "Record, organise, play and script voice notes.",
@@ -21,7 +19,7 @@ struct Recnotes: ParsableCommand {
         not empty, corrupt store, device or I/O error), 64 for usage errors (bad arguments, \
         bad names, bad times).
         """,
-        version: "recnotes \(version) (\(LibraryVersions.summary))",
+        version: "recnotes \(BuildInfo.version) (\(LibraryVersions.summary))",
         subcommands: [
             List.self, Tree.self, ChangeFolder.self, PrintFolder.self, MakeFolder.self,
             Remove.self, Move.self, Find.self, Info.self, State.self, Record.self, Play.self,
