@@ -67,7 +67,43 @@ struct DocumentCodecTests {
                                   info: RecordingInfo(duration: duration, frames: Int64(i) * 1_000_003, sampleRate: 8000 + i,
                                                       channels: 1 + i % 2, format: [AudioFormat.opus, .flac, .wav][i % 3], file: "\(id).x")))
         }
+        var annotated = Item.recording(name: "annotated", parent: Fixture.home, created: Fixture.created, info: Fixture.info(.random()))
+        annotated.annotations = Annotations(note: "line one\nline \"two\" é 🎙", tags: TagRules.normalized(["work", "émoji🎙", "a"]),
+                                            markers: [Marker(frame: 0), Marker(frame: 48000, label: "budget, \"q3\"")])
+        try tx.add(annotated)
+        var noted = Item.folder(name: "noted", parent: .root, created: Fixture.created)
+        noted.annotations = Annotations(note: "a folder's note", tags: ["x"])
+        try tx.add(noted)
         return tx.document
+    }
+
+    @Test("notes, tags and markers are written only where there are some, and read back")
+    func annotations() throws {
+        let document = try Self.richDocument()
+        let text = String(decoding: DocumentCodec.encode(document), as: UTF8.self)
+        #expect(text.contains(#""tags": ["a", "work", "émoji🎙"], "note": "line one\nline \"two\" é 🎙", "markers": [{"frame": 0}, {"frame": 48000, "label": "budget, \"q3\""}]"#), "\(text)")
+        #expect(text.components(separatedBy: "\"tags\"").count == 3)
+        let decoded = try decode(text).0
+        let item = try #require(decoded.items.values.first { $0.name == "annotated" })
+        #expect(item.annotations.markers.map(\.frame) == [0, 48000])
+        #expect(decoded == document)
+    }
+
+    @Test("bad notes, tags and markers are refused with their position")
+    func badAnnotations() throws {
+        let base = #"{"uuid": "\#(childID)", "type": "recording", "name": "r", "parent": "\#(rootID)", "created": "2023-11-14T22:13:20Z", "duration": 1.5, "frames": 72000, "sampleRate": 48000, "channels": 1, "format": "opus", "file": "x.opus", "tags": ["ok"], "markers": [{"frame": 5, "label": "x"}]}"#
+        #expect(try decode(store(child: base, version: "2")).0[ItemID(childID)!]?.annotations.markers == [Marker(frame: 5, label: "x")])
+        for (from, to, message) in [
+            (#""tags": ["ok"]"#, #""tags": ["has space"]"#, "invalid tag: a tag cannot contain whitespace"),
+            (#""tags": ["ok"]"#, #""tags": [""]"#, "invalid tag: a tag cannot be empty"),
+            (#"{"frame": 5, "label": "x"}"#, #"{"frame": -5}"#, "a marker needs a \"frame\" of 0 or more"),
+            (#"{"frame": 5, "label": "x"}"#, #"{"label": "x"}"#, "a marker needs a \"frame\" of 0 or more"),
+        ] {
+            let reason = corruptReason(store(child: base.replacingOccurrences(of: from, with: to), version: "2"))
+            #expect(reason?.hasSuffix(message) == true, "\(to): \(reason ?? "")")
+        }
+        let folder = #"{"uuid": "\#(childID)", "type": "folder", "name": "f", "parent": "\#(rootID)", "created": "2023-11-14T22:13:20Z", "children": [], "markers": [{"frame": 1}]}"#
+        #expect(corruptReason(store(child: folder, version: "2"))?.hasSuffix("folder \(childID) has markers; only recordings do") == true)
     }
 
     @Test("encode then decode gives the same document, and encoding again the same bytes")
@@ -87,7 +123,7 @@ struct DocumentCodecTests {
         let document = try Self.richDocument()
         let bytes = DocumentCodec.encode(document)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-        #expect(json["version"] as? Int == 1)
+        #expect(json["version"] as? Int == Document.currentVersion)
         let items = try #require(json["items"] as? [[String: Any]])
         #expect(items.count == document.count)
         #expect(items.first?["uuid"] as? String == rootID)
@@ -266,9 +302,9 @@ struct DocumentCodecTests {
 
     @Test("a newer version is refused with a clear message, wherever the key is")
     func newerVersion() throws {
-        #expect(corruptReason(store(child: "", rootChildren: "[]", version: "2"))
-                == "version 2 is newer than this recnotes understands (1); upgrade recnotes")
-        #expect(corruptReason(#"{"version": 7, "items": [{"whatever": 1}]}"#) == "version 7 is newer than this recnotes understands (1); upgrade recnotes")
+        #expect(corruptReason(store(child: "", rootChildren: "[]", version: "3"))
+                == "version 3 is newer than this recnotes understands (2); upgrade recnotes")
+        #expect(corruptReason(#"{"version": 7, "items": [{"whatever": 1}]}"#) == "version 7 is newer than this recnotes understands (2); upgrade recnotes")
     }
 
     @Test("broken links are refused in strict mode and reported otherwise")

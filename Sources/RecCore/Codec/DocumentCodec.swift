@@ -65,6 +65,7 @@ public enum DocumentCodec {
             w.raw(", \"children\": ")
             w.ids(item.children)
         }
+        w.annotationFields(item.annotations)
         w.raw("}")
     }
 
@@ -100,6 +101,13 @@ public enum DocumentCodec {
     /// Decodes and checks. In strict mode any link problem is an error; otherwise the links
     /// are rebuilt from the parent pointers and the problems are returned.
     public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws -> (Document, [LinkProblem]) {
+        let decoded = try decodeVersioned(bytes, strict: strict)
+        return (decoded.document, decoded.problems)
+    }
+
+    /// `decode`, and the version the file was written as.
+    public static func decodeVersioned(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws
+        -> (document: Document, problems: [LinkProblem], version: Int) {
         var reader = JSONReader(bytes)
         var items: [ItemID: Item] = [:]
         var version: Int64?
@@ -149,7 +157,7 @@ public enum DocumentCodec {
             }
             document.rebuildLinks()
         }
-        return (document, problems)
+        return (document, problems, Int(version!))
     }
 
     private static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
@@ -199,6 +207,7 @@ public enum DocumentCodec {
         var channels: Int64?
         var format: AudioFormat?
         var file: String?
+        var annotations = Annotations()
 
         func readID(_ r: inout JSONReader, _ what: String) throws -> ItemID {
             let at = r.position
@@ -248,6 +257,22 @@ public enum DocumentCodec {
                 format = known
             } else if key.equals("file") {
                 file = try r.readString()
+            } else if key.equals("note") {
+                let at = r.position
+                annotations.note = try r.readString()
+                if annotations.note.utf8.count > NoteRules.maxBytes { throw r.failure("note is longer than \(NoteRules.maxBytes) bytes", at: at) }
+            } else if key.equals("tags") {
+                try r.beginArray()
+                var firstTag = true
+                while try r.nextElement(first: &firstTag) {
+                    let at = r.position
+                    let tag = try r.readString()
+                    if let problem = TagRules.violation(tag) { throw r.failure("invalid tag: \(problem)", at: at) }
+                    annotations.tags.append(tag)
+                }
+                annotations.tags = TagRules.normalized(annotations.tags)
+            } else if key.equals("markers") {
+                annotations.markers = MarkerRules.sorted(try decodeMarkers(&r))
             } else {
                 try r.skipValue()
             }
@@ -264,9 +289,11 @@ public enum DocumentCodec {
         if let problem = NameRules.violation(name), id != .root {
             throw r.failure("item \(id) has an invalid name: \(problem)", at: start)
         }
+        if type == .folder, !annotations.markers.isEmpty { throw r.failure("folder \(id) has markers; only recordings do", at: start) }
         switch type {
         case .folder:
-            return Item(id: id, parent: parent, name: name, created: created, children: children, recording: nil)
+            return Item(id: id, parent: parent, name: name, created: created, children: children, recording: nil,
+                        annotations: annotations)
         case .recording:
             guard let duration else { throw missing("duration") }
             guard let frames else { throw missing("frames") }
@@ -282,8 +309,31 @@ public enum DocumentCodec {
             }
             return Item(id: id, parent: parent, name: name, created: created, children: [],
                         recording: RecordingInfo(duration: duration, frames: frames, sampleRate: Int(sampleRate),
-                                                 channels: Int(channels), format: format, file: file))
+                                                 channels: Int(channels), format: format, file: file),
+                        annotations: annotations)
         }
+    }
+
+    /// `[{"frame": 48000, "label": "budget"}, ...]`; a marker without a label may omit it.
+    private static func decodeMarkers(_ r: inout JSONReader) throws -> [Marker] {
+        var markers: [Marker] = []
+        try r.beginArray()
+        var first = true
+        while try r.nextElement(first: &first) {
+            let start = r.position
+            var frame: Int64?
+            var label = ""
+            try r.beginObject()
+            var firstKey = true
+            while let key = try r.nextKey(first: &firstKey) {
+                if key.equals("frame") { frame = try r.readInt() }
+                else if key.equals("label") { label = try r.readString() }
+                else { try r.skipValue() }
+            }
+            guard let frame, frame >= 0 else { throw r.failure("a marker needs a \"frame\" of 0 or more", at: start) }
+            markers.append(Marker(frame: frame, label: label))
+        }
+        return markers
     }
 }
 

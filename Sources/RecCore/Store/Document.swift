@@ -1,7 +1,10 @@
 /// The whole document store's content: a value, so a change is computed on a copy and
 /// either persisted whole or not at all.
 public struct Document: Equatable, Sendable {
-    public static let currentVersion = 1
+    /// 2 added notes, tags and markers (`Annotations`). A version-1 store reads as one with
+    /// none, and is written as version 2 on its first change (its original kept once as
+    /// `store.json.v1`).
+    public static let currentVersion = 2
     public static let rootName = "Recordings"
 
     public internal(set) var items: [ItemID: Item]

@@ -20,6 +20,9 @@ public final class DocumentStore {
     public let location: StoreLocation
     public private(set) var document: Document
     private var identity: FileIdentity?
+    /// The version `store.json` was last read as; an older one is kept once as
+    /// `store.json.v<N>` before the first write upgrades it.
+    public private(set) var loadedVersion = Document.currentVersion
     private var observers: [(Action, Document) -> Void] = []
     /// What the journal calls the change, e.g. the command line that made it.
     public var summary = ""
@@ -54,7 +57,9 @@ public final class DocumentStore {
         if current == identity { return true }
         guard let bytes = try FileSystem.read(location.storeFile) else { return false }
         do {
-            document = try bytes.withUnsafeBufferPointer { try DocumentCodec.decode($0).0 }
+            let decoded = try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0) }
+            document = decoded.document
+            loadedVersion = decoded.version
         } catch let corrupt as DocumentCodec.Corrupt {
             throw RecError.failure(location.storeFile, corrupt.reason)
         }
@@ -72,6 +77,7 @@ public final class DocumentStore {
             var transaction = Transaction(document: document)
             let result = try body(&transaction)
             guard !transaction.actions.isEmpty else { return result }
+            try keepOriginalBeforeUpgrade()
             try FileSystem.writeAtomically(DocumentCodec.encode(transaction.document), to: location.storeFile)
             identity = FileIdentity(path: location.storeFile)
             document = transaction.document
@@ -86,6 +92,17 @@ public final class DocumentStore {
             }
             return result
         }
+    }
+
+    /// The first write after reading an older version keeps what that version wrote, once,
+    /// as `store.json.v<N>`: an older recnotes can still be pointed at it.
+    private func keepOriginalBeforeUpgrade() throws {
+        guard loadedVersion < Document.currentVersion else { return }
+        let backup = location.storeFile + ".v\(loadedVersion)"
+        if !FileSystem.exists(backup), let original = try FileSystem.read(location.storeFile) {
+            try FileSystem.writeAtomically(original, to: backup)
+        }
+        loadedVersion = Document.currentVersion
     }
 
     /// Audio goes only after the document that referenced it is safely gone: a crash in

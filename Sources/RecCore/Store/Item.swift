@@ -37,6 +37,8 @@ public struct Item: Equatable, Sendable {
     public var children: [ItemID]
     /// For recordings.
     public var recording: RecordingInfo?
+    /// Note, tags and (for recordings) markers.
+    public var annotations: Annotations = .none
 
     public var kind: ItemKind { recording == nil ? .folder : .recording }
     public var isFolder: Bool { recording == nil }
