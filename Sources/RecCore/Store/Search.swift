@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `find`: which items under a folder match every filter given, and where in them the
+/// text was found. A hit in a marker carries the marker's time, so that the moment can be
+/// played (`play PATH --seek TIME`).
+public struct SearchQuery: Sendable {
+    /// A shell pattern on the name (`--name`, `--iname` with `ignoringCase`).
+    public var namePattern: String?
+    public var ignoringCase = false
+    public var kind: ItemKind?
+    /// Every one of these tags.
+    public var tags: [String] = []
+    /// Every word, folded (`TextFolding`), somewhere in the name, the note or a marker label.
+    public var words: [String] = []
+    /// Created at or after / before these times.
+    public var after: Timestamp?
+    public var before: Timestamp?
+    /// Recordings longer / shorter than these many seconds (folders never match).
+    public var longer: Double?
+    public var shorter: Double?
+
+    public init() {}
+
+    /// `--text WORDS`: split on whitespace and folded.
+    public mutating func setText(_ text: String) {
+        words = text.split(whereSeparator: { $0.isWhitespace }).map { TextFolding.fold(String($0)) }.filter { !$0.isEmpty }
+    }
+
+    public var hasTextFilters: Bool { !words.isEmpty }
+}
+
+/// Where a text search matched.
+public enum SearchField: Equatable, Sendable {
+    case name
+    case note(snippet: String)
+    case marker(Marker, index: Int, seconds: Double)
+}
+
+public struct SearchHit: Equatable, Sendable {
+    public var item: Item
+    /// Empty when no text was searched for.
+    public var fields: [SearchField]
+
+    /// The moment to play: the first marker that matched, else nil.
+    public var time: Double? {
+        for field in fields { if case let .marker(_, _, seconds) = field { return seconds } }
+        return nil
+    }
+}
+
+extension Document {
+    /// The items under `top` (not `top` itself) that match `query`, parents before
+    /// children in name order, as `find` lists them.
+    public func search(_ query: SearchQuery, under top: ItemID) -> [SearchHit] {
+        var hits: [SearchHit] = []
+        for item in subtree(of: top).dropFirst() {
+            if let hit = query.match(item) { hits.append(hit) }
+        }
+        return hits
+    }
+}
+
+extension SearchQuery {
+    /// The hit for `item`, or nil if any filter rejects it. Cheap filters first.
+    public func match(_ item: Item) -> SearchHit? {
+        if let kind, item.kind != kind { return nil }
+        if let after, item.created < after { return nil }
+        if let before, !(item.created < before) { return nil }
+        if longer != nil || shorter != nil {
+            guard let duration = item.recording?.duration else { return nil }
+            if let longer, !(duration > longer) { return nil }
+            if let shorter, !(duration < shorter) { return nil }
+        }
+        for tag in tags where !item.annotations.tags.contains(tag) { return nil }
+        if let namePattern, fnmatch(namePattern, item.name, ignoringCase ? Self.caseFold : 0) != 0 { return nil }
+        guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
+        return textHit(item)
+    }
+
+    /// glibc's FNM_CASEFOLD, a GNU extension Swift does not import.
+    static let caseFold: Int32 = 1 << 4
+
+    /// Every word must occur in some field; the fields where any word occurs are reported.
+    private func textHit(_ item: Item) -> SearchHit? {
+        let name = TextFolding.fold(item.name)
+        let note = item.annotations.note.isEmpty ? "" : TextFolding.fold(item.annotations.note)
+        let labels = item.annotations.markers.map { $0.label.isEmpty ? "" : TextFolding.fold($0.label) }
+        for word in words where !name.contains(word) && !note.contains(word) && !labels.contains(where: { $0.contains(word) }) {
+            return nil
+        }
+        var fields: [SearchField] = []
+        if words.contains(where: name.contains) { fields.append(.name) }
+        if let word = words.first(where: note.contains) {
+            fields.append(.note(snippet: TextFolding.snippet(of: item.annotations.note, around: word)))
+        }
+        let rate = item.recording?.sampleRate ?? 1
+        for (index, marker) in item.annotations.markers.enumerated() where words.contains(where: labels[index].contains) {
+            fields.append(.marker(marker, index: index + 1, seconds: marker.seconds(sampleRate: rate)))
+        }
+        return SearchHit(item: item, fields: fields)
+    }
+}
+
+/// Text as search compares it: lower case, without diacritics (é → e, ß → ss, Å → a), so
+/// that what a person types finds what was written with or without accents. The standard
+/// library has no Unicode decomposition, so precomposed Latin letters are mapped by table
+/// (Latin-1 Supplement and Latin Extended-A, which cover the languages with accents written
+/// in Latin script), and combining marks (U+0300–U+036F) are dropped.
+public enum TextFolding {
+    public static func fold(_ text: String) -> String {
+        // The common case, plain ASCII, only needs lower-casing.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+        }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if (0x300...0x36F).contains(scalar.value) { continue }
+            if let base = latinBase[scalar.value] {
+                out.append(contentsOf: base.unicodeScalars)
+                continue
+            }
+            out.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+        }
+        return String(out)
+    }
+
+    /// About 60 characters of `text` around the first place `word` (folded) occurs, on one line.
+    public static func snippet(of text: String, around word: String, width: Int = 60) -> String {
+        let characters = Array(text)
+        let folded = characters.map { fold(String($0)) }
+        var start = 0
+        for i in characters.indices {
+            var joined = ""
+            var j = i
+            while j < characters.count && joined.count < word.count {
+                joined += folded[j]
+                j += 1
+            }
+            if joined.hasPrefix(word) {
+                start = i
+                break
+            }
+        }
+        let from = max(0, start - width / 3)
+        let to = min(characters.count, from + width)
+        var piece = String(characters[from..<to]).map { $0.isNewline || $0 == "\t" ? " " : $0 }.map(String.init).joined()
+        if from > 0 { piece = "…" + piece }
+        if to < characters.count { piece += "…" }
+        return piece
+    }
+
+    /// Precomposed Latin letters and their folded base.
+    static let latinBase: [UInt32: String] = {
+        var table: [UInt32: String] = [:]
+        let groups: [(String, String)] = [
+            ("ÀÁÂÃÄÅàáâãäåĀāĂăĄą", "a"), ("ÇçĆćĈĉĊċČč", "c"), ("ĎďĐđÐð", "d"),
+            ("ÈÉÊËèéêëĒēĔĕĖėĘęĚě", "e"), ("ĜĝĞğĠġĢģ", "g"), ("ĤĥĦħ", "h"),
+            ("ÌÍÎÏìíîïĨĩĪīĬĭĮįİı", "i"), ("Ĵĵ", "j"), ("Ķķĸ", "k"), ("ĹĺĻļĽľĿŀŁł", "l"),
+            ("ÑñŃńŅņŇňŉŊŋ", "n"), ("ÒÓÔÕÖØòóôõöøŌōŎŏŐő", "o"), ("ŔŕŖŗŘř", "r"),
+            ("ŚśŜŝŞşŠšſ", "s"), ("ŢţŤťŦŧ", "t"), ("ÙÚÛÜùúûüŨũŪūŬŭŮůŰűŲų", "u"),
+            ("Ŵŵ", "w"), ("ÝýÿŶŷŸ", "y"), ("ŹźŻżŽž", "z"),
+            ("Ææ", "ae"), ("Œœ", "oe"), ("ß", "ss"), ("Þþ", "th"), ("Ĳĳ", "ij"),
+        ]
+        for (letters, base) in groups {
+            for scalar in letters.unicodeScalars { table[scalar.value] = base }
+        }
+        return table
+    }()
+}

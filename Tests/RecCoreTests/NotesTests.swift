@@ -1,0 +1,104 @@
+@testable import RecCore
+import Testing
+
+@Suite("Notes: folding, search, dates, marker export")
+struct NotesTests {
+    @Test("folding ignores case and diacritics, precomposed or combining")
+    func folding() {
+        #expect(TextFolding.fold("Café") == "cafe")
+        #expect(TextFolding.fold("Cafe\u{301}") == "cafe")
+        #expect(TextFolding.fold("STRAßE Ærø") == "strasse aero")
+        #expect(TextFolding.fold("Łódź Œuvre") == "lodz oeuvre")
+        #expect(TextFolding.fold("ПРИВЕТ") == "привет")
+        #expect(TextFolding.fold("plain ASCII 42") == "plain ascii 42")
+    }
+
+    static func document() throws -> Document {
+        var tx = DocumentStore.Transaction(document: try Fixture.document())
+        var talk = Item.recording(name: "Budget talk", parent: Fixture.home, created: Timestamp(millisecondsSinceEpoch: 2_000_000_000_000),
+                                  info: Fixture.info(.random(), duration: 120))
+        talk.annotations = Annotations(note: "Discussed the Q3 bùdget with Zoë.\nNext: hiring.", tags: ["work", "q3"],
+                                       markers: [Marker(frame: 48000 * 5, label: "intro"), Marker(frame: 48000 * 61, label: "Budget numbers")])
+        try tx.add(talk)
+        var memo = Item.recording(name: "memo", parent: Fixture.home, created: Timestamp(millisecondsSinceEpoch: 1_000_000_000_000),
+                                  info: Fixture.info(.random(), duration: 5))
+        memo.annotations = Annotations(tags: ["draft"])
+        try tx.add(memo)
+        return tx.document
+    }
+
+    @Test("text: every word must match somewhere; hits say where, and markers carry their time")
+    func text() throws {
+        let document = try Self.document()
+        var query = SearchQuery()
+        query.setText("BUDGET zoe")
+        let hits = document.search(query, under: .root)
+        #expect(hits.map(\.item.name) == ["Budget talk"])
+        let fields = try #require(hits.first?.fields)
+        #expect(fields.contains(.name))
+        #expect(fields.contains { if case let .note(snippet) = $0 { return snippet.contains("bùdget") && !snippet.contains("\n") } else { return false } })
+        #expect(fields.contains(.marker(Marker(frame: 48000 * 61, label: "Budget numbers"), index: 2, seconds: 61)))
+        #expect(hits.first?.time == 61)
+        query.setText("budget nowhere")
+        #expect(document.search(query, under: .root).isEmpty)
+    }
+
+    @Test("tags, dates and durations combine with AND")
+    func filters() throws {
+        let document = try Self.document()
+        var query = SearchQuery()
+        query.tags = ["work"]
+        #expect(document.search(query, under: .root).map(\.item.name) == ["Budget talk"])
+        query.tags = ["work", "draft"]
+        #expect(document.search(query, under: .root).isEmpty)
+        query = SearchQuery()
+        query.longer = 60
+        #expect(document.search(query, under: .root).map(\.item.name) == ["Budget talk"])
+        query = SearchQuery()
+        query.shorter = 10
+        #expect(document.search(query, under: .root).map(\.item.name) == ["memo"])
+        query = SearchQuery()
+        query.kind = .recording
+        query.before = Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)
+        #expect(document.search(query, under: .root).map(\.item.name) == ["memo", "standup"])
+        query.after = Timestamp(millisecondsSinceEpoch: 1_600_000_000_000)
+        #expect(document.search(query, under: .root).map(\.item.name) == ["standup"])
+        query.after = Timestamp(millisecondsSinceEpoch: 1_750_000_000_000)
+        #expect(document.search(query, under: .root).isEmpty)
+    }
+
+    @Test("dates: ISO dates and times, today, yesterday and ages")
+    func dates() throws {
+        let now = Timestamp(iso8601: "2026-11-23T12:00:00.000Z")!
+        #expect(try DateSpec.parse("7d", now: now) == Timestamp(iso8601: "2026-11-16T12:00:00.000Z"))
+        #expect(try DateSpec.parse("12h", now: now) == Timestamp(iso8601: "2026-11-23T00:00:00.000Z"))
+        #expect(try DateSpec.parse("2026-11-20T14:30:00Z", now: now) == Timestamp(iso8601: "2026-11-20T14:30:00.000Z"))
+        let yesterday = try DateSpec.parse("yesterday", now: now), today = try DateSpec.parse("today", now: now)
+        #expect(today.millisecondsSinceEpoch - yesterday.millisecondsSinceEpoch == 86_400_000)
+        #expect(today <= now && now.millisecondsSinceEpoch - today.millisecondsSinceEpoch < 86_400_000)
+        #expect(try DateSpec.parse("2026-11-23", now: now) == today)
+        for bad in ["", "soon", "2026-02-31", "7x", "-3d", "2026-13-01"] {
+            #expect(throws: RecError.self, "\(bad)") { try DateSpec.parse(bad, now: now) }
+        }
+    }
+
+    @Test("chapters cover the whole recording; every format escapes what it must")
+    func markerExport() throws {
+        let info = RecordingInfo(duration: 10, frames: 480_000, sampleRate: 48000, channels: 1, format: .flac, file: "x.flac")
+        let markers = [Marker(frame: 48000 * 2, label: "a = b; #c \"q\""), Marker(frame: 48000 * 7)]
+        #expect(MarkerExport.chapters(markers, frames: info.frames).map(\.start) == [0, 96000, 336000])
+        #expect(MarkerExport.chapters([Marker(frame: 0, label: "x")], frames: 10).map(\.title) == ["x"])
+        let cue = MarkerExport.cue.render(name: "talk", info: info, markers: markers, audioFile: "talk.flac")
+        #expect(cue.contains("FILE \"talk.flac\" WAVE"))
+        #expect(cue.contains("  TRACK 02 AUDIO\n    TITLE \"a = b; #c 'q'\"\n    INDEX 01 00:02:00"))
+        #expect(cue.contains("  TRACK 03 AUDIO\n    TITLE \"Marker 2\"\n    INDEX 01 00:07:00"))
+        let vtt = MarkerExport.vtt.render(name: "talk", info: info, markers: markers, audioFile: "")
+        #expect(vtt.hasPrefix("WEBVTT\n\n1\n00:00:00.000 --> 00:00:02.000\nStart\n"))
+        #expect(vtt.contains("3\n00:00:07.000 --> 00:00:10.000\nMarker 2\n"))
+        let ff = MarkerExport.ffmetadata.render(name: "t=1", info: info, markers: markers, audioFile: "")
+        #expect(ff.hasPrefix(";FFMETADATA1\ntitle=t\\=1\n"))
+        #expect(ff.contains("[CHAPTER]\nTIMEBASE=1/48000\nSTART=96000\nEND=336000\ntitle=a \\= b\\; \\#c \"q\"\n"))
+        let json = MarkerExport.json.render(name: "talk", info: info, markers: markers, audioFile: "")
+        #expect(json.contains(#"{"index": 2, "frame": 336000, "seconds": 7, "label": ""}"#), "\(json)")
+    }
+}
