@@ -65,7 +65,7 @@ public enum DocumentCodec {
             w.raw(", \"children\": ")
             w.ids(item.children)
         }
-        w.annotationFields(item.annotations)
+        AnnotationCodec.write(item.annotations, to: &w)
         w.raw("}")
     }
 
@@ -257,22 +257,8 @@ public enum DocumentCodec {
                 format = known
             } else if key.equals("file") {
                 file = try r.readString()
-            } else if key.equals("note") {
-                let at = r.position
-                annotations.note = try r.readString()
-                if annotations.note.utf8.count > NoteRules.maxBytes { throw r.failure("note is longer than \(NoteRules.maxBytes) bytes", at: at) }
-            } else if key.equals("tags") {
-                try r.beginArray()
-                var firstTag = true
-                while try r.nextElement(first: &firstTag) {
-                    let at = r.position
-                    let tag = try r.readString()
-                    if let problem = TagRules.violation(tag) { throw r.failure("invalid tag: \(problem)", at: at) }
-                    annotations.tags.append(tag)
-                }
-                annotations.tags = TagRules.normalized(annotations.tags)
-            } else if key.equals("markers") {
-                annotations.markers = MarkerRules.sorted(try decodeMarkers(&r))
+            } else if try AnnotationCodec.read(key, from: &r, into: &annotations) {
+                continue
             } else {
                 try r.skipValue()
             }
@@ -312,28 +298,6 @@ public enum DocumentCodec {
                                                  channels: Int(channels), format: format, file: file),
                         annotations: annotations)
         }
-    }
-
-    /// `[{"frame": 48000, "label": "budget"}, ...]`; a marker without a label may omit it.
-    private static func decodeMarkers(_ r: inout JSONReader) throws -> [Marker] {
-        var markers: [Marker] = []
-        try r.beginArray()
-        var first = true
-        while try r.nextElement(first: &first) {
-            let start = r.position
-            var frame: Int64?
-            var label = ""
-            try r.beginObject()
-            var firstKey = true
-            while let key = try r.nextKey(first: &firstKey) {
-                if key.equals("frame") { frame = try r.readInt() }
-                else if key.equals("label") { label = try r.readString() }
-                else { try r.skipValue() }
-            }
-            guard let frame, frame >= 0 else { throw r.failure("a marker needs a \"frame\" of 0 or more", at: start) }
-            markers.append(Marker(frame: frame, label: label))
-        }
-        return markers
     }
 }
 

@@ -75,36 +75,6 @@ struct JSONWriter {
         string(info.file)
     }
 
-    /// `, "tags": [...], "note": "...", "markers": [...]`, each only when there is one.
-    mutating func annotationFields(_ a: Annotations) {
-        if !a.tags.isEmpty {
-            raw(", \"tags\": [")
-            for (i, tag) in a.tags.enumerated() {
-                if i > 0 { raw(", ") }
-                string(tag)
-            }
-            raw("]")
-        }
-        if !a.note.isEmpty {
-            raw(", \"note\": ")
-            string(a.note)
-        }
-        if !a.markers.isEmpty {
-            raw(", \"markers\": [")
-            for (i, marker) in a.markers.enumerated() {
-                if i > 0 { raw(", ") }
-                raw("{\"frame\": ")
-                int(marker.frame)
-                if !marker.label.isEmpty {
-                    raw(", \"label\": ")
-                    string(marker.label)
-                }
-                raw("}")
-            }
-            raw("]")
-        }
-    }
-
     mutating func optionalID(_ value: ItemID?) {
         if let value { id(value) } else { raw("null") }
     }

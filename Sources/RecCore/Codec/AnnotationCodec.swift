@@ -1,0 +1,80 @@
+/// Notes, tags and markers as JSON fields, the one way store.json and the journal write and
+/// read them: `"tags": [...]`, `"note": "..."`, `"markers": [{"frame": 48000, "label": "..."}]`,
+/// each present only when there is one.
+enum AnnotationCodec {
+    static func write(_ a: Annotations, to w: inout JSONWriter) {
+        if !a.tags.isEmpty {
+            w.raw(", \"tags\": [")
+            for (i, tag) in a.tags.enumerated() {
+                if i > 0 { w.raw(", ") }
+                w.string(tag)
+            }
+            w.raw("]")
+        }
+        if !a.note.isEmpty {
+            w.raw(", \"note\": ")
+            w.string(a.note)
+        }
+        if !a.markers.isEmpty {
+            w.raw(", \"markers\": [")
+            for (i, marker) in a.markers.enumerated() {
+                if i > 0 { w.raw(", ") }
+                w.raw("{\"frame\": ")
+                w.int(marker.frame)
+                if !marker.label.isEmpty {
+                    w.raw(", \"label\": ")
+                    w.string(marker.label)
+                }
+                w.raw("}")
+            }
+            w.raw("]")
+        }
+    }
+
+    /// Reads the value of `key` into `annotations` if it is one of the three; false otherwise
+    /// (the caller reads the value).
+    static func read(_ key: UnsafeBufferPointer<UInt8>, from r: inout JSONReader, into annotations: inout Annotations) throws -> Bool {
+        if key.equals("note") {
+            let at = r.position
+            annotations.note = try r.readString()
+            if annotations.note.utf8.count > NoteRules.maxBytes { throw r.failure("note is longer than \(NoteRules.maxBytes) bytes", at: at) }
+        } else if key.equals("tags") {
+            try r.beginArray()
+            var first = true
+            while try r.nextElement(first: &first) {
+                let at = r.position
+                let tag = try r.readString()
+                if let problem = TagRules.violation(tag) { throw r.failure("invalid tag: \(problem)", at: at) }
+                annotations.tags.append(tag)
+            }
+            annotations.tags = TagRules.normalized(annotations.tags)
+        } else if key.equals("markers") {
+            annotations.markers = MarkerRules.sorted(try readMarkers(&r))
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// A marker without a label may omit it.
+    private static func readMarkers(_ r: inout JSONReader) throws -> [Marker] {
+        var markers: [Marker] = []
+        try r.beginArray()
+        var first = true
+        while try r.nextElement(first: &first) {
+            let start = r.position
+            var frame: Int64?
+            var label = ""
+            try r.beginObject()
+            var firstKey = true
+            while let key = try r.nextKey(first: &firstKey) {
+                if key.equals("frame") { frame = try r.readInt() }
+                else if key.equals("label") { label = try r.readString() }
+                else { try r.skipValue() }
+            }
+            guard let frame, frame >= 0 else { throw r.failure("a marker needs a \"frame\" of 0 or more", at: start) }
+            markers.append(Marker(frame: frame, label: label))
+        }
+        return markers
+    }
+}
