@@ -418,3 +418,34 @@ struct CommandTests {
         #expect(plain.components(separatedBy: "\n").filter { !$0.isEmpty } == ["Folder/", "rec"], "\(plain.debugDescription)")
     }
 }
+
+extension CommandTests {
+    @Test("ls --sort size, with --reverse")
+    func lsSortSize() throws {
+        try sandbox.addRecording("big", in: "/", duration: 1, audioBytes: 3000)
+        try sandbox.addRecording("small", in: "/", duration: 9, audioBytes: 10)
+        try sandbox.addRecording("missing", in: "/", duration: 5)
+        _ = try run("mkdir", "Folder")
+        #expect(try run("ls", "--sort", "size").lines == ["Folder", "missing", "small", "big"])
+        #expect(try run("ls", "--sort", "size", "--reverse").lines == ["big", "small", "missing", "Folder"])
+        expectFailure(try sandbox.run("ls", "--sort", "colour"), status: 64)
+    }
+
+    @Test("find --iname matches in either case")
+    func findIname() throws {
+        _ = try run("mkdir", "-p", "/Work/STANDUP", "/Work/standup notes", "/Été")
+        #expect(try run("find", "/", "--iname", "*standup*").lines == ["/Work/STANDUP", "/Work/standup notes"])
+        #expect(try run("find", "/", "--iname", "été").lines == ["/Été"])
+        #expect(try run("find", "/", "--name", "*standup*").lines == ["/Work/standup notes"])
+    }
+
+    @Test("pwd --json prints the current folder as ls --json prints items")
+    func pwdJSON() throws {
+        _ = try run("mkdir", "-p", "/Work/Ideas")
+        _ = try run("cd", "/Work/Ideas")
+        let json = try #require(try run("pwd", "--json").json() as? [String: Any])
+        #expect(json["path"] as? String == "/Work/Ideas")
+        #expect(json["uuid"] as? String == (try sandbox.uuid(at: "/Work/Ideas")))
+        #expect(json["type"] as? String == "folder")
+    }
+}

@@ -93,7 +93,7 @@ let errorCases: [FailingCommand] = [
     .init(arguments: ["cd", "@"], status: 64, message: "recnotes: @: a UUID prefix needs 4 to 32 hex digits after '@'"),
     .init(arguments: ["ls", "--bogus"], status: 64, fragments: ["--bogus"]),
     .init(arguments: ["bogus"], status: 64),
-    .init(arguments: ["ls", "--sort", "size"], status: 64, fragments: ["size"]),
+    .init(arguments: ["ls", "--sort", "colour"], status: 64, fragments: ["colour"]),
     .init(arguments: ["find", "--type", "album"], status: 64, fragments: ["album"]),
     .init(arguments: ["mkdir"], status: 64, fragments: ["<paths>"]),
     .init(arguments: ["rm"], status: 64, fragments: ["<paths>"]),

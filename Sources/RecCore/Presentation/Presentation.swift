@@ -41,9 +41,10 @@ public enum Format {
 
 /// Orders for `ls --sort`.
 public enum SortKey: String, CaseIterable, Sendable {
-    case name, date, duration
+    case name, date, duration, size
 
-    public func sorted(_ items: [Item], reverse: Bool = false) -> [Item] {
+    /// `size` is the audio file's size in bytes (nil when it is missing); only `.size` asks.
+    public func sorted(_ items: [Item], reverse: Bool = false, size: (Item) -> Int64? = { _ in nil }) -> [Item] {
         let ordered: [Item]
         switch self {
         case .name:
@@ -54,6 +55,13 @@ public enum SortKey: String, CaseIterable, Sendable {
             // Folders first (they have no duration), then shortest recording first.
             ordered = items.sorted {
                 let a = $0.recording?.duration ?? -1, b = $1.recording?.duration ?? -1
+                return a != b ? a < b : displayOrder($0, $1)
+            }
+        case .size:
+            // Folders first, then recordings whose audio is missing, then smallest first.
+            let sizes = Dictionary(items.map { ($0.id, $0.isFolder ? -2 : size($0) ?? -1) }, uniquingKeysWith: { a, _ in a })
+            ordered = items.sorted {
+                let a = sizes[$0.id]!, b = sizes[$1.id]!
                 return a != b ? a < b : displayOrder($0, $1)
             }
         }

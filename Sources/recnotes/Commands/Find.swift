@@ -9,7 +9,7 @@ import Glibc
 struct Find: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Search a folder and everything under it.",
-        discussion: "Prints the absolute path of each match, parents before children, in name order."
+        discussion: "Prints the absolute path of each match, parents before children, in name order. With several of --name, --iname and --type, an item must match them all."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -21,6 +21,9 @@ struct Find: ParsableCommand {
     @Option(help: ArgumentHelp("Only names matching this shell pattern (*, ?, [...]).", valueName: "glob"))
     var name: String?
 
+    @Option(help: ArgumentHelp("Like --name, but letters match in either case (É matches é).", valueName: "glob"))
+    var iname: String?
+
     @Option(help: "Only folders or only recordings.")
     var type: ItemKind?
 
@@ -29,6 +32,7 @@ struct Find: ParsableCommand {
         let top = try library.item(at: path)
         let matches = library.document.subtree(of: top.id).dropFirst().filter { item in
             (type == nil || item.kind == type) && (name == nil || fnmatch(name!, item.name, 0) == 0)
+                && (iname == nil || fnmatch(iname!.lowercased(), item.name.lowercased(), 0) == 0)
         }
         if output.json {
             print(ItemJSON.array(Array(matches), in: library))

@@ -18,7 +18,7 @@ struct List: ParsableCommand {
     @Flag(name: .customShort("l"), help: "Long format: type, duration, format, size, created date.")
     var long = false
 
-    @Option(help: "Sort by name, date or duration.")
+    @Option(help: "Sort by name, date (created), duration or size (of the audio file); folders come first for duration and size.")
     var sort: SortKey = .name
 
     @Flag(help: "Reverse the order.")
@@ -27,7 +27,8 @@ struct List: ParsableCommand {
     func run() throws {
         let library = try global.openLibrary()
         let item = try library.item(at: path)
-        let items = sort.sorted(item.isFolder ? library.document.children(of: item.id) : [item], reverse: reverse)
+        let items = sort.sorted(item.isFolder ? library.document.children(of: item.id) : [item], reverse: reverse,
+                                size: library.audioSize(of:))
         if output.json {
             print(ItemJSON.array(items, in: library))
         } else if long {
