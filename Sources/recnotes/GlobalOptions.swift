@@ -35,14 +35,19 @@ struct GlobalOptions: ParsableArguments {
         try StoreLocation.resolve(explicit: store)
     }
 
-    /// The command line as `history` shows it: quoted where needed, without `--store`.
+    /// The command line as `history` shows it: quoted where needed, without `--store`, and
+    /// as the user typed it: a `--background` job's detached child shows `--background`, not
+    /// its internal flag.
     static func commandSummary(_ arguments: [String]) -> String {
         var words: [String] = ["recnotes"]
         var skipNext = false
+        var endOfOptions = false
         for word in arguments.dropFirst() {
             if skipNext { skipNext = false; continue }
-            if word == "--store" { skipNext = true; continue }
-            if word.hasPrefix("--store=") { continue }
+            if word == "--" { endOfOptions = true }
+            if !endOfOptions && word == "--store" { skipNext = true; continue }
+            if !endOfOptions && word.hasPrefix("--store=") { continue }
+            if !endOfOptions && word == Background.childFlag { words.append("--background"); continue }
             let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_./@:%+=,".unicodeScalars.contains($0) }
             words.append(plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'")
         }

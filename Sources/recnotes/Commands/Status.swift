@@ -7,7 +7,8 @@ struct Status: ParsableCommand {
         discussion: """
         One line per running job: recording or playing, the item, the position, paused or \
         running, and the pid. A job whose process has died is reported and cleared (a \
-        recording is recovered). With nothing running: exit status 1.
+        recording is recovered). With nothing running: exit status 1, and with --json the \
+        object {"recording": null, "playing": null} on standard output.
         """
     )
 
@@ -19,7 +20,10 @@ struct Status: ParsableCommand {
         let control = RemoteControl(library: library)
         for note in try control.clearDead() { Terminal.warning(note) }
         let running = control.running()
-        guard !running.isEmpty else { throw RemoteControl.nothingRunning }
+        guard !running.isEmpty else {
+            if output.json { print(ItemJSON.status(running)) }
+            throw RemoteControl.nothingRunning
+        }
         if output.json {
             print(ItemJSON.status(running))
         } else {
