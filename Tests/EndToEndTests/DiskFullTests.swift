@@ -33,7 +33,7 @@ struct DiskFullTests {
         let hasImport = try sandbox.runBounded(["import", "--help"]).status == 0
         var commands: [[String]] = [
             ["mkdir", "/X"], ["mkdir", "-p", "/big/a/b"], ["mv", "/big/folder-number-1", "/moved"], ["rm", "-r", "/big/folder-number-2"],
-            ["rm", "--permanent", "/big/folder-number-3"], ["trash", "restore", "/big/folder-number-300"], ["undo"], ["trash", "empty"],
+            ["rm", "--permanent", "/big/folder-number-3"], ["trash", "restore", "/big/folder-number-300"], ["undo"], ["trash", "empty", "--yes"],
         ]
         if hasImport { commands += [["import", source, "--to", "/big", "--keep"], ["import", source, "--to", "/big", "--format", "flac"]] }
         var environment = sandbox.baseEnvironment

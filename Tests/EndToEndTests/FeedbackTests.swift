@@ -2,8 +2,8 @@ import Foundation
 import RecCore
 import Testing
 
-/// Small things a new user met (issue 17): status --json with nothing running, and history
-/// showing an internal flag.
+/// Small things a new user met (issue 17): status --json with nothing running, history
+/// showing an internal flag, and trash empty deleting for good without asking.
 @Suite("Feedback")
 struct FeedbackTests {
     let sandbox: Sandbox
@@ -46,5 +46,35 @@ struct FeedbackTests {
         #expect(history.status == 0)
         #expect(!history.stdout.contains("background-child"), "\(history.stdout)")
         #expect(history.stdout.contains("recnotes record memo --format wav --duration 0.2 --background"), "\(history.stdout)")
+    }
+
+    @Test("trash empty refuses without --yes when not at a terminal, and --yes empties it")
+    func trashEmptyNeedsYes() throws {
+        try run("mkdir", "X")
+        try run("rm", "X")
+        let before = sandbox.storeBytes
+        expectFailure(try sandbox.run("trash", "empty"), status: 64,
+                      message: "recnotes: trash empty: deletes the trash for good; pass --yes to do it without asking")
+        #expect(sandbox.storeBytes == before)
+        try run("trash", "empty", "--yes")
+        #expect(try run("trash", "ls").stdout.isEmpty)
+    }
+
+    @Test("trash empty at a terminal asks, and only y empties it",
+          .enabled(if: TerminalKeysTests.scriptInstalled), .timeLimit(.minutes(1)))
+    func trashEmptyAsks() throws {
+        let cli = try AudioCLI()
+        #expect(try cli.run("mkdir", "X").status == 0)
+        #expect(try cli.run("rm", "X").status == 0)
+        let no = try TerminalKeysTests.Screen(cli, ["trash", "empty"])
+        #expect(no.waitFor("[y/N] "))
+        no.type("\n")
+        #expect(no.finish().status == 0)
+        #expect(try cli.run("trash", "ls").stdout.contains("/X"))
+        let yes = try TerminalKeysTests.Screen(cli, ["trash", "empty"])
+        #expect(yes.waitFor("Delete 1 item in the trash for good, audio included? [y/N] "))
+        yes.type("y\n")
+        #expect(yes.finish().status == 0)
+        #expect(try cli.run("trash", "ls").stdout.isEmpty)
     }
 }

@@ -98,7 +98,7 @@ struct ReliabilityCommandTests {
         expectSuccess(try sandbox.run("trash", "restore", "/memo", "--to", "Elsewhere"))
         #expect(try sandbox.item(at: "/Elsewhere/memo") != nil)
         expectSuccess(try sandbox.run("rm", "Elsewhere/memo"))
-        expectSuccess(try sandbox.run("trash", "empty"))
+        expectSuccess(try sandbox.run("trash", "empty", "--yes"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.audioDirectory + "/\(id).wav"))
         expectFailure(try sandbox.run("trash", "restore", "/Elsewhere/memo"), status: 1, message: "recnotes: /Elsewhere/memo: not in the trash")
     }

@@ -64,16 +64,38 @@ struct RestoreTrash: ParsableCommand {
 struct EmptyTrash: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "empty",
-        abstract: "Delete everything in the trash for good, audio files included."
+        abstract: "Delete everything in the trash for good, audio files included.",
+        discussion: """
+        This cannot be undone. At a terminal it asks first (y/N); elsewhere it refuses \
+        without --yes.
+        """
     )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
+    @Flag(name: [.customShort("y"), .long], help: "Do not ask; needed when standard input is not a terminal.")
+    var yes = false
+
     func run() throws {
+        let interactive = Terminal.isTTY(0) && Terminal.isTTY(2)
+        if !yes && !interactive {
+            throw RecError.usage("trash empty", "deletes the trash for good; pass --yes to do it without asking")
+        }
         let library = try global.openLibrary()
+        let trash = library.document.trash
+        if !yes && !trash.isEmpty {
+            let count = trash.reduce(0) { $0 + $1.items.count }
+            Terminal.writeStderr("Delete \(count) item\(count == 1 ? "" : "s") in the trash for good, audio included? [y/N] ")
+            let answer = String((readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }).lowercased()
+            guard answer == "y" || answer == "yes" else {
+                Terminal.writeStderr("The trash was left as it is.\n")
+                return
+            }
+        }
         let renderer = ChangeRenderer(library: library)
-        try library.documents.transaction { tx in _ = tx.emptyTrash() }
+        // After a question, only what it counted goes: an item trashed meanwhile stays.
+        try library.documents.transaction { tx in _ = tx.emptyTrash(yes ? nil : Set(trash.map(\.id))) }
         renderer.finish(json: output.json)
     }
 }
