@@ -4,10 +4,32 @@ public final class Library {
     public let documents: DocumentStore
     public let viewState: ViewStateStore
 
+    /// Opens both stores; read-only (no locks taken, every change refused) when the
+    /// store cannot be written, see `StoreLocation.isWritable` and `isReadOnly`.
     public init(location: StoreLocation) throws {
         self.location = location
         documents = try DocumentStore(location: location)
         viewState = try ViewStateStore(location: location)
+        // The view state follows the documents as part of each change: a folder on the
+        // stack or the selected recording that a change removed or moved is trimmed at once
+        // (under the store lock, so no other command sees the one without the other).
+        documents.observe { [unowned self] action, document in
+            switch action {
+            case .removed, .moved: self.trimViewState(to: document)
+            case .added, .renamed, .purged: break
+            }
+        }
+    }
+
+    /// True when the store was opened read-only: it is on a read-only mount or this process
+    /// may not write it. Reading commands work; every change is refused with one line.
+    public var isReadOnly: Bool { documents.isReadOnly || viewState.isReadOnly }
+
+    /// Best effort: the document change is already saved, and a view state left behind is
+    /// still read through `ViewState.restored` (fsck reports and trims it).
+    private func trimViewState(to document: Document) {
+        guard !viewState.isReadOnly else { return }
+        _ = try? viewState.transaction { $0.trim(to: document) }
     }
 
     public var warnings: [String] { viewState.warnings }
@@ -28,8 +50,14 @@ public final class Library {
 
     /// `cd`: the folder stack becomes the route from the root to the folder at `path` (the
     /// root when nil), as pops and pushes against the stack the user sees.
+    /// A read-only store refuses it in one line (after the path is checked): it has to
+    /// write `viewstate.json`.
     public func changeFolder(to path: String?) throws {
         let target = try resolver.resolveFolder(path ?? "/")
+        if isReadOnly {
+            throw RecError.failure(location.directory,
+                                   "the store is read-only (\(location.writeProblem ?? "not writable")), and cd must write the current folder to viewstate.json")
+        }
         let route = document.ancestry(of: target.id).map(\.id)
         let document = self.document
         try viewState.transaction { state in

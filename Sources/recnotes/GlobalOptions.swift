@@ -27,7 +27,8 @@ struct GlobalOptions: ParsableArguments {
         let library = try Library(location: location())
         for warning in library.warnings { Terminal.warning(warning) }
         library.documents.summary = Self.commandSummary(CommandLine.arguments)
-        if recover, let note = try library.recoverInterruptedRecording() { Terminal.warning(note) }
+        // A read-only store cannot be repaired here; fsck reports what it finds.
+        if recover, !library.isReadOnly, let note = try library.recoverInterruptedRecording() { Terminal.warning(note) }
         return library
     }
 

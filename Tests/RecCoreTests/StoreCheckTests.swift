@@ -102,7 +102,8 @@ struct StoreCheckTests {
         try writeWAV(Fixture.info(Fixture.standup).file)
         let library = try Library(location: dir.location)
         try library.viewState.transaction { $0.navigate(to: [.root, Fixture.work, Fixture.ideas]) }
-        try library.documents.transaction { try $0.remove(Fixture.ideas, permanently: true) }
+        // Removed behind the library's back (a library trims the view state with the change).
+        try DocumentStore(location: dir.location).transaction { try $0.remove(Fixture.ideas, permanently: true) }
         #expect(try check.run(repair: false).problems == [.danglingViewState("the folder stack points at folders that no longer exist there")])
         let notes = try StoreCheck.repairViewState(try Library(location: dir.location))
         #expect(notes == ["trimmed the view state to folders and recordings that exist"])
@@ -125,5 +126,31 @@ extension StoreCheckTests {
         #expect(!dir.exists(".store.json.tmp-999999"))
         #expect(dir.bytes("store.json") == before)
         #expect(try check.run(repair: false).problems == [])
+    }
+}
+
+extension StoreCheckTests {
+    @Test("an import's temporary file in audio/ is a stray once its pid is gone, and only then")
+    func strayImportTemporaries() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        try dir.write("audio/.import-4242-0123456789ab.opus", Array("half".utf8))
+        try dir.write("audio/.\(Fixture.standup).wav.tmp-4243", Array("half".utf8))
+        #expect(try check.run(repair: false, isAlive: { _ in true }).problems == [])
+        let report = try check.run(repair: false, isAlive: { $0 != 4242 && $0 != 4243 })
+        #expect(report.problems == [.strayTemporary(file: "audio/.\(Fixture.standup).wav.tmp-4243"),
+                                    .strayTemporary(file: "audio/.import-4242-0123456789ab.opus")])
+        _ = try check.run(repair: true, isAlive: { _ in false })
+        #expect(!dir.exists("audio/.import-4242-0123456789ab.opus"))
+        #expect(!dir.exists("audio/.\(Fixture.standup).wav.tmp-4243"))
+    }
+
+    @Test("an empty orphan audio file is reported, and removed by repair rather than adopted")
+    func emptyOrphan() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        try dir.write("audio/\(ItemID.random()).opus", [])
+        #expect(try check.run(repair: false).problems.count == 1)
+        _ = try check.run(repair: true)
+        #expect(try check.run(repair: false).problems == [])
+        #expect(try DocumentStore(location: dir.location).document.child(named: StoreCheck.recoveredFolder, in: .root) == nil)
     }
 }

@@ -58,11 +58,11 @@ struct TrashAndUndoTests {
         try store.transaction { try $0.remove(Fixture.work) }
         #expect(Journal(location: dir.location).entries().map(\.summary) == ["build", "mv", "rm"])
 
-        #expect(try store.undo().summary == "rm")
+        #expect(try store.undo().entry.summary == "rm")
         #expect(store.document.items == afterMove.items)
-        #expect(try store.undo().summary == "mv")
+        #expect(try store.undo().entry.summary == "mv")
         #expect(store.document.items == start.items)
-        #expect(try store.undo().summary == "build")
+        #expect(try store.undo().entry.summary == "build")
         #expect(store.document.count == 1)
         // The recording added by "build" went to the trash, with its audio, not away.
         #expect(store.document.trash.flatMap(\.items).contains { $0.id == Fixture.standup })

@@ -236,3 +236,23 @@ struct ViewStateRestorationTests {
         #expect(folderSelected.restored(against: tx.document).selection == nil)
     }
 }
+
+@Suite("View state follows the documents")
+struct ViewStateFollowsDocumentsTests {
+    @Test("a change that removes or moves a folder on the stack, or the selection, trims the view state with it")
+    func trimmedWithTheChange() throws {
+        let dir = try TemporaryDirectory()
+        let library = try Library(location: dir.location)
+        try library.documents.transaction { try Fixture.build(into: &$0) }
+        try library.viewState.transaction {
+            $0.navigate(to: [.root, Fixture.work, Fixture.ideas])
+            $0.selectRecording(Fixture.standup)
+        }
+        try library.documents.transaction { try $0.move(Fixture.ideas, into: Fixture.home, name: "Ideas") }
+        #expect(try ViewStateStore(location: dir.location).state.folderStack == [.root, Fixture.home, Fixture.ideas])
+        try library.documents.transaction { try $0.remove(Fixture.home) }
+        let state = try ViewStateStore(location: dir.location).state
+        #expect(state.folderStack == [.root])
+        #expect(state.selection == nil)
+    }
+}

@@ -231,6 +231,24 @@ public enum RecordJSON {
     }
 
     /// seq, time, summary, changes (count of steps), undoable (only the newest can be).
+    /// `undo --json`: {"seq", "time", "summary" (the command line), "change" (what the text
+    /// output says after the number), "dryRun"}.
+    public static func undo(_ undone: DocumentStore.Undone, dryRun: Bool) -> String {
+        var w = JSONWriter()
+        w.raw("{\"seq\": ")
+        w.int(undone.entry.sequence)
+        w.raw(", \"time\": ")
+        w.timestamp(undone.entry.time)
+        w.raw(", \"summary\": ")
+        w.string(undone.entry.summary)
+        w.raw(", \"change\": ")
+        w.string(undone.change)
+        w.raw(", \"dryRun\": ")
+        w.raw(dryRun ? "true" : "false")
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
     public static func history(_ entries: [Journal.Entry]) -> String {
         var w = JSONWriter()
         w.raw("[")
@@ -251,7 +269,8 @@ public enum RecordJSON {
     }
 }
 
-/// `fsck --json`: {"clean": bool, "problems": [{"kind", "message", "repairable"}], "repairs": [string], "remaining": int}.
+/// `fsck --json`: {"clean": bool, "problems": [{"kind", "message", "repairable"}], "repairs": [string], "remaining": int,
+/// "folders": int, "recordings": int}.
 public enum CheckJSON {
     public static func report(_ report: StoreCheck.Report, repaired: Bool) -> String {
         var w = JSONWriter()
@@ -276,6 +295,10 @@ public enum CheckJSON {
         }
         w.raw("], \"remaining\": ")
         w.int(report.remaining.count)
+        w.raw(", \"folders\": ")
+        w.int(report.folders)
+        w.raw(", \"recordings\": ")
+        w.int(report.recordings)
         w.raw("}")
         return String(decoding: w.bytes, as: UTF8.self)
     }
@@ -289,6 +312,8 @@ public enum CheckJSON {
         case .staleRecording: return "staleRecording"
         case .danglingViewState: return "viewState"
         case .strayTemporary: return "strayTemporary"
+        case .emptyOrphanAudio: return "emptyOrphanAudio"
+        case .missingStore: return "missingStore"
         }
     }
 }

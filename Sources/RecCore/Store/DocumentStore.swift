@@ -29,20 +29,49 @@ public final class DocumentStore {
     public var journal: Journal { Journal(location: location) }
 
     /// Loads the store, creating it on first use. A corrupt or too-new `store.json` is an
-    /// error naming the file and what is wrong; it is never replaced.
+    /// error naming the file and what is wrong; it is never replaced. Neither is a missing
+    /// one beside audio files or a journal: that store lost its documents, and `fsck
+    /// --repair` rebuilds them.
+    ///
+    /// A store the process cannot write (see `StoreLocation.isWritable`) is opened
+    /// read-only: it takes no lock, creates nothing, and every change is refused.
     public init(location: StoreLocation) throws {
         self.location = location
         document = Document()
+        isReadOnly = !location.isWritable
+        if isReadOnly {
+            if try !reloadIfChanged() { try refuseIfLost() }
+            return
+        }
         try FileSystem.makeDirectories(location.directory)
         if try !reloadIfChanged() {
             try FileLock.withLock(location.storeLockFile) {
                 if try !reloadIfChanged() {
+                    try refuseIfLost()
                     try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
                     identity = FileIdentity(path: location.storeFile)
                 }
             }
         }
     }
+
+    /// True when the store was opened read-only: changes are refused with `readOnlyError`.
+    public let isReadOnly: Bool
+
+    /// The one-line refusal of a change to a read-only store.
+    public var readOnlyError: RecError {
+        RecError.failure(location.directory, "the store is read-only (\(location.writeProblem ?? "not writable")); nothing was changed")
+    }
+
+    private func refuseIfLost() throws {
+        if location.hasLostDocuments {
+            throw RecError.failure(location.storeFile, Self.lostDocumentsReason)
+        }
+    }
+
+    /// Why a store without `store.json` but with audio or a journal is not started afresh.
+    public static let lostDocumentsReason =
+        "missing, but audio/ or journal.jsonl is there; run 'recnotes fsck --repair' to rebuild it from them"
 
     /// Subscribes to every later change.
     public func observe(_ observer: @escaping (Action, Document) -> Void) {
@@ -72,11 +101,12 @@ public final class DocumentStore {
     /// discards every change it made.
     @discardableResult
     public func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
-        try FileLock.withLock(location.storeLockFile) {
+        try withLock {
             try reloadIfChanged()
             var transaction = Transaction(document: document)
             let result = try body(&transaction)
             guard !transaction.actions.isEmpty else { return result }
+            guard !isReadOnly else { throw readOnlyError }
             try keepOriginalBeforeUpgrade()
             try FileSystem.writeAtomically(DocumentCodec.encode(transaction.document), to: location.storeFile)
             identity = FileIdentity(path: location.storeFile)
@@ -103,6 +133,13 @@ public final class DocumentStore {
             try FileSystem.writeAtomically(original, to: backup)
         }
         loadedVersion = Document.currentVersion
+    }
+
+    /// The store lock, which a read-only store does not take (it cannot create or open the
+    /// lock file for writing, and it never writes).
+    private func withLock<T>(_ body: () throws -> T) throws -> T {
+        if isReadOnly { return try body() }
+        return try FileLock.withLock(location.storeLockFile, body)
     }
 
     /// Audio goes only after the document that referenced it is safely gone: a crash in
@@ -159,7 +196,7 @@ public final class DocumentStore {
             var item = item
             item.children = []
             let index = document.insert(item)
-            steps.append(.added(item.id))
+            steps.append(.added(item.id, .init(parent: parentID, name: item.name, kind: item.kind, created: item.created)))
             return record(.added(document[item.id]!, parent: parentID, index: index))
         }
 
@@ -235,7 +272,7 @@ public final class DocumentStore {
             document.items[top.id] = top
             let index = document.link(top.id, into: parentID)
             document.trash.removeAll { $0.id == id }
-            steps.append(.restored(id))
+            steps.append(.restored(id, .init(parent: parentID, name: newName, kind: top.kind, created: top.created)))
             return record(.added(document[top.id]!, parent: parentID, index: index))
         }
 

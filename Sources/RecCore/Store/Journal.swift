@@ -9,11 +9,36 @@ import Glibc
 public struct Journal {
     /// How to take one change back.
     public enum Step: Equatable, Sendable {
-        case added(ItemID)
+        /// `placement` is where the item was put, kept so that `fsck --repair` can rebuild a
+        /// lost `store.json`; journals written before it was recorded have none.
+        case added(ItemID, Placement? = nil)
         case moved(ItemID, fromParent: ItemID, fromName: String, toParent: ItemID, toName: String)
         case trashed(ItemID)
         case removedPermanently(ItemID, path: String)
-        case restored(ItemID)
+        case restored(ItemID, Placement? = nil)
+
+        /// The item the step is about.
+        public var id: ItemID {
+            switch self {
+            case let .added(id, _), let .moved(id, _, _, _, _), let .trashed(id), let .removedPermanently(id, _), let .restored(id, _):
+                return id
+            }
+        }
+    }
+
+    /// Where an added or restored item was put, and what it is.
+    public struct Placement: Equatable, Sendable {
+        public var parent: ItemID
+        public var name: String
+        public var kind: ItemKind
+        public var created: Timestamp
+
+        public init(parent: ItemID, name: String, kind: ItemKind, created: Timestamp) {
+            self.parent = parent
+            self.name = name
+            self.kind = kind
+            self.created = created
+        }
     }
 
     public struct Entry: Equatable, Sendable {
@@ -83,9 +108,10 @@ public struct Journal {
         for (i, step) in entry.steps.enumerated() {
             if i > 0 { w.raw(", ") }
             switch step {
-            case let .added(id):
+            case let .added(id, placement):
                 w.raw("{\"op\": \"added\", \"uuid\": ")
                 w.id(id)
+                encode(placement, to: &w)
             case let .moved(id, fromParent, fromName, toParent, toName):
                 w.raw("{\"op\": \"moved\", \"uuid\": ")
                 w.id(id)
@@ -105,14 +131,27 @@ public struct Journal {
                 w.id(id)
                 w.raw(", \"path\": ")
                 w.string(path)
-            case let .restored(id):
+            case let .restored(id, placement):
                 w.raw("{\"op\": \"restored\", \"uuid\": ")
                 w.id(id)
+                encode(placement, to: &w)
             }
             w.raw("}")
         }
         w.raw("]}\n")
         return w.bytes
+    }
+
+    private static func encode(_ placement: Placement?, to w: inout JSONWriter) {
+        guard let placement else { return }
+        w.raw(", \"parent\": ")
+        w.id(placement.parent)
+        w.raw(", \"name\": ")
+        w.string(placement.name)
+        w.raw(", \"type\": ")
+        w.string(placement.kind.rawValue)
+        w.raw(", \"created\": ")
+        w.timestamp(placement.created)
     }
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Entry {
@@ -132,8 +171,8 @@ public struct Journal {
                 try r.beginArray()
                 var firstStep = true
                 while try r.nextElement(first: &firstStep) {
-                    var op = "", uuid: ItemID?, fromParent: ItemID?, toParent: ItemID?
-                    var fromName = "", toName = "", path = ""
+                    var op = "", uuid: ItemID?, fromParent: ItemID?, toParent: ItemID?, parent: ItemID?
+                    var fromName = "", toName = "", path = "", name: String?, kind: ItemKind?, created: Timestamp?
                     try r.beginObject()
                     var f = true
                     while let k = try r.nextKey(first: &f) {
@@ -144,13 +183,21 @@ public struct Journal {
                         else if k.equals("fromName") { fromName = try r.readString() }
                         else if k.equals("toName") { toName = try r.readString() }
                         else if k.equals("path") { path = try r.readString() }
+                        else if k.equals("parent") { parent = try id(&r) }
+                        else if k.equals("name") { name = try r.readString() }
+                        else if k.equals("type") { kind = ItemKind(rawValue: try r.readString()) }
+                        else if k.equals("created") { created = Timestamp(utf8: try r.readRawString()) }
                         else { try r.skipValue() }
                     }
                     guard let uuid else { throw r.failure("step without uuid") }
+                    var placement: Placement?
+                    if let parent, let name, let kind {
+                        placement = Placement(parent: parent, name: name, kind: kind, created: created ?? entry.time)
+                    }
                     switch op {
-                    case "added": entry.steps.append(.added(uuid))
+                    case "added": entry.steps.append(.added(uuid, placement))
                     case "trashed": entry.steps.append(.trashed(uuid))
-                    case "restored": entry.steps.append(.restored(uuid))
+                    case "restored": entry.steps.append(.restored(uuid, placement))
                     case "removedPermanently": entry.steps.append(.removedPermanently(uuid, path: path))
                     case "moved":
                         guard let fromParent, let toParent else { throw r.failure("moved step without parents") }
@@ -166,22 +213,80 @@ public struct Journal {
 }
 
 extension DocumentStore {
-    /// Takes back the newest journaled change, if nothing since conflicts with it. Returns
-    /// the entry undone.
+    /// What `undo` took back (or, with `dryRun`, would take back).
+    public struct Undone: Equatable, Sendable {
+        public var entry: Journal.Entry
+        /// The change as `undo` reports it, e.g. `record /Work/Standups/monday`.
+        public var change: String
+    }
+
+    /// Takes back the newest journaled change, if nothing since conflicts with it. With
+    /// `dryRun` every check is made and nothing is changed.
     @discardableResult
-    public func undo() throws -> Journal.Entry {
+    public func undo(dryRun: Bool = false) throws -> Undone {
+        struct Preview: Error {}
         let journal = self.journal
-        var undone: Journal.Entry?
-        try transaction { tx in
-            // Read under the lock, so two undos never take back the same change.
-            guard let entry = journal.entries().last else {
-                throw RecError.failure("undo", "nothing to undo")
+        var undone: Undone?
+        do {
+            try transaction { tx in
+                // Read under the lock, so two undos never take back the same change.
+                guard let entry = journal.entries().last else {
+                    throw RecError.failure("undo", "nothing to undo")
+                }
+                let change = entry.change(in: tx.document)
+                try tx.undo(entry)
+                undone = Undone(entry: entry, change: change)
+                // Throwing out of the transaction discards the change, unsaved and unannounced.
+                if dryRun { throw Preview() }
             }
-            try tx.undo(entry)
-            undone = entry
-        }
+        } catch is Preview {}
         guard let undone else { throw RecError.failure("undo", "nothing to undo") }
         return undone
+    }
+}
+
+extension Journal.Entry {
+    /// The change for people: the command's name and the absolute paths of what it changed,
+    /// as they are in `document` (the state it left): `record /Work/Standups/monday`,
+    /// `mv /Work -> /Job`, `rm /Ideas`. Items inside a listed folder are not listed again.
+    public func change(in document: Document) -> String {
+        var words = summary.split(separator: " ").map(String.init)
+        if words.first == "recnotes" { words.removeFirst() }
+        let verb: String
+        if let first = words.first, !first.hasPrefix("-") {
+            verb = first == "trash" && words.count > 1 ? "trash \(words[1])" : first
+        } else {
+            switch steps.first {
+            case .added?: verb = "add"
+            case .moved?: verb = "mv"
+            case .trashed?: verb = "rm"
+            case .removedPermanently?: verb = "rm --permanent"
+            case .restored?: verb = "trash restore"
+            case nil: verb = "change"
+            }
+        }
+        func path(_ id: ItemID) -> String { document[id] != nil ? document.path(of: id) : "@\(id.description.prefix(8))" }
+        func join(_ parent: ItemID, _ name: String) -> String {
+            let base = path(parent)
+            return (base == "/" ? "" : base) + "/" + name
+        }
+        var paths: [String] = []
+        for step in steps {
+            switch step {
+            case let .added(id, _), let .restored(id, _):
+                paths.append(path(id))
+            case let .moved(id, fromParent, fromName, _, _):
+                paths.append("\(join(fromParent, fromName)) -> \(path(id))")
+            case let .trashed(id):
+                paths.append(document.trashEntry(id)?.path ?? path(id))
+            case let .removedPermanently(_, removed):
+                paths.append(removed)
+            }
+        }
+        let shown = paths.filter { candidate in !paths.contains { candidate != $0 && candidate.hasPrefix($0 == "/" ? "/" : $0 + "/") } }
+        let listed = shown.prefix(3).joined(separator: " ")
+        let more = shown.count > 3 ? " and \(shown.count - 3) more" : ""
+        return listed.isEmpty ? verb : "\(verb) \(listed)\(more)"
     }
 }
 
@@ -192,7 +297,7 @@ extension DocumentStore.Transaction {
         func conflict(_ why: String) -> RecError { RecError.failure("undo", "\(what): \(why)") }
         for step in entry.steps.reversed() {
             switch step {
-            case let .added(id), let .restored(id):
+            case let .added(id, _), let .restored(id, _):
                 guard let item = document[id] else { throw conflict("@\(id.description.prefix(8)) has since been removed") }
                 // An empty folder holds nothing worth keeping; anything else goes to the trash.
                 try remove(id, permanently: item.isFolder && item.children.isEmpty)

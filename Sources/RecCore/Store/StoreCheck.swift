@@ -3,9 +3,11 @@ import Glibc
 #endif
 
 /// `fsck`: checks `store.json` against `audio/` and `viewstate.json`, and repairs only what
-/// is safe. Nothing is ever deleted: orphan audio is adopted into `/Recovered`, broken links
-/// are rebuilt from parent pointers, clashing names get a ` (2)` suffix, and the view state
-/// is trimmed to what exists.
+/// is safe. Nothing that holds audio is deleted: orphan audio is adopted into `/Recovered`,
+/// broken links are rebuilt from parent pointers, clashing names get a ` (2)` suffix, and
+/// the view state is trimmed to what exists. What is removed holds nothing: empty orphan
+/// audio files and the temporary files of a process that is gone. A lost `store.json` is
+/// rebuilt from the journal (names and folders) and the audio files.
 public struct StoreCheck {
     public enum Problem: Equatable, Sendable, CustomStringConvertible {
         case link(DocumentCodec.LinkProblem)
@@ -14,7 +16,12 @@ public struct StoreCheck {
         case orphanAudio(file: String)
         case staleRecording(name: String, pid: Int32, file: String)
         case danglingViewState(String)
+        /// `file` is relative to the store directory (`audio/.import-…` for an import's).
         case strayTemporary(file: String)
+        /// An orphan audio file with nothing in it (a recording or import killed at once).
+        case emptyOrphanAudio(file: String)
+        /// `store.json` is gone but audio files or the journal are there.
+        case missingStore
 
         public var description: String {
             switch self {
@@ -26,7 +33,11 @@ public struct StoreCheck {
                 return "viewstate.json: a recording to \(name == "-" ? "standard output" : name) was left in progress by pid \(pid), which is gone"
             case let .staleRecording(name, pid, file): return "viewstate.json: recording \"\(name)\" (audio/\(file)) was left in progress by pid \(pid), which is gone"
             case let .danglingViewState(what): return "viewstate.json: \(what)"
+            case let .strayTemporary(file) where file.hasPrefix("audio/.import-"):
+                return "\(file): left by an import that was interrupted (its process is gone)"
             case let .strayTemporary(file): return "\(file): left by a write that was interrupted (the file it was replacing is intact)"
+            case let .emptyOrphanAudio(file): return "audio/\(file): empty, and belongs to no recording"
+            case .missingStore: return "store.json: missing, but audio/ or journal.jsonl is there (--repair rebuilds it from them)"
             }
         }
 
@@ -45,6 +56,9 @@ public struct StoreCheck {
         public var repairs: [String]
         /// Problems still there afterwards (the CLI checks again after a repair).
         public var remaining: [Problem]
+        /// What the checked (or repaired) document holds, the root folder not counted.
+        public var folders = 0
+        public var recordings = 0
     }
 
     public static let recoveredFolder = "Recovered"
@@ -55,45 +69,66 @@ public struct StoreCheck {
         self.location = location
     }
 
-    /// Runs the check, and with `repair` fixes what is safe under the store lock.
+    /// Runs the check, and with `repair` fixes what is safe under the store lock. A store
+    /// that cannot be written is checked without the lock, and repairing it is refused.
     public func run(repair: Bool, isAlive: (Int32) -> Bool = processIsAlive) throws -> Report {
-        try FileLock.withLock(location.storeLockFile) {
-            var (document, linkProblems) = try loadLeniently()
-            defer { _ = document }
-            var problems = linkProblems.map(Problem.link)
-            problems += audioProblems(document)
-            let viewState = readViewState()
-            // A recording in progress owns its file; a dead one's file is recovered, not adopted.
-            let inProgressFile = viewState?.recording?.file
-            let orphans = orphanFiles(document).filter { $0 != inProgressFile }
-            problems += orphans.map { Problem.orphanAudio(file: $0) }
-            if let entry = viewState?.recording, !isAlive(entry.pid) {
-                problems.append(.staleRecording(name: entry.name, pid: entry.pid, file: entry.file))
+        if !location.isWritable {
+            if repair {
+                throw RecError.failure(location.directory, "the store is read-only (\(location.writeProblem ?? "not writable")); fsck --repair must write it")
             }
-            if let viewState, let dangling = danglingDescription(viewState, document) {
-                problems.append(.danglingViewState(dangling))
-            }
-            let strays = strayTemporaries(isAlive: isAlive)
-            problems += strays.map { Problem.strayTemporary(file: $0) }
-            guard repair, !problems.isEmpty else {
-                return Report(problems: problems, repairs: [], remaining: problems)
-            }
-
-            var repairs: [String] = []
-            if !linkProblems.isEmpty {
-                repairs += reattachStrays(&document)
-                repairs += renameDuplicates(&document)
-                repairs.append("rebuilt folder links from the items' parent pointers")
-            }
-            repairs += adopt(orphans, into: &document)
-            for file in strays where (try? FileSystem.remove(location.directory + "/" + file)) != nil {
-                repairs.append("removed \(file)")
-            }
-            if !repairs.isEmpty && !(linkProblems.isEmpty && orphans.isEmpty) {
-                try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
-            }
-            return Report(problems: problems, repairs: repairs, remaining: problems.filter { !$0.isRepairable })
+            return try check(repair: false, isAlive: isAlive)
         }
+        return try FileLock.withLock(location.storeLockFile) { try check(repair: repair, isAlive: isAlive) }
+    }
+
+    private func check(repair: Bool, isAlive: (Int32) -> Bool) throws -> Report {
+        var (document, linkProblems) = try loadLeniently()
+        let storeMissing = location.hasLostDocuments
+        var problems = storeMissing ? [Problem.missingStore] : []
+        problems += linkProblems.map(Problem.link)
+        problems += audioProblems(document)
+        let viewState = readViewState()
+        // A recording in progress owns its file; a dead one's file is recovered, not adopted.
+        let inProgressFile = viewState?.recording?.file
+        var orphans = orphanFiles(document).filter { $0 != inProgressFile }
+        let empty = orphans.filter { FileSystem.size(location.audioPath($0)) == 0 }
+        orphans.removeAll { empty.contains($0) }
+        problems += orphans.map { Problem.orphanAudio(file: $0) }
+        problems += empty.map { Problem.emptyOrphanAudio(file: $0) }
+        if let entry = viewState?.recording, !isAlive(entry.pid) {
+            problems.append(.staleRecording(name: entry.name, pid: entry.pid, file: entry.file))
+        }
+        if let viewState, let dangling = danglingDescription(viewState, document) {
+            problems.append(.danglingViewState(dangling))
+        }
+        let strays = strayTemporaries(isAlive: isAlive)
+        problems += strays.map { Problem.strayTemporary(file: $0) }
+        guard repair, !problems.isEmpty else {
+            return Report(problems: problems, repairs: [], remaining: problems, document: document)
+        }
+
+        var repairs: [String] = []
+        if storeMissing {
+            repairs += rebuildFromJournal(&document)
+            orphans = orphanFiles(document).filter { $0 != inProgressFile && !empty.contains($0) }
+        }
+        if !linkProblems.isEmpty {
+            repairs += reattachStrays(&document)
+            repairs += renameDuplicates(&document)
+            repairs.append("rebuilt folder links from the items' parent pointers")
+        }
+        repairs += adopt(orphans, into: &document)
+        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty {
+            try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
+        }
+        // Only once the document is safely written: nothing in these could be recovered.
+        for file in empty where (try? FileSystem.remove(location.audioPath(file))) != nil {
+            repairs.append("removed audio/\(file), which was empty")
+        }
+        for file in strays where (try? FileSystem.remove(location.directory + "/" + file)) != nil {
+            repairs.append("removed \(file)")
+        }
+        return Report(problems: problems, repairs: repairs, remaining: problems.filter { !$0.isRepairable }, document: document)
     }
 
     /// After the store is sound, the view state is trimmed and a stale recording recovered;
@@ -101,15 +136,113 @@ public struct StoreCheck {
     public static func repairViewState(_ library: Library) throws -> [String] {
         var repairs: [String] = []
         if let note = try library.recoverInterruptedRecording() { repairs.append(note) }
-        let restored = library.state
-        if restored.folderStack != library.viewState.state.folderStack || restored.selection != library.viewState.state.selection {
-            try library.viewState.transaction { vs in
-                vs.navigate(to: restored.folderStack)
-                if restored.selection == nil && vs.state.selection != nil { vs.selectRecording(nil) }
-            }
+        let document = library.document
+        if try library.viewState.transaction({ $0.trim(to: document) }) {
             repairs.append("trimmed the view state to folders and recordings that exist")
         }
         return repairs
+    }
+
+    /// Rebuilds a lost `store.json` from what the journal knows: every folder and recording
+    /// added (with its name, folder and creation time), then moved, renamed, removed and
+    /// restored as it records. Recordings need their audio file (which gives their length
+    /// and format); items whose folder the journal does not know go into /Recovered, and so
+    /// do recordings it knows were in the trash (the trash itself is not rebuilt). Audio the
+    /// journal does not know at all is adopted afterwards, as any orphan.
+    private func rebuildFromJournal(_ document: inout Document) -> [String] {
+        struct Known {
+            var kind: ItemKind?
+            var name: String
+            var parent: ItemID
+            var created: Timestamp
+            var inTrash = false
+        }
+        var known: [ItemID: Known] = [:]
+        var order: [ItemID] = []
+        func learn(_ id: ItemID, _ value: Known) {
+            if known[id] == nil { order.append(id) }
+            known[id] = value
+        }
+        let entries = Journal(location: location).entries()
+        for entry in entries {
+            for step in entry.steps {
+                switch step {
+                case let .added(id, placement?), let .restored(id, placement?):
+                    learn(id, Known(kind: placement.kind, name: placement.name, parent: placement.parent, created: placement.created))
+                case let .added(id, nil), let .restored(id, nil):
+                    known[id]?.inTrash = false
+                case let .moved(id, _, _, toParent, toName):
+                    if var item = known[id] {
+                        item.name = toName
+                        item.parent = toParent
+                        known[id] = item
+                    } else {
+                        learn(id, Known(kind: nil, name: toName, parent: toParent, created: entry.time))
+                    }
+                case let .trashed(id):
+                    known[id]?.inTrash = true
+                case let .removedPermanently(id, _):
+                    known[id] = nil
+                }
+            }
+        }
+        var audio: [ItemID: String] = [:]
+        for file in StoreLocation.entries(of: location.audioDirectory) where !file.hasPrefix(".") {
+            if let stem = file.split(separator: ".").first, let id = ItemID(String(stem)) { audio[id] = file }
+        }
+        let parents = Set(known.values.map(\.parent))
+        func kind(_ id: ItemID) -> ItemKind? {
+            known[id]?.kind ?? (audio[id] != nil ? .recording : parents.contains(id) ? .folder : nil)
+        }
+        // Whether an item's folder chain reaches the root through folders the journal knows
+        // and that were not trashed.
+        var resolved: [ItemID: Bool] = [.root: true]
+        func reachesRoot(_ id: ItemID, depth: Int = 0) -> Bool {
+            if let done = resolved[id] { return done }
+            guard depth <= known.count, let item = known[id], !item.inTrash, kind(id) == .folder || depth == 0 else { return false }
+            let result = item.parent == .root || (kind(item.parent) == .folder && reachesRoot(item.parent, depth: depth + 1))
+            resolved[id] = result
+            return result
+        }
+        // Folders first, parents before children, so that every placed item finds its folder.
+        let folders = order.filter { kind($0) == .folder && known[$0] != nil }
+        let placedFolders = folders.filter { reachesRoot($0) }
+        func depth(_ id: ItemID) -> Int {
+            var n = 0, current = id
+            while current != .root, let parent = known[current]?.parent, n <= known.count { n += 1; current = parent }
+            return n
+        }
+        var created = 0, recordings = 0, recovered = 0
+        for id in placedFolders.sorted(by: { depth($0) < depth($1) }) {
+            let item = known[id]!
+            guard document[item.parent]?.isFolder == true, document[id] == nil else { continue }
+            let name = document.freeName(item.name, in: item.parent, except: nil)
+            _ = document.insert(.folder(id: id, name: name, parent: item.parent, created: item.created))
+            created += 1
+        }
+        for id in order where kind(id) == .recording {
+            guard let item = known[id], document[id] == nil, let file = audio[id], let info = recordingInfo(file) else { continue }
+            var parent = item.parent
+            if item.inTrash || document[parent]?.isFolder != true {
+                parent = recoveredFolder(&document)
+                recovered += 1
+            }
+            let name = document.freeName(item.name, in: parent, except: nil)
+            _ = document.insert(.recording(id: id, name: name, parent: parent, created: item.created, info: info))
+            recordings += 1
+        }
+        let counts = "\(created) folder\(created == 1 ? "" : "s") and \(recordings) recording\(recordings == 1 ? "" : "s")"
+        let into = recovered > 0 ? " (\(recovered) of them into /\(Self.recoveredFolder): their folder is unknown or was in the trash)" : ""
+        return ["rebuilt store.json from journal.jsonl (\(entries.count) changes): \(counts)\(into)"]
+    }
+
+    /// What an audio file holds, as a recording records it; nil when it is unreadable, empty,
+    /// or in a format the store cannot name (such a file stays where it is, reported).
+    private func recordingInfo(_ file: String) -> RecordingInfo? {
+        guard let audio = try? SoundFile.open(path: location.audioPath(file)), audio.frames > 0,
+              let format = audio.audioFormat else { return nil }
+        return RecordingInfo(duration: audio.duration, frames: audio.frames, sampleRate: audio.sampleRate,
+                             channels: audio.channels, format: format, file: file)
     }
 
     private func loadLeniently() throws -> (Document, [DocumentCodec.LinkProblem]) {
@@ -157,22 +290,33 @@ public struct StoreCheck {
         return orphans.sorted()
     }
 
-    /// Temporary files of an atomic write (`.store.json.tmp-PID`) whose writer is gone: a
-    /// process killed between writing and renaming. The file they were to replace is intact.
+    /// Temporary files whose writer is gone: an atomic write's (`.store.json.tmp-PID`, a
+    /// process killed between writing and renaming; the file it was to replace is intact)
+    /// in the store directory or `audio/`, and an import's (`audio/.import-PID-…`). Paths are
+    /// relative to the store directory. A live pid's files are its work in progress.
     private func strayTemporaries(isAlive: (Int32) -> Bool) -> [String] {
-        guard let dir = opendir(location.directory) else { return [] }
-        defer { closedir(dir) }
         var strays: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        for (directory, prefix) in [(location.directory, ""), (location.audioDirectory, "audio/")] {
+            for name in StoreLocation.entries(of: directory) {
+                guard let pid = Self.temporaryFileOwner(name), !isAlive(pid) else { continue }
+                strays.append(prefix + name)
             }
-            guard name.hasPrefix("."), let pidText = name.split(separator: "-").last,
-                  name.dropLast(pidText.count + 1).hasSuffix(".tmp"),
-                  let pid = Int32(pidText), !isAlive(pid) else { continue }
-            strays.append(name)
         }
-        return strays.sorted()
+        return strays
+    }
+
+    /// The pid embedded in the name of one of recnotes' temporary files, or nil for any
+    /// other name: `.NAME.tmp-PID` (an atomic write) and `.import-PID-HEX.EXT` (an import).
+    public static func temporaryFileOwner(_ name: String) -> Int32? {
+        guard name.hasPrefix(".") else { return nil }
+        if name.hasPrefix(".import-") {
+            let fields = name.dropFirst(".import-".count).split(separator: "-", maxSplits: 1)
+            guard fields.count == 2, let pid = Int32(fields[0]), pid > 0 else { return nil }
+            return pid
+        }
+        guard let pidText = name.split(separator: "-").last, name.dropLast(pidText.count + 1).hasSuffix(".tmp"),
+              let pid = Int32(pidText), pid > 0 else { return nil }
+        return pid
     }
 
     private func readViewState() -> ViewState? {
@@ -235,17 +379,12 @@ public struct StoreCheck {
     private func adopt(_ orphans: [String], into document: inout Document) -> [String] {
         var repairs: [String] = []
         for file in orphans {
-            let path = location.audioPath(file)
             // Unreadable audio stays where it is, and stays reported.
-            guard let audio = try? SoundFile.open(path: path), audio.frames > 0 else { continue }
-            let folder = recoveredFolder(&document)
+            guard let info = recordingInfo(file) else { continue }
             let stem = file.split(separator: ".").first.map(String.init) ?? file
             let id = ItemID(stem) ?? .random()
             guard document[id] == nil else { continue }
-            // Only audio in a format the store can name is adopted; anything else stays reported.
-            guard let format = audio.audioFormat else { continue }
-            let info = RecordingInfo(duration: audio.duration, frames: audio.frames, sampleRate: audio.sampleRate,
-                                     channels: audio.channels, format: format, file: file)
+            let folder = recoveredFolder(&document)
             let name = document.freeName(NameRules.violation(stem) == nil ? stem : "Recovered audio", in: folder, except: nil)
             let item = Item.recording(id: id, name: name, parent: folder, created: .now(), info: info)
             _ = document.insert(item)
@@ -259,5 +398,14 @@ public struct StoreCheck {
         let folder = Item.folder(name: document.freeName(Self.recoveredFolder, in: .root, except: nil), parent: .root)
         _ = document.insert(folder)
         return folder.id
+    }
+}
+
+extension StoreCheck.Report {
+    init(problems: [StoreCheck.Problem], repairs: [String], remaining: [StoreCheck.Problem], document: Document) {
+        self.init(problems: problems, repairs: repairs, remaining: remaining)
+        let recordings = document.items.values.filter { $0.recording != nil }.count
+        self.recordings = recordings
+        folders = document.items.count - recordings - 1
     }
 }

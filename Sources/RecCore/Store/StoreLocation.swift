@@ -43,6 +43,53 @@ public struct StoreLocation: Equatable, Sendable {
     public var viewStateLockFile: String { directory + "/viewstate.lock" }
 
     public func audioPath(_ file: String) -> String { audioDirectory + "/" + file }
+
+    /// Whether this process may change the store: false for a store on a read-only mount
+    /// or one whose directory or lock files it has no write permission for (a mounted
+    /// backup, another user's store). A store that does not exist yet is writable if it can
+    /// be created. Read-only stores are opened without locks, and every change is refused.
+    public var isWritable: Bool { writeProblem == nil }
+
+    /// Why the store cannot be written (`EROFS`, `EACCES` as text), or nil when it can.
+    public var writeProblem: String? {
+        var path = directory
+        // The nearest directory that exists decides whether the store can be created.
+        while !FileSystem.exists(path) {
+            let parent = FileSystem.parentDirectory(of: path)
+            if parent == path { break }
+            path = parent
+        }
+        guard access(path, W_OK) == 0 else { return systemReason(errno) }
+        guard path == directory else { return nil }
+        for lock in [storeLockFile, viewStateLockFile] where FileSystem.exists(lock) {
+            guard access(lock, W_OK) == 0 else { return "\(FileSystem.baseName(of: lock)): \(systemReason(errno))" }
+        }
+        return nil
+    }
+
+    /// Audio files or a journal without `store.json`: the documents were lost, and starting
+    /// a fresh empty store would hide everything the audio and journal still know.
+    public var hasLostDocuments: Bool {
+        guard !FileSystem.exists(storeFile) else { return false }
+        if FileSystem.exists(directory + "/journal.jsonl") { return true }
+        return !Self.entries(of: audioDirectory).filter { !$0.hasPrefix(".") }.isEmpty
+    }
+}
+
+extension StoreLocation {
+    /// The names in `directory` other than `.` and `..`; none if it cannot be read.
+    static func entries(of directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
 }
 
 /// The identity of a file's content as of one read: a rename-based write always makes a

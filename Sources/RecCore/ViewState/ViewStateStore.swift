@@ -24,10 +24,15 @@ public final class ViewStateStore {
     public private(set) var warnings: [String] = []
     private var observers: [(Action, ViewState) -> Void] = []
 
+    /// True when the store cannot be written: the state is read without a lock, and
+    /// every change is refused.
+    public let isReadOnly: Bool
+
     public init(location: StoreLocation) throws {
         self.location = location
         state = ViewState()
-        try FileSystem.makeDirectories(location.directory)
+        isReadOnly = !location.isWritable
+        if !isReadOnly { try FileSystem.makeDirectories(location.directory) }
         state = load()
     }
 
@@ -52,6 +57,7 @@ public final class ViewStateStore {
         let fresh = ViewState()
         // Rewritten at once so the warning is given once, not on every later command.
         // A read-only store still works: the fresh state just lives in memory.
+        guard !isReadOnly else { return fresh }
         try? FileLock.withLock(location.viewStateLockFile) {
             try FileSystem.writeAtomically(ViewStateCodec.encode(fresh), to: location.viewStateFile, durable: false)
         }
@@ -62,7 +68,7 @@ public final class ViewStateStore {
     /// then notifies.
     @discardableResult
     public func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
-        try FileLock.withLock(location.viewStateLockFile) {
+        try withLock {
             var fresh = ViewState()
             if let bytes = try? FileSystem.read(location.viewStateFile),
                let decoded = try? bytes.withUnsafeBufferPointer({ try ViewStateCodec.decode($0) }) {
@@ -74,6 +80,7 @@ public final class ViewStateStore {
                 state = fresh
                 return result
             }
+            guard !isReadOnly else { throw readOnlyError }
             // Not fsynced: view state is disposable (a power cut at worst takes back the last
             // cd or play position; a lost recording-in-progress entry leaves an orphan file
             // that fsck adopts), and record and play write it several times per run.
@@ -84,6 +91,17 @@ public final class ViewStateStore {
             }
             return result
         }
+    }
+
+    /// The one-line refusal of a change to the view state of a read-only store.
+    public var readOnlyError: RecError {
+        RecError.failure(location.viewStateFile, "cannot change the view state: the store is read-only (\(location.writeProblem ?? "not writable"))")
+    }
+
+    /// The view-state lock; a read-only store takes none (it never writes).
+    private func withLock<T>(_ body: () throws -> T) throws -> T {
+        if isReadOnly { return try body() }
+        return try FileLock.withLock(location.viewStateLockFile, body)
     }
 
     public struct Transaction {
@@ -117,6 +135,24 @@ public final class ViewStateStore {
             }
             while state.folderStack.count > common { popFolder() }
             for id in path[common...] { pushFolder(id) }
+        }
+
+        /// Cuts the stack and the selection back to what exists in `document` (see
+        /// `ViewState.restored`), as pops, pushes and a deselection. Returns whether
+        /// anything changed.
+        @discardableResult
+        public mutating func trim(to document: Document) -> Bool {
+            let restored = state.restored(against: document)
+            var changed = false
+            if restored.folderStack != state.folderStack {
+                navigate(to: restored.folderStack)
+                changed = true
+            }
+            if restored.selection == nil && state.selection != nil {
+                selectRecording(nil)
+                changed = true
+            }
+            return changed
         }
 
         public mutating func selectRecording(_ id: ItemID?, position: Double = 0) {

@@ -4,20 +4,29 @@ import RecCore
 struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Take back the last change to your recordings and folders.",
-        discussion: "Undoes mkdir, mv, rm, record, import and trash restore, newest first. Removed items come back from the trash with their audio. Refused, changing nothing, when a later change conflicts (the trash was emptied, an item was moved since)."
+        discussion: """
+        Undoes mkdir, mv, rm, record, import and trash restore, newest first, and says what it \
+        took back: 'undid #4: record /Work/Standups/monday'. A command that failed changed \
+        nothing and left nothing to undo, so the change taken back may be older: see it first \
+        with --dry-run, or list them with 'recnotes history'. Removed items come back from the \
+        trash with their audio. Refused, changing nothing, when a later change conflicts (the \
+        trash was emptied, an item was moved since).
+        """
     )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
+    @Flag(name: .customLong("dry-run"), help: "Show what would be taken back, and change nothing.")
+    var dryRun = false
+
     func run() throws {
         let library = try global.openLibrary()
-        let renderer = ChangeRenderer(library: library)
-        let entry = try library.documents.undo()
+        let undone = try library.documents.undo(dryRun: dryRun)
         if output.json {
-            renderer.finish(json: true)
-        } else if Terminal.isTTY(2) {
-            Terminal.writeStderr("undid: \(entry.summary)\n")
+            print(RecordJSON.undo(undone, dryRun: dryRun))
+        } else {
+            print("\(dryRun ? "would undo" : "undid") #\(undone.entry.sequence): \(undone.change)")
         }
     }
 }
