@@ -13,7 +13,7 @@ if [[ "${1:-}" == "--stamp" ]]; then
   exit 0
 fi
 # A fixed date keeps the page reproducible; bump it when the page changes on purpose.
-date=2026-11-22
+date=2026-11-23
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

@@ -21,7 +21,7 @@ struct Find: ParsableCommand {
     @Option(help: ArgumentHelp("Only names matching this shell pattern (*, ?, [...]).", valueName: "glob"))
     var name: String?
 
-    @Option(help: ArgumentHelp("Like --name, but letters match in either case (É matches é).", valueName: "glob"))
+    @Option(help: ArgumentHelp("Like --name, but letters match in either case, accented ones included.", valueName: "glob"))
     var iname: String?
 
     @Option(help: "Only folders or only recordings.")
