@@ -154,3 +154,36 @@ extension StoreCheckTests {
         #expect(try DocumentStore(location: dir.location).document.child(named: StoreCheck.recoveredFolder, in: .root) == nil)
     }
 }
+
+extension StoreCheckTests {
+    @Test("temporary-file names that embed a pid, and only those")
+    func temporaryFileOwners() {
+        #expect(StoreCheck.temporaryFileOwner(".store.json.tmp-123") == 123)
+        #expect(StoreCheck.temporaryFileOwner(".import-77-0123456789ab.flac") == 77)
+        #expect(StoreCheck.temporaryFileOwner("store.json") == nil)
+        #expect(StoreCheck.temporaryFileOwner(".import-x-0123.opus") == nil)
+        #expect(StoreCheck.temporaryFileOwner(".notes.tmp-") == nil)
+        #expect(StoreCheck.temporaryFileOwner(".\(Fixture.standup).opus.recovering") == nil)
+    }
+
+    @Test("a lost store.json is rebuilt from the journal: names, folders, moves; unknown audio into /Recovered")
+    func rebuildFromJournal() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file.replacingOccurrences(of: ".opus", with: ".wav"))
+        let store = try DocumentStore(location: dir.location)
+        try store.transaction { try $0.move(Fixture.ideas, into: Fixture.home, name: "Thoughts") }
+        let stranger = ItemID.random()
+        try writeWAV("\(stranger).wav")
+        try FileManager.default.removeItem(atPath: dir.location.storeFile)
+        #expect(recError { _ = try DocumentStore(location: dir.location) }?.description.contains("fsck --repair") == true)
+        #expect(!dir.exists("store.json"))
+        #expect(try check.run(repair: false).problems.first == .missingStore)
+        let report = try check.run(repair: true)
+        #expect(report.remaining == [])
+        let document = try DocumentStore(location: dir.location).document
+        #expect(document.path(of: Fixture.standup) == "/Home/Thoughts/standup")
+        #expect(document[Fixture.standup]?.recording?.frames == 8000)
+        #expect(document.path(of: Fixture.work) == "/Work")
+        #expect(document[Fixture.work]?.created == Fixture.created)
+        #expect(document.path(of: stranger) == "/Recovered/\(stranger)")
+    }
+}

@@ -117,3 +117,33 @@ struct TrashAndUndoTests {
         #expect(entries.map(\.sequence) == entries.map(\.sequence).sorted())
     }
 }
+
+extension TrashAndUndoTests {
+    @Test("the journal records where added and restored items went, and reads old entries without it")
+    func placements() throws {
+        let entries = Journal(location: dir.location).entries()
+        let steps = try #require(entries.first?.steps)
+        #expect(steps[0] == .added(Fixture.work, .init(parent: .root, name: "Work", kind: .folder, created: Fixture.created)))
+        #expect(steps[3] == .added(Fixture.standup, .init(parent: Fixture.ideas, name: "standup", kind: .recording, created: Fixture.created)))
+        let old = Array(#"{"seq": 9, "time": "2023-11-14T22:13:20.000Z", "summary": "old", "steps": [{"op": "added", "uuid": "3f2a1111-0000-4000-8000-000000000001"}]}"#.utf8)
+        let decoded = try old.withUnsafeBufferPointer { try Journal.decode($0) }
+        #expect(decoded.steps == [.added(Fixture.work)])
+    }
+
+    @Test("undo names the change by command and absolute paths; a dry run changes nothing")
+    func undoDescribesTheChange() throws {
+        store.summary = "recnotes mv Work/Ideas /Home/Thoughts"
+        try store.transaction { try $0.move(Fixture.ideas, into: Fixture.home, name: "Thoughts") }
+        store.summary = "recnotes rm -r /Work"
+        try store.transaction { try $0.remove(Fixture.work) }
+        let bytes = dir.bytes("store.json"), journal = dir.bytes("journal.jsonl")
+        let preview = try store.undo(dryRun: true)
+        #expect(preview.change == "rm /Work")
+        #expect(preview.entry.sequence == 3)
+        #expect(dir.bytes("store.json") == bytes && dir.bytes("journal.jsonl") == journal)
+        #expect(try store.undo().change == "rm /Work")
+        #expect(try store.undo().change == "mv /Work/Ideas -> /Home/Thoughts")
+        // No command line (a change made through RecCore): named by its first step.
+        #expect(try store.undo().change == "build /Work /Home")
+    }
+}
