@@ -43,7 +43,7 @@ struct DocumentStoreTests {
         #expect(store.document.root.parent == nil)
         #expect(try reopened() == store.document)
         let json = try JSONSerialization.jsonObject(with: Data(dir.bytes("store.json")!)) as? [String: Any]
-        #expect(json?["version"] as? Int == 1)
+        #expect(json?["version"] as? Int == Document.currentVersion)
     }
 
     @Test("added: the index is the item's place in its parent's name order")
