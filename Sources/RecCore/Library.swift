@@ -16,7 +16,7 @@ public final class Library {
         documents.observe { [unowned self] action, document in
             switch action {
             case .removed, .moved: self.trimViewState(to: document)
-            case .added, .renamed, .purged: break
+            case .added, .renamed, .purged, .annotated: break
             }
         }
     }

@@ -31,6 +31,25 @@ enum AnnotationCodec {
         }
     }
 
+    /// `{"tags": [...], "note": "...", "markers": [...]}`, `{}` when there is nothing.
+    static func writeObject(_ a: Annotations, to w: inout JSONWriter) {
+        var fields = JSONWriter()
+        write(a, to: &fields)
+        w.raw("{")
+        w.bytes.append(contentsOf: fields.bytes.dropFirst(2))  // the first field's ", "
+        w.raw("}")
+    }
+
+    static func readObject(_ r: inout JSONReader) throws -> Annotations {
+        var annotations = Annotations()
+        try r.beginObject()
+        var first = true
+        while let key = try r.nextKey(first: &first) {
+            if try !read(key, from: &r, into: &annotations) { try r.skipValue() }
+        }
+        return annotations
+    }
+
     /// Reads the value of `key` into `annotations` if it is one of the three; false otherwise
     /// (the caller reads the value).
     static func read(_ key: UnsafeBufferPointer<UInt8>, from r: inout JSONReader, into annotations: inout Annotations) throws -> Bool {

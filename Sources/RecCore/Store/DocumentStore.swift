@@ -15,6 +15,8 @@ public final class DocumentStore {
         case removed(Item, parent: ItemID, index: Int, subtree: [Item])
         /// Trash entries deleted for good, audio and all.
         case purged([TrashEntry])
+        /// The item's note, tags or markers changed; `before` is what they were.
+        case annotated(Item, before: Annotations)
     }
 
     public let location: StoreLocation
@@ -197,7 +199,25 @@ public final class DocumentStore {
             item.children = []
             let index = document.insert(item)
             steps.append(.added(item.id, .init(parent: parentID, name: item.name, kind: item.kind, created: item.created)))
+            // What it was born with (a recording's markers) is journaled too, so that a
+            // store.json rebuilt from the journal has it.
+            if !item.annotations.isEmpty { steps.append(.annotated(item.id, before: .none, after: item.annotations)) }
             return record(.added(document[item.id]!, parent: parentID, index: index))
+        }
+
+        /// Replaces an item's note, tags and markers (kept normalized: tags sorted and unique,
+        /// markers in order). Nothing is recorded when nothing changes.
+        @discardableResult
+        public mutating func annotate(_ id: ItemID, with annotations: Annotations) throws -> Action? {
+            guard let item = document[id] else { throw RecError.failure("@\(id)", "no such item") }
+            var new = annotations
+            new.tags = TagRules.normalized(new.tags)
+            new.markers = MarkerRules.sorted(new.markers)
+            if item.isFolder, !new.markers.isEmpty { throw RecError.failure(document.path(of: id), "a folder has no markers; only recordings do") }
+            guard new != item.annotations else { return nil }
+            document.items[id]!.annotations = new
+            steps.append(.annotated(id, before: item.annotations, after: new))
+            return record(.annotated(document[id]!, before: item.annotations))
         }
 
         /// Renames and/or moves. Moving a folder into itself or below itself is refused, and

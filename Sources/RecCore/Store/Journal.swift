@@ -16,11 +16,14 @@ public struct Journal {
         case trashed(ItemID)
         case removedPermanently(ItemID, path: String)
         case restored(ItemID, Placement? = nil)
+        /// A note, tags or markers changed from `before` to `after`.
+        case annotated(ItemID, before: Annotations, after: Annotations)
 
         /// The item the step is about.
         public var id: ItemID {
             switch self {
-            case let .added(id, _), let .moved(id, _, _, _, _), let .trashed(id), let .removedPermanently(id, _), let .restored(id, _):
+            case let .added(id, _), let .moved(id, _, _, _, _), let .trashed(id), let .removedPermanently(id, _), let .restored(id, _),
+                 let .annotated(id, _, _):
                 return id
             }
         }
@@ -135,6 +138,13 @@ public struct Journal {
                 w.raw("{\"op\": \"restored\", \"uuid\": ")
                 w.id(id)
                 encode(placement, to: &w)
+            case let .annotated(id, before, after):
+                w.raw("{\"op\": \"annotated\", \"uuid\": ")
+                w.id(id)
+                w.raw(", \"before\": ")
+                AnnotationCodec.writeObject(before, to: &w)
+                w.raw(", \"after\": ")
+                AnnotationCodec.writeObject(after, to: &w)
             }
             w.raw("}")
         }
@@ -173,6 +183,7 @@ public struct Journal {
                 while try r.nextElement(first: &firstStep) {
                     var op = "", uuid: ItemID?, fromParent: ItemID?, toParent: ItemID?, parent: ItemID?
                     var fromName = "", toName = "", path = "", name: String?, kind: ItemKind?, created: Timestamp?
+                    var before = Annotations(), after = Annotations()
                     try r.beginObject()
                     var f = true
                     while let k = try r.nextKey(first: &f) {
@@ -187,6 +198,8 @@ public struct Journal {
                         else if k.equals("name") { name = try r.readString() }
                         else if k.equals("type") { kind = ItemKind(rawValue: try r.readString()) }
                         else if k.equals("created") { created = Timestamp(utf8: try r.readRawString()) }
+                        else if k.equals("before") { before = try AnnotationCodec.readObject(&r) }
+                        else if k.equals("after") { after = try AnnotationCodec.readObject(&r) }
                         else { try r.skipValue() }
                     }
                     guard let uuid else { throw r.failure("step without uuid") }
@@ -198,6 +211,7 @@ public struct Journal {
                     case "added": entry.steps.append(.added(uuid, placement))
                     case "trashed": entry.steps.append(.trashed(uuid))
                     case "restored": entry.steps.append(.restored(uuid, placement))
+                    case "annotated": entry.steps.append(.annotated(uuid, before: before, after: after))
                     case "removedPermanently": entry.steps.append(.removedPermanently(uuid, path: path))
                     case "moved":
                         guard let fromParent, let toParent else { throw r.failure("moved step without parents") }
@@ -262,6 +276,7 @@ extension Journal.Entry {
             case .trashed?: verb = "rm"
             case .removedPermanently?: verb = "rm --permanent"
             case .restored?: verb = "trash restore"
+            case .annotated?: verb = "annotate"
             case nil: verb = "change"
             }
         }
@@ -281,6 +296,8 @@ extension Journal.Entry {
                 paths.append(document.trashEntry(id)?.path ?? path(id))
             case let .removedPermanently(_, removed):
                 paths.append(removed)
+            case let .annotated(id, _, _):
+                paths.append(path(id))
             }
         }
         let shown = paths.filter { candidate in !paths.contains { candidate != $0 && candidate.hasPrefix($0 == "/" ? "/" : $0 + "/") } }
@@ -320,6 +337,12 @@ extension DocumentStore.Transaction {
                 }
             case let .removedPermanently(_, path):
                 throw conflict("\(path) was removed permanently")
+            case let .annotated(id, before, after):
+                guard let item = document[id] else { throw conflict("@\(id.description.prefix(8)) has since been removed") }
+                guard item.annotations == after else {
+                    throw conflict("the notes, tags or markers of \(document.path(of: id)) have changed since")
+                }
+                try annotate(id, with: before)
             }
         }
         steps = []

@@ -169,3 +169,14 @@ public enum TextFolding {
         return table
     }()
 }
+
+extension Document {
+    /// Every tag on an item outside the trash, with how many items carry it, by tag.
+    public func tagCounts() -> [(tag: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        for item in items.values {
+            for tag in item.annotations.tags { counts[tag, default: 0] += 1 }
+        }
+        return counts.sorted { $0.key < $1.key }.map { (tag: $0.key, count: $0.value) }
+    }
+}

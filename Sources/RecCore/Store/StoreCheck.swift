@@ -156,6 +156,7 @@ public struct StoreCheck {
             var parent: ItemID
             var created: Timestamp
             var inTrash = false
+            var annotations = Annotations()
         }
         var known: [ItemID: Known] = [:]
         var order: [ItemID] = []
@@ -183,6 +184,8 @@ public struct StoreCheck {
                     known[id]?.inTrash = true
                 case let .removedPermanently(id, _):
                     known[id] = nil
+                case let .annotated(id, _, after):
+                    known[id]?.annotations = after
                 }
             }
         }
@@ -217,7 +220,10 @@ public struct StoreCheck {
             let item = known[id]!
             guard document[item.parent]?.isFolder == true, document[id] == nil else { continue }
             let name = document.freeName(item.name, in: item.parent, except: nil)
-            _ = document.insert(.folder(id: id, name: name, parent: item.parent, created: item.created))
+            var folder = Item.folder(id: id, name: name, parent: item.parent, created: item.created)
+            folder.annotations = item.annotations
+            folder.annotations.markers = []
+            _ = document.insert(folder)
             created += 1
         }
         for id in order where kind(id) == .recording {
@@ -228,7 +234,9 @@ public struct StoreCheck {
                 recovered += 1
             }
             let name = document.freeName(item.name, in: parent, except: nil)
-            _ = document.insert(.recording(id: id, name: name, parent: parent, created: item.created, info: info))
+            var recording = Item.recording(id: id, name: name, parent: parent, created: item.created, info: info)
+            recording.annotations = item.annotations
+            _ = document.insert(recording)
             recordings += 1
         }
         let counts = "\(created) folder\(created == 1 ? "" : "s") and \(recordings) recording\(recordings == 1 ? "" : "s")"

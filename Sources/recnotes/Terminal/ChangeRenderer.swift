@@ -13,7 +13,7 @@ final class ChangeRenderer {
         self.library = library
         library.documents.observe { [unowned self] action, document in
             switch action {
-            case let .added(item, _, _), let .renamed(item, _, _, _), let .moved(item, _, _, _, _):
+            case let .added(item, _, _), let .renamed(item, _, _, _), let .moved(item, _, _, _, _), let .annotated(item, _):
                 affected.append(document[item.id] ?? item)
             case let .removed(_, _, _, subtree):
                 for item in subtree {

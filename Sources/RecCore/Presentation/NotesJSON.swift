@@ -1,0 +1,75 @@
+/// The JSON of `tags`, `marks` and `find` hits.
+extension ItemJSON {
+    /// `[{"tag": "work", "count": 3}, ...]`
+    public static func tagCounts(_ counts: [(tag: String, count: Int)]) -> String {
+        var w = JSONWriter()
+        w.raw("[")
+        for (i, entry) in counts.enumerated() {
+            w.raw(i == 0 ? "\n  " : ",\n  ")
+            w.raw("{\"tag\": ")
+            w.string(entry.tag)
+            w.raw(", \"count\": ")
+            w.int(entry.count)
+            w.raw("}")
+        }
+        w.raw(counts.isEmpty ? "]" : "\n]")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// `[{"index": 1, "frame": 48000, "seconds": 1.0, "label": "intro"}, ...]`
+    public static func markers(_ item: Item) -> String {
+        var w = JSONWriter()
+        writeMarkers(item, to: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    static func writeMarkers(_ item: Item, to w: inout JSONWriter) {
+        let rate = item.recording?.sampleRate ?? 1
+        w.raw("[")
+        for (i, marker) in item.annotations.markers.enumerated() {
+            if i > 0 { w.raw(", ") }
+            MarkerExport.writeMarker(marker, index: i + 1, sampleRate: rate, to: &w)
+        }
+        w.raw("]")
+    }
+
+    /// `find --json` with text or annotation filters: each item as `ls --json` has it, plus
+    /// `matches` (where the text was found: {"field": "name"}, {"field": "note", "snippet"},
+    /// {"field": "marker", "index", "label", "seconds"}) and `time` (the first marker hit's
+    /// seconds, or null): `play "$path" --seek "$time"` lands on the moment.
+    public static func hits(_ hits: [SearchHit], in library: Library) -> String {
+        var w = JSONWriter()
+        w.raw("[")
+        for (i, hit) in hits.enumerated() {
+            w.raw(i == 0 ? "\n  " : ",\n  ")
+            var item = JSONWriter()
+            write(hit.item, in: library, to: &item)
+            w.bytes.append(contentsOf: item.bytes.dropLast())  // reopen the object
+            w.raw(", \"matches\": [")
+            for (k, field) in hit.fields.enumerated() {
+                if k > 0 { w.raw(", ") }
+                switch field {
+                case .name:
+                    w.raw("{\"field\": \"name\"}")
+                case let .note(snippet):
+                    w.raw("{\"field\": \"note\", \"snippet\": ")
+                    w.string(snippet)
+                    w.raw("}")
+                case let .marker(marker, index, seconds):
+                    w.raw("{\"field\": \"marker\", \"index\": ")
+                    w.int(index)
+                    w.raw(", \"label\": ")
+                    w.string(marker.label)
+                    w.raw(", \"seconds\": ")
+                    w.double((seconds * 1000).rounded() / 1000)
+                    w.raw("}")
+                }
+            }
+            w.raw("], \"time\": ")
+            if let time = hit.time { w.double((time * 1000).rounded() / 1000) } else { w.raw("null") }
+            w.raw("}")
+        }
+        w.raw(hits.isEmpty ? "]" : "\n]")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,84 @@
+/// What `tag`, `note`, `mark --at` and `unmark` mean, as transactions on the document.
+extension DocumentStore.Transaction {
+    /// `tag PATH... +work -draft`: adds and removes tags on every item. Returns the items
+    /// that changed.
+    @discardableResult
+    public mutating func tag(_ paths: [String], adding: [String], removing: [String], from currentFolder: ItemID) throws -> [Item] {
+        for tag in adding + removing { try TagRules.validate(tag) }
+        var changed: [Item] = []
+        for (_, item) in try items(at: paths, from: currentFolder) {
+            var annotations = document[item.id]!.annotations
+            annotations.tags = annotations.tags.filter { !removing.contains($0) } + adding
+            if try annotate(item.id, with: annotations) != nil { changed.append(document[item.id]!) }
+        }
+        return changed
+    }
+
+    /// `note PATH --set TEXT`: replaces the note (empty text removes it).
+    @discardableResult
+    public mutating func setNote(_ text: String, at path: String, from currentFolder: ItemID) throws -> Item {
+        try NoteRules.validate(text, subject: path)
+        let item = try items(at: [path], from: currentFolder)[0].item
+        var annotations = item.annotations
+        annotations.note = text
+        try annotate(item.id, with: annotations)
+        return document[item.id]!
+    }
+
+    /// `mark PATH --at TIME [LABEL]`: a marker at `time` (any `TimeSpec`, resolved against
+    /// the recording's length). Returns the recording and the marker's number (1-based, in
+    /// time order).
+    @discardableResult
+    public mutating func addMarker(at path: String, time: String, label: String, from currentFolder: ItemID) throws -> (Item, Int) {
+        try MarkerRules.validate(label: label)
+        let item = try items(at: [path], from: currentFolder)[0].item
+        guard let info = item.recording else { throw RecError.failure(path, "is a folder; only recordings have markers") }
+        let seconds = try TimeSpec.parse(time).resolve(duration: info.duration, spec: time)
+        let frame = min(Int64((seconds * Double(info.sampleRate)).rounded()), info.frames)
+        let marker = Marker(frame: frame, label: label)
+        var annotations = item.annotations
+        annotations.markers.append(marker)
+        try annotate(item.id, with: annotations)
+        let markers = document[item.id]!.annotations.markers
+        return (document[item.id]!, (markers.lastIndex(of: marker) ?? 0) + 1)
+    }
+
+    /// `unmark PATH (N | LABEL)`: removes one marker. Returns it.
+    @discardableResult
+    public mutating func removeMarker(at path: String, selector: String, from currentFolder: ItemID) throws -> Marker {
+        let item = try items(at: [path], from: currentFolder)[0].item
+        guard item.recording != nil else { throw RecError.failure(path, "is a folder; only recordings have markers") }
+        let (index, marker) = try item.annotations.marker(matching: selector, in: path)
+        var annotations = item.annotations
+        annotations.markers.remove(at: index - 1)
+        try annotate(item.id, with: annotations)
+        return marker
+    }
+}
+
+extension Annotations {
+    /// The marker `selector` names, and its number (1-based): `3` or `#3` by number,
+    /// `mark:LABEL` or `LABEL` by label (exactly, else ignoring case and accents). A label
+    /// that several markers share is ambiguous.
+    public func marker(matching selector: String, in path: String) throws -> (Int, Marker) {
+        var text = selector
+        if text.hasPrefix("mark:") { text.removeFirst(5) } else if text.hasPrefix("#"), Int(text.dropFirst()) != nil { text.removeFirst() }
+        guard !markers.isEmpty else { throw RecError.failure(path, "has no markers") }
+        if !selector.hasPrefix("mark:"), let number = Int(text) {
+            guard (1...markers.count).contains(number) else {
+                throw RecError.failure(NameRules.quoted(selector), "\(path) has markers 1 to \(markers.count)")
+            }
+            return (number, markers[number - 1])
+        }
+        var matches = markers.indices.filter { markers[$0].label == text }
+        if matches.isEmpty {
+            let folded = TextFolding.fold(text)
+            matches = markers.indices.filter { TextFolding.fold(markers[$0].label) == folded }
+        }
+        guard let first = matches.first else { throw RecError.failure(NameRules.quoted(selector), "no marker of \(path) has this label") }
+        guard matches.count == 1 else {
+            throw RecError.failure(NameRules.quoted(selector), "several markers have this label (\(matches.map { "#\($0 + 1)" }.joined(separator: ", "))); give its number")
+        }
+        return (first + 1, markers[first])
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import RecCore
+
+struct Unmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove a marker from a recording.",
+        discussion: "The marker is named by its number ('marks' lists them; 3 or #3) or its label. 'undo' brings it back."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: JSONOption
+
+    @Argument(help: "The recording.", completion: .storePath)
+    var path: String
+
+    @Argument(help: ArgumentHelp("The marker's number or label.", valueName: "marker"))
+    var marker: String
+
+    func run() throws {
+        let library = try global.openLibrary()
+        let renderer = ChangeRenderer(library: library)
+        let current = library.state.currentFolder
+        try library.documents.transaction { tx in try tx.removeMarker(at: path, selector: marker, from: current) }
+        renderer.finish(json: output.json)
+    }
+}
