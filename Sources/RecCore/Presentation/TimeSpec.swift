@@ -112,3 +112,13 @@ public enum TimeSpec: Equatable, Sendable {
 extension Character {
     var isASCIIDigit: Bool { isASCII && isWholeNumber }
 }
+
+extension TimeSpec {
+    /// A length of time as an option takes it (`--duration`, `--longer`): 90, 90s, 1:30, 5m.
+    public static func length(_ text: String, option: String) throws -> Double {
+        guard case let .absolute(seconds) = try parse(text), seconds > 0 else {
+            throw RecError.usage("\(option) \(text)", "must be a length of time greater than zero, such as 90, 90s or 1:30")
+        }
+        return seconds
+    }
+}

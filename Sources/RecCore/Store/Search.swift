@@ -6,9 +6,9 @@ import Glibc
 /// text was found. A hit in a marker carries the marker's time, so that the moment can be
 /// played (`play PATH --seek TIME`).
 public struct SearchQuery: Sendable {
-    /// A shell pattern on the name (`--name`, `--iname` with `ignoringCase`).
+    /// A shell pattern on the name (`--name`), and one matched in either case (`--iname`).
     public var namePattern: String?
-    public var ignoringCase = false
+    public var caselessNamePattern: String?
     public var kind: ItemKind?
     /// Every one of these tags.
     public var tags: [String] = []
@@ -74,13 +74,12 @@ extension SearchQuery {
             if let shorter, !(duration < shorter) { return nil }
         }
         for tag in tags where !item.annotations.tags.contains(tag) { return nil }
-        if let namePattern, fnmatch(namePattern, item.name, ignoringCase ? Self.caseFold : 0) != 0 { return nil }
+        if let namePattern, fnmatch(namePattern, item.name, 0) != 0 { return nil }
+        // Lower-cased on both sides: fnmatch's FNM_CASEFOLD knows only ASCII letters.
+        if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), item.name.lowercased(), 0) != 0 { return nil }
         guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
         return textHit(item)
     }
-
-    /// glibc's FNM_CASEFOLD, a GNU extension Swift does not import.
-    static let caseFold: Int32 = 1 << 4
 
     /// Every word must occur in some field; the fields where any word occurs are reported.
     private func textHit(_ item: Item) -> SearchHit? {

@@ -9,7 +9,14 @@ import Glibc
 struct Find: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Search a folder and everything under it.",
-        discussion: "Prints the absolute path of each match, parents before children, in name order. With several of --name, --iname and --type, an item must match them all."
+        discussion: """
+        Prints the absolute path of each match, parents before children, in name order. Every \
+        filter given must match. --text matches names, notes and marker labels, ignoring case \
+        and accents; every word must occur. At a terminal, where a word was found is shown \
+        too; --json gives it as "matches", and "time" is the first matching marker's time: \
+        recnotes play "$(recnotes find --text budget --json | jq -r '.[0].path')" \
+        --seek "$(recnotes find --text budget --json | jq -r '.[0].time // 0')"
+        """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -27,17 +34,60 @@ struct Find: ParsableCommand {
     @Option(help: "Only folders or only recordings.")
     var type: ItemKind?
 
+    @Option(help: ArgumentHelp("Only items with this tag; repeat for several (all must be there).", valueName: "tag"))
+    var tag: [String] = []
+
+    @Option(help: ArgumentHelp("Words that must all occur in the name, the note or a marker label (case and accents ignored).", valueName: "words"))
+    var text: String?
+
+    @Option(help: ArgumentHelp("Only items created at or after this: 2026-11-20, an ISO time, today, yesterday, 7d, 12h, 2w.", valueName: "date"))
+    var after: String?
+
+    @Option(help: ArgumentHelp("Only items created before this (same forms as --after).", valueName: "date"))
+    var before: String?
+
+    @Option(help: ArgumentHelp("Only recordings longer than this (90, 1:30, 5m).", valueName: "time"))
+    var longer: String?
+
+    @Option(help: ArgumentHelp("Only recordings shorter than this.", valueName: "time"))
+    var shorter: String?
+
     func run() throws {
+        let query = try makeQuery()
         let library = try global.openLibrary()
         let top = try library.item(at: path)
-        let matches = library.document.subtree(of: top.id).dropFirst().filter { item in
-            (type == nil || item.kind == type) && (name == nil || fnmatch(name!, item.name, 0) == 0)
-                && (iname == nil || fnmatch(iname!.lowercased(), item.name.lowercased(), 0) == 0)
-        }
+        let hits = library.document.search(query, under: top.id)
         if output.json {
-            print(ItemJSON.array(Array(matches), in: library))
-        } else {
-            for item in matches { print(library.document.path(of: item.id)) }
+            print(query.hasTextFilters ? ItemJSON.hits(hits, in: library) : ItemJSON.array(hits.map(\.item), in: library))
+            return
         }
+        let detailed = Terminal.isTTY(STDOUT_FILENO) && query.hasTextFilters
+        for hit in hits {
+            print(library.document.path(of: hit.item.id))
+            guard detailed else { continue }
+            for field in hit.fields {
+                switch field {
+                case .name: continue
+                case let .note(snippet): print("    note: \(snippet)")
+                case let .marker(marker, index, seconds): print("    \(Format.clock(seconds))  #\(index) \(marker.label)")
+                }
+            }
+        }
+    }
+
+    /// Every filter checked before the store is opened: a bad date or time is a usage error.
+    private func makeQuery() throws -> SearchQuery {
+        var query = SearchQuery()
+        query.namePattern = name
+        query.caselessNamePattern = iname
+        query.kind = type
+        for tag in tag { try TagRules.validate(tag) }
+        query.tags = tag
+        if let text { query.setText(text) }
+        query.after = try after.map { try DateSpec.parse($0) }
+        query.before = try before.map { try DateSpec.parse($0) }
+        query.longer = try longer.map { try TimeSpec.length($0, option: "--longer") }
+        query.shorter = try shorter.map { try TimeSpec.length($0, option: "--shorter") }
+        return query
     }
 }
