@@ -123,7 +123,7 @@ struct CommandTests {
         let array = try #require(try run("ls", "--json").json() as? [[String: Any]])
         #expect(array.compactMap { $0["name"] as? String } == ["Notes", "Work", "long talk", "memo", "standup"])
         let folder = array[1]
-        #expect(Set(folder.keys) == ["uuid", "name", "type", "path", "parent", "created", "children"])
+        #expect(Set(folder.keys) == ["uuid", "name", "type", "path", "parent", "created", "children", "tags", "note"])
         #expect(folder["type"] as? String == "folder")
         #expect(folder["path"] as? String == "/Work")
         #expect(folder["children"] as? Int == 1)
@@ -132,7 +132,7 @@ struct CommandTests {
         #expect(folder["created"] as? String == "2023-11-14T10:00:00.000Z")
         let standup = array[4]
         #expect(Set(standup.keys) == ["uuid", "name", "type", "path", "parent", "created", "duration", "frames",
-                                      "sampleRate", "channels", "format", "file", "size"])
+                                      "sampleRate", "channels", "format", "file", "size", "tags", "note", "markers"])
         #expect(standup["type"] as? String == "recording")
         #expect(standup["duration"] as? Double == 75.5)
         #expect(standup["format"] as? String == "opus")

@@ -124,7 +124,24 @@ public enum ItemJSON {
             w.raw(", \"children\": ")
             w.int(item.children.count)
         }
+        writeAnnotations(item, to: &w)
         w.raw("}")
+    }
+
+    /// `"tags": [...], "note": "..."` on every item, and `"markers": [...]` on recordings,
+    /// empty when there are none, so that a script never has to test for the key.
+    static func writeAnnotations(_ item: Item, to w: inout JSONWriter) {
+        w.raw(", \"tags\": [")
+        for (i, tag) in item.annotations.tags.enumerated() {
+            if i > 0 { w.raw(", ") }
+            w.string(tag)
+        }
+        w.raw("], \"note\": ")
+        w.string(item.annotations.note)
+        if item.recording != nil {
+            w.raw(", \"markers\": ")
+            writeMarkers(item, to: &w)
+        }
     }
 
     /// A tree as nested objects: each folder gets a `contents` array.

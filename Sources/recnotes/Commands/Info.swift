@@ -60,6 +60,22 @@ struct Info: ParsableCommand {
                 ["total:", Format.duration(total)],
             ]
         }
+        rows += annotationRows(item)
         for line in Terminal.table(rows) { print(line) }
+    }
+
+    /// Tags, the note's first lines and the markers.
+    private func annotationRows(_ item: Item) -> [[String]] {
+        var rows: [[String]] = []
+        let a = item.annotations
+        if !a.tags.isEmpty { rows.append(["tags:", a.tags.map { "+" + $0 }.joined(separator: " ")]) }
+        let noteLines = a.note.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for (i, line) in noteLines.prefix(5).enumerated() where !a.note.isEmpty { rows.append([i == 0 ? "note:" : "", line]) }
+        if noteLines.count > 5 { rows.append(["", "… (\(noteLines.count - 5) more lines; recnotes note PATH)"]) }
+        let rate = item.recording?.sampleRate ?? 1
+        for (i, marker) in a.markers.enumerated() {
+            rows.append([i == 0 ? "markers:" : "", "#\(i + 1)  \(Format.clock(marker.seconds(sampleRate: rate)))  \(marker.label)"])
+        }
+        return rows
     }
 }

@@ -16,12 +16,14 @@ struct ItemRenderer {
     }
 
     func longRow(_ item: Item) -> [String] {
+        // Tags follow the name, written as `tag` takes them.
+        let name = displayName(item) + item.annotations.tags.map { "  +" + $0 }.joined()
         if let info = item.recording {
             let size = library.audioSize(of: item).map(Format.size) ?? "missing"
-            return ["recording", Format.duration(info.duration), info.format.rawValue, size, Format.date(item.created), displayName(item)]
+            return ["recording", Format.duration(info.duration), info.format.rawValue, size, Format.date(item.created), name]
         }
         let count = item.children.count
-        return ["folder", "-", "\(count) item\(count == 1 ? "" : "s")", "-", Format.date(item.created), displayName(item)]
+        return ["folder", "-", "\(count) item\(count == 1 ? "" : "s")", "-", Format.date(item.created), name]
     }
 
     func printLong(_ items: [Item]) {
