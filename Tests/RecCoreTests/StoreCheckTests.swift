@@ -33,6 +33,23 @@ struct StoreCheckTests {
         #expect(dir.bytes("store.json") == bytes)
     }
 
+    @Test("markers past a recording's end are reported, and repair moves them to the end")
+    func markersPastEnd() throws {
+        let store = try DocumentStore(location: dir.location)
+        let frames = Fixture.info(Fixture.standup).frames
+        try store.transaction {
+            try $0.annotate(Fixture.standup, with: Annotations(markers: [Marker(frame: 10, label: "in"), Marker(frame: frames + 5, label: "late"),
+                                                                         Marker(frame: frames * 2)]))
+        }
+        let report = try check.run(repair: false)
+        #expect(report.problems.contains(.markersPastEnd(path: "/Work/Ideas/standup", count: 2)))
+        let repaired = try check.run(repair: true)
+        #expect(repaired.repairs.contains("moved the markers past the end of /Work/Ideas/standup to its end"))
+        let markers = try DocumentStore(location: dir.location).document[Fixture.standup]!.annotations.markers
+        #expect(markers.map(\.frame) == [10, frames, frames])
+        #expect(!(try check.run(repair: false)).problems.contains { if case .markersPastEnd = $0 { return true } else { return false } })
+    }
+
     @Test("orphan audio is adopted into /Recovered, never deleted; garbage is only reported")
     func orphans() throws {
         try writeWAV(Fixture.info(Fixture.standup).file)

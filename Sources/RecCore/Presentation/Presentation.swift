@@ -331,6 +331,7 @@ public enum CheckJSON {
         case .strayTemporary: return "strayTemporary"
         case .emptyOrphanAudio: return "emptyOrphanAudio"
         case .missingStore: return "missingStore"
+        case .markersPastEnd: return "markersPastEnd"
         }
     }
 }

@@ -22,6 +22,9 @@ public struct StoreCheck {
         case emptyOrphanAudio(file: String)
         /// `store.json` is gone but audio files or the journal are there.
         case missingStore
+        /// Markers later than the recording's last frame (its audio was cut short, or the
+        /// store was edited by hand); `--repair` moves them to the end.
+        case markersPastEnd(path: String, count: Int)
 
         public var description: String {
             switch self {
@@ -38,6 +41,7 @@ public struct StoreCheck {
             case let .strayTemporary(file): return "\(file): left by a write that was interrupted (the file it was replacing is intact)"
             case let .emptyOrphanAudio(file): return "audio/\(file): empty, and belongs to no recording"
             case .missingStore: return "store.json: missing, but audio/ or journal.jsonl is there (--repair rebuilds it from them)"
+            case let .markersPastEnd(path, count): return "\(path): \(count) marker\(count == 1 ? " is" : "s are") past the end of the recording"
             }
         }
 
@@ -87,6 +91,10 @@ public struct StoreCheck {
         var problems = storeMissing ? [Problem.missingStore] : []
         problems += linkProblems.map(Problem.link)
         problems += audioProblems(document)
+        let lateMarkers = document.preorder().filter(\.hasMarkersPastEnd)
+        problems += lateMarkers.map { item in
+            Problem.markersPastEnd(path: document.path(of: item.id), count: item.annotations.markers.filter { $0.frame > item.recording!.frames }.count)
+        }
         let viewState = readViewState()
         // A recording in progress owns its file; a dead one's file is recovered, not adopted.
         let inProgressFile = viewState?.recording?.file
@@ -118,7 +126,12 @@ public struct StoreCheck {
             repairs.append("rebuilt folder links from the items' parent pointers")
         }
         repairs += adopt(orphans, into: &document)
-        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty {
+        for item in lateMarkers {
+            let end = item.recording!.frames
+            document.items[item.id]!.annotations.markers = MarkerRules.sorted(item.annotations.markers.map { Marker(frame: min($0.frame, end), label: $0.label) })
+            repairs.append("moved the markers past the end of \(document.path(of: item.id)) to its end")
+        }
+        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty || !lateMarkers.isEmpty {
             try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
         }
         // Only once the document is safely written: nothing in these could be recovered.
@@ -415,5 +428,13 @@ extension StoreCheck.Report {
         let recordings = document.items.values.filter { $0.recording != nil }.count
         self.recordings = recordings
         folders = document.items.count - recordings - 1
+    }
+}
+
+extension Item {
+    /// Whether a marker lies past the recording's last frame.
+    var hasMarkersPastEnd: Bool {
+        guard let frames = recording?.frames else { return false }
+        return annotations.markers.contains { $0.frame > frames }
     }
 }
