@@ -159,8 +159,14 @@ public final class PCM {
 
     /// Reads up to `frames` frames; blocks until at least some are there. Returns how many
     /// were read (0 only after an xrun was recovered).
+    ///
+    /// The buffer is silenced first: a plugin may count frames it never stored. ALSA's `file`
+    /// plugin returns what its slave counted, but copies into the buffer only what its
+    /// infile still had; after the infile's end the buffer would keep an earlier read's audio
+    /// and that audio would be recorded again (issue 17, bug 7).
     public func read(into buffer: UnsafeMutablePointer<Int16>, frames: Int) throws -> Int {
         guard let handle else { throw AudioError(.device(name), "read failed", reason: "device is closed") }
+        buffer.update(repeating: 0, count: frames * channels)
         let result = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
         if result < 0 {
             try recover(Int32(result), "read failed")
