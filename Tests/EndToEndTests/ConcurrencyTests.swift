@@ -19,6 +19,7 @@ struct ConcurrencyTests {
         var trashed: [String] = []
     }
 
+    // @unchecked: every member is read and written under `lock`.
     final class Shared: @unchecked Sendable {
         private let lock = NSLock()
         private var running: Set<Int32> = []
@@ -130,14 +131,20 @@ struct ConcurrencyTests {
         try sandbox.write(source, wavBytes(frames: 4_800))
 
         let shared = Shared()
-        final class Results: @unchecked Sendable { var corners: [Corner?] = Array(repeating: nil, count: ConcurrencyTests.workers) }
+        // @unchecked: workers store their slot under `lock`; read after the group is done.
+        final class Results: @unchecked Sendable {
+            private let lock = NSLock()
+            private var slots: [Corner?] = Array(repeating: nil, count: ConcurrencyTests.workers)
+            var corners: [Corner?] { lock.withLock { slots } }
+            func set(_ index: Int, _ corner: Corner?) { lock.withLock { slots[index] = corner } }
+        }
         let results = Results()
         let group = DispatchGroup()
         let started = DispatchTime.now()
         for index in 0..<Self.workers {
             group.enter()
             Thread.detachNewThread {
-                results.corners[index] = Self.worker(index, sandbox: sandbox, seed: seed, importSource: hasImport ? source : nil, shared: shared)
+                results.set(index, Self.worker(index, sandbox: sandbox, seed: seed, importSource: hasImport ? source : nil, shared: shared))
                 group.leave()
             }
         }

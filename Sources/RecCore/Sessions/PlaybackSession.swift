@@ -130,12 +130,3 @@ public final class PlaybackSession {
         }
     }
 }
-
-/// Seconds on a clock that only goes forward; for throttling disk writes, never for audio.
-enum MonotonicClock {
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-}
