@@ -49,21 +49,43 @@ public final class PCM {
         do {
             handle = try PCM.open(name, direction, config)
             try configure(bufferMicroseconds: bufferMicroseconds, periodMicroseconds: periodMicroseconds)
-        } catch let error as AudioError where error.operation.hasPrefix("device cannot") && !name.hasPrefix("plug") {
+        } catch is FormatRefused where !name.hasPrefix("plug") {
             // The device cannot take the format itself: let the plug layer convert.
             closeHandle()
             let quoted = "plug:\"\(name.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\""))\""
             do {
                 handle = try PCM.open(quoted, direction, config)
                 try configure(bufferMicroseconds: bufferMicroseconds, periodMicroseconds: periodMicroseconds)
+            } catch let refusal as FormatRefused {
+                closeHandle()
+                throw refusal.error
             } catch {
                 closeHandle()
                 throw error
             }
+        } catch let refusal as FormatRefused {
+            closeHandle()
+            throw refusal.error
         } catch {
             closeHandle()
             throw error
         }
+    }
+
+    /// A format, access, channel count or rate the device itself does not offer: what ALSA
+    /// reports as EINVAL from a `snd_pcm_hw_params_set_*` call. Only this one is worth a
+    /// second try through the plug layer; chosen by where and with which code it failed,
+    /// never by the message's words.
+    private struct FormatRefused: Error {
+        let error: AudioError
+    }
+
+    /// As `check`, for the calls that ask the device for a format.
+    private func checkFormat(_ result: Int32, _ operation: String) throws {
+        guard result < 0 else { return }
+        let error = AudioError.alsa(name, operation, result)
+        if result == -EINVAL { throw FormatRefused(error: error) }
+        throw error
     }
 
     deinit { closeHandle() }
@@ -114,10 +136,10 @@ public final class PCM {
         defer { snd_pcm_hw_params_free(hw) }
         try check(snd_pcm_hw_params_any(handle, hw), "cannot read its parameters")
         try check(snd_pcm_hw_params_set_rate_resample(handle, hw, 1), "cannot enable resampling")
-        try check(snd_pcm_hw_params_set_access(handle, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "device cannot do interleaved access")
-        try check(snd_pcm_hw_params_set_format(handle, hw, SND_PCM_FORMAT_S16_LE), "device cannot do signed 16-bit samples")
-        try check(snd_pcm_hw_params_set_channels(handle, hw, UInt32(channels)), "device cannot do \(channels) channel(s)")
-        try check(snd_pcm_hw_params_set_rate(handle, hw, UInt32(rate), 0), "device cannot do \(rate) Hz")
+        try checkFormat(snd_pcm_hw_params_set_access(handle, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "device cannot do interleaved access")
+        try checkFormat(snd_pcm_hw_params_set_format(handle, hw, SND_PCM_FORMAT_S16_LE), "device cannot do signed 16-bit samples")
+        try checkFormat(snd_pcm_hw_params_set_channels(handle, hw, UInt32(channels)), "device cannot do \(channels) channel(s)")
+        try checkFormat(snd_pcm_hw_params_set_rate(handle, hw, UInt32(rate), 0), "device cannot do \(rate) Hz")
         var bufferTime = UInt32(bufferMicroseconds)
         var dir: Int32 = 0
         try check(snd_pcm_hw_params_set_buffer_time_near(handle, hw, &bufferTime, &dir), "cannot set the buffer size")
