@@ -8,7 +8,7 @@ BASHDIR = $(PREFIX)/share/bash-completion/completions
 ZSHDIR = $(PREFIX)/share/zsh/site-functions
 FISHDIR = $(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all deps build release test demo bench man install uninstall deb package-check clean
+.PHONY: all deps build release test test-tsan test-asan demo bench man install uninstall deb package-check clean
 
 all: build
 
@@ -30,6 +30,22 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	scripts/man.sh --check
+	$(MAKE) test-tsan
+	$(MAKE) test-asan
+
+# The sanitizers build everything again, each in a scratch directory of its own, so they
+# never invalidate the normal build. ThreadSanitizer runs what has threads: the audio
+# engine (capture thread, ring, mailbox), the System pieces, and remote control and the
+# controlled recording output end to end (the binary under test is built with TSan too).
+TSAN_TESTS = AudioEngine|SystemTests|RemoteControlTests|RecordOutputControlTests|CaptureExhaustedInput
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_TESTS)'
+
+# AddressSanitizer runs the whole suite.
+test-asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
 
 # Regenerates man/recnotes.1 from the command definitions; commit the result.
 man: deps
@@ -69,4 +85,4 @@ package-check: deb
 	@scripts/package-check.sh
 
 clean:
-	rm -rf .build *.deb
+	rm -rf .build .build-tsan .build-asan *.deb
