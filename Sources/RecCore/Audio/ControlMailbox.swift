@@ -58,6 +58,9 @@ public final class ControlMailbox: @unchecked Sendable {
     /// Whether anything waits to be taken (asked by a write that is waiting for room).
     var hasQueued: Bool { queued.load(ordering: .acquiring) > 0 }
 
+    /// Ends a `wait` now (for a stop, which is not queued).
+    func wakeWaiter() { arrived.signal() }
+
     /// Sleeps until something is submitted or `milliseconds` pass (a paused loop's wait).
     func wait(milliseconds: Int) {
         arrived.wait(milliseconds: milliseconds)

@@ -199,7 +199,7 @@ public final class PCM {
 
     /// Writes up to `frames` frames and returns how many it wrote: all of them, unless
     /// `interrupted()` turns true first. While the device's buffer is full it waits for room
-    /// at most 20 ms at a time and asks `interrupted()` in between, so a caller with commands
+    /// at most 40 ms at a time and asks `interrupted()` in between, so a caller with commands
     /// to apply is never stuck behind a sound server that takes data in large blocks (the
     /// PulseAudio null sink asks for about half a second at a time).
     public func write(_ buffer: UnsafePointer<Int16>, frames: Int, interrupted: () -> Bool = { false }) throws -> Int {
@@ -214,7 +214,7 @@ public final class PCM {
             let result = snd_pcm_writei(handle, buffer + done * channels, snd_pcm_uframes_t(frames - done))
             if result == -Int(EAGAIN) {
                 if interrupted() { break }
-                let ready = snd_pcm_wait(handle, 20)
+                let ready = snd_pcm_wait(handle, 40)
                 if ready < 0 { try recover(ready, "write failed") }
                 // A plugin whose poll descriptor reports room it does not have would make
                 // this loop spin; after two empty wake-ups in a row it sleeps instead.

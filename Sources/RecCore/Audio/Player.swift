@@ -24,11 +24,14 @@ public final class Player: @unchecked Sendable {
     public init(file: SoundFile, device: String, configuration: String? = nil) throws {
         self.file = file
         pcm = try PCM(name: device, direction: .playback, rate: file.sampleRate, channels: file.channels,
-                      bufferMicroseconds: 250_000, configuration: configuration)
+                      bufferMicroseconds: 500_000, periodMicroseconds: 125_000, configuration: configuration)
     }
 
     /// Safe from any thread, also one that must not take a lock (the signal watcher).
-    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        controls.wakeWaiter()  // sem_post: no lock, safe from the signal watcher
+    }
 
     public func togglePause() { controls.submit(.toggle) }
 
@@ -66,7 +69,7 @@ public final class Player: @unchecked Sendable {
                     break
                 }
                 if loop.paused {
-                    controls.wait(milliseconds: 50)
+                    controls.wait(milliseconds: 500)  // a command or stop() wakes it at once
                     continue
                 }
                 guard try loop.fillChunk() else { break }

@@ -39,7 +39,11 @@ public final class Recorder: @unchecked Sendable {
     /// Opens the device now, so a bad device fails before any file exists.
     public init(device: String, rate: Int, channels: Int, frameLimit: Int64? = nil,
                 ringSeconds: Double = 4, configuration: String? = nil) throws {
-        pcm = try PCM(name: device, direction: .capture, rate: rate, channels: channels, configuration: configuration)
+        // Periods of an eighth of a second (arecord's choice for a half-second buffer): each
+        // one wakes the capture thread and the writer, and a round trip to a sound server.
+        // Commands do not wait for a period: they wake the writer themselves.
+        pcm = try PCM(name: device, direction: .capture, rate: rate, channels: channels,
+                      periodMicroseconds: 125_000, configuration: configuration)
         ring = SampleRing(minimumCapacity: Int(Double(rate * channels) * max(ringSeconds, 2)))
         self.frameLimit = frameLimit
         // A command must not wait out the writer's tenth-of-a-second sleep (longer while
@@ -47,17 +51,22 @@ public final class Recorder: @unchecked Sendable {
         controls.onSubmit = { [dataReady] in dataReady.signal() }
     }
 
-    /// Waits until the capture thread has pushed more audio, or a tenth of a second passed.
-    private func waitForData() { dataReady.wait(milliseconds: 100) }
+    /// Waits until the capture thread has pushed more audio, a command or key arrived, or
+    /// half a second passed (nothing needs the writer on a timer: each of those signals).
+    private func waitForData() { dataReady.wait(milliseconds: 500) }
 
     /// Asks the recording to stop; safe from any thread (a signal watcher, a key reader).
-    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        dataReady.signal()
+    }
 
     public func togglePause() {
         var current = pauseRequested.load(ordering: .relaxed)
         while !pauseRequested.compareExchange(expected: current, desired: !current, ordering: .relaxed).exchanged {
             current = pauseRequested.load(ordering: .relaxed)
         }
+        dataReady.signal()  // the writer reports the pause at once
     }
 
     public var isPaused: Bool { pauseRequested.load(ordering: .relaxed) }

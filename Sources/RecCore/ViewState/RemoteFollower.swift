@@ -76,14 +76,20 @@ public final class RemoteFollower: @unchecked Sendable {
             }
             reread = false
             let now = mailbox.state
-            let due = MonotonicClock.now() - lastWrite >= 1 && (written.map { $0 != (now.paused, now.frames) } ?? true)
-            if now.applied > acknowledged || due {
+            let second = MonotonicClock.now() - lastWrite >= 1
+            let moved = written.map { $0 != (now.paused, now.frames) } ?? true
+            if now.applied > acknowledged || (second && moved) {
                 acknowledge(now)
                 acknowledged = max(acknowledged, now.applied)
                 written = (now.paused, now.frames)
                 lastWrite = MonotonicClock.now()
+            } else if second {
+                lastWrite = MonotonicClock.now()  // unchanged (paused): look again in a second
             }
-            switch watcher.wait(milliseconds: 250) {
+            // Nothing to do until a change, a wake-up from the engine, or the next position
+            // write is due: no polling in between.
+            let untilDue = 1 - (MonotonicClock.now() - lastWrite)
+            switch watcher.wait(milliseconds: Int32(max(untilDue, 0.05) * 1000)) {
             case .stopped:
                 let final = mailbox.state
                 if final.applied > acknowledged { acknowledge(final) }
@@ -100,6 +106,9 @@ public final class RemoteFollower: @unchecked Sendable {
         try? store.transaction { vs in
             guard vs.state.isOwn(job, id: id, pid: pid) else { return }
             vs.acknowledgeControl(of: job, through: now.applied, paused: now.paused, position: seconds)
+            // A player's position is also the selection's: one write keeps both (what
+            // `play` with no PATH resumes from after a crash).
+            if job == .playback, vs.state.selection?.recording == id { vs.updatePlayPosition(seconds) }
         }
     }
 }
