@@ -10,7 +10,9 @@ import Testing
 struct ConcurrencyTests {
     static let workers = 4
     static let commandsPerWorker = 100
-    static let watchdog: Double = 120
+    /// Wall time, so it stretches by RECNOTES_TEST_SLOWDOWN (set by `make test-asan`: every
+    /// command runs several times slower under AddressSanitizer).
+    static let watchdog: Double = 120 * max(Double(ProcessInfo.processInfo.environment["RECNOTES_TEST_SLOWDOWN"] ?? "") ?? 1, 1)
 
     /// One worker's corner of the store: live paths ("F /w0/a", "R /w0/imp-3") and the paths
     /// it sent to the trash.
@@ -19,6 +21,7 @@ struct ConcurrencyTests {
         var trashed: [String] = []
     }
 
+    // @unchecked: every member is read and written under `lock`.
     final class Shared: @unchecked Sendable {
         private let lock = NSLock()
         private var running: Set<Int32> = []
@@ -130,14 +133,20 @@ struct ConcurrencyTests {
         try sandbox.write(source, wavBytes(frames: 4_800))
 
         let shared = Shared()
-        final class Results: @unchecked Sendable { var corners: [Corner?] = Array(repeating: nil, count: ConcurrencyTests.workers) }
+        // @unchecked: workers store their slot under `lock`; read after the group is done.
+        final class Results: @unchecked Sendable {
+            private let lock = NSLock()
+            private var slots: [Corner?] = Array(repeating: nil, count: ConcurrencyTests.workers)
+            var corners: [Corner?] { lock.withLock { slots } }
+            func set(_ index: Int, _ corner: Corner?) { lock.withLock { slots[index] = corner } }
+        }
         let results = Results()
         let group = DispatchGroup()
         let started = DispatchTime.now()
         for index in 0..<Self.workers {
             group.enter()
             Thread.detachNewThread {
-                results.corners[index] = Self.worker(index, sandbox: sandbox, seed: seed, importSource: hasImport ? source : nil, shared: shared)
+                results.set(index, Self.worker(index, sandbox: sandbox, seed: seed, importSource: hasImport ? source : nil, shared: shared))
                 group.leave()
             }
         }

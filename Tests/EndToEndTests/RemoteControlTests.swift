@@ -131,12 +131,18 @@ struct RemoteControlTests {
         _ = try Self.background(cli, reaper, ["play", "src", "--paused"])
 
         func together(_ a: [String], _ b: [String]) -> [AudioCLI.Result?] {
-            final class Box: @unchecked Sendable { var results: [AudioCLI.Result?] = [nil, nil] }
+            // @unchecked: both workers store their result under `lock` (two threads writing
+            // one array, even at different indices, is a data race).
+            final class Box: @unchecked Sendable {
+                let lock = NSLock()
+                var results: [AudioCLI.Result?] = [nil, nil]
+            }
             let box = Box()
             DispatchQueue.concurrentPerform(iterations: 2) { i in
-                box.results[i] = try? cli.run(i == 0 ? a : b)
+                let result = try? cli.run(i == 0 ? a : b)
+                box.lock.withLock { box.results[i] = result }
             }
-            return box.results
+            return box.lock.withLock { box.results }
         }
         // Relative seeks queue; a single overwritable target would lose one of them.
         for result in together(["seek", "+3s"], ["seek", "+4s"]) {

@@ -8,7 +8,7 @@ struct AudioEngineBasicsTests {
         let ring = SampleRing(minimumCapacity: 1000)
         #expect(ring.capacity == 1024)
         let total = 200_000
-        let producer = try AudioThread {
+        let producer = try JoinableThread {
             var next = 0
             var chunk = [Int16](repeating: 0, count: 97)
             while next < total {

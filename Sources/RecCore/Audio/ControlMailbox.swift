@@ -1,8 +1,5 @@
 import Atomics
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import Synchronization
 
 /// The way into a running Recorder or Player from other threads (keys, the view-state
 /// follower), and the way out of what it has applied.
@@ -11,17 +8,20 @@ import Glibc
 /// applied, in order. The audio loop takes them between periods; the queue's mutex is held
 /// only to append or swap the array, never while audio is read or written. The capture
 /// thread of a Recorder never touches it.
+// @unchecked Sendable: the queue is behind a Mutex, the published state is atomics, the
+// semaphore is the C library's; `onSubmit` and `onApplied` are set before the audio loop
+// starts (by the Recorder's init, and by the follower before its thread starts) and
+// cleared only after it has stopped applying.
 public final class ControlMailbox: @unchecked Sendable {
     public struct Entry: Equatable, Sendable {
         /// The view state's sequence number, or 0 for a local command (a key).
         public var sequence: Int
-        public var action: ViewState.ControlAction
+        public var command: EngineCommand
     }
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var queue: [Entry] = []
+    private let queue = Mutex<[Entry]>([])
     private let queued = ManagedAtomic<Int>(0)
-    private var arrived = sem_t()
+    private let arrived = Semaphore()
 
     private let appliedSequence = ManagedAtomic<Int>(0)
     private let pausedState = ManagedAtomic<Bool>(false)
@@ -33,48 +33,37 @@ public final class ControlMailbox: @unchecked Sendable {
     /// it must only signal, never block).
     var onApplied: (() -> Void)?
 
-    public init() {
-        pthread_mutex_init(mutex, nil)
-        sem_init(&arrived, 0, 0)
-    }
+    public init() {}
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        sem_destroy(&arrived)
-    }
-
-    public func submit(_ action: ViewState.ControlAction, sequence: Int = 0) {
-        pthread_mutex_lock(mutex)
-        queue.append(Entry(sequence: sequence, action: action))
-        queued.wrappingIncrement(ordering: .releasing)
-        pthread_mutex_unlock(mutex)
-        sem_post(&arrived)
+    public func submit(_ command: EngineCommand, sequence: Int = 0) {
+        queue.withLock { queue in
+            queue.append(Entry(sequence: sequence, command: command))
+            queued.wrappingIncrement(ordering: .releasing)
+        }
+        arrived.signal()
         onSubmit?()
     }
 
     /// Everything submitted so far, oldest first. Cheap when nothing is queued.
     func take() -> [Entry] {
         guard queued.load(ordering: .acquiring) > 0 else { return [] }
-        pthread_mutex_lock(mutex)
-        let taken = queue
-        queue.removeAll(keepingCapacity: true)
-        queued.store(0, ordering: .releasing)
-        pthread_mutex_unlock(mutex)
-        return taken
+        return queue.withLock { queue in
+            let taken = queue
+            queue.removeAll(keepingCapacity: true)
+            queued.store(0, ordering: .releasing)
+            return taken
+        }
     }
 
     /// Whether anything waits to be taken (asked by a write that is waiting for room).
     var hasQueued: Bool { queued.load(ordering: .acquiring) > 0 }
 
+    /// Ends a `wait` now (for a stop, which is not queued).
+    func wakeWaiter() { arrived.signal() }
+
     /// Sleeps until something is submitted or `milliseconds` pass (a paused loop's wait).
     func wait(milliseconds: Int) {
-        var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
-        deadline.tv_nsec += milliseconds * 1_000_000
-        deadline.tv_sec += deadline.tv_nsec / 1_000_000_000
-        deadline.tv_nsec %= 1_000_000_000
-        _ = sem_timedwait(&arrived, &deadline)
+        arrived.wait(milliseconds: milliseconds)
     }
 
     /// The audio loop's report of where it is; `applied` is the highest remote sequence it

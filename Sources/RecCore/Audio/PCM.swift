@@ -49,21 +49,43 @@ public final class PCM {
         do {
             handle = try PCM.open(name, direction, config)
             try configure(bufferMicroseconds: bufferMicroseconds, periodMicroseconds: periodMicroseconds)
-        } catch let error as AudioError where error.operation.hasPrefix("device cannot") && !name.hasPrefix("plug") {
+        } catch is FormatRefused where !name.hasPrefix("plug") {
             // The device cannot take the format itself: let the plug layer convert.
             closeHandle()
             let quoted = "plug:\"\(name.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\""))\""
             do {
                 handle = try PCM.open(quoted, direction, config)
                 try configure(bufferMicroseconds: bufferMicroseconds, periodMicroseconds: periodMicroseconds)
+            } catch let refusal as FormatRefused {
+                closeHandle()
+                throw refusal.error
             } catch {
                 closeHandle()
                 throw error
             }
+        } catch let refusal as FormatRefused {
+            closeHandle()
+            throw refusal.error
         } catch {
             closeHandle()
             throw error
         }
+    }
+
+    /// A format, access, channel count or rate the device itself does not offer: what ALSA
+    /// reports as EINVAL from a `snd_pcm_hw_params_set_*` call. Only this one is worth a
+    /// second try through the plug layer; chosen by where and with which code it failed,
+    /// never by the message's words.
+    private struct FormatRefused: Error {
+        let error: AudioError
+    }
+
+    /// As `check`, for the calls that ask the device for a format.
+    private func checkFormat(_ result: Int32, _ operation: String) throws {
+        guard result < 0 else { return }
+        let error = AudioError.alsa(name, operation, result)
+        if result == -EINVAL { throw FormatRefused(error: error) }
+        throw error
     }
 
     deinit { closeHandle() }
@@ -114,10 +136,10 @@ public final class PCM {
         defer { snd_pcm_hw_params_free(hw) }
         try check(snd_pcm_hw_params_any(handle, hw), "cannot read its parameters")
         try check(snd_pcm_hw_params_set_rate_resample(handle, hw, 1), "cannot enable resampling")
-        try check(snd_pcm_hw_params_set_access(handle, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "device cannot do interleaved access")
-        try check(snd_pcm_hw_params_set_format(handle, hw, SND_PCM_FORMAT_S16_LE), "device cannot do signed 16-bit samples")
-        try check(snd_pcm_hw_params_set_channels(handle, hw, UInt32(channels)), "device cannot do \(channels) channel(s)")
-        try check(snd_pcm_hw_params_set_rate(handle, hw, UInt32(rate), 0), "device cannot do \(rate) Hz")
+        try checkFormat(snd_pcm_hw_params_set_access(handle, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "device cannot do interleaved access")
+        try checkFormat(snd_pcm_hw_params_set_format(handle, hw, SND_PCM_FORMAT_S16_LE), "device cannot do signed 16-bit samples")
+        try checkFormat(snd_pcm_hw_params_set_channels(handle, hw, UInt32(channels)), "device cannot do \(channels) channel(s)")
+        try checkFormat(snd_pcm_hw_params_set_rate(handle, hw, UInt32(rate), 0), "device cannot do \(rate) Hz")
         var bufferTime = UInt32(bufferMicroseconds)
         var dir: Int32 = 0
         try check(snd_pcm_hw_params_set_buffer_time_near(handle, hw, &bufferTime, &dir), "cannot set the buffer size")
@@ -159,8 +181,14 @@ public final class PCM {
 
     /// Reads up to `frames` frames; blocks until at least some are there. Returns how many
     /// were read (0 only after an xrun was recovered).
+    ///
+    /// The buffer is silenced first: a plugin may count frames it never stored. ALSA's `file`
+    /// plugin returns what its slave counted, but copies into the buffer only what its
+    /// infile still had; after the infile's end the buffer would keep an earlier read's audio
+    /// and that audio would be recorded again (issue 17, bug 7).
     public func read(into buffer: UnsafeMutablePointer<Int16>, frames: Int) throws -> Int {
         guard let handle else { throw AudioError(.device(name), "read failed", reason: "device is closed") }
+        buffer.update(repeating: 0, count: frames * channels)
         let result = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
         if result < 0 {
             try recover(Int32(result), "read failed")
@@ -171,7 +199,7 @@ public final class PCM {
 
     /// Writes up to `frames` frames and returns how many it wrote: all of them, unless
     /// `interrupted()` turns true first. While the device's buffer is full it waits for room
-    /// at most 20 ms at a time and asks `interrupted()` in between, so a caller with commands
+    /// at most 40 ms at a time and asks `interrupted()` in between, so a caller with commands
     /// to apply is never stuck behind a sound server that takes data in large blocks (the
     /// PulseAudio null sink asks for about half a second at a time).
     public func write(_ buffer: UnsafePointer<Int16>, frames: Int, interrupted: () -> Bool = { false }) throws -> Int {
@@ -186,7 +214,7 @@ public final class PCM {
             let result = snd_pcm_writei(handle, buffer + done * channels, snd_pcm_uframes_t(frames - done))
             if result == -Int(EAGAIN) {
                 if interrupted() { break }
-                let ready = snd_pcm_wait(handle, 20)
+                let ready = snd_pcm_wait(handle, 40)
                 if ready < 0 { try recover(ready, "write failed") }
                 // A plugin whose poll descriptor reports room it does not have would make
                 // this loop spin; after two empty wake-ups in a row it sleeps instead.

@@ -9,6 +9,9 @@ import Glibc
 /// The start is reached with `sf_seek`, so the first frame the device gets is the decoded
 /// frame at the start position, whatever the file's length. Controls (pause, seek, stop)
 /// may come from any thread; the playing thread picks them up between periods.
+// @unchecked Sendable: only `stop`, `togglePause`, `seek(by:)` and `controls` are used from
+// other threads (an atomic flag and the mailbox); everything else belongs to the thread
+// that calls `run`.
 public final class Player: @unchecked Sendable {
     public let pcm: PCM
     public let file: SoundFile
@@ -21,11 +24,14 @@ public final class Player: @unchecked Sendable {
     public init(file: SoundFile, device: String, configuration: String? = nil) throws {
         self.file = file
         pcm = try PCM(name: device, direction: .playback, rate: file.sampleRate, channels: file.channels,
-                      bufferMicroseconds: 250_000, configuration: configuration)
+                      bufferMicroseconds: 500_000, periodMicroseconds: 125_000, configuration: configuration)
     }
 
     /// Safe from any thread, also one that must not take a lock (the signal watcher).
-    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        controls.wakeWaiter()  // sem_post: no lock, safe from the signal watcher
+    }
 
     public func togglePause() { controls.submit(.toggle) }
 
@@ -44,143 +50,204 @@ public final class Player: @unchecked Sendable {
     /// heard, and why.
     public func run(from start: Int64, until end: Int64, paused startPaused: Bool = false,
                     onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Ending) {
-        let rate = file.sampleRate, channels = file.channels
-        let end = max(start, end)
-        let period = pcm.periodFrames
-        let chunk = UnsafeMutablePointer<Int16>.allocate(capacity: period * channels)
-        defer { chunk.deallocate() }
-        let total = AudioPosition(frames: end, sampleRate: rate)
-        let eventEvery = Int64(max(rate / 10, 1))
-        var position = start
-        /// Where the device was last started from: nothing before it can still be queued.
-        var base = start
-        var nextEvent = start + eventEvery
-        var paused = startPaused
-        /// The chunk last read from the file, and how much of its end is not yet written.
-        var chunkFrames = 0, unwritten = 0
-        var meter = LevelMeter(), overall = LevelMeter()
-        var reportedXruns = 0
-        func at(_ frames: Int64) -> AudioPosition { AudioPosition(frames: frames, sampleRate: rate) }
-        /// What the listener has heard: what was written, less what the device still holds.
-        func heard() -> Int64 { paused ? position : max(base, position - Int64(pcm.delay())) }
-        func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
-
+        var loop = PlayLoop(player: self, start: start, end: max(start, end), paused: startPaused)
         do {
             try file.seek(to: start)
-            onEvent(.started(.init(device: pcm.name, file: file.path, sampleRate: rate, channels: channels,
-                                   position: at(start), total: total)))
-            if paused { onEvent(.paused(at(position))) }
-            controls.publish(paused: paused, frames: position, applied: 0)
+            onEvent(.started(.init(device: pcm.name, file: file.path, sampleRate: loop.rate, channels: loop.channels,
+                                   position: loop.at(start), total: loop.total)))
+            if loop.paused { onEvent(.paused(loop.at(loop.position))) }
+            controls.publish(paused: loop.paused, frames: loop.position, applied: 0)
             var ending = Ending.completed
             while true {
-                if stopRequested.load(ordering: .relaxed) {
+                if isStopping {
                     ending = .stopped
                     break
                 }
-                var applied = 0
-                // Dropping what the device holds can take a round trip to a sound server
-                // (PulseAudio re-creates its stream), so it is done after the events and
-                // the report: the new state shows at once; the audio stops a moment later.
-                var restart = false
-                for command in controls.take() {
-                    switch command.action {
-                    case .pause, .resume, .toggle:
-                        let pause = command.action == .toggle ? !paused : command.action == .pause
-                        guard pause != paused else { break }
-                        if pause {
-                            // What is still queued in the device is dropped, so resuming
-                            // plays from exactly what was heard.
-                            position = heard()
-                            restart = true
-                            try file.seek(to: position)
-                            base = position
-                            unwritten = 0
-                            paused = true
-                            onEvent(.paused(at(position)))
-                        } else {
-                            paused = false
-                            onEvent(.resumed(at(position)))
-                        }
-                    case .stop:
-                        stop()
-                    case .seek, .skip:
-                        let from = heard()
-                        var target: Int64
-                        if case let .seek(to) = command.action { target = frames(to) } else if case let .skip(by) = command.action {
-                            target = from + frames(by)
-                        } else { target = from }
-                        target = min(max(target, 0), end)
-                        if !paused { restart = true }
-                        try file.seek(to: target)
-                        unwritten = 0
-                        position = target
-                        base = target
-                        nextEvent = target + eventEvery
-                        meter.reset()
-                        onEvent(.seeked(from: at(from), to: at(target)))
-                    }
-                    applied = max(applied, command.sequence)
-                }
-                controls.publish(paused: paused, frames: heard(), applied: applied)
-                if restart { try pcm.restart() }
-                if stopRequested.load(ordering: .relaxed) {
+                try loop.applyCommands(onEvent)
+                if isStopping {
                     ending = .stopped
                     break
                 }
-                if paused {
-                    controls.wait(milliseconds: 50)
+                if loop.paused {
+                    controls.wait(milliseconds: 500)  // a command or stop() wakes it at once
                     continue
                 }
-                if unwritten == 0 {
-                    if position >= end { break }
-                    let want = Int(min(Int64(period), end - position))
-                    let frames = try file.read(into: chunk, frames: want)
-                    if frames == 0 {
-                        // Shorter than its header says. A lossy codec's count may be off by less
-                        // than a frame of its own; more than that is a truncated file.
-                        if file.frames - position > 2048 {
-                            throw AudioError(.file(file.path), "cannot decode", reason: "the audio ends at frame \(position) of \(file.frames); the file is truncated")
-                        }
-                        break
-                    }
-                    meter.add(chunk, count: frames * channels)
-                    overall.add(chunk, count: frames * channels)
-                    chunkFrames = frames
-                    unwritten = frames
-                }
-                // Commands that arrive while the device is full end the write early; the rest
-                // of the chunk waits for the next turn, unless a pause or seek drops it.
-                let written = try pcm.write(chunk + (chunkFrames - unwritten) * channels, frames: unwritten) {
-                    controls.hasQueued || stopRequested.load(ordering: .relaxed)
-                }
-                unwritten -= written
-                position += Int64(written)
-                while position >= nextEvent {
-                    onEvent(.progress(.init(position: at(nextEvent), level: meter.level, bytes: nil, total: total)))
-                    meter.reset()
-                    nextEvent += eventEvery
-                }
-                let xruns = pcm.recoveries
-                if xruns != reportedXruns {
-                    reportedXruns = xruns
-                    onEvent(.xrun(at(position), count: xruns))
-                }
+                guard try loop.fillChunk() else { break }
+                try loop.writeChunk()
+                loop.emitProgress(onEvent)
+                loop.reportXruns(onEvent)
             }
             let final: Int64
             if ending == .completed {
                 try pcm.drain()
-                final = position
+                final = loop.position
             } else {
-                final = heard()
+                final = loop.heard()
             }
             pcm.close()
-            onEvent(.finished(.init(position: at(final), xruns: pcm.recoveries, overruns: 0, level: overall.level)))
-            return (at(final), ending)
+            onEvent(.finished(.init(position: loop.at(final), xruns: pcm.recoveries, overruns: 0, level: loop.overall.level)))
+            return (loop.at(final), ending)
         } catch {
-            let reached = heard()
+            let reached = loop.heard()
             pcm.close()
-            onEvent(.failed(at(reached), message: (error as? AudioError)?.description ?? "\(error)"))
+            onEvent(.failed(loop.at(reached), message: (error as? AudioError)?.description ?? "\(error)"))
             throw error
+        }
+    }
+
+    private var isStopping: Bool { stopRequested.load(ordering: .relaxed) }
+
+    /// The state of `run` that lives across turns of its loop, and its steps by name.
+    private struct PlayLoop: ~Copyable {
+        let player: Player
+        let rate: Int, channels: Int
+        let end: Int64
+        let total: AudioPosition
+        let period: Int
+        let chunk: UnsafeMutablePointer<Int16>
+        let eventEvery: Int64
+        /// Frames written to the device so far (or the position reached by a pause or seek).
+        var position: Int64
+        /// Where the device was last started from: nothing before it can still be queued.
+        var base: Int64
+        var nextEvent: Int64
+        var paused: Bool
+        /// The chunk last read from the file, and how much of its end is not yet written.
+        var chunkFrames = 0, unwritten = 0
+        var meter = LevelMeter(), overall = LevelMeter()
+        var reportedXruns = 0
+
+        init(player: Player, start: Int64, end: Int64, paused: Bool) {
+            self.player = player
+            rate = player.file.sampleRate
+            channels = player.file.channels
+            self.end = end
+            total = AudioPosition(frames: end, sampleRate: rate)
+            period = player.pcm.periodFrames
+            chunk = .allocate(capacity: period * channels)
+            eventEvery = Int64(max(rate / 10, 1))
+            position = start
+            base = start
+            nextEvent = start + eventEvery
+            self.paused = paused
+        }
+
+        deinit { chunk.deallocate() }
+
+        func at(_ frames: Int64) -> AudioPosition { AudioPosition(frames: frames, sampleRate: rate) }
+
+        /// What the listener has heard: what was written, less what the device still holds.
+        func heard() -> Int64 { paused ? position : max(base, position - Int64(player.pcm.delay())) }
+
+        func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
+
+        /// Takes the queued commands, applies each with its event, publishes the state
+        /// reached, and only then drops what the device holds if a pause or seek needs it:
+        /// that can take a round trip to a sound server (PulseAudio re-creates its stream),
+        /// so the new state shows at once and the audio stops a moment later.
+        mutating func applyCommands(_ onEvent: (AudioEvent) -> Void) throws {
+            var applied = 0
+            var restart = false
+            for entry in player.controls.take() {
+                switch entry.command {
+                case .pause, .resume, .toggle:
+                    let pause = entry.command == .toggle ? !paused : entry.command == .pause
+                    if pause != paused { restart = try setPaused(pause, onEvent) || restart }
+                case .stop:
+                    player.stop()
+                case let .seek(to):
+                    restart = try seek(to: frames(to), onEvent) || restart
+                case let .skip(by):
+                    restart = try seek(to: heard() + frames(by), onEvent) || restart
+                }
+                applied = max(applied, entry.sequence)
+            }
+            player.controls.publish(paused: paused, frames: heard(), applied: applied)
+            if restart { try player.pcm.restart() }
+        }
+
+        /// Pauses (at what was heard: what the device still holds is dropped, so resuming
+        /// plays from exactly there) or resumes. True if the device must be restarted.
+        private mutating func setPaused(_ pause: Bool, _ onEvent: (AudioEvent) -> Void) throws -> Bool {
+            if pause {
+                position = heard()
+                try player.file.seek(to: position)
+                base = position
+                unwritten = 0
+                paused = true
+                onEvent(.paused(at(position)))
+                return true
+            }
+            paused = false
+            onEvent(.resumed(at(position)))
+            return false
+        }
+
+        /// Moves to `target` (clamped to the stretch played). True if the device must be
+        /// restarted (it is playing).
+        private mutating func seek(to target: Int64, _ onEvent: (AudioEvent) -> Void) throws -> Bool {
+            let from = heard()
+            let target = min(max(target, 0), end)
+            try player.file.seek(to: target)
+            unwritten = 0
+            position = target
+            base = target
+            nextEvent = target + eventEvery
+            meter.reset()
+            onEvent(.seeked(from: at(from), to: at(target)))
+            return !paused
+        }
+
+        /// Makes sure there is something to write: the rest of the last chunk, or the next
+        /// period from the file. False at the end.
+        mutating func fillChunk() throws -> Bool {
+            guard unwritten == 0 else { return true }
+            if position >= end { return false }
+            let want = Int(min(Int64(period), end - position))
+            let frames = try player.file.read(into: chunk, frames: want)
+            if frames == 0 {
+                // Shorter than its header says. A lossy codec's count may be off by less
+                // than a frame of its own; more than that is a truncated file.
+                let file = player.file
+                if file.frames - position > 2048 {
+                    throw AudioError(.file(file.path), "cannot decode", reason: "the audio ends at frame \(position) of \(file.frames); the file is truncated")
+                }
+                return false
+            }
+            meter.add(chunk, count: frames * channels)
+            overall.add(chunk, count: frames * channels)
+            chunkFrames = frames
+            unwritten = frames
+            return true
+        }
+
+        /// Writes what is unwritten of the chunk. Commands that arrive while the device is
+        /// full end the write early; the rest waits for the next turn, unless a pause or
+        /// seek drops it.
+        mutating func writeChunk() throws {
+            let player = player
+            let written = try player.pcm.write(chunk + (chunkFrames - unwritten) * channels, frames: unwritten) {
+                player.controls.hasQueued || player.isStopping
+            }
+            unwritten -= written
+            position += Int64(written)
+        }
+
+        /// A progress event for every tenth of a second of audio written.
+        mutating func emitProgress(_ onEvent: (AudioEvent) -> Void) {
+            while position >= nextEvent {
+                onEvent(.progress(.init(position: at(nextEvent), level: meter.level, bytes: nil, total: total)))
+                meter.reset()
+                nextEvent += eventEvery
+            }
+        }
+
+        mutating func reportXruns(_ onEvent: (AudioEvent) -> Void) {
+            let xruns = player.pcm.recoveries
+            if xruns != reportedXruns {
+                reportedXruns = xruns
+                onEvent(.xrun(at(position), count: xruns))
+            }
         }
     }
 }

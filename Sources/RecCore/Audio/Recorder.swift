@@ -12,6 +12,10 @@ import Glibc
 /// thread waits for. When the ring is full (the writer fell behind by the ring's length,
 /// or the device delivers faster than real time), the capture thread counts an overrun and
 /// retries a moment later, so the device's own buffer absorbs the delay.
+// @unchecked Sendable: `stop`, `togglePause` and `controls` are the only members used from
+// other threads, and they are atomics and the mailbox. Between the capture thread and the
+// writer: the ring is single-producer single-consumer; `captureError` is written by the
+// capture thread before it ends and read only after `join`.
 public final class Recorder: @unchecked Sendable {
     public let pcm: PCM
     public let ring: SampleRing
@@ -19,12 +23,12 @@ public final class Recorder: @unchecked Sendable {
     public let frameLimit: Int64?
 
     private let stopRequested = ManagedAtomic<Bool>(false)
-    private let pauseRequested = ManagedAtomic<Bool>(false)
+    fileprivate let pauseRequested = ManagedAtomic<Bool>(false)
     private let captureEnded = ManagedAtomic<Bool>(false)
     private let overrunCount = AtomicCounter()
-    /// Posted by the capture thread after each period it pushes, so the writer sleeps until
-    /// there is audio instead of polling the ring on a timer.
-    private var dataReady = sem_t()
+    /// Signalled by the capture thread after each period it pushes, so the writer sleeps
+    /// until there is audio instead of polling the ring on a timer.
+    private let dataReady = Semaphore()
     private var captureError: Error?
     /// Frames written to the file by `run` so far (also after it threw).
     public private(set) var framesWritten: Int64 = 0
@@ -35,37 +39,34 @@ public final class Recorder: @unchecked Sendable {
     /// Opens the device now, so a bad device fails before any file exists.
     public init(device: String, rate: Int, channels: Int, frameLimit: Int64? = nil,
                 ringSeconds: Double = 4, configuration: String? = nil) throws {
-        pcm = try PCM(name: device, direction: .capture, rate: rate, channels: channels, configuration: configuration)
+        // Periods of an eighth of a second (arecord's choice for a half-second buffer): each
+        // one wakes the capture thread and the writer, and a round trip to a sound server.
+        // Commands do not wait for a period: they wake the writer themselves.
+        pcm = try PCM(name: device, direction: .capture, rate: rate, channels: channels,
+                      periodMicroseconds: 125_000, configuration: configuration)
         ring = SampleRing(minimumCapacity: Int(Double(rate * channels) * max(ringSeconds, 2)))
         self.frameLimit = frameLimit
-        sem_init(&dataReady, 0, 0)
         // A command must not wait out the writer's tenth-of-a-second sleep (longer while
         // paused, when no audio arrives to wake it).
-        controls.onSubmit = { [unowned self] in sem_post(&dataReady) }
+        controls.onSubmit = { [dataReady] in dataReady.signal() }
     }
 
-    deinit { sem_destroy(&dataReady) }
-
-    /// Waits until the capture thread has pushed more audio, or a tenth of a second passed.
-    private func waitForData() {
-        var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
-        deadline.tv_nsec += 100_000_000
-        if deadline.tv_nsec >= 1_000_000_000 {
-            deadline.tv_sec += 1
-            deadline.tv_nsec -= 1_000_000_000
-        }
-        _ = sem_timedwait(&dataReady, &deadline)
-    }
+    /// Waits until the capture thread has pushed more audio, a command or key arrived, or
+    /// half a second passed (nothing needs the writer on a timer: each of those signals).
+    private func waitForData() { dataReady.wait(milliseconds: 500) }
 
     /// Asks the recording to stop; safe from any thread (a signal watcher, a key reader).
-    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        dataReady.signal()
+    }
 
     public func togglePause() {
         var current = pauseRequested.load(ordering: .relaxed)
         while !pauseRequested.compareExchange(expected: current, desired: !current, ordering: .relaxed).exchanged {
             current = pauseRequested.load(ordering: .relaxed)
         }
+        dataReady.signal()  // the writer reports the pause at once
     }
 
     public var isPaused: Bool { pauseRequested.load(ordering: .relaxed) }
@@ -100,13 +101,13 @@ public final class Recorder: @unchecked Sendable {
                     }
                 }
                 captured += Int64(frames)
-                sem_post(&dataReady)
+                dataReady.signal()
             }
         } catch {
             captureError = error
         }
         captureEnded.store(true, ordering: .releasing)
-        sem_post(&dataReady)
+        dataReady.signal()
     }
 
     /// Records into `file` until stopped, the frame limit is reached, or the device fails.
@@ -116,70 +117,122 @@ public final class Recorder: @unchecked Sendable {
     /// thrown; what was written stays in the file.
     @discardableResult
     public func run(into file: AudioSink, onEvent: (AudioEvent) -> Void) throws -> Int64 {
-        let rate = pcm.rate, channels = pcm.channels
-        // Up to half a second per write: fewer, larger writes to the file; events are still
-        // cut at every tenth of a second of audio below.
-        let chunkSamples = max(pcm.periodFrames, rate / 2) * channels
-        let chunk = UnsafeMutablePointer<Int16>.allocate(capacity: chunkSamples)
-        defer { chunk.deallocate() }
-        var written: Int64 = 0
-        defer { framesWritten = written }
-        var lastSync = monotonicSeconds()
-        let eventEvery = Int64(max(rate / 10, 1))
-        var nextEvent = eventEvery
-        var meter = LevelMeter(), total = LevelMeter()
-        var paused = false
-        var reportedXruns = 0
-        func position() -> AudioPosition { AudioPosition(frames: written, sampleRate: rate) }
-
-        onEvent(.started(.init(device: pcm.name, file: file.path, sampleRate: rate, channels: channels,
-                               position: position(), total: nil)))
-        let thread = try AudioThread { [self] in captureLoop() }
-        var writeError: Error?
+        var loop = WriterLoop(recorder: self, file: file)
+        defer { framesWritten = loop.written }
+        onEvent(.started(.init(device: pcm.name, file: file.path, sampleRate: pcm.rate, channels: pcm.channels,
+                               position: loop.position, total: nil)))
+        let thread = try JoinableThread { [self] in captureLoop() }
         while true {
             let ended = captureEnded.load(ordering: .acquiring)
-            var applied = 0
-            // Each command is applied and reported on its own: two toggles taken together
-            // are a pause and a resume, not nothing.
-            for command in controls.take() {
-                var pause = paused
-                switch command.action {
-                case .pause: pause = true
-                case .resume: pause = false
-                case .toggle: pause = !paused
-                case .stop: stop()
-                case .seek, .skip: break  // nothing to seek in a recording; refused before it is sent
-                }
-                if pause != paused {
-                    paused = pause
-                    pauseRequested.store(pause, ordering: .relaxed)
-                    onEvent(paused ? .paused(position()) : .resumed(position()))
-                }
-                applied = max(applied, command.sequence)
-            }
-            // A key (space) flips the flag directly.
-            if isPaused != paused {
-                paused.toggle()
-                onEvent(paused ? .paused(position()) : .resumed(position()))
-            }
-            controls.publish(paused: paused, frames: written, applied: applied)
-            let n = ring.read(into: chunk, count: chunkSamples, multiple: channels)
-            if n == 0 {
+            loop.applyCommands(onEvent)
+            let frames = loop.takeFromRing()
+            if frames == 0 {
                 if ended { break }
                 waitForData()
                 continue
             }
-            if writeError != nil { continue }  // keep draining so capture can finish
-            let frames = n / channels
+            guard loop.writeChunk(frames) else { continue }  // after a write error: keep draining
+            loop.measureAndReport(frames, onEvent)
+            loop.syncIfDue()
+            loop.reportXruns(onEvent)
+        }
+        thread.join()
+        loop.total.merge(loop.meter)
+        if let error = loop.writeError ?? captureError {
+            onEvent(.failed(loop.position, message: (error as? AudioError)?.description ?? "\(error)"))
+            pcm.close()
+            throw error
+        }
+        pcm.close()
+        onEvent(.finished(.init(position: loop.position, xruns: pcm.recoveries, overruns: overruns, level: loop.total.level)))
+        return loop.written
+    }
+
+    /// The writer's side of `run`, one named step at a time: it owns everything that lives
+    /// across turns of the loop.
+    private struct WriterLoop: ~Copyable {
+        let recorder: Recorder
+        let file: AudioSink
+        let rate: Int, channels: Int
+        let chunk: UnsafeMutablePointer<Int16>
+        let chunkSamples: Int
+        let eventEvery: Int64
+        var written: Int64 = 0
+        var nextEvent: Int64
+        var meter = LevelMeter(), total = LevelMeter()
+        var paused = false
+        var reportedXruns = 0
+        var lastSync = MonotonicClock.now()
+        var writeError: Error?
+
+        init(recorder: Recorder, file: AudioSink) {
+            self.recorder = recorder
+            self.file = file
+            rate = recorder.pcm.rate
+            channels = recorder.pcm.channels
+            // Up to half a second per write: fewer, larger writes to the file; events are
+            // still cut at every tenth of a second of audio.
+            chunkSamples = max(recorder.pcm.periodFrames, rate / 2) * channels
+            chunk = .allocate(capacity: chunkSamples)
+            eventEvery = Int64(max(rate / 10, 1))
+            nextEvent = eventEvery
+        }
+
+        deinit { chunk.deallocate() }
+
+        var position: AudioPosition { AudioPosition(frames: written, sampleRate: rate) }
+
+        /// Remote commands and the pause key, each applied and reported on its own (two
+        /// toggles taken together are a pause and a resume, not nothing); then the state
+        /// reached is published for the follower.
+        mutating func applyCommands(_ onEvent: (AudioEvent) -> Void) {
+            var applied = 0
+            for entry in recorder.controls.take() {
+                var pause = paused
+                switch entry.command {
+                case .pause: pause = true
+                case .resume: pause = false
+                case .toggle: pause = !paused
+                case .stop: recorder.stop()
+                case .seek, .skip: break  // nothing to seek in a recording; refused before it is sent
+                }
+                if pause != paused {
+                    paused = pause
+                    recorder.pauseRequested.store(pause, ordering: .relaxed)
+                    onEvent(paused ? .paused(position) : .resumed(position))
+                }
+                applied = max(applied, entry.sequence)
+            }
+            // A key (space) flips the flag directly.
+            if recorder.isPaused != paused {
+                paused.toggle()
+                onEvent(paused ? .paused(position) : .resumed(position))
+            }
+            recorder.controls.publish(paused: paused, frames: written, applied: applied)
+        }
+
+        /// Whole frames from the ring into `chunk`; 0 when it is empty.
+        func takeFromRing() -> Int {
+            recorder.ring.read(into: chunk, count: chunkSamples, multiple: channels) / channels
+        }
+
+        /// Appends the chunk to the file; false (and the recording stopping) if that failed
+        /// now or before.
+        mutating func writeChunk(_ frames: Int) -> Bool {
+            guard writeError == nil else { return false }
             do {
                 try file.write(chunk, frames: frames)
+                return true
             } catch {
                 writeError = error
-                stop()
-                continue
+                recorder.stop()
+                return false
             }
-            // Levels per tenth of a second of audio: split the chunk at event boundaries.
-            // The file's size is asked once per chunk, not once per event.
+        }
+
+        /// Levels per tenth of a second of audio: the chunk is split at event boundaries.
+        /// The file's size is asked once per chunk, not once per event.
+        mutating func measureAndReport(_ frames: Int, _ onEvent: (AudioEvent) -> Void) {
             var bytes: Int64?? = nil
             var offset = 0
             while offset < frames {
@@ -190,41 +243,30 @@ public final class Recorder: @unchecked Sendable {
                 if written == nextEvent {
                     nextEvent += eventEvery
                     if bytes == nil { bytes = .some(FileSystem.size(file.path)) }
-                    onEvent(.progress(.init(position: position(), level: meter.level, bytes: bytes!, total: nil)))
+                    onEvent(.progress(.init(position: position, level: meter.level, bytes: bytes!, total: nil)))
                     total.merge(meter)
                     meter.reset()
                 }
             }
-            // Durability is a matter of time, not of audio: at least once a second a power cut
-            // could lose no more than the last second. On a real-time device that is a second
-            // of audio; a faster-than-real-time device is not held to 600 fsyncs a minute.
-            let now = monotonicSeconds()
+        }
+
+        /// Durability is a matter of time, not of audio: at least once a second a power cut
+        /// could lose no more than the last second. On a real-time device that is a second
+        /// of audio; a faster-than-real-time device is not held to 600 fsyncs a minute.
+        mutating func syncIfDue() {
+            let now = MonotonicClock.now()
             if now - lastSync >= 1 {
                 file.sync()
                 lastSync = now
             }
-            let xruns = pcm.recoveries
+        }
+
+        mutating func reportXruns(_ onEvent: (AudioEvent) -> Void) {
+            let xruns = recorder.pcm.recoveries
             if xruns != reportedXruns {
                 reportedXruns = xruns
-                onEvent(.xrun(position(), count: xruns))
+                onEvent(.xrun(position, count: xruns))
             }
         }
-        thread.join()
-        total.merge(meter)
-        if let error = writeError ?? captureError {
-            onEvent(.failed(position(), message: (error as? AudioError)?.description ?? "\(error)"))
-            pcm.close()
-            throw error
-        }
-        pcm.close()
-        onEvent(.finished(.init(position: position(), xruns: pcm.recoveries, overruns: overruns, level: total.level)))
-        return written
     }
-}
-
-/// Seconds on the monotonic clock, for pacing that must not follow wall-clock jumps.
-func monotonicSeconds() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

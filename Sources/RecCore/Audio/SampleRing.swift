@@ -5,6 +5,9 @@ import Atomics
 /// side ever waits on the other inside the ring.
 ///
 /// Indices count samples since the start and only grow; a slot is `index & mask`.
+// @unchecked Sendable: `storage` is a raw buffer shared by exactly one producer and one
+// consumer; a slot is written only between the consumer's release of `tail` past it and
+// the producer's release of `head` over it, so the two never touch the same slot at once.
 public final class SampleRing: @unchecked Sendable {
     public let capacity: Int
     private let mask: Int

@@ -104,17 +104,13 @@ public final class PipeFLACSink: AudioSink {
             write: { pointer, count, user in
                 let sink = Unmanaged<PipeFLACSink>.fromOpaque(user!).takeUnretainedValue()
                 if sink.rewriting { return count }
-                var done = 0
-                while done < Int(count) {
-                    let n = Glibc.write(sink.fd, pointer! + done, Int(count) - done)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        sink.failure = errno
-                        return sf_count_t(done)
-                    }
-                    done += n
+                do throws(Errno) {
+                    try System.writeAll(sink.fd, UnsafeRawBufferPointer(start: pointer, count: Int(count)))
+                } catch {
+                    sink.failure = error.rawValue
+                    return 0
                 }
-                sink.written += sf_count_t(done)
+                sink.written += count
                 return count
             },
             tell: { user in Unmanaged<PipeFLACSink>.fromOpaque(user!).takeUnretainedValue().written }

@@ -125,7 +125,7 @@ public final class TranscodeProgress {
 }
 
 /// A flag another thread (a signal handler's) sets to stop an import or export between chunks.
-public final class CancelFlag: @unchecked Sendable {
+public final class CancelFlag: Sendable {
     private let counter = AtomicCounter()
     public init() {}
     public func cancel() { counter.increment() }
@@ -231,16 +231,12 @@ public enum Transcode {
     }
 }
 
-/// Writes all of `bytes` to a file descriptor, retrying short writes.
+/// Writes all of `bytes` to a file descriptor (`System.writeAll`), or fails naming `name`.
 func writeFully(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int, name: String) throws {
-    var offset = 0
-    while offset < count {
-        let n = Glibc.write(fd, bytes + offset, count - offset)
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw RecError.failure(name, "cannot write: \(systemReason(errno))")
-        }
-        offset += n
+    do throws(Errno) {
+        try System.writeAll(fd, UnsafeRawBufferPointer(start: bytes, count: count))
+    } catch {
+        throw RecError.failure(name, "cannot write: \(error)")
     }
 }
 
@@ -252,11 +248,8 @@ func copyBytes(from: Int32, to: Int32, source: String, destination: String, canc
     var total: Int64 = 0
     while true {
         if cancel?.isCancelled == true { throw RecError.failure(source, "interrupted") }
-        let n = Glibc.read(from, buffer, size)
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw RecError.failure(source, "cannot read: \(systemReason(errno))")
-        }
+        let n = System.retrying { Glibc.read(from, buffer, size) }
+        if n < 0 { throw RecError.failure(source, "cannot read: \(Errno.current)") }
         if n == 0 { return total }
         try writeFully(to, buffer, n, name: destination)
         total += Int64(n)

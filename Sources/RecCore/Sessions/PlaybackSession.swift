@@ -91,17 +91,25 @@ public final class PlaybackSession {
     @discardableResult
     public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
         try register(paused: startsPaused)
-        defer { unregister() }
+        var ended = false
+        defer { if !ended { unregister() } }
         let follower = try? RemoteFollower(location: library.location, job: .playback, id: item.id,
                                            mailbox: player.controls, sampleRate: sampleRate)
         try? follower?.start()
         defer { follower?.stop() }
         let result = try player.run(from: start, until: end, paused: startsPaused) { event in
-            if case let .progress(p) = event { persistIfDue(p.position) }
+            // With a follower, its once-a-second write keeps the selection's position too.
+            if follower == nil, case let .progress(p) = event { persistIfDue(p.position) }
             onEvent(event)
         }
         follower?.stop()
-        try save(result.0)
+        // The position reached and the end of this playback, in one write of the view state.
+        let id = item.id, pid = getpid(), seconds = result.0.seconds
+        try library.viewState.transaction { vs in
+            if vs.state.selection?.recording == id { vs.updatePlayPosition(seconds) }
+            if vs.state.playing?.id == id && vs.state.playing?.pid == pid { vs.playbackEnded() }
+        }
+        ended = true
         return result
     }
 
@@ -128,14 +136,5 @@ public final class PlaybackSession {
         try library.viewState.transaction { vs in
             if vs.state.selection?.recording == id { vs.updatePlayPosition(position.seconds) }
         }
-    }
-}
-
-/// Seconds on a clock that only goes forward; for throttling disk writes, never for audio.
-enum MonotonicClock {
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }

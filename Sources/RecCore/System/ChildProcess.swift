@@ -14,9 +14,7 @@ public enum ChildProcess {
         let result = posix_spawnp(&pid, arguments[0], nil, nil, argv, environ)
         guard result == 0 else { throw RecError.failure(arguments[0], "cannot start: \(systemReason(result))") }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return ExitStatus.failure }
-        }
+        guard System.retrying({ waitpid(pid, &status, 0) }) >= 0 else { return ExitStatus.failure }
         return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 }

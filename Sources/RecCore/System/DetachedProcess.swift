@@ -59,7 +59,7 @@ public struct DetachedProcess: Sendable {
     /// Waits for it to end: its exit status, or `ExitStatus.failure` if a signal ended it.
     public func exitStatus() -> Int32 {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = System.retrying { waitpid(pid, &status, 0) }
         return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : ExitStatus.failure
     }
 
@@ -88,24 +88,17 @@ public struct DetachedProcess: Sendable {
     /// Everything readable from `fd` until its writers close it, or nil if `seconds` pass first.
     public static func readToEnd(_ fd: Int32, within seconds: Double) -> [UInt8]? {
         var received: [UInt8] = []
-        let deadline = monotonicNow() + seconds
+        let deadline = MonotonicClock.now() + seconds
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let left = deadline - monotonicNow()
+            let left = deadline - MonotonicClock.now()
             if left <= 0 { return nil }
             var fds = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&fds, 1, Int32(left * 1000) + 1)
             if ready <= 0 { continue }  // EINTR or a spurious wake: the deadline decides
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
+            let n = System.retrying { read(fd, &buffer, buffer.count) }
             if n <= 0 { return received }
             received += buffer[0..<n]
         }
-    }
-
-    private static func monotonicNow() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }

@@ -7,24 +7,24 @@ import Glibc
 public enum FileSystem {
     /// The whole file, or nil if it does not exist.
     public static func read(_ path: String) throws -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
         if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw RecError.failure(path, systemReason(errno))
+            let error = Errno.current
+            if error == .noSuchFile { return nil }
+            throw RecError.failure(path, "\(error)")
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw RecError.failure(path, systemReason(errno)) }
+        guard fstat(fd, &info) == 0 else { throw RecError.failure(path, "\(Errno.current)") }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(path, "is a directory") }
         var buffer = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
         var filled = 0
         while true {
             if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw RecError.failure(path, systemReason(errno))
+            let n = buffer.withUnsafeMutableBytes { raw in
+                System.retrying { Glibc.read(fd, raw.baseAddress! + filled, raw.count - filled) }
             }
+            if n < 0 { throw RecError.failure(path, "\(Errno.current)") }
             if n == 0 { break }
             filled += n
         }
@@ -41,12 +41,12 @@ public enum FileSystem {
         let directory = parentDirectory(of: path)
         let temporary = "\(directory)/.\(baseName(of: path)).tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RecError.failure(path, "cannot write: \(systemReason(errno))") }
+        guard fd >= 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
         do {
             try writeAll(fd, bytes, path: path)
-            guard !durable || fsync(fd) == 0 else { throw RecError.failure(path, "cannot write: \(systemReason(errno))") }
+            guard !durable || fsync(fd) == 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
             guard close(fd) == 0 else {
-                throw RecError.failure(path, "cannot write: \(systemReason(errno))")
+                throw RecError.failure(path, "cannot write: \(Errno.current)")
             }
         } catch {
             close(fd)
@@ -54,33 +54,28 @@ public enum FileSystem {
             throw error
         }
         guard rename(temporary, path) == 0 else {
-            let reason = systemReason(errno)
+            let reason = Errno.current
             unlink(temporary)
             throw RecError.failure(path, "cannot replace: \(reason)")
         }
         if durable { syncDirectory(directory) }
     }
 
+    /// All of `bytes`, or an error naming `path`.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
-        var written = 0
-        try bytes.withUnsafeBytes { raw in
-            while written < raw.count {
-                let n = write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw RecError.failure(path, "cannot write: \(systemReason(errno))")
-                }
-                written += n
-            }
+        do throws(Errno) {
+            try System.writeAll(fd, bytes)
+        } catch {
+            throw RecError.failure(path, "cannot write: \(error)")
         }
     }
 
     /// Pushes a finished file's data to the disk (libsndfile closes without syncing).
     public static func syncFile(_ path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RecError.failure(path, "cannot sync: \(systemReason(errno))") }
+        guard fd >= 0 else { throw RecError.failure(path, "cannot sync: \(Errno.current)") }
         let synced = fsync(fd)
-        let reason = systemReason(errno)
+        let reason = Errno.current
         close(fd)
         guard synced == 0 else { throw RecError.failure(path, "cannot sync: \(reason)") }
     }
@@ -98,7 +93,7 @@ public enum FileSystem {
         for component in path.split(separator: "/") {
             current += "/" + component
             if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw RecError.failure(path, "cannot create directory: \(systemReason(errno))")
+                throw RecError.failure(path, "cannot create directory: \(Errno.current)")
             }
         }
         var info = stat()
@@ -119,7 +114,7 @@ public enum FileSystem {
 
     public static func remove(_ path: String) throws {
         if unlink(path) != 0 && errno != ENOENT {
-            throw RecError.failure(path, "cannot remove: \(systemReason(errno))")
+            throw RecError.failure(path, "cannot remove: \(Errno.current)")
         }
     }
 
@@ -141,10 +136,9 @@ public final class FileLock {
 
     public init(path: String) throws {
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RecError.failure(path, "cannot open lock file: \(systemReason(errno))") }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let reason = systemReason(errno)
+        guard fd >= 0 else { throw RecError.failure(path, "cannot open lock file: \(Errno.current)") }
+        if System.retrying({ flock(fd, LOCK_EX) }) != 0 {
+            let reason = Errno.current
             close(fd)
             throw RecError.failure(path, "cannot lock: \(reason)")
         }

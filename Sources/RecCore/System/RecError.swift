@@ -61,7 +61,7 @@ public enum ExitStatus {
 
 /// A system call's errno, rendered the way the C library words it.
 public func systemReason(_ code: Int32) -> String {
-    String(cString: strerror(code))
+    Errno(code).description
 }
 
 #if canImport(Glibc)

@@ -154,7 +154,7 @@ public struct RemoteControl {
     /// over and its item saved). The watcher must have been made before the command was
     /// sent, so that no change can slip between sending and waiting.
     public func wait(for sent: Sent, until: ViewState.ControlAction, watcher: ViewStateWatcher, timeout: Double) -> Outcome {
-        let deadline = monotonicSeconds() + timeout
+        let deadline = MonotonicClock.now() + timeout
         while true {
             let state = ViewStateStore.peek(library.location) ?? ViewState()
             guard state.isOwn(sent.job, id: sent.id, pid: sent.pid), let control = state.control(of: sent.job) else {
@@ -169,7 +169,7 @@ public struct RemoteControl {
                 let last = ViewStateStore.peek(library.location) ?? ViewState()
                 return last.isOwn(sent.job, id: sent.id, pid: sent.pid) ? .died : .ended
             }
-            let left = deadline - monotonicSeconds()
+            let left = deadline - MonotonicClock.now()
             if left <= 0 { return .timedOut }
             _ = watcher.wait(milliseconds: Int32(min(left, 0.5) * 1000) + 1)
         }

@@ -10,6 +10,9 @@ import Glibc
 /// events, the follower acknowledges under the view-state lock: it removes what was
 /// applied and writes the paused flag and position the engine reached. About once a
 /// second it also writes the position, so `status` stays current.
+// @unchecked Sendable: `thread` is set by `start` and cleared by `stop`, both on the
+// thread that owns the follower; the follower thread uses only the immutable members, its
+// own store object and the watcher and mailbox, which are thread-safe.
 public final class RemoteFollower: @unchecked Sendable {
     private let location: StoreLocation
     private let job: ViewState.Job
@@ -20,7 +23,7 @@ public final class RemoteFollower: @unchecked Sendable {
     private let watcher: ViewStateWatcher
     /// Its own store object: the session's belongs to the main thread.
     private let store: ViewStateStore
-    private var thread: AudioThread?
+    private var thread: JoinableThread?
 
     public init(location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: ControlMailbox, sampleRate: Int) throws {
         self.location = location
@@ -35,7 +38,7 @@ public final class RemoteFollower: @unchecked Sendable {
 
     public func start() throws {
         guard thread == nil else { return }
-        thread = try AudioThread { [self] in loop() }
+        thread = try JoinableThread { [self] in loop() }
     }
 
     /// Runs `body` (the engine's loop) while a follower keeps the job in step with the view
@@ -61,26 +64,32 @@ public final class RemoteFollower: @unchecked Sendable {
     private func loop() {
         var forwarded = 0, acknowledged = 0
         var written: (paused: Bool, frames: Int64)?
-        var lastWrite = monotonicSeconds()
+        var lastWrite = MonotonicClock.now()
         var reread = true
         while true {
             if reread, let state = ViewStateStore.peek(location), state.isOwn(job, id: id, pid: pid),
                let control = state.control(of: job) {
                 for command in control.pending where command.sequence > forwarded {
-                    mailbox.submit(command.action, sequence: command.sequence)
+                    mailbox.submit(command.action.engineCommand, sequence: command.sequence)
                     forwarded = command.sequence
                 }
             }
             reread = false
             let now = mailbox.state
-            let due = monotonicSeconds() - lastWrite >= 1 && (written.map { $0 != (now.paused, now.frames) } ?? true)
-            if now.applied > acknowledged || due {
+            let second = MonotonicClock.now() - lastWrite >= 1
+            let moved = written.map { $0 != (now.paused, now.frames) } ?? true
+            if now.applied > acknowledged || (second && moved) {
                 acknowledge(now)
                 acknowledged = max(acknowledged, now.applied)
                 written = (now.paused, now.frames)
-                lastWrite = monotonicSeconds()
+                lastWrite = MonotonicClock.now()
+            } else if second {
+                lastWrite = MonotonicClock.now()  // unchanged (paused): look again in a second
             }
-            switch watcher.wait(milliseconds: 250) {
+            // Nothing to do until a change, a wake-up from the engine, or the next position
+            // write is due: no polling in between.
+            let untilDue = 1 - (MonotonicClock.now() - lastWrite)
+            switch watcher.wait(milliseconds: Int32(max(untilDue, 0.05) * 1000)) {
             case .stopped:
                 let final = mailbox.state
                 if final.applied > acknowledged { acknowledge(final) }
@@ -97,6 +106,24 @@ public final class RemoteFollower: @unchecked Sendable {
         try? store.transaction { vs in
             guard vs.state.isOwn(job, id: id, pid: pid) else { return }
             vs.acknowledgeControl(of: job, through: now.applied, paused: now.paused, position: seconds)
+            // A player's position is also the selection's: one write keeps both (what
+            // `play` with no PATH resumes from after a crash).
+            if job == .playback, vs.state.selection?.recording == id { vs.updatePlayPosition(seconds) }
+        }
+    }
+}
+
+extension ViewState.ControlAction {
+    /// The engine's command for this view-state action: the engine knows nothing of the
+    /// view state, so the mapping lives on this side.
+    var engineCommand: EngineCommand {
+        switch self {
+        case .pause: return .pause
+        case .resume: return .resume
+        case .toggle: return .toggle
+        case .stop: return .stop
+        case let .seek(to): return .seek(to: to)
+        case let .skip(by): return .skip(by: by)
         }
     }
 }

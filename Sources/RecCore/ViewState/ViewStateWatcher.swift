@@ -8,7 +8,7 @@ import Glibc
 /// inode changes each time and a watch on it would see one change and then nothing. A
 /// rename shows as IN_MOVED_TO of `viewstate.json`; IN_CLOSE_WRITE covers a plain write
 /// (a hand edit). A pipe lets another thread wake a waiter, or stop it.
-public final class ViewStateWatcher: @unchecked Sendable {
+public final class ViewStateWatcher: Sendable {
     public enum Wake: Equatable, Sendable {
         case changed, woken, timedOut, stopped
     }
@@ -106,7 +106,7 @@ public final class ViewStateWatcher: @unchecked Sendable {
 }
 
 /// A flag set once, read from any thread.
-final class AtomicFlag: @unchecked Sendable {
+final class AtomicFlag: Sendable {
     private let counter = AtomicCounter()
     func set() { counter.increment() }
     var isSet: Bool { counter.load() > 0 }

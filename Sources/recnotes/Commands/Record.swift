@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -168,21 +169,10 @@ extension Record {
 }
 
 /// Set from the signal thread, read by the prompt.
-final class InterruptFlag: @unchecked Sendable {
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var value = false
+final class InterruptFlag: Sendable {
+    private let value = Mutex(false)
 
-    init() { pthread_mutex_init(lock, nil) }
+    func set() { value.withLock { $0 = true } }
 
-    func set() {
-        pthread_mutex_lock(lock)
-        value = true
-        pthread_mutex_unlock(lock)
-    }
-
-    func isSet() -> Bool {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return value
-    }
+    func isSet() -> Bool { value.withLock { $0 } }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import RecCore
 
 #if canImport(Glibc)
@@ -14,18 +15,18 @@ enum Key: Equatable {
 
 /// Puts the terminal in character-at-a-time mode without echo and reads keys on a thread
 /// of its own, until stopped. The terminal is restored on `stop()`.
+// @unchecked Sendable: `running` is behind a Mutex; `handler` is called only on the
+// reader thread; `saved` and `thread` are written in init and read after the join in stop.
 final class KeyReader: @unchecked Sendable {
     private var saved = termios()
     private var thread = pthread_t()
-    private var running = true
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let running = Mutex(true)
     private var handler: (Key) -> Void
 
     /// nil when stdin is not a terminal.
     init?(_ handler: @escaping (Key) -> Void) {
         guard Terminal.isTTY(STDIN_FILENO), tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
         self.handler = handler
-        pthread_mutex_init(lock, nil)
         Self.enterRawMode(saved)
         let unmanaged = Unmanaged.passUnretained(self).toOpaque()
         pthread_create(&thread, nil, { raw in
@@ -46,9 +47,7 @@ final class KeyReader: @unchecked Sendable {
     }
 
     private var isRunning: Bool {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return running
+        running.withLock { $0 }
     }
 
     private func loop() {
@@ -97,10 +96,10 @@ final class KeyReader: @unchecked Sendable {
 
     /// Stops reading (within a tenth of a second) and restores the terminal.
     func stop() {
-        pthread_mutex_lock(lock)
-        let wasRunning = running
-        running = false
-        pthread_mutex_unlock(lock)
+        let wasRunning = running.withLock { running in
+            defer { running = false }
+            return running
+        }
         guard wasRunning else { return }
         pthread_join(thread, nil)
         tcsetattr(STDIN_FILENO, TCSANOW, &saved)

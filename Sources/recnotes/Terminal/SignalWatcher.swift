@@ -1,3 +1,4 @@
+import Synchronization
 import RecCore
 
 #if canImport(Glibc)
@@ -7,13 +8,12 @@ import Glibc
 /// SIGINT and SIGTERM, taken by a thread of their own with `sigwait`, so they stop a
 /// recording or playback cleanly instead of killing the process. Must be installed before
 /// any other thread starts, so that every thread inherits the blocked mask.
+// @unchecked Sendable: the handler is behind a Mutex; `thread` is written once, in init.
 final class SignalWatcher: @unchecked Sendable {
-    private var handler: (@Sendable (Int32) -> Void)?
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let handler = Mutex<(@Sendable (Int32) -> Void)?>(nil)
     private var thread = pthread_t()
 
     init() {
-        pthread_mutex_init(lock, nil)
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGINT)
@@ -30,9 +30,7 @@ final class SignalWatcher: @unchecked Sendable {
             while true {
                 var signal: Int32 = 0
                 if sigwait(&set, &signal) != 0 { continue }
-                pthread_mutex_lock(watcher.lock)
-                let handler = watcher.handler
-                pthread_mutex_unlock(watcher.lock)
+                let handler = watcher.handler.withLock { $0 }
                 handler?(signal)
             }
         }, unmanaged)
@@ -41,8 +39,6 @@ final class SignalWatcher: @unchecked Sendable {
 
     /// What to do on the next signals (replaces the previous handler).
     func onSignal(_ handler: @escaping @Sendable (Int32) -> Void) {
-        pthread_mutex_lock(lock)
-        self.handler = handler
-        pthread_mutex_unlock(lock)
+        self.handler.withLock { $0 = handler }
     }
 }

@@ -154,6 +154,8 @@ final class AudioCLI: @unchecked Sendable {
 }
 
 /// Reads a pipe to its end on another thread, so a child writing a lot cannot stall.
+// @unchecked: `data` is written once by the reading thread before it signals `done`, and
+// read only after `wait()`.
 final class DrainedPipe: @unchecked Sendable {
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)

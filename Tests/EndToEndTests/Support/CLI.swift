@@ -83,6 +83,7 @@ final class Sandbox: Sendable {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // @unchecked: `data` is written by the one reader task and read after `done.wait()`.
         final class Box: @unchecked Sendable { var data = Data() }
         let errors = Box()
         let done = DispatchSemaphore(value: 0)

@@ -2,9 +2,10 @@
 import Glibc
 #endif
 
-/// A joinable POSIX thread running one closure. Foundation's `Thread` is not used, so that
-/// RecCore stays free of Foundation on the audio path.
-final class AudioThread {
+/// A joinable POSIX thread running one closure (the capture loop, the view-state
+/// follower). Foundation's `Thread` is not used, so that RecCore stays free of Foundation
+/// on the audio path. Joined at the latest when it goes away.
+final class JoinableThread {
     private final class Box {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
@@ -23,7 +24,7 @@ final class AudioThread {
         guard result == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
             joined = true
-            throw RecError.failure("thread", "cannot start: \(systemReason(result))")
+            throw RecError.failure("thread", "cannot start: \(Errno(result))")
         }
     }
 
