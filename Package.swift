@@ -18,10 +18,17 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libasound2-dev", "libsndfile1-dev"])]
         ),
+        // CMU PocketSphinx, the built-in transcription engine (Transcripts/).
+        .systemLibrary(
+            name: "CPocketSphinx",
+            pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]
+        ),
         .target(
             name: "RecCore",
             dependencies: [
                 "CAudio",
+                "CPocketSphinx",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
             plugins: ["VersionStamp"]

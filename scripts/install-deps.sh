@@ -11,6 +11,9 @@ packages=(
   pulseaudio                                   # a real-time device without a sound card
   sox libsox-fmt-all                           # test signals and the benchmark peer
   jq hyperfine                                 # benchmark peers
+  libpocketsphinx-dev libsphinxbase-dev        # build: the built-in transcription engine
+  pocketsphinx-en-us                           # its acoustic model, language model, dictionary
+  pocketsphinx pocketsphinx-testdata           # pocketsphinx_continuous (bench peer), test speech
 )
 # `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.
 if [[ "${1:-}" == "--packaging" ]]; then

@@ -1,0 +1,108 @@
+import CPocketSphinx
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built-in engine: CMU PocketSphinx with the US English model Debian ships
+/// (`pocketsphinx-en-us`). Fast and offline, and rough: its transcripts are drafts.
+///
+/// It decodes as `pocketsphinx_continuous -infile` does: the audio in blocks, the
+/// library's voice-activity detector cutting it into utterances, one segment per
+/// utterance, with word times from the segmentation (`ps_seg_iter`).
+public struct PocketSphinxEngine: TranscriptionEngine {
+    public static let modelDirectory = "/usr/share/pocketsphinx/model/en-us"
+
+    public var name: String { "pocketsphinx" }
+    /// Acoustic model directory (`-hmm`), language model (`-lm`), dictionary (`-dict`).
+    public var acousticModel: String
+    public var languageModel: String
+    public var dictionary: String
+
+    public init(acousticModel: String = modelDirectory + "/en-us",
+                languageModel: String = modelDirectory + "/en-us.lm.bin",
+                dictionary: String = modelDirectory + "/cmudict-en-us.dict") {
+        self.acousticModel = acousticModel
+        self.languageModel = languageModel
+        self.dictionary = dictionary
+    }
+
+    /// What the transcript names as its model: the acoustic model's directory.
+    public var model: String { acousticModel }
+
+    /// Samples handed to the decoder at a time, as pocketsphinx_continuous reads them.
+    static let block = 2048
+
+    public func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript {
+        for (path, what) in [(acousticModel, "acoustic model"), (languageModel, "language model"), (dictionary, "dictionary")]
+        where !FileSystem.exists(path) {
+            throw .transcribe(name, "\(what) not found: \(path) (install pocketsphinx-en-us)")
+        }
+        cpocketsphinx_silence()
+        guard let config = cpocketsphinx_config(acousticModel, languageModel, dictionary) else {
+            throw .transcribe(name, "the model configuration was refused")
+        }
+        guard let decoder = ps_init(config) else {
+            cmd_ln_free_r(config)
+            throw .transcribe(name, "cannot load the model \(acousticModel)")
+        }
+        // The decoder keeps its own reference to the configuration.
+        cmd_ln_free_r(config)
+        defer { ps_free(decoder) }
+        let frameRate = Double(max(1, cmd_ln_int_r(ps_get_config(decoder), "-frate")))
+
+        var segments: [Transcript.Segment] = []
+        func finishUtterance() throws(RecError) {
+            guard ps_end_utt(decoder) >= 0 else { throw .transcribe(name, "decoding failed") }
+            if let segment = Self.segment(decoder, frameRate: frameRate) { segments.append(segment) }
+        }
+        guard ps_start_utt(decoder) >= 0 else { throw .transcribe(name, "cannot start decoding") }
+        var inUtterance = false
+        var offset = 0
+        while offset < audio.samples.count {
+            let count = min(Self.block, audio.samples.count - offset)
+            let searched = audio.samples.withUnsafeBufferPointer {
+                ps_process_raw(decoder, $0.baseAddress! + offset, count, 0, 0)
+            }
+            guard searched >= 0 else { throw .transcribe(name, "decoding failed") }
+            offset += count
+            let speech = ps_get_in_speech(decoder) != 0
+            if speech && !inUtterance {
+                inUtterance = true
+            } else if !speech && inUtterance {
+                try finishUtterance()
+                guard ps_start_utt(decoder) >= 0 else { throw .transcribe(name, "cannot start decoding") }
+                inUtterance = false
+            }
+        }
+        try finishUtterance()
+        return Transcript(engine: name, model: model, quality: .draft, segments: segments)
+    }
+
+    /// The words of the utterance just ended, without silences, fillers and sentence marks.
+    private static func segment(_ decoder: OpaquePointer, frameRate: Double) -> Transcript.Segment? {
+        var words: [Transcript.Word] = []
+        var iterator = ps_seg_iter(decoder)
+        while let seg = iterator {
+            if let cWord = ps_seg_word(seg), let word = spokenWord(String(cString: cWord)) {
+                var first: Int32 = 0
+                var last: Int32 = 0
+                ps_seg_frames(seg, &first, &last)
+                words.append(Transcript.Word(start: Double(first) / frameRate, end: Double(last + 1) / frameRate, text: word))
+            }
+            iterator = ps_seg_next(seg)
+        }
+        guard let first = words.first, let last = words.last else { return nil }
+        return Transcript.Segment(start: first.start, end: last.end, text: words.map(\.text).joined(separator: " "), words: words)
+    }
+
+    /// A dictionary word as spoken: nil for `<s>`, `</s>`, `<sil>` and fillers (`[NOISE]`,
+    /// `++UH++`), and an alternative pronunciation's `(2)` taken off.
+    static func spokenWord(_ word: String) -> String? {
+        if word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("+") { return nil }
+        if word.hasSuffix(")"), let open = word.lastIndex(of: "("), open > word.startIndex {
+            return String(word[..<open])
+        }
+        return word.isEmpty ? nil : word
+    }
+}
