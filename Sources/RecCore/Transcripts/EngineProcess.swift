@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One run of an external engine: argv without a shell (`posix_spawnp` finds the program on
+/// PATH), stdin from /dev/null, stdout and stderr captured, a deadline. The child leads a
+/// process group of its own, so that a timeout kills whatever it started too (a wrapper
+/// script's decoder), not only the program named.
+struct EngineProcess {
+    struct Outcome {
+        /// The exit status, or nil when a signal ended it.
+        var status: Int32?
+        var signal: Int32?
+        var stdout: [UInt8]
+        var stderr: [UInt8]
+    }
+
+    enum Failure: Error, Equatable {
+        case cannotStart(Int32)
+        case timedOut
+        case outputTooLong
+    }
+
+    /// More than this on stdout is not a transcript.
+    static let outputLimit = 64 << 20
+    /// The tail of stderr that is kept, for the error message.
+    static let stderrLimit = 8192
+
+    static func run(_ argv: [String], timeout seconds: Double) throws(Failure) -> Outcome {
+        var outPipe: [Int32] = [-1, -1]
+        var errPipe: [Int32] = [-1, -1]
+        guard makePipe(&outPipe) else { throw .cannotStart(errno) }
+        guard makePipe(&errPipe) else {
+            let code = errno
+            close(outPipe[0]); close(outPipe[1])
+            throw .cannotStart(code)
+        }
+        var readEnds = [outPipe[0], errPipe[0]]
+        defer { for fd in readEnds where fd >= 0 { close(fd) } }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, environ)
+        close(outPipe[1])
+        close(errPipe[1])
+        guard spawned == 0 else { throw .cannotStart(spawned) }
+
+        let deadline = monotonicSeconds() + seconds
+        func killAll() {
+            _ = kill(-pid, SIGKILL)
+            _ = kill(pid, SIGKILL)
+            while waitpid(pid, nil, 0) < 0 && errno == EINTR {}
+        }
+
+        var out: [UInt8] = []
+        var err: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while readEnds[0] >= 0 || readEnds[1] >= 0 {
+            let left = deadline - monotonicSeconds()
+            if left <= 0 { killAll(); throw .timedOut }
+            var fds = readEnds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&fds, nfds_t(fds.count), Int32(min(left * 1000, 60_000)) + 1)
+            if ready <= 0 { continue }  // EINTR or nothing yet: the deadline decides
+            for k in 0..<2 where readEnds[k] >= 0 && fds[k].revents != 0 {
+                let n = read(readEnds[k], &buffer, buffer.count)
+                if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                if n <= 0 {
+                    close(readEnds[k])
+                    readEnds[k] = -1
+                } else if k == 0 {
+                    out += buffer[0..<n]
+                    if out.count > outputLimit { killAll(); throw .outputTooLong }
+                } else {
+                    err += buffer[0..<n]
+                    if err.count > 2 * stderrLimit { err.removeFirst(err.count - stderrLimit) }
+                }
+            }
+        }
+        // Both pipes closed: it is ending (or closed them and lingers, until the deadline).
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { break }
+            if reaped < 0 && errno != EINTR { break }
+            if monotonicSeconds() >= deadline { killAll(); throw .timedOut }
+            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+            nanosleep(&pause, nil)
+        }
+        let signaled = (status & 0x7F) != 0
+        return Outcome(status: signaled ? nil : (status >> 8) & 0xFF, signal: signaled ? status & 0x7F : nil, stdout: out, stderr: err)
+    }
+
+    /// A pipe whose ends close on exec (pipe2 is a GNU extension Swift does not import):
+    /// only the duplicates on the child's 1 and 2 reach it.
+    private static func makePipe(_ fds: inout [Int32]) -> Bool {
+        guard pipe(&fds) == 0 else { return false }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    static func monotonicSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,83 @@
+/// A transcript as a file: plain text, subtitles (SRT, WebVTT) or JSON. Segments without
+/// times (an engine that printed plain text) get none in JSON, and in subtitles run from
+/// the end of the previous segment to `duration`, when it is known.
+public enum TranscriptFormat: String, CaseIterable, Sendable {
+    case txt
+    case srt
+    case vtt
+    /// `{"engine", "model", "created", "quality", "segments": [{"start", "end", "text",
+    /// "words": [{"start", "end", "text"}]}]}`; times in seconds, "start"/"end" null when unknown.
+    case json
+
+    public func render(_ transcript: Transcript, duration: Double? = nil) -> String {
+        switch self {
+        case .txt:
+            return transcript.segments.map { $0.text + "\n" }.joined()
+        case .srt, .vtt:
+            var text = self == .vtt ? "WEBVTT\n" : ""
+            var previousEnd = 0.0
+            for (i, segment) in transcript.segments.enumerated() {
+                let start = segment.start ?? previousEnd
+                let end = max(start, segment.end ?? duration ?? start)
+                previousEnd = end
+                if self == .vtt { text += "\n" }
+                text += "\(i + 1)\n\(Self.clock(start, vtt: self == .vtt)) --> \(Self.clock(end, vtt: self == .vtt))\n"
+                // A cue ends at a blank line, and "-->" would read as a timing line.
+                text += segment.text.pieces(separatedBy: "-->").joined(separator: "->") + "\n"
+                if self == .srt { text += "\n" }
+            }
+            return text
+        case .json:
+            var w = JSONWriter()
+            w.raw("{\"engine\": ")
+            w.string(transcript.engine)
+            w.raw(", \"model\": ")
+            w.string(transcript.model)
+            w.raw(", \"created\": ")
+            w.string(transcript.created.iso8601)
+            w.raw(", \"quality\": ")
+            w.string(transcript.quality.rawValue)
+            w.raw(", \"segments\": [")
+            for (i, segment) in transcript.segments.enumerated() {
+                w.raw(i == 0 ? "\n  {\"start\": " : ",\n  {\"start\": ")
+                Self.seconds(segment.start, &w)
+                w.raw(", \"end\": ")
+                Self.seconds(segment.end, &w)
+                w.raw(", \"text\": ")
+                w.string(segment.text)
+                if !segment.words.isEmpty {
+                    w.raw(", \"words\": [")
+                    for (k, word) in segment.words.enumerated() {
+                        w.raw(k == 0 ? "{\"start\": " : ", {\"start\": ")
+                        Self.seconds(word.start, &w)
+                        w.raw(", \"end\": ")
+                        Self.seconds(word.end, &w)
+                        w.raw(", \"text\": ")
+                        w.string(word.text)
+                        w.raw("}")
+                    }
+                    w.raw("]")
+                }
+                w.raw("}")
+            }
+            w.raw(transcript.segments.isEmpty ? "]}\n" : "\n]}\n")
+            return String(decoding: w.bytes, as: UTF8.self)
+        }
+    }
+
+    /// Seconds to the millisecond, null when unknown.
+    private static func seconds(_ value: Double?, _ w: inout JSONWriter) {
+        guard let value else { return w.raw("null") }
+        w.double((value * 1000).rounded() / 1000)
+    }
+
+    /// `00:01:02,345` (SRT) or `00:01:02.345` (WebVTT).
+    static func clock(_ seconds: Double, vtt: Bool) -> String {
+        let ms = Int64((max(0, seconds) * 1000).rounded())
+        func pad(_ v: Int64, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(ms / 3_600_000, 2)):\(pad(ms / 60_000 % 60, 2)):\(pad(ms / 1000 % 60, 2))\(vtt ? "." : ",")\(pad(ms % 1000, 3))"
+    }
+}
