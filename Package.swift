@@ -42,6 +42,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The transcription engines alone, for bench/transcribe.sh.
+        .executableTarget(
+            name: "recnotes-transcribe",
+            dependencies: ["RecCore"],
+            path: "bench/transcribe"
+        ),
         .testTarget(
             name: "RecCoreTests",
             dependencies: ["RecCore", .product(name: "PropertyBased", package: "swift-property-based")]

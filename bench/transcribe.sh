@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Transcription (issue 13): the built-in engine (RecCore's PocketSphinxEngine, through the
+# bench-only `recnotes-transcribe` executable, release build) against pocketsphinx_continuous
+# on the same file, engine and model (Debian's pocketsphinx-en-us), with hyperfine; target
+# <= 1.1x. Then the word error rate of both on pocketsphinx-testdata's LibriVox sentences
+# against their reference transcription (bench/wer.awk).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=/usr/share/pocketsphinx/test/data
+[[ -d $data/librivox ]] || { echo "bench/transcribe.sh: needs pocketsphinx-testdata (scripts/install-deps.sh)" >&2; exit 1; }
+command -v pocketsphinx_continuous >/dev/null || { echo "bench/transcribe.sh: needs pocketsphinx (scripts/install-deps.sh)" >&2; exit 1; }
+swift build -c release --product recnotes-transcribe >/dev/null
+bin=$(swift build -c release --show-bin-path)/recnotes-transcribe
+out=$PWD/bench/out
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-transcribe-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The five LibriVox sentences in a row (33 s of read speech), as one WAV.
+sox $(sed "s|.*|$data/librivox/&.wav|" "$data/librivox/fileids") "$work/librivox.wav"
+for file in "$data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav" "$work/librivox.wav"; do
+  hyperfine --warmup 1 --runs "${RUNS:-5}" --export-markdown "$out/transcribe-$(basename "$file" .wav).md" \
+    -n recnotes "$bin '$file'" \
+    -n pocketsphinx_continuous "pocketsphinx_continuous -infile '$file' -logfn /dev/null"
+done
+
+# Word error rate: reference, then each engine's text, per sentence.
+normalize() { tr 'A-Z' 'a-z' | sed -e 's/([0-9]*)//g' -e 's/[^a-z '"'"']/ /g' | tr -s ' ' | sed -e 's/^ //' -e 's/ $//'; }
+for engine in recnotes pocketsphinx_continuous; do
+  : > "$work/pairs-$engine"
+  while read -r id; do
+    grep "($id)" "$data/librivox/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | normalize >> "$work/pairs-$engine"
+    if [[ $engine == recnotes ]]; then
+      "$bin" "$data/librivox/$id.wav" | tr '\n' ' ' | normalize >> "$work/pairs-$engine"
+    else
+      pocketsphinx_continuous -infile "$data/librivox/$id.wav" -logfn /dev/null | tr '\n' ' ' | normalize >> "$work/pairs-$engine"
+    fi
+    echo >> "$work/pairs-$engine"
+  done < "$data/librivox/fileids"
+  sed -i '/^$/d' "$work/pairs-$engine"
+  echo "== $engine"
+  awk -f bench/wer.awk "$work/pairs-$engine" | tee "$out/wer-$engine.txt"
+done
