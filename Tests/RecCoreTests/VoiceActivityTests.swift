@@ -271,6 +271,12 @@ struct VoiceActivityTests {
         #expect(all == [0..<Int64(samples.count)])
     }
 
+    @Test("the detector's dB floor is Level.floor")
+    func decibelFloor() {
+        #expect(VoiceActivityDetector.decibelFloor == Level.floor)
+        #expect(VoiceActivityDetector(sampleRate: 16000).noiseFloor == Level.floor)
+    }
+
     @Test("the regions of a file are those of its samples")
     func file() throws {
         let scratch = try AudioScratch()

@@ -299,8 +299,12 @@ public struct VoiceActivityDetector {
         }
     }
 
+    /// `Level.floor`, repeated so that this file stands alone (bench/vad.sh compiles it
+    /// without the rest of RecCore); a test holds the two equal.
+    static let decibelFloor = -96.0
+
     static func decibels(_ energy: Double) -> Double {
-        energy > 0 ? max(10 * log10(energy), Level.floor) : Level.floor
+        energy > 0 ? max(10 * log10(energy), decibelFloor) : decibelFloor
     }
 }
 
@@ -354,20 +358,4 @@ public enum VoiceActivity {
         return regions.regions
     }
 
-    /// The speech regions of a sound file, decoded once.
-    public static func speechRegions(path: String, configuration: VoiceActivityConfiguration = .init()) throws -> [Range<Int64>] {
-        let file = try SoundFile.open(path: path)
-        var detector = VoiceActivityDetector(sampleRate: file.sampleRate, channels: file.channels, configuration: configuration)
-        var regions = SpeechRegions()
-        let chunk = 8192
-        let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: chunk * file.channels)
-        defer { buffer.deallocate() }
-        while true {
-            let n = try file.read(into: buffer, frames: chunk)
-            if n == 0 { break }
-            regions.add(detector.feed(buffer, frames: n))
-        }
-        regions.add(detector.finish())
-        return regions.regions
-    }
 }
