@@ -161,6 +161,40 @@ struct VoiceActivityTests {
         #expect(VoiceActivity.speechRegions(samples: [Int16](repeating: 0, count: frames), sampleRate: SpeechClips.rate) == [])
     }
 
+    @Test("a minute of pink noise and hum alone is silence: the 4 dB margin is above the noise's own swing")
+    func longNoiseIsSilence() {
+        let frames = 60 * SpeechClips.rate
+        let noise = SpeechClips.pinkNoise(frames: frames, dBFS: -50, seed: 7)
+        let hum = SpeechClips.hum(frames: frames, dBFS: -30)
+        let samples = (0..<frames).map { Int16((noise[$0] + hum[$0]).rounded()) }
+        let regions = VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate)
+        let kept = regions.reduce(0) { $0 + $1.count }
+        #expect(Double(kept) / Double(frames) <= 0.01, "\(regions)")
+    }
+
+    @Test("a fan switched on is speech for at most the floor window (and hangover), then silence again")
+    func floorFollowsAFan() {
+        let rate = SpeechClips.rate
+        let quiet = SpeechClips.pinkNoise(frames: 5 * rate, dBFS: -65, seed: 1)
+        let fan = SpeechClips.pinkNoise(frames: 15 * rate, dBFS: -40, seed: 2)
+        let samples = (quiet + fan).map { Int16($0.rounded()) }
+        var detector = VoiceActivityDetector(sampleRate: rate)
+        var regions = SpeechRegions()
+        regions.add(detector.feed(samples))
+        let config = detector.configuration
+        // The fan's onset is a step the detector cannot tell from a voice: it keeps it, and the
+        // floor catches up within one window.
+        #expect(regions.regions.count == 1)
+        if let region = regions.regions.first {
+            #expect(region.lowerBound >= Int64(5 * rate) - Int64(config.preRoll * Double(rate)) - Int64(rate / 50))
+            #expect(region.upperBound <= Int64(5 * rate) + Int64((config.floorWindow + config.hangover + 0.1) * Double(rate)))
+        }
+        #expect(!detector.isSpeech)
+        #expect(detector.noiseFloor > -50)
+        regions.add(detector.finish())
+        #expect(regions.regions.count == 1)
+    }
+
     @Test("a tone burst in the voice band is speech: from its start less the pre-roll to its end plus the hangover")
     func toneBurstRegion() {
         let rate = 48000
