@@ -68,6 +68,16 @@ enum SpeechClips {
         return (samples, Int64(padFrames)..<Int64(padFrames + clip.count))
     }
 
+    /// 16 kHz samples at `rate` (RecCore's resampler), for the 48 kHz a recorder captures at.
+    static func resampled(_ samples: [Int16], to rate: Int) -> [Int16] {
+        guard rate != Self.rate else { return samples }
+        var resampler = Resampler(from: Self.rate, to: rate, channels: 1)
+        let floats = samples.map(Float.init)
+        var out = floats.withUnsafeBufferPointer { resampler.process($0) }
+        out += resampler.finish()
+        return out.map { Int16(max(-32768, min(32767, $0.rounded()))) }
+    }
+
     /// The clip's own speech, from its own energy, measured independently of the detector:
     /// pre-emphasis (y[n] = x[n] - 0.97 x[n-1], what speech recognisers apply first; it takes
     /// the clips' own low rumble, which is not speech, down by 25 dB), then 10 ms blocks at most
@@ -122,27 +132,32 @@ struct VoiceActivityTests {
     }
 
     @Test("padded with pink noise and a 60 Hz hum, all of a clip's speech is kept, with 100 ms on either side",
-          arguments: SpeechClips.names)
-    func keepsAllSpeech(name: String) throws {
+          arguments: SpeechClips.names, [16000, 48000])
+    func keepsAllSpeech(name: String, rate: Int) throws {
         let clip = try SpeechClips.clip(name)
-        let (samples, where_) = SpeechClips.padded(clip)
-        let regions = VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate)
-        let margin = Int64(SpeechClips.rate / 10)
+        let (padded, where_) = SpeechClips.padded(clip)
+        let samples = SpeechClips.resampled(padded, to: rate)
+        let regions = VoiceActivity.speechRegions(samples: samples, sampleRate: rate)
+        let scale = Int64(rate / SpeechClips.rate)
+        let margin = Int64(rate / 10)
         for speech in SpeechClips.referenceSpeech(clip) {
-            let placed = (where_.lowerBound + speech.lowerBound - margin)..<(where_.lowerBound + speech.upperBound + margin)
-            #expect(covered(placed, by: regions), "\(name): speech at \(placed) (frames) not all in \(regions)")
+            let placed = (scale * (where_.lowerBound + speech.lowerBound) - margin)..<(scale * (where_.lowerBound + speech.upperBound) + margin)
+            #expect(covered(placed, by: regions), "\(name) at \(rate) Hz: speech at \(placed) (frames) not all in \(regions)")
         }
     }
 
     @Test("the padding (noise and hum, away from the clip by the pre-roll and hangover) is mostly silence",
-          arguments: SpeechClips.names)
-    func paddingIsSilence(name: String) throws {
+          arguments: SpeechClips.names, [16000, 48000])
+    func paddingIsSilence(name: String, rate: Int) throws {
         let clip = try SpeechClips.clip(name)
-        let (samples, where_) = SpeechClips.padded(clip)
-        let regions = VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate)
+        let (padded, clipFrames) = SpeechClips.padded(clip)
+        let samples = SpeechClips.resampled(padded, to: rate)
+        let scale = Int64(rate / SpeechClips.rate)
+        let where_ = (scale * clipFrames.lowerBound)..<(scale * clipFrames.upperBound)
+        let regions = VoiceActivity.speechRegions(samples: samples, sampleRate: rate)
         let config = VoiceActivityConfiguration()
-        let before = 0..<(where_.lowerBound - Int64(config.preRoll * Double(SpeechClips.rate)))
-        let after = (where_.upperBound + Int64(config.hangover * Double(SpeechClips.rate)))..<Int64(samples.count)
+        let before = 0..<(where_.lowerBound - Int64(config.preRoll * Double(rate)))
+        let after = (where_.upperBound + Int64(config.hangover * Double(rate)))..<Int64(samples.count)
         let padding = Int64(before.count + after.count)
         let kept = overlap(before, regions) + overlap(after, regions)
         // Measured: 0% on all three clips; the bound leaves room, not slack for a broken floor.

@@ -80,7 +80,7 @@ public enum VoiceActivityEvent: Equatable, Sendable {
 }
 
 /// A second-order IIR section (RBJ cookbook), transposed direct form II.
-struct Biquad {
+struct Biquad: Sendable {
     var b0 = 1.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
     var z1 = 0.0, z2 = 0.0
 
@@ -112,7 +112,7 @@ struct Biquad {
 }
 
 /// The minimum of a band's smoothed energy over a sliding window, kept as sub-window minima.
-struct NoiseFloor {
+struct NoiseFloor: Sendable {
     private var ring: [Double]
     private var next = 0
     private var current = Double.infinity
@@ -146,7 +146,7 @@ struct NoiseFloor {
 
 /// The streaming detector: feed it the interleaved Int16 frames a recorder captures or a
 /// player plays, in chunks of any size; it returns the events those frames complete.
-public struct VoiceActivityDetector {
+public struct VoiceActivityDetector: Sendable {
     public let sampleRate: Int
     public let channels: Int
     public let configuration: VoiceActivityConfiguration
