@@ -183,8 +183,7 @@ struct VoiceActivityTests {
         let hum = SpeechClips.hum(frames: frames, dBFS: -30)
         let samples = (0..<frames).map { Int16((noise[$0] + hum[$0]).rounded()) }
         let regions = VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate)
-        let kept = regions.reduce(0) { $0 + $1.count }
-        #expect(Double(kept) / Double(frames) <= 0.01, "\(regions)")
+        #expect(regions == [])
     }
 
     @Test("a fan switched on is speech for at most the floor window (and hangover), then silence again")
