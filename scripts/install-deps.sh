@@ -10,6 +10,7 @@ packages=(
   alsa-utils libasound2-plugins libasound2-doc # aplay/arecord peers, the pulse plugin, man pages
   pulseaudio                                   # a real-time device without a sound card
   sox libsox-fmt-all                           # test signals and the benchmark peer
+  pocketsphinx-testdata                        # real speech (16 kHz s16le clips) for the voice-activity tests
   jq hyperfine                                 # benchmark peers
   libpocketsphinx-dev libsphinxbase-dev        # build: the built-in transcription engine
   pocketsphinx-en-us                           # its acoustic model, language model, dictionary

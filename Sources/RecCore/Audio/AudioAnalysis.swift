@@ -1,14 +1,29 @@
-/// What `info` shows about a recording's sound: its overall peak and RMS level and the
-/// peaks of equal stretches of it, for a sparkline. Computed from the file itself.
+/// What `info` shows about a recording's sound: its overall peak and RMS level, the
+/// peaks of equal stretches of it, for a sparkline, and where it has speech. Computed from
+/// the file itself, decoded once.
 public struct AudioAnalysis: Equatable, Sendable {
     public var frames: Int64
     public var sampleRate: Int
     public var level: Level
     /// Linear peaks, 0...1, one per bucket.
     public var peaks: [Double]
+    /// Speech regions (frames), from the `VoiceActivityDetector` fed the same samples.
+    public var speech: [Range<Int64>] = []
+
+    public init(frames: Int64, sampleRate: Int, level: Level, peaks: [Double], speech: [Range<Int64>] = []) {
+        self.frames = frames
+        self.sampleRate = sampleRate
+        self.level = level
+        self.peaks = peaks
+        self.speech = speech
+    }
+
+    /// Frames of speech in all.
+    public var speechFrames: Int64 { speech.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
 
     /// Decodes `path` once, start to end.
-    public static func analyze(path: String, buckets: Int = 60) throws -> AudioAnalysis {
+    public static func analyze(path: String, buckets: Int = 60,
+                               voice: VoiceActivityConfiguration = .init()) throws -> AudioAnalysis {
         let file = try SoundFile.open(path: path)
         let buckets = max(buckets, 1)
         let declared = max(file.frames, 1)
@@ -18,11 +33,14 @@ public struct AudioAnalysis: Equatable, Sendable {
         defer { buffer.deallocate() }
         var total = LevelMeter()
         var peaks = [Double](repeating: 0, count: buckets)
+        var detector = VoiceActivityDetector(sampleRate: file.sampleRate, channels: channels, configuration: voice)
+        var speech = SpeechRegions()
         var frame: Int64 = 0
         while true {
             let n = try file.read(into: buffer, frames: chunk)
             if n == 0 { break }
             total.add(buffer, count: n * channels)
+            speech.add(detector.feed(buffer, frames: n))
             for i in 0..<n {
                 let bucket = min(Int((frame + Int64(i)) * Int64(buckets) / declared), buckets - 1)
                 var peak: Int32 = 0
@@ -35,6 +53,8 @@ public struct AudioAnalysis: Equatable, Sendable {
         if frame == 0 && file.frames > 0 {
             throw AudioError(.file(path), "cannot decode", reason: "no audio could be read")
         }
-        return AudioAnalysis(frames: frame, sampleRate: file.sampleRate, level: total.level, peaks: peaks)
+        speech.add(detector.finish())
+        return AudioAnalysis(frames: frame, sampleRate: file.sampleRate, level: total.level, peaks: peaks,
+                             speech: speech.regions)
     }
 }

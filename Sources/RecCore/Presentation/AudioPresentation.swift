@@ -9,6 +9,14 @@ extension Format {
         return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10) dBFS"
     }
 
+    /// `02:31 of 05:00, 14 regions`: how much of a recording is speech (`info`).
+    public static func speech(_ analysis: AudioAnalysis) -> String {
+        let rate = Double(max(analysis.sampleRate, 1))
+        let count = analysis.speech.count
+        return "\(duration(Double(analysis.speechFrames) / rate)) of \(duration(Double(analysis.frames) / rate)), "
+            + "\(count) region\(count == 1 ? "" : "s")"
+    }
+
     /// A level meter `width` cells wide over -60...0 dBFS: `███████▌░░░░░░░░`. Each cell is
     /// 60/width dB; the last partial cell is drawn with a half block.
     public static func levelBar(_ db: Double, width: Int = 20) -> String {

@@ -73,7 +73,8 @@ public enum SortKey: String, CaseIterable, Sendable {
 /// uuid, name, type, path, parent, created; for recordings duration, frames, sampleRate,
 /// channels, format, file, size; for folders children (a count).
 public enum ItemJSON {
-    /// With `analysis` (info --json): also peakDBFS, rmsDBFS and waveform (the sparkline).
+    /// With `analysis` (info --json): also peakDBFS, rmsDBFS, waveform (the sparkline),
+    /// speechSeconds and speech (the regions, each [start, end] in seconds).
     public static func object(_ item: Item, in library: Library, analysis: AudioAnalysis? = nil) -> String {
         var w = JSONWriter()
         write(item, in: library, to: &w)
@@ -85,7 +86,18 @@ public enum ItemJSON {
             w.double(analysis.level.rms)
             w.raw(", \"waveform\": ")
             w.string(Sparkline.render(analysis.peaks))
-            w.raw("}")
+            let rate = Double(max(analysis.sampleRate, 1))
+            w.raw(", \"speechSeconds\": ")
+            w.double((Double(analysis.speechFrames) / rate * 1000).rounded() / 1000)
+            w.raw(", \"speech\": [")
+            for (i, region) in analysis.speech.enumerated() {
+                w.raw(i == 0 ? "[" : ", [")
+                w.double((Double(region.lowerBound) / rate * 1000).rounded() / 1000)
+                w.raw(", ")
+                w.double((Double(region.upperBound) / rate * 1000).rounded() / 1000)
+                w.raw("]")
+            }
+            w.raw("]}")
         }
         return String(decoding: w.bytes, as: UTF8.self)
     }

@@ -49,6 +49,7 @@ struct Info: ParsableCommand {
                 rows += [
                     ["level:", "peak \(Format.decibels(analysis.level.peak)), RMS \(Format.decibels(analysis.level.rms))"],
                     ["waveform:", "▕" + Sparkline.render(analysis.peaks) + "▏"],
+                    ["speech:", Format.speech(analysis)],
                 ]
             }
         } else {
