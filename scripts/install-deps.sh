@@ -15,6 +15,7 @@ packages=(
   libpocketsphinx-dev libsphinxbase-dev        # build: the built-in transcription engine
   pocketsphinx-en-us                           # its acoustic model, language model, dictionary
   pocketsphinx pocketsphinx-testdata           # pocketsphinx_continuous (bench peer), test speech
+  espeak-ng                                    # a streaming WAV writer, for the import tests
 )
 # `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.
 if [[ "${1:-}" == "--packaging" ]]; then

@@ -95,7 +95,8 @@ extension AudioFormat {
     /// The format of a file as opened, only when it is exactly one of ours (Ogg FLAC or Speex is not).
     public init?(exactly file: SoundFile) {
         switch Int(file.container) {
-        case Int(SF_FORMAT_WAV): self = .wav
+        // WAVE_FORMAT_EXTENSIBLE (sox writes it for 24 bits and for floats) is a WAV too.
+        case Int(SF_FORMAT_WAV), Int(SF_FORMAT_WAVEX): self = .wav
         case Int(SF_FORMAT_FLAC): self = .flac
         case Int(SF_FORMAT_MPEG) where Int(file.subtype) == Int(SF_FORMAT_MPEG_LAYER_III): self = .mp3
         case Int(SF_FORMAT_OGG) where Int(file.subtype) == Int(SF_FORMAT_OPUS): self = .opus

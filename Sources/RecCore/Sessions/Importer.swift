@@ -135,6 +135,13 @@ public final class Importer {
         created.append(path)
         defer { close(fd) }
         _ = try copyBytes(from: stdinFD, to: fd, source: "stdin", destination: path, cancel: cancel)
+        let container = StreamedInput.container(at: path)
+        if raw != nil, let container {
+            throw RecError.usage("--encoding", "stdin starts with a \(container.rawValue) header, which describes the audio; leave out --rate, --channels and --encoding")
+        }
+        // A stream's length is known only now that it has ended: a WAV written to a pipe
+        // states a placeholder, and the audio is what arrived.
+        if container == .wav { try StreamedInput.fillInWAVLengths(at: path) }
         return path
     }
 

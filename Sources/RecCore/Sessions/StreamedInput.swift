@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Audio that arrived on a stream (stdin), spooled to a file of our own: its length is known
+/// only once the stream has ended. Writers that cannot seek back (sox, espeak-ng and ffmpeg
+/// on a pipe) leave a placeholder where a WAV header states its length: 0x7ffff000-ish,
+/// 0xFFFFFFFF or 0. The audio is what arrived, to the end of the input.
+enum StreamedInput {
+    /// The container a spooled stream starts with, from its first bytes.
+    enum Container: String {
+        case wav = "WAV", flac = "FLAC", ogg = "Ogg", aiff = "AIFF", au = "AU", mp3 = "MP3"
+    }
+
+    /// The container `path` starts with, if it has a header a raw stream would not.
+    static func container(at path: String) -> Container? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 12)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 12, 0) }
+        guard n >= 4 else { return nil }
+        let magic = String(decoding: bytes[0..<4], as: UTF8.self)
+        switch magic {
+        case "RIFF", "RIFX", "RF64": return n >= 12 && String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE" ? .wav : nil
+        case "fLaC": return .flac
+        case "OggS": return .ogg
+        case "FORM": return .aiff
+        case ".snd": return .au
+        default: return magic.hasPrefix("ID3") ? .mp3 : nil
+        }
+    }
+
+    /// Rewrites a spooled WAV's RIFF and data lengths to what the file holds when the header
+    /// states a placeholder (0, or more than arrived). Returns whether it changed anything.
+    @discardableResult
+    static func fillInWAVLengths(at path: String) throws -> Bool {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw RecError.failure(path, systemReason(errno)) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw RecError.failure(path, systemReason(errno)) }
+        let size = Int64(info.st_size)
+        func read32(_ offset: Int64) -> (tag: String, value: UInt32)? {
+            var bytes = [UInt8](repeating: 0, count: 8)
+            guard bytes.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 8, off_t(offset)) }) == 8 else { return nil }
+            let value = UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24
+            return (String(decoding: bytes[0..<4], as: UTF8.self), value)
+        }
+        func write32(_ value: UInt32, at offset: Int64) throws {
+            var bytes = (0..<4).map { UInt8((value >> (8 * UInt32($0))) & 0xFF) }
+            guard bytes.withUnsafeMutableBytes({ pwrite(fd, $0.baseAddress, 4, off_t(offset)) }) == 4 else {
+                throw RecError.failure(path, "cannot write: \(systemReason(errno))")
+            }
+        }
+        guard let riff = read32(0), riff.tag == "RIFF" else { return false }
+        var offset: Int64 = 12
+        while let chunk = read32(offset) {
+            let body = offset + 8
+            if chunk.tag == "data" {
+                let arrived = size - body
+                guard chunk.value == 0 || Int64(chunk.value) > arrived, arrived > 0, arrived <= Int64(UInt32.max) else { return false }
+                try write32(UInt32(arrived), at: offset + 4)
+                try write32(UInt32(clamping: size - 8), at: 4)
+                return true
+            }
+            offset = body + Int64(chunk.value) + Int64(chunk.value & 1)
+        }
+        return false
+    }
+}
