@@ -41,17 +41,11 @@ public final class SoundFile {
 
     /// Creates (or truncates) `path` for writing.
     public static func create(path: String, format: AudioFormat, rate: Int, channels: Int) throws -> SoundFile {
-        var info = SF_INFO()
-        info.samplerate = Int32(clamping: rate)
-        info.channels = Int32(clamping: channels)
-        info.format = format.sndfileFormat
-        guard sf_format_check(&info) == SF_TRUE else {
-            throw AudioError(.file(path), "cannot create", reason: "libsndfile cannot write \(format.rawValue) at \(rate) Hz with \(channels) channel(s)")
+        guard format.encoderRates?.contains(rate) ?? true else {
+            throw AudioError(.file(path), "cannot create", reason: "\(format.rawValue) cannot be written at \(rate) Hz")
         }
-        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw AudioError.sndfile(path, "cannot create", nil)
-        }
-        return SoundFile(path: path, handle: handle, info: info).startingWriteback()
+        return try create(path: path, sndfileFormat: format.sndfileFormat, rate: rate, channels: channels,
+                          describing: format.rawValue)
     }
 
     /// Opens an existing file for reading.
@@ -74,15 +68,24 @@ public final class SoundFile {
     /// FLAC with 24-bit samples), where `create(path:format:rate:channels:)` uses a format's
     /// default subtype.
     public static func create(path: String, sndfileFormat: Int32, rate: Int, channels: Int) throws -> SoundFile {
+        try create(path: path, sndfileFormat: sndfileFormat, rate: rate, channels: channels, describing: "this format")
+    }
+
+    private static func create(path: String, sndfileFormat: Int32, rate: Int, channels: Int, describing name: String) throws -> SoundFile {
         var info = SF_INFO()
         info.samplerate = Int32(clamping: rate)
         info.channels = Int32(clamping: channels)
         info.format = sndfileFormat
         guard sf_format_check(&info) == SF_TRUE else {
-            throw AudioError(.file(path), "cannot create", reason: "libsndfile cannot write this format at \(rate) Hz with \(channels) channel(s)")
+            throw AudioError(.file(path), "cannot create", reason: "\(name) cannot be written at \(rate) Hz with \(channels) channel(s)")
         }
+        // sf_open creates the file before its encoder can refuse; what it leaves goes again.
+        var before = stat()
+        let existed = lstat(path, &before) == 0
         guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw AudioError.sndfile(path, "cannot create", nil)
+            let error = AudioError.sndfile(path, "cannot create", nil)
+            if !existed { unlink(path) }
+            throw error
         }
         return SoundFile(path: path, handle: handle, info: info).startingWriteback()
     }

@@ -38,19 +38,47 @@ extension AudioFormat {
         }
     }
 
-    /// Checks `--rate` and `--channels` against the format; a usage error otherwise.
+    /// The rates this format's encoder takes, when it takes only some: libsndfile's format
+    /// check accepts any rate for Opus and MP3, and only creating the file fails (leaving it
+    /// behind, empty). nil: whatever libsndfile's check accepts.
+    public var encoderRates: [Int]? {
+        switch self {
+        case .opus: return [8000, 12000, 16000, 24000, 48000]
+        case .mp3: return [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+        case .flac, .wav, .vorbis: return nil
+        }
+    }
+
+    /// Whether the encoder can write at this rate and channel count: libsndfile's check and
+    /// the encoder's own rates.
+    public func canWrite(rate: Int, channels: Int) -> Bool {
+        isSupported(rate: rate, channels: channels) && (encoderRates?.contains(rate) ?? true)
+    }
+
+    /// Checks `--rate` and `--channels` against the format, before any device or file is
+    /// opened; a usage error that says what is allowed otherwise.
     public func validate(rate: Int, channels: Int) throws {
         try Self.validateLayout(rate: rate, channels: channels)
-        guard isSupported(rate: rate, channels: channels) else {
-            let rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]
-                .filter { isSupported(rate: $0, channels: 1) }
-            if !isSupported(rate: defaultRate, channels: 1) {
-                throw RecError.failure("--format \(rawValue)", "this libsndfile (\(LibraryVersions.sndfile)) cannot write it")
-            }
-            if !rates.contains(rate) {
-                throw RecError.usage("--rate \(rate)", "\(rawValue) supports \(rates.map(String.init).joined(separator: ", ")) Hz")
-            }
-            throw RecError.usage("--channels \(channels)", "\(rawValue) cannot be written with \(channels) channels at \(rate) Hz")
+        if !isSupported(rate: defaultRate, channels: 1) {
+            throw RecError.failure("--format \(rawValue)", "this libsndfile (\(LibraryVersions.sndfile)) cannot write it")
         }
+        let commonRates = encoderRates ?? [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000, 176400, 192000]
+        let rates = commonRates.filter { canWrite(rate: $0, channels: 1) }
+        if !canWrite(rate: rate, channels: 1) {
+            throw RecError.usage("--rate \(rate)", "\(rawValue) takes \(Self.list(rates)) Hz")
+        }
+        if !canWrite(rate: rate, channels: channels) {
+            let counts = Self.channelRange.filter { canWrite(rate: rate, channels: $0) }
+            let allowed = counts.count > 2 && counts == Array(counts.first!...counts.last!)
+                ? "\(counts.first!) to \(counts.last!)" : Self.list(counts)
+            throw RecError.usage("--channels \(channels)", "\(rawValue) takes \(allowed) channels at \(rate) Hz")
+        }
+    }
+
+    /// "8000, 12000 or 48000".
+    static func list(_ values: [Int]) -> String {
+        let words = values.map(String.init)
+        guard words.count > 1 else { return words.first ?? "none" }
+        return words.dropLast().joined(separator: ", ") + " or " + words.last!
     }
 }

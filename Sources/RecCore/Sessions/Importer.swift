@@ -255,10 +255,8 @@ extension AudioFormat {
     /// The rate to store audio of `rate` Hz at: the same when this format can, else 48 kHz
     /// (the resampler converts). Channel counts the format cannot hold are an error.
     func storableRate(for rate: Int, channels: Int, name: String) throws -> Int {
-        // libsndfile's format check accepts any rate for Opus; its encoder does not.
-        let opusRates = [8000, 12000, 16000, 24000, 48000]
-        if isSupported(rate: rate, channels: channels), self != .opus || opusRates.contains(rate) { return rate }
-        if isSupported(rate: defaultRate, channels: channels) { return defaultRate }
+        if canWrite(rate: rate, channels: channels) { return rate }
+        if canWrite(rate: defaultRate, channels: channels) { return defaultRate }
         if !isSupported(rate: defaultRate, channels: 1) {
             throw RecError.failure("--format \(rawValue)", "this libsndfile (\(LibraryVersions.sndfile)) cannot write it")
         }
