@@ -17,6 +17,8 @@ public final class PlaybackSession {
     private var lastSavedAt = MonotonicClock.now()
     private var registered = false
     private var startsPaused = false
+    /// The playback another process ran, stopped to make way for this one.
+    public private(set) var replaced: RemoteControl.Status?
 
     public var sampleRate: Int { file.sampleRate }
     public var duration: Double { file.duration }
@@ -65,6 +67,9 @@ public final class PlaybackSession {
         start = from
         end = to
         lastSavedFrames = from
+        // One playback at a time: once this one is known to be playable, the running one
+        // ends (and lets go of the device) before the device is opened.
+        replaced = try RemoteControl(library: library).stopOtherPlayback()
         player = try Player(file: file, device: device, configuration: deviceConfiguration)
     }
 
@@ -74,8 +79,8 @@ public final class PlaybackSession {
         guard !registered else { return }
         let id = item.id
         let startSeconds = Double(start) / Double(sampleRate)
-        // A player already registered loses its slot (it keeps playing, uncontrolled):
-        // the newest playback is the one a hotkey means.
+        // A player still registered (one that started meanwhile) loses its slot: the
+        // newest playback is the one a hotkey means.
         let entry = ViewState.Playback(id: id, pid: getpid(), started: .now(),
                                        control: .init(paused: paused, position: startSeconds))
         try library.viewState.transaction {

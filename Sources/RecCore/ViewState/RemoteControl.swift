@@ -139,6 +139,30 @@ public struct RemoteControl {
         return try send(.seek(to: try spec.resolve(duration: duration, spec: text)))
     }
 
+    /// Ends the playback another process runs, for a new `play` (one playback at a time):
+    /// queues a stop for it, as `recnotes stop` does, and waits until it has ended. Returns
+    /// what was stopped, or nil when nothing else was playing.
+    public func stopOtherPlayback(timeout: Double = 10) throws -> Status? {
+        guard let playing = (ViewStateStore.peek(library.location) ?? library.viewState.state).playing,
+              playing.pid != getpid(), processIsAlive(playing.pid) else { return nil }
+        let watcher = try ViewStateWatcher(location: library.location)
+        var sent: Sent?
+        var stopped: Status?
+        try library.viewState.transaction { vs in
+            guard let entry = vs.state.playing, entry.pid != getpid(), processIsAlive(entry.pid),
+                  let sequence = vs.requestControl(.stop, for: .playback) else { return }
+            stopped = statuses(vs.state).first { $0.job == .playback }
+            sent = Sent(job: .playback, id: entry.id, pid: entry.pid, sequence: sequence, output: nil)
+        }
+        guard let sent, let stopped else { return nil }
+        switch wait(for: sent, until: .stop, watcher: watcher, timeout: timeout) {
+        case .ended, .died, .applied:
+            return stopped
+        case .timedOut:
+            throw RecError.failure("play", "the playback of \(stopped.path) (pid \(sent.pid)) did not stop within \(Int(timeout)) s")
+        }
+    }
+
     public enum Outcome: Equatable, Sendable {
         /// The running process applied the command and reported the state it reached.
         case applied(Status)

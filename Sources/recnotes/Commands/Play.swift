@@ -15,7 +15,8 @@ struct Play: ParsableCommand {
         On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
         forward, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
         'stop' (with --background the playback runs detached). The recording and position are kept in the view state: 'play' \
-        with no PATH resumes the last recording where it stopped.
+        with no PATH resumes the last recording where it stopped. One playback runs at a \
+        time: a new 'play' stops the running one first, and says so.
         """
     )
 
@@ -52,6 +53,9 @@ struct Play: ParsableCommand {
         let library = try global.openLibrary()
         let session = try PlaybackSession(library: library, path: path, seek: seek, until: until,
                                           fromStart: fromStart, device: audioDevice(device))
+        if let replaced = session.replaced {
+            Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")
+        }
         let player = session.player
         signals.onSignal { _ in player.stop() }
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .play)

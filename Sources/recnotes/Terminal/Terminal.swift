@@ -25,6 +25,13 @@ enum Terminal {
         Background.relay("recnotes: \(message)")
     }
 
+    /// A note about what was done on the way (`recnotes: play: stopped …`), unless --quiet.
+    static func note(_ message: String) {
+        guard !Output.quiet else { return }
+        writeStderr("recnotes: \(message)\n")
+        Background.relay("recnotes: \(message)")
+    }
+
     static func warning(_ message: String) {
         guard !Output.quiet else { return }
         writeStderr("recnotes: warning: \(message)\n")
