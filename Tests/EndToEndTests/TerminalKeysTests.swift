@@ -78,7 +78,7 @@ struct TerminalKeysTests {
         #expect((recordings.first?["frames"] as? Int ?? 0) > 0)
     }
 
-    @Test("a typed name is used, and Esc at the prompt discards the recording and its file",
+    @Test("a typed name is used, and Esc at the prompt moves the recording to the trash, from where it comes back",
           .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func typedNameAndDiscard() throws {
         let cli = try AudioCLI()
@@ -98,9 +98,20 @@ struct TerminalKeysTests {
         discarded.type("\u{1B}")
         let (status, text) = discarded.finish()
         #expect(status == 0, "\(text)")
-        #expect(text.contains("Discarded the recording."))
         #expect(try cli.recordings().map { $0["name"] as? String } == ["standup"])
-        #expect(cli.audioFiles().count == 1)
+        // Not lost by one key: it is in the trash, audio included, and the screen says how
+        // to bring it back, in words that can be pasted.
+        let said = try #require(text.range(of: "Discarded to the trash; `recnotes trash restore '/Recording "), "\(text)")
+        #expect(text[said.upperBound...].contains("'` brings it back."), "\(text)")
+        #expect(cli.audioFiles().count == 2)
+        let trash = try cli.run("trash")
+        #expect(trash.stdout.contains("/Recording "), "\(trash.stdout)")
+        let restoreCommand = text[said.lowerBound...].split(separator: "`")[1]
+        let quotedPath = restoreCommand.dropFirst("recnotes trash restore ".count)
+        #expect(quotedPath.hasPrefix("'") && quotedPath.hasSuffix("'"))
+        let restored = try cli.run("trash", "restore", String(quotedPath.dropFirst().dropLast()))
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try cli.recordings().count == 2)
     }
 
     @Test("play: arrows seek 5 s while paused, space resumes from there",

@@ -129,6 +129,13 @@ public enum AudioEventJSON {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    /// The line `record --progress json` writes when the recording was thrown away.
-    public static let discarded = "{\"event\": \"discarded\"}"
+    /// The line `record --progress json` writes when the recording was discarded at the
+    /// name prompt: it went to the trash, under `trashPath`.
+    public static func discarded(trashPath: String) -> String {
+        var w = JSONWriter()
+        w.raw("{\"event\": \"discarded\", \"trashPath\": ")
+        w.string(trashPath)
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
 }

@@ -1,6 +1,15 @@
 /// How values read to a person. Kept apart from drawing: the terminal renderer decides
 /// where and in what colour, these decide the text.
 public enum Format {
+    /// A word the shell reads back as `text`: as it is when it is plain, else in single
+    /// quotes (`'/Recording 2024-01-02 10.00.00'`, `'it'\''s'`).
+    public static func shellQuoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "/._-+=:,@%".unicodeScalars.contains($0)
+        }
+        return plain ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
     /// `01:23`, or `1:02:03` from an hour on.
     public static func duration(_ seconds: Double) -> String {
         // Clamped: a time typed as 99999999999999999999999 must print, not trap converting to Int.

@@ -116,6 +116,22 @@ public final class RecordingSession {
     /// crash recovery does.
     @discardableResult
     public func save(as name: String? = nil, cutShort: Bool = false) throws -> Item {
+        try commit(as: name, cutShort: cutShort, toTrash: false)
+        guard let item = library.document[entry.id] else { throw RecError.failure(name ?? defaultName, "was not saved") }
+        return item
+    }
+
+    /// Esc at the name prompt: one key never loses a recording. It is saved under the
+    /// default name and moved to the trash in the same change, audio included; returns its
+    /// path there, which `trash restore` takes.
+    @discardableResult
+    public func discardToTrash() throws -> String {
+        try commit(as: nil, cutShort: false, toTrash: true)
+        guard let entry = library.document.trashEntry(entry.id) else { throw RecError.failure(defaultName, "was not saved") }
+        return entry.path
+    }
+
+    private func commit(as name: String?, cutShort: Bool, toTrash: Bool) throws {
         guard !finished else { throw RecError.failure("record", "the recording was already saved or discarded") }
         finished = true
         if cutShort { try? file.close() } else { try file.close() }
@@ -128,12 +144,11 @@ public final class RecordingSession {
             let parentID = tx.document[parent]?.isFolder == true ? parent : .root
             let candidate = tx.document.freeName(chosen, in: parentID, except: nil)
             try tx.add(.recording(id: entry.id, name: candidate, parent: parentID, created: entry.started, info: info))
+            if toTrash { try tx.remove(entry.id) }
         }
         try library.viewState.transaction { vs in
             if vs.state.recording?.id == entry.id { vs.recordingEnded() }
         }
-        guard let item = library.document[entry.id] else { throw RecError.failure(chosen, "was not saved") }
-        return item
     }
 
     private func measuredInfo() -> RecordingInfo {

@@ -20,7 +20,7 @@ struct Record: ParsableCommand {
         recorded. 'recnotes pause', 'resume' and 'toggle' work from anywhere (paused time \
         is not recorded); with --background the recording runs detached. On a terminal, space pauses and \
         resumes, and when no name was given you are asked for one: Enter keeps the default, \
-        Esc discards the recording. If recnotes is killed, the next command recovers the \
+        Esc moves the recording to the trash ('recnotes trash restore' brings it back). If recnotes is killed, the next command recovers the \
         audio as '<name> (recovered)'. With --json (and no --background) the saved recording \
         is printed as JSON when it ends, as mkdir --json prints what it made.
 
@@ -115,9 +115,12 @@ struct Record: ParsableCommand {
                                   interrupted: interrupted.isSet)
         }
         guard let name else {
-            try session.discard()
-            if renderer.mode == .json { renderer.printLine(AudioEventJSON.discarded) }
-            if renderer.mode == .tty { Terminal.writeStderr("Discarded the recording.\n") }
+            // One key never loses a recording: Esc moves it to the trash.
+            let trashed = try session.discardToTrash()
+            if renderer.mode == .json { renderer.printLine(AudioEventJSON.discarded(trashPath: trashed)) }
+            if renderer.mode != .json && !Output.quiet {
+                Terminal.writeStderr("Discarded to the trash; `recnotes trash restore \(Format.shellQuoted(trashed))` brings it back.\n")
+            }
             changes.finish(json: detached.wantsItemJSON)
             return
         }

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// The "Save recording" alert: asks for a name on the terminal. Enter keeps the default
-/// (or takes what was typed), Esc discards. Returns nil for discard.
+/// (or takes what was typed), Esc discards (to the trash). Returns nil for discard.
 enum NamePrompt {
     static func ask(defaultName: String, problem: (String) -> String?, interrupted: () -> Bool) -> String? {
         var saved = termios()
@@ -14,7 +14,7 @@ enum NamePrompt {
         defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
         var typed = ""
         func redraw() {
-            Terminal.writeStderr("\r\u{1B}[KSave recording as [\(defaultName)] (Esc discards): \(typed)")
+            Terminal.writeStderr("\r\u{1B}[KSave recording as [\(defaultName)] (Esc: to the trash): \(typed)")
         }
         redraw()
         while true {
