@@ -52,8 +52,10 @@ struct Recnotes: ParsableCommand {
     static func main() {
         // Past RLIMIT_FSIZE, write() must fail with EFBIG so the error path runs, not kill us.
         signal(SIGXFSZ, SIG_IGN)
+        let arguments = hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst()))
         do {
-            var command = try parseAsRoot(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
+            try ArgumentCheck.check(arguments)
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch let code as ExitCode {
             // A command that has already said what it had to (fsck's problem lines).
@@ -68,8 +70,7 @@ struct Recnotes: ParsableCommand {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }
             let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-            Terminal.error(text + (code.rawValue == ExitStatus.usage ? " (see 'recnotes help')" : ""))
+            Terminal.error(ArgumentCheck.voice(message, arguments: arguments))
             Glibc.exit(code.rawValue)
         }
     }
