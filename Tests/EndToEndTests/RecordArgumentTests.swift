@@ -47,4 +47,41 @@ struct RecordArgumentTests {
         #expect(throws: (any Error).self) { try SoundFile.create(path: path, format: .opus, rate: 12345, channels: 1) }
         #expect(!FileManager.default.fileExists(atPath: path))
     }
+
+    @Test func parentsAreCreatedWithDashPAndTheMessageSaysSo() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.noise(frames: 96_000))
+        let fresh = try cli.run("record", "Ideas/standup", "--duration", "0.2")
+        #expect(fresh.status == 1)
+        #expect(fresh.stderr == "recnotes: Ideas/standup: no such folder: /Ideas (use -p to create it)\n", "\(fresh.stderr)")
+        #expect(cli.audioFiles().isEmpty)
+        let made = try cli.run("record", "-p", "Ideas/standup", "--duration", "0.2")
+        #expect(made.status == 0, "\(made.stderr)")
+        let deep = try cli.run("record", "--parents", "Work/2026/", "--duration", "0.2")
+        #expect(deep.status == 0, "\(deep.stderr)")
+        let found = try cli.run("find", "/", "--type", "recording")
+        #expect(found.stdout.contains("/Ideas/standup"), "\(found.stdout)")
+        #expect(found.stdout.contains("/Work/2026/Recording "), "\(found.stdout)")
+
+        // import --to: the same, and a failed import creates no folder.
+        let wav = try PipelineTests.wav(cli, "n.wav", AudioCLI.tone(frames: 4800))
+        let missing = try cli.run("import", wav, "--to", "Inbox/new")
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "recnotes: Inbox/new: no such folder: /Inbox (use -p to create it)\n", "\(missing.stderr)")
+        let bad = try cli.run("import", cli.home + "/absent.wav", "--to", "Inbox/new", "-p")
+        #expect(bad.status == 1)
+        #expect(try cli.run("ls", "/Inbox").status == 1, "a failed import made no folder")
+        let imported = try cli.run("import", wav, "--to", "Inbox/new", "-p")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try cli.run("ls", "/Inbox/new/n").status == 0)
+    }
+
+    @Test func aStorePathWithOutputIsAUsageError() throws {
+        let cli = try AudioCLI()
+        let target = cli.home + "/x.wav"
+        let result = try cli.run("record", "Ideas/x", "--output", target, "--duration", "0.2")
+        #expect(result.status == 64)
+        #expect(result.stderr == "recnotes: Ideas/x: a store PATH cannot go with --output, which writes outside the store\n", "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
 }

@@ -54,8 +54,11 @@ public final class Importer {
     private let stdinFD: Int32
 
     /// Resolves the folder and names and checks them; reads nothing yet.
+    /// `--to` with `-p`: the folder to make, with the items, in the transaction that adds them.
+    private let folderToMake: String?
+
     public init(library: Library, files: [String], folder: String?, name: String?, storage: ImportStorage,
-                raw: RawLayout?, stdin: Int32 = 0, now: Timestamp = .now()) throws {
+                raw: RawLayout?, stdin: Int32 = 0, now: Timestamp = .now(), createParents: Bool = false) throws {
         self.library = library
         self.storage = storage
         self.raw = raw
@@ -67,13 +70,26 @@ public final class Importer {
         if let raw { try AudioFormat.validateLayout(rate: raw.rate, channels: raw.channels) }
         if raw != nil && storage == .keep { throw RecError.usage("--keep", "raw audio has no container to keep; choose a --format") }
         let resolver = library.resolver
-        self.folder = try folder.map { try resolver.resolveFolder($0) } ?? (library.document[library.state.currentFolder] ?? library.document.root)
+        var toMake: String?
+        do {
+            self.folder = try folder.map { try resolver.resolveFolder($0) } ?? (library.document[library.state.currentFolder] ?? library.document.root)
+        } catch let error as RecError where error.reason.hasPrefix("no such folder") {
+            guard createParents, let folder else {
+                throw RecError(error.kind, error.subject, error.reason + " (use -p to create it)")
+            }
+            for component in folder.split(separator: "/") where component != "." && component != ".." {
+                try NameRules.validate(String(component))
+            }
+            toMake = folder
+            self.folder = library.document.root  // a stand-in until the transaction makes it
+        }
+        folderToMake = toMake
         var seen: Set<String> = []
         var sources: [Source] = []
         for file in files {
             let chosen = name ?? (file == "-" ? Format.defaultRecordingName(now) : Self.defaultName(for: file))
             try NameRules.validate(chosen)
-            if let existing = library.document.child(named: chosen, in: self.folder.id) {
+            if toMake == nil, let existing = library.document.child(named: chosen, in: self.folder.id) {
                 throw RecError.failure(library.document.path(of: existing.id), "already exists")
             }
             guard seen.insert(chosen).inserted else {
@@ -114,8 +130,17 @@ public final class Importer {
             for (index, source) in sources.enumerated() {
                 items.append(try importOne(source) { onEvent(index, $0) })
             }
+            let current = library.state.currentFolder
             try library.documents.transaction { tx in
-                for item in items { try tx.add(item) }
+                var parent: ItemID?
+                if let folderToMake {
+                    try tx.makeFolder(at: folderToMake, from: current, createParents: true)
+                    parent = try PathResolver(document: tx.document, currentFolder: current).resolveFolder(folderToMake).id
+                }
+                for var item in items {
+                    if let parent { item.parent = parent }
+                    try tx.add(item)
+                }
             }
         } catch {
             removeCreated()

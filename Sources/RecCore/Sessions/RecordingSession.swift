@@ -29,9 +29,11 @@ public final class RecordingSession {
     public var filePath: String { library.location.audioPath(entry.file) }
 
     /// Resolves PATH (a folder, a name in the current folder, or `Folder/name`) and starts.
+    /// `createParents` (`record -p`): folders in PATH that do not exist yet are made once
+    /// the device is open.
     public init(library: Library, path: String?, format: AudioFormat, rate: Int, channels: Int,
                 device: String, frameLimit: Int64?, started: Timestamp = .now(),
-                deviceConfiguration: String? = nil) throws {
+                deviceConfiguration: String? = nil, createParents: Bool = false) throws {
         self.library = library
         self.format = format
         try format.validate(rate: rate, channels: channels)
@@ -40,14 +42,35 @@ public final class RecordingSession {
         var parentItem: Item
         var name = generated
         var given = false
-        if let path {
-            switch try resolver.locate(path) {
+        // -p: the folder part of PATH, when it is not there yet.
+        var foldersToMake: String?
+        if createParents, let path, let slash = path.lastIndex(of: "/"), slash != path.startIndex,
+           (try? resolver.resolveFolder(String(path[..<slash]))) == nil {
+            foldersToMake = String(path[..<slash])
+        }
+        if let folders = foldersToMake, let path {
+            // Checked as mkdir -p would, without making anything yet.
+            for component in folders.split(separator: "/") where component != "." && component != ".." {
+                try NameRules.validate(String(component))
+            }
+            let last = String(path[path.index(after: path.lastIndex(of: "/")!)...])
+            if !last.isEmpty {
+                name = last
+                given = true
+            }
+            parentItem = library.document.root
+        } else if let path {
+            let target: PathResolver.Target
+            do { target = try resolver.locate(path) } catch let error as RecError where error.reason.hasPrefix("no such folder") {
+                throw RecError(error.kind, error.subject, error.reason + " (use -p to create it)")
+            }
+            switch target {
             case let .existing(item) where item.isFolder:
                 parentItem = item
             case .existing:
                 throw RecError.failure(path, "already exists")
             case let .missing(parent, missingName):
-                if path.hasSuffix("/") { throw RecError.failure(path, "no such folder") }
+                if path.hasSuffix("/") { throw RecError.failure(path, "no such folder (use -p to create it)") }
                 guard parent.isFolder else { throw RecError.failure(path, "\(library.document.path(of: parent.id)) is not a folder") }
                 parentItem = parent
                 name = missingName
@@ -57,17 +80,24 @@ public final class RecordingSession {
             parentItem = library.document[library.state.currentFolder] ?? library.document.root
         }
         try NameRules.validate(name)
-        if let existing = library.document.child(named: name, in: parentItem.id) {
+        if foldersToMake == nil, let existing = library.document.child(named: name, in: parentItem.id) {
             throw RecError.failure(library.document.path(of: existing.id), "already exists")
         }
         try library.viewState.state.refuseAnotherRecording()
+
+        // The device first: if it cannot be opened, no file (and no folder) is made.
+        recorder = try Recorder(device: device, rate: rate, channels: channels, frameLimit: frameLimit,
+                                configuration: deviceConfiguration)
+        if let folders = foldersToMake {
+            let current = library.state.currentFolder
+            try library.documents.transaction { tx in
+                try tx.makeFolder(at: folders, from: current, createParents: true)
+            }
+            parentItem = try library.resolver.resolveFolder(folders)
+        }
         parent = parentItem.id
         defaultName = name
         nameGiven = given
-
-        // The device first: if it cannot be opened, no file is made.
-        recorder = try Recorder(device: device, rate: rate, channels: channels, frameLimit: frameLimit,
-                                configuration: deviceConfiguration)
         let id = ItemID.random()
         let fileName = "\(id).\(format.fileExtension)"
         try FileSystem.makeDirectories(library.location.audioDirectory)

@@ -34,6 +34,9 @@ struct Import: ParsableCommand {
             completion: .storePath)
     var to: String?
 
+    @Flag(name: [.short, .customLong("parents")], help: "With --to: create the folder and the folders on the way, as mkdir -p does.")
+    var parents = false
+
     @Option(help: ArgumentHelp("The recording's name (one FILE only).", valueName: "name"))
     var name: String?
 
@@ -60,6 +63,7 @@ struct Import: ParsableCommand {
     func checkUsage() throws {
         if files.isEmpty { throw RecError.usage("import", "needs at least one FILE, or - for standard input") }
         if keep && format != nil { throw RecError.usage("--keep", "cannot be combined with --format") }
+        if parents && to == nil { throw RecError.usage("-p", "goes with --to FOLDER") }
         if encoding != nil || rate != nil || channels != nil {
             guard let _ = encoding, let _ = rate, let _ = channels else {
                 throw RecError.usage("import", "raw audio on stdin needs all of --rate, --channels and --encoding")
@@ -77,7 +81,8 @@ struct Import: ParsableCommand {
         let library = try global.openLibrary()
         let changes = ChangeRenderer(library: library)
         let importer = try Importer(library: library, files: files, folder: to, name: name,
-                                    storage: keep ? .keep : .transcode(format ?? .default), raw: raw)
+                                    storage: keep ? .keep : .transcode(format ?? .default), raw: raw,
+                                    createParents: parents)
         let cancel = importer.cancel
         signals.onSignal { _ in cancel.cancel() }
         let events = TranscodeEventRenderer(mode: ProgressMode.resolved(progress), toStderr: false)

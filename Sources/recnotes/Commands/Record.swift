@@ -13,7 +13,7 @@ struct Record: ParsableCommand {
         discussion: """
         PATH is a destination folder and/or name (Ideas/standup); by default the current \
         folder and the name 'Recording YYYY-MM-DD HH.MM.SS'. An existing name is refused \
-        before recording starts.
+        before recording starts; -p creates missing folders (once the device is open).
 
         Recording stops after --duration, on Ctrl-C, on SIGTERM, on 'q' at a terminal, or \
         on 'recnotes stop' from another shell; every way of stopping saves what was \
@@ -37,6 +37,9 @@ struct Record: ParsableCommand {
 
     @Argument(help: "Where to put the recording: a folder, a name, or Folder/name.")
     var path: String?
+
+    @Flag(name: [.short, .customLong("parents")], help: "Create the folders in PATH that do not exist yet, as mkdir -p does.")
+    var parents = false
 
     @Option(help: "opus (Ogg Opus, the default), flac, wav, vorbis (Ogg Vorbis) or mp3.")
     var format: AudioFormat?
@@ -75,6 +78,10 @@ struct Record: ParsableCommand {
             frameLimit = Int64((seconds * Double(sampleRate)).rounded())
         }
         if let output {
+            if let path {
+                throw RecError.usage(path, "a store PATH cannot go with --output, which writes outside the store")
+            }
+            if parents { throw RecError.usage("-p", "goes with a store PATH, not with --output") }
             // A detached recorder has no stdout of its own to stream to, and a file outside
             // the store is what a plain 'record --background' gives better: background
             // recordings go to the store.
@@ -90,7 +97,8 @@ struct Record: ParsableCommand {
         let library = try global.openLibrary()
         let changes = ChangeRenderer(library: library)
         let session = try RecordingSession(library: library, path: path, format: format, rate: sampleRate,
-                                           channels: channels, device: audioDevice(device), frameLimit: frameLimit)
+                                           channels: channels, device: audioDevice(device), frameLimit: frameLimit,
+                                           createParents: parents)
         let recorder = session.recorder
         signals.onSignal { _ in recorder.stop() }
         detached.registered(.recording, in: library)
