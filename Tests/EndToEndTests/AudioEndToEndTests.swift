@@ -159,7 +159,7 @@ struct AudioEndToEndTests {
         #expect(cut.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test(arguments: ["garbage", "", "1:2:3:4", "1:60", "90x", "+5s", "-", "101%", "1e3", "nan", "10", "-3s", "0:05"])
+    @Test(arguments: ["garbage", "", "1:2:3:4", "1:60", "90x", "+5s", "-", "101%", "1e3", "nan", "10", "0:05", "1m1h"])
     func badTimeSpecsAreUsageErrors(spec: String) throws {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.noise(frames: 96_000))
@@ -175,6 +175,18 @@ struct AudioEndToEndTests {
         let duration = try cli.run("record", "d", "--duration", ["10", "0:05"].contains(spec) ? "0" : spec)
         #expect(duration.status == 64, "--duration \(spec): \(duration.stderr)")
         #expect(cli.audioFiles().count == 1)
+    }
+
+    /// As mpv does: a time from the end longer than the recording starts at the beginning.
+    @Test func aSeekBeforeTheBeginningStartsAtZeroWithANote() throws {
+        let cli = try AudioCLI()
+        let source = AudioCLI.noise(frames: 96_000)
+        try cli.writeInput(source)
+        #expect(try cli.run("record", "r", "--format", "wav", "--duration", "2").status == 0)
+        let result = try cli.run("play", "r", "--seek", "-1:00")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "recnotes: play: --seek -1:00: the recording is only 00:00:02 long; playing from the start\n")
+        #expect(cli.outputSamples() == source)
     }
 
     @Test func infoShowsLevelsAndASparkline() throws {

@@ -29,6 +29,32 @@ struct TimeSpecTests {
         }
     }
 
+    @Test("hours, minutes and seconds with units", arguments: [
+        ("5m", 300.0), ("1h", 3600), ("2m30s", 150), ("1h2m3s", 3723), ("1h30s", 3630), ("90m", 5400),
+        ("1m0.5s", 60.5), ("1.5h", 5400), ("2.5m", 150), ("-1m", 7140), ("-1h2m3s", 3477),
+    ])
+    func units(text: String, seconds: Double) throws {
+        #expect(try TimeSpec.parse(text).resolve(duration: 7200) == seconds)
+        #expect(try TimeSpec.parse("+" + text.drop { $0 == "-" }, allowRelative: true) == .relative(abs(seconds - (text.hasPrefix("-") ? 7200 : 0))))
+    }
+
+    @Test("units out of order, repeated, or with a fraction before the last are refused", arguments: [
+        "1m1h", "1s2m", "1m1m", "1h60m", "1m60s", "1.5h2m", "h", "m5", "1hm", "5 m", "1h:30", "1d", "5M", "1:30m",
+    ])
+    func badUnits(text: String) {
+        #expect(throws: RecError.self) { _ = try TimeSpec.parse(text) }
+    }
+
+    @Test("a start before the beginning starts at 0, with a note, as mpv does")
+    func startClamps() throws {
+        let (start, note) = try TimeSpec.parse("-1:00").resolveStart(duration: 30, spec: "-1:00")
+        #expect(start == 0)
+        #expect(note == "--seek -1:00: the recording is only 00:00:30 long; playing from the start")
+        let (fine, none) = try TimeSpec.parse("-10s").resolveStart(duration: 30, spec: "-10s")
+        #expect(fine == 20 && none == nil)
+        #expect(throws: RecError.self) { _ = try TimeSpec.parse("40").resolveStart(duration: 30, spec: "40") }
+    }
+
     @Test("out of range is a usage error", arguments: ["61", "1:01", "-61s", "2:00:00"])
     func outOfRange(text: String) throws {
         let spec = try TimeSpec.parse(text)

@@ -1,5 +1,5 @@
-/// A point in a recording as a user writes it: `90`, `90s`, `1:30`, `1:02:03.5`, `50%`,
-/// `-10s` (from the end) and, for relative seeks, `+5s` / `-5s`.
+/// A point in a recording as a user writes it: `90`, `90s`, `1:30`, `1:02:03.5`, `5m`,
+/// `2m30s`, `1h2m3s`, `50%`, `-10s` (from the end) and, for relative seeks, `+5s` / `-5s`.
 public enum TimeSpec: Equatable, Sendable {
     /// Seconds from the start.
     case absolute(Double)
@@ -18,7 +18,7 @@ public enum TimeSpec: Equatable, Sendable {
     public static func parse(_ text: String, allowRelative: Bool = false) throws -> TimeSpec {
         let trimmed = text.trimmingWhitespace
         func bad(_ why: String) -> RecError { RecError.usage(NameRules.quoted(text), why) }
-        let expected = "expected a time such as 90, 90s, 1:30, 1:02:03.5, 50% or -10s"
+        let expected = "expected a time such as 90, 90s, 1:30, 2m30s, 1h2m3s, 1:02:03.5, 50% or -10s"
         guard !trimmed.isEmpty else { throw bad("empty time; \(expected)") }
         var body = Substring(trimmed)
         var sign: Character?
@@ -29,7 +29,7 @@ public enum TimeSpec: Equatable, Sendable {
             guard let value = decimal(body.dropLast()), value <= 100 else { throw bad("a percentage must be between 0% and 100%") }
             return .percent(value)
         }
-        guard let seconds = clockSeconds(body) else { throw bad(expected) }
+        guard let seconds = clockSeconds(body) ?? unitSeconds(body) else { throw bad(expected) }
         guard seconds <= maximumSeconds else { throw bad("longer than recnotes handles (at most \(Int(maximumSeconds)) s)") }
         switch sign {
         case "+": return .relative(seconds)
@@ -58,6 +58,15 @@ public enum TimeSpec: Equatable, Sendable {
         case let .relative(delta):
             return min(max(current + delta, 0), duration)
         }
+    }
+
+    /// Where a playback starts for `--seek`: as `resolve`, except that a time from the end
+    /// that reaches before the beginning starts at 0, as mpv does, with a note saying so.
+    public func resolveStart(duration: Double, spec: String) throws -> (seconds: Double, note: String?) {
+        if case let .fromEnd(s) = self, s > duration {
+            return (0, "--seek \(spec): the recording is only \(Format.clock(duration)) long; playing from the start")
+        }
+        return (try resolve(duration: duration, spec: spec), nil)
     }
 
     public var description: String {
@@ -94,6 +103,28 @@ public enum TimeSpec: Equatable, Sendable {
             total = total * 60 + value
         }
         return total.isFinite ? total : nil
+    }
+
+    /// `5m`, `1h`, `2m30s`, `1h2m3s`, `1.5h`: hours, minutes and seconds in that order, each
+    /// at most once; a fraction only in the last; a field after the first below 60.
+    private static func unitSeconds(_ text: Substring) -> Double? {
+        let units: [(Character, Double)] = [("h", 3600), ("m", 60), ("s", 1)]
+        var rest = text
+        var next = 0
+        var total = 0.0
+        var fields = 0
+        while !rest.isEmpty {
+            guard let end = rest.firstIndex(where: { !$0.isASCIIDigit && $0 != "." }) else { return nil }
+            let number = rest[..<end]
+            guard let index = units[next...].firstIndex(where: { $0.0 == rest[end] }), let value = decimal(number) else { return nil }
+            rest = rest[rest.index(after: end)...]
+            if number.contains(".") && !rest.isEmpty { return nil }
+            if fields > 0 && value >= 60 { return nil }
+            total += value * units[index].1
+            fields += 1
+            next = index + 1
+        }
+        return fields > 0 && total.isFinite ? total : nil
     }
 
     /// A plain non-negative decimal: digits with an optional fraction. No exponents, no

@@ -17,6 +17,8 @@ public final class PlaybackSession {
     private var lastSavedAt = MonotonicClock.now()
     private var registered = false
     private var startsPaused = false
+    /// Things the user should know that are not errors (a --seek before the beginning).
+    public private(set) var notes: [String] = []
     /// The playback another process ran, stopped to make way for this one.
     public private(set) var replaced: RemoteControl.Status?
 
@@ -53,7 +55,9 @@ public final class PlaybackSession {
         func frame(_ seconds: Double) -> Int64 { min(Int64((seconds * rate).rounded()), frameCount) }
         var from: Int64 = 0
         if let seekSpec, let text = seek {
-            from = frame(try seekSpec.resolve(duration: length, spec: text))
+            let (seconds, note) = try seekSpec.resolveStart(duration: length, spec: text)
+            if let note { notes.append(note) }
+            from = frame(seconds)
         } else if let resumeAt, resumeAt < length - 0.05 {
             from = frame(resumeAt)
         }

@@ -9,8 +9,9 @@ struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play a recording through an ALSA device.",
         discussion: """
-        Times (--seek, --until) are written 90, 90s, 1:30, 1:02:03.5, 50% or -10s (from the \
-        end). Seeking is sample-accurate and does not decode what comes before.
+        Times (--seek, --until) are written 90, 90s, 1:30, 1:02:03.5, 2m30s, 1h2m3s, 50% or \
+        -10s (from the end; one longer than the recording starts at the beginning). Seeking \
+        is sample-accurate and does not decode what comes before.
 
         On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
         forward, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
@@ -53,6 +54,7 @@ struct Play: ParsableCommand {
         let library = try global.openLibrary()
         let session = try PlaybackSession(library: library, path: path, seek: seek, until: until,
                                           fromStart: fromStart, device: audioDevice(device))
+        for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")
         }

@@ -59,7 +59,7 @@ struct Record: ParsableCommand {
     @Option(help: ArgumentHelp("The ALSA PCM to record from; defaults to $RECNOTES_DEVICE, then 'default'.", valueName: "name"))
     var device: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this long: 90, 90s, 1:30, 1:02:03.5.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this long: 90, 90s, 1:30, 5m, 1h2m3s, 1:02:03.5.", valueName: "time"))
     var duration: String?
 
     @Option(help: "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")

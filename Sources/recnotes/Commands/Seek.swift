@@ -15,7 +15,7 @@ struct Seek: ParsableCommand {
     @OptionGroup var output: JSONOption
 
     // Captured unparsed, so that -5s is a time and not an unknown option.
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Where to go: 1:30, 50%, +5s, -5s.", valueName: "time"))
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Where to go: 1:30, 2m30s, 50%, +5s, -5s.", valueName: "time"))
     var time: [String] = []
 
     func run() throws {
