@@ -222,7 +222,7 @@ struct PipelineTests {
         let before = try #require(Self.storeBytes(cli))
         let files = Self.allAudioFiles(cli)
         let cases: [([String], String)] = [
-            ([garbage], "recnotes: \(garbage): Format not recognised."),
+            ([garbage], "recnotes: \(garbage): not an audio format recnotes can read"),
             ([empty], "recnotes: \(empty): "),
             ([halfWAV], "recnotes: \(halfWAV): the file is truncated"),
             ([halfFLAC, "--keep"], "recnotes: \(halfFLAC): "),
@@ -241,7 +241,7 @@ struct PipelineTests {
         // Garbage on stdin: the spooled copy goes too.
         let piped = try Self.run(cli, ["import", "-", "--name", "x"], stdin: Data(repeating: 0x41, count: 10_000))
         #expect(piped.status == 1)
-        #expect(piped.stderr == "recnotes: stdin: Format not recognised.\n")
+        #expect(piped.stderr == "recnotes: stdin: not an audio format recnotes can read\n")
         #expect(Self.storeBytes(cli) == before && Self.allAudioFiles(cli) == files)
         // A taken name is refused before any audio is read.
         let taken = try cli.run("import", good, "--name", "existing")

@@ -30,7 +30,7 @@ public struct AudioError: Error, Equatable, CustomStringConvertible, Sendable {
     }
 
     static func sndfile(_ path: String, _ operation: String, _ handle: OpaquePointer?) -> AudioError {
-        AudioError(.file(path), operation, reason: String(cString: sf_strerror(handle)), code: sf_error(handle))
+        AudioError(.file(path), operation, reason: SoundFile.reason(of: handle), code: sf_error(handle))
     }
 
     public var description: String { recError.description }

@@ -52,8 +52,7 @@ public final class SoundFile {
     public static func open(path: String) throws -> SoundFile {
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            let reason = String(cString: sf_strerror(nil))
-            throw AudioError(.file(path), "cannot read audio", reason: reason, code: sf_error(nil))
+            throw AudioError(.file(path), "cannot read audio", reason: reason(of: nil), code: sf_error(nil))
         }
         guard info.channels > 0, info.samplerate > 0 else {
             sf_close(handle)
@@ -63,6 +62,30 @@ public final class SoundFile {
     }
 
     public var audioFormat: AudioFormat? { AudioFormat(exactly: self) }
+
+    /// libsndfile's message for the last error on `handle` (or of the last open), reworded.
+    static func reason(of handle: OpaquePointer?) -> String {
+        reason(String(cString: sf_strerror(handle)), code: sf_error(handle))
+    }
+
+    /// libsndfile's texts in recnotes' voice: "System error : No such file or directory."
+    /// becomes "No such file or directory" (as strerror says it elsewhere), and the four
+    /// public error codes get words of our own.
+    static func reason(_ raw: String, code: Int32) -> String {
+        switch code {
+        case Int32(SF_ERR_UNRECOGNISED_FORMAT): return "not an audio format recnotes can read"
+        case Int32(SF_ERR_MALFORMED_FILE): return "the file is damaged: its format is known but its contents are not valid"
+        case Int32(SF_ERR_UNSUPPORTED_ENCODING): return "its audio encoding is not supported"
+        default: break
+        }
+        var text = raw.trimmingWhitespace
+        for prefix in ["System error : ", "System error: ", "Error : ", "Error: "] where text.hasPrefix(prefix) {
+            text = String(text.dropFirst(prefix.count))
+        }
+        while text.hasSuffix(".") { text.removeLast() }
+        if text == "Unspecified internal error" || text.isEmpty { return "libsndfile failed without saying why" }
+        return text
+    }
 
     /// Creates `path` with a libsndfile format code of the caller's choosing (for example
     /// FLAC with 24-bit samples), where `create(path:format:rate:channels:)` uses a format's
@@ -97,7 +120,7 @@ public final class SoundFile {
         info.channels = Int32(clamping: channels)
         info.format = sndfileFormat
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            throw AudioError(.file(path), "cannot read audio", reason: String(cString: sf_strerror(nil)), code: sf_error(nil))
+            throw AudioError(.file(path), "cannot read audio", reason: reason(of: nil), code: sf_error(nil))
         }
         return SoundFile(path: path, handle: handle, info: info)
     }
@@ -149,7 +172,7 @@ public final class SoundFile {
         let handle = try open("seek failed")
         let result = sf_seek(handle, sf_count_t(frame), SEEK_SET)
         guard result == sf_count_t(frame) else {
-            let message = sf_error(handle) != SF_ERR_NO_ERROR ? String(cString: sf_strerror(handle)) : "cannot reach frame \(frame)"
+            let message = sf_error(handle) != SF_ERR_NO_ERROR ? Self.reason(of: handle) : "cannot reach frame \(frame)"
             throw AudioError(.file(path), "seek failed", reason: message)
         }
     }
@@ -165,7 +188,7 @@ public final class SoundFile {
         }
         let result = sf_close(handle)
         if result != 0 {
-            throw AudioError(.file(path), "cannot finish writing", reason: String(cString: sf_error_number(result)), code: result)
+            throw AudioError(.file(path), "cannot finish writing", reason: Self.reason(String(cString: sf_error_number(result)), code: result), code: result)
         }
     }
 }

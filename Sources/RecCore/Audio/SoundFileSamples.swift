@@ -37,7 +37,7 @@ extension SoundFile {
         let handle = try live("read failed")
         let count = sf_readf_int(handle, samples, sf_count_t(frames))
         if count < sf_count_t(frames) && sf_error(handle) != SF_ERR_NO_ERROR {
-            throw AudioError(.file(path), "cannot decode", reason: String(cString: sf_strerror(handle)), code: sf_error(handle))
+            throw AudioError(.file(path), "cannot decode", reason: SoundFile.reason(of: handle), code: sf_error(handle))
         }
         return Int(count)
     }
@@ -46,7 +46,7 @@ extension SoundFile {
         let handle = try live("read failed")
         let count = sf_readf_float(handle, samples, sf_count_t(frames))
         if count < sf_count_t(frames) && sf_error(handle) != SF_ERR_NO_ERROR {
-            throw AudioError(.file(path), "cannot decode", reason: String(cString: sf_strerror(handle)), code: sf_error(handle))
+            throw AudioError(.file(path), "cannot decode", reason: SoundFile.reason(of: handle), code: sf_error(handle))
         }
         return Int(count)
     }
@@ -54,14 +54,14 @@ extension SoundFile {
     public func write(_ samples: UnsafePointer<Int32>, frames: Int) throws {
         let handle = try live("write failed")
         guard sf_writef_int(handle, samples, sf_count_t(frames)) == sf_count_t(frames) else {
-            throw AudioError(.file(path), "write failed", reason: String(cString: sf_strerror(handle)), code: sf_error(handle))
+            throw AudioError(.file(path), "write failed", reason: SoundFile.reason(of: handle), code: sf_error(handle))
         }
     }
 
     public func write(_ samples: UnsafePointer<Float>, frames: Int) throws {
         let handle = try live("write failed")
         guard sf_writef_float(handle, samples, sf_count_t(frames)) == sf_count_t(frames) else {
-            throw AudioError(.file(path), "write failed", reason: String(cString: sf_strerror(handle)), code: sf_error(handle))
+            throw AudioError(.file(path), "write failed", reason: SoundFile.reason(of: handle), code: sf_error(handle))
         }
     }
 
