@@ -51,11 +51,13 @@ extension Format {
 /// Keys: `event`, then `frames` and `seconds` (the position), and per event
 /// `peakDBFS`/`rmsDBFS`/`bytes`/`totalFrames`/`totalSeconds` (progress), `fromFrames`/
 /// `fromSeconds` (seeked), `count` (xrun), `xruns`/`overruns` (finished), `message` (failed),
-/// `device`/`file`/`sampleRate`/`channels` (started).
+/// `device`/`file`/`sampleRate`/`channels` (started). Import and export (`transcoding`)
+/// name `source`/`destination` instead of `device`/`file`, and leave out the device's
+/// `xruns`/`overruns`.
 public enum AudioEventJSON {
     /// `time`, when given, is when the event was sent (seconds since the Unix epoch): with
     /// it a listener can measure how soon a remote command showed in the stream.
-    public static func line(_ event: AudioEvent, time: Double? = nil) -> String {
+    public static func line(_ event: AudioEvent, time: Double? = nil, transcoding: Bool = false) -> String {
         var w = JSONWriter()
         w.raw("{\"event\": ")
         w.string(event.name)
@@ -79,9 +81,9 @@ public enum AudioEventJSON {
         case let .started(s):
             position(s.position)
             if let total = s.total { position(total, prefix: "total") }
-            w.raw(", \"device\": ")
+            w.raw(transcoding ? ", \"source\": " : ", \"device\": ")
             w.string(s.device)
-            w.raw(", \"file\": ")
+            w.raw(transcoding ? ", \"destination\": " : ", \"file\": ")
             w.string(s.file)
             w.raw(", \"sampleRate\": ")
             w.int(s.sampleRate)
@@ -107,10 +109,12 @@ public enum AudioEventJSON {
         case let .finished(f):
             position(f.position)
             level(f.level)
-            w.raw(", \"xruns\": ")
-            w.int(f.xruns)
-            w.raw(", \"overruns\": ")
-            w.int(f.overruns)
+            if !transcoding {
+                w.raw(", \"xruns\": ")
+                w.int(f.xruns)
+                w.raw(", \"overruns\": ")
+                w.int(f.overruns)
+            }
         case let .failed(p, message):
             position(p)
             w.raw(", \"message\": ")

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// How values read to a person. Kept apart from drawing: the terminal renderer decides
 /// where and in what colour, these decide the text.
 public enum Format {
@@ -139,6 +143,8 @@ public enum ItemJSON {
         w.timestamp(item.created)
         if let info = item.recording {
             w.recordingFields(info)
+            w.raw(", \"audioPath\": ")
+            w.string(absolutePath(library.location.audioPath(info.file)))
             w.raw(", \"size\": ")
             if let size = library.audioSize(of: item) { w.int(size) } else { w.raw("null") }
         } else {
@@ -163,6 +169,17 @@ public enum ItemJSON {
             w.raw(", \"markers\": ")
             writeMarkers(item, to: &w)
         }
+    }
+
+    /// `path` from the working directory when it is relative (a relative `--store`), so
+    /// that a script can open the audio file from anywhere.
+    static func absolutePath(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let directory = String(cBuffer: buffer)
+        let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
+        return (directory == "/" ? "" : directory) + "/" + relative
     }
 
     /// A tree as nested objects: each folder gets a `contents` array.

@@ -109,7 +109,7 @@ final class TranscodeEventRenderer {
 
     func handle(_ event: AudioEvent) {
         switch mode {
-        case .json: line(AudioEventJSON.line(event))
+        case .json: line(AudioEventJSON.line(event, transcoding: true))
         case .tty: live.handle(event)
         case .none: break
         }
