@@ -14,8 +14,10 @@ struct TerminalKeysTests {
         let output = Pipe()
         private var seen = Data()
 
-        init(_ cli: AudioCLI, _ arguments: [String]) throws {
-            let command = ([AudioCLI.binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        /// `columns`: the pseudo-terminal's width, set with stty before recnotes starts.
+        init(_ cli: AudioCLI, _ arguments: [String], columns: Int? = nil) throws {
+            var command = ([AudioCLI.binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            if let columns { command = "stty cols \(columns) rows 24; " + command }
             process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
             process.arguments = ["-qfec", command, "/dev/null"]
             var env = cli.environment
@@ -114,6 +116,46 @@ struct TerminalKeysTests {
         #expect(try cli.recordings().count == 2)
     }
 
+    /// Each redraw of the live line (what follows `\r ESC[K`), as the terminal shows it.
+    static func drawnLines(_ screen: String) -> [String] {
+        screen.components(separatedBy: "\r\u{1B}[K").dropFirst().map { segment in
+            String(segment.prefix { !$0.isNewline })
+        }
+    }
+
+    @Test("the record meter and the play bar name the item, show the keys, and fit a 40-column terminal",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func linesFitTheTerminal() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
+        let wide = try Screen(cli, ["record", "A rather long name for a note", "--format", "wav", "--duration", "2"], columns: 120)
+        #expect(wide.waitFor("A rather long name for a note  space pause · q stop"))
+        #expect(wide.finish().status == 0)
+
+        let narrow = try Screen(cli, ["play", "A rather long name for a note", "--paused"], columns: 40)
+        #expect(narrow.waitFor("❚❚ 00:00:00 / 00:00:02"))
+        narrow.type("q")
+        let (status, text) = narrow.finish()
+        #expect(status == 0, "\(text)")
+        let lines = Self.drawnLines(text)
+        #expect(!lines.isEmpty)
+        for line in lines { #expect(StatusLine.visibleWidth(line) < 40, "\(line)") }
+    }
+
+    @Test("import at a terminal shows its own line and says what it imported",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func importAtATerminal() throws {
+        let cli = try AudioCLI()
+        let wav = try PipelineTests.wav(cli, "talk.wav", AudioCLI.tone(frames: 96_000))
+        let screen = try Screen(cli, ["import", wav, "--format", "flac"])
+        let (status, text) = screen.finish()
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("⇣ 00:00:"), "\(text)")
+        #expect(text.contains("talk"), "\(text)")
+        #expect(!text.contains("▶"), "\(text)")
+        #expect(text.contains("Imported /talk (00:02)."), "\(text)")
+    }
+
     @Test("play: arrows seek 5 s while paused, space resumes from there",
           .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func arrowsSeekAndSpaceResumes() throws {
@@ -130,7 +172,9 @@ struct TerminalKeysTests {
         screen.type("\u{1B}[C")
         #expect(screen.waitFor("❚❚ 00:00:10"))
         screen.type("\u{1B}[D")
-        #expect(screen.waitFor("❚❚ 00:00:05  paused"))
+        // Paused, the bar keeps the total time, the name and the state.
+        #expect(screen.waitFor("❚❚ 00:00:05 / 00:00:20"))
+        #expect(screen.waitFor("  src  paused"))
         screen.type(" ")
         let (status, text) = screen.finish()
         #expect(status == 0, "\(text)")

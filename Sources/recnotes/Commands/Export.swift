@@ -46,6 +46,7 @@ struct Export: ParsableCommand {
         // A reader that goes away (| head) ends the export the usual way, by SIGPIPE.
         if toStdout { signal(SIGPIPE, SIG_DFL) }
         let events = TranscodeEventRenderer(mode: ProgressMode.resolved(progress), toStderr: toStdout)
-        try exporter.run(onEvent: events.handle)
+        let title = exporter.item.name
+        try exporter.run { events.handle($0, title: title) }
     }
 }

@@ -86,9 +86,15 @@ struct Import: ParsableCommand {
         let cancel = importer.cancel
         signals.onSignal { _ in cancel.cancel() }
         let events = TranscodeEventRenderer(mode: ProgressMode.resolved(progress), toStderr: false)
-        let items = try importer.run { _, event in events.handle(event) }
+        let names = importer.sources.map(\.name)
+        let items = try importer.run { index, event in events.handle(event, title: names[index]) }
         if events.mode == .json {
             for item in items { events.line(ImportEventJSON.imported(item, in: library)) }
+        }
+        if events.mode == .tty && !Output.quiet {
+            for item in items {
+                Terminal.writeStderr("Imported \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n")
+            }
         }
         changes.finish(json: output.json)
     }
@@ -104,10 +110,14 @@ final class TranscodeEventRenderer {
     init(mode: ProgressMode, toStderr: Bool) {
         self.mode = mode
         fd = toStderr ? STDERR_FILENO : STDOUT_FILENO
-        live = ProgressRenderer(mode: mode == .tty ? .tty : .none, screen: .play)
+        live = ProgressRenderer(mode: mode == .tty ? .tty : .none, screen: .transcode)
     }
 
-    func handle(_ event: AudioEvent) {
+    func handle(_ event: AudioEvent) { handle(event, title: nil) }
+
+    /// `title`: what the line names (the recording being imported).
+    func handle(_ event: AudioEvent, title: String?) {
+        if let title { live.title = title }
         switch mode {
         case .json: line(AudioEventJSON.line(event, transcoding: true))
         case .tty: live.handle(event)

@@ -71,6 +71,8 @@ struct Play: ParsableCommand {
             }
         }
         defer { keys?.stop() }
+        renderer.title = session.item.name
+        renderer.keysActive = keys != nil
         try session.register(paused: paused)
         detached.registered(.playback, in: library)
         try session.play(onEvent: renderer.handle)

@@ -106,6 +106,8 @@ struct Record: ParsableCommand {
         let keys = KeyReader { key in
             if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }
         }
+        renderer.title = session.defaultName
+        renderer.keysActive = keys != nil
         do {
             try session.record(onEvent: renderer.handle)
         } catch {
@@ -161,6 +163,8 @@ extension Record {
         let keys = KeyReader { key in
             if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }
         }
+        renderer.title = toStdout ? "to stdout" : target
+        renderer.keysActive = keys != nil
         defer { keys?.stop() }
         do {
             try session.record(onEvent: renderer.handle)

@@ -7,7 +7,7 @@ import Glibc
 /// Draws a recorder's or player's events: a live line on stderr, NDJSON on stdout, or
 /// nothing. All three read the same event stream.
 final class ProgressRenderer {
-    enum Screen { case record, play }
+    enum Screen { case record, play, transcode }
 
     let mode: ProgressMode
     let screen: Screen
@@ -46,34 +46,62 @@ final class ProgressRenderer {
         Output.flush()
     }
 
+    /// What the line shows beside the time: the item's name, and the keys when they work.
+    var title: String?
+    var keysActive = false
+    private var total: AudioPosition?
+
+    private var hints: String? {
+        guard keysActive else { return nil }
+        switch screen {
+        case .record: return paused ? "space resumes · q stop" : "space pause · q stop"
+        case .play: return paused ? "space resumes · ←→ 5s · q quit" : "space pause · ←→ 5s · q quit"
+        case .transcode: return nil
+        }
+    }
+
+    private func time(_ position: AudioPosition) -> String {
+        guard let total else { return Format.clock(position.seconds) }
+        return "\(Format.clock(position.seconds)) / \(Format.clock(total.seconds))"
+    }
+
+    private func fraction(_ position: AudioPosition) -> Double? {
+        guard let total else { return nil }
+        return total.frames > 0 ? Double(position.frames) / Double(total.frames) : 0
+    }
+
+    private var running: String {
+        switch screen {
+        case .record: return "●"
+        case .play: return "▶"
+        case .transcode: return "⇣"
+        }
+    }
+
     private func draw(_ event: AudioEvent) {
         switch event {
         case let .started(s):
-            if screen == .play, let total = s.total {
-                update("▶ \(Format.clock(s.position.seconds)) / \(Format.clock(total.seconds)) \(Format.progressBar(total.frames > 0 ? Double(s.position.frames) / Double(total.frames) : 0))")
-            } else {
-                update("● \(Format.clock(0))")
-            }
+            total = screen == .record ? nil : s.total
+            update(StatusLine(symbol: running, time: time(s.position), fraction: fraction(s.position), name: title, hints: hints))
         case let .progress(p):
-            if screen == .play, let total = p.total {
-                let fraction = total.frames > 0 ? Double(p.position.frames) / Double(total.frames) : 0
-                update("▶ \(Format.clock(p.position.seconds)) / \(Format.clock(total.seconds)) \(Format.progressBar(fraction))")
+            if screen == .record {
+                var extras = [Format.decibels(p.level.peak)]
+                if p.level.isClipping { extras.append(Terminal.styled("CLIP", .warning, enabled: true)) }
+                if let bytes = p.bytes { extras.append(Format.size(bytes)) }
+                update(StatusLine(symbol: running, time: time(p.position), level: p.level.peak, extras: extras, name: title, hints: hints))
             } else {
-                var line = "● \(Format.clock(p.position.seconds))  \(Format.levelBar(p.level.peak)) \(Format.decibels(p.level.peak))"
-                if p.level.isClipping { line += "  " + Terminal.styled("CLIP", .warning, enabled: true) }
-                if let bytes = p.bytes { line += "  \(Format.size(bytes))" }
-                update(line)
+                update(StatusLine(symbol: running, time: time(p.position), fraction: fraction(p.position), name: title, hints: hints))
             }
         case let .paused(p):
             paused = true
-            update("❚❚ \(Format.clock(p.seconds))  paused (space resumes)")
+            update(StatusLine(symbol: "❚❚", time: time(p), fraction: fraction(p), name: title, state: "paused", hints: hints))
         case let .resumed(p):
             paused = false
-            update("\(screen == .play ? "▶" : "●") \(Format.clock(p.seconds))")
+            update(StatusLine(symbol: running, time: time(p), fraction: fraction(p), name: title, hints: hints))
         case let .seeked(_, to):
             // While playing, the next progress line shows where it went; paused, nothing
             // else would.
-            if paused { update("❚❚ \(Format.clock(to.seconds))  paused (space resumes)") }
+            if paused { update(StatusLine(symbol: "❚❚", time: time(to), fraction: fraction(to), name: title, state: "paused", hints: hints)) }
         case let .xrun(_, count):
             Terminal.writeStderr("\r\u{1B}[K")
             Terminal.warning("audio device xrun (\(count) so far)")
@@ -85,6 +113,10 @@ final class ProgressRenderer {
             if drewLine { Terminal.writeStderr("\n") }
             drewLine = false
         }
+    }
+
+    private func update(_ line: StatusLine) {
+        update(line.render(width: Terminal.columns(STDERR_FILENO)))
     }
 
     private func update(_ line: String) {

@@ -25,6 +25,14 @@ enum Terminal {
         Background.relay("recnotes: \(message)")
     }
 
+    /// The terminal's width in columns: the window size of `fd`, else $COLUMNS, else 80.
+    static func columns(_ fd: Int32) -> Int {
+        var size = winsize()
+        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let text = getenv("COLUMNS"), let value = Int(String(cString: text)), value > 0 { return value }
+        return 80
+    }
+
     /// A note about what was done on the way (`recnotes: play: stopped …`), unless --quiet.
     static func note(_ message: String) {
         guard !Output.quiet else { return }
