@@ -352,7 +352,7 @@ struct PipelineTests {
         #expect(result.status == 0, "\(result.stderr)")
         let devices = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         for device in devices {
-            #expect(Set(device.keys) == ["name", "description", "capture", "playback"])
+            #expect(Set(device.keys) == ["name", "description", "capture", "playback", "default"])
             #expect(device["capture"] is Bool && device["playback"] is Bool)
         }
         let byName = Dictionary(devices.map { ($0["name"] as! String, $0) }, uniquingKeysWith: { a, _ in a })

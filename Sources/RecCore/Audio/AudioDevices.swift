@@ -51,9 +51,10 @@ public struct AudioDevice: Equatable, Sendable {
     }
 }
 
-/// `devices --json`: an array of objects with the keys name, description, capture, playback.
+/// `devices --json`: an array of objects with the keys name, description, capture, playback
+/// and default (the one used when no device is named).
 public enum DeviceJSON {
-    public static func array(_ devices: [AudioDevice]) -> String {
+    public static func array(_ devices: [AudioDevice], defaultName: String = "default") -> String {
         var w = JSONWriter()
         w.raw("[")
         for (i, device) in devices.enumerated() {
@@ -66,6 +67,8 @@ public enum DeviceJSON {
             w.bool(device.capture)
             w.raw(", \"playback\": ")
             w.bool(device.playback)
+            w.raw(", \"default\": ")
+            w.bool(device.name == defaultName)
             w.raw("}")
         }
         w.raw(devices.isEmpty ? "]" : "\n]")
