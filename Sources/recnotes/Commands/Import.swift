@@ -27,7 +27,7 @@ struct Import: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Argument(help: ArgumentHelp("Audio files; - for stdin.", valueName: "file"))
+    @Argument(help: ArgumentHelp("Audio files; - for stdin.", valueName: "file"), completion: .file())
     var files: [String] = []
 
     @Option(help: ArgumentHelp("The folder to import into; the current folder by default.", valueName: "folder"),

@@ -23,7 +23,7 @@ struct Play: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The recording to play; the last one played by default.")
+    @Argument(help: "The recording to play; the last one played by default.", completion: .storePath)
     var path: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Start here; -10s counts from the end.", valueName: "time"))

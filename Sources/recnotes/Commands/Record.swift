@@ -35,7 +35,7 @@ struct Record: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "Where to put the recording: a folder, a name, or Folder/name.")
+    @Argument(help: "Where to put the recording: a folder, a name, or Folder/name.", completion: .storePath)
     var path: String?
 
     @Flag(name: [.short, .customLong("parents")], help: "Create the folders in PATH that do not exist yet, as mkdir -p does.")
@@ -44,7 +44,8 @@ struct Record: ParsableCommand {
     @Option(help: "opus (Ogg Opus, the default), flac, wav, vorbis (Ogg Vorbis) or mp3.")
     var format: AudioFormat?
 
-    @Option(help: ArgumentHelp("Write the audio here instead of the store; '-' is standard output.", valueName: "file|-"))
+    @Option(help: ArgumentHelp("Write the audio here instead of the store; '-' is standard output.", valueName: "file|-"),
+            completion: .file())
     var output: String?
 
     @Option(help: ArgumentHelp("With --output -: raw samples, s16, s32 or f32 (little-endian), no header.", valueName: "encoding"))

@@ -41,7 +41,7 @@ struct RestoreTrash: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Argument(help: "The item's original path, or @ and a UUID prefix.")
+    @Argument(help: "The item's original path, or @ and a UUID prefix.", completion: .storePath)
     var path: String
 
     @Option(help: ArgumentHelp("Restore into this folder instead.", valueName: "folder"))
