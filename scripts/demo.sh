@@ -6,8 +6,18 @@ store=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-demo.XXXXXX")
 trap 'rm -rf "$store"' EXIT
 export RECNOTES_HOME="$store" NO_COLOR=1
 
-step() { printf '\n\033[1m$ recnotes %s\033[0m\n' "$*"; "$bin" "$@"; }
-fails() { printf '\n\033[1m$ recnotes %s\033[0m\n' "$*"; "$bin" "$@" && exit 1 || printf '(exit %d)\n' "$?"; }
+# The words as a shell reads them back: plain ones as they are, others in single quotes, so
+# a command copied from the demo pastes and runs.
+quote() {
+  local word out=()
+  for word in "$@"; do
+    if [[ $word =~ ^[A-Za-z0-9_./:@%+=,-]+$ ]]; then out+=("$word"); else out+=("'${word//\'/\'\\\'\'}'"); fi
+  done
+  printf '%s' "${out[*]}"
+}
+show() { printf '\n\033[1m$ %s\033[0m\n' "$1"; }
+step() { show "recnotes $(quote "$@")"; "$bin" "$@"; }
+fails() { show "recnotes $(quote "$@")"; "$bin" "$@" && exit 1 || printf '(exit %d)\n' "$?"; }
 
 echo "recnotes demo: a temporary store in $store"
 step --version
@@ -47,7 +57,7 @@ step mkdir -p /Ideas
 step record /Ideas/tone --duration 4 --format flac --progress none
 step record /Ideas --duration 4 --progress none
 step ls -l /Ideas
-printf '\n\033[1m$ recnotes play /Ideas/tone --seek 1.5 --until -0.5s --progress json | sed -n "1,2p;\$p"\033[0m\n'
+show "recnotes play /Ideas/tone --seek 1.5 --until -0.5s --progress json | sed -n '1,2p;\$p'"
 "$bin" play /Ideas/tone --seek 1.5 --until -0.5s --progress json | sed -n '1,2p;$p'
 echo "(the file sink received $(stat -c %s "$home/played.raw") bytes: 2 s of 48 kHz 16-bit mono)"
 step info /Ideas/tone
