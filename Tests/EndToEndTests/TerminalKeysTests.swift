@@ -64,7 +64,8 @@ struct TerminalKeysTests {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
         let screen = try Screen(cli, ["record", "--format", "wav"])
-        #expect(screen.waitFor("●"))
+        // A level on the meter: audio has arrived, so the recording is not empty.
+        #expect(screen.waitFor("dBFS"))
         screen.type(" ")
         #expect(screen.waitFor("paused"))
         screen.type(" ")
@@ -114,6 +115,23 @@ struct TerminalKeysTests {
         let restored = try cli.run("trash", "restore", String(quotedPath.dropFirst().dropLast()))
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(try cli.recordings().count == 2)
+    }
+
+    @Test("the name prompt edits the line: Ctrl-W, Ctrl-U, Home, End, arrows, Delete",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func namePromptEditing() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
+        let screen = try Screen(cli, ["record", "--format", "wav"])
+        #expect(screen.waitFor("●"))
+        screen.type("q")
+        #expect(screen.waitFor("Save recording as"))
+        // "junk word" ⌃W → "junk " ⌃U → "" ; "tand" ⌃A "s" ⌃E "upX" ← ⌦… ← Delete → "standup"
+        screen.type("junk word\u{17}\u{15}tand\u{01}s\u{05}upX\u{1B}[D\u{1B}[3~")
+        screen.type("\u{1B}[H\u{1B}[C\u{1B}[F\r")
+        let (status, text) = screen.finish()
+        #expect(status == 0, "\(text)")
+        #expect(try cli.recordings().map { $0["name"] as? String } == ["standup"])
     }
 
     /// Each redraw of the live line (what follows `\r ESC[K`), as the terminal shows it.

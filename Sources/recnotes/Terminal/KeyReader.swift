@@ -10,6 +10,8 @@ enum Key: Equatable {
     var isQuit: Bool { self == .character("q") || self == .character("Q") }
 
     case space, left, right, enter, escape, backspace, interrupt
+    /// For line editing: Home/End (also Ctrl-A/E), Delete, Ctrl-U, Ctrl-W.
+    case home, end, delete, deleteToStart, deleteWord
     case character(String)
 }
 
@@ -65,13 +67,33 @@ final class KeyReader: @unchecked Sendable {
         case 0x0A, 0x0D: return .enter
         case 0x7F, 0x08: return .backspace
         case 0x03: return .interrupt
+        case 0x01: return .home
+        case 0x05: return .end
+        case 0x15: return .deleteToStart
+        case 0x17: return .deleteWord
         case 0x1B:
-            // A lone Esc, or the start of an arrow key (ESC [ C / ESC [ D).
+            // A lone Esc, or the start of a key's sequence: ESC [ C, ESC [ D, ESC [ H,
+            // ESC [ F, ESC O H, ESC O F, ESC [ 1 ~, ESC [ 3 ~, ESC [ 4 ~ …
             guard let next = readByte(30) else { return .escape }
-            guard next == UInt8(ascii: "["), let final = readByte(30) else { return .escape }
+            guard next == UInt8(ascii: "[") || next == UInt8(ascii: "O"), var final = readByte(30) else { return .escape }
+            var number = 0
+            while (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(final) {
+                number = number * 10 + Int(final - UInt8(ascii: "0"))
+                guard let more = readByte(30) else { return nil }
+                final = more
+            }
             switch final {
             case UInt8(ascii: "C"): return .right
             case UInt8(ascii: "D"): return .left
+            case UInt8(ascii: "H"): return .home
+            case UInt8(ascii: "F"): return .end
+            case UInt8(ascii: "~"):
+                switch number {
+                case 1, 7: return .home
+                case 4, 8: return .end
+                case 3: return .delete
+                default: return nil
+                }
             default: return nil
             }
         default:

@@ -4,17 +4,20 @@ import RecCore
 import Glibc
 #endif
 
-/// The "Save recording" alert: asks for a name on the terminal. Enter keeps the default
-/// (or takes what was typed), Esc discards (to the trash). Returns nil for discard.
+/// The "Save recording" alert: asks for a name on the terminal, with line editing (←/→,
+/// Home/End, Ctrl-A/E/U/W, Delete). Enter keeps the default (or takes what was typed), Esc
+/// discards (to the trash). Returns nil for discard.
 enum NamePrompt {
     static func ask(defaultName: String, problem: (String) -> String?, interrupted: () -> Bool) -> String? {
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return defaultName }
         KeyReader.enterRawMode(saved)
         defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
-        var typed = ""
+        var line = LineEditor()
         func redraw() {
-            Terminal.writeStderr("\r\u{1B}[KSave recording as [\(defaultName)] (Esc: to the trash): \(typed)")
+            var text = "\r\u{1B}[KSave recording as [\(defaultName)] (Esc: to the trash): \(line.text)"
+            if line.columnsAfterCursor > 0 { text += "\u{1B}[\(line.columnsAfterCursor)D" }
+            Terminal.writeStderr(text)
         }
         redraw()
         while true {
@@ -25,11 +28,11 @@ enum NamePrompt {
             guard let key = KeyReader.readKey(timeoutMilliseconds: 100) else { continue }
             switch key {
             case .enter:
-                let name = typed.isEmpty ? defaultName : typed
+                let name = line.text.isEmpty ? defaultName : line.text
                 if let why = problem(name) {
                     Terminal.writeStderr("\n")
                     Terminal.error("\(NameRules.quoted(name)): \(why)")
-                    typed = ""
+                    line.clear()
                     redraw()
                     continue
                 }
@@ -41,14 +44,16 @@ enum NamePrompt {
             case .interrupt:
                 Terminal.writeStderr("\n")
                 return defaultName
-            case .backspace:
-                if !typed.isEmpty { typed.removeLast() }
-            case .space:
-                typed += " "
-            case let .character(c):
-                typed += c
-            case .left, .right:
-                break
+            case .backspace: line.backspace()
+            case .delete: line.delete()
+            case .space: line.insert(" ")
+            case let .character(c): line.insert(c)
+            case .left: line.left()
+            case .right: line.right()
+            case .home: line.home()
+            case .end: line.end()
+            case .deleteToStart: line.deleteToStart()
+            case .deleteWord: line.deleteWordBackward()
             }
             redraw()
         }
