@@ -73,9 +73,7 @@ struct Record: ParsableCommand {
         let sampleRate = rate ?? format.defaultRate
         var frameLimit: Int64?
         if let duration {
-            guard case let .absolute(seconds) = try TimeSpec.parse(duration), seconds > 0 else {
-                throw RecError.usage("--duration \(duration)", "must be a length of time greater than zero, such as 90, 90s or 1:30")
-            }
+            let seconds = try TimeSpec.length(duration, option: "--duration")
             frameLimit = Int64((seconds * Double(sampleRate)).rounded())
         }
         if let output {
