@@ -44,28 +44,18 @@ struct EngineProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, environ)
+        // Its own process group, so that a timeout kills whatever it started too.
+        let spawned = withSpawnAttributes(flags: POSIX_SPAWN_SETPGROUP, processGroup: true) {
+            posix_spawnp(&pid, argv[0], &actions, &$0, cArgs, environ)
+        }
         close(outPipe[1])
         close(errPipe[1])
         guard spawned == 0 else { throw .cannotStart(spawned) }
 
-        let deadline = monotonicSeconds() + seconds
+        let deadline = MonotonicClock.now() + seconds
         func killAll() {
             _ = kill(-pid, SIGKILL)
             _ = kill(pid, SIGKILL)
@@ -76,7 +66,7 @@ struct EngineProcess {
         var err: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while readEnds[0] >= 0 || readEnds[1] >= 0 {
-            let left = deadline - monotonicSeconds()
+            let left = deadline - MonotonicClock.now()
             if left <= 0 { killAll(); throw .timedOut }
             var fds = readEnds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&fds, nfds_t(fds.count), Int32(min(left * 1000, 60_000)) + 1)
@@ -102,7 +92,7 @@ struct EngineProcess {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid { break }
             if reaped < 0 && errno != EINTR { break }
-            if monotonicSeconds() >= deadline { killAll(); throw .timedOut }
+            if MonotonicClock.now() >= deadline { killAll(); throw .timedOut }
             var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
             nanosleep(&pause, nil)
         }
@@ -116,11 +106,5 @@ struct EngineProcess {
         guard pipe(&fds) == 0 else { return false }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return true
-    }
-
-    static func monotonicSeconds() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }
