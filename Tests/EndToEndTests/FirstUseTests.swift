@@ -242,6 +242,23 @@ struct FirstUseTests {
         #expect(exported.status == 0, "\(exported.stderr)")
         #expect(exported.stdout.utf8.starts(with: "RIFF".utf8))
 
+        // play works, with one warning, and saves nothing: the samples reach the device.
+        let sink = sandbox.root + "/sink"
+        try FileManager.default.createDirectory(atPath: sink, withIntermediateDirectories: true)
+        chmod(sink, 0o777)
+        try sandbox.write(sandbox.home + "/.asoundrc", Array("""
+        pcm.!default { type file slave.pcm null file "\(sink)/out.raw" format "raw" }
+        """.utf8))
+        // libpulse's ALSA hook makes ~/.config/pulse, and says so on stderr when it cannot.
+        chmod(sandbox.home, 0o777)
+        chmod(sandbox.home + "/.asoundrc", 0o644)
+        let played = try ro("play", "/Work/memo", "--progress", "none")
+        #expect(played.status == 0, "\(played)")
+        #expect(played.stderrLines.count == 1 && played.stderr.contains("read-only; the play position will not be saved"), "\(played.stderr)")
+        let heard = (try? FileManager.default.attributesOfItem(atPath: sink + "/out.raw")[.size] as? Int) ?? 0
+        #expect(heard == 4_800 * 2, "the sink got \(heard) bytes")
+        expectFailure(try ro("play", "/Work/memo", "--background"), status: 1, containing: ["read-only"])
+
         expectFailure(try ro("cd", "Ideas"), status: 1, containing: ["read-only", "cd must write"])
         expectFailure(try ro("mkdir", "/New"), status: 1, containing: ["read-only"])
         expectFailure(try ro("fsck", "--repair"), status: 1, containing: ["read-only"])

@@ -73,7 +73,12 @@ public final class PlaybackSession {
         lastSavedFrames = from
         // One playback at a time: once this one is known to be playable, the running one
         // ends (and lets go of the device) before the device is opened.
-        replaced = try RemoteControl(library: library).stopOtherPlayback()
+        if library.isReadOnly {
+            // A backup on read-only media still plays; nothing of it can be written.
+            notes.append("the store is read-only; the play position will not be saved, and other shells cannot control this playback")
+        } else {
+            replaced = try RemoteControl(library: library).stopOtherPlayback()
+        }
         player = try Player(file: file, device: device, configuration: deviceConfiguration)
     }
 
@@ -81,6 +86,11 @@ public final class PlaybackSession {
     /// that `status` sees it and other shells can control it. `play` does it if not done.
     public func register(paused: Bool = false) throws {
         guard !registered else { return }
+        guard !library.isReadOnly else {
+            registered = true
+            startsPaused = paused
+            return
+        }
         let id = item.id
         let startSeconds = Double(start) / Double(sampleRate)
         // A player still registered (one that started meanwhile) loses its slot: the
@@ -100,6 +110,7 @@ public final class PlaybackSession {
     @discardableResult
     public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
         try register(paused: startsPaused)
+        if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, onEvent: onEvent) }
         var ended = false
         defer { if !ended { unregister() } }
         let follower = try? RemoteFollower(location: library.location, job: .playback, id: item.id,

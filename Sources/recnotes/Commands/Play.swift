@@ -52,6 +52,9 @@ struct Play: ParsableCommand {
         if try detached.detachIfAsked(command: "play") { return }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
+        if detached.child && library.isReadOnly {
+            throw RecError.failure("play --background", "the store is read-only, so a detached player could not be reached; play it in the foreground")
+        }
         let session = try PlaybackSession(library: library, path: path, seek: seek, until: until,
                                           fromStart: fromStart, device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
