@@ -4,6 +4,10 @@ import RecCore
 /// What argument-parser does not do for us: a word that looks like options but is not
 /// (`-dash.wav`, which it would read as `-d -a -s -h` and answer with the help), and its
 /// messages said in recnotes' voice (`recnotes: <what>: <why>`).
+/// A command whose arguments include words that start with `-` (`tag PATH -draft`); it reads
+/// them itself, and `ArgumentCheck` leaves them alone.
+protocol TakesDashWords {}
+
 enum ArgumentCheck {
     /// The options a command takes, read from its own help (hidden ones included).
     struct Options {
@@ -51,6 +55,8 @@ enum ArgumentCheck {
     /// group of the command's flags: a file name, most likely.
     static func check(_ arguments: [String]) throws {
         let (command, _) = command(for: arguments)
+        // `tag PATH -draft`: there a dash word is the command's own, not an option.
+        if command is TakesDashWords.Type { return }
         let options = Options(command)
         var skipNext = false
         for word in arguments {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RecCore
 
-struct Tag: ParsableCommand {
+struct Tag: ParsableCommand, TakesDashWords {
     static let configuration = CommandConfiguration(
         abstract: "Add and remove tags on recordings and folders.",
         discussion: """
