@@ -49,11 +49,13 @@ test-tsan: deps
 # (`make test-asan ASAN_SKIP=` runs it too; its wall-clock watchdog stretches by
 # RECNOTES_TEST_SLOWDOWN). Leak checking is off: the only leaks it reports are XCTest's
 # own objects at the harness's exit, which would fail the run.
+# It links with lld: gold prints a warning for each of the ASan runtime's local symbols.
 ASAN_SKIP = ConcurrencyTests
+ASAN_FLAGS = --sanitize=address --scratch-path .build-asan -Xswiftc -use-ld=lld
 test-asan: deps
-	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFT) build --build-tests $(ASAN_FLAGS)
 	RECNOTES_TEST_SLOWDOWN=4 ASAN_OPTIONS=detect_leaks=0 \
-	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan $(if $(ASAN_SKIP),--skip '$(ASAN_SKIP)')
+	  $(SWIFT) test --skip-build $(ASAN_FLAGS) $(if $(ASAN_SKIP),--skip '$(ASAN_SKIP)')
 
 # Regenerates man/recnotes.1 from the command definitions; commit the result.
 man: deps
