@@ -58,8 +58,7 @@ struct Note: ParsableCommand {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = read(STDIN_FILENO, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
+            let n = System.retrying { read(STDIN_FILENO, &buffer, buffer.count) }
             if n < 0 { throw RecError.failure("stdin", systemReason(errno)) }
             if n == 0 { break }
             bytes += buffer[0..<n]
