@@ -71,75 +71,79 @@ struct Record: ParsableCommand {
     func run() throws {
         let format = self.format ?? .default
         let sampleRate = rate ?? format.defaultRate
-        var frameLimit: Int64?
-        if let duration {
-            let seconds = try TimeSpec.length(duration, option: "--duration")
-            frameLimit = Int64((seconds * Double(sampleRate)).rounded())
-        }
+        let frameLimit = try duration.map { Int64((try TimeSpec.length($0, option: "--duration") * Double(sampleRate)).rounded()) }
         if let output {
-            if let path {
-                throw RecError.usage(path, "a store PATH cannot go with --output, which writes outside the store")
-            }
-            if parents { throw RecError.usage("-p", "goes with a store PATH, not with --output") }
-            // A detached recorder has no stdout of its own to stream to, and a file outside
-            // the store is what a plain 'record --background' gives better: background
-            // recordings go to the store.
-            if detached.background || detached.log != nil || detached.json {
-                throw RecError.usage("--output", "cannot be combined with --background, --log or --json")
-            }
+            try checkOutputAlone()
             return try recordToOutput(output, rate: sampleRate, frameLimit: frameLimit)
         }
         if encoding != nil { throw RecError.usage("--encoding", "goes with --output -") }
         try format.validate(rate: sampleRate, channels: channels)
         if try detached.detachIfAsked(command: "record", jsonAlone: true) { return }
+        try recordToStore(format: format, rate: sampleRate, frameLimit: frameLimit)
+    }
+
+    /// `--output` writes outside the store, so nothing that names a place in the store,
+    /// or detaches, goes with it.
+    private func checkOutputAlone() throws {
+        if let path {
+            throw RecError.usage(path, "a store PATH cannot go with --output, which writes outside the store")
+        }
+        if parents { throw RecError.usage("-p", "goes with a store PATH, not with --output") }
+        // A detached recorder has no stdout of its own to stream to, and a file outside
+        // the store is what a plain 'record --background' gives better: background
+        // recordings go to the store.
+        if detached.background || detached.log != nil || detached.json {
+            throw RecError.usage("--output", "cannot be combined with --background, --log or --json")
+        }
+    }
+
+    /// Records into the store: capture, then a name (asked at a terminal when none was
+    /// given), then save, or the trash when the user declines a name.
+    private func recordToStore(format: AudioFormat, rate: Int, frameLimit: Int64?) throws {
         let signals = SignalWatcher()
         let library = try global.openLibrary()
         let changes = ChangeRenderer(library: library)
-        let session = try RecordingSession(library: library, path: path, format: format, rate: sampleRate,
+        let session = try RecordingSession(library: library, path: path, format: format, rate: rate,
                                            channels: channels, device: audioDevice(device), frameLimit: frameLimit,
                                            createParents: parents)
-        let recorder = session.recorder
-        signals.onSignal { _ in recorder.stop() }
+        signals.onSignal { [recorder = session.recorder] _ in recorder.stop() }
         detached.registered(.recording, in: library)
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)
-        let keys = KeyReader { key in
-            if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }
-        }
         renderer.title = session.defaultName
+        try capture(session, renderer: renderer)
+        if let name = askName(for: session, signals: signals) {
+            let item = try session.save(as: name)
+            renderer.reportSaved(item, in: library)
+        } else {
+            // One key never loses a recording: Esc moves it to the trash.
+            renderer.reportDiscarded(trashPath: try session.discardToTrash())
+        }
+        changes.finish(json: detached.wantsItemJSON)
+    }
+
+    /// Runs the recorder with the terminal's keys. A failure keeps what was captured (saved
+    /// as cut short) and removes an empty file.
+    private func capture(_ session: RecordingSession, renderer: ProgressRenderer) throws {
+        let keys = KeyReader.recording(session.recorder)
         renderer.keysActive = keys != nil
+        defer { keys?.stop() }
         do {
             try session.record(onEvent: renderer.handle)
         } catch {
-            keys?.stop()
             if session.frames > 0 { _ = try? session.save(cutShort: true) } else { try? session.discard() }
             throw error
         }
-        keys?.stop()
+    }
 
-        var name: String? = session.defaultName
-        if !session.nameGiven && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDERR_FILENO) {
-            let interrupted = InterruptFlag()
-            signals.onSignal { _ in interrupted.set() }
-            name = NamePrompt.ask(defaultName: session.defaultName, problem: session.nameProblem,
-                                  interrupted: interrupted.isSet)
+    /// The name to save under: the given or default one, or what the user types at the
+    /// prompt; nil when the user declines (Esc).
+    private func askName(for session: RecordingSession, signals: SignalWatcher) -> String? {
+        guard !session.nameGiven && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDERR_FILENO) else {
+            return session.defaultName
         }
-        guard let name else {
-            // One key never loses a recording: Esc moves it to the trash.
-            let trashed = try session.discardToTrash()
-            if renderer.mode == .json { renderer.printLine(AudioEventJSON.discarded(trashPath: trashed)) }
-            if renderer.mode != .json && !Output.quiet {
-                Terminal.writeStderr("Discarded to the trash; `recnotes trash restore \(Format.shellQuoted(trashed))` brings it back.\n")
-            }
-            changes.finish(json: detached.wantsItemJSON)
-            return
-        }
-        let item = try session.save(as: name)
-        switch renderer.mode {
-        case .json: renderer.printLine(AudioEventJSON.saved(item, in: library))
-        case .tty: Terminal.writeStderr("Saved \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n")
-        case .none: break
-        }
-        changes.finish(json: detached.wantsItemJSON)
+        let interrupted = InterruptFlag()
+        signals.onSignal { _ in interrupted.set() }
+        return NamePrompt.ask(defaultName: session.defaultName, problem: session.nameProblem, interrupted: interrupted.isSet)
     }
 }
 
@@ -159,9 +163,7 @@ extension Record {
         let recorder = session.recorder
         signals.onSignal { _ in recorder.stop() }
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record, jsonToStderr: toStdout)
-        let keys = KeyReader { key in
-            if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }
-        }
+        let keys = KeyReader.recording(recorder)
         renderer.title = toStdout ? "to stdout" : target
         renderer.keysActive = keys != nil
         defer { keys?.stop() }

@@ -129,3 +129,12 @@ final class KeyReader: @unchecked Sendable {
 
     deinit { stop() }
 }
+
+extension KeyReader {
+    /// The recorder's keys: space pauses and resumes, q and Ctrl-C stop (and save).
+    static func recording(_ recorder: Recorder) -> KeyReader? {
+        KeyReader { key in
+            if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }
+        }
+    }
+}

@@ -46,6 +46,23 @@ final class ProgressRenderer {
         Output.flush()
     }
 
+    /// The end of a recording into the store: its item as JSON, or one line at a terminal.
+    func reportSaved(_ item: Item, in library: Library) {
+        switch mode {
+        case .json: printLine(AudioEventJSON.saved(item, in: library))
+        case .tty: Terminal.writeStderr("Saved \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n")
+        case .none: break
+        }
+    }
+
+    /// A recording the user declined to name, now in the trash, and how to get it back.
+    func reportDiscarded(trashPath: String) {
+        if mode == .json { printLine(AudioEventJSON.discarded(trashPath: trashPath)) }
+        if mode != .json && !Output.quiet {
+            Terminal.writeStderr("Discarded to the trash; `recnotes trash restore \(Format.shellQuoted(trashPath))` brings it back.\n")
+        }
+    }
+
     /// What the line shows beside the time: the item's name, and the keys when they work.
     var title: String?
     var keysActive = false
