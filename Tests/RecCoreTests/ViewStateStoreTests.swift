@@ -78,18 +78,54 @@ struct ViewStateStoreTests {
         #expect(try reopened().state.folderStack == [.root])
     }
 
-    @Test("selectRecording and updatePlayPosition")
+    @Test("selectRecording, and the play position written by the player's acknowledgement alone")
     func selection() throws {
-        try store.transaction { $0.updatePlayPosition(3) }
-        #expect(log.actions.isEmpty, "no selection, no position")
+        try store.transaction { $0.acknowledgeControl(of: .playback, through: 0, paused: false, position: 3) }
+        #expect(log.actions.isEmpty, "nothing playing, no position")
         try store.transaction { $0.selectRecording(c, position: 1.5) }
-        try store.transaction { $0.updatePlayPosition(42.25) }
-        #expect(log.actions == [.selectRecording(c), .updatePlayPosition(42.25)])
+        let playback = ViewState.Playback(id: c, pid: 4242, started: .now())
+        try store.transaction { $0.playbackStarted(playback) }
+        try store.transaction { $0.acknowledgeControl(of: .playback, through: 0, paused: false, position: 42.25) }
+        #expect(log.actions == [.selectRecording(c), .playbackStarted(playback),
+                                .controlAcknowledged(.playback, through: 0, paused: false, position: 42.25)])
         #expect(store.state.selection == .init(recording: c, position: 42.25))
+        #expect(store.state.position(of: .playback) == 42.25)
         #expect(try reopened().state.selection == .init(recording: c, position: 42.25))
+        try store.transaction { $0.playbackEnded() }
         try store.transaction { $0.selectRecording(nil) }
         #expect(log.actions.last == .selectRecording(nil))
         #expect(try reopened().state.selection == nil)
+    }
+
+    @Test("a watcher without inotify still sees a change, by looking, and still wakes and stops",
+          arguments: [true, false])
+    func watcherWithAndWithoutInotify(inotify: Bool) throws {
+        let watcher = try ViewStateWatcher(location: dir.location, inotify: inotify)
+        try store.transaction { $0.pushFolder(a) }
+        #expect(watcher.wait(milliseconds: 5000) == .changed)
+        watcher.wake()
+        #expect(watcher.wait(milliseconds: 5000) == .woken)
+        watcher.stop()
+        #expect(watcher.wait(milliseconds: 5000) == .stopped)
+    }
+
+    @Test("a player whose recording is no longer the selection does not move the selection's position")
+    func staleSelection() throws {
+        try store.transaction { $0.selectRecording(b, position: 7) }
+        try store.transaction { $0.playbackStarted(.init(id: c, pid: 4242, started: .now())) }
+        try store.transaction { $0.acknowledgeControl(of: .playback, through: 0, paused: false, position: 42) }
+        #expect(store.state.selection == .init(recording: b, position: 7))
+        #expect(store.state.position(of: .playback) == nil)
+    }
+
+    @Test("a recorder's position is its entry's, and round-trips")
+    func recordingPosition() throws {
+        let entry = ViewState.RecordingInProgress(id: c, parent: .root, name: "n", file: "f.opus", format: .opus,
+                                                  sampleRate: 48000, channels: 1, pid: 4242, started: .now())
+        try store.transaction { $0.recordingStarted(entry) }
+        try store.transaction { $0.acknowledgeControl(of: .recording, through: 0, paused: true, position: 12.5) }
+        #expect(try reopened().state.position(of: .recording) == 12.5)
+        #expect(try reopened().state.recording?.control.paused == true)
     }
 
     @Test("recordingStarted and recordingEnded")

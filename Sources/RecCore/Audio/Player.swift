@@ -84,6 +84,7 @@ public final class Player: @unchecked Sendable {
             } else {
                 final = loop.heard()
             }
+            controls.publish(paused: loop.paused, frames: final, applied: 0)  // where it ended, for the follower
             pcm.close()
             onEvent(.finished(.init(position: loop.at(final), xruns: pcm.recoveries, overruns: 0, level: loop.overall.level)))
             return (loop.at(final), ending)

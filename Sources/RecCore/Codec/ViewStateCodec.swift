@@ -43,6 +43,8 @@ enum ViewStateCodec {
             w.int(r.pid)
             w.raw(", \"started\": ")
             w.timestamp(r.started)
+            w.raw(", \"position\": ")
+            w.double(r.position)
             encodeControl(r.control, &w)
             w.raw("}")
         } else {
@@ -68,8 +70,6 @@ enum ViewStateCodec {
     private static func encodeControl(_ c: ViewState.Control, _ w: inout JSONWriter) {
         w.raw(", \"control\": {\"paused\": ")
         w.bool(c.paused)
-        w.raw(", \"position\": ")
-        w.double(c.position)
         w.raw(", \"lastSequence\": ")
         w.int(c.lastSequence)
         w.raw(", \"pending\": [")
@@ -105,7 +105,6 @@ enum ViewStateCodec {
         var f = true
         while let k = try r.nextKey(first: &f) {
             if k.equals("paused") { control.paused = try r.readBool() }
-            else if k.equals("position") { control.position = try r.readDouble() }
             else if k.equals("lastSequence") { control.lastSequence = Int(try r.readInt()) }
             else if k.equals("pending") {
                 try r.beginArray()
@@ -135,8 +134,7 @@ enum ViewStateCodec {
                 }
             } else { try r.skipValue() }
         }
-        guard control.position.isFinite, control.position >= 0,
-              control.pending.allSatisfy({ $0.sequence <= control.lastSequence }) else {
+        guard control.pending.allSatisfy({ $0.sequence <= control.lastSequence }) else {
             throw r.failure("malformed control state", at: start)
         }
         return control
@@ -217,7 +215,7 @@ enum ViewStateCodec {
     private static func decodeInProgress(_ r: inout JSONReader, id: (inout JSONReader) throws -> ItemID) throws -> ViewState.RecordingInProgress {
         let start = r.position
         var uuid: ItemID?, parent: ItemID?, name: String?, file: String?, output: String?, format: AudioFormat??
-        var rate: Int64?, channels: Int64?, pid: Int64?, started: Timestamp?
+        var rate: Int64?, channels: Int64?, pid: Int64?, started: Timestamp?, position = 0.0
         var control = ViewState.Control()
         try r.beginObject()
         var f = true
@@ -232,14 +230,15 @@ enum ViewStateCodec {
             else if k.equals("channels") { channels = try r.readInt() }
             else if k.equals("pid") { pid = try r.readInt() }
             else if k.equals("started") { started = Timestamp(utf8: try r.readRawString()) }
+            else if k.equals("position") { position = try r.readDouble() }
             else if k.equals("control") { control = try decodeControl(&r) }
             else { try r.skipValue() }
         }
         guard let uuid, let parent, let name, let file, case let format?? = Optional(format), let rate, let channels, let pid, let started,
-              StoredLayout.isPlausible(rate: rate, channels: channels), pid > 0, pid <= Int64(Int32.max),
+              StoredLayout.isPlausible(rate: rate, channels: channels), position.isFinite, position >= 0, pid > 0, pid <= Int64(Int32.max),
               !file.contains("/"), output.map({ file.isEmpty && ViewState.RecordingInProgress.isValidOutput($0) }) ?? !file.isEmpty
         else { throw r.failure("incomplete recording-in-progress entry", at: start) }
         return .init(id: uuid, parent: parent, name: name, file: file, output: output, format: format, sampleRate: Int(rate),
-                     channels: Int(channels), pid: Int32(pid), started: started, control: control)
+                     channels: Int(channels), pid: Int32(pid), started: started, position: position, control: control)
     }
 }

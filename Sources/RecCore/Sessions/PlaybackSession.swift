@@ -4,7 +4,8 @@ import Glibc
 
 /// The play screen as store changes around a `Player`: the recording becomes the selected
 /// one, and its position is kept in the view state while playing (about once a second) and
-/// on exit, so that `play` with no PATH resumes where it stopped.
+/// on exit, so that `play` with no PATH resumes where it stopped. The position is written
+/// by the player's `RemoteFollower` alone.
 public final class PlaybackSession {
     public let library: Library
     public let item: Item
@@ -13,8 +14,6 @@ public final class PlaybackSession {
     /// The frames to play: `start..<end`.
     public let start: Int64
     public let end: Int64
-    private var lastSavedFrames: Int64
-    private var lastSavedAt = MonotonicClock.now()
     private var registered = false
     private var startsPaused = false
     /// Things the user should know that are not errors (a --seek before the beginning).
@@ -70,7 +69,6 @@ public final class PlaybackSession {
         }
         start = from
         end = to
-        lastSavedFrames = from
         // One playback at a time: once this one is known to be playable, the running one
         // ends (and lets go of the device) before the device is opened.
         if library.isReadOnly {
@@ -96,7 +94,7 @@ public final class PlaybackSession {
         // A player still registered (one that started meanwhile) loses its slot: the
         // newest playback is the one a hotkey means.
         let entry = ViewState.Playback(id: id, pid: getpid(), started: .now(),
-                                       control: .init(paused: paused, position: startSeconds))
+                                       control: .init(paused: paused))
         try library.viewState.transaction {
             $0.selectRecording(id, position: startSeconds)
             $0.playbackStarted(entry)
@@ -113,23 +111,15 @@ public final class PlaybackSession {
         if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, onEvent: onEvent) }
         var ended = false
         defer { if !ended { unregister() } }
+        // Without a follower (no pipe to be had) the audio still plays; only the position
+        // is not kept and other shells cannot reach it.
         let follower = try? RemoteFollower(location: library.location, job: .playback, id: item.id,
                                            mailbox: player.controls, sampleRate: sampleRate)
         try? follower?.start()
         defer { follower?.stop() }
-        let result = try player.run(from: start, until: end, paused: startsPaused) { event in
-            // With a follower, its once-a-second write keeps the selection's position too.
-            if follower == nil, case let .progress(p) = event { persistIfDue(p.position) }
-            onEvent(event)
-        }
-        follower?.stop()
+        let result = try player.run(from: start, until: end, paused: startsPaused, onEvent: onEvent)
         // The position reached and the end of this playback, in one write of the view state.
-        let id = item.id, pid = getpid(), seconds = result.0.seconds
-        try library.viewState.transaction { vs in
-            if vs.state.selection?.recording == id { vs.updatePlayPosition(seconds) }
-            if vs.state.playing?.id == id && vs.state.playing?.pid == pid { vs.playbackEnded() }
-        }
-        ended = true
+        ended = follower?.stop(closing: { $0.playbackEnded() }) ?? false
         return result
     }
 
@@ -137,24 +127,6 @@ public final class PlaybackSession {
         let id = item.id, pid = getpid()
         try? library.viewState.transaction { vs in
             if vs.state.playing?.id == id && vs.state.playing?.pid == pid { vs.playbackEnded() }
-        }
-    }
-
-    /// Position updates reach the disk at most once per second of audio and of wall time,
-    /// so a device faster than real time does not turn into a stream of fsyncs.
-    private func persistIfDue(_ position: AudioPosition) {
-        guard abs(position.frames - lastSavedFrames) >= Int64(sampleRate) else { return }
-        let now = MonotonicClock.now()
-        guard now - lastSavedAt >= 1 else { return }
-        lastSavedAt = now
-        try? save(position)
-    }
-
-    private func save(_ position: AudioPosition) throws {
-        lastSavedFrames = position.frames
-        let id = item.id
-        try library.viewState.transaction { vs in
-            if vs.state.selection?.recording == id { vs.updatePlayPosition(position.seconds) }
         }
     }
 }

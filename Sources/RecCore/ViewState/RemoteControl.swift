@@ -47,12 +47,12 @@ public struct RemoteControl {
             let folder = document.path(of: r.parent)
             let path = r.output ?? (folder == "/" ? "" : folder) + "/" + r.name
             result.append(Status(job: .recording, id: r.id, path: path, pid: r.pid,
-                                 paused: r.control.paused, position: r.control.position, duration: nil,
+                                 paused: r.control.paused, position: r.position, duration: nil,
                                  pending: r.control.pending.count))
         }
         if let p = state.playing {
             result.append(Status(job: .playback, id: p.id, path: document.path(of: p.id), pid: p.pid,
-                                 paused: p.control.paused, position: p.control.position,
+                                 paused: p.control.paused, position: state.position(of: .playback) ?? 0,
                                  duration: document[p.id]?.recording?.duration, pending: p.control.pending.count))
         }
         return result

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,10 +11,12 @@ import Glibc
 /// sequence number) to the engine's mailbox. When the engine has applied them and sent its
 /// events, the follower acknowledges under the view-state lock: it removes what was
 /// applied and writes the paused flag and position the engine reached. About once a
-/// second it also writes the position, so `status` stays current.
+/// second it also writes the position, so `status` stays current, and when it stops it
+/// writes where the engine ended. It is the only writer of a running job's position.
 // @unchecked Sendable: `thread` is set by `start` and cleared by `stop`, both on the
 // thread that owns the follower; the follower thread uses only the immutable members, its
-// own store object and the watcher and mailbox, which are thread-safe.
+// own store object, `closing` (behind a Mutex) and the watcher and mailbox, which are
+// thread-safe.
 public final class RemoteFollower: @unchecked Sendable {
     private let location: StoreLocation
     private let job: ViewState.Job
@@ -24,6 +28,8 @@ public final class RemoteFollower: @unchecked Sendable {
     /// Its own store object: the session's belongs to the main thread.
     private let store: ViewStateStore
     private var thread: JoinableThread?
+    /// What the owner wants done in the follower's last write (the job's end).
+    private let closing = Mutex<(@Sendable (inout ViewStateStore.Transaction) -> Void)?>(nil)
 
     public init(location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: ControlMailbox, sampleRate: Int) throws {
         self.location = location
@@ -51,12 +57,20 @@ public final class RemoteFollower: @unchecked Sendable {
         return try body()
     }
 
-    /// Stops following; what the engine applied by now is acknowledged first.
-    public func stop() {
+    /// Stops following; what the engine applied by now, and where it ended, are
+    /// acknowledged first. `closing` joins that last write, so that a job's end and its
+    /// final position reach the disk together (run only if the follower was running).
+    /// Returns whether it was running, that is whether `closing` had its write.
+    @discardableResult
+    public func stop(closing: (@Sendable (inout ViewStateStore.Transaction) -> Void)? = nil) -> Bool {
+        let running = thread != nil
+        if running { self.closing.withLock { $0 = closing } }
         watcher.stop()
         thread?.join()
         thread = nil
+        self.closing.withLock { $0 = nil }
         mailbox.onApplied = nil
+        return running
     }
 
     deinit { stop() }
@@ -92,7 +106,11 @@ public final class RemoteFollower: @unchecked Sendable {
             switch watcher.wait(milliseconds: Int32(max(untilDue, 0.05) * 1000)) {
             case .stopped:
                 let final = mailbox.state
-                if final.applied > acknowledged { acknowledge(final) }
+                // Where a player ended is what `play` resumes from; a recorder's entry is
+                // about to go, so its last position is not worth a write.
+                let moved = job == .playback && (written.map { $0 != (final.paused, final.frames) } ?? true)
+                let closing = closing.withLock { $0 }
+                if final.applied > acknowledged || moved || closing != nil { acknowledge(final, closing: closing) }
                 return
             case .changed: reread = true
             case .woken, .timedOut: break
@@ -100,15 +118,14 @@ public final class RemoteFollower: @unchecked Sendable {
         }
     }
 
-    private func acknowledge(_ now: (applied: Int, paused: Bool, frames: Int64)) {
+    private func acknowledge(_ now: (applied: Int, paused: Bool, frames: Int64),
+                             closing: ((inout ViewStateStore.Transaction) -> Void)? = nil) {
         let job = job, id = id, pid = pid
         let seconds = Double(now.frames) / Double(sampleRate)
         try? store.transaction { vs in
             guard vs.state.isOwn(job, id: id, pid: pid) else { return }
             vs.acknowledgeControl(of: job, through: now.applied, paused: now.paused, position: seconds)
-            // A player's position is also the selection's: one write keeps both (what
-            // `play` with no PATH resumes from after a crash).
-            if job == .playback, vs.state.selection?.recording == id { vs.updatePlayPosition(seconds) }
+            closing?(&vs)
         }
     }
 }

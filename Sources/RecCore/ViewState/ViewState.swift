@@ -6,7 +6,8 @@ public struct ViewState: Equatable, Sendable {
     /// The recording the player last had, and where it was.
     public struct Selection: Equatable, Sendable {
         public var recording: ItemID
-        /// Seconds from the start.
+        /// Seconds from the start: the play position, the only one kept. While the
+        /// recording plays, its player's follower is the one writer (see RemoteFollower).
         public var position: Double
 
         public init(recording: ItemID, position: Double) {
@@ -34,10 +35,13 @@ public struct ViewState: Equatable, Sendable {
         public var channels: Int
         public var pid: Int32
         public var started: Timestamp
+        /// Seconds recorded so far, as the recorder last acknowledged.
+        public var position: Double
         public var control: Control
 
         public init(id: ItemID, parent: ItemID, name: String, file: String, output: String? = nil, format: AudioFormat?,
-                    sampleRate: Int, channels: Int, pid: Int32, started: Timestamp, control: Control = .init()) {
+                    sampleRate: Int, channels: Int, pid: Int32, started: Timestamp, position: Double = 0,
+                    control: Control = .init()) {
             self.id = id
             self.parent = parent
             self.name = name
@@ -48,6 +52,7 @@ public struct ViewState: Equatable, Sendable {
             self.channels = channels
             self.pid = pid
             self.started = started
+            self.position = position
             self.control = control
         }
 
@@ -66,7 +71,8 @@ public struct ViewState: Equatable, Sendable {
         }
     }
 
-    /// A playback running right now, so that other shells can pause, seek or stop it.
+    /// A playback running right now, so that other shells can pause, seek or stop it. Its
+    /// position is the selection's (the recording playing is always the selected one).
     public struct Playback: Equatable, Sendable {
         public var id: ItemID
         public var pid: Int32
@@ -107,22 +113,20 @@ public struct ViewState: Equatable, Sendable {
     }
 
     /// The remote-control channel of a running job: commands wait in `pending` until the
-    /// running process applies them and removes them by sequence number, together with the
-    /// `paused` and `position` it reached. Commands are queued, never overwritten, so two
-    /// sent at once are both applied.
+    /// running process applies them and removes them by sequence number, together with
+    /// whether it is `paused` (its position is written beside, in one place per job: see
+    /// `position(of:)`). Commands are queued, never overwritten, so two sent at once are
+    /// both applied.
     public struct Control: Equatable, Sendable {
         /// As the running process last acknowledged.
         public var paused: Bool
-        /// Seconds, as the running process last acknowledged.
-        public var position: Double
         public var pending: [ControlCommand]
         /// The last sequence number handed out. It only grows, so an acknowledgement "up to
         /// n" can never drop a command queued after the process read the file.
         public var lastSequence: Int
 
-        public init(paused: Bool = false, position: Double = 0, pending: [ControlCommand] = [], lastSequence: Int = 0) {
+        public init(paused: Bool = false, pending: [ControlCommand] = [], lastSequence: Int = 0) {
             self.paused = paused
-            self.position = position
             self.pending = pending
             self.lastSequence = lastSequence
         }
@@ -155,6 +159,17 @@ public struct ViewState: Equatable, Sendable {
         switch job {
         case .recording: return recording?.pid
         case .playback: return playing?.pid
+        }
+    }
+
+    /// Where `job` is, in seconds: a recording's length so far, or the play position (the
+    /// selection's, as long as it is the recording playing).
+    public func position(of job: Job) -> Double? {
+        switch job {
+        case .recording: return recording?.position
+        case .playback:
+            guard let playing else { return nil }
+            return selection?.recording == playing.id ? selection?.position : nil
         }
     }
 

@@ -7,7 +7,6 @@ public final class ViewStateStore {
         case pushFolder(ItemID)
         case popFolder(ItemID)
         case selectRecording(ItemID?)
-        case updatePlayPosition(Double)
         case recordingStarted(ViewState.RecordingInProgress)
         case recordingEnded(ItemID)
         case playbackStarted(ViewState.Playback)
@@ -160,12 +159,6 @@ public final class ViewStateStore {
             actions.append(.selectRecording(id))
         }
 
-        public mutating func updatePlayPosition(_ seconds: Double) {
-            guard state.selection != nil else { return }
-            state.selection!.position = seconds
-            actions.append(.updatePlayPosition(seconds))
-        }
-
         public mutating func recordingStarted(_ entry: ViewState.RecordingInProgress) {
             state.recording = entry
             actions.append(.recordingStarted(entry))
@@ -202,13 +195,19 @@ public final class ViewStateStore {
         }
 
         /// The running job's receipt: drops the commands it applied (those up to `through`;
-        /// any queued since stay) and records the state it reached.
+        /// any queued since stay) and records the state it reached. This is the one writer
+        /// of positions: a player's goes to the selection, a recorder's to its entry.
         public mutating func acknowledgeControl(of job: ViewState.Job, through: Int, paused: Bool, position: Double) {
             guard var control = state.control(of: job) else { return }
             control.pending.removeAll { $0.sequence <= through }
             control.paused = paused
-            control.position = max(position, 0)
             setControl(control, of: job)
+            let seconds = max(position, 0)
+            switch job {
+            case .recording: state.recording?.position = seconds
+            case .playback:
+                if let playing = state.playing, state.selection?.recording == playing.id { state.selection?.position = seconds }
+            }
             actions.append(.controlAcknowledged(job, through: through, paused: paused, position: position))
         }
 

@@ -8,43 +8,52 @@ import Glibc
 /// inode changes each time and a watch on it would see one change and then nothing. A
 /// rename shows as IN_MOVED_TO of `viewstate.json`; IN_CLOSE_WRITE covers a plain write
 /// (a hand edit). A pipe lets another thread wake a waiter, or stop it.
+///
+/// Without inotify (out of instances or watches) it still works, by looking: every wait
+/// ends within `pollInterval` and reports a change, so the waiter reads the file again.
 public final class ViewStateWatcher: Sendable {
     public enum Wake: Equatable, Sendable {
         case changed, woken, timedOut, stopped
     }
 
+    /// -1 when inotify is not available.
     private let inotify: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let fileName: String
     private let stopping = AtomicFlag()
 
-    public init(location: StoreLocation) throws {
+    /// How often a watcher without inotify looks at the file.
+    static let pollInterval: Int32 = 100
+
+    /// `inotify: false` makes a watcher that looks instead (as one does when the system
+    /// has no inotify to give).
+    public init(location: StoreLocation, inotify useInotify: Bool = true) throws {
         fileName = FileSystem.baseName(of: location.viewStateFile)
-        let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard fd >= 0 else { throw RecError.failure(location.directory, "cannot watch: \(systemReason(errno))") }
-        guard inotify_add_watch(fd, location.directory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) >= 0 else {
-            let reason = systemReason(errno)
-            close(fd)
-            throw RecError.failure(location.directory, "cannot watch: \(reason)")
-        }
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else {
-            let reason = systemReason(errno)
-            close(fd)
-            throw RecError.failure(location.directory, "cannot watch: \(reason)")
-        }
+        guard pipe(&ends) == 0 else { throw RecError.failure(location.directory, "cannot watch: \(systemReason(errno))") }
+        inotify = useInotify ? Self.watchDirectory(location.directory) : -1
         for end in ends {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
-        inotify = fd
         wakeRead = ends[0]
         wakeWrite = ends[1]
     }
 
+    /// An inotify descriptor watching `directory`, or -1.
+    private static func watchDirectory(_ directory: String) -> Int32 {
+        let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard fd >= 0 else { return -1 }
+        guard inotify_add_watch(fd, directory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) >= 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+
     deinit {
-        close(inotify)
+        if inotify >= 0 { close(inotify) }
         close(wakeRead)
         close(wakeWrite)
     }
@@ -67,9 +76,10 @@ public final class ViewStateWatcher: Sendable {
         if stopping.isSet { return .stopped }
         var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        let ready = poll(&fds, 2, milliseconds)
+        let looking = inotify < 0
+        let ready = poll(&fds, 2, looking && (milliseconds < 0 || milliseconds > Self.pollInterval) ? Self.pollInterval : milliseconds)
         if stopping.isSet { return .stopped }
-        guard ready > 0 else { return .timedOut }
+        guard ready > 0 else { return looking ? .changed : .timedOut }
         var result = Wake.timedOut
         if fds[1].revents != 0 {
             var sink = [UInt8](repeating: 0, count: 64)
