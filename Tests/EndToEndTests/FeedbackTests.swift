@@ -12,22 +12,11 @@ struct FeedbackTests {
         sandbox = try Sandbox()
     }
 
-    @discardableResult
-    func run(_ arguments: String...) throws -> Run {
-        let result = try sandbox.run(arguments)
-        expectSuccess(result)
-        return result
-    }
-
-    func object(_ run: Run) throws -> [String: Any] {
-        try #require(try run.json() as? [String: Any], "\(run)")
-    }
-
     @Test("status --json with nothing running prints both jobs as null, exit 1")
     func statusJSONWithNothingRunning() throws {
         let result = try sandbox.run("status", "--json")
         #expect(result.status == 1)
-        let json = try object(result)
+        let json = try result.object()
         #expect(json["recording"] is NSNull)
         #expect(json["playing"] is NSNull)
         #expect(json.count == 2)
@@ -50,14 +39,14 @@ struct FeedbackTests {
 
     @Test("trash empty refuses without --yes when not at a terminal, and --yes empties it")
     func trashEmptyNeedsYes() throws {
-        try run("mkdir", "X")
-        try run("rm", "X")
+        try sandbox.succeed("mkdir", "X")
+        try sandbox.succeed("rm", "X")
         let before = sandbox.storeBytes
         expectFailure(try sandbox.run("trash", "empty"), status: 64,
                       message: "recnotes: trash empty: deletes the trash for good; pass --yes to do it without asking")
         #expect(sandbox.storeBytes == before)
-        try run("trash", "empty", "--yes")
-        #expect(try run("trash", "ls").stdout.isEmpty)
+        try sandbox.succeed("trash", "empty", "--yes")
+        #expect(try sandbox.succeed("trash", "ls").stdout.isEmpty)
     }
 
     @Test("trash empty at a terminal asks, and only y empties it",

@@ -17,17 +17,6 @@ struct FirstUseTests {
         sandbox = try Sandbox()
     }
 
-    @discardableResult
-    func run(_ arguments: String...) throws -> Run {
-        let result = try sandbox.run(arguments)
-        expectSuccess(result)
-        return result
-    }
-
-    func object(_ run: Run) throws -> [String: Any] {
-        try #require(try run.json() as? [String: Any], "\(run)")
-    }
-
     /// A WAV file outside the store, for `import`.
     func wavFile(_ name: String = "take.wav", frames: Int = 4_800) throws -> String {
         let path = sandbox.root + "/" + name
@@ -40,26 +29,26 @@ struct FirstUseTests {
     @Test("undo says what it took back; --dry-run shows it and changes nothing; --json as an object")
     func undoSaysWhat() throws {
         // The man page's example on a fresh store: the rm fails, so undo reaches further back.
-        try run("mkdir", "-p", "Work/Standups")
-        try run("import", try wavFile(), "--to", "Work/Standups", "--name", "monday")
+        try sandbox.succeed("mkdir", "-p", "Work/Standups")
+        try sandbox.succeed("import", try wavFile(), "--to", "Work/Standups", "--name", "monday")
         expectFailure(try sandbox.run("rm", "-r", "Ideas"), status: 1)
 
         let before = sandbox.storeBytes
         let journal = sandbox.bytes(sandbox.store + "/journal.jsonl")
-        let preview = try run("undo", "--dry-run")
+        let preview = try sandbox.succeed("undo", "--dry-run")
         #expect(preview.lines == ["would undo #2: import /Work/Standups/monday"])
         #expect(sandbox.storeBytes == before)
         #expect(sandbox.bytes(sandbox.store + "/journal.jsonl") == journal)
-        let previewJSON = try object(try run("undo", "--dry-run", "--json"))
+        let previewJSON = try sandbox.succeed("undo", "--dry-run", "--json").object()
         #expect(previewJSON["seq"] as? Int == 2)
         #expect(previewJSON["change"] as? String == "import /Work/Standups/monday")
         #expect(previewJSON["dryRun"] as? Bool == true)
         #expect((previewJSON["summary"] as? String)?.hasPrefix("recnotes import ") == true)
         #expect(sandbox.storeBytes == before)
 
-        #expect(try run("undo").lines == ["undid #2: import /Work/Standups/monday"])
+        #expect(try sandbox.succeed("undo").lines == ["undid #2: import /Work/Standups/monday"])
         #expect(try sandbox.item(at: "/Work/Standups/monday") == nil)
-        let undone = try object(try run("undo", "--json"))
+        let undone = try sandbox.succeed("undo", "--json").object()
         #expect(undone["seq"] as? Int == 1)
         // mkdir -p made both folders; the one inside the other is not listed again.
         #expect(undone["change"] as? String == "mkdir /Work")
@@ -69,9 +58,9 @@ struct FirstUseTests {
 
     @Test("undo names a move by where the item was and where it is")
     func undoNamesAMove() throws {
-        try run("mkdir", "Work", "Job")
-        try run("mv", "Work", "Job/Old")
-        #expect(try run("undo").lines == ["undid #2: mv /Work -> /Job/Old"])
+        try sandbox.succeed("mkdir", "Work", "Job")
+        try sandbox.succeed("mv", "Work", "Job/Old")
+        #expect(try sandbox.succeed("undo").lines == ["undid #2: mv /Work -> /Job/Old"])
         #expect(try sandbox.item(at: "/Work") != nil)
     }
 
@@ -79,34 +68,34 @@ struct FirstUseTests {
 
     @Test("removing the current folder, or undoing its creation, leaves fsck clean")
     func viewStateFollowsRemovals() throws {
-        try run("mkdir", "-p", "/A/B")
-        try run("cd", "/A/B")
-        try run("rm", "-r", "/A")
-        #expect(try run("fsck").lines == ["fsck: 0 folders, 0 recordings, 0 problems"])
-        #expect(try run("pwd").lines == ["/"])
+        try sandbox.succeed("mkdir", "-p", "/A/B")
+        try sandbox.succeed("cd", "/A/B")
+        try sandbox.succeed("rm", "-r", "/A")
+        #expect(try sandbox.succeed("fsck").lines == ["fsck: 0 folders, 0 recordings, 0 problems"])
+        #expect(try sandbox.succeed("pwd").lines == ["/"])
 
-        try run("mkdir", "/C")
-        try run("cd", "/C")
-        try run("undo")
+        try sandbox.succeed("mkdir", "/C")
+        try sandbox.succeed("cd", "/C")
+        try sandbox.succeed("undo")
         expectSuccess(try sandbox.run("fsck"))
-        let state = try object(try run("state"))
+        let state = try sandbox.succeed("state").object()
         #expect(state["folderStack"] as? [String] == ["00000000-0000-0000-0000-000000000000"])
     }
 
     @Test("moving the current folder keeps it current, and fsck clean")
     func viewStateFollowsMoves() throws {
-        try run("mkdir", "-p", "/A/B", "/Z")
-        try run("cd", "/A/B")
-        try run("mv", "/A", "/Z/A")
+        try sandbox.succeed("mkdir", "-p", "/A/B", "/Z")
+        try sandbox.succeed("cd", "/A/B")
+        try sandbox.succeed("mv", "/A", "/Z/A")
         expectSuccess(try sandbox.run("fsck"))
-        #expect(try run("pwd").lines == ["/Z/A/B"])
+        #expect(try sandbox.succeed("pwd").lines == ["/Z/A/B"])
     }
 
     // MARK: 3. temporary files of dead processes
 
     @Test("fsck reports an import's temporary file whose process is gone, --repair removes it, a live one stays")
     func strayImportFiles() throws {
-        try run("mkdir", "X")
+        try sandbox.succeed("mkdir", "X")
         try FileManager.default.createDirectory(atPath: sandbox.audioDirectory, withIntermediateDirectories: true)
         let dead = sandbox.audioDirectory + "/.import-999999-0123456789ab.opus"
         let live = sandbox.audioDirectory + "/.import-\(getpid())-ba9876543210.opus"
@@ -127,11 +116,11 @@ struct FirstUseTests {
 
     @Test("a missing store.json beside audio and journal is refused, and fsck --repair rebuilds it from the journal")
     func lostStoreIsRebuilt() throws {
-        try run("mkdir", "-p", "/Work/Ideas", "/Old")
-        try run("import", try wavFile(), "--to", "/Work/Ideas", "--name", "memo")
-        try run("mv", "/Work/Ideas/memo", "/Work/Ideas/standup")
-        try run("import", try wavFile("other.wav"), "--to", "/Old", "--name", "gone")
-        try run("rm", "-r", "/Old")
+        try sandbox.succeed("mkdir", "-p", "/Work/Ideas", "/Old")
+        try sandbox.succeed("import", try wavFile(), "--to", "/Work/Ideas", "--name", "memo")
+        try sandbox.succeed("mv", "/Work/Ideas/memo", "/Work/Ideas/standup")
+        try sandbox.succeed("import", try wavFile("other.wav"), "--to", "/Old", "--name", "gone")
+        try sandbox.succeed("rm", "-r", "/Old")
         let unknown = ItemID.random()
         try FileManager.default.copyItem(atPath: sandbox.root + "/take.wav", toPath: sandbox.audioDirectory + "/\(unknown).wav")
         try FileManager.default.removeItem(atPath: sandbox.storeFile)
@@ -162,7 +151,7 @@ struct FirstUseTests {
     @Test("a fresh directory, even an existing empty one, still starts an empty store")
     func freshStoreStillStarts() throws {
         try FileManager.default.createDirectory(atPath: sandbox.audioDirectory, withIntermediateDirectories: true)
-        #expect(try run("ls").stdout.isEmpty)
+        #expect(try sandbox.succeed("ls").stdout.isEmpty)
         #expect(FileManager.default.fileExists(atPath: sandbox.storeFile))
     }
 
@@ -170,7 +159,7 @@ struct FirstUseTests {
 
     @Test("fsck --repair removes empty orphan audio files, and keeps the others")
     func emptyOrphansGo() throws {
-        try run("mkdir", "X")
+        try sandbox.succeed("mkdir", "X")
         try FileManager.default.createDirectory(atPath: sandbox.audioDirectory, withIntermediateDirectories: true)
         let empty = sandbox.audioDirectory + "/\(ItemID.random()).opus"
         try sandbox.write(empty, [])
@@ -189,12 +178,12 @@ struct FirstUseTests {
 
     @Test("a clean fsck says so in one line, except with --quiet; --json counts too")
     func cleanFsckSummary() throws {
-        try run("mkdir", "-p", "/A/B", "/C")
+        try sandbox.succeed("mkdir", "-p", "/A/B", "/C")
         let id = try sandbox.addWAVRecording("memo", in: "/A", frames: 800)
         _ = id
-        #expect(try run("fsck").lines == ["fsck: 3 folders, 1 recording, 0 problems"])
-        #expect(try run("fsck", "--quiet").stdout.isEmpty)
-        let json = try object(try run("fsck", "--json"))
+        #expect(try sandbox.succeed("fsck").lines == ["fsck: 3 folders, 1 recording, 0 problems"])
+        #expect(try sandbox.succeed("fsck", "--quiet").stdout.isEmpty)
+        let json = try sandbox.succeed("fsck", "--json").object()
         #expect(json["clean"] as? Bool == true)
         #expect(json["folders"] as? Int == 3)
         #expect(json["recordings"] as? Int == 1)
@@ -214,9 +203,9 @@ struct FirstUseTests {
           .enabled(if: FirstUseTests.asNobody != nil, "needs setpriv to drop root's privileges"))
     func readOnlyStore() throws {
         let prefix = try #require(Self.asNobody)
-        try run("mkdir", "-p", "/Work/Ideas")
-        try run("import", try wavFile(), "--to", "/Work", "--name", "memo")
-        try run("cd", "/Work")
+        try sandbox.succeed("mkdir", "-p", "/Work/Ideas")
+        try sandbox.succeed("import", try wavFile(), "--to", "/Work", "--name", "memo")
+        try sandbox.succeed("cd", "/Work")
         // Everything up to the store must be reachable by the unprivileged user.
         chmod(sandbox.root, 0o755)
         let locked = try Sandbox.execute("/bin/chmod", ["-R", "a-w", sandbox.store], environment: sandbox.baseEnvironment)

@@ -17,27 +17,8 @@ struct ShellIntegrationTests {
     func bashCompletesStorePaths() throws {
         let sandbox = try Sandbox()
         expectSuccess(try sandbox.run("mkdir", "-p", "Ideas/sub", "Ideas/stand up", "Work"))
-        let script = try sandbox.run(["--generate-completion-script", "bash"], store: false).stdout
-        let scriptPath = sandbox.root + "/recnotes.bash"
-        try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        let binDir = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
-
-        func complete(_ words: [String]) throws -> [String] {
-            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-            let line = words.joined(separator: " ")
-            let program = """
-            source '\(scriptPath)'
-            COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1)
-            COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}
-            _recnotes recnotes '\(words.last!)' '\(words[words.count - 2])'
-            for word in "${COMPREPLY[@]}"; do printf '%s\\n' "$word"; done
-            """
-            var env = sandbox.baseEnvironment
-            env["PATH"] = binDir + ":" + (env["PATH"] ?? "")
-            let run = try Sandbox.execute("/bin/bash", ["-c", program], environment: env)
-            #expect(run.status == 0, "\(run)")
-            return run.lines
-        }
+        let completion = try BashCompletion(sandbox)
+        func complete(_ words: [String]) throws -> [String] { try completion.complete(words) }
         #expect(try complete(["recnotes", "ls", "--store", sandbox.store, "Ideas/s"]) == ["Ideas/stand up/", "Ideas/sub/"])
         #expect(try complete(["recnotes", "rm", "--store", sandbox.store, "W"]) == ["Work/"])
         #expect(try complete(["recnotes", "cd", "--store", sandbox.store, "Nope/"]) == [])

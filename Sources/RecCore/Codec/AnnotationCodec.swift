@@ -4,12 +4,8 @@
 enum AnnotationCodec {
     static func write(_ a: Annotations, to w: inout JSONWriter) {
         if !a.tags.isEmpty {
-            w.raw(", \"tags\": [")
-            for (i, tag) in a.tags.enumerated() {
-                if i > 0 { w.raw(", ") }
-                w.string(tag)
-            }
-            w.raw("]")
+            w.raw(", \"tags\": ")
+            w.strings(a.tags)
         }
         if !a.note.isEmpty {
             w.raw(", \"note\": ")

@@ -16,6 +16,16 @@ struct JSONWriter {
         bytes.append(contentsOf: text.utf8)
     }
 
+    /// `["a", "b"]`.
+    mutating func strings(_ values: [String]) {
+        raw("[")
+        for (i, value) in values.enumerated() {
+            if i > 0 { raw(", ") }
+            string(value)
+        }
+        raw("]")
+    }
+
     mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         var value = value

@@ -4,45 +4,19 @@ enum ViewStateCodec {
         var w = JSONWriter()
         w.raw("{\n  \"version\": ")
         w.int(ViewState.currentVersion)
-        w.raw(",\n  \"folderStack\": [")
-        for (i, id) in state.folderStack.enumerated() {
-            if i > 0 { w.raw(", ") }
-            w.id(id)
-        }
-        w.raw("],\n  \"selection\": ")
-        if let s = state.selection {
-            w.raw("{\"recording\": ")
-            w.id(s.recording)
-            w.raw(", \"position\": ")
-            w.double(s.position)
-            w.raw("}")
-        } else {
-            w.raw("null")
-        }
+        w.raw(",\n  ")
+        writeFolderStack(state.folderStack, to: &w)
+        w.raw(",\n  \"selection\": ")
+        writeSelection(state.selection, path: nil, to: &w)
         w.raw(",\n  \"recording\": ")
         if let r = state.recording {
-            w.raw("{\"uuid\": ")
-            w.id(r.id)
-            w.raw(", \"parent\": ")
-            w.id(r.parent)
-            w.raw(", \"name\": ")
-            w.string(r.name)
-            w.raw(", \"file\": ")
-            w.string(r.file)
-            if let output = r.output {
-                w.raw(", \"output\": ")
-                w.string(output)
-            }
+            writeEntryHead(r, to: &w)
             w.raw(", \"format\": ")
             w.string(r.format?.rawValue ?? "raw")
             w.raw(", \"sampleRate\": ")
             w.int(r.sampleRate)
             w.raw(", \"channels\": ")
             w.int(r.channels)
-            w.raw(", \"pid\": ")
-            w.int(r.pid)
-            w.raw(", \"started\": ")
-            w.timestamp(r.started)
             w.raw(", \"position\": ")
             w.double(r.position)
             encodeControl(r.control, &w)
@@ -65,6 +39,51 @@ enum ViewStateCodec {
         }
         w.raw("\n}\n")
         return w.bytes
+    }
+
+    /// `"folderStack": [...]`, which `pwd --json` shows as it is kept.
+    static func writeFolderStack(_ stack: [ItemID], to w: inout JSONWriter) {
+        w.raw("\"folderStack\": [")
+        for (i, id) in stack.enumerated() {
+            if i > 0 { w.raw(", ") }
+            w.id(id)
+        }
+        w.raw("]")
+    }
+
+    /// The selection object, or null; `path` adds where the recording is (for display).
+    static func writeSelection(_ selection: ViewState.Selection?, path: String?, to w: inout JSONWriter) {
+        guard let s = selection else { return w.raw("null") }
+        w.raw("{\"recording\": ")
+        w.id(s.recording)
+        if let path {
+            w.raw(", \"path\": ")
+            w.string(path)
+        }
+        w.raw(", \"position\": ")
+        w.double(s.position)
+        w.raw("}")
+    }
+
+    /// The opening of a recording-in-progress object, up to its identity and process: what
+    /// the file keeps and `pwd --json` shows alike. The caller adds the rest and the `}`.
+    static func writeEntryHead(_ r: ViewState.RecordingInProgress, to w: inout JSONWriter) {
+        w.raw("{\"uuid\": ")
+        w.id(r.id)
+        w.raw(", \"parent\": ")
+        w.id(r.parent)
+        w.raw(", \"name\": ")
+        w.string(r.name)
+        w.raw(", \"file\": ")
+        w.string(r.file)
+        if let output = r.output {
+            w.raw(", \"output\": ")
+            w.string(output)
+        }
+        w.raw(", \"pid\": ")
+        w.int(r.pid)
+        w.raw(", \"started\": ")
+        w.timestamp(r.started)
     }
 
     private static func encodeControl(_ c: ViewState.Control, _ w: inout JSONWriter) {

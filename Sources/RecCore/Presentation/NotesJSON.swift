@@ -42,34 +42,35 @@ extension ItemJSON {
         w.raw("[")
         for (i, hit) in hits.enumerated() {
             w.raw(i == 0 ? "\n  " : ",\n  ")
-            var item = JSONWriter()
-            write(hit.item, in: library, to: &item)
-            w.bytes.append(contentsOf: item.bytes.dropLast())  // reopen the object
-            w.raw(", \"matches\": [")
-            for (k, field) in hit.fields.enumerated() {
-                if k > 0 { w.raw(", ") }
-                switch field {
-                case .name:
-                    w.raw("{\"field\": \"name\"}")
-                case let .note(snippet):
-                    w.raw("{\"field\": \"note\", \"snippet\": ")
-                    w.string(snippet)
-                    w.raw("}")
-                case let .marker(marker, index, seconds):
-                    w.raw("{\"field\": \"marker\", \"index\": ")
-                    w.int(index)
-                    w.raw(", \"label\": ")
-                    w.string(marker.label)
-                    w.raw(", \"seconds\": ")
-                    w.double((seconds * 1000).rounded() / 1000)
-                    w.raw("}")
-                }
-            }
-            w.raw("], \"time\": ")
-            if let time = hit.time { w.double((time * 1000).rounded() / 1000) } else { w.raw("null") }
-            w.raw("}")
+            write(hit.item, in: library, to: &w) { w in writeMatches(of: hit, to: &w) }
         }
         w.raw(hits.isEmpty ? "]" : "\n]")
         return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// `"matches": [...], "time": t`: which fields matched, and where to start playing.
+    private static func writeMatches(of hit: SearchHit, to w: inout JSONWriter) {
+        w.raw(", \"matches\": [")
+        for (k, field) in hit.fields.enumerated() {
+            if k > 0 { w.raw(", ") }
+            switch field {
+            case .name:
+                w.raw("{\"field\": \"name\"}")
+            case let .note(snippet):
+                w.raw("{\"field\": \"note\", \"snippet\": ")
+                w.string(snippet)
+                w.raw("}")
+            case let .marker(marker, index, seconds):
+                w.raw("{\"field\": \"marker\", \"index\": ")
+                w.int(index)
+                w.raw(", \"label\": ")
+                w.string(marker.label)
+                w.raw(", \"seconds\": ")
+                w.double((seconds * 1000).rounded() / 1000)
+                w.raw("}")
+            }
+        }
+        w.raw("], \"time\": ")
+        if let time = hit.time { w.double((time * 1000).rounded() / 1000) } else { w.raw("null") }
     }
 }

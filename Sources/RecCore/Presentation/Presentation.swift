@@ -127,7 +127,10 @@ public enum ItemJSON {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    static func write(_ item: Item, in library: Library, path: String? = nil, to w: inout JSONWriter) {
+    /// An item's object; `more` adds fields of the caller's before it closes (a find hit's
+    /// matches, a tree folder's contents).
+    static func write(_ item: Item, in library: Library, path: String? = nil, to w: inout JSONWriter,
+                      more: ((inout JSONWriter) -> Void)? = nil) {
         let document = library.document
         w.raw("{\"uuid\": ")
         w.id(item.id)
@@ -152,18 +155,16 @@ public enum ItemJSON {
             w.int(item.children.count)
         }
         writeAnnotations(item, to: &w)
+        more?(&w)
         w.raw("}")
     }
 
     /// `"tags": [...], "note": "..."` on every item, and `"markers": [...]` on recordings,
     /// empty when there are none, so that a script never has to test for the key.
     static func writeAnnotations(_ item: Item, to w: inout JSONWriter) {
-        w.raw(", \"tags\": [")
-        for (i, tag) in item.annotations.tags.enumerated() {
-            if i > 0 { w.raw(", ") }
-            w.string(tag)
-        }
-        w.raw("], \"note\": ")
+        w.raw(", \"tags\": ")
+        w.strings(item.annotations.tags)
+        w.raw(", \"note\": ")
         w.string(item.annotations.note)
         if item.recording != nil {
             w.raw(", \"markers\": ")
@@ -185,67 +186,33 @@ public enum ItemJSON {
     /// A tree as nested objects: each folder gets a `contents` array.
     public static func tree(_ root: Item, in library: Library) -> String {
         var w = JSONWriter()
-        func visit(_ item: Item, depth: Int) {
-            var head = JSONWriter()
-            write(item, in: library, to: &head)
-            var bytes = head.bytes
-            if item.isFolder {
-                bytes.removeLast()
-                w.raw(String(decoding: bytes, as: UTF8.self))
+        func visit(_ item: Item, to w: inout JSONWriter) {
+            guard item.isFolder else { return write(item, in: library, to: &w) }
+            write(item, in: library, to: &w) { w in
                 w.raw(", \"contents\": [")
                 for (i, child) in library.document.children(of: item.id).sorted(by: displayOrder).enumerated() {
                     if i > 0 { w.raw(", ") }
-                    visit(child, depth: depth + 1)
+                    visit(child, to: &w)
                 }
-                w.raw("]}")
-            } else {
-                w.raw(String(decoding: bytes, as: UTF8.self))
+                w.raw("]")
             }
         }
-        visit(root, depth: 0)
+        visit(root, to: &w)
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
     public static func viewState(_ state: ViewState, in library: Library) -> String {
         let document = library.document
         var w = JSONWriter()
-        w.raw("{\n  \"folderStack\": [")
-        for (i, id) in state.folderStack.enumerated() {
-            if i > 0 { w.raw(", ") }
-            w.id(id)
-        }
-        w.raw("],\n  \"currentFolder\": ")
+        w.raw("{\n  ")
+        ViewStateCodec.writeFolderStack(state.folderStack, to: &w)
+        w.raw(",\n  \"currentFolder\": ")
         w.string(document.path(of: state.currentFolder))
         w.raw(",\n  \"selection\": ")
-        if let s = state.selection {
-            w.raw("{\"recording\": ")
-            w.id(s.recording)
-            w.raw(", \"path\": ")
-            w.string(document.path(of: s.recording))
-            w.raw(", \"position\": ")
-            w.double(s.position)
-            w.raw("}")
-        } else {
-            w.raw("null")
-        }
+        ViewStateCodec.writeSelection(state.selection, path: state.selection.map { document.path(of: $0.recording) }, to: &w)
         w.raw(",\n  \"recording\": ")
         if let r = state.recording {
-            w.raw("{\"uuid\": ")
-            w.id(r.id)
-            w.raw(", \"parent\": ")
-            w.id(r.parent)
-            w.raw(", \"name\": ")
-            w.string(r.name)
-            w.raw(", \"file\": ")
-            w.string(r.file)
-            if let output = r.output {
-                w.raw(", \"output\": ")
-                w.string(output)
-            }
-            w.raw(", \"pid\": ")
-            w.int(r.pid)
-            w.raw(", \"started\": ")
-            w.timestamp(r.started)
+            ViewStateCodec.writeEntryHead(r, to: &w)
             w.raw("}")
         } else {
             w.raw("null")

@@ -24,6 +24,11 @@ struct Run: CustomStringConvertible {
         try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed])
     }
 
+    /// stdout parsed as one JSON object.
+    func object() throws -> [String: Any] {
+        try #require(try json() as? [String: Any], "\(self)")
+    }
+
     var description: String {
         "recnotes \(arguments.joined(separator: " ")) → \(status)\nstdout: \(stdout)\nstderr: \(stderr)"
     }
@@ -57,6 +62,14 @@ final class Sandbox: Sendable {
     /// the sandbox, no colour, UTC.
     var baseEnvironment: [String: String] {
         ["HOME": home, "NO_COLOR": "1", "TZ": "UTC", "PATH": "/usr/local/bin:/usr/bin:/bin"]
+    }
+
+    /// Runs and checks that it succeeded quietly (see `expectSuccess`).
+    @discardableResult
+    func succeed(_ arguments: String...) throws -> Run {
+        let result = try run(arguments)
+        expectSuccess(result)
+        return result
     }
 
     /// Runs `recnotes --store STORE ARGS...`.
