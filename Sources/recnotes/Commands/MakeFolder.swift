@@ -25,12 +25,8 @@ struct MakeFolder: ParsableCommand {
 
     func run() throws {
         try checkUsage()
-        let library = try global.openLibrary()
-        let renderer = ChangeRenderer(library: library)
-        let current = library.state.currentFolder
-        try library.documents.transaction { tx in
-            try paths.flatMap { try tx.makeFolder(at: $0, from: current, createParents: parents) }
+        try global.changeDocuments(json: output.json) { tx, current in
+            for path in paths { _ = try tx.makeFolder(at: path, from: current, createParents: parents) }
         }
-        renderer.finish(json: output.json)
     }
 }

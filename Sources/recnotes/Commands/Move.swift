@@ -26,12 +26,6 @@ struct Move: ParsableCommand {
 
     func run() throws {
         try checkUsage()
-        let library = try global.openLibrary()
-        let renderer = ChangeRenderer(library: library)
-        let current = library.state.currentFolder
-        try library.documents.transaction { tx in
-            try tx.moveItems(at: Array(paths.dropLast()), to: paths.last!, from: current)
-        }
-        renderer.finish(json: output.json)
+        try global.changeDocuments(json: output.json) { tx, current in try tx.moveItems(at: Array(paths.dropLast()), to: paths.last!, from: current) }
     }
 }

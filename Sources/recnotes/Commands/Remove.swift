@@ -28,12 +28,6 @@ struct Remove: ParsableCommand {
 
     func run() throws {
         try checkUsage()
-        let library = try global.openLibrary()
-        let renderer = ChangeRenderer(library: library)
-        let current = library.state.currentFolder
-        try library.documents.transaction { tx in
-            try tx.removeItems(at: paths, from: current, recursive: recursive, permanently: permanent)
-        }
-        renderer.finish(json: output.json)
+        try global.changeDocuments(json: output.json) { tx, current in try tx.removeItems(at: paths, from: current, recursive: recursive, permanently: permanent) }
     }
 }

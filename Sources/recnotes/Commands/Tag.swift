@@ -30,12 +30,6 @@ struct Tag: ParsableCommand, TakesDashWords {
         }
         if paths.isEmpty { throw RecError.usage("tag", "needs at least one PATH") }
         if adding.isEmpty && removing.isEmpty { throw RecError.usage("tag", "needs +TAG or -TAG; 'recnotes tags' lists the tags in use") }
-        let library = try global.openLibrary()
-        let renderer = ChangeRenderer(library: library)
-        let current = library.state.currentFolder
-        try library.documents.transaction { tx in
-            try tx.tag(paths, adding: adding, removing: removing, from: current)
-        }
-        renderer.finish(json: output.json)
+        try global.changeDocuments(json: output.json) { tx, current in try tx.tag(paths, adding: adding, removing: removing, from: current) }
     }
 }

@@ -51,13 +51,7 @@ struct RestoreTrash: ParsableCommand {
     var name: String?
 
     func run() throws {
-        let library = try global.openLibrary()
-        let renderer = ChangeRenderer(library: library)
-        let current = library.state.currentFolder
-        try library.documents.transaction { tx in
-            try tx.restore(path, into: to, name: name, from: current)
-        }
-        renderer.finish(json: output.json)
+        try global.changeDocuments(json: output.json) { tx, current in try tx.restore(path, into: to, name: name, from: current) }
     }
 }
 

@@ -17,10 +17,6 @@ struct Unmark: ParsableCommand {
     var marker: String
 
     func run() throws {
-        let library = try global.openLibrary()
-        let renderer = ChangeRenderer(library: library)
-        let current = library.state.currentFolder
-        try library.documents.transaction { tx in try tx.removeMarker(at: path, selector: marker, from: current) }
-        renderer.finish(json: output.json)
+        try global.changeDocuments(json: output.json) { tx, current in try tx.removeMarker(at: path, selector: marker, from: current) }
     }
 }

@@ -36,3 +36,16 @@ final class ChangeRenderer {
         print(ItemJSON.array(unique.map { library.document[$0.id] ?? $0 }, in: library, paths: removedPaths))
     }
 }
+
+extension GlobalOptions {
+    /// What every command that edits the documents does: open the store, make the change in
+    /// one transaction (given the current folder, against which relative paths resolve),
+    /// and with --json print the items it touched.
+    func changeDocuments(json: Bool, _ change: (inout DocumentStore.Transaction, ItemID) throws -> Void) throws {
+        let library = try openLibrary()
+        let renderer = ChangeRenderer(library: library)
+        let current = library.state.currentFolder
+        try library.documents.transaction { tx in try change(&tx, current) }
+        renderer.finish(json: json)
+    }
+}
