@@ -3,6 +3,7 @@
 
 #include <alsa/asoundlib.h>
 #include <sndfile.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 

@@ -124,6 +124,27 @@ struct RemoteControlTests {
         #expect(written == Array(samples[600_000...]))
     }
 
+    /// The running job listens for the wake signal (a signalfd), not inotify, whose teardown
+    /// at exit waits for a kernel grace period; and a command still reaches it.
+    @Test func aRunningJobWakesOnTheWakeSignalNotInotify() throws {
+        let cli = try AudioCLI()
+        let reaper = Reaper()
+        _ = try Self.source(cli, seconds: 2)
+        let job = try Self.background(cli, reaper, ["play", "src", "--paused"])
+        let pid = try #require(job["pid"] as? Int)
+        func descriptors() -> [String] {
+            let dir = "/proc/\(pid)/fd"
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+            return names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: dir + "/" + $0) }
+        }
+        #expect(Self.eventually { descriptors().contains("anon_inode:[signalfd]") }, "\(descriptors())")
+        #expect(!descriptors().contains("anon_inode:inotify"), "\(descriptors())")
+        let toggle = try cli.run("toggle")
+        #expect(toggle.status == 0, "\(toggle.stderr)")
+        // Resumed, the two seconds play out on the file sink (faster than real time).
+        #expect(try Self.eventually { try Self.status(cli) == nil })
+    }
+
     @Test func twoCommandsAtOnceAreBothApplied() throws {
         let cli = try AudioCLI()
         let reaper = Reaper()

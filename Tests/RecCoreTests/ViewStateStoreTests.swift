@@ -98,9 +98,9 @@ struct ViewStateStoreTests {
     }
 
     @Test("a watcher without inotify still sees a change, by looking, and still wakes and stops",
-          arguments: [true, false])
-    func watcherWithAndWithoutInotify(inotify: Bool) throws {
-        let watcher = try ViewStateWatcher(location: dir.location, inotify: inotify)
+          arguments: [ViewStateWatcher.Source.inotify, .looking])
+    func watcherWithAndWithoutInotify(source: ViewStateWatcher.Source) throws {
+        let watcher = try ViewStateWatcher(location: dir.location, source: source)
         try store.transaction { $0.pushFolder(a) }
         #expect(watcher.wait(milliseconds: 5000) == .changed)
         watcher.wake()

@@ -112,13 +112,13 @@ public struct RemoteControl {
         public var output: String?
     }
 
-    /// Queues `action` for the running job under the view-state lock.
+    /// Queues `action` for the running job under the view-state lock, then wakes the job.
     public func send(_ action: ViewState.ControlAction) throws -> Sent {
         // Refused before the lock when nothing runs, so a failed command changes no file.
         if Self.target(for: action, in: ViewStateStore.peek(library.location) ?? ViewState()) == nil {
             throw Self.noTarget(for: action, in: library.viewState.state)
         }
-        return try library.viewState.transaction { vs in
+        let sent = try library.viewState.transaction { vs in
             guard let job = Self.target(for: action, in: vs.state) else { throw Self.noTarget(for: action, in: vs.state) }
             let id = job == .recording ? vs.state.recording!.id : vs.state.playing!.id
             let pid = vs.state.pid(of: job)!
@@ -126,6 +126,9 @@ public struct RemoteControl {
             return Sent(job: job, id: id, pid: pid, sequence: sequence,
                         output: job == .recording ? vs.state.recording?.output : nil)
         }
+        // After the write, never before: the job reads the file when it wakes.
+        WakeSignal.send(to: sent.pid)
+        return sent
     }
 
     /// Resolves a `seek` time against the playing item (relative times stay relative, for
@@ -155,6 +158,7 @@ public struct RemoteControl {
             sent = Sent(job: .playback, id: entry.id, pid: entry.pid, sequence: sequence, output: nil)
         }
         guard let sent, let stopped else { return nil }
+        WakeSignal.send(to: sent.pid)
         switch wait(for: sent, until: .stop, watcher: watcher, timeout: timeout) {
         case .ended, .died, .applied:
             return stopped

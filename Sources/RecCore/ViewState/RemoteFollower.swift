@@ -37,7 +37,7 @@ public final class RemoteFollower: @unchecked Sendable {
         self.id = id
         self.mailbox = mailbox
         self.sampleRate = sampleRate
-        watcher = try ViewStateWatcher(location: location)
+        watcher = try ViewStateWatcher(location: location, source: .wakeSignal)
         store = try ViewStateStore(location: location)
         mailbox.onApplied = { [watcher] in watcher.wake() }
     }
@@ -112,8 +112,10 @@ public final class RemoteFollower: @unchecked Sendable {
                 let closing = closing.withLock { $0 }
                 if final.applied > acknowledged || moved || closing != nil { acknowledge(final, closing: closing) }
                 return
-            case .changed: reread = true
-            case .woken, .timedOut: break
+            // A timeout rereads too: a wake signal that went to a thread not blocking it
+            // (ignored there) costs at most a second, never a lost command.
+            case .changed, .timedOut: reread = true
+            case .woken: break
             }
         }
     }

@@ -2,22 +2,46 @@
 import Glibc
 #endif
 
-/// Tells when `viewstate.json` has been replaced, through inotify.
+/// Tells when `viewstate.json` has been replaced, through inotify or the wake signal.
 ///
-/// The directory is watched, not the file: every write is an atomic rename, so the file's
-/// inode changes each time and a watch on it would see one change and then nothing. A
-/// rename shows as IN_MOVED_TO of `viewstate.json`; IN_CLOSE_WRITE covers a plain write
-/// (a hand edit). A pipe lets another thread wake a waiter, or stop it.
+/// With inotify, the directory is watched, not the file: every write is an atomic rename,
+/// so the file's inode changes each time and a watch on it would see one change and then
+/// nothing. A rename shows as IN_MOVED_TO of `viewstate.json`; IN_CLOSE_WRITE covers a
+/// plain write (a hand edit). A pipe lets another thread wake a waiter, or stop it.
 ///
-/// Without inotify (out of instances or watches) it still works, by looking: every wait
-/// ends within `pollInterval` and reports a change, so the waiter reads the file again.
+/// A running job's follower listens for `WakeSignal` instead, which every remote command
+/// sends after queueing: it costs nothing to tear down, where an inotify instance's exit
+/// waits for a kernel grace period. Without either (no inotify to give, the signal not
+/// blocked) it still works, by looking: every wait ends within `pollInterval` and reports
+/// a change, so the waiter reads the file again.
 public final class ViewStateWatcher: Sendable {
     public enum Wake: Equatable, Sendable {
         case changed, woken, timedOut, stopped
     }
 
-    /// -1 when inotify is not available.
-    private let inotify: Int32
+    /// What tells of a change.
+    public enum Source: Sendable {
+        /// inotify on the store directory: any writer, hand edits included.
+        case inotify
+        /// `WakeSignal`, sent by remote commands to the job's pid; inotify where the signal
+        /// is not blocked in this thread.
+        case wakeSignal
+        /// Nothing: look every `pollInterval`.
+        case looking
+    }
+
+    private enum Descriptor: Sendable {
+        case inotify(Int32), signal(Int32), none
+
+        var fd: Int32 {
+            switch self {
+            case let .inotify(fd), let .signal(fd): return fd
+            case .none: return -1
+            }
+        }
+    }
+
+    private let changes: Descriptor
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let fileName: String
@@ -26,34 +50,41 @@ public final class ViewStateWatcher: Sendable {
     /// How often a watcher without inotify looks at the file.
     static let pollInterval: Int32 = 100
 
-    /// `inotify: false` makes a watcher that looks instead (as one does when the system
-    /// has no inotify to give).
-    public init(location: StoreLocation, inotify useInotify: Bool = true) throws {
+    public init(location: StoreLocation, source: Source = .inotify) throws {
         fileName = FileSystem.baseName(of: location.viewStateFile)
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw RecError.failure(location.directory, "cannot watch: \(systemReason(errno))") }
-        inotify = useInotify ? Self.watchDirectory(location.directory) : -1
         for end in ends {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
         wakeRead = ends[0]
         wakeWrite = ends[1]
+        switch source {
+        case .wakeSignal:
+            if let fd = WakeSignal.descriptor() {
+                changes = .signal(fd)
+            } else {
+                changes = Self.watchDirectory(location.directory)
+            }
+        case .inotify: changes = Self.watchDirectory(location.directory)
+        case .looking: changes = .none
+        }
     }
 
-    /// An inotify descriptor watching `directory`, or -1.
-    private static func watchDirectory(_ directory: String) -> Int32 {
+    /// An inotify descriptor watching `directory`, or none.
+    private static func watchDirectory(_ directory: String) -> Descriptor {
         let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard fd >= 0 else { return -1 }
+        guard fd >= 0 else { return .none }
         guard inotify_add_watch(fd, directory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) >= 0 else {
             close(fd)
-            return -1
+            return .none
         }
-        return fd
+        return .inotify(fd)
     }
 
     deinit {
-        if inotify >= 0 { close(inotify) }
+        if changes.fd >= 0 { close(changes.fd) }
         close(wakeRead)
         close(wakeWrite)
     }
@@ -74,9 +105,9 @@ public final class ViewStateWatcher: Sendable {
     /// Blocks until the view state is replaced, `wake` is called, or `milliseconds` pass.
     public func wait(milliseconds: Int32) -> Wake {
         if stopping.isSet { return .stopped }
-        var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+        var fds = [pollfd(fd: changes.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        let looking = inotify < 0
+        let looking = changes.fd < 0
         let ready = poll(&fds, 2, looking && (milliseconds < 0 || milliseconds > Self.pollInterval) ? Self.pollInterval : milliseconds)
         if stopping.isSet { return .stopped }
         guard ready > 0 else { return looking ? .changed : .timedOut }
@@ -86,12 +117,21 @@ public final class ViewStateWatcher: Sendable {
             while read(wakeRead, &sink, sink.count) > 0 {}
             result = .woken
         }
-        if fds[0].revents != 0, drainEvents() { result = .changed }
+        if fds[0].revents != 0, drainChanges() { result = .changed }
         return result
     }
 
+    /// Takes what the change descriptor has; true if it tells of a change.
+    private func drainChanges() -> Bool {
+        switch changes {
+        case let .inotify(fd): return drainEvents(fd)
+        case let .signal(fd): return WakeSignal.drain(fd)
+        case .none: return false
+        }
+    }
+
     /// Reads every queued inotify event; true if one was about the view-state file.
-    private func drainEvents() -> Bool {
+    private func drainEvents(_ inotify: Int32) -> Bool {
         let size = 4096
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<inotify_event>.alignment)
         defer { buffer.deallocate() }

@@ -3,6 +3,7 @@ import RecCore
 
 struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "devices",
         abstract: "List the ALSA PCMs recnotes can record from and play to.",
         discussion: """
         The names are what --device and $RECNOTES_DEVICE take. They come from ALSA's \

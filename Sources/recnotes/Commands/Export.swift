@@ -7,6 +7,7 @@ import Glibc
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write a recording's audio to a file or to stdout.",
         discussion: """
         FILE '-' (or no FILE, when stdout is not a terminal) writes to stdout, as WAV unless \

@@ -8,6 +8,7 @@ import Glibc
 
 struct Find: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "find",
         abstract: "Search a folder and everything under it.",
         discussion: """
         Prints the absolute path of each match, parents before children, in name order. Every \

@@ -8,6 +8,7 @@ import Glibc
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import audio files as recordings.",
         discussion: """
         Reads anything libsndfile reads (WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3, AIFF, ...). By \

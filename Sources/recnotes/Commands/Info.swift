@@ -3,6 +3,7 @@ import RecCore
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Show everything known about a folder or recording."
     )
 

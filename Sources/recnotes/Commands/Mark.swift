@@ -3,6 +3,7 @@ import RecCore
 
 struct Mark: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "mark",
         abstract: "Mark a moment in a recording.",
         discussion: """
         'recnotes mark PATH --at TIME [LABEL]' adds a marker to a saved recording (TIME as \

@@ -3,6 +3,7 @@ import RecCore
 
 struct Marks: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "marks",
         abstract: "List a recording's markers.",
         discussion: "In time order, numbered as 'play --seek #N' and 'unmark PATH N' count them. With --json: an array of {\"index\", \"frame\", \"seconds\", \"label\"}."
     )

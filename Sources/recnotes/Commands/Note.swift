@@ -7,6 +7,7 @@ import Glibc
 
 struct Note: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "note",
         abstract: "Read or write the note of a recording or folder.",
         discussion: """
         At a terminal, opens $VISUAL (else $EDITOR, else vi) on the note; saving an unchanged \

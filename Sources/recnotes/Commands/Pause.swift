@@ -3,6 +3,7 @@ import RecCore
 
 struct Pause: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pause",
         abstract: "Pause the running recording or playback.",
         discussion: """
         Acts on a 'record' or 'play' running in any shell (the recording, if both run). \

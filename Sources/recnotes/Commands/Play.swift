@@ -7,6 +7,7 @@ import Glibc
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "play",
         abstract: "Play a recording through an ALSA device.",
         discussion: """
         Times (--seek, --until) are written 90, 90s, 1:30, 1:02:03.5, 2m30s, 1h2m3s, 50% or \

@@ -9,6 +9,7 @@ import Glibc
 
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "record",
         abstract: "Record a voice note from an ALSA device.",
         discussion: """
         PATH is a destination folder and/or name (Ideas/standup); by default the current \

@@ -3,6 +3,7 @@ import RecCore
 
 struct Resume: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "resume",
         abstract: "Resume a paused recording or playback.",
         discussion: """
         Acts on a 'record' or 'play' running in any shell (the recording, if both run). \

@@ -3,6 +3,7 @@ import RecCore
 
 struct Seek: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "seek",
         abstract: "Move the running playback to another time.",
         discussion: """
         TIME is written as for 'play --seek' (90, 1:30, 50%), or +5s / -5s to move from \

@@ -3,6 +3,7 @@ import RecCore
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show what is recording or playing.",
         discussion: """
         One line per running job: recording or playing, the item, the position, paused or \

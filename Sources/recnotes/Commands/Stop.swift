@@ -3,6 +3,7 @@ import RecCore
 
 struct Stop: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stop",
         abstract: "End the running recording (saved, as with Ctrl-C) or playback.",
         discussion: """
         Acts on a 'record' or 'play' running in any shell (the recording, if both run). \

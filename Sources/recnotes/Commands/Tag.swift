@@ -3,6 +3,7 @@ import RecCore
 
 struct Tag: ParsableCommand, TakesDashWords {
     static let configuration = CommandConfiguration(
+        commandName: "tag",
         abstract: "Add and remove tags on recordings and folders.",
         discussion: """
         Words starting with + add a tag, words starting with - remove one, every other word \

@@ -3,6 +3,7 @@ import RecCore
 
 struct Tags: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "tags",
         abstract: "List every tag in use, with how many items carry it.",
         discussion: "Items in the trash are not counted. With --json: an array of {\"tag\", \"count\"}, by tag."
     )

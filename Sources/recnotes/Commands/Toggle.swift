@@ -3,6 +3,7 @@ import RecCore
 
 struct Toggle: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "toggle",
         abstract: "Pause whatever is running, or resume it if it is paused.",
         discussion: """
         Acts on a 'record' or 'play' running in any shell (the recording, if both run). \

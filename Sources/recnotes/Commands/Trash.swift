@@ -3,6 +3,7 @@ import RecCore
 
 struct Trash: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "trash",
         abstract: "List, restore or empty the trash.",
         discussion: "'recnotes rm' moves items here with their audio. They stay until the trash is emptied.",
         subcommands: [ListTrash.self, RestoreTrash.self, EmptyTrash.self],

@@ -3,6 +3,7 @@ import RecCore
 
 struct Tree: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "tree",
         abstract: "Show a folder and everything under it as a tree."
     )
 

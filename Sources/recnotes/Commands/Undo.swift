@@ -3,6 +3,7 @@ import RecCore
 
 struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "undo",
         abstract: "Take back the last change to your recordings and folders.",
         discussion: """
         Undoes mkdir, mv, rm, record, import and trash restore, newest first, and says what it \

@@ -3,6 +3,7 @@ import RecCore
 
 struct Unmark: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "unmark",
         abstract: "Remove a marker from a recording.",
         discussion: "The marker is named by its number ('marks' lists them; 3 or #3) or its label. 'undo' brings it back."
     )

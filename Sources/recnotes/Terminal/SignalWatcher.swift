@@ -7,7 +7,8 @@ import Glibc
 
 /// SIGINT and SIGTERM, taken by a thread of their own with `sigwait`, so they stop a
 /// recording or playback cleanly instead of killing the process. Must be installed before
-/// any other thread starts, so that every thread inherits the blocked mask.
+/// any other thread starts, so that every thread inherits the blocked mask. It blocks
+/// `WakeSignal` too, for the remote-control follower's signalfd.
 // @unchecked Sendable: the handler is behind a Mutex; `thread` is written once, in init.
 final class SignalWatcher: @unchecked Sendable {
     private let handler = Mutex<(@Sendable (Int32) -> Void)?>(nil)
@@ -19,6 +20,7 @@ final class SignalWatcher: @unchecked Sendable {
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &set, nil)
+        WakeSignal.block()
         signal(SIGPIPE, SIG_IGN)
         let unmanaged = Unmanaged.passRetained(self).toOpaque()
         pthread_create(&thread, nil, { raw in
