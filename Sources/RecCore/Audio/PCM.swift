@@ -46,26 +46,27 @@ public final class PCM {
         let config = try configuration.map { try PCM.loadConfiguration($0, device: name) }
         defer { if let config { snd_config_delete(config) } }
 
-        do {
-            handle = try PCM.open(name, direction, config)
-            try configure(bufferMicroseconds: bufferMicroseconds, periodMicroseconds: periodMicroseconds)
-        } catch is FormatRefused where !name.hasPrefix("plug") {
-            // The device cannot take the format itself: let the plug layer convert.
-            closeHandle()
-            let quoted = "plug:\"\(name.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\""))\""
+        // A device that cannot take the format itself gets a second try through the plug
+        // layer, which converts.
+        let quoted = "plug:\"\(name.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\""))\""
+        let candidates = name.hasPrefix("plug") ? [name] : [name, quoted]
+        for (i, device) in candidates.enumerated() {
             do {
-                handle = try PCM.open(quoted, direction, config)
-                try configure(bufferMicroseconds: bufferMicroseconds, periodMicroseconds: periodMicroseconds)
+                try openAndConfigure(device, config, bufferMicroseconds, periodMicroseconds)
+                return
             } catch let refusal as FormatRefused {
-                closeHandle()
-                throw refusal.error
-            } catch {
-                closeHandle()
-                throw error
+                if i == candidates.count - 1 { throw refusal.error }
             }
-        } catch let refusal as FormatRefused {
-            closeHandle()
-            throw refusal.error
+        }
+    }
+
+    /// Opens `device` and sets it up; on any failure the handle is closed again, so that a
+    /// second try (or the caller) starts clean.
+    private func openAndConfigure(_ device: String, _ config: OpaquePointer?, _ bufferMicroseconds: Int,
+                                  _ periodMicroseconds: Int) throws {
+        do {
+            handle = try PCM.open(device, direction, config)
+            try configure(bufferMicroseconds: bufferMicroseconds, periodMicroseconds: periodMicroseconds)
         } catch {
             closeHandle()
             throw error
