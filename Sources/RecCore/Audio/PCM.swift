@@ -199,31 +199,32 @@ public final class PCM {
     }
 
     /// Writes up to `frames` frames and returns how many it wrote: all of them, unless
-    /// `interrupted()` turns true first. While the device's buffer is full it waits for room
-    /// at most 40 ms at a time and asks `interrupted()` in between, so a caller with commands
-    /// to apply is never stuck behind a sound server that takes data in large blocks (the
-    /// PulseAudio null sink asks for about half a second at a time).
-    public func write(_ buffer: UnsafePointer<Int16>, frames: Int, interrupted: () -> Bool = { false }) throws -> Int {
+    /// `interrupted()` turns true first.
+    ///
+    /// While the device's buffer is full it calls `wait` with about the time the missing
+    /// room takes to play out (5 ms to one period), then asks `interrupted()`: a caller
+    /// whose wait ends early when a command arrives is never stuck behind a sound server
+    /// that takes data in large blocks (the PulseAudio null sink asks for about half a
+    /// second at a time). The device's poll descriptor is not used for this: the pulse
+    /// plugin's fires only once a whole period is free, so short polls woke the player
+    /// some 22 times a second for nothing.
+    public func write(_ buffer: UnsafePointer<Int16>, frames: Int, interrupted: () -> Bool = { false },
+                      wait: (_ milliseconds: Int) -> Void = { usleep(UInt32($0) * 1000) }) throws -> Int {
         guard let handle else { throw AudioError(.device(name), "write failed", reason: "device is closed") }
         if !nonblocking {
             try check(snd_pcm_nonblock(handle, 1), "cannot switch to non-blocking writes")
             nonblocking = true
         }
         var done = 0
-        var idleWaits = 0
         while done < frames {
             let result = snd_pcm_writei(handle, buffer + done * channels, snd_pcm_uframes_t(frames - done))
             if result == -Int(EAGAIN) {
                 if interrupted() { break }
-                let ready = snd_pcm_wait(handle, 40)
-                if ready < 0 { try recover(ready, "write failed") }
-                // A plugin whose poll descriptor reports room it does not have would make
-                // this loop spin; after two empty wake-ups in a row it sleeps instead.
-                idleWaits += 1
-                if idleWaits > 2 { usleep(5_000) }
+                let missing = max(min(frames - done, periodFrames) - available(), 0)
+                let periodMilliseconds = max(periodFrames * 1000 / rate, 5)
+                wait(min(max(missing * 1000 / rate, 5), periodMilliseconds))
                 continue
             }
-            idleWaits = 0
             if result < 0 {
                 try recover(Int32(result), "write failed")
                 continue

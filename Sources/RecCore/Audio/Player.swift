@@ -227,9 +227,10 @@ public final class Player: @unchecked Sendable {
         /// seek drops it.
         mutating func writeChunk() throws {
             let player = player
-            let written = try player.pcm.write(chunk + (chunkFrames - unwritten) * channels, frames: unwritten) {
-                player.controls.hasQueued || player.isStopping
-            }
+            // The wait for room is the mailbox's, which a command or stop() ends at once.
+            let written = try player.pcm.write(chunk + (chunkFrames - unwritten) * channels, frames: unwritten,
+                                               interrupted: { player.controls.hasQueued || player.isStopping },
+                                               wait: { player.controls.wait(milliseconds: $0) })
             unwritten -= written
             position += Int64(written)
         }
