@@ -11,7 +11,7 @@ packages=(
   pulseaudio                                   # a real-time device without a sound card
   sox libsox-fmt-all                           # test signals and the benchmark peer
   pocketsphinx-testdata                        # real speech (16 kHz s16le clips) for the voice-activity tests
-  jq hyperfine                                 # benchmark peers
+  jq hyperfine linux-perf                      # benchmark peers, CPU time (perf stat)
   libpocketsphinx-dev libsphinxbase-dev        # build: the built-in transcription engine
   pocketsphinx-en-us                           # its acoustic model, language model, dictionary
   pocketsphinx pocketsphinx-testdata           # pocketsphinx_continuous (bench peer), test speech

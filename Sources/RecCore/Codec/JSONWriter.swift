@@ -16,14 +16,19 @@ struct JSONWriter {
         bytes.append(contentsOf: text.utf8)
     }
 
-    /// `["a", "b"]`.
-    mutating func strings(_ values: [String]) {
+    /// `[e, e, ...]`, each element written by `element`.
+    mutating func array<T>(_ values: [T], _ element: (inout JSONWriter, T) -> Void) {
         raw("[")
         for (i, value) in values.enumerated() {
             if i > 0 { raw(", ") }
-            string(value)
+            element(&self, value)
         }
         raw("]")
+    }
+
+    /// `["a", "b"]`.
+    mutating func strings(_ values: [String]) {
+        array(values) { $0.string($1) }
     }
 
     mutating func string(_ value: String) {
@@ -61,12 +66,7 @@ struct JSONWriter {
 
     /// `[id, id, ...]`
     mutating func ids(_ values: [ItemID]) {
-        raw("[")
-        for (i, value) in values.enumerated() {
-            if i > 0 { raw(", ") }
-            id(value)
-        }
-        raw("]")
+        array(values) { $0.id($1) }
     }
 
     /// The recording fields shared by `store.json` and `--json` output, each preceded by a comma.

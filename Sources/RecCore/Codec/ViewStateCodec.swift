@@ -43,12 +43,8 @@ enum ViewStateCodec {
 
     /// `"folderStack": [...]`, which `pwd --json` shows as it is kept.
     static func writeFolderStack(_ stack: [ItemID], to w: inout JSONWriter) {
-        w.raw("\"folderStack\": [")
-        for (i, id) in stack.enumerated() {
-            if i > 0 { w.raw(", ") }
-            w.id(id)
-        }
-        w.raw("]")
+        w.raw("\"folderStack\": ")
+        w.ids(stack)
     }
 
     /// The selection object, or null; `path` adds where the recording is (for display).
