@@ -54,6 +54,9 @@ enum ArgumentCheck {
     /// Refuses a word that starts with one dash, is longer than one option, and is not a
     /// group of the command's flags: a file name, most likely.
     static func check(_ arguments: [String]) throws {
+        // Most command lines have no such word, and reading a command's options means
+        // generating its help (a few milliseconds of every start): only then is it done.
+        guard arguments.prefix(while: { $0 != "--" }).contains(where: isShortOptionLike) else { return }
         let (command, _) = command(for: arguments)
         // `tag PATH -draft`: there a dash word is the command's own, not an option.
         if command is TakesDashWords.Type { return }
@@ -76,6 +79,12 @@ enum ArgumentCheck {
             if word.dropFirst().allSatisfy({ options.flags.contains("-\($0)") }) { continue }
             throw RecError.usage(word, "unknown option; a file or name that starts with - is written ./\(word) or after --")
         }
+    }
+
+    /// `-x`, `-dash.wav`: one dash, then something that is not a digit (`-5s` is a time).
+    private static func isShortOptionLike(_ word: String) -> Bool {
+        guard word.hasPrefix("-"), !word.hasPrefix("--"), let second = word.dropFirst().first else { return false }
+        return !second.isNumber
     }
 
     /// argument-parser's message for a usage error, said as `<what>: <why>`.
