@@ -370,6 +370,7 @@ public enum CheckJSON {
         case .emptyOrphanAudio: return "emptyOrphanAudio"
         case .missingStore: return "missingStore"
         case .markersPastEnd: return "markersPastEnd"
+        case .missingAnalysis: return "missingAnalysis"
         }
     }
 }

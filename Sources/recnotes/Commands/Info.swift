@@ -15,12 +15,15 @@ struct Info: ParsableCommand {
     func run() throws {
         let library = try global.openLibrary()
         let item = try library.item(at: path)
-        var analysis: AudioAnalysis?
+        // Measured when the audio was saved and kept with the recording; an older store's
+        // recording is measured now, and not written back (reading never writes: fsck
+        // --repair stores it).
+        var analysis = item.recording?.analysis
         // A missing file already shows as size "missing" (null in JSON); only a file that is
         // there but unreadable is worth a warning.
-        if let info = item.recording, library.audioSize(of: item) != nil {
+        if analysis == nil, let info = item.recording, library.audioSize(of: item) != nil {
             do {
-                analysis = try AudioAnalysis.analyze(path: library.location.audioPath(info.file), buckets: 60)
+                analysis = try info.measureAnalysis(path: library.location.audioPath(info.file))
             } catch let error as RecErrorConvertible {
                 // The store's own facts are still worth showing; the audio's are not there.
                 Terminal.warning(error.recError.description)
