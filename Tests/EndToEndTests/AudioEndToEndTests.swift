@@ -96,6 +96,9 @@ struct AudioEndToEndTests {
         let decoded = try AudioCLI.decode(cli.store + "/audio/" + file)
         #expect(decoded.count == frames)
         #expect(Bool(Array(decoded.prefix(48_000)) == AudioCLI.tone(frames: 48_000)))
+        // Its levels and waveform are measured as it is saved, as for any recording.
+        let stored = String(decoding: FileManager.default.contents(atPath: cli.store + "/store.json") ?? Data(), as: UTF8.self)
+        #expect(stored.contains("\"analysis\": {"), "\(stored)")
         // Recovered once: the entry is gone and a second command finds nothing to do.
         let again = try cli.run("ls")
         #expect(!again.stderr.contains("recovered"))

@@ -244,7 +244,7 @@ struct BadInputTests {
         expectSuccess(try sandbox.run("rm", "-r", "/Home"))
         let original = try #require(sandbox.storeBytes)
         let replacements: [(String, String)] = [
-            ("\"version\": 2", "\"version\": \"2\""), ("\"version\": 2", "\"version\": 99"), ("\"items\": [", "\"items\": {\"x\": ["),
+            ("\"version\": 3", "\"version\": \"3\""), ("\"version\": 3", "\"version\": 99"), ("\"items\": [", "\"items\": {\"x\": ["),
             ("\"name\": \"Work\"", "\"name\": 5"), ("\"type\": \"folder\"", "\"type\": \"file\""), ("\"parent\": null", "\"parent\": 3"),
             ("\"children\": [", "\"children\": \"x\", \"y\": ["), ("\"frames\": 48000", "\"frames\": -1"),
             ("\"frames\": 48000", "\"frames\": 1e999"), ("\"duration\": 1", "\"duration\": \"long\""),

@@ -26,8 +26,8 @@ let corruptions: [Corruption] = [
         return copy
     }, reason: { _ in "invalid UTF-8 in a string" }),
     Corruption(name: "newer version", corrupt: { bytes in
-        Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\"version\": 2", with: "\"version\": 3").utf8)
-    }, reason: { _ in "version 3 is newer than this recnotes understands (2); upgrade recnotes" }),
+        Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\"version\": 3", with: "\"version\": 4").utf8)
+    }, reason: { _ in "version 4 is newer than this recnotes understands (3); upgrade recnotes" }),
     Corruption(name: "wrong type", corrupt: { bytes in
         Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\"name\": \"A\"", with: "\"name\": 42").utf8)
     }, reason: { _ in "expected a string, found '4'" }),

@@ -2,7 +2,10 @@ import Foundation
 import Testing
 
 /// A store written by an earlier release opens and upgrades with no command from the user.
-/// Tests/Fixtures/store-v<N> are stores written by release N's binary, audio included.
+/// Tests/Fixtures/store-v<N> are stores in version N's layout, audio included: store-v1 was
+/// written by release 1's binary; store-v2 by the version-3 binary with each recording's
+/// "analysis" taken out and "version" set to 2, which is byte for byte what version 2 wrote
+/// (the layouts differ in that field only).
 @Suite("Store upgrades")
 struct StoreUpgradeTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -32,18 +35,22 @@ struct StoreUpgradeTests {
         #expect((try? FileManager.default.attributesOfItem(atPath: sandbox.root + "/monday.wav")[.size] as? Int) ?? 0 > 30000)
         #expect(sandbox.storeBytes == original, "reading must not rewrite a version-1 store")
         #expect(!FileManager.default.fileExists(atPath: sandbox.storeFile + ".v1"))
-        let check = try sandbox.run("fsck")
-        #expect(check.status == 0, "\(check)")
+        // Its recordings have no stored analysis (version 3): the one thing fsck reports.
+        let check = try sandbox.run("fsck", "--json")
+        #expect(check.status == 1, "\(check)")
+        #expect(check.stdout.contains("\"missingAnalysis\"") && check.stdout.contains("2 recordings have no stored levels"), "\(check.stdout)")
+        #expect(!check.stdout.contains("\"repairable\": false"), "\(check.stdout)")
+        #expect(sandbox.storeBytes == original, "fsck without --repair never writes")
     }
 
-    @Test("the first change writes version 2 and keeps the original once as store.json.v1")
+    @Test("the first change writes the current version and keeps the original once as store.json.v1")
     func version1Upgrades() throws {
         let sandbox = try Self.sandbox(from: "store-v1")
         let original = try #require(sandbox.storeBytes)
         let before = try sandbox.run("find", "/", "--json")
         expectSuccess(try sandbox.run("mkdir", "/New"))
         let upgraded = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
-        #expect(upgraded.contains("\"version\": 2"))
+        #expect(upgraded.contains("\"version\": 3"))
         #expect(sandbox.bytes(sandbox.storeFile + ".v1") == original)
         // Every item is still there, as it was.
         let after = try sandbox.run("find", "/", "--json")
@@ -56,6 +63,74 @@ struct StoreUpgradeTests {
         // A second change leaves the kept original alone.
         expectSuccess(try sandbox.run("mkdir", "/Newer"))
         #expect(sandbox.bytes(sandbox.storeFile + ".v1") == original)
+        expectSuccess(try sandbox.run("fsck", "--repair"))
+        #expect(try sandbox.run("fsck").status == 0)
+    }
+
+    @Test("a version-2 store reads unchanged; info measures its recordings without writing, fsck reports them")
+    func version2Reads() throws {
+        let sandbox = try Self.sandbox(from: "store-v2")
+        let original = try #require(sandbox.storeBytes)
+        #expect(String(decoding: original, as: UTF8.self).contains("\"version\": 2"))
+        let tree = try sandbox.run("tree", "/")
+        expectSuccess(tree)
+        #expect(tree.stdout.contains("monday") && tree.stdout.contains("café idea"), "\(tree.stdout)")
+        let info = try sandbox.run("info", "/Work/Standups/monday")
+        expectSuccess(info)
+        for row in ["level:", "waveform:", "speech:", "markers:"] {
+            #expect(info.stdout.contains(row), "\(row) \(info.stdout)")
+        }
+        expectSuccess(try sandbox.run("find", "/", "--tag", "idea"))
+        expectSuccess(try sandbox.run("trash"))
+        #expect(sandbox.storeBytes == original, "reading, info included, must not rewrite a version-2 store")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.storeFile + ".v2"))
+        let check = try sandbox.run("fsck")
+        #expect(check.status == 1, "\(check)")
+        #expect(check.stdout.contains("2 recordings have no stored levels and waveform"), "\(check.stdout)")
+        #expect(sandbox.storeBytes == original)
+    }
+
+    @Test("the first change writes version 3 and keeps the original once as store.json.v2; fsck --repair stores the analysis info showed")
+    func version2Upgrades() throws {
+        let sandbox = try Self.sandbox(from: "store-v2")
+        let original = try #require(sandbox.storeBytes)
+        let before = try sandbox.run("find", "/", "--json")
+        let infoBefore = try sandbox.run("info", "/Ideas/café idea", "--json")
+        expectSuccess(infoBefore)
+        expectSuccess(try sandbox.run("mkdir", "/New"))
+        let upgraded = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
+        #expect(upgraded.contains("\"version\": 3"))
+        #expect(sandbox.bytes(sandbox.storeFile + ".v2") == original)
+        let after = try sandbox.run("find", "/", "--json")
+        for line in before.stdout.split(separator: "\n") where line.contains("\"uuid\"") {
+            #expect(after.stdout.contains(line), "lost or changed: \(line)")
+        }
+        expectSuccess(try sandbox.run("undo"))
+        expectSuccess(try sandbox.run("trash", "restore", "/Old"))
+        expectSuccess(try sandbox.run("mkdir", "/Newer"))
+        #expect(sandbox.bytes(sandbox.storeFile + ".v2") == original)
+
+        // Three recordings without analysis (the restored one too); --repair measures them.
+        let check = try sandbox.run("fsck")
+        #expect(check.stdout.contains("3 recordings have no stored levels"), "\(check.stdout)")
+        let repair = try sandbox.run("fsck", "--repair")
+        expectSuccess(repair)
+        #expect(repair.stdout.contains("measured and stored the levels and waveform of 3 recordings"), "\(repair.stdout)")
+        let repaired = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
+        #expect(repaired.components(separatedBy: "\"analysis\": {").count - 1 == 3, "\(repaired)")
+        #expect(try sandbox.run("fsck").status == 0)
+        // What info showed measured on the fly is what is now stored.
+        let infoAfter = try sandbox.run("info", "/Ideas/café idea", "--json")
+        #expect(infoAfter.stdout == infoBefore.stdout)
+    }
+
+    @Test("fsck --repair as the first write of a version-2 store keeps store.json.v2 too")
+    func version2RepairKeepsOriginal() throws {
+        let sandbox = try Self.sandbox(from: "store-v2")
+        let original = try #require(sandbox.storeBytes)
+        expectSuccess(try sandbox.run("fsck", "--repair"))
+        #expect(sandbox.bytes(sandbox.storeFile + ".v2") == original)
+        #expect(String(decoding: try #require(sandbox.storeBytes), as: UTF8.self).contains("\"version\": 3"))
         #expect(try sandbox.run("fsck").status == 0)
     }
 

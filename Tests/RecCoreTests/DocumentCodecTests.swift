@@ -71,6 +71,13 @@ struct DocumentCodecTests {
         annotated.annotations = Annotations(note: "line one\nline \"two\" é 🎙", tags: TagRules.normalized(["work", "émoji🎙", "a"]),
                                             markers: [Marker(frame: 0), Marker(frame: 48000, label: "budget, \"q3\"")])
         try tx.add(annotated)
+        // An analysis as a save measures it: every waveform level, and speech regions.
+        let peaks = (0..<AudioAnalysis.waveformPoints).map { $0 == 0 ? 0 : pow(10, -Double($0) / 7.3) }
+        let analysis = AudioAnalysis(frames: 96_000, sampleRate: 48000, level: Level(peak: -3.2149, rms: -18.5),
+                                     peaks: peaks + [1], speech: [0..<4800, 9600..<96_000]).compacted()
+        try tx.add(.recording(name: "measured", parent: Fixture.home, created: Fixture.created,
+                              info: RecordingInfo(duration: 2, frames: 96_000, sampleRate: 48000, channels: 1, format: .flac,
+                                                  file: "m.flac", analysis: analysis)))
         var noted = Item.folder(name: "noted", parent: .root, created: Fixture.created)
         noted.annotations = Annotations(note: "a folder's note", tags: ["x"])
         try tx.add(noted)
@@ -302,9 +309,9 @@ struct DocumentCodecTests {
 
     @Test("a newer version is refused with a clear message, wherever the key is")
     func newerVersion() throws {
-        #expect(corruptReason(store(child: "", rootChildren: "[]", version: "3"))
-                == "version 3 is newer than this recnotes understands (2); upgrade recnotes")
-        #expect(corruptReason(#"{"version": 7, "items": [{"whatever": 1}]}"#) == "version 7 is newer than this recnotes understands (2); upgrade recnotes")
+        #expect(corruptReason(store(child: "", rootChildren: "[]", version: "4"))
+                == "version 4 is newer than this recnotes understands (3); upgrade recnotes")
+        #expect(corruptReason(#"{"version": 7, "items": [{"whatever": 1}]}"#) == "version 7 is newer than this recnotes understands (3); upgrade recnotes")
     }
 
     @Test("broken links are refused in strict mode and reported otherwise")

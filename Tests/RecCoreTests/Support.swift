@@ -42,9 +42,13 @@ enum Fixture {
     static let standup = ItemID("beef0000-0000-4000-8000-000000000004")!
     static let created = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000)
 
+    /// With an analysis (of silence), as every recording saved since store version 3 has.
     static func info(_ id: ItemID, duration: Double = 12.5, format: AudioFormat = .opus) -> RecordingInfo {
-        RecordingInfo(duration: duration, frames: Int64(duration * 48000), sampleRate: 48000, channels: 1,
-                      format: format, file: "\(id).\(format.fileExtension)")
+        let frames = Int64(duration * 48000)
+        return RecordingInfo(duration: duration, frames: frames, sampleRate: 48000, channels: 1,
+                             format: format, file: "\(id).\(format.fileExtension)",
+                             analysis: AudioAnalysis(frames: frames, sampleRate: 48000, level: .silence,
+                                                     peaks: [Double](repeating: 0, count: AudioAnalysis.waveformPoints)))
     }
 
     static func build(into tx: inout DocumentStore.Transaction) throws {

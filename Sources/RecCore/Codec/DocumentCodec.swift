@@ -2,11 +2,16 @@
 /// depth-first from the root, so the file is readable by people and by `jq`:
 ///
 ///     {
-///     "version": 1,
+///     "version": 3,
 ///     "items": [
 ///     {"uuid": "00000000-…", "type": "folder", "name": "Recordings", "parent": null, "created": "…", "children": ["…"]},
 ///     {"uuid": "…", "type": "recording", "name": "standup", "parent": "…", "created": "…",
-///      "duration": 12.5, "frames": 600000, "sampleRate": 48000, "channels": 1, "format": "opus", "file": "….opus"}
+///      "duration": 12.5, "frames": 600000, "sampleRate": 48000, "channels": 1, "format": "opus", "file": "….opus",
+///      "analysis": {…}}
+///
+/// Each field of an item is written and read by its own small codec (`recordingFields`,
+/// `AnalysisCodec`, `AnnotationCodec`); a new optional field is one more such pair, and a
+/// key this version does not know is skipped on reading.
 ///     ]
 ///     }
 ///
@@ -61,6 +66,7 @@ public enum DocumentCodec {
         w.timestamp(item.created)
         if let info = item.recording {
             w.recordingFields(info)
+            AnalysisCodec.write(info.analysis, to: &w)
         } else {
             w.raw(", \"children\": ")
             w.ids(item.children)
@@ -207,6 +213,7 @@ public enum DocumentCodec {
         var channels: Int64?
         var format: AudioFormat?
         var file: String?
+        var analysis: AudioAnalysis?
         var annotations = Annotations()
 
         func readID(_ r: inout JSONReader, _ what: String) throws -> ItemID {
@@ -257,6 +264,8 @@ public enum DocumentCodec {
                 format = known
             } else if key.equals("file") {
                 file = try r.readString()
+            } else if key.equals("analysis") {
+                analysis = try AnalysisCodec.read(&r)
             } else if try AnnotationCodec.read(key, from: &r, into: &annotations) {
                 continue
             } else {
@@ -293,9 +302,11 @@ public enum DocumentCodec {
             guard !file.isEmpty, !file.utf8.contains(47), file != ".", file != ".." else {
                 throw r.failure("recording \(id) has an invalid file name", at: start)
             }
+            analysis?.frames = frames
+            analysis?.sampleRate = Int(sampleRate)
             return Item(id: id, parent: parent, name: name, created: created, children: [],
                         recording: RecordingInfo(duration: duration, frames: frames, sampleRate: Int(sampleRate),
-                                                 channels: Int(channels), format: format, file: file),
+                                                 channels: Int(channels), format: format, file: file, analysis: analysis),
                         annotations: annotations)
         }
     }

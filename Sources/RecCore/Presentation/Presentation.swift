@@ -337,6 +337,7 @@ public enum CheckJSON {
         case .emptyOrphanAudio: return "emptyOrphanAudio"
         case .missingStore: return "missingStore"
         case .markersPastEnd: return "markersPastEnd"
+        case .missingAnalysis: return "missingAnalysis"
         }
     }
 }

@@ -217,7 +217,7 @@ public final class Importer {
             item = .recording(id: id, name: source.name, parent: folder.id, created: .now(),
                               info: RecordingInfo(duration: Double(frames) / Double(input.sampleRate), frames: frames,
                                                   sampleRate: input.sampleRate, channels: input.channels,
-                                                  format: format, file: file))
+                                                  format: format, file: file).analyzed(path: library.location.audioPath(file)))
         case let .transcode(format):
             let rate = try format.storableRate(for: input.sampleRate, channels: input.channels, name: source.label)
             let file = "\(id).\(format.fileExtension)"
@@ -246,7 +246,8 @@ public final class Importer {
             progress.finish()
             item = .recording(id: id, name: source.name, parent: folder.id, created: .now(),
                               info: RecordingInfo(duration: Double(result.framesWritten) / Double(rate), frames: result.framesWritten,
-                                                  sampleRate: rate, channels: input.channels, format: format, file: file))
+                                                  sampleRate: rate, channels: input.channels, format: format, file: file)
+                                .analyzed(path: library.location.audioPath(file)))
         }
         if source.path == "-", inputPath != library.location.audioPath(item.recording!.file) {
             try? FileSystem.remove(inputPath)

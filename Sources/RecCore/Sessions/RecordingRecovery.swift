@@ -24,7 +24,7 @@ extension Library {
         var note: String?
         try documents.transaction { tx in
             guard tx.document[entry.id] == nil else { return }
-            guard let info = Self.recoverAudio(entry, path: path) else {
+            guard let info = Self.recoverAudio(entry, path: path)?.analyzed(path: path) else {
                 try? FileSystem.remove(path)
                 note = "an interrupted recording (\"\(entry.name)\", pid \(entry.pid)) had no audio and was discarded"
                 return

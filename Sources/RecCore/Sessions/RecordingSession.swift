@@ -168,7 +168,9 @@ public final class RecordingSession {
         // The store must never name audio that a power cut could still take away.
         if cutShort { try? FileSystem.syncFile(filePath) } else { try FileSystem.syncFile(filePath) }
         FileSystem.syncDirectory(FileSystem.parentDirectory(of: filePath))
-        let info = cutShort ? (Library.recoverAudio(entry, path: filePath) ?? measuredInfo()) : measuredInfo()
+        // Measured once, now, so that `info` never decodes the file again.
+        let info = (cutShort ? (Library.recoverAudio(entry, path: filePath) ?? measuredInfo()) : measuredInfo())
+            .analyzed(path: filePath)
         let chosen = name ?? defaultName
         try library.documents.transaction { tx in
             let parentID = tx.document[parent]?.isFolder == true ? parent : .root

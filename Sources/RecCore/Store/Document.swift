@@ -1,10 +1,11 @@
 /// The whole document store's content: a value, so a change is computed on a copy and
 /// either persisted whole or not at all.
 public struct Document: Equatable, Sendable {
-    /// 2 added notes, tags and markers (`Annotations`). A version-1 store reads as one with
-    /// none, and is written as version 2 on its first change (its original kept once as
-    /// `store.json.v1`).
-    public static let currentVersion = 2
+    /// 2 added notes, tags and markers (`Annotations`); 3 added each recording's analysis
+    /// (levels, waveform, speech regions: `RecordingInfo.analysis`). An older store reads
+    /// as one without them, and is written as the current version on its first change (its
+    /// original kept once as `store.json.v<N>`).
+    public static let currentVersion = 3
     public static let rootName = "Recordings"
 
     public internal(set) var items: [ItemID: Item]

@@ -129,12 +129,18 @@ public final class DocumentStore {
     /// The first write after reading an older version keeps what that version wrote, once,
     /// as `store.json.v<N>`: an older recnotes can still be pointed at it.
     private func keepOriginalBeforeUpgrade() throws {
-        guard loadedVersion < Document.currentVersion else { return }
-        let backup = location.storeFile + ".v\(loadedVersion)"
+        try Self.keepOriginal(location, writtenAs: loadedVersion)
+        loadedVersion = Document.currentVersion
+    }
+
+    /// Keeps `store.json` as `store.json.v<version>` once, if `version` is older than the
+    /// current one; called before anything (a transaction, `fsck --repair`) rewrites it.
+    static func keepOriginal(_ location: StoreLocation, writtenAs version: Int) throws {
+        guard version < Document.currentVersion else { return }
+        let backup = location.storeFile + ".v\(version)"
         if !FileSystem.exists(backup), let original = try FileSystem.read(location.storeFile) {
             try FileSystem.writeAtomically(original, to: backup)
         }
-        loadedVersion = Document.currentVersion
     }
 
     /// The store lock, which a read-only store does not take (it cannot create or open the

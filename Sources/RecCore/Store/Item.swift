@@ -9,14 +9,37 @@ public struct RecordingInfo: Equatable, Sendable {
     public var format: AudioFormat
     /// The audio file's name inside `audio/`: the recording's UUID plus an extension.
     public var file: String
+    /// Levels, waveform and speech regions, measured once when the audio was saved (store
+    /// version 3). nil in older stores, or when the file could not be decoded: `info`
+    /// then measures them each time, and `fsck --repair` stores them.
+    public var analysis: AudioAnalysis?
 
-    public init(duration: Double, frames: Int64, sampleRate: Int, channels: Int, format: AudioFormat, file: String) {
+    public init(duration: Double, frames: Int64, sampleRate: Int, channels: Int, format: AudioFormat, file: String,
+                analysis: AudioAnalysis? = nil) {
         self.duration = duration
         self.frames = frames
         self.sampleRate = sampleRate
         self.channels = channels
         self.format = format
         self.file = file
+        self.analysis = analysis
+    }
+
+    /// This recording with its analysis measured from its audio at `path`, decoded once;
+    /// without one when the file cannot be decoded (`fsck` then reports it).
+    public func analyzed(path: String) -> RecordingInfo {
+        var copy = self
+        copy.analysis = try? measureAnalysis(path: path)
+        return copy
+    }
+
+    /// The analysis of this recording's audio at `path`, decoded once, as the store keeps it.
+    public func measureAnalysis(path: String) throws -> AudioAnalysis {
+        var analysis = try AudioAnalysis.analyze(path: path)
+        // The recording's own length and rate, as store.json reads it back.
+        analysis.frames = frames
+        analysis.sampleRate = sampleRate
+        return analysis
     }
 }
 

@@ -25,6 +25,10 @@ public struct StoreCheck {
         /// Markers later than the recording's last frame (its audio was cut short, or the
         /// store was edited by hand); `--repair` moves them to the end.
         case markersPastEnd(path: String, count: Int)
+        /// Recordings saved without their analysis (levels, waveform, speech): by a store
+        /// older than version 3, or rebuilt by hand. `info` measures them each time;
+        /// `--repair` measures them once and stores them.
+        case missingAnalysis(paths: [String])
 
         public var description: String {
             switch self {
@@ -42,6 +46,9 @@ public struct StoreCheck {
             case let .emptyOrphanAudio(file): return "audio/\(file): empty, and belongs to no recording"
             case .missingStore: return "store.json: missing, but audio/ or journal.jsonl is there (--repair rebuilds it from them)"
             case let .markersPastEnd(path, count): return "\(path): \(count) marker\(count == 1 ? " is" : "s are") past the end of the recording"
+            case let .missingAnalysis(paths):
+                let named = paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "")
+                return "\(paths.count) recording\(paths.count == 1 ? " has" : "s have") no stored levels and waveform (\(named)); info measures them each time, --repair stores them"
             }
         }
 
@@ -86,7 +93,7 @@ public struct StoreCheck {
     }
 
     private func check(repair: Bool, isAlive: (Int32) -> Bool) throws -> Report {
-        var (document, linkProblems) = try loadLeniently()
+        var (document, linkProblems, version) = try loadLeniently()
         let storeMissing = location.hasLostDocuments
         var problems = storeMissing ? [Problem.missingStore] : []
         problems += linkProblems.map(Problem.link)
@@ -95,6 +102,17 @@ public struct StoreCheck {
         problems += lateMarkers.map { item in
             Problem.markersPastEnd(path: document.path(of: item.id), count: item.annotations.markers.filter { $0.frame > item.recording!.frames }.count)
         }
+        let unreadable = Set(problems.compactMap { problem -> String? in
+            switch problem {
+            case let .missingAudio(_, file), let .unreadableAudio(_, file, _): return file
+            default: return nil
+            }
+        })
+        let unmeasured = document.preorder().filter { item in
+            guard let info = item.recording else { return false }
+            return info.analysis == nil && !unreadable.contains(info.file)
+        }
+        if !unmeasured.isEmpty { problems.append(.missingAnalysis(paths: unmeasured.map { document.path(of: $0.id) })) }
         let viewState = readViewState()
         // A recording in progress owns its file; a dead one's file is recovered, not adopted.
         let inProgressFile = viewState?.recording?.file
@@ -131,7 +149,19 @@ public struct StoreCheck {
             document.items[item.id]!.annotations.markers = MarkerRules.sorted(item.annotations.markers.map { Marker(frame: min($0.frame, end), label: $0.label) })
             repairs.append("moved the markers past the end of \(document.path(of: item.id)) to its end")
         }
-        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty || !lateMarkers.isEmpty {
+        var measured = 0
+        for item in unmeasured {
+            guard let info = item.recording else { continue }
+            let analyzed = info.analyzed(path: location.audioPath(info.file))
+            guard analyzed.analysis != nil else { continue }
+            document.items[item.id]!.recording = analyzed
+            measured += 1
+        }
+        if measured > 0 {
+            repairs.append("measured and stored the levels and waveform of \(measured) recording\(measured == 1 ? "" : "s")")
+        }
+        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty || !lateMarkers.isEmpty || measured > 0 {
+            if !storeMissing { try DocumentStore.keepOriginal(location, writtenAs: version) }
             try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
         }
         // Only once the document is safely written: nothing in these could be recovered.
@@ -263,13 +293,13 @@ public struct StoreCheck {
         guard let audio = try? SoundFile.open(path: location.audioPath(file)), audio.frames > 0,
               let format = audio.audioFormat else { return nil }
         return RecordingInfo(duration: audio.duration, frames: audio.frames, sampleRate: audio.sampleRate,
-                             channels: audio.channels, format: format, file: file)
+                             channels: audio.channels, format: format, file: file).analyzed(path: location.audioPath(file))
     }
 
-    private func loadLeniently() throws -> (Document, [DocumentCodec.LinkProblem]) {
-        guard let bytes = try FileSystem.read(location.storeFile) else { return (Document(), []) }
+    private func loadLeniently() throws -> (document: Document, problems: [DocumentCodec.LinkProblem], version: Int) {
+        guard let bytes = try FileSystem.read(location.storeFile) else { return (Document(), [], Document.currentVersion) }
         do {
-            return try bytes.withUnsafeBufferPointer { try DocumentCodec.decode($0, strict: false) }
+            return try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0, strict: false) }
         } catch let corrupt as DocumentCodec.Corrupt {
             throw RecError.failure(location.storeFile, corrupt.reason + " (fsck repairs links, not JSON syntax; the file was left as it is)")
         }

@@ -20,8 +20,18 @@ struct Info: ParsableCommand {
         // A missing file already shows as size "missing" (null in JSON); only a file that is
         // there but unreadable is worth a warning.
         if let info = item.recording, library.audioSize(of: item) != nil {
+            let path = library.location.audioPath(info.file)
             do {
-                analysis = try AudioAnalysis.analyze(path: library.location.audioPath(info.file), buckets: 60)
+                if let stored = info.analysis {
+                    // Measured when the audio was saved. Opening reads only the header, so
+                    // that damaged audio is still warned about rather than described.
+                    _ = try SoundFile.open(path: path)
+                    analysis = stored
+                } else {
+                    // An older store's recording: measured now and not written back (reading
+                    // never writes; fsck --repair stores it).
+                    analysis = try info.measureAnalysis(path: path)
+                }
             } catch let error as RecErrorConvertible {
                 // The store's own facts are still worth showing; the audio's are not there.
                 Terminal.warning(error.recError.description)

@@ -166,11 +166,14 @@ final class Sandbox: Sendable {
     /// Adds a recording (and, with `audioBytes`, its audio file) through RecCore.
     @discardableResult
     func addRecording(_ name: String, in folderPath: String, id: ItemID = .random(), duration: Double,
-                      format: AudioFormat = .opus, created: String = "2023-11-14T22:13:20.000Z", audioBytes: Int? = nil) throws -> ItemID {
+                      format: AudioFormat = .opus, created: String = "2023-11-14T22:13:20.000Z", audioBytes: Int? = nil,
+                      measuredFrom audio: String? = nil) throws -> ItemID {
         let store = try DocumentStore(location: StoreLocation(directory: self.store))
         let parent = try PathResolver(document: store.document, currentFolder: .root).resolveFolder(folderPath)
-        let info = RecordingInfo(duration: duration, frames: Int64(duration * 48000), sampleRate: 48000, channels: 1,
+        var info = RecordingInfo(duration: duration, frames: Int64(duration * 48000), sampleRate: 48000, channels: 1,
                                  format: format, file: "\(id).\(format.fileExtension)")
+        // As recnotes saves audio: with its analysis measured from the file.
+        if let audio { info = info.analyzed(path: audio) }
         try store.transaction {
             try $0.add(.recording(id: id, name: name, parent: parent.id, created: Timestamp(iso8601: created)!, info: info))
         }
@@ -184,15 +187,19 @@ final class Sandbox: Sendable {
     /// Adds a recording with a real audio file: 16-bit mono PCM WAV at 48 kHz, a ramp.
     @discardableResult
     func addWAVRecording(_ name: String, in folderPath: String, frames: Int) throws -> ItemID {
-        let id = try addRecording(name, in: folderPath, duration: Double(frames) / 48000, format: .wav)
+        let id = ItemID.random()
         var bytes: [UInt8] = []
         func le(_ value: UInt32, _ count: Int) { for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) } }
         bytes += Array("RIFF".utf8); le(UInt32(36 + frames * 2), 4); bytes += Array("WAVE".utf8)
         bytes += Array("fmt ".utf8); le(16, 4); le(1, 2); le(1, 2); le(48000, 4); le(96000, 4); le(2, 2); le(16, 2)
         bytes += Array("data".utf8); le(UInt32(frames * 2), 4)
         for frame in 0..<frames { le(UInt32(UInt16(bitPattern: Int16((frame % 200) * 100 - 10000))), 2) }
+        // Beside the store until the recording names it: audio/ without a store.json is a lost store.
+        let outside = root + "/\(id).wav"
+        try write(outside, bytes)
+        try addRecording(name, in: folderPath, id: id, duration: Double(frames) / 48000, format: .wav, measuredFrom: outside)
         try FileManager.default.createDirectory(atPath: audioDirectory, withIntermediateDirectories: true)
-        try write(audioDirectory + "/\(id).wav", bytes)
+        try FileManager.default.moveItem(atPath: outside, toPath: audioDirectory + "/\(id).wav")
         return id
     }
 

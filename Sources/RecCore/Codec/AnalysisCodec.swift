@@ -1,0 +1,78 @@
+/// A recording's analysis (`AudioAnalysis`: levels, waveform, speech) as one field of its
+/// line in store.json, compact and still readable with jq:
+///
+///     "analysis": {"peak": -3.01, "rms": -20.3, "waveform": [-96, -41.2, -6.5, …], "speech": [[12000, 120480], …]}
+///
+/// `peak` and `rms` are dBFS to 0.01 dB; `waveform` is `AudioAnalysis.waveformPoints` peaks
+/// in dBFS to 0.1 dB (-96, `Level.floor`, is silence); `speech` is the regions as
+/// [start, end) frame pairs. Frames and rate are the recording's own fields.
+enum AnalysisCodec {
+    static func write(_ analysis: AudioAnalysis?, to w: inout JSONWriter) {
+        guard let analysis else { return }
+        w.raw(", \"analysis\": {\"peak\": ")
+        w.double(analysis.level.peak)
+        w.raw(", \"rms\": ")
+        w.double(analysis.level.rms)
+        w.raw(", \"waveform\": [")
+        for (i, peak) in analysis.peaks.enumerated() {
+            if i > 0 { w.raw(", ") }
+            w.double(Double(AudioAnalysis.tenthsOfDecibel(peak)) / 10)
+        }
+        w.raw("], \"speech\": [")
+        for (i, region) in analysis.speech.enumerated() {
+            w.raw(i == 0 ? "[" : ", [")
+            w.int(region.lowerBound)
+            w.raw(", ")
+            w.int(region.upperBound)
+            w.raw("]")
+        }
+        w.raw("]}")
+    }
+
+    /// Reads the object `write` wrote. `frames` and `sampleRate` are filled in by the caller
+    /// from the recording's fields.
+    static func read(_ r: inout JSONReader) throws -> AudioAnalysis {
+        let start = r.position
+        var peak: Double?
+        var rms: Double?
+        var waveform: [Double]?
+        var speech: [Range<Int64>] = []
+        try r.beginObject()
+        var first = true
+        while let key = try r.nextKey(first: &first) {
+            if key.equals("peak") {
+                peak = try r.readDouble()
+            } else if key.equals("rms") {
+                rms = try r.readDouble()
+            } else if key.equals("waveform") {
+                var values: [Double] = []
+                try r.beginArray()
+                var firstValue = true
+                while try r.nextElement(first: &firstValue) {
+                    values.append(AudioAnalysis.linear(tenthsOfDecibel: Int((try r.readDouble() * 10).rounded())))
+                }
+                waveform = values
+            } else if key.equals("speech") {
+                try r.beginArray()
+                var firstRegion = true
+                while try r.nextElement(first: &firstRegion) {
+                    let at = r.position
+                    try r.beginArray()
+                    var firstBound = true
+                    var bounds: [Int64] = []
+                    while try r.nextElement(first: &firstBound) { bounds.append(try r.readInt()) }
+                    guard bounds.count == 2, bounds[0] >= 0, bounds[0] <= bounds[1] else {
+                        throw r.failure("a speech region is a pair of frames [start, end]", at: at)
+                    }
+                    speech.append(bounds[0]..<bounds[1])
+                }
+            } else {
+                try r.skipValue()
+            }
+        }
+        guard let peak, let rms, let waveform, peak.isFinite, rms.isFinite else {
+            throw r.failure("analysis needs peak, rms and waveform", at: start)
+        }
+        return AudioAnalysis(frames: 0, sampleRate: 0, level: Level(peak: peak, rms: rms), peaks: waveform, speech: speech)
+    }
+}
