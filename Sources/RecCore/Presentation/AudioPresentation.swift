@@ -9,6 +9,22 @@ extension Format {
         return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10) dBFS"
     }
 
+    /// `00:00:01.25 to 00:00:42.50, 00:41 of 00:50`: trim points to the hundredth (`info`,
+    /// `trim`), and how much of the recording plays between them.
+    public static func trim(_ trim: TrimPoints, info: RecordingInfo) -> String {
+        let rate = Double(max(info.sampleRate, 1))
+        let kept = Double(trim.frames) / rate
+        return "\(preciseClock(Double(trim.inFrame) / rate)) to \(preciseClock(Double(trim.outFrame) / rate)), "
+            + "\(duration(kept)) of \(duration(info.duration))"
+    }
+
+    /// `00:01:23.45`: a clock to the hundredth of a second.
+    public static func preciseClock(_ seconds: Double) -> String {
+        let hundredths = Int((min(max(0, seconds), 1e13) * 100).rounded())
+        let fraction = hundredths % 100
+        return clock(Double(hundredths / 100)) + "." + (fraction < 10 ? "0" : "") + "\(fraction)"
+    }
+
     /// `02:31 of 05:00, 14 regions`: how much of a recording is speech (`info`).
     public static func speech(_ analysis: AudioAnalysis) -> String {
         let rate = Double(max(analysis.sampleRate, 1))

@@ -27,8 +27,12 @@ public final class PlaybackSession {
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, then opens the device. Time specs are checked
     /// for syntax before anything is opened.
+    ///
+    /// The recording's trim points bound what plays unless `untrimmed`: it starts at the in
+    /// point (or the saved position or `--seek`, if between them) and stops at the out point
+    /// (or `--until`, if before it). Positions stay in the file's own time.
     public init(library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
-                device: String, deviceConfiguration: String? = nil) throws {
+                untrimmed: Bool = false, device: String, deviceConfiguration: String? = nil) throws {
         self.library = library
         let seekSpec = try seek.map { try TimeSpec.parse($0) }
         let untilSpec = try until.map { try TimeSpec.parse($0) }
@@ -52,17 +56,22 @@ public final class PlaybackSession {
         let length = opened.duration
         let frameCount = opened.frames
         func frame(_ seconds: Double) -> Int64 { min(Int64((seconds * rate).rounded()), frameCount) }
-        var from: Int64 = 0
+        let bounds = untrimmed ? 0..<frameCount : item.playedRange.clamped(to: 0..<frameCount)
+        var from = bounds.lowerBound
         if let seekSpec, let text = seek {
             let (seconds, note) = try seekSpec.resolveStart(duration: length, spec: text)
             if let note { notes.append(note) }
             from = frame(seconds)
-        } else if let resumeAt, resumeAt < length - 0.05 {
+            if !bounds.contains(from) {
+                notes.append("--seek \(text) is outside the trim points; playing from \(Format.clock(Double(bounds.lowerBound) / rate)) (--untrimmed plays it all)")
+                from = bounds.lowerBound
+            }
+        } else if let resumeAt, resumeAt < length - 0.05, bounds.contains(frame(resumeAt)) {
             from = frame(resumeAt)
         }
-        var to = frameCount
+        var to = bounds.upperBound
         if let untilSpec, let text = until {
-            to = frame(try untilSpec.resolve(duration: length, spec: text))
+            to = min(frame(try untilSpec.resolve(duration: length, spec: text)), bounds.upperBound)
             guard to > from else {
                 throw RecError.usage(NameRules.quoted(text), "--until must come after the start (\(Format.clock(Double(from) / rate)))")
             }

@@ -25,6 +25,9 @@ public struct StoreCheck {
         /// Markers later than the recording's last frame (its audio was cut short, or the
         /// store was edited by hand); `--repair` moves them to the end.
         case markersPastEnd(path: String, count: Int)
+        /// Trim points past the recording's last frame; `--repair` clamps them to the audio
+        /// (and removes them if nothing is left between them).
+        case trimPastEnd(path: String)
 
         public var description: String {
             switch self {
@@ -42,6 +45,7 @@ public struct StoreCheck {
             case let .emptyOrphanAudio(file): return "audio/\(file): empty, and belongs to no recording"
             case .missingStore: return "store.json: missing, but audio/ or journal.jsonl is there (--repair rebuilds it from them)"
             case let .markersPastEnd(path, count): return "\(path): \(count) marker\(count == 1 ? " is" : "s are") past the end of the recording"
+            case let .trimPastEnd(path): return "\(path): its trim points are past the end of the recording"
             }
         }
 
@@ -95,6 +99,8 @@ public struct StoreCheck {
         problems += lateMarkers.map { item in
             Problem.markersPastEnd(path: document.path(of: item.id), count: item.annotations.markers.filter { $0.frame > item.recording!.frames }.count)
         }
+        let lateTrims = document.preorder().filter(\.hasTrimPastEnd)
+        problems += lateTrims.map { Problem.trimPastEnd(path: document.path(of: $0.id)) }
         let viewState = readViewState()
         // A recording in progress owns its file; a dead one's file is recovered, not adopted.
         let inProgressFile = viewState?.recording?.file
@@ -131,7 +137,13 @@ public struct StoreCheck {
             document.items[item.id]!.annotations.markers = MarkerRules.sorted(item.annotations.markers.map { Marker(frame: min($0.frame, end), label: $0.label) })
             repairs.append("moved the markers past the end of \(document.path(of: item.id)) to its end")
         }
-        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty || !lateMarkers.isEmpty {
+        for item in lateTrims {
+            let clamped = item.annotations.trim?.clamped(to: item.recording!.frames)
+            document.items[item.id]!.annotations.trim = clamped
+            repairs.append(clamped == nil ? "removed the trim points of \(document.path(of: item.id)), which were past its end"
+                                          : "clamped the trim points of \(document.path(of: item.id)) to its audio")
+        }
+        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty || !lateMarkers.isEmpty || !lateTrims.isEmpty {
             try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
         }
         // Only once the document is safely written: nothing in these could be recovered.
@@ -182,7 +194,9 @@ public struct StoreCheck {
             for step in entry.steps {
                 switch step {
                 case let .added(id, placement?), let .restored(id, placement?):
-                    learn(id, Known(kind: placement.kind, name: placement.name, parent: placement.parent, created: placement.created))
+                    // A restored item comes back with its note, tags, markers and trim points.
+                    learn(id, Known(kind: placement.kind, name: placement.name, parent: placement.parent, created: placement.created,
+                                    annotations: known[id]?.annotations ?? Annotations()))
                 case let .added(id, nil), let .restored(id, nil):
                     known[id]?.inTrash = false
                 case let .moved(id, _, _, toParent, toName):
@@ -436,5 +450,11 @@ extension Item {
     var hasMarkersPastEnd: Bool {
         guard let frames = recording?.frames else { return false }
         return annotations.markers.contains { $0.frame > frames }
+    }
+
+    /// Whether the trim points reach past the recording's last frame.
+    var hasTrimPastEnd: Bool {
+        guard let frames = recording?.frames, let trim = annotations.trim else { return false }
+        return trim.outFrame > frames
     }
 }

@@ -16,7 +16,8 @@ struct Play: ParsableCommand {
 
         On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
         forward, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
-        'stop' (with --background the playback runs detached). The recording and position are kept in the view state: 'play' \
+        'stop' (with --background the playback runs detached). A recording with trim points \
+        ('recnotes trim') plays between them unless --untrimmed is given. The recording and position are kept in the view state: 'play' \
         with no PATH resumes the last recording where it stopped. One playback runs at a \
         time: a new 'play' stops the running one first, and says so.
         """
@@ -42,6 +43,9 @@ struct Play: ParsableCommand {
     @Option(help: "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
+    @Flag(help: "Play all of the audio, ignoring the recording's trim points ('recnotes trim').")
+    var untrimmed = false
+
     @Flag(help: "Start paused; 'recnotes resume' (or space) starts it.")
     var paused = false
 
@@ -57,7 +61,7 @@ struct Play: ParsableCommand {
             throw RecError.failure("play --background", "the store is read-only, so a detached player could not be reached; play it in the foreground")
         }
         let session = try PlaybackSession(library: library, path: path, seek: seek, until: until,
-                                          fromStart: fromStart, device: audioDevice(device))
+                                          fromStart: fromStart, untrimmed: untrimmed, device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")
