@@ -35,6 +35,9 @@ public struct TrimPoints: Equatable, Hashable, Sendable {
         self.outFrame = outFrame
     }
 
+    /// What `trim --auto` and `record --stop-on-silence` keep around the speech (seconds).
+    public static let defaultMargin = 0.3
+
     public var frames: Int64 { outFrame - inFrame }
     public var range: Range<Int64> { inFrame..<max(inFrame, outFrame) }
 

@@ -47,7 +47,7 @@ struct Trim: ParsableCommand {
         }
         if !auto, margin != nil { throw RecError.usage("--margin", "only goes with --auto") }
         if !auto, silenceThreshold != nil { throw RecError.usage("--silence-threshold", "only goes with --auto") }
-        let marginSeconds = try margin.map(Self.margin) ?? 0.3
+        let marginSeconds = try margin.map { try TimeSpec.length($0, option: "--margin", allowingZero: true) } ?? TrimPoints.defaultMargin
         for spec in [inPoint, outPoint].compactMap({ $0 }) { _ = try TimeSpec.parse(spec) }
         let library = try global.openLibrary()
         let item = try library.item(at: path)
@@ -88,9 +88,4 @@ struct Trim: ParsableCommand {
         }
     }
 
-    /// A margin may be 0, unlike other lengths.
-    static func margin(_ text: String) throws -> Double {
-        if let zero = Double(text), zero == 0 { return 0 }
-        return try TimeSpec.length(text, option: "--margin")
-    }
 }
