@@ -52,7 +52,7 @@ struct Recnotes: ParsableCommand {
     static func main() {
         // Past RLIMIT_FSIZE, write() must fail with EFBIG so the error path runs, not kill us.
         signal(SIGXFSZ, SIG_IGN)
-        let arguments = hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Play.defaultingSkipSilence(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
         do {
             try ArgumentCheck.check(arguments)
             var command = try parseAsRoot(arguments)

@@ -14,6 +14,8 @@ public final class PlaybackSession {
     /// The frames to play: `start..<end`.
     public let start: Int64
     public let end: Int64
+    /// `--skip-silence`: the silences jumped over, in frames of the file.
+    public private(set) var skips: [Range<Int64>] = []
     private var registered = false
     private var startsPaused = false
     /// Things the user should know that are not errors (a --seek before the beginning).
@@ -31,8 +33,11 @@ public final class PlaybackSession {
     /// The recording's trim points bound what plays unless `untrimmed`: it starts at the in
     /// point (or the saved position or `--seek`, if between them) and stops at the out point
     /// (or `--until`, if before it). Positions stay in the file's own time.
+    ///
+    /// `skipSilence` (seconds): silences longer than that, found by the voice-activity
+    /// detector in the file before playing, are jumped over.
     public init(library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
-                untrimmed: Bool = false, device: String, deviceConfiguration: String? = nil) throws {
+                untrimmed: Bool = false, skipSilence: Double? = nil, device: String, deviceConfiguration: String? = nil) throws {
         self.library = library
         let seekSpec = try seek.map { try TimeSpec.parse($0) }
         let untilSpec = try until.map { try TimeSpec.parse($0) }
@@ -78,6 +83,10 @@ public final class PlaybackSession {
         }
         start = from
         end = to
+        if let skipSilence {
+            let regions = try VoiceActivity.speechRegions(path: library.location.audioPath(info.file))
+            skips = SpeechRegions.silences(between: regions, in: from..<to, longerThan: Int64(skipSilence * rate))
+        }
         // One playback at a time: once this one is known to be playable, the running one
         // ends (and lets go of the device) before the device is opened.
         if library.isReadOnly {
@@ -117,7 +126,7 @@ public final class PlaybackSession {
     @discardableResult
     public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
         try register(paused: startsPaused)
-        if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, onEvent: onEvent) }
+        if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, skipping: skips, onEvent: onEvent) }
         var ended = false
         defer { if !ended { unregister() } }
         // Without a follower (no pipe to be had) the audio still plays; only the position
@@ -126,7 +135,7 @@ public final class PlaybackSession {
                                            mailbox: player.controls, sampleRate: sampleRate)
         try? follower?.start()
         defer { follower?.stop() }
-        let result = try player.run(from: start, until: end, paused: startsPaused, onEvent: onEvent)
+        let result = try player.run(from: start, until: end, paused: startsPaused, skipping: skips, onEvent: onEvent)
         // The position reached and the end of this playback, in one write of the view state.
         ended = follower?.stop(closing: { $0.playbackEnded() }) ?? false
         return result
