@@ -51,7 +51,9 @@ struct Info: ParsableCommand {
                 rows += [
                     ["level:", "peak \(Format.decibels(analysis.level.peak)), RMS \(Format.decibels(analysis.level.rms))"],
                     ["waveform:", "▕" + Sparkline.render(analysis.peaks) + "▏"],
-                    ["speech:", Format.speech(analysis)],
+                    // Under the waveform: where the speech is, then how much.
+                    ["speech:", " " + Sparkline.speechMarks(analysis.speech, frames: analysis.frames, buckets: analysis.peaks.count)
+                        + "  " + Format.speech(analysis)],
                 ]
             }
         } else {
