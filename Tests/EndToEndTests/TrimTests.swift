@@ -88,6 +88,11 @@ struct TrimTests {
         #expect(try Self.trimJSON(cli)?["outFrame"] as? Int == 144_000)
         #expect(try cli.run("play", "talk").status == 0)
         #expect(Bool(cli.outputSamples() == Array(input[24_000..<144_000])))
+        // A --seek outside the points starts at the in point, and says so.
+        try? FileManager.default.removeItem(atPath: cli.output)
+        let outside = try cli.run("play", "talk", "--seek", "0.1")
+        #expect(outside.status == 0 && outside.stderr.contains("outside the trim points"), "\(outside)")
+        #expect(Bool(cli.outputSamples() == Array(input[24_000..<144_000])))
         #expect(try cli.run("trim", "talk", "--clear").status == 0)
         #expect(try Self.trimJSON(cli) == nil)
         #expect(try cli.run("undo").status == 0)

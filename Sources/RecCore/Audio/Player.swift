@@ -49,11 +49,13 @@ public final class Player: @unchecked Sendable {
     /// `paused`. Returns where playback ended, counted as the frames the listener has
     /// heard, and why.
     /// `skipping` (sorted, apart): stretches jumped over as if they were not there
-    /// (`play --skip-silence`); positions stay in the file's own time.
+    /// (`play --skip-silence`); positions stay in the file's own time. Seeks stop at
+    /// `floor` (a trim's in point) and `end`.
     public func run(from start: Int64, until end: Int64, paused startPaused: Bool = false, skipping: [Range<Int64>] = [],
-                    onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Ending) {
+                    floor: Int64 = 0, onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Ending) {
         var loop = PlayLoop(player: self, start: start, end: max(start, end), paused: startPaused)
         loop.skips = skipping
+        loop.floor = min(max(floor, 0), start)
         do {
             try file.seek(to: start)
             onEvent(.started(.init(device: pcm.name, file: file.path, sampleRate: loop.rate, channels: loop.channels,
@@ -121,6 +123,7 @@ public final class Player: @unchecked Sendable {
         var meter = LevelMeter(), overall = LevelMeter()
         var reportedXruns = 0
         var skips: [Range<Int64>] = []
+        var floor: Int64 = 0
 
         init(player: Player, start: Int64, end: Int64, paused: Bool) {
             self.player = player
@@ -192,7 +195,7 @@ public final class Player: @unchecked Sendable {
         /// restarted (it is playing).
         private mutating func seek(to target: Int64, _ onEvent: (AudioEvent) -> Void) throws -> Bool {
             let from = heard()
-            let target = min(max(target, 0), end)
+            let target = min(max(target, floor), end)
             try player.file.seek(to: target)
             unwritten = 0
             position = target

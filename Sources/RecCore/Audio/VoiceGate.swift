@@ -103,12 +103,13 @@ struct VoiceGate {
             captured += Int64(count)
             return .frames(count)
         }
-        // Block by block, so that the file ends within 10 ms of the moment the silence
-        // has lasted long enough, however large the chunk.
-        let block = detector.blockFrames
+        // Up to each of the detector's block boundaries (it has seen every captured frame,
+        // so they fall at multiples of its block), so that the file ends at the block where
+        // the silence has lasted long enough, however the audio was cut into chunks.
+        let block = Int64(detector.blockFrames)
         var offset = 0
         while offset < count {
-            let n = min(block, count - offset)
+            let n = min(Int(block - (captured + Int64(offset)) % block), count - offset)
             _ = detector.feed(samples + offset * channels, frames: n)
             offset += n
             if detector.silenceRun >= stopFrames {

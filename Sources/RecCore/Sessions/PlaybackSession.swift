@@ -14,6 +14,8 @@ public final class PlaybackSession {
     /// The frames to play: `start..<end`.
     public let start: Int64
     public let end: Int64
+    /// The first frame a seek can reach: the in point, unless `--untrimmed`.
+    public let floor: Int64
     /// `--skip-silence`: the silences jumped over, in frames of the file.
     public private(set) var skips: [Range<Int64>] = []
     private var registered = false
@@ -63,6 +65,7 @@ public final class PlaybackSession {
         func frame(_ seconds: Double) -> Int64 { min(Int64((seconds * rate).rounded()), frameCount) }
         let bounds = untrimmed ? 0..<frameCount : item.playedRange.clamped(to: 0..<frameCount)
         var from = bounds.lowerBound
+        floor = bounds.lowerBound
         if let seekSpec, let text = seek {
             let (seconds, note) = try seekSpec.resolveStart(duration: length, spec: text)
             if let note { notes.append(note) }
@@ -126,7 +129,7 @@ public final class PlaybackSession {
     @discardableResult
     public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
         try register(paused: startsPaused)
-        if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, skipping: skips, onEvent: onEvent) }
+        if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, onEvent: onEvent) }
         var ended = false
         defer { if !ended { unregister() } }
         // Without a follower (no pipe to be had) the audio still plays; only the position
@@ -135,7 +138,7 @@ public final class PlaybackSession {
                                            mailbox: player.controls, sampleRate: sampleRate)
         try? follower?.start()
         defer { follower?.stop() }
-        let result = try player.run(from: start, until: end, paused: startsPaused, skipping: skips, onEvent: onEvent)
+        let result = try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, onEvent: onEvent)
         // The position reached and the end of this playback, in one write of the view state.
         ended = follower?.stop(closing: { $0.playbackEnded() }) ?? false
         return result
