@@ -90,6 +90,22 @@ struct VoiceTriggerTests {
         #expect(run.lines.contains { $0.contains("\"silenceLimitSeconds\": 2") && $0.contains("\"voice\": \"listening\"") })
     }
 
+    @Test("at a terminal the line says 'waiting for voice', then 'silence 00:01 / 00:03'",
+          .enabled(if: TerminalKeysTests.scriptInstalled), .timeLimit(.minutes(1)))
+    func liveLine() throws {
+        let cli = try AudioCLI()
+        let quiet = [Int16](repeating: 0, count: 96_000)
+        try cli.writeInput(quiet + AudioCLI.tone(frames: 48_000) + quiet)
+        let screen = try TerminalKeysTests.Screen(cli, ["record", "v", "--format", "wav", "--start-on-voice", "--stop-on-silence", "3"],
+                                                  columns: 120)
+        #expect(screen.waitFor("waiting for voice"))
+        #expect(screen.waitFor("silence 00:01 / 00:03"))
+        #expect(screen.waitFor("silence 00:02 / 00:03"))
+        #expect(screen.waitFor("Saved /v"))
+        let (status, text) = screen.finish()
+        #expect(status == 0, "\(text)")
+    }
+
     @Test("bad voice options: one line, exit 64, nothing recorded")
     func badOptions() throws {
         let cli = try AudioCLI()
