@@ -106,6 +106,20 @@ struct VoiceTriggerTests {
         #expect(status == 0, "\(text)")
     }
 
+    @Test("--start-on-voice stopped before anyone spoke: nothing is saved, and it says so", .timeLimit(.minutes(1)))
+    func noSpeech() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.noise(frames: 48_000).map { $0 / 92 })
+        // Nothing but quiet noise, then the silence the file device gives after its input:
+        // --duration counts the file's frames, so only a signal ends this.
+        let stopped = try cli.runUntil("\"waiting\"", thenSend: SIGTERM,
+                                       ["record", "q", "--format", "wav", "--start-on-voice", "--progress", "json"])
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(stopped.stderr == "recnotes: record: no speech was heard, so nothing was recorded\n")
+        #expect(try cli.recordings().isEmpty)
+        #expect(cli.audioFiles().isEmpty)
+    }
+
     @Test("bad voice options: one line, exit 64, nothing recorded")
     func badOptions() throws {
         let cli = try AudioCLI()

@@ -123,6 +123,12 @@ struct Record: ParsableCommand {
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)
         renderer.title = session.defaultName
         try capture(session, renderer: renderer)
+        if voice?.startOnVoice == true && session.frames == 0 {
+            // Stopped while still waiting: there is nothing to keep, and no name to ask for.
+            try session.discard()
+            Terminal.note("record: no speech was heard, so nothing was recorded")
+            return
+        }
         if let name = askName(for: session, signals: signals) {
             let item = try session.save(as: name)
             renderer.reportSaved(item, in: library)
