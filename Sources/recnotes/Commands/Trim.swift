@@ -3,6 +3,7 @@ import RecCore
 
 struct Trim: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "trim",
         abstract: "Show or set where a recording starts and stops playing.",
         discussion: """
         Trim points are document data: the audio file is never cut, 'undo' takes a change \
