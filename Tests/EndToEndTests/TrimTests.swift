@@ -120,6 +120,8 @@ struct TrimTests {
             ["talk", "--clear", "--in", "1"],
             ["talk", "--margin", "1"],
             ["talk", "--auto", "--margin", "-1"],
+            ["talk", "--auto", "--silence-threshold", "loud"],
+            ["talk", "--silence-threshold", "-45"],
         ]
         for arguments in bad {
             let run = try cli.run(["trim"] + arguments)
@@ -128,6 +130,20 @@ struct TrimTests {
             #expect(run.stdout.isEmpty, "\(arguments)")
         }
         #expect(FileManager.default.contents(atPath: store) == before)
+    }
+
+    @Test("--auto --silence-threshold: a fixed level instead of the adaptive floor")
+    func autoWithThreshold() throws {
+        let (cli, _) = try Self.talk()
+        // The tone is far above -45 dBFS: the same points as the adaptive floor finds.
+        let run = try cli.run("trim", "talk", "--auto", "--silence-threshold", "-45")
+        #expect(run.status == 0, "\(run)")
+        #expect(try Self.trimJSON(cli)?["inFrame"] as? Int == 21_600)
+        // Above the tone's level: no speech at all.
+        let loud = try cli.run("trim", "talk", "--clear")
+        #expect(loud.status == 0)
+        let none = try cli.run("trim", "talk", "--auto", "--silence-threshold", "0dB")
+        #expect(none.status == 1 && none.stderr.contains("no speech found"), "\(none)")
     }
 
     @Test("--auto on silence finds no speech and changes nothing")

@@ -37,9 +37,11 @@ public final class PlaybackSession {
     /// (or `--until`, if before it). Positions stay in the file's own time.
     ///
     /// `skipSilence` (seconds): silences longer than that, found by the voice-activity
-    /// detector in the file before playing, are jumped over.
+    /// detector in the file before playing (`silenceThreshold`: a fixed level instead of
+    /// its adaptive floor), are jumped over.
     public init(library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
-                untrimmed: Bool = false, skipSilence: Double? = nil, device: String, deviceConfiguration: String? = nil) throws {
+                untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
+                device: String, deviceConfiguration: String? = nil) throws {
         self.library = library
         let seekSpec = try seek.map { try TimeSpec.parse($0) }
         let untilSpec = try until.map { try TimeSpec.parse($0) }
@@ -87,7 +89,8 @@ public final class PlaybackSession {
         start = from
         end = to
         if let skipSilence {
-            let regions = try VoiceActivity.speechRegions(path: library.location.audioPath(info.file))
+            let regions = try VoiceActivity.speechRegions(path: library.location.audioPath(info.file),
+                                                          configuration: VoiceActivityConfiguration(silenceThreshold: silenceThreshold))
             skips = SpeechRegions.silences(between: regions, in: from..<to, longerThan: Int64(skipSilence * rate))
         }
         // One playback at a time: once this one is known to be playable, the running one

@@ -46,6 +46,10 @@ struct Play: ParsableCommand {
     @Option(help: ArgumentHelp("Jump over silences longer than this (alone: 1 s), found by the voice-activity detector; positions stay in the recording's own time.", valueName: "time"))
     var skipSilence: String?
 
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("With --skip-silence: a fixed level (dBFS, e.g. -45) below which the audio is silence, instead of the adaptive noise floor.", valueName: "dB"))
+    var silenceThreshold: String?
+
     @Flag(help: "Play all of the audio, ignoring the recording's trim points ('recnotes trim').")
     var untrimmed = false
 
@@ -85,6 +89,8 @@ struct Play: ParsableCommand {
         if let seek { _ = try TimeSpec.parse(seek) }
         if let until { _ = try TimeSpec.parse(until) }
         let skip = try skipSilence.map { try TimeSpec.length($0, option: "--skip-silence") }
+        if silenceThreshold != nil && skip == nil { throw RecError.usage("--silence-threshold", "goes with --skip-silence") }
+        let threshold = try silenceThreshold.map(VoiceOptions.decibels)
         if try detached.detachIfAsked(command: "play") { return }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
@@ -92,7 +98,7 @@ struct Play: ParsableCommand {
             throw RecError.failure("play --background", "the store is read-only, so a detached player could not be reached; play it in the foreground")
         }
         let session = try PlaybackSession(library: library, path: path, seek: seek, until: until,
-                                          fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, device: audioDevice(device))
+                                          fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold, device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")

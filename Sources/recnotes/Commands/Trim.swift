@@ -29,8 +29,9 @@ struct Trim: ParsableCommand {
     @Option(help: ArgumentHelp("With --auto: audio kept before the first and after the last speech (default 0.3 s).", valueName: "time"))
     var margin: String?
 
-    @Option(help: ArgumentHelp("With --auto: a fixed level (dBFS) below which the audio is silence, instead of the adaptive noise floor.", valueName: "dB"))
-    var silenceThreshold: Double?
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("With --auto: a fixed level (dBFS, e.g. -45) below which the audio is silence, instead of the adaptive noise floor.", valueName: "dB"))
+    var silenceThreshold: String?
 
     @Option(name: .customLong("in"), parsing: .unconditional, help: ArgumentHelp("Start playing here.", valueName: "time"))
     var inPoint: String?
@@ -48,6 +49,7 @@ struct Trim: ParsableCommand {
         }
         if !auto, margin != nil { throw RecError.usage("--margin", "only goes with --auto") }
         if !auto, silenceThreshold != nil { throw RecError.usage("--silence-threshold", "only goes with --auto") }
+        if let silenceThreshold { _ = try VoiceOptions.decibels(silenceThreshold) }
         let marginSeconds = try margin.map { try TimeSpec.length($0, option: "--margin", allowingZero: true) } ?? TrimPoints.defaultMargin
         for spec in [inPoint, outPoint].compactMap({ $0 }) { _ = try TimeSpec.parse(spec) }
         let library = try global.openLibrary()
@@ -61,7 +63,7 @@ struct Trim: ParsableCommand {
         let renderer = ChangeRenderer(library: library)
         var trim: TrimPoints?
         if auto {
-            let configuration = VoiceActivityConfiguration(silenceThreshold: silenceThreshold)
+            let configuration = VoiceActivityConfiguration(silenceThreshold: try silenceThreshold.map(VoiceOptions.decibels))
             let regions = try VoiceActivity.speechRegions(path: library.location.audioPath(info.file), configuration: configuration)
             guard let found = TrimPoints.around(speech: regions, margin: marginSeconds, sampleRate: info.sampleRate, length: info.frames) else {
                 throw RecError.failure(path, "no speech found; the trim points are unchanged")
