@@ -37,4 +37,19 @@ struct SkipSilenceTests {
         let finished = try #require(play.lines.last { $0.contains("\"finished\"") })
         #expect(finished.contains("\"frames\": \(input.count),"), "\(finished)")
     }
+
+    @Test("--silence-threshold reaches the detector: above every tone, all of it is silence and nothing plays")
+    func threshold() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput([Int16](repeating: 0, count: 48_000) + AudioCLI.tone(frames: 48_000) + [Int16](repeating: 0, count: 48_000))
+        #expect(try cli.run("record", "t", "--format", "wav", "--duration", "3").status == 0)
+        #expect(try cli.run("play", "t", "--skip-silence", "0.4", "--silence-threshold", "-60").status == 0)
+        let played = cli.outputSamples().count
+        #expect(abs(played - (48_000 + 36_000)) <= 480, "\(played): the tone, its 250 ms lead-in and 500 ms hangover")
+        try? FileManager.default.removeItem(atPath: cli.output)
+        #expect(try cli.run("play", "t", "--skip-silence", "--silence-threshold", "0").status == 0)
+        #expect(cli.outputSamples().isEmpty)
+        let bad = try cli.run("play", "t", "--silence-threshold", "-40")
+        #expect(bad.status == 64 && bad.stderr.contains("goes with --skip-silence"), "\(bad)")
+    }
 }
