@@ -90,5 +90,4 @@ struct Trim: ParsableCommand {
             print("\(library.document.path(of: item.id)): no trim points; all \(Format.duration(info.duration)) play")
         }
     }
-
 }
