@@ -14,7 +14,11 @@
 #     10 ms blocks within 40 dB of the loudest and 10 dB above the clip's quietest tenth, runs
 #     of 30 ms or more. recnotes' regions come from `info --json` of the imported file; sox's
 #     from what `silence 1 0.1 T reverse silence 1 0.1 T reverse` leaves (its leading and
-#     trailing cuts, measured apart), at T = 1% (the usual recipe), 5% and 10%.
+#     trailing cuts, measured apart), at T = 1% (the usual recipe), 5% and 10%;
+#   - recording: each padded clip played into `record --start-on-voice --stop-on-silence 2s`
+#     through ALSA's file plugin (an .asoundrc in the bench's HOME), the file found in the
+#     input by its samples (it is bit-exact), measured as kept whole and up to its out point.
+# VAD_SKIP_SPEED=1 skips the speed part (e.g. with RECNOTES_BIN set to a debug build).
 # Figures go to bench/out/vad.txt; copy them into bench/RESULTS.md by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +37,16 @@ export HOME=$work RECNOTES_HOME=$work/store
 raw="-t raw -r 16000 -e signed -b 16 -c 1"
 clips=(goforward numbers something)
 
+cat > "$work/.asoundrc" <<EOF
+pcm.!default {
+  type asym
+  playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
+  capture.pcm { type file slave.pcm null file "/dev/null" infile "$work/in.raw" format "raw" }
+}
+EOF
+
 {
+if [[ -z ${VAD_SKIP_SPEED:-} ]]; then
 echo "== speed"
 swiftc -O -parse-as-library -module-name VadBench bench/vad-speed.swift \
   Sources/RecCore/Audio/VoiceActivity.swift -o "$work/vad-speed"
@@ -50,6 +63,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 print(f"recnotes info (decode, levels, waveform, speech) on 588 s at 48 kHz WAV: {r['mean']:.3f} s ± {r['stddev']:.3f}, {588/r['mean']:.0f}x real time")
 PY
+fi
 
 for room in hum quiet; do
 if [[ $room == hum ]]; then
@@ -72,6 +86,9 @@ for c in "${clips[@]}"; do
   sox -m -v 1 "$work/$c.placed.wav" -v 1 "$work/$c.noise.wav" -v 1 "$work/$c.hum.wav" "$work/$c.wav"
   "$bin" import "$work/$c.wav" --to / --name "$c" --format wav >/dev/null
   "$bin" info "$c" --json > "$work/$c.info.json"
+  sox "$work/$c.wav" -t raw "$work/in.raw"
+  "$bin" record "rec-$c" --rate 16000 --format wav --start-on-voice --stop-on-silence 2s >/dev/null
+  "$bin" info "rec-$c" --json > "$work/$c.rec.json"
   for t in 1% 5% 10%; do
     sox "$work/$c.wav" "$work/$c.lead.wav" silence 1 0.1 "$t" 2>/dev/null || true
     sox "$work/$c.wav" "$work/$c.trail.wav" reverse silence 1 0.1 "$t" reverse 2>/dev/null || true
@@ -113,6 +130,14 @@ for c in clips:
     speech = sum(b - a for a, b in ref); silence = 2 * pad
     info = json.load(open(f"{work}/{c}.info.json"))
     tools = {"recnotes": [(round(a * rate), round(b * rate)) for a, b in info["speech"]]}
+    rec = json.load(open(f"{work}/{c}.rec.json"))
+    w = wave.open(rec["audioPath"]); got = array.array("h", w.readframes(w.getnframes()))
+    w = wave.open(f"{work}/{c}.wav"); src = array.array("h", w.readframes(w.getnframes()))
+    probe = got[:400].tobytes(); at = src.tobytes().find(probe) // 2
+    assert at >= 0 and src[at:at + len(got)] == got[:len(src) - at], f"{c}: the recording is not the input"
+    out = rec["trim"]["outFrame"] if rec["trim"] else len(got)
+    tools["record, whole file"] = [(at, at + len(got))]
+    tools["record, to out point"] = [(at, at + out)]
     for t in ("1%", "5%", "10%"):
         full, lead, trail = map(int, open(f"{work}/{c}.sox{t}").read().split())
         tools[f"sox silence {t}"] = [(full - lead, trail)] if lead and trail and full - lead < trail else []
@@ -120,11 +145,11 @@ for c in clips:
         missed = speech - inside(ref, regions); kept = inside(padding, regions)
         d = tot.setdefault(tool, [0, 0, 0, 0]); d[0] += missed; d[1] += speech; d[2] += kept; d[3] += silence
         rows.append((c, tool, len(regions), missed / speech, kept / silence))
-print(f"{'clip':10} {'tool':18} {'regions':>7} {'speech missed':>14} {'silence kept':>13}")
+print(f"{'clip':10} {'tool':20} {'regions':>7} {'speech missed':>14} {'silence kept':>13}")
 for c, tool, k, m, s in rows:
-    print(f"{c:10} {tool:18} {k:7} {100*m:13.1f}% {100*s:12.1f}%")
+    print(f"{c:10} {tool:20} {k:7} {100*m:13.1f}% {100*s:12.1f}%")
 for tool, (m, sp, k, si) in tot.items():
-    print(f"{'all':10} {tool:18} {'':7} {100*m/sp:13.1f}% {100*k/si:12.1f}%")
+    print(f"{'all':10} {tool:20} {'':7} {100*m/sp:13.1f}% {100*k/si:12.1f}%")
 PY
 done
 } | tee "$out/vad.txt"

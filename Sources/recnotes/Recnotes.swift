@@ -25,7 +25,7 @@ struct Recnotes: ParsableCommand {
             Remove.self, Move.self, Find.self, Info.self, State.self, Record.self, Play.self,
             Trash.self, Undo.self, History.self, Check.self, Import.self, Export.self, Devices.self,
             Status.self, Pause.self, Resume.self, Toggle.self, Seek.self, Stop.self,
-            Note.self, Tag.self, Tags.self, Mark.self, Marks.self, Unmark.self,
+            Note.self, Tag.self, Tags.self, Mark.self, Marks.self, Unmark.self, Trim.self,
         ]
     )
 
@@ -52,7 +52,7 @@ struct Recnotes: ParsableCommand {
     static func main() {
         // Past RLIMIT_FSIZE, write() must fail with EFBIG so the error path runs, not kill us.
         signal(SIGXFSZ, SIG_IGN)
-        let arguments = hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Play.defaultingSkipSilence(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
         do {
             try ArgumentCheck.check(arguments)
             var command = try parseAsRoot(arguments)

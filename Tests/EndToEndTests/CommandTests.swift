@@ -132,7 +132,9 @@ struct CommandTests {
         #expect(folder["created"] as? String == "2023-11-14T10:00:00.000Z")
         let standup = array[4]
         #expect(Set(standup.keys) == ["uuid", "name", "type", "path", "parent", "created", "duration", "frames",
-                                      "sampleRate", "channels", "format", "file", "audioPath", "size", "tags", "note", "markers"])
+                                      "sampleRate", "channels", "format", "file", "audioPath", "size", "tags", "note", "markers",
+                                      "trim", "trimmedDuration"])
+        #expect(standup["trim"] is NSNull)
         #expect(standup["type"] as? String == "recording")
         #expect(standup["duration"] as? Double == 75.5)
         #expect(standup["format"] as? String == "opus")

@@ -16,6 +16,10 @@ struct InfoSpeechTests {
         // 0.75 s (the tone less the 250 ms pre-roll) to 2.5 s (plus the 500 ms hangover).
         let line = try #require(info.stdout.split(separator: "\n").first { $0.hasPrefix("speech:") })
         #expect(line.hasSuffix("00:01 of 00:04, 1 region"), "\(line)")
+        // The marks under the waveform's 60 buckets of 4 s: 0.75 s to 2.5 s is buckets 11 to 37.
+        let waveform = try #require(info.stdout.split(separator: "\n").first { $0.hasPrefix("waveform:") })
+        let marks = String(line.dropFirst(waveform.firstIndex(of: "▕")!.utf16Offset(in: waveform) + 1).prefix(60))
+        #expect(marks == String(repeating: " ", count: 11) + String(repeating: "▀", count: 27) + String(repeating: " ", count: 22), "\(line)")
 
         let json = try cli.run("info", "talk", "--json")
         #expect(json.status == 0)

@@ -34,6 +34,8 @@ public enum AudioEvent: Equatable, Sendable {
         public var bytes: Int64?
         /// For playback: the length of what is being played.
         public var total: AudioPosition?
+        /// For a recording with `--start-on-voice` or `--stop-on-silence`.
+        public var voice: VoiceState? = nil
     }
 
     public struct Finished: Equatable, Sendable {

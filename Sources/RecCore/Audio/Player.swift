@@ -48,9 +48,14 @@ public final class Player: @unchecked Sendable {
     /// Plays from frame `start` up to (not including) frame `end`, beginning paused if
     /// `paused`. Returns where playback ended, counted as the frames the listener has
     /// heard, and why.
-    public func run(from start: Int64, until end: Int64, paused startPaused: Bool = false,
-                    onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Ending) {
+    /// `skipping` (sorted, apart): stretches jumped over as if they were not there
+    /// (`play --skip-silence`); positions stay in the file's own time. Seeks stop at
+    /// `floor` (a trim's in point) and `end`.
+    public func run(from start: Int64, until end: Int64, paused startPaused: Bool = false, skipping: [Range<Int64>] = [],
+                    floor: Int64 = 0, onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Ending) {
         var loop = PlayLoop(player: self, start: start, end: max(start, end), paused: startPaused)
+        loop.skips = skipping
+        loop.floor = min(max(floor, 0), start)
         do {
             try file.seek(to: start)
             onEvent(.started(.init(device: pcm.name, file: file.path, sampleRate: loop.rate, channels: loop.channels,
@@ -117,6 +122,8 @@ public final class Player: @unchecked Sendable {
         var chunkFrames = 0, unwritten = 0
         var meter = LevelMeter(), overall = LevelMeter()
         var reportedXruns = 0
+        var skips: [Range<Int64>] = []
+        var floor: Int64 = 0
 
         init(player: Player, start: Int64, end: Int64, paused: Bool) {
             self.player = player
@@ -188,7 +195,7 @@ public final class Player: @unchecked Sendable {
         /// restarted (it is playing).
         private mutating func seek(to target: Int64, _ onEvent: (AudioEvent) -> Void) throws -> Bool {
             let from = heard()
-            let target = min(max(target, 0), end)
+            let target = min(max(target, floor), end)
             try player.file.seek(to: target)
             unwritten = 0
             position = target
@@ -203,8 +210,20 @@ public final class Player: @unchecked Sendable {
         /// period from the file. False at the end.
         mutating func fillChunk() throws -> Bool {
             guard unwritten == 0 else { return true }
+            var limit = end
+            if let skip = skips.first(where: { $0.upperBound > position && $0.lowerBound < end }) {
+                if skip.lowerBound <= position {
+                    // Jump over it: what was written before it plays on; the events go on
+                    // from the far side.
+                    position = min(skip.upperBound, end)
+                    try player.file.seek(to: position)
+                    nextEvent = position + eventEvery
+                    return try fillChunk()
+                }
+                limit = skip.lowerBound
+            }
             if position >= end { return false }
-            let want = Int(min(Int64(period), end - position))
+            let want = Int(min(Int64(period), limit - position))
             let frames = try player.file.read(into: chunk, frames: want)
             if frames == 0 {
                 // Shorter than its header says. A lossy codec's count may be off by less

@@ -21,6 +21,13 @@ public final class Recorder: @unchecked Sendable {
     public let ring: SampleRing
     /// Stop after this many frames (`--duration`), counted exactly.
     public let frameLimit: Int64?
+    /// `--start-on-voice` / `--stop-on-silence`: a `VoiceGate` between the ring and the
+    /// file. The frame limit then counts the frames written, not those captured.
+    public let voice: VoiceTrigger?
+    /// After `run`, with `voice`: whether the silence stopped it, and where the last speech
+    /// region ended (frames of the file; nil if none).
+    public private(set) var stoppedOnSilence = false
+    public private(set) var speechEnd: Int64?
 
     private let stopRequested = ManagedAtomic<Bool>(false)
     fileprivate let pauseRequested = ManagedAtomic<Bool>(false)
@@ -38,7 +45,7 @@ public final class Recorder: @unchecked Sendable {
 
     /// Opens the device now, so a bad device fails before any file exists.
     public init(device: String, rate: Int, channels: Int, frameLimit: Int64? = nil,
-                ringSeconds: Double = 4, configuration: String? = nil) throws {
+                ringSeconds: Double = 4, configuration: String? = nil, voice: VoiceTrigger? = nil) throws {
         // Periods of an eighth of a second (arecord's choice for a half-second buffer): each
         // one wakes the capture thread and the writer, and a round trip to a sound server.
         // Commands do not wait for a period: they wake the writer themselves.
@@ -46,6 +53,7 @@ public final class Recorder: @unchecked Sendable {
                       periodMicroseconds: 125_000, configuration: configuration)
         ring = SampleRing(minimumCapacity: Int(Double(rate * channels) * max(ringSeconds, 2)))
         self.frameLimit = frameLimit
+        self.voice = voice
         // A command must not wait out the writer's tenth-of-a-second sleep (longer while
         // paused, when no audio arrives to wake it).
         controls.onSubmit = { [dataReady] in dataReady.signal() }
@@ -85,7 +93,7 @@ public final class Recorder: @unchecked Sendable {
                 // A period at a time on a real-time device; whatever is there when more is (a
                 // device faster than real time, or a writer that was late), in one call.
                 var want = min(max(period, pcm.available()), most)
-                if let limit = frameLimit {
+                if let limit = frameLimit, voice == nil {
                     if captured >= limit { break }
                     want = Int(min(Int64(want), limit - captured))
                 }
@@ -118,7 +126,11 @@ public final class Recorder: @unchecked Sendable {
     @discardableResult
     public func run(into file: AudioSink, onEvent: (AudioEvent) -> Void) throws -> Int64 {
         var loop = WriterLoop(recorder: self, file: file)
-        defer { framesWritten = loop.written }
+        defer {
+            framesWritten = loop.written
+            stoppedOnSilence = loop.gate?.isStopped ?? false
+            speechEnd = loop.gate?.speechEndInFile.map { min($0, loop.written) }
+        }
         onEvent(.started(.init(device: pcm.name, file: file.path, sampleRate: pcm.rate, channels: pcm.channels,
                                position: loop.position, total: nil)))
         let thread = try JoinableThread { [self] in captureLoop() }
@@ -129,6 +141,10 @@ public final class Recorder: @unchecked Sendable {
             if frames == 0 {
                 if ended { break }
                 waitForData()
+                continue
+            }
+            if loop.gate != nil {
+                loop.passThroughGate(frames, onEvent)
                 continue
             }
             guard loop.writeChunk(frames) else { continue }  // after a write error: keep draining
@@ -164,6 +180,9 @@ public final class Recorder: @unchecked Sendable {
         var reportedXruns = 0
         var lastSync = MonotonicClock.now()
         var writeError: Error?
+        var gate: VoiceGate?
+        /// While waiting for voice: the next captured frame that gets a progress event.
+        var nextWaitingEvent: Int64
 
         init(recorder: Recorder, file: AudioSink) {
             self.recorder = recorder
@@ -176,6 +195,8 @@ public final class Recorder: @unchecked Sendable {
             chunk = .allocate(capacity: chunkSamples)
             eventEvery = Int64(max(rate / 10, 1))
             nextEvent = eventEvery
+            nextWaitingEvent = eventEvery
+            gate = recorder.voice.map { VoiceGate(trigger: $0, rate: rate, channels: channels) }
         }
 
         deinit { chunk.deallocate() }
@@ -216,12 +237,12 @@ public final class Recorder: @unchecked Sendable {
             recorder.ring.read(into: chunk, count: chunkSamples, multiple: channels) / channels
         }
 
-        /// Appends the chunk to the file; false (and the recording stopping) if that failed
-        /// now or before.
-        mutating func writeChunk(_ frames: Int) -> Bool {
+        /// Appends the chunk (or `samples`) to the file; false (and the recording stopping)
+        /// if that failed now or before.
+        mutating func writeChunk(_ frames: Int, from samples: UnsafePointer<Int16>? = nil) -> Bool {
             guard writeError == nil else { return false }
             do {
-                try file.write(chunk, frames: frames)
+                try file.write(samples ?? UnsafePointer(chunk), frames: frames)
                 return true
             } catch {
                 writeError = error
@@ -232,22 +253,54 @@ public final class Recorder: @unchecked Sendable {
 
         /// Levels per tenth of a second of audio: the chunk is split at event boundaries.
         /// The file's size is asked once per chunk, not once per event.
-        mutating func measureAndReport(_ frames: Int, _ onEvent: (AudioEvent) -> Void) {
+        mutating func measureAndReport(_ frames: Int, _ onEvent: (AudioEvent) -> Void, from samples: UnsafePointer<Int16>? = nil) {
+            let samples = samples ?? UnsafePointer(chunk)
             var bytes: Int64?? = nil
             var offset = 0
             while offset < frames {
                 let take = Int(min(Int64(frames - offset), nextEvent - written))
-                meter.add(chunk + offset * channels, count: take * channels)
+                meter.add(samples + offset * channels, count: take * channels)
                 written += Int64(take)
                 offset += take
                 if written == nextEvent {
                     nextEvent += eventEvery
                     if bytes == nil { bytes = .some(FileSystem.size(file.path)) }
-                    onEvent(.progress(.init(position: position, level: meter.level, bytes: bytes!, total: nil)))
+                    onEvent(.progress(.init(position: position, level: meter.level, bytes: bytes!, total: nil, voice: gate?.state)))
                     total.merge(meter)
                     meter.reset()
                 }
             }
+        }
+
+        /// With a `VoiceGate`: what of the chunk the gate lets through is written (up to the
+        /// frame limit, which here counts written frames); while waiting for voice, progress
+        /// events at position 0 say so. The gate's end, or the limit's, stops the recorder.
+        mutating func passThroughGate(_ frames: Int, _ onEvent: (AudioEvent) -> Void) {
+            let remaining = recorder.frameLimit.map { max($0 - written, 0) } ?? .max
+            switch gate!.pass(chunk, frames: frames) {
+            case .nothing:
+                if gate!.isWaiting { reportWaiting(frames, onEvent) }
+            case let .frames(n):
+                let n = Int(min(Int64(n), remaining))
+                if n > 0, writeChunk(n) { measureAndReport(n, onEvent) }
+            case let .held(samples):
+                let n = Int(min(Int64(samples.count / channels), remaining))
+                samples.withUnsafeBufferPointer { buffer in
+                    if n > 0, writeChunk(n, from: buffer.baseAddress!) { measureAndReport(n, onEvent, from: buffer.baseAddress!) }
+                }
+            }
+            if gate!.isStopped || (recorder.frameLimit.map { written >= $0 } ?? false) { recorder.stop() }
+            syncIfDue()
+            reportXruns(onEvent)
+        }
+
+        private mutating func reportWaiting(_ frames: Int, _ onEvent: (AudioEvent) -> Void) {
+            meter.add(chunk, count: frames * channels)
+            let captured = gate!.captured
+            guard captured >= nextWaitingEvent else { return }
+            while nextWaitingEvent <= captured { nextWaitingEvent += eventEvery }
+            onEvent(.progress(.init(position: position, level: meter.level, bytes: nil, total: nil, voice: gate!.state)))
+            meter.reset()
         }
 
         /// Durability is a matter of time, not of audio: at least once a second a power cut

@@ -143,12 +143,15 @@ public enum Transcode {
         public var framesWritten: Int64
     }
 
-    /// Copies every frame of `source` into `target`. Lossless targets are written from
-    /// 32-bit integers, so 24-bit audio stays bit-exact; lossy ones (and float sources)
-    /// from floats, through `resampler` when the target's rate differs.
+    /// Copies every frame of `source` into `target` (from where it is positioned, at most
+    /// `limit` frames if given). Lossless targets are written from 32-bit integers, so
+    /// 24-bit audio stays bit-exact; lossy ones (and float sources) from floats, through
+    /// `resampler` when the target's rate differs.
     static func copy(_ source: SoundFile, into target: SoundFile, resampler: Resampler?, progress: TranscodeProgress?,
-                     cancel: CancelFlag?) throws -> Result {
+                     cancel: CancelFlag?, limit: Int64? = nil) throws -> Result {
         let channels = source.channels
+        var remaining = limit ?? .max
+        func want() -> Int { Int(min(Int64(chunk), remaining)) }
         var read: Int64 = 0
         var written: Int64 = 0
         // Float sources go through floats: with clipping on, libsndfile scales them to
@@ -161,8 +164,9 @@ public enum Transcode {
             defer { buffer.deallocate() }
             while true {
                 if cancel?.isCancelled == true { throw RecError.failure(source.path, "interrupted") }
-                let n = try source.read(into: buffer, frames: chunk)
+                let n = remaining > 0 ? try source.read(into: buffer, frames: want()) : 0
                 if n == 0 { break }
+                remaining -= Int64(n)
                 try target.write(buffer, frames: n)
                 read += Int64(n)
                 written += Int64(n)
@@ -181,8 +185,9 @@ public enum Transcode {
         }
         while true {
             if cancel?.isCancelled == true { throw RecError.failure(source.path, "interrupted") }
-            let n = try source.read(into: buffer, frames: chunk)
+            let n = remaining > 0 ? try source.read(into: buffer, frames: want()) : 0
             if n == 0 { break }
+            remaining -= Int64(n)
             if resampler != nil {
                 try emit(resampler!.process(UnsafeBufferPointer(start: buffer, count: n * channels)))
             } else {

@@ -343,6 +343,20 @@ public struct SpeechRegions: Equatable, Sendable {
 
     /// Frames of speech in all.
     public var frames: Int64 { regions.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
+
+    /// The silences of `span` longer than `minimum` frames (before the first region, between
+    /// regions, after the last): what `play --skip-silence` jumps over.
+    public static func silences(between regions: [Range<Int64>], in span: Range<Int64>, longerThan minimum: Int64) -> [Range<Int64>] {
+        var gaps: [Range<Int64>] = []
+        var at = span.lowerBound
+        for region in regions + [span.upperBound..<span.upperBound] {
+            let gap = at..<max(at, min(region.lowerBound, span.upperBound))
+            if gap.count > minimum { gaps.append(gap) }
+            at = max(at, region.upperBound)
+            if at >= span.upperBound { break }
+        }
+        return gaps
+    }
 }
 
 public enum VoiceActivity {

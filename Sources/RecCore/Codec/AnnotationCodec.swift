@@ -1,6 +1,7 @@
-/// Notes, tags and markers as JSON fields, the one way store.json and the journal write and
-/// read them: `"tags": [...]`, `"note": "..."`, `"markers": [{"frame": 48000, "label": "..."}]`,
-/// each present only when there is one.
+/// Notes, tags, markers and trim points as JSON fields, the one way store.json and the
+/// journal write and read them: `"tags": [...]`, `"note": "..."`,
+/// `"markers": [{"frame": 48000, "label": "..."}]`, `"trim": {"in": 4800, "out": 96000}`
+/// (frames), each present only when there is one.
 enum AnnotationCodec {
     static func write(_ a: Annotations, to w: inout JSONWriter) {
         if !a.tags.isEmpty {
@@ -25,6 +26,13 @@ enum AnnotationCodec {
             }
             w.raw("]")
         }
+        if let trim = a.trim {
+            w.raw(", \"trim\": {\"in\": ")
+            w.int(trim.inFrame)
+            w.raw(", \"out\": ")
+            w.int(trim.outFrame)
+            w.raw("}")
+        }
     }
 
     /// `{"tags": [...], "note": "...", "markers": [...]}`, `{}` when there is nothing.
@@ -46,7 +54,7 @@ enum AnnotationCodec {
         return annotations
     }
 
-    /// Reads the value of `key` into `annotations` if it is one of the three; false otherwise
+    /// Reads the value of `key` into `annotations` if it is one of the four; false otherwise
     /// (the caller reads the value).
     static func read(_ key: UnsafeBufferPointer<UInt8>, from r: inout JSONReader, into annotations: inout Annotations) throws -> Bool {
         if key.equals("note") {
@@ -65,10 +73,29 @@ enum AnnotationCodec {
             annotations.tags = TagRules.normalized(annotations.tags)
         } else if key.equals("markers") {
             annotations.markers = MarkerRules.sorted(try readMarkers(&r))
+        } else if key.equals("trim") {
+            annotations.trim = try readTrim(&r)
         } else {
             return false
         }
         return true
+    }
+
+    /// Both points, in frames, in before out. (Past the end of the audio is fsck's to report.)
+    private static func readTrim(_ r: inout JSONReader) throws -> TrimPoints {
+        let start = r.position
+        var inFrame: Int64?, outFrame: Int64?
+        try r.beginObject()
+        var first = true
+        while let key = try r.nextKey(first: &first) {
+            if key.equals("in") { inFrame = try r.readInt() }
+            else if key.equals("out") { outFrame = try r.readInt() }
+            else { try r.skipValue() }
+        }
+        guard let inFrame, let outFrame, inFrame >= 0, outFrame > inFrame else {
+            throw r.failure("trim needs frames \"in\" of 0 or more and \"out\" after it", at: start)
+        }
+        return TrimPoints(inFrame: inFrame, outFrame: outFrame)
     }
 
     /// A marker without a label may omit it.

@@ -285,6 +285,7 @@ public enum DocumentCodec {
             throw r.failure("item \(id) has an invalid name: \(problem)", at: start)
         }
         if type == .folder, !annotations.markers.isEmpty { throw r.failure("folder \(id) has markers; only recordings do", at: start) }
+        if type == .folder, annotations.trim != nil { throw r.failure("folder \(id) has trim points; only recordings do", at: start) }
         switch type {
         case .folder:
             return Item(id: id, parent: parent, name: name, created: created, children: children, recording: nil,

@@ -9,6 +9,30 @@ extension Format {
         return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10) dBFS"
     }
 
+    /// `00:00:01.25 to 00:00:42.50, 00:41 of 00:50`: trim points to the hundredth (`info`,
+    /// `trim`), and how much of the recording plays between them.
+    public static func trim(_ trim: TrimPoints, info: RecordingInfo) -> String {
+        let rate = Double(max(info.sampleRate, 1))
+        let kept = Double(trim.frames) / rate
+        return "\(preciseClock(Double(trim.inFrame) / rate)) to \(preciseClock(Double(trim.outFrame) / rate)), "
+            + "\(duration(kept)) of \(duration(info.duration))"
+    }
+
+    /// `00:01:23.45`: a clock to the hundredth of a second.
+    public static func preciseClock(_ seconds: Double) -> String {
+        let hundredths = Int((min(max(0, seconds), 1e13) * 100).rounded())
+        let fraction = hundredths % 100
+        return clock(Double(hundredths / 100)) + "." + (fraction < 10 ? "0" : "") + "\(fraction)"
+    }
+
+    /// What the record line says of a gated recording: `waiting for voice`, or
+    /// `silence 00:03 / 00:05` once a silence has lasted a second; nil otherwise.
+    public static func voice(_ state: VoiceState) -> String? {
+        if state.waiting { return "waiting for voice" }
+        guard let limit = state.silenceLimit, state.silence >= 1 else { return nil }
+        return "silence \(duration(state.silence)) / \(duration(limit))"
+    }
+
     /// `02:31 of 05:00, 14 regions`: how much of a recording is speech (`info`).
     public static func speech(_ analysis: AudioAnalysis) -> String {
         let rate = Double(max(analysis.sampleRate, 1))
@@ -49,7 +73,9 @@ extension Format {
 
 /// The NDJSON that `--progress json` writes: one object per event, one event per line.
 /// Keys: `event`, then `frames` and `seconds` (the position), and per event
-/// `peakDBFS`/`rmsDBFS`/`bytes`/`totalFrames`/`totalSeconds` (progress), `fromFrames`/
+/// `peakDBFS`/`rmsDBFS`/`bytes`/`totalFrames`/`totalSeconds` (progress; a recording with
+/// `--start-on-voice` or `--stop-on-silence` adds `voice` ("waiting" or "listening"),
+/// `silenceSeconds` and `silenceLimitSeconds`), `fromFrames`/
 /// `fromSeconds` (seeked), `count` (xrun), `xruns`/`overruns` (finished), `message` (failed),
 /// `device`/`file`/`sampleRate`/`channels` (started). Import and export (`transcoding`)
 /// name `source`/`destination` instead of `device`/`file`, and leave out the device's
@@ -96,6 +122,16 @@ public enum AudioEventJSON {
             if let bytes = p.bytes {
                 w.raw(", \"bytes\": ")
                 w.int(bytes)
+            }
+            if let voice = p.voice {
+                w.raw(", \"voice\": ")
+                w.string(voice.waiting ? "waiting" : "listening")
+                w.raw(", \"silenceSeconds\": ")
+                w.double((voice.silence * 1000).rounded() / 1000)
+                if let limit = voice.silenceLimit {
+                    w.raw(", \"silenceLimitSeconds\": ")
+                    w.double(limit)
+                }
             }
         case let .paused(p), let .resumed(p):
             position(p)

@@ -166,10 +166,29 @@ public enum ItemJSON {
         w.strings(item.annotations.tags)
         w.raw(", \"note\": ")
         w.string(item.annotations.note)
-        if item.recording != nil {
+        if let info = item.recording {
             w.raw(", \"markers\": ")
             writeMarkers(item, to: &w)
+            w.raw(", \"trim\": ")
+            writeTrim(item.annotations.trim, info: info, to: &w)
+            w.raw(", \"trimmedDuration\": ")
+            w.double((item.trimmedDuration * 1000).rounded() / 1000)
         }
+    }
+
+    /// `{"in": 1.25, "out": 42.5, "inFrame": 60000, "outFrame": 2040000}`, or null.
+    static func writeTrim(_ trim: TrimPoints?, info: RecordingInfo, to w: inout JSONWriter) {
+        guard let trim else { return w.raw("null") }
+        let rate = Double(max(info.sampleRate, 1))
+        w.raw("{\"in\": ")
+        w.double((Double(trim.inFrame) / rate * 1000).rounded() / 1000)
+        w.raw(", \"out\": ")
+        w.double((Double(trim.outFrame) / rate * 1000).rounded() / 1000)
+        w.raw(", \"inFrame\": ")
+        w.int(trim.inFrame)
+        w.raw(", \"outFrame\": ")
+        w.int(trim.outFrame)
+        w.raw("}")
     }
 
     /// `path` from the working directory when it is relative (a relative `--store`), so
@@ -338,6 +357,7 @@ public enum CheckJSON {
         case .missingStore: return "missingStore"
         case .markersPastEnd: return "markersPastEnd"
         case .missingAnalysis: return "missingAnalysis"
+        case .trimPastEnd: return "trimPastEnd"
         }
     }
 }

@@ -14,6 +14,20 @@ public enum Sparkline {
             return blocks[min(max(level, 0), blocks.count - 1)]
         })
     }
+
+    /// A line to go under the waveform: `▀` under each of `buckets` equal stretches of
+    /// `frames` that holds speech, a space elsewhere (`info`).
+    public static func speechMarks(_ regions: [Range<Int64>], frames: Int64, buckets: Int) -> String {
+        guard buckets > 0, frames > 0 else { return "" }
+        var marks = [Character](repeating: " ", count: buckets)
+        for region in regions {
+            let first = Int(min(max(region.lowerBound, 0) * Int64(buckets) / frames, Int64(buckets - 1)))
+            let last = Int(min(max(region.upperBound - 1, 0) * Int64(buckets) / frames, Int64(buckets - 1)))
+            guard first <= last else { continue }
+            for b in first...last { marks[b] = "▀" }
+        }
+        return String(marks)
+    }
 }
 
 #if canImport(Glibc)

@@ -146,9 +146,11 @@ extension Character {
 
 extension TimeSpec {
     /// A length of time as an option takes it (`--duration`, `--longer`): 90, 90s, 1:30, 5m.
-    public static func length(_ text: String, option: String) throws -> Double {
-        guard case let .absolute(seconds) = try parse(text), seconds > 0 else {
-            throw RecError.usage("\(option) \(text)", "must be a length of time greater than zero, such as 90, 90s or 1:30")
+    /// `allowingZero` for a margin or a pre-roll, which may be none.
+    public static func length(_ text: String, option: String, allowingZero: Bool = false) throws -> Double {
+        guard case let .absolute(seconds) = try? parse(text), seconds > 0 || (allowingZero && seconds == 0) else {
+            let least = allowingZero ? "zero or more" : "greater than zero"
+            throw RecError.usage("\(option) \(text)", "must be a length of time \(least), such as 90, 90s or 1:30")
         }
         return seconds
     }

@@ -22,12 +22,15 @@ public final class Exporter {
     public let destination: Destination
     public let format: AudioFormat
     public let cancel = CancelFlag()
+    /// With `trimmed`, the frames between the recording's trim points (nil: all of it).
+    public let range: Range<Int64>?
 
-    public init(library: Library, path: String, destination: Destination, format: AudioFormat?) throws {
+    public init(library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false) throws {
         let item = try library.resolver.resolve(path)
         guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
         self.item = item
         self.info = info
+        range = trimmed && item.annotations.trim != nil ? item.playedRange : nil
         sourcePath = library.location.audioPath(info.file)
         self.destination = destination
         switch (format, destination) {
@@ -57,11 +60,16 @@ public final class Exporter {
     /// Writes the audio. On failure a file destination is left as it was.
     public func run(onEvent: @escaping (AudioEvent) -> Void = { _ in }) throws {
         let source = try SoundFile.open(path: sourcePath)
+        var total = source.declaresLength ? source.frames : info.frames
+        if let range {
+            let clamped = range.clamped(to: 0..<total)
+            try source.seek(to: clamped.lowerBound)
+            total = clamped.upperBound - clamped.lowerBound
+        }
         let progress = TranscodeProgress(source: sourcePath, destination: destinationLabel, rate: source.sampleRate,
-                                         channels: source.channels, totalFrames: source.declaresLength ? source.frames : info.frames,
-                                         onEvent: onEvent)
+                                         channels: source.channels, totalFrames: total, onEvent: onEvent)
         do {
-            try write(source, progress: progress)
+            try write(source, frames: total, progress: progress)
         } catch {
             progress.fail("\(error)")
             throw error
@@ -69,17 +77,19 @@ public final class Exporter {
         progress.finish()
     }
 
-    private func write(_ source: SoundFile, progress: TranscodeProgress) throws {
-        let sameFormat = AudioFormat(exactly: source) == format
+    /// `frames`: how many to write, from where `source` is positioned.
+    private func write(_ source: SoundFile, frames: Int64, progress: TranscodeProgress) throws {
+        // Trimmed audio is decoded: the stored bytes hold all of it.
+        let sameFormat = AudioFormat(exactly: source) == format && range == nil
+        let limit = range == nil ? nil : frames
         switch destination {
         case let .stream(fd):
             if sameFormat {
-                try copyStored(to: fd, progress: progress, total: source.declaresLength ? source.frames : info.frames)
+                try copyStored(to: fd, progress: progress, total: frames)
             } else if format == .wav {
-                try WAVStream.write(source, to: fd, frames: source.declaresLength ? source.frames : info.frames,
-                                    progress: progress, cancel: cancel)
+                try WAVStream.write(source, to: fd, frames: frames, progress: progress, cancel: cancel)
             } else {
-                try encodeThroughTemporary(source, to: fd, progress: progress)
+                try encodeThroughTemporary(source, to: fd, progress: progress, limit: limit)
             }
         case let .file(path):
             let directory = FileSystem.parentDirectory(of: path)
@@ -89,9 +99,9 @@ public final class Exporter {
                     let out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
                     guard out >= 0 else { throw RecError.failure(path, "cannot create: \(systemReason(errno))") }
                     defer { close(out) }
-                    try copyStored(to: out, progress: progress, total: source.declaresLength ? source.frames : info.frames)
+                    try copyStored(to: out, progress: progress, total: frames)
                 } else {
-                    try encode(source, into: temporary, label: path, progress: progress)
+                    try encode(source, into: temporary, label: path, progress: progress, limit: limit)
                 }
                 let fd = open(temporary, O_RDONLY | O_CLOEXEC)
                 guard fd >= 0, fsync(fd) == 0 else {
@@ -118,7 +128,7 @@ public final class Exporter {
         progress.skip(to: total)
     }
 
-    private func encode(_ source: SoundFile, into path: String, label: String, progress: TranscodeProgress) throws {
+    private func encode(_ source: SoundFile, into path: String, label: String, progress: TranscodeProgress, limit: Int64?) throws {
         let rate = try format.storableRate(for: source.sampleRate, channels: source.channels, name: label)
         let target: SoundFile
         do {
@@ -129,13 +139,13 @@ public final class Exporter {
         }
         progress.bytes = { FileSystem.size(path) }
         let resampler = rate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: rate, channels: source.channels)
-        _ = try Transcode.copy(source, into: target, resampler: resampler, progress: progress, cancel: cancel)
+        _ = try Transcode.copy(source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit)
         try target.close()
     }
 
     /// Encodes into a temporary file that is unlinked at once (nothing is left behind, even
     /// if recnotes is killed), then copies it to the stream.
-    private func encodeThroughTemporary(_ source: SoundFile, to fd: Int32, progress: TranscodeProgress) throws {
+    private func encodeThroughTemporary(_ source: SoundFile, to fd: Int32, progress: TranscodeProgress, limit: Int64?) throws {
         let directory = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let path = "\(directory)/.recnotes-export-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(format.fileExtension)"
         let target: SoundFile
@@ -152,7 +162,7 @@ public final class Exporter {
         guard reader >= 0 else { throw RecError.failure(path, "cannot read: \(systemReason(errno))") }
         defer { close(reader) }
         let resampler = target.sampleRate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
-        _ = try Transcode.copy(source, into: target, resampler: resampler, progress: progress, cancel: cancel)
+        _ = try Transcode.copy(source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit)
         try target.close()
         _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
     }

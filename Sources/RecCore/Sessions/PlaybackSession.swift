@@ -14,6 +14,10 @@ public final class PlaybackSession {
     /// The frames to play: `start..<end`.
     public let start: Int64
     public let end: Int64
+    /// The first frame a seek can reach: the in point, unless `--untrimmed`.
+    public let floor: Int64
+    /// `--skip-silence`: the silences jumped over, in frames of the file.
+    public private(set) var skips: [Range<Int64>] = []
     private var registered = false
     private var startsPaused = false
     /// Things the user should know that are not errors (a --seek before the beginning).
@@ -27,7 +31,16 @@ public final class PlaybackSession {
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, then opens the device. Time specs are checked
     /// for syntax before anything is opened.
+    ///
+    /// The recording's trim points bound what plays unless `untrimmed`: it starts at the in
+    /// point (or the saved position or `--seek`, if between them) and stops at the out point
+    /// (or `--until`, if before it). Positions stay in the file's own time.
+    ///
+    /// `skipSilence` (seconds): silences longer than that, found by the voice-activity
+    /// detector in the file before playing (`silenceThreshold`: a fixed level instead of
+    /// its adaptive floor), are jumped over.
     public init(library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
+                untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
                 device: String, deviceConfiguration: String? = nil) throws {
         self.library = library
         let seekSpec = try seek.map { try TimeSpec.parse($0) }
@@ -52,23 +65,34 @@ public final class PlaybackSession {
         let length = opened.duration
         let frameCount = opened.frames
         func frame(_ seconds: Double) -> Int64 { min(Int64((seconds * rate).rounded()), frameCount) }
-        var from: Int64 = 0
+        let bounds = untrimmed ? 0..<frameCount : item.playedRange.clamped(to: 0..<frameCount)
+        var from = bounds.lowerBound
+        floor = bounds.lowerBound
         if let seekSpec, let text = seek {
             let (seconds, note) = try seekSpec.resolveStart(duration: length, spec: text)
             if let note { notes.append(note) }
             from = frame(seconds)
-        } else if let resumeAt, resumeAt < length - 0.05 {
+            if !bounds.contains(from) {
+                notes.append("--seek \(text) is outside the trim points; playing from \(Format.clock(Double(bounds.lowerBound) / rate)) (--untrimmed plays it all)")
+                from = bounds.lowerBound
+            }
+        } else if let resumeAt, resumeAt < length - 0.05, bounds.contains(frame(resumeAt)) {
             from = frame(resumeAt)
         }
-        var to = frameCount
+        var to = bounds.upperBound
         if let untilSpec, let text = until {
-            to = frame(try untilSpec.resolve(duration: length, spec: text))
+            to = min(frame(try untilSpec.resolve(duration: length, spec: text)), bounds.upperBound)
             guard to > from else {
                 throw RecError.usage(NameRules.quoted(text), "--until must come after the start (\(Format.clock(Double(from) / rate)))")
             }
         }
         start = from
         end = to
+        if let skipSilence {
+            let regions = try VoiceActivity.speechRegions(path: library.location.audioPath(info.file),
+                                                          configuration: VoiceActivityConfiguration(silenceThreshold: silenceThreshold))
+            skips = SpeechRegions.silences(between: regions, in: from..<to, longerThan: Int64(skipSilence * rate))
+        }
         // One playback at a time: once this one is known to be playable, the running one
         // ends (and lets go of the device) before the device is opened.
         if library.isReadOnly {
@@ -108,7 +132,7 @@ public final class PlaybackSession {
     @discardableResult
     public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
         try register(paused: startsPaused)
-        if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, onEvent: onEvent) }
+        if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, onEvent: onEvent) }
         var ended = false
         defer { if !ended { unregister() } }
         // Without a follower (no pipe to be had) the audio still plays; only the position
@@ -117,7 +141,7 @@ public final class PlaybackSession {
                                            mailbox: player.controls, sampleRate: sampleRate)
         try? follower?.start()
         defer { follower?.stop() }
-        let result = try player.run(from: start, until: end, paused: startsPaused, onEvent: onEvent)
+        let result = try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, onEvent: onEvent)
         // The position reached and the end of this playback, in one write of the view state.
         ended = follower?.stop(closing: { $0.playbackEnded() }) ?? false
         return result

@@ -7,7 +7,8 @@ import Glibc
 /// 1. `start`: resolve where the recording goes (an existing name is refused here, before
 ///    anything is recorded), open the device, create the file, and note the recording in
 ///    progress in the view state (uuid, parent, file, pid, start time);
-/// 2. `record`: capture until stopped;
+/// 2. `record`: capture until stopped (or, with a `VoiceTrigger`, from the first speech to
+///    the silence that ends it, whose tail is then trimmed by an out point);
 /// 3. `save` (close the file, add the item to the document, clear the in-progress entry)
 ///    or `discard` (close and delete the file, clear the entry).
 ///
@@ -33,7 +34,7 @@ public final class RecordingSession {
     /// the device is open.
     public init(library: Library, path: String?, format: AudioFormat, rate: Int, channels: Int,
                 device: String, frameLimit: Int64?, started: Timestamp = .now(),
-                deviceConfiguration: String? = nil, createParents: Bool = false) throws {
+                deviceConfiguration: String? = nil, createParents: Bool = false, voice: VoiceTrigger? = nil) throws {
         self.library = library
         self.format = format
         try format.validate(rate: rate, channels: channels)
@@ -87,7 +88,7 @@ public final class RecordingSession {
 
         // The device first: if it cannot be opened, no file (and no folder) is made.
         recorder = try Recorder(device: device, rate: rate, channels: channels, frameLimit: frameLimit,
-                                configuration: deviceConfiguration)
+                                configuration: deviceConfiguration, voice: voice)
         if let folders = foldersToMake {
             let current = library.state.currentFolder
             try library.documents.transaction { tx in
@@ -175,12 +176,23 @@ public final class RecordingSession {
         try library.documents.transaction { tx in
             let parentID = tx.document[parent]?.isFolder == true ? parent : .root
             let candidate = tx.document.freeName(chosen, in: parentID, except: nil)
-            try tx.add(.recording(id: entry.id, name: candidate, parent: parentID, created: entry.started, info: info))
+            var item = Item.recording(id: entry.id, name: candidate, parent: parentID, created: entry.started, info: info)
+            item.annotations.trim = trailingSilenceTrim(frames: info.frames)
+            try tx.add(item)
             if toTrash { try tx.remove(entry.id) }
         }
         try library.viewState.transaction { vs in
             if vs.state.recording?.id == entry.id { vs.recordingEnded() }
         }
+    }
+
+    /// `--stop-on-silence`: the silence that stopped the recording is kept in the file and
+    /// trimmed by an out point `TrimPoints.defaultMargin` after the end of the last speech.
+    private func trailingSilenceTrim(frames: Int64) -> TrimPoints? {
+        guard recorder.stoppedOnSilence, let end = recorder.speechEnd else { return nil }
+        guard let trim = TrimPoints.around(speech: [0..<end], margin: TrimPoints.defaultMargin, sampleRate: entry.sampleRate, length: frames),
+              trim.outFrame < frames else { return nil }
+        return trim
     }
 
     private func measuredInfo() -> RecordingInfo {

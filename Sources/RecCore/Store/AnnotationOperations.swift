@@ -1,4 +1,4 @@
-/// What `tag`, `note`, `mark --at` and `unmark` mean, as transactions on the document.
+/// What `tag`, `note`, `mark --at`, `unmark` and `trim` mean, as transactions on the document.
 extension DocumentStore.Transaction {
     /// `tag PATH... +work -draft`: adds and removes tags on every item. Returns the items
     /// that changed.
@@ -53,6 +53,62 @@ extension DocumentStore.Transaction {
         annotations.markers.remove(at: index - 1)
         try annotate(item.id, with: annotations)
         return marker
+    }
+
+    /// `trim PATH --in T --out T`: sets the trim points by time (any `TimeSpec`, resolved
+    /// against the recording's length). A point not given stays where it was (or at the
+    /// start / the end). Returns the recording.
+    @discardableResult
+    public mutating func setTrim(at path: String, in inTime: String?, out outTime: String?, from currentFolder: ItemID) throws -> Item {
+        let (item, info) = try trimmable(path, from: currentFolder)
+        let rate = Double(info.sampleRate)
+        func frame(_ spec: String) throws -> Int64 {
+            let seconds = try TimeSpec.parse(spec).resolve(duration: info.duration, spec: spec)
+            return min(Int64((seconds * rate).rounded()), info.frames)
+        }
+        let current = item.annotations.trim ?? TrimPoints(inFrame: 0, outFrame: info.frames)
+        let inFrame = try inTime.map(frame) ?? current.inFrame
+        let outFrame = try outTime.map(frame) ?? current.outFrame
+        guard outFrame > inFrame else {
+            let subject = [inTime.map { "--in \($0)" }, outTime.map { "--out \($0)" }].compactMap { $0 }.joined(separator: " ")
+            throw RecError.usage(subject, "the in point (\(Format.clock(Double(inFrame) / rate))) must come before the out point (\(Format.clock(Double(outFrame) / rate)))")
+        }
+        return try setTrim(TrimPoints(inFrame: inFrame, outFrame: outFrame), at: path, from: currentFolder)
+    }
+
+    /// `trim PATH --auto` (with points computed from the audio) and `trim PATH --clear`
+    /// (nil): sets or removes the trim points, in frames. Returns the recording.
+    @discardableResult
+    public mutating func setTrim(_ trim: TrimPoints?, at path: String, from currentFolder: ItemID) throws -> Item {
+        let (item, info) = try trimmable(path, from: currentFolder)
+        if let trim, trim.inFrame < 0 || trim.outFrame <= trim.inFrame || trim.outFrame > info.frames {
+            throw RecError.usage(path, "trim points \(trim.inFrame)..<\(trim.outFrame) are not inside its \(info.frames) frames")
+        }
+        var annotations = item.annotations
+        annotations.trim = trim
+        try annotate(item.id, with: annotations)
+        return document[item.id]!
+    }
+
+    private func trimmable(_ path: String, from currentFolder: ItemID) throws -> (Item, RecordingInfo) {
+        let item = try items(at: [path], from: currentFolder)[0].item
+        guard let info = item.recording else { throw RecError.usage(path, "is a folder; only recordings have trim points") }
+        return (item, info)
+    }
+}
+
+extension Item {
+    /// The frames `play` plays and `export --trimmed` writes: the trim points, else all.
+    public var playedRange: Range<Int64> {
+        let length = recording?.frames ?? 0
+        return annotations.trim?.clamped(to: length)?.range ?? 0..<length
+    }
+
+    /// Seconds between the trim points (the whole duration when there are none).
+    public var trimmedDuration: Double {
+        guard let info = recording else { return 0 }
+        guard let trim = annotations.trim?.clamped(to: info.frames) else { return info.duration }
+        return Double(trim.frames) / Double(max(info.sampleRate, 1))
     }
 }
 

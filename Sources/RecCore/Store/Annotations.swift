@@ -1,6 +1,6 @@
 /// What a person adds to an item so that it can be found later: a free-text note and tags
-/// on any item, markers on a recording. Document data (store version 2): covered by undo,
-/// the trash, fsck and export, like the item itself.
+/// on any item, markers and trim points on a recording. Document data (store version 2):
+/// covered by undo, the trash, fsck and export, like the item itself.
 public struct Annotations: Equatable, Sendable {
     /// Free UTF-8 text; empty when there is none.
     public var note: String
@@ -8,16 +8,52 @@ public struct Annotations: Equatable, Sendable {
     public var tags: [String]
     /// For recordings: sorted by frame (then label), as `MarkerRules.sorted` keeps them.
     public var markers: [Marker]
+    /// For recordings: where `play` (and `export --trimmed`) start and stop. The audio file
+    /// is never cut; a store without them (any store before issue 15) simply has none.
+    public var trim: TrimPoints?
 
-    public init(note: String = "", tags: [String] = [], markers: [Marker] = []) {
+    public init(note: String = "", tags: [String] = [], markers: [Marker] = [], trim: TrimPoints? = nil) {
         self.note = note
         self.tags = tags
         self.markers = markers
+        self.trim = trim
     }
 
     public static let none = Annotations()
 
-    public var isEmpty: Bool { note.isEmpty && tags.isEmpty && markers.isEmpty }
+    public var isEmpty: Bool { note.isEmpty && tags.isEmpty && markers.isEmpty && trim == nil }
+}
+
+/// In and out points of a recording, in frames: the stretch `inFrame..<outFrame` is what
+/// plays. Non-destructive: the audio outside them stays in the file.
+public struct TrimPoints: Equatable, Hashable, Sendable {
+    public var inFrame: Int64
+    public var outFrame: Int64
+
+    public init(inFrame: Int64, outFrame: Int64) {
+        self.inFrame = inFrame
+        self.outFrame = outFrame
+    }
+
+    /// What `trim --auto` and `record --stop-on-silence` keep around the speech (seconds).
+    public static let defaultMargin = 0.3
+
+    public var frames: Int64 { outFrame - inFrame }
+    public var range: Range<Int64> { inFrame..<max(inFrame, outFrame) }
+
+    /// Within a recording of `length` frames: `nil` when nothing of it is left.
+    public func clamped(to length: Int64) -> TrimPoints? {
+        let clamped = TrimPoints(inFrame: min(max(inFrame, 0), length), outFrame: min(outFrame, length))
+        return clamped.outFrame > clamped.inFrame ? clamped : nil
+    }
+
+    /// `trim --auto`: from `margin` seconds before the first speech to `margin` after the
+    /// last, within the recording; nil when there is no speech.
+    public static func around(speech regions: [Range<Int64>], margin: Double, sampleRate: Int, length: Int64) -> TrimPoints? {
+        guard let first = regions.first, let last = regions.last else { return nil }
+        let pad = Int64((max(margin, 0) * Double(sampleRate)).rounded())
+        return TrimPoints(inFrame: max(first.lowerBound - pad, 0), outFrame: min(last.upperBound + pad, length)).clamped(to: length)
+    }
 }
 
 /// A moment in a recording: a frame position and an optional label.

@@ -15,7 +15,7 @@ public final class DocumentStore {
         case removed(Item, parent: ItemID, index: Int, subtree: [Item])
         /// Trash entries deleted for good, audio and all.
         case purged([TrashEntry])
-        /// The item's note, tags or markers changed; `before` is what they were.
+        /// The item's note, tags, markers or trim points changed; `before` is what they were.
         case annotated(Item, before: Annotations)
     }
 
@@ -211,7 +211,7 @@ public final class DocumentStore {
             return record(.added(document[item.id]!, parent: parentID, index: index))
         }
 
-        /// Replaces an item's note, tags and markers (kept normalized: tags sorted and unique,
+        /// Replaces an item's note, tags, markers and trim points (kept normalized: tags sorted and unique,
         /// markers in order). Nothing is recorded when nothing changes.
         @discardableResult
         public mutating func annotate(_ id: ItemID, with annotations: Annotations) throws -> Action? {
@@ -220,6 +220,7 @@ public final class DocumentStore {
             new.tags = TagRules.normalized(new.tags)
             new.markers = MarkerRules.sorted(new.markers)
             if item.isFolder, !new.markers.isEmpty { throw RecError.failure(document.path(of: id), "a folder has no markers; only recordings do") }
+            if item.isFolder, new.trim != nil { throw RecError.usage(document.path(of: id), "a folder has no trim points; only recordings do") }
             guard new != item.annotations else { return nil }
             document.items[id]!.annotations = new
             steps.append(.annotated(id, before: item.annotations, after: new))

@@ -340,7 +340,7 @@ extension DocumentStore.Transaction {
             case let .annotated(id, before, after):
                 guard let item = document[id] else { throw conflict("@\(id.description.prefix(8)) has since been removed") }
                 guard item.annotations == after else {
-                    throw conflict("the notes, tags or markers of \(document.path(of: id)) have changed since")
+                    throw conflict("the notes, tags, markers or trim points of \(document.path(of: id)) have changed since")
                 }
                 try annotate(id, with: before)
             }

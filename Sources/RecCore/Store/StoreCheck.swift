@@ -29,6 +29,9 @@ public struct StoreCheck {
         /// older than version 3, or rebuilt by hand. `info` measures them each time;
         /// `--repair` measures them once and stores them.
         case missingAnalysis(paths: [String])
+        /// Trim points past the recording's last frame; `--repair` clamps them to the audio
+        /// (and removes them if nothing is left between them).
+        case trimPastEnd(path: String)
 
         public var description: String {
             switch self {
@@ -49,6 +52,7 @@ public struct StoreCheck {
             case let .missingAnalysis(paths):
                 let named = paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "")
                 return "\(paths.count) recording\(paths.count == 1 ? " has" : "s have") no stored levels and waveform (\(named)); info measures them each time, --repair stores them"
+            case let .trimPastEnd(path): return "\(path): its trim points are past the end of the recording"
             }
         }
 
@@ -113,6 +117,8 @@ public struct StoreCheck {
             return info.analysis == nil && !unreadable.contains(info.file)
         }
         if !unmeasured.isEmpty { problems.append(.missingAnalysis(paths: unmeasured.map { document.path(of: $0.id) })) }
+        let lateTrims = document.preorder().filter(\.hasTrimPastEnd)
+        problems += lateTrims.map { Problem.trimPastEnd(path: document.path(of: $0.id)) }
         let viewState = readViewState()
         // A recording in progress owns its file; a dead one's file is recovered, not adopted.
         let inProgressFile = viewState?.recording?.file
@@ -149,6 +155,12 @@ public struct StoreCheck {
             document.items[item.id]!.annotations.markers = MarkerRules.sorted(item.annotations.markers.map { Marker(frame: min($0.frame, end), label: $0.label) })
             repairs.append("moved the markers past the end of \(document.path(of: item.id)) to its end")
         }
+        for item in lateTrims {
+            let clamped = item.annotations.trim?.clamped(to: item.recording!.frames)
+            document.items[item.id]!.annotations.trim = clamped
+            repairs.append(clamped == nil ? "removed the trim points of \(document.path(of: item.id)), which were past its end"
+                                          : "clamped the trim points of \(document.path(of: item.id)) to its audio")
+        }
         var measured = 0
         for item in unmeasured {
             guard let info = item.recording else { continue }
@@ -160,7 +172,7 @@ public struct StoreCheck {
         if measured > 0 {
             repairs.append("measured and stored the levels and waveform of \(measured) recording\(measured == 1 ? "" : "s")")
         }
-        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty || !lateMarkers.isEmpty || measured > 0 {
+        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty || !lateMarkers.isEmpty || !lateTrims.isEmpty || measured > 0 {
             if !storeMissing { try DocumentStore.keepOriginal(location, writtenAs: version) }
             try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
         }
@@ -212,7 +224,9 @@ public struct StoreCheck {
             for step in entry.steps {
                 switch step {
                 case let .added(id, placement?), let .restored(id, placement?):
-                    learn(id, Known(kind: placement.kind, name: placement.name, parent: placement.parent, created: placement.created))
+                    // A restored item comes back with its note, tags, markers and trim points.
+                    learn(id, Known(kind: placement.kind, name: placement.name, parent: placement.parent, created: placement.created,
+                                    annotations: known[id]?.annotations ?? Annotations()))
                 case let .added(id, nil), let .restored(id, nil):
                     known[id]?.inTrash = false
                 case let .moved(id, _, _, toParent, toName):
@@ -466,5 +480,11 @@ extension Item {
     var hasMarkersPastEnd: Bool {
         guard let frames = recording?.frames else { return false }
         return annotations.markers.contains { $0.frame > frames }
+    }
+
+    /// Whether the trim points reach past the recording's last frame.
+    var hasTrimPastEnd: Bool {
+        guard let frames = recording?.frames, let trim = annotations.trim else { return false }
+        return trim.outFrame > frames
     }
 }

@@ -30,6 +30,9 @@ struct Export: ParsableCommand {
     @Option(help: "wav, flac, opus, vorbis or mp3.")
     var format: AudioFormat?
 
+    @Flag(help: "Only the audio between the recording's trim points ('recnotes trim'); decodes even into the stored format.")
+    var trimmed = false
+
     @Option(help: "tty (a line on stderr), json (NDJSON events; on stderr when the audio goes to stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
@@ -41,7 +44,7 @@ struct Export: ParsableCommand {
         let signals = SignalWatcher()
         let library = try global.openLibrary()
         let exporter = try Exporter(library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
-                                    format: format)
+                                    format: format, trimmed: trimmed)
         let cancel = exporter.cancel
         signals.onSignal { _ in cancel.cancel() }
         // A reader that goes away (| head) ends the export the usual way, by SIGPIPE.

@@ -52,6 +52,7 @@ struct Info: ParsableCommand {
         if let info = item.recording {
             rows += [
                 ["duration:", "\(Format.duration(info.duration)) (\(info.duration) s, \(info.frames) frames)"],
+            ] + trimRows(item, info) + [
                 ["format:", "\(info.format.rawValue), \(info.sampleRate) Hz, \(info.channels) channel\(info.channels == 1 ? "" : "s")"],
                 ["file:", library.location.audioPath(info.file)],
                 ["size:", library.audioSize(of: item).map { "\(Format.size($0)) (\($0) bytes)" } ?? "missing"],
@@ -60,7 +61,9 @@ struct Info: ParsableCommand {
                 rows += [
                     ["level:", "peak \(Format.decibels(analysis.level.peak)), RMS \(Format.decibels(analysis.level.rms))"],
                     ["waveform:", "▕" + Sparkline.render(analysis.peaks) + "▏"],
-                    ["speech:", Format.speech(analysis)],
+                    // Under the waveform: where the speech is, then how much.
+                    ["speech:", " " + Sparkline.speechMarks(analysis.speech, frames: analysis.frames, buckets: analysis.peaks.count)
+                        + "  " + Format.speech(analysis)],
                 ]
             }
         } else {
@@ -74,6 +77,12 @@ struct Info: ParsableCommand {
         }
         rows += annotationRows(item)
         for line in Terminal.table(rows) { print(line) }
+    }
+
+    /// The trim points and what plays between them.
+    private func trimRows(_ item: Item, _ info: RecordingInfo) -> [[String]] {
+        guard let trim = item.annotations.trim else { return [] }
+        return [["trimmed:", Format.trim(trim, info: info)]]
     }
 
     /// Tags, the note's first lines and the markers.

@@ -16,7 +16,8 @@ struct Play: ParsableCommand {
 
         On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
         forward, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
-        'stop' (with --background the playback runs detached). The recording and position are kept in the view state: 'play' \
+        'stop' (with --background the playback runs detached). A recording with trim points \
+        ('recnotes trim') plays between them unless --untrimmed is given. The recording and position are kept in the view state: 'play' \
         with no PATH resumes the last recording where it stopped. One playback runs at a \
         time: a new 'play' stops the running one first, and says so.
         """
@@ -42,14 +43,54 @@ struct Play: ParsableCommand {
     @Option(help: "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
+    @Option(help: ArgumentHelp("Jump over silences longer than this (alone: 1 s), found by the voice-activity detector; positions stay in the recording's own time.", valueName: "time"))
+    var skipSilence: String?
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("With --skip-silence: a fixed level (dBFS, e.g. -45) below which the audio is silence, instead of the adaptive noise floor.", valueName: "dB"))
+    var silenceThreshold: String?
+
+    @Flag(help: "Play all of the audio, ignoring the recording's trim points ('recnotes trim').")
+    var untrimmed = false
+
     @Flag(help: "Start paused; 'recnotes resume' (or space) starts it.")
     var paused = false
 
     @OptionGroup var detached: BackgroundOptions
 
+    /// `play --skip-silence` may stand alone (1 s): argument-parser has no optional option
+    /// values, so a `--skip-silence` not followed by a time gets the default here.
+    static func defaultingSkipSilence(_ arguments: [String]) -> [String] {
+        guard arguments.first == "play" else { return arguments }
+        var result: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            result.append(word)
+            index += 1
+            if word == "--" {
+                result += arguments[index...]
+                break
+            }
+            if word == "--skip-silence" {
+                let next = index < arguments.count ? arguments[index] : nil
+                if let next, (try? TimeSpec.length(next, option: word)) != nil || next.first?.isNumber == true {
+                    result.append(next)
+                    index += 1
+                } else {
+                    result.append("1s")
+                }
+            }
+        }
+        return result
+    }
+
     func run() throws {
         if let seek { _ = try TimeSpec.parse(seek) }
         if let until { _ = try TimeSpec.parse(until) }
+        let skip = try skipSilence.map { try TimeSpec.length($0, option: "--skip-silence") }
+        if silenceThreshold != nil && skip == nil { throw RecError.usage("--silence-threshold", "goes with --skip-silence") }
+        let threshold = try silenceThreshold.map(VoiceOptions.decibels)
         if try detached.detachIfAsked(command: "play") { return }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
@@ -57,7 +98,7 @@ struct Play: ParsableCommand {
             throw RecError.failure("play --background", "the store is read-only, so a detached player could not be reached; play it in the foreground")
         }
         let session = try PlaybackSession(library: library, path: path, seek: seek, until: until,
-                                          fromStart: fromStart, device: audioDevice(device))
+                                          fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold, device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")

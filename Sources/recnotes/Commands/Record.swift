@@ -31,6 +31,13 @@ struct Record: ParsableCommand {
         outside the store, its format following the extension. Such a recording is \
         registered too: 'recnotes status' shows it, and stop, pause, resume and toggle reach \
         it; a reader that goes away ends it by SIGPIPE.
+
+        --start-on-voice writes nothing until someone speaks, then starts the file \
+        --pre-roll (0.5 s) before the first syllable. --stop-on-silence T stops after T of \
+        continuous silence; the silence stays in the file behind an out point 0.3 s after \
+        the speech ('recnotes trim', 'play --untrimmed'). The live line shows 'waiting for \
+        voice' and 'silence 00:03 / 00:05'. With --start-on-voice, --duration counts the \
+        audio written.
         """
     )
 
@@ -67,6 +74,8 @@ struct Record: ParsableCommand {
     @Option(help: "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
+    @OptionGroup var voice: VoiceOptions
+
     @OptionGroup var detached: BackgroundOptions
 
     func run() throws {
@@ -78,9 +87,10 @@ struct Record: ParsableCommand {
             return try recordToOutput(output, rate: sampleRate, frameLimit: frameLimit)
         }
         if encoding != nil { throw RecError.usage("--encoding", "goes with --output -") }
+        let trigger = try voice.trigger()
         try format.validate(rate: sampleRate, channels: channels)
         if try detached.detachIfAsked(command: "record", jsonAlone: true) { return }
-        try recordToStore(format: format, rate: sampleRate, frameLimit: frameLimit)
+        try recordToStore(format: format, rate: sampleRate, frameLimit: frameLimit, voice: trigger)
     }
 
     /// `--output` writes outside the store, so nothing that names a place in the store,
@@ -90,6 +100,7 @@ struct Record: ParsableCommand {
             throw RecError.usage(path, "a store PATH cannot go with --output, which writes outside the store")
         }
         if parents { throw RecError.usage("-p", "goes with a store PATH, not with --output") }
+        if voice.isSet { throw RecError.usage("--output", "cannot be combined with --start-on-voice, --stop-on-silence or --silence-threshold") }
         // A detached recorder has no stdout of its own to stream to, and a file outside
         // the store is what a plain 'record --background' gives better: background
         // recordings go to the store.
@@ -100,18 +111,24 @@ struct Record: ParsableCommand {
 
     /// Records into the store: capture, then a name (asked at a terminal when none was
     /// given), then save, or the trash when the user declines a name.
-    private func recordToStore(format: AudioFormat, rate: Int, frameLimit: Int64?) throws {
+    private func recordToStore(format: AudioFormat, rate: Int, frameLimit: Int64?, voice: VoiceTrigger?) throws {
         let signals = SignalWatcher()
         let library = try global.openLibrary()
         let changes = ChangeRenderer(library: library)
         let session = try RecordingSession(library: library, path: path, format: format, rate: rate,
                                            channels: channels, device: audioDevice(device), frameLimit: frameLimit,
-                                           createParents: parents)
+                                           createParents: parents, voice: voice)
         signals.onSignal { [recorder = session.recorder] _ in recorder.stop() }
         detached.registered(.recording, in: library)
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)
         renderer.title = session.defaultName
         try capture(session, renderer: renderer)
+        if voice?.startOnVoice == true && session.frames == 0 {
+            // Stopped while still waiting: there is nothing to keep, and no name to ask for.
+            try session.discard()
+            Terminal.note("record: no speech was heard, so nothing was recorded")
+            return
+        }
         if let name = askName(for: session, signals: signals) {
             let item = try session.save(as: name)
             renderer.reportSaved(item, in: library)

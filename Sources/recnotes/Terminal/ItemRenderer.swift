@@ -20,7 +20,9 @@ struct ItemRenderer {
         let name = displayName(item) + item.annotations.tags.map { "  +" + $0 }.joined()
         if let info = item.recording {
             let size = library.audioSize(of: item).map(Format.size) ?? "missing"
-            return ["recording", Format.duration(info.duration), info.format.rawValue, size, Format.date(item.created), name]
+            // Trimmed recordings show what plays, marked: 0:42✂.
+            let duration = item.annotations.trim == nil ? Format.duration(info.duration) : Format.duration(item.trimmedDuration) + "✂"
+            return ["recording", duration, info.format.rawValue, size, Format.date(item.created), name]
         }
         let count = item.children.count
         return ["folder", "-", "\(count) item\(count == 1 ? "" : "s")", "-", Format.date(item.created), name]

@@ -105,6 +105,13 @@ final class ProgressRenderer {
                 var extras = [Format.decibels(p.level.peak)]
                 if p.level.isClipping { extras.append(Terminal.styled("CLIP", .warning, enabled: true)) }
                 if let bytes = p.bytes { extras.append(Format.size(bytes)) }
+                if let voice = p.voice, let text = Format.voice(voice) {
+                    if voice.waiting {
+                        update(StatusLine(symbol: "…", time: time(p.position), level: p.level.peak, name: title, state: text, hints: hints))
+                        return
+                    }
+                    extras.append(text)
+                }
                 update(StatusLine(symbol: running, time: time(p.position), level: p.level.peak, extras: extras, name: title, hints: hints))
             } else {
                 update(StatusLine(symbol: running, time: time(p.position), fraction: fraction(p.position), name: title, hints: hints))
