@@ -52,17 +52,25 @@ public final class PlaybackSession {
         let length = opened.duration
         let frameCount = opened.frames
         func frame(_ seconds: Double) -> Int64 { min(Int64((seconds * rate).rounded()), frameCount) }
+        // A marker (#3, mark:LABEL) is its exact frame: no round trip through seconds.
+        let markers = item.annotations.markers
+        let shownPath = path ?? library.document.path(of: item.id)
         var from: Int64 = 0
         if let seekSpec, let text = seek {
-            let (seconds, note) = try seekSpec.resolveStart(duration: length, spec: text)
-            if let note { notes.append(note) }
-            from = frame(seconds)
+            if let markerFrame = try seekSpec.markerFrame(in: markers, frames: frameCount, option: "--seek", path: shownPath) {
+                from = markerFrame
+            } else {
+                let (seconds, note) = try seekSpec.resolveStart(duration: length, spec: text)
+                if let note { notes.append(note) }
+                from = frame(seconds)
+            }
         } else if let resumeAt, resumeAt < length - 0.05 {
             from = frame(resumeAt)
         }
         var to = frameCount
         if let untilSpec, let text = until {
-            to = frame(try untilSpec.resolve(duration: length, spec: text))
+            to = try untilSpec.markerFrame(in: markers, frames: frameCount, option: "--until", path: shownPath)
+                ?? frame(try untilSpec.resolve(duration: length, spec: text))
             guard to > from else {
                 throw RecError.usage(NameRules.quoted(text), "--until must come after the start (\(Format.clock(Double(from) / rate)))")
             }

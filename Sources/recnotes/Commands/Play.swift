@@ -11,8 +11,10 @@ struct Play: ParsableCommand {
         abstract: "Play a recording through an ALSA device.",
         discussion: """
         Times (--seek, --until) are written 90, 90s, 1:30, 1:02:03.5, 2m30s, 1h2m3s, 50% or \
-        -10s (from the end; one longer than the recording starts at the beginning). Seeking \
-        is sample-accurate and does not decode what comes before.
+        -10s (from the end; one longer than the recording starts at the beginning), or as a \
+        marker of the recording: '#3' by its number ('marks' lists them) or 'mark:LABEL' by \
+        its label (exactly, else ignoring case and accents). Seeking is sample-accurate and \
+        does not decode what comes before.
 
         On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
         forward, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
@@ -27,10 +29,10 @@ struct Play: ParsableCommand {
     @Argument(help: "The recording to play; the last one played by default.", completion: .storePath)
     var path: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Start here; -10s counts from the end.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start here; -10s counts from the end, #3 and mark:LABEL are markers.", valueName: "time"))
     var seek: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop here.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop here (the same forms).", valueName: "time"))
     var until: String?
 
     @Flag(help: "Start from the beginning instead of the saved position.")
