@@ -200,4 +200,55 @@ struct TerminalKeysTests {
         #expect(written.count == source.count - 5 * rate)
         #expect(written == Array(source[(5 * rate)...]))
     }
+
+    @Test("record: m marks the moment, and the saved recording keeps the marker",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func markWhileRecording() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
+        let screen = try Screen(cli, ["record", "memo", "--format", "wav"])
+        #expect(screen.waitFor("dBFS"))
+        screen.type("m")
+        #expect(screen.waitFor("marked 00:00:"))
+        screen.type("q")
+        let (status, text) = screen.finish()
+        #expect(status == 0, "\(text)")
+        let marks = try cli.run("marks", "memo", "--json")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
+        #expect(list.count == 1)
+        #expect((list.first?["frame"] as? Int ?? 0) > 0)
+    }
+
+    @Test("play: ] and [ go to the next and previous marker, m marks where the player is",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func markerKeysWhilePlaying() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.noise(frames: 480_000))
+        #expect(try cli.run("record", "talk", "--format", "wav", "--duration", "10").status == 0)
+        #expect(try cli.run("mark", "talk", "--at", "2", "intro").status == 0)
+        #expect(try cli.run("mark", "talk", "--at", "6").status == 0)
+        let screen = try Screen(cli, ["play", "talk", "--paused"])
+        #expect(screen.waitFor("00:00:00 / 00:00:10"))
+        screen.type("]")
+        #expect(screen.waitFor("00:00:02 / 00:00:10"))
+        screen.type("]")
+        #expect(screen.waitFor("00:00:06 / 00:00:10"))
+        // Just after a marker, [ goes to the one before, then to the start.
+        screen.type("[")
+        #expect(screen.waitFor("00:00:02 / 00:00:10"))
+        screen.type("[")
+        #expect(screen.waitFor("00:00:00 / 00:00:10"))
+        screen.type("]]")
+        #expect(screen.waitFor("00:00:06 / 00:00:10"))
+        screen.type("m")
+        #expect(screen.waitFor("marked 00:00:06"))
+        screen.type("q")
+        let (status, text) = screen.finish()
+        #expect(status == 0, "\(text)")
+        // Paused all along: nothing was played.
+        #expect(cli.outputSamples().isEmpty)
+        let marks = try cli.run("marks", "talk", "--json")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
+        #expect(list.map { $0["frame"] as? Int } == [96_000, 288_000, 288_000])
+    }
 }

@@ -35,6 +35,12 @@ public final class Player: @unchecked Sendable {
 
     public func togglePause() { controls.submit(.toggle) }
 
+    /// To the next or previous of `frames` (keys `]` and `[`).
+    public func seekMark(forward: Bool, frames: [Int64]) { controls.submit(.seekMark(forward: forward, frames: frames)) }
+
+    /// A marker where the listener is (a key: `m`, `M`).
+    public func mark(label: String = "") { controls.submit(.mark(label: label)) }
+
     /// Moves the play position by `seconds` (negative: back), stopping at either end.
     public func seek(by seconds: Double) { controls.submit(.skip(by: seconds)) }
 
@@ -160,6 +166,12 @@ public final class Player: @unchecked Sendable {
                     restart = try seek(to: frames(to), onEvent) || restart
                 case let .skip(by):
                     restart = try seek(to: heard() + frames(by), onEvent) || restart
+                case let .mark(label):
+                    onEvent(.marked(at(heard()), label: label))
+                case let .seekMark(forward, frames):
+                    let here = heard(), sorted = frames.sorted()
+                    let target = forward ? sorted.first { $0 > here } : sorted.last { $0 < here - Int64(rate / 2) } ?? 0
+                    if let target { restart = try seek(to: target, onEvent) || restart }
                 }
                 applied = max(applied, entry.sequence)
             }

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,6 +18,9 @@ public final class PlaybackSession {
     public let end: Int64
     private var registered = false
     private var startsPaused = false
+    /// The recording's markers' frames, with those made while playing (keys `]`, `[`).
+    private let markers: Mutex<[Int64]>
+    public var markerFrames: [Int64] { markers.withLock { $0 } }
     /// Things the user should know that are not errors (a --seek before the beginning).
     public private(set) var notes: [String] = []
     /// The playback another process ran, stopped to make way for this one.
@@ -54,6 +59,7 @@ public final class PlaybackSession {
         func frame(_ seconds: Double) -> Int64 { min(Int64((seconds * rate).rounded()), frameCount) }
         // A marker (#3, mark:LABEL) is its exact frame: no round trip through seconds.
         let markers = item.annotations.markers
+        self.markers = Mutex(markers.map(\.frame))
         let shownPath = path ?? library.document.path(of: item.id)
         var from: Int64 = 0
         if let seekSpec, let text = seek {
@@ -117,6 +123,8 @@ public final class PlaybackSession {
     public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
         try register(paused: startsPaused)
         if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, onEvent: onEvent) }
+        let id = item.id
+        let library = library
         var ended = false
         defer { if !ended { unregister() } }
         // Without a follower (no pipe to be had) the audio still plays; only the position
@@ -125,7 +133,14 @@ public final class PlaybackSession {
                                            mailbox: player.controls, sampleRate: sampleRate)
         try? follower?.start()
         defer { follower?.stop() }
-        let result = try player.run(from: start, until: end, paused: startsPaused, onEvent: onEvent)
+        let result = try player.run(from: start, until: end, paused: startsPaused) { event in
+            // A marker made while playing is a change to the recording, undoable like `mark --at`.
+            if case let .marked(position, label) = event {
+                markers.withLock { $0.append(position.frames) }
+                _ = try? library.documents.transaction { try $0.addMarker(to: id, Marker(frame: position.frames, label: label)) }
+            }
+            onEvent(event)
+        }
         // The position reached and the end of this playback, in one write of the view state.
         ended = follower?.stop(closing: { $0.playbackEnded() }) ?? false
         return result

@@ -17,7 +17,7 @@ struct Play: ParsableCommand {
         does not decode what comes before.
 
         On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
-        forward, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
+        forward, m marks the moment, ] and [ go to the next and previous marker, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
         'stop' (with --background the playback runs detached). The recording and position are kept in the view state: 'play' \
         with no PATH resumes the last recording where it stopped. One playback runs at a \
         time: a new 'play' stops the running one first, and says so.
@@ -72,6 +72,9 @@ struct Play: ParsableCommand {
             case .space: player.togglePause()
             case .left: player.seek(by: -5)
             case .right: player.seek(by: 5)
+            case .character("m"): player.mark()
+            case .character("]"): player.seekMark(forward: true, frames: session.markerFrames)
+            case .character("["): player.seekMark(forward: false, frames: session.markerFrames)
             case .interrupt: player.stop()
             default: if key.isQuit { player.stop() }
             }

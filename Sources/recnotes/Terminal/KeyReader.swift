@@ -134,7 +134,7 @@ extension KeyReader {
     /// The recorder's keys: space pauses and resumes, q and Ctrl-C stop (and save).
     static func recording(_ recorder: Recorder) -> KeyReader? {
         KeyReader { key in
-            if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }
+            if key == .space { recorder.togglePause() } else if key == .character("m") { recorder.mark() } else if key.isQuit || key == .interrupt { recorder.stop() }
         }
     }
 }

@@ -119,6 +119,11 @@ final class ProgressRenderer {
             // While playing, the next progress line shows where it went; paused, nothing
             // else would.
             if paused { update(StatusLine(symbol: "❚❚", time: time(to), fraction: fraction(to), name: title, state: "paused", hints: hints)) }
+        case let .marked(p, label):
+            // A line of its own above the live line, which the next event redraws.
+            Terminal.writeStderr("\r\u{1B}[K")
+            Terminal.writeStderr("marked \(Format.clock(p.seconds))\(label.isEmpty ? "" : "  " + label)\n")
+            drewLine = false
         case let .xrun(_, count):
             Terminal.writeStderr("\r\u{1B}[K")
             Terminal.warning("audio device xrun (\(count) so far)")
