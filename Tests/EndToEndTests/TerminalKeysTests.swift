@@ -147,7 +147,7 @@ struct TerminalKeysTests {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
         let wide = try Screen(cli, ["record", "A rather long name for a note", "--format", "wav", "--duration", "2"], columns: 120)
-        #expect(wide.waitFor("A rather long name for a note  space pause · q stop"))
+        #expect(wide.waitFor("A rather long name for a note  space pause · m mark · q stop"))
         #expect(wide.finish().status == 0)
 
         let narrow = try Screen(cli, ["play", "A rather long name for a note", "--paused"], columns: 40)

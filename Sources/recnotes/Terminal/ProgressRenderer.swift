@@ -71,8 +71,8 @@ final class ProgressRenderer {
     private var hints: String? {
         guard keysActive else { return nil }
         switch screen {
-        case .record: return paused ? "space resumes · q stop" : "space pause · q stop"
-        case .play: return paused ? "space resumes · ←→ 5s · q quit" : "space pause · ←→ 5s · q quit"
+        case .record: return paused ? "space resumes · m mark · q stop" : "space pause · m mark · q stop"
+        case .play: return paused ? "space resumes · ←→ 5s · m mark · [] marks · q quit" : "space pause · ←→ 5s · m mark · [] marks · q quit"
         case .transcode: return nil
         }
     }
