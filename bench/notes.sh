@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 rounds=${ROUNDS:-20}
+runs=${RUNS:-30}
 out=$PWD/bench/out
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-notes.XXXXXX")
@@ -36,7 +37,7 @@ jq_tag='.items[] | select((.tags // []) | index("urgent")) | .name'
 echo "hits: text $($s find / --text 'budget zürich' | wc -l) / jq $(jq -r "$jq_text" "$json" | wc -l);" \
      "tag $($s find / --tag urgent | wc -l) / jq $(jq -r "$jq_tag" "$json" | wc -l)"
 
-hyperfine --warmup 3 --runs 30 --export-markdown "$out/notes-find.md" --export-json "$out/notes-find.json" \
+hyperfine --warmup 2 --runs "$runs" --export-markdown "$out/notes-find.md" --export-json "$out/notes-find.json" \
   -n "find --text (10k)" "$s find / --text 'budget zürich' >/dev/null" \
   -n "jq text filter (10k)" "jq -r '$jq_text' $json >/dev/null" \
   -n "find --tag (10k)" "$s find / --tag urgent >/dev/null" \
