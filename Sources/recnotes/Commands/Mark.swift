@@ -14,8 +14,8 @@ struct Mark: ParsableCommand {
         it is now (a recording first, if both run), from any shell or a hotkey: every word \
         is the label, never a PATH. The running process reports it in its progress stream \
         ({"event": "marked", ...}); a recording keeps it through a crash, a playback adds it \
-        to the saved recording at once ('undo' takes it back). With nothing running: exit \
-        status 1.
+        to the saved recording at once ('undo' takes it back); a 'record --output' run only \
+        reports it. With nothing running: exit status 1.
         """
     )
 
