@@ -251,4 +251,42 @@ struct TerminalKeysTests {
         let list = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
         #expect(list.map { $0["frame"] as? Int } == [96_000, 288_000, 288_000])
     }
+
+    @Test("M asks for a marker's label while the audio goes on: the marker is where M was pressed; Esc drops it",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func labelledMarkers() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
+        let recording = try Screen(cli, ["record", "memo", "--format", "wav"])
+        #expect(recording.waitFor("dBFS"))
+        recording.type("M")
+        #expect(recording.waitFor("Marker label (Enter adds, Esc drops): "))
+        recording.type("budget q3\r")
+        #expect(recording.waitFor("marked 00:00:"))
+        recording.type("q")
+        #expect(recording.finish().status == 0)
+        let saved = try cli.run("marks", "memo", "--json")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(saved.stdout.utf8)) as? [[String: Any]], "\(saved)")
+        #expect(list.map { $0["label"] as? String } == ["budget q3"])
+
+        #expect(try cli.run("mark", "memo", "--at", "2", "intro").status == 0)
+        let playing = try Screen(cli, ["play", "memo", "--paused", "--seek", "mark:intro"])
+        #expect(playing.waitFor("❚❚ 00:00:02"))
+        playing.type("M")
+        #expect(playing.waitFor("Marker label (Enter adds, Esc drops): "))
+        playing.type("oops\u{1B}")
+        // Esc gives the live line back (a key typed within 30 ms of Esc would read as a sequence).
+        #expect(playing.waitFor("❚❚ 00:00:02"))
+        playing.type("M")
+        #expect(playing.waitFor("Marker label (Enter adds, Esc drops): "))
+        playing.type("x\u{7F}here\r")
+        #expect(playing.waitFor("marked 00:00:02  here"))
+        playing.type("q")
+        #expect(playing.finish().status == 0)
+        let marks = try cli.run("marks", "memo", "--json")
+        let all = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
+        // Paused at intro's frame: the labelled marker is exactly there; the dropped one is not kept.
+        #expect(all.filter { $0["label"] as? String == "here" }.map { $0["frame"] as? Int } == [96_000])
+        #expect(all.count == 3)
+    }
 }

@@ -41,6 +41,9 @@ public final class Player: @unchecked Sendable {
     /// A marker where the listener is (a key: `m`, `M`).
     public func mark(label: String = "") { controls.submit(.mark(label: label)) }
 
+    /// A marker at `frame` (`M`: taken when the key was pressed, labelled later).
+    public func mark(label: String, at frame: Int64) { controls.submit(.markAt(label: label, frame: frame)) }
+
     /// Moves the play position by `seconds` (negative: back), stopping at either end.
     public func seek(by seconds: Double) { controls.submit(.skip(by: seconds)) }
 
@@ -168,6 +171,8 @@ public final class Player: @unchecked Sendable {
                     restart = try seek(to: heard() + frames(by), onEvent) || restart
                 case let .mark(label):
                     onEvent(.marked(at(heard()), label: label))
+                case let .markAt(label, frame):
+                    onEvent(.marked(at(min(max(frame, 0), end)), label: label))
                 case let .seekMark(forward, frames):
                     let here = heard(), sorted = frames.sorted()
                     let target = forward ? sorted.first { $0 > here } : sorted.last { $0 < here - Int64(rate / 2) } ?? 0

@@ -74,6 +74,9 @@ public final class Recorder: @unchecked Sendable {
     /// A marker at what has been captured so far (a key: `m`, `M`).
     public func mark(label: String = "") { controls.submit(.mark(label: label)) }
 
+    /// A marker at `frame` (`M`: taken when the key was pressed, labelled later).
+    public func mark(label: String, at frame: Int64) { controls.submit(.markAt(label: label, frame: frame)) }
+
     public var overruns: Int { overrunCount.load() }
 
     private func captureLoop() {
@@ -203,6 +206,8 @@ public final class Recorder: @unchecked Sendable {
                     // means is now, and the ring may still hold what came before it.
                     let frames = written + Int64(recorder.ring.count / channels)
                     onEvent(.marked(AudioPosition(frames: frames, sampleRate: rate), label: label))
+                case let .markAt(label, frame):
+                    onEvent(.marked(AudioPosition(frames: frame, sampleRate: rate), label: label))
                 }
                 if pause != paused {
                     paused = pause

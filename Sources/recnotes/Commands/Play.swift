@@ -17,7 +17,8 @@ struct Play: ParsableCommand {
         does not decode what comes before.
 
         On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
-        forward, m marks the moment, ] and [ go to the next and previous marker, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
+        forward, m marks the moment (M also asks for its label, the audio going on), ] and [ \
+        go to the next and previous marker, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
         'stop' (with --background the playback runs detached). The recording and position are kept in the view state: 'play' \
         with no PATH resumes the last recording where it stopped. One playback runs at a \
         time: a new 'play' stops the running one first, and says so.
@@ -67,8 +68,11 @@ struct Play: ParsableCommand {
         let player = session.player
         signals.onSignal { _ in player.stop() }
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .play)
+        let prompt = LabelPrompt(renderer: renderer) { label, frame in player.mark(label: label, at: frame) }
         let keys = KeyReader { key in
+            if prompt.handle(key) { return }
             switch key {
+            case .character("M"): prompt.open(at: player.controls.state.frames)
             case .space: player.togglePause()
             case .left: player.seek(by: -5)
             case .right: player.seek(by: 5)

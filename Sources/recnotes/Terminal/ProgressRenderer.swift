@@ -1,3 +1,4 @@
+import Synchronization
 import RecCore
 
 #if canImport(Glibc)
@@ -23,11 +24,26 @@ final class ProgressRenderer {
         self.jsonToStderr = jsonToStderr
     }
 
+    /// The label prompt's line (`M`) while it is open: it takes the live line's place. The
+    /// key thread sets it while the audio thread draws, so both write under `screen`.
+    private var prompt: String?
+    private let screenLock = Mutex(())
+
+    /// Opens, redraws (`text`) or closes (nil) the label prompt on the live line.
+    func showPrompt(_ text: String?) {
+        guard mode == .tty else { return }
+        screenLock.withLock { _ in
+            prompt = text
+            drewLine = true
+            Terminal.writeStderr("\r\u{1B}[K" + (text ?? lastLine))
+        }
+    }
+
     func handle(_ event: AudioEvent) {
         switch mode {
         case .none: return
         case .json: printLine(AudioEventJSON.line(event, time: Self.wallClock()))
-        case .tty: draw(event)
+        case .tty: screenLock.withLock { _ in draw(event) }
         }
     }
 
@@ -145,6 +161,6 @@ final class ProgressRenderer {
         guard line != lastLine || !drewLine else { return }
         lastLine = line
         drewLine = true
-        Terminal.writeStderr("\r\u{1B}[K" + line)
+        Terminal.writeStderr("\r\u{1B}[K" + (prompt ?? line))
     }
 }
