@@ -16,6 +16,9 @@ packages=(
   pocketsphinx-en-us                           # its acoustic model, language model, dictionary
   pocketsphinx pocketsphinx-testdata           # pocketsphinx_continuous (bench peer), test speech
   espeak-ng                                    # a streaming WAV writer, for the import tests
+  ffmpeg                                       # reads exported chapters (export --markers ffmetadata)
+  python3-webvtt                               # a WebVTT parser (webvtt-py) for export --markers vtt
+  cuetools shntool                             # read and split by exported cue sheets
 )
 # `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.
 if [[ "${1:-}" == "--packaging" ]]; then

@@ -53,7 +53,8 @@ extension ViewState.ControlAction {
         case .resume: return "resume"
         case .toggle: return "toggle"
         case .stop: return "stop"
-        case .seek, .skip: return "seek"
+        case .seek, .skip, .seekMark: return "seek"
+        case .mark: return "mark"
         }
     }
 }

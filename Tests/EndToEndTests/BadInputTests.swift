@@ -45,6 +45,7 @@ struct BadInputTests {
         let sandbox = try Sandbox()
         expectSuccess(try sandbox.run("mkdir", "-p", "/Work/Ideas", "/Home"))
         try sandbox.addWAVRecording("standup", in: "/Work/Ideas", frames: 48_000)
+        expectSuccess(try sandbox.run("mark", "/Work/Ideas/standup", "--at", "0.5", "intro"))
         let asoundrc = """
         pcm.!default {
           type asym
@@ -78,6 +79,7 @@ struct BadInputTests {
     static let specialTimes: [String] = [
         "0", "1", "0.5", "1:00", "0:00.5", "50%", "100%", "101%", "-1", "-0.5s", "+1", "99999999999999999999999",
         "1e3", "nan", "inf", "1:60", "1:2:3:4", "", " ", "1.", ".5", "%", "s", "-", "\u{663}", "0x1", "1 s",
+        "#1", "#0", "#2", "#x", "#", "# 1", "mark:", "mark:intro", "mark:INTRO", "mark:nope", "mark",
     ]
     static let specialOptions: [[String]] = [
         ["--format"], ["--rate"], ["--channels"], ["--duration"],
@@ -130,7 +132,7 @@ struct BadInputTests {
 
     static func command(_ rng: inout Xoshiro) -> [String] {
         let device: [String] = ["--device", "no_such_pcm"]
-        switch Int.random(in: 0..<15, using: &rng) {
+        switch Int.random(in: 0..<22, using: &rng) {
         case 0: return ["mkdir", text(&rng)]
         case 1: return ["mkdir", "-p", path(&rng)]
         case 2: return ["ls", path(&rng)]
@@ -145,6 +147,13 @@ struct BadInputTests {
         case 11: return ["record"] + device + ["--duration", time(&rng)]
         case 12: return ["record", "/Home/x"] + device + ["--duration", "1"] + option(&rng)
         case 13: return ["record", path(&rng)] + device + ["--duration", "1"]
+        case 14: return ["mark", "/Work/Ideas/standup", "--at", time(&rng), text(&rng)]
+        case 15: return ["mark", text(&rng)]  // nothing runs: refused, or a usage error for the label
+        case 16: return ["unmark", path(&rng), text(&rng)]
+        case 17: return ["tag", path(&rng), pick(["+", "-"], &rng) + text(&rng)]
+        case 18: return ["note", path(&rng), "--set", text(&rng)]
+        case 19: return ["export", "/Work/Ideas/standup", "--markers", text(&rng), "-"]
+        case 20: return ["seek", pick(["next-mark", "prev-mark", "#1", "mark:intro"], &rng)]
         default: return ["find", path(&rng)]
         }
     }
@@ -171,7 +180,8 @@ struct BadInputTests {
             let name = arguments.count == 2 && arguments[0] == "mkdir" ? arguments[1] : nil
             let plainName = name.map { !$0.contains("/") && !$0.hasPrefix("-") && !$0.hasPrefix("@") && $0 != "." && $0 != ".." } ?? false
             if run.status == 0 {
-                if ["mkdir", "mv", "rm", "trash"].contains(arguments[0]) {
+                if ["mkdir", "mv", "rm", "trash", "mark", "unmark", "tag", "note"].contains(arguments[0]),
+                   Self.files(sandbox.store) != before {
                     // Put the fixture back, so that later cases meet the same store.
                     let undo = try sandbox.runBounded(["undo"])
                     if undo.status != 0 { problems.append("#\(n) undo after \(arguments.debugDescription): \(undo)") }

@@ -366,6 +366,68 @@ struct CrashConsistencyTests {
         #expect(crashes == 0)
         if Self.fixedMaxDelay == nil { #expect(killed > 0, "some kills should land mid-run") }
     }
+
+    /// Every item's annotations as store.json has them (tags, note, markers), by uuid.
+    static func annotations(_ storeFile: String) throws -> [String: String] {
+        let data = try #require(FileManager.default.contents(atPath: storeFile))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var result: [String: String] = [:]
+        for item in object["items"] as? [[String: Any]] ?? [] {
+            let fields = ["tags", "note", "markers"].compactMap { key in item[key].map { (key, $0) } }
+            let text = try JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: fields), options: [.sortedKeys])
+            result[item["uuid"] as? String ?? ""] = String(decoding: text, as: UTF8.self)
+        }
+        return result
+    }
+
+    /// mark, unmark, tag, note and their undo, SIGKILLed at random moments: store.json has
+    /// every item's annotations as before the command or as the command, run to its end in
+    /// a copy of the store, leaves them; and fsck finds nothing to repair.
+    @Test func killedAnnotationCommandsAreAllOrNothing() throws {
+        let seed = SeededRandom.seed(20_251_123)
+        let sandbox = try Sandbox()
+        expectSuccess(try sandbox.run("mkdir", "-p", "/Ideas"))
+        try sandbox.addWAVRecording("r", in: "/Ideas", frames: 48_000)
+        var delays = SeededRandom(seed: seed ^ 0x3A4C)
+        let runTime = try Self.typicalRunTime(sandbox)
+        let maxDelay = Self.fixedMaxDelay ?? max(30_000, runTime * 3 / 2)
+        let commands: [[String]] = [
+            ["mark", "/Ideas/r", "--at", "0.25", "first"], ["tag", "/Ideas/r", "/Ideas", "+work", "+q3"],
+            ["note", "/Ideas/r", "--set", "a note"], ["mark", "/Ideas/r", "--at", "50%"], ["unmark", "/Ideas/r", "1"],
+            ["tag", "/Ideas/r", "-work"], ["note", "/Ideas", "--set", "folder note"], ["undo"],
+        ]
+        var killed = 0, changed = 0, failures: [String] = []
+        let twin = sandbox.root + "/twin"
+        for n in 0..<Self.cases / 2 {
+            let command = commands[n % commands.count]
+            let before = try Self.annotations(sandbox.storeFile)
+            // Where the command leaves the store when it runs to its end.
+            try? FileManager.default.removeItem(atPath: twin)
+            try FileManager.default.copyItem(atPath: sandbox.store, toPath: twin)
+            _ = try Sandbox.execute(Sandbox.binary, ["--store", twin] + command, environment: sandbox.baseEnvironment)
+            let expected = try Self.annotations(twin + "/store.json")
+
+            let child = try sandbox.spawn(command)
+            child.send(SIGKILL, after: UInt32.random(in: 0...maxDelay, using: &delays))
+            let (run, signalled, timedOut) = child.finish(timeout: 60)
+            if timedOut { failures.append("#\(n) \(command): hung") }
+            if signalled && run.status == SIGKILL { killed += 1 }
+            let actual = try Self.annotations(sandbox.storeFile)
+            if actual != before && actual != expected {
+                failures.append("#\(n) \(command): half-done\n  before \(before)\n  after  \(actual)\n  expected \(expected)")
+            }
+            if actual != before { changed += 1 }
+            // fsck is clean, or --repair makes it clean (a killed write's temporary file).
+            if try sandbox.runBounded(["fsck"]).status != 0 {
+                let repair = try sandbox.runBounded(["fsck", "--repair"])
+                let again = try sandbox.runBounded(["fsck"])
+                if repair.status != 0 || again.status != 0 { failures.append("#\(n) after \(command): fsck: \(repair) \(again)") }
+            }
+        }
+        print("crash-consistency (annotations): \(Self.cases / 2) cases, \(killed) killed, \(changed) changed the store, \(failures.count) bad outcomes")
+        #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+        if Self.fixedMaxDelay == nil { #expect(killed > 0, "some kills should land mid-run") }
+    }
 }
 
 @Suite("Crash consistency: SIGKILL during record")

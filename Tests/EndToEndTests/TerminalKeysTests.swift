@@ -147,7 +147,7 @@ struct TerminalKeysTests {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
         let wide = try Screen(cli, ["record", "A rather long name for a note", "--format", "wav", "--duration", "2"], columns: 120)
-        #expect(wide.waitFor("A rather long name for a note  space pause · q stop"))
+        #expect(wide.waitFor("A rather long name for a note  space pause · m mark · q stop"))
         #expect(wide.finish().status == 0)
 
         let narrow = try Screen(cli, ["play", "A rather long name for a note", "--paused"], columns: 40)
@@ -199,5 +199,94 @@ struct TerminalKeysTests {
         let written = cli.outputSamples()
         #expect(written.count == source.count - 5 * rate)
         #expect(written == Array(source[(5 * rate)...]))
+    }
+
+    @Test("record: m marks the moment, and the saved recording keeps the marker",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func markWhileRecording() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
+        let screen = try Screen(cli, ["record", "memo", "--format", "wav"])
+        #expect(screen.waitFor("dBFS"))
+        screen.type("m")
+        #expect(screen.waitFor("marked 00:00:"))
+        screen.type("q")
+        let (status, text) = screen.finish()
+        #expect(status == 0, "\(text)")
+        let marks = try cli.run("marks", "memo", "--json")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
+        #expect(list.count == 1)
+        #expect((list.first?["frame"] as? Int ?? 0) > 0)
+    }
+
+    @Test("play: ] and [ go to the next and previous marker, m marks where the player is",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func markerKeysWhilePlaying() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.noise(frames: 480_000))
+        #expect(try cli.run("record", "talk", "--format", "wav", "--duration", "10").status == 0)
+        #expect(try cli.run("mark", "talk", "--at", "2", "intro").status == 0)
+        #expect(try cli.run("mark", "talk", "--at", "6").status == 0)
+        let screen = try Screen(cli, ["play", "talk", "--paused"])
+        #expect(screen.waitFor("00:00:00 / 00:00:10"))
+        screen.type("]")
+        #expect(screen.waitFor("00:00:02 / 00:00:10"))
+        screen.type("]")
+        #expect(screen.waitFor("00:00:06 / 00:00:10"))
+        // Just after a marker, [ goes to the one before, then to the start.
+        screen.type("[")
+        #expect(screen.waitFor("00:00:02 / 00:00:10"))
+        screen.type("[")
+        #expect(screen.waitFor("00:00:00 / 00:00:10"))
+        screen.type("]]")
+        #expect(screen.waitFor("00:00:06 / 00:00:10"))
+        screen.type("m")
+        #expect(screen.waitFor("marked 00:00:06"))
+        screen.type("q")
+        let (status, text) = screen.finish()
+        #expect(status == 0, "\(text)")
+        // Paused all along: nothing was played.
+        #expect(cli.outputSamples().isEmpty)
+        let marks = try cli.run("marks", "talk", "--json")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
+        #expect(list.map { $0["frame"] as? Int } == [96_000, 288_000, 288_000])
+    }
+
+    @Test("M asks for a marker's label while the audio goes on: the marker is where M was pressed; Esc drops it",
+          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func labelledMarkers() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
+        let recording = try Screen(cli, ["record", "memo", "--format", "wav"])
+        #expect(recording.waitFor("dBFS"))
+        recording.type("M")
+        #expect(recording.waitFor("Marker label (Enter adds, Esc drops): "))
+        recording.type("budget q3\r")
+        #expect(recording.waitFor("marked 00:00:"))
+        recording.type("q")
+        #expect(recording.finish().status == 0)
+        let saved = try cli.run("marks", "memo", "--json")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(saved.stdout.utf8)) as? [[String: Any]], "\(saved)")
+        #expect(list.map { $0["label"] as? String } == ["budget q3"])
+
+        #expect(try cli.run("mark", "memo", "--at", "2", "intro").status == 0)
+        let playing = try Screen(cli, ["play", "memo", "--paused", "--seek", "mark:intro"])
+        #expect(playing.waitFor("❚❚ 00:00:02"))
+        playing.type("M")
+        #expect(playing.waitFor("Marker label (Enter adds, Esc drops): "))
+        playing.type("oops\u{1B}")
+        // Esc gives the live line back (a key typed within 30 ms of Esc would read as a sequence).
+        #expect(playing.waitFor("❚❚ 00:00:02"))
+        playing.type("M")
+        #expect(playing.waitFor("Marker label (Enter adds, Esc drops): "))
+        playing.type("x\u{7F}here\r")
+        #expect(playing.waitFor("marked 00:00:02  here"))
+        playing.type("q")
+        #expect(playing.finish().status == 0)
+        let marks = try cli.run("marks", "memo", "--json")
+        let all = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
+        // Paused at intro's frame: the labelled marker is exactly there; the dropped one is not kept.
+        #expect(all.filter { $0["label"] as? String == "here" }.map { $0["frame"] as? Int } == [96_000])
+        #expect(all.count == 3)
     }
 }

@@ -101,6 +101,9 @@ struct BadInputPropertyTests {
         }),
         Gen<String?>.element(of: ["nan", "inf", "-inf", "1e3", "1e400", "0x10", "١٢", "1_000", "99999999999999999999999", "1.", ".5",
                                   "1..2", "50%%", "100.0001%", "-0", "+0s", "00:00:00.000", "59:59", "60:00", "1:60", "1:2:3:4", "∞"]).map { $0! },
+        // Markers (#N, mark:LABEL) and their near-misses.
+        Gen<String?>.element(of: ["#", "#0", "#1", "#2", "#-1", "#01", "#+1", "#1.5", "# 1", "#99999999999999999999", "##1",
+                                  "mark:", "mark: ", "mark:a", "mark:A", "mark:b", "MARK:a", "mark:#1", " mark:a", "mark"]).map { $0! },
         scalar.array(of: 0...6).map { String(String.UnicodeScalarView($0)) }
     )
 
@@ -212,6 +215,20 @@ struct BadInputPropertyTests {
                         if !(0...100).contains(p) { problems.append("\(text.debugDescription): \(spec)") }
                     case let .relative(d):
                         if !d.isFinite || !allowRelative { problems.append("\(text.debugDescription): \(spec)") }
+                    case let .marker(selector):
+                        // #N with N from 1, or mark: and a label.
+                        let number = selector.hasPrefix("#") ? Int(selector.dropFirst()) : nil
+                        if !(selector.hasPrefix("mark:") && selector.count > 5) && !(number.map { $0 > 0 } ?? false) {
+                            problems.append("\(text.debugDescription): \(spec)")
+                        }
+                        // Markers are resolved against a recording's markers, never as a time.
+                        let markers = [Marker(frame: 10, label: "a")]
+                        do {
+                            let frame = try spec.markerFrame(in: markers, frames: 5, option: "--seek", path: "r")
+                            if frame != 5 { problems.append("\(text.debugDescription): frame \(String(describing: frame))") }
+                        } catch {
+                            Self.checkError(error, text, expectedKind: .usage, problems: &problems)
+                        }
                     }
                     for duration in [0.0, 0.5, 90, 3600] {
                         do {

@@ -95,6 +95,8 @@ struct NotesTests {
         let vtt = MarkerExport.vtt.render(name: "talk", info: info, markers: markers, audioFile: "")
         #expect(vtt.hasPrefix("WEBVTT\n\n1\n00:00:00.000 --> 00:00:02.000\nStart\n"))
         #expect(vtt.contains("3\n00:00:07.000 --> 00:00:10.000\nMarker 2\n"))
+        let escaped = MarkerExport.vtt.render(name: "talk", info: info, markers: [Marker(frame: 0, label: "Q&A <b> --> x")], audioFile: "")
+        #expect(escaped.contains("\nQ&amp;A &lt;b&gt; --&gt; x\n"), "\(escaped)")
         let ff = MarkerExport.ffmetadata.render(name: "t=1", info: info, markers: markers, audioFile: "")
         #expect(ff.hasPrefix(";FFMETADATA1\ntitle=t\\=1\n"))
         #expect(ff.contains("[CHAPTER]\nTIMEBASE=1/48000\nSTART=96000\nEND=336000\ntitle=a \\= b\\; \\#c \"q\"\n"))

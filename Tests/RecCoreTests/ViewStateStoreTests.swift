@@ -140,6 +140,26 @@ struct ViewStateStoreTests {
         #expect(try reopened().state.recording == nil)
     }
 
+    @Test("a recording's markers live in its entry, round-trip, and an entry written before them reads with none")
+    func recordingMarkers() throws {
+        try store.transaction { $0.recordingStarted(entry()) }
+        // An entry written before markers: no "markers" key.
+        let old = String(decoding: try #require(try FileSystem.read(dir.location.viewStateFile)), as: UTF8.self)
+        #expect(!old.contains("markers"))
+        let markers = [Marker(frame: 96_000, label: "idée \"1\""), Marker(frame: 10, label: "")]
+        try store.transaction { vs in for marker in markers { vs.markRecording(c, marker) } }
+        try store.transaction { $0.markRecording(a, Marker(frame: 1)) }  // not the recording in progress: ignored
+        #expect(log.actions.suffix(2) == [.recordingMarked(c, markers[0]), .recordingMarked(c, markers[1])])
+        #expect(try reopened().state.recording?.markers == markers)
+        try old.write(toFile: dir.location.viewStateFile, atomically: true, encoding: .utf8)
+        #expect(try reopened().state.recording == entry())
+        #expect(try reopened().warnings.isEmpty)
+        // A marker with a negative frame is a corrupt file, rebuilt with a warning.
+        try old.replacingOccurrences(of: "\"control\"", with: "\"markers\": [{\"frame\": -1, \"label\": \"\"}], \"control\"")
+            .write(toFile: dir.location.viewStateFile, atomically: true, encoding: .utf8)
+        #expect(try reopened().warnings.count == 1)
+    }
+
     @Test("a throwing transaction changes nothing")
     func throwing() throws {
         try store.transaction { $0.pushFolder(a) }

@@ -56,6 +56,8 @@ public enum AudioEvent: Equatable, Sendable {
     case xrun(AudioPosition, count: Int)
     case finished(Finished)
     case failed(AudioPosition, message: String)
+    /// A marker was asked for (a key or `recnotes mark`), at this position.
+    case marked(AudioPosition, label: String)
 
     public var name: String {
         switch self {
@@ -67,6 +69,7 @@ public enum AudioEvent: Equatable, Sendable {
         case .xrun: return "xrun"
         case .finished: return "finished"
         case .failed: return "failed"
+        case .marked: return "marked"
         }
     }
 }

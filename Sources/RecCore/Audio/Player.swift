@@ -35,6 +35,15 @@ public final class Player: @unchecked Sendable {
 
     public func togglePause() { controls.submit(.toggle) }
 
+    /// To the next or previous of `frames` (keys `]` and `[`).
+    public func seekMark(forward: Bool, frames: [Int64]) { controls.submit(.seekMark(forward: forward, frames: frames)) }
+
+    /// A marker where the listener is (a key: `m`, `M`).
+    public func mark(label: String = "") { controls.submit(.mark(label: label)) }
+
+    /// A marker at `frame` (`M`: taken when the key was pressed, labelled later).
+    public func mark(label: String, at frame: Int64) { controls.submit(.markAt(label: label, frame: frame)) }
+
     /// Moves the play position by `seconds` (negative: back), stopping at either end.
     public func seek(by seconds: Double) { controls.submit(.skip(by: seconds)) }
 
@@ -167,6 +176,14 @@ public final class Player: @unchecked Sendable {
                     restart = try seek(to: frames(to), onEvent) || restart
                 case let .skip(by):
                     restart = try seek(to: heard() + frames(by), onEvent) || restart
+                case let .mark(label):
+                    onEvent(.marked(at(heard()), label: label))
+                case let .markAt(label, frame):
+                    onEvent(.marked(at(min(max(frame, 0), end)), label: label))
+                case let .seekMark(forward, frames):
+                    let here = heard(), sorted = frames.sorted()
+                    let target = forward ? sorted.first { $0 > here } : sorted.last { $0 < here - Int64(rate / 2) } ?? 0
+                    if let target { restart = try seek(to: target, onEvent) || restart }
                 }
                 applied = max(applied, entry.sequence)
             }

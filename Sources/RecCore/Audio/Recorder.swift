@@ -12,7 +12,7 @@ import Glibc
 /// thread waits for. When the ring is full (the writer fell behind by the ring's length,
 /// or the device delivers faster than real time), the capture thread counts an overrun and
 /// retries a moment later, so the device's own buffer absorbs the delay.
-// @unchecked Sendable: `stop`, `togglePause` and `controls` are the only members used from
+// @unchecked Sendable: `stop`, `togglePause`, `mark` and `controls` are the only members used from
 // other threads, and they are atomics and the mailbox. Between the capture thread and the
 // writer: the ring is single-producer single-consumer; `captureError` is written by the
 // capture thread before it ends and read only after `join`.
@@ -78,6 +78,12 @@ public final class Recorder: @unchecked Sendable {
     }
 
     public var isPaused: Bool { pauseRequested.load(ordering: .relaxed) }
+
+    /// A marker at what has been captured so far (a key: `m`, `M`).
+    public func mark(label: String = "") { controls.submit(.mark(label: label)) }
+
+    /// A marker at `frame` (`M`: taken when the key was pressed, labelled later).
+    public func mark(label: String, at frame: Int64) { controls.submit(.markAt(label: label, frame: frame)) }
 
     public var overruns: Int { overrunCount.load() }
 
@@ -215,7 +221,14 @@ public final class Recorder: @unchecked Sendable {
                 case .resume: pause = false
                 case .toggle: pause = !paused
                 case .stop: recorder.stop()
-                case .seek, .skip: break  // nothing to seek in a recording; refused before it is sent
+                case .seek, .skip, .seekMark: break  // nothing to seek in a recording; refused before it is sent
+                case let .mark(label):
+                    // At what has been captured, not only written: the moment the user
+                    // means is now, and the ring may still hold what came before it.
+                    let frames = written + Int64(recorder.ring.count / channels)
+                    onEvent(.marked(AudioPosition(frames: frames, sampleRate: rate), label: label))
+                case let .markAt(label, frame):
+                    onEvent(.marked(AudioPosition(frames: frame, sampleRate: rate), label: label))
                 }
                 if pause != paused {
                     paused = pause

@@ -19,6 +19,18 @@ enum ViewStateCodec {
             w.int(r.channels)
             w.raw(", \"position\": ")
             w.double(r.position)
+            if !r.markers.isEmpty {
+                w.raw(", \"markers\": [")
+                for (i, marker) in r.markers.enumerated() {
+                    if i > 0 { w.raw(", ") }
+                    w.raw("{\"frame\": ")
+                    w.int(marker.frame)
+                    w.raw(", \"label\": ")
+                    w.string(marker.label)
+                    w.raw("}")
+                }
+                w.raw("]")
+            }
             encodeControl(r.control, &w)
             w.raw("}")
         } else {
@@ -106,6 +118,18 @@ enum ViewStateCodec {
                 w.string("skip")
                 w.raw(", \"seconds\": ")
                 w.double(by)
+            case let .mark(label):
+                w.string("mark")
+                w.raw(", \"label\": ")
+                w.string(label)
+            case let .seekMark(forward, frames):
+                w.string(forward ? "nextMark" : "prevMark")
+                w.raw(", \"frames\": [")
+                for (i, frame) in frames.enumerated() {
+                    if i > 0 { w.raw(", ") }
+                    w.int(frame)
+                }
+                w.raw("]")
             }
             w.raw("}")
         }
@@ -125,13 +149,21 @@ enum ViewStateCodec {
                 try r.beginArray()
                 var first = true
                 while try r.nextElement(first: &first) {
-                    var sequence: Int64?, action: String?, seconds: Double?
+                    var sequence: Int64?, action: String?, seconds: Double?, label: String?, frames: [Int64]?
                     try r.beginObject()
                     var g = true
                     while let key = try r.nextKey(first: &g) {
                         if key.equals("sequence") { sequence = try r.readInt() }
                         else if key.equals("action") { action = try r.readString() }
                         else if key.equals("seconds") { seconds = try r.readDouble() }
+                        else if key.equals("label") { label = try r.readString() }
+                        else if key.equals("frames") {
+                            var list: [Int64] = []
+                            try r.beginArray()
+                            var h = true
+                            while try r.nextElement(first: &h) { list.append(try r.readInt()) }
+                            frames = list
+                        }
                         else { try r.skipValue() }
                     }
                     let decoded: ViewState.ControlAction?
@@ -142,6 +174,8 @@ enum ViewStateCodec {
                     case "stop": decoded = .stop
                     case "seek": decoded = seconds.map { .seek(to: $0) }
                     case "skip": decoded = seconds.map { .skip(by: $0) }
+                    case "mark": decoded = label.map { .mark(label: $0) }
+                    case "nextMark", "prevMark": decoded = frames.map { .seekMark(forward: action == "nextMark", frames: $0) }
                     default: decoded = nil
                     }
                     guard let sequence, let decoded, sequence > 0 else { throw r.failure("malformed control command", at: start) }
@@ -231,6 +265,8 @@ enum ViewStateCodec {
         let start = r.position
         var uuid: ItemID?, parent: ItemID?, name: String?, file: String?, output: String?, format: AudioFormat??
         var rate: Int64?, channels: Int64?, pid: Int64?, started: Timestamp?, position = 0.0
+        // An entry written before markers has none.
+        var markers: [Marker] = []
         var control = ViewState.Control()
         try r.beginObject()
         var f = true
@@ -246,6 +282,23 @@ enum ViewStateCodec {
             else if k.equals("pid") { pid = try r.readInt() }
             else if k.equals("started") { started = Timestamp(utf8: try r.readRawString()) }
             else if k.equals("position") { position = try r.readDouble() }
+            else if k.equals("markers") {
+                try r.beginArray()
+                var first = true
+                while try r.nextElement(first: &first) {
+                    let at = r.position
+                    var frame: Int64?, label = ""
+                    try r.beginObject()
+                    var g = true
+                    while let key = try r.nextKey(first: &g) {
+                        if key.equals("frame") { frame = try r.readInt() }
+                        else if key.equals("label") { label = try r.readString() }
+                        else { try r.skipValue() }
+                    }
+                    guard let frame, frame >= 0 else { throw r.failure("malformed marker", at: at) }
+                    markers.append(Marker(frame: frame, label: label))
+                }
+            }
             else if k.equals("control") { control = try decodeControl(&r) }
             else { try r.skipValue() }
         }
@@ -254,6 +307,7 @@ enum ViewStateCodec {
               !file.contains("/"), output.map({ file.isEmpty && ViewState.RecordingInProgress.isValidOutput($0) }) ?? !file.isEmpty
         else { throw r.failure("incomplete recording-in-progress entry", at: start) }
         return .init(id: uuid, parent: parent, name: name, file: file, output: output, format: format, sampleRate: Int(rate),
-                     channels: Int(channels), pid: Int32(pid), started: started, position: position, control: control)
+                     channels: Int(channels), pid: Int32(pid), started: started, position: position, markers: markers,
+                     control: control)
     }
 }

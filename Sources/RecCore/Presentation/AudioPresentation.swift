@@ -155,6 +155,10 @@ public enum AudioEventJSON {
             position(p)
             w.raw(", \"message\": ")
             w.string(message)
+        case let .marked(p, label):
+            position(p)
+            w.raw(", \"label\": ")
+            w.string(label)
         }
         w.raw("}")
         return String(decoding: w.bytes, as: UTF8.self)

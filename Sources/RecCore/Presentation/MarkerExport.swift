@@ -46,8 +46,7 @@ public enum MarkerExport: String, CaseIterable, Sendable {
             var text = "WEBVTT\n"
             for (i, chapter) in chapters.enumerated() {
                 text += "\n\(i + 1)\n\(Self.vttTime(chapter.start, rate: rate)) --> \(Self.vttTime(chapter.end, rate: rate))\n"
-                // A cue's text ends at a blank line, and "-->" would read as a timing line.
-                text += chapter.title.split(separator: "-->", omittingEmptySubsequences: false).joined(separator: "->") + "\n"
+                text += Self.vttEscaped(chapter.title) + "\n"
             }
             return text
         case .ffmetadata:
@@ -97,6 +96,22 @@ public enum MarkerExport: String, CaseIterable, Sendable {
     private static func vttTime(_ frame: Int64, rate: Int64) -> String {
         let ms = frame * 1000 / rate
         return "\(pad(ms / 3_600_000, 2)):\(pad(ms / 60_000 % 60, 2)):\(pad(ms / 1000 % 60, 2)).\(pad(ms % 1000, 3))"
+    }
+
+    /// WebVTT cue text escapes `&`, `<` and `>` as HTML does (so "-->" cannot read as a
+    /// timing line); titles are one line already (labels and names have no line breaks).
+    private static func vttEscaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case _ where character.isNewline: out += " "
+            default: out.append(character)
+            }
+        }
+        return out
     }
 
     /// Cue sheets have no escapes: a double quote becomes a single one, a line break a space.

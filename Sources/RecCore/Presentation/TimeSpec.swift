@@ -1,5 +1,6 @@
 /// A point in a recording as a user writes it: `90`, `90s`, `1:30`, `1:02:03.5`, `5m`,
-/// `2m30s`, `1h2m3s`, `50%`, `-10s` (from the end) and, for relative seeks, `+5s` / `-5s`.
+/// `2m30s`, `1h2m3s`, `50%`, `-10s` (from the end), for relative seeks `+5s` / `-5s`, and
+/// a marker of the recording: `#3` (by number) or `mark:LABEL` (by label).
 public enum TimeSpec: Equatable, Sendable {
     /// Seconds from the start.
     case absolute(Double)
@@ -9,6 +10,9 @@ public enum TimeSpec: Equatable, Sendable {
     case fromEnd(Double)
     /// Seconds forward (positive) or back (negative) from the current position.
     case relative(Double)
+    /// A marker of the recording, as typed (`#3`, `mark:budget`); only a recording's own
+    /// markers resolve it (`resolve(markers:)`), so only `play --seek`/`--until` take one.
+    case marker(String)
 
     /// About 31 years: anything longer is a typo, and would overflow a frame count.
     public static let maximumSeconds = 1e9
@@ -20,6 +24,17 @@ public enum TimeSpec: Equatable, Sendable {
         func bad(_ why: String) -> RecError { RecError.usage(NameRules.quoted(text), why) }
         let expected = "expected a time such as 90, 90s, 1:30, 2m30s, 1h2m3s, 1:02:03.5, 50% or -10s"
         guard !trimmed.isEmpty else { throw bad("empty time; \(expected)") }
+        if trimmed.hasPrefix("mark:") {
+            guard trimmed.count > 5 else { throw bad("give the marker's label after 'mark:', such as mark:budget") }
+            return .marker(trimmed)
+        }
+        if trimmed.hasPrefix("#") {
+            let digits = trimmed.dropFirst()
+            guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit), let n = Int(digits), n > 0 else {
+                throw bad("a marker's number is # and a whole number from 1, such as #3")
+            }
+            return .marker("#\(n)")
+        }
         var body = Substring(trimmed)
         var sign: Character?
         if body.first == "+" || body.first == "-" { sign = body.removeFirst() }
@@ -57,6 +72,23 @@ public enum TimeSpec: Equatable, Sendable {
             return duration - s
         case let .relative(delta):
             return min(max(current + delta, 0), duration)
+        case .marker:
+            throw RecError.usage(subject, "a marker (#N or mark:LABEL) is a time only for play --seek and --until")
+        }
+    }
+
+    /// The frame a marker spec names among a recording's `markers` (`#N` by number, `mark:LABEL`
+    /// by label, exactly or ignoring case and accents), clamped to `frames`. Nil for a spec
+    /// that is not a marker. A marker that is not there is a usage error naming the option.
+    public func markerFrame(in markers: [Marker], frames: Int64, option: String, path: String) throws -> Int64? {
+        guard case let .marker(selector) = self else { return nil }
+        let subject = "\(option) \(NameRules.quoted(selector))"
+        guard !markers.isEmpty else { throw RecError.usage(subject, "\(path) has no markers") }
+        do {
+            let (_, marker) = try Annotations(markers: markers).marker(matching: selector, in: path)
+            return min(max(marker.frame, 0), frames)
+        } catch let error as RecError {
+            throw RecError.usage(subject, error.reason)
         }
     }
 
@@ -75,6 +107,7 @@ public enum TimeSpec: Equatable, Sendable {
         case let .percent(p): return "\(p)%"
         case let .fromEnd(s): return "-\(s)s"
         case let .relative(d): return d >= 0 ? "+\(d)s" : "\(d)s"
+        case let .marker(selector): return selector
         }
     }
 

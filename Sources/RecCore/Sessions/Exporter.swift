@@ -237,3 +237,22 @@ enum WAVStream {
         }
     }
 }
+
+extension Exporter {
+    /// `export PATH --markers FORMAT`: a recording's markers as chapters in FORMAT's text.
+    /// A cue sheet's FILE line names the audio as `export PATH NAME.EXT` would write it in
+    /// the recording's own format, with no re-encoding.
+    public static func markers(library: Library, path: String, format: MarkerExport) throws -> (item: Item, text: String) {
+        let item = try library.resolver.resolve(path)
+        guard let info = item.recording else { throw RecError.failure(path, "is a folder; only recordings have markers") }
+        let audioFile = "\(item.name).\(info.format.fileExtension)"
+        return (item, format.render(name: item.name, info: info, markers: item.annotations.markers, audioFile: audioFile))
+    }
+
+    /// Writes exported text to `file`, complete or not at all.
+    public static func write(text: String, to file: String) throws {
+        var st = stat()
+        if stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(file, "is a directory") }
+        try FileSystem.writeAtomically(Array(text.utf8), to: file)
+    }
+}

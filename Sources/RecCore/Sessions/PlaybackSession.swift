@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,6 +22,9 @@ public final class PlaybackSession {
     public private(set) var skips: [Range<Int64>] = []
     private var registered = false
     private var startsPaused = false
+    /// The recording's markers' frames, with those made while playing (keys `]`, `[`).
+    private let markers: Mutex<[Int64]>
+    public var markerFrames: [Int64] { markers.withLock { $0 } }
     /// Things the user should know that are not errors (a --seek before the beginning).
     public private(set) var notes: [String] = []
     /// The playback another process ran, stopped to make way for this one.
@@ -68,10 +73,18 @@ public final class PlaybackSession {
         let bounds = untrimmed ? 0..<frameCount : item.playedRange.clamped(to: 0..<frameCount)
         var from = bounds.lowerBound
         floor = bounds.lowerBound
+        // A marker (#3, mark:LABEL) is its exact frame: no round trip through seconds.
+        let markers = item.annotations.markers
+        self.markers = Mutex(markers.map(\.frame))
+        let shownPath = path ?? library.document.path(of: item.id)
         if let seekSpec, let text = seek {
-            let (seconds, note) = try seekSpec.resolveStart(duration: length, spec: text)
-            if let note { notes.append(note) }
-            from = frame(seconds)
+            if let markerFrame = try seekSpec.markerFrame(in: markers, frames: frameCount, option: "--seek", path: shownPath) {
+                from = markerFrame
+            } else {
+                let (seconds, note) = try seekSpec.resolveStart(duration: length, spec: text)
+                if let note { notes.append(note) }
+                from = frame(seconds)
+            }
             if !bounds.contains(from) {
                 notes.append("--seek \(text) is outside the trim points; playing from \(Format.clock(Double(bounds.lowerBound) / rate)) (--untrimmed plays it all)")
                 from = bounds.lowerBound
@@ -81,7 +94,8 @@ public final class PlaybackSession {
         }
         var to = bounds.upperBound
         if let untilSpec, let text = until {
-            to = min(frame(try untilSpec.resolve(duration: length, spec: text)), bounds.upperBound)
+            to = min(try untilSpec.markerFrame(in: markers, frames: frameCount, option: "--until", path: shownPath)
+                        ?? frame(try untilSpec.resolve(duration: length, spec: text)), bounds.upperBound)
             guard to > from else {
                 throw RecError.usage(NameRules.quoted(text), "--until must come after the start (\(Format.clock(Double(from) / rate)))")
             }
@@ -133,6 +147,8 @@ public final class PlaybackSession {
     public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
         try register(paused: startsPaused)
         if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, onEvent: onEvent) }
+        let id = item.id
+        let library = library
         var ended = false
         defer { if !ended { unregister() } }
         // Without a follower (no pipe to be had) the audio still plays; only the position
@@ -141,7 +157,14 @@ public final class PlaybackSession {
                                            mailbox: player.controls, sampleRate: sampleRate)
         try? follower?.start()
         defer { follower?.stop() }
-        let result = try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, onEvent: onEvent)
+        let result = try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor) { event in
+            // A marker made while playing is a change to the recording, undoable like `mark --at`.
+            if case let .marked(position, label) = event {
+                markers.withLock { $0.append(position.frames) }
+                _ = try? library.documents.transaction { try $0.addMarker(to: id, Marker(frame: position.frames, label: label)) }
+            }
+            onEvent(event)
+        }
         // The position reached and the end of this playback, in one write of the view state.
         ended = follower?.stop(closing: { $0.playbackEnded() }) ?? false
         return result

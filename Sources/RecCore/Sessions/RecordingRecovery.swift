@@ -31,7 +31,10 @@ extension Library {
             }
             let parent = tx.document[entry.parent]?.isFolder == true ? entry.parent : .root
             let name = tx.document.freeName("\(entry.name) (recovered)", in: parent, except: nil)
-            try tx.add(.recording(id: entry.id, name: name, parent: parent, created: entry.started, info: info))
+            var item = Item.recording(id: entry.id, name: name, parent: parent, created: entry.started, info: info)
+            // The markers made before the crash come back with the audio.
+            item.annotations.markers = MarkerRules.saved(entry.markers, frames: info.frames)
+            try tx.add(item)
             note = "recovered an interrupted recording as \(tx.document.path(of: entry.id)) (\(Format.duration(info.duration)))"
         }
         try viewState.transaction { vs in

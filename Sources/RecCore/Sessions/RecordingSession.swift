@@ -25,6 +25,8 @@ public final class RecordingSession {
     public let nameGiven: Bool
     public let file: SoundFile
     public private(set) var frames: Int64 = 0
+    /// Markers made while recording, in the order made (also in the in-progress entry).
+    public private(set) var markers: [Marker] = []
     private var finished = false
 
     public var filePath: String { library.location.audioPath(entry.file) }
@@ -127,8 +129,18 @@ public final class RecordingSession {
         defer { frames = recorder.framesWritten }
         try RemoteFollower.following(location: library.location, job: .recording, id: entry.id,
                                      mailbox: recorder.controls, sampleRate: entry.sampleRate) {
-            _ = try recorder.run(into: file, onEvent: onEvent)
+            _ = try recorder.run(into: file) { event in
+                if case let .marked(position, label) = event { keep(Marker(frame: position.frames, label: label)) }
+                onEvent(event)
+            }
         }
+    }
+
+    /// A marker goes into the in-progress entry at once, so that a crash keeps it too.
+    private func keep(_ marker: Marker) {
+        markers.append(marker)
+        let id = entry.id
+        try? library.viewState.transaction { $0.markRecording(id, marker) }
     }
 
     /// Why `name` cannot be the recording's name, or nil if it can.
@@ -178,6 +190,7 @@ public final class RecordingSession {
             let candidate = tx.document.freeName(chosen, in: parentID, except: nil)
             var item = Item.recording(id: entry.id, name: candidate, parent: parentID, created: entry.started, info: info)
             item.annotations.trim = trailingSilenceTrim(frames: info.frames)
+            item.annotations.markers = MarkerRules.saved(markers, frames: info.frames)
             try tx.add(item)
             if toTrash { try tx.remove(entry.id) }
         }

@@ -43,6 +43,21 @@ extension DocumentStore.Transaction {
         return (document[item.id]!, (markers.lastIndex(of: marker) ?? 0) + 1)
     }
 
+    /// A marker made while `id` plays (`m`, `M`, `recnotes mark`), at a frame the player
+    /// reached: clamped to the recording. Returns its number (1-based, in time order).
+    @discardableResult
+    public mutating func addMarker(to id: ItemID, _ marker: Marker) throws -> Int {
+        try MarkerRules.validate(label: marker.label)
+        guard let item = document[id], let info = item.recording else {
+            throw RecError.failure(document.path(of: id), "is no longer a recording in the store")
+        }
+        let kept = Marker(frame: min(max(marker.frame, 0), info.frames), label: marker.label)
+        var annotations = item.annotations
+        annotations.markers.append(kept)
+        try annotate(id, with: annotations)
+        return (document[id]!.annotations.markers.lastIndex(of: kept) ?? 0) + 1
+    }
+
     /// `unmark PATH (N | LABEL)`: removes one marker. Returns it.
     @discardableResult
     public mutating func removeMarker(at path: String, selector: String, from currentFolder: ItemID) throws -> Marker {

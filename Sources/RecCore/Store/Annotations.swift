@@ -122,6 +122,16 @@ public enum MarkerRules {
         }
     }
 
+    /// Markers made while a recording ran (kept in its in-progress entry), as the saved
+    /// recording of `frames` frames keeps them: within it, in order; a label that breaks
+    /// the rules is dropped, the marker kept.
+    public static func saved(_ markers: [Marker], frames: Int64) -> [Marker] {
+        sorted(markers.map { marker in
+            let label = (try? validate(label: marker.label)) != nil ? marker.label : ""
+            return Marker(frame: min(max(marker.frame, 0), frames), label: label)
+        })
+    }
+
     /// The order markers are kept and numbered in: by frame, then label.
     public static func sorted(_ markers: [Marker]) -> [Marker] {
         markers.sorted { $0.frame != $1.frame ? $0.frame < $1.frame : $0.label < $1.label }

@@ -20,6 +20,8 @@ public struct SearchQuery: Sendable {
     /// Recordings longer / shorter than these many seconds (folders never match).
     public var longer: Double?
     public var shorter: Double?
+    /// Whether note hits carry a snippet (JSON and a terminal show them; a pipe does not).
+    public var snippets = true
 
     public init() {}
 
@@ -82,20 +84,26 @@ extension SearchQuery {
     }
 
     /// Every word must occur in some field; the fields where any word occurs are reported.
+    /// Folded text is compared as UTF-8 bytes (memmem): folding has already made equal
+    /// what should match, and a UTF-8 substring is a whole-scalar substring.
     private func textHit(_ item: Item) -> SearchHit? {
-        let name = TextFolding.fold(item.name)
-        let note = item.annotations.note.isEmpty ? "" : TextFolding.fold(item.annotations.note)
-        let labels = item.annotations.markers.map { $0.label.isEmpty ? "" : TextFolding.fold($0.label) }
-        for word in words where !name.contains(word) && !note.contains(word) && !labels.contains(where: { $0.contains(word) }) {
+        let words = self.words.map { Array($0.utf8) }
+        let name = TextFolding.foldedUTF8(item.name)
+        let note = item.annotations.note.isEmpty ? [] : TextFolding.foldedUTF8(item.annotations.note)
+        let labels = item.annotations.markers.map { $0.label.isEmpty ? [] : TextFolding.foldedUTF8($0.label) }
+        func has(_ text: [UInt8]) -> ([UInt8]) -> Bool { { TextFolding.contains(text, $0) } }
+        for word in words where !TextFolding.contains(name, word) && !TextFolding.contains(note, word)
+            && !labels.contains(where: { TextFolding.contains($0, word) }) {
             return nil
         }
         var fields: [SearchField] = []
-        if words.contains(where: name.contains) { fields.append(.name) }
-        if let word = words.first(where: note.contains) {
-            fields.append(.note(snippet: TextFolding.snippet(of: item.annotations.note, around: word)))
+        if words.contains(where: has(name)) { fields.append(.name) }
+        if let word = words.first(where: has(note)) {
+            let snippet = snippets ? TextFolding.snippet(of: item.annotations.note, around: String(decoding: word, as: UTF8.self)) : ""
+            fields.append(.note(snippet: snippet))
         }
         let rate = item.recording?.sampleRate ?? 1
-        for (index, marker) in item.annotations.markers.enumerated() where words.contains(where: labels[index].contains) {
+        for (index, marker) in item.annotations.markers.enumerated() where words.contains(where: has(labels[index])) {
             fields.append(.marker(marker, index: index + 1, seconds: marker.seconds(sampleRate: rate)))
         }
         return SearchHit(item: item, fields: fields)
@@ -109,39 +117,76 @@ extension SearchQuery {
 /// in Latin script), and combining marks (U+0300–U+036F) are dropped.
 public enum TextFolding {
     public static func fold(_ text: String) -> String {
+        String(decoding: foldedUTF8(text), as: UTF8.self)
+    }
+
+    /// `fold` as UTF-8 bytes, without making a String on the way: what search compares.
+    public static func foldedUTF8(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
         // The common case, plain ASCII, only needs lower-casing.
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+            for byte in text.utf8 { out.append((0x41...0x5A).contains(byte) ? byte + 32 : byte) }
+            return out
         }
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            if (0x300...0x36F).contains(scalar.value) { continue }
-            if let base = latinBase[scalar.value] {
-                out.append(contentsOf: base.unicodeScalars)
+        append(text.unicodeScalars, to: &out)
+        return out
+    }
+
+    /// Folds `scalars` onto `out` (UTF-8).
+    static func append(_ scalars: some Sequence<Unicode.Scalar>, to out: inout [UInt8]) {
+        for scalar in scalars {
+            let value = scalar.value
+            if value < 0x80 {
+                out.append(UInt8(value) + ((0x41...0x5A).contains(value) ? 32 : 0))
+            } else if (0x300...0x36F).contains(value) {
                 continue
+            } else if let base = latinBase[value] {
+                out.append(contentsOf: base.utf8)
+            } else {
+                out.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
             }
-            out.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
         }
-        return String(out)
+    }
+
+    /// Whether `needle` occurs in `haystack`, byte for byte.
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        firstOffset(of: needle, in: haystack) != nil
+    }
+
+    static func firstOffset(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard !needle.isEmpty else { return 0 }
+        guard haystack.count >= needle.count else { return nil }
+        // memchr for the first byte, memcmp for the rest (glibc's memmem is a GNU extension
+        // that Swift's Glibc module does not show).
+        return haystack.withUnsafeBytes { h in
+            needle.withUnsafeBytes { n in
+                let base = h.baseAddress!, first = Int32(needle[0]), last = h.count - n.count
+                var offset = 0
+                while offset <= last {
+                    guard let hit = memchr(base + offset, first, last - offset + 1) else { return nil }
+                    let at = base.distance(to: UnsafeRawPointer(hit))
+                    if memcmp(base + at, n.baseAddress!, n.count) == 0 { return at }
+                    offset = at + 1
+                }
+                return nil
+            }
+        }
     }
 
     /// About 60 characters of `text` around the first place `word` (folded) occurs, on one line.
     public static func snippet(of text: String, around word: String, width: Int = 60) -> String {
         let characters = Array(text)
-        let folded = characters.map { fold(String($0)) }
-        var start = 0
-        for i in characters.indices {
-            var joined = ""
-            var j = i
-            while j < characters.count && joined.count < word.count {
-                joined += folded[j]
-                j += 1
-            }
-            if joined.hasPrefix(word) {
-                start = i
-                break
-            }
+        // The folded text, and for each of its bytes the character it came from.
+        var folded: [UInt8] = []
+        var owner: [Int] = []
+        folded.reserveCapacity(text.utf8.count)
+        owner.reserveCapacity(text.utf8.count)
+        for (i, character) in characters.enumerated() {
+            append(character.unicodeScalars, to: &folded)
+            owner.append(contentsOf: repeatElement(i, count: folded.count - owner.count))
         }
+        let start = firstOffset(of: Array(word.utf8), in: folded).map { owner[$0] } ?? 0
         let from = max(0, start - width / 3)
         let to = min(characters.count, from + width)
         var piece = String(characters[from..<to]).map { $0.isNewline || $0 == "\t" ? " " : $0 }.map(String.init).joined()

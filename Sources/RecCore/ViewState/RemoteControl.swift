@@ -17,7 +17,7 @@ public struct RemoteControl {
     /// what it is; anything else finds nothing running.
     static func noTarget(for action: ViewState.ControlAction, in state: ViewState) -> RecError {
         switch action {
-        case .seek where state.recording != nil, .skip where state.recording != nil:
+        case .seek where state.recording != nil, .skip where state.recording != nil, .seekMark where state.recording != nil:
             return RecError.failure("seek", "a recording cannot seek; only a playback can")
         default:
             return nothingRunning
@@ -96,7 +96,7 @@ public struct RemoteControl {
         let recording = state.recording.map { processIsAlive($0.pid) } ?? false
         let playing = state.playing.map { processIsAlive($0.pid) } ?? false
         switch action {
-        case .seek, .skip:
+        case .seek, .skip, .seekMark:
             return playing ? .playback : nil
         default:
             return recording ? .recording : playing ? .playback : nil
@@ -140,6 +140,20 @@ public struct RemoteControl {
         if case let .relative(delta) = spec { return try send(.skip(by: delta)) }
         let duration = library.document[playing.id]?.recording?.duration ?? 0
         return try send(.seek(to: try spec.resolve(duration: duration, spec: text)))
+    }
+
+    /// `seek next-mark` / `prev-mark`: the playing recording's markers go with the command,
+    /// for the player to pick from where it is when it applies it.
+    public func seekMark(forward: Bool) throws -> Sent {
+        guard let playing = library.viewState.state.playing, processIsAlive(playing.pid) else {
+            throw Self.noTarget(for: .seekMark(forward: forward, frames: []), in: library.viewState.state)
+        }
+        let item = library.document[playing.id]
+        let frames = item?.annotations.markers.map(\.frame) ?? []
+        guard !frames.isEmpty else {
+            throw RecError.failure(forward ? "next-mark" : "prev-mark", "\(library.document.path(of: playing.id)) has no markers")
+        }
+        return try send(.seekMark(forward: forward, frames: frames))
     }
 
     /// Ends the playback another process runs, for a new `play` (one playback at a time):

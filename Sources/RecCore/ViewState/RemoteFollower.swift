@@ -143,6 +143,8 @@ extension ViewState.ControlAction {
         case .stop: return .stop
         case let .seek(to): return .seek(to: to)
         case let .skip(by): return .skip(by: by)
+        case let .mark(label): return .mark(label: label)
+        case let .seekMark(forward, frames): return .seekMark(forward: forward, frames: frames)
         }
     }
 }

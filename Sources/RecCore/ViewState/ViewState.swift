@@ -37,11 +37,14 @@ public struct ViewState: Equatable, Sendable {
         public var started: Timestamp
         /// Seconds recorded so far, as the recorder last acknowledged.
         public var position: Double
+        /// Markers added while recording (`m`, `M`, `recnotes mark`), in frames of this
+        /// recording, in the order they were added: saved with it, or by crash recovery.
+        public var markers: [Marker]
         public var control: Control
 
         public init(id: ItemID, parent: ItemID, name: String, file: String, output: String? = nil, format: AudioFormat?,
                     sampleRate: Int, channels: Int, pid: Int32, started: Timestamp, position: Double = 0,
-                    control: Control = .init()) {
+                    markers: [Marker] = [], control: Control = .init()) {
             self.id = id
             self.parent = parent
             self.name = name
@@ -53,6 +56,7 @@ public struct ViewState: Equatable, Sendable {
             self.pid = pid
             self.started = started
             self.position = position
+            self.markers = markers
             self.control = control
         }
 
@@ -100,6 +104,11 @@ public struct ViewState: Equatable, Sendable {
         /// Seconds forward (negative: back) from wherever the player is when it applies it;
         /// kept relative so that two `seek +5s` sent at once move ten seconds.
         case skip(by: Double)
+        /// A marker where the job is when it applies it (`recnotes mark [LABEL]`).
+        case mark(label: String)
+        /// To the next (or previous) of the recording's markers, `frames`, from wherever the
+        /// player is when it applies it (`recnotes seek next-mark` / `prev-mark`).
+        case seekMark(forward: Bool, frames: [Int64])
     }
 
     public struct ControlCommand: Equatable, Sendable {

@@ -15,6 +15,8 @@ public final class ViewStateStore {
         case controlRequested(ViewState.Job, ViewState.ControlCommand)
         /// The running job applied every command up to `through` and reached this state.
         case controlAcknowledged(ViewState.Job, through: Int, paused: Bool, position: Double)
+        /// A marker was added to the recording in progress.
+        case recordingMarked(ItemID, Marker)
     }
 
     public let location: StoreLocation
@@ -162,6 +164,14 @@ public final class ViewStateStore {
         public mutating func recordingStarted(_ entry: ViewState.RecordingInProgress) {
             state.recording = entry
             actions.append(.recordingStarted(entry))
+        }
+
+        /// Keeps a marker of the recording in progress `id` (if it is still the one), so
+        /// that crash recovery saves it with the audio.
+        public mutating func markRecording(_ id: ItemID, _ marker: Marker) {
+            guard state.recording?.id == id else { return }
+            state.recording?.markers.append(marker)
+            actions.append(.recordingMarked(id, marker))
         }
 
         public mutating func recordingEnded() {

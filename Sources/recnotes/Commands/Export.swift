@@ -16,6 +16,15 @@ struct Export: ParsableCommand {
         is given; the file appears complete or not at all. Exporting in the format the \
         recording is stored in copies it without re-encoding. Audio is never written to a \
         terminal.
+
+        --markers writes the recording's markers instead, as chapters: each marker starts \
+        one that runs to the next marker or the end (with a first chapter 'Start' when the \
+        first marker is later than 0:00). cue is a cue sheet (shntool, cuetools; its FILE \
+        names NAME.EXT in the stored format; times in CD frames of 1/75 s, each at or \
+        before its marker), vtt WebVTT chapters, ffmetadata FFmpeg's \
+        metadata file (ffmpeg -i audio -i chapters.txt -map_metadata 1 out.m4a) and json \
+        {"name", "sampleRate", "duration", "markers": [{"index", "frame", "seconds", "label"}]}. \
+        FILE '-' or none writes to stdout, a terminal included.
         """
     )
 
@@ -33,11 +42,22 @@ struct Export: ParsableCommand {
     @Flag(help: "Only the audio between the recording's trim points ('recnotes trim'); decodes even into the stored format.")
     var trimmed = false
 
+    @Option(help: ArgumentHelp("Write the markers instead of the audio: cue, vtt, ffmetadata or json.", valueName: "format"))
+    var markers: MarkerExport?
+
     @Option(help: "tty (a line on stderr), json (NDJSON events; on stderr when the audio goes to stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
     func run() throws {
         let toStdout = file == nil || file == "-"
+        if let markers {
+            if format != nil { throw RecError.usage("--markers", "writes text; --format is for audio") }
+            if progress != nil { throw RecError.usage("--markers", "writes text at once; --progress is for audio") }
+            let library = try global.openLibrary()
+            let (_, text) = try Exporter.markers(library: library, path: path, format: markers)
+            if toStdout { print(text, terminator: "") } else { try Exporter.write(text: text, to: file!) }
+            return
+        }
         if toStdout && Terminal.isTTY(STDOUT_FILENO) {
             throw RecError.failure("stdout", "is a terminal; refusing to write binary audio to it (name a FILE, or redirect or pipe stdout)")
         }

@@ -54,7 +54,9 @@ struct Find: ParsableCommand {
     var shorter: String?
 
     func run() throws {
-        let query = try makeQuery()
+        var query = try makeQuery()
+        let detailed = Terminal.isTTY(STDOUT_FILENO) && query.hasTextFilters
+        query.snippets = output.json || detailed
         let library = try global.openLibrary()
         let top = try library.item(at: path)
         let hits = library.document.search(query, under: top.id)
@@ -62,7 +64,6 @@ struct Find: ParsableCommand {
             print(query.hasTextFilters ? ItemJSON.hits(hits, in: library) : ItemJSON.array(hits.map(\.item), in: library))
             return
         }
-        let detailed = Terminal.isTTY(STDOUT_FILENO) && query.hasTextFilters
         for hit in hits {
             print(library.document.path(of: hit.item.id))
             guard detailed else { continue }

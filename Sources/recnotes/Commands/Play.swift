@@ -11,11 +11,14 @@ struct Play: ParsableCommand {
         abstract: "Play a recording through an ALSA device.",
         discussion: """
         Times (--seek, --until) are written 90, 90s, 1:30, 1:02:03.5, 2m30s, 1h2m3s, 50% or \
-        -10s (from the end; one longer than the recording starts at the beginning). Seeking \
-        is sample-accurate and does not decode what comes before.
+        -10s (from the end; one longer than the recording starts at the beginning), or as a \
+        marker of the recording: '#3' by its number ('marks' lists them) or 'mark:LABEL' by \
+        its label (exactly, else ignoring case and accents). Seeking is sample-accurate and \
+        does not decode what comes before.
 
         On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
-        forward, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
+        forward, m marks the moment (M also asks for its label, the audio going on), ] and [ \
+        go to the next and previous marker, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
         'stop' (with --background the playback runs detached). A recording with trim points \
         ('recnotes trim') plays between them unless --untrimmed is given. The recording and position are kept in the view state: 'play' \
         with no PATH resumes the last recording where it stopped. One playback runs at a \
@@ -28,10 +31,10 @@ struct Play: ParsableCommand {
     @Argument(help: "The recording to play; the last one played by default.", completion: .storePath)
     var path: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Start here; -10s counts from the end.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start here; -10s counts from the end, #3 and mark:LABEL are markers.", valueName: "time"))
     var seek: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop here.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop here (the same forms).", valueName: "time"))
     var until: String?
 
     @Flag(help: "Start from the beginning instead of the saved position.")
@@ -106,11 +109,17 @@ struct Play: ParsableCommand {
         let player = session.player
         signals.onSignal { _ in player.stop() }
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .play)
+        let prompt = LabelPrompt(renderer: renderer) { label, frame in player.mark(label: label, at: frame) }
         let keys = KeyReader { key in
+            if prompt.handle(key) { return }
             switch key {
+            case .character("M"): prompt.open(at: player.controls.state.frames)
             case .space: player.togglePause()
             case .left: player.seek(by: -5)
             case .right: player.seek(by: 5)
+            case .character("m"): player.mark()
+            case .character("]"): player.seekMark(forward: true, frames: session.markerFrames)
+            case .character("["): player.seekMark(forward: false, frames: session.markerFrames)
             case .interrupt: player.stop()
             default: if key.isQuit { player.stop() }
             }

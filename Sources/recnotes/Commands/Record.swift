@@ -20,7 +20,8 @@ struct Record: ParsableCommand {
         on 'recnotes stop' from another shell; every way of stopping saves what was \
         recorded. 'recnotes pause', 'resume' and 'toggle' work from anywhere (paused time \
         is not recorded); with --background the recording runs detached. On a terminal, space pauses and \
-        resumes, and when no name was given you are asked for one: Enter keeps the default, \
+        resumes, m marks the moment (M also asks for its label, the recording going on; \
+        'recnotes mark [LABEL]' does it from another shell), and when no name was given you are asked for one: Enter keeps the default, \
         Esc moves the recording to the trash ('recnotes trash restore' brings it back). If recnotes is killed, the next command recovers the \
         audio as '<name> (recovered)'. With --json (and no --background) the saved recording \
         is printed as JSON when it ends, as mkdir --json prints what it made.
@@ -142,7 +143,7 @@ struct Record: ParsableCommand {
     /// Runs the recorder with the terminal's keys. A failure keeps what was captured (saved
     /// as cut short) and removes an empty file.
     private func capture(_ session: RecordingSession, renderer: ProgressRenderer) throws {
-        let keys = KeyReader.recording(session.recorder)
+        let keys = KeyReader.recording(session.recorder, renderer: renderer)
         renderer.keysActive = keys != nil
         defer { keys?.stop() }
         do {
@@ -181,7 +182,7 @@ extension Record {
         let recorder = session.recorder
         signals.onSignal { _ in recorder.stop() }
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record, jsonToStderr: toStdout)
-        let keys = KeyReader.recording(recorder)
+        let keys = KeyReader.recording(recorder, renderer: renderer)
         renderer.title = toStdout ? "to stdout" : target
         renderer.keysActive = keys != nil
         defer { keys?.stop() }

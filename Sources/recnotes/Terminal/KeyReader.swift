@@ -132,9 +132,18 @@ final class KeyReader: @unchecked Sendable {
 
 extension KeyReader {
     /// The recorder's keys: space pauses and resumes, q and Ctrl-C stop (and save).
-    static func recording(_ recorder: Recorder) -> KeyReader? {
-        KeyReader { key in
-            if key == .space { recorder.togglePause() } else if key.isQuit || key == .interrupt { recorder.stop() }
+    /// A recorder's keys: space pauses, m marks, M marks and asks for a label, q stops.
+    static func recording(_ recorder: Recorder, renderer: ProgressRenderer) -> KeyReader? {
+        let prompt = LabelPrompt(renderer: renderer) { label, frame in recorder.mark(label: label, at: frame) }
+        return KeyReader { key in
+            if prompt.handle(key) { return }
+            switch key {
+            case .space: recorder.togglePause()
+            case .character("m"): recorder.mark()
+            case .character("M"): prompt.open(at: recorder.controls.state.frames)
+            case .interrupt: recorder.stop()
+            default: if key.isQuit { recorder.stop() }
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import RecCore
 
 #if canImport(Glibc)
@@ -23,11 +24,26 @@ final class ProgressRenderer {
         self.jsonToStderr = jsonToStderr
     }
 
+    /// The label prompt's line (`M`) while it is open: it takes the live line's place. The
+    /// key thread sets it while the audio thread draws, so both write under `screen`.
+    private var prompt: String?
+    private let screenLock = Mutex(())
+
+    /// Opens, redraws (`text`) or closes (nil) the label prompt on the live line.
+    func showPrompt(_ text: String?) {
+        guard mode == .tty else { return }
+        screenLock.withLock { _ in
+            prompt = text
+            drewLine = true
+            Terminal.writeStderr("\r\u{1B}[K" + (text ?? lastLine))
+        }
+    }
+
     func handle(_ event: AudioEvent) {
         switch mode {
         case .none: return
         case .json: printLine(AudioEventJSON.line(event, time: Self.wallClock()))
-        case .tty: draw(event)
+        case .tty: screenLock.withLock { _ in draw(event) }
         }
     }
 
@@ -71,8 +87,8 @@ final class ProgressRenderer {
     private var hints: String? {
         guard keysActive else { return nil }
         switch screen {
-        case .record: return paused ? "space resumes · q stop" : "space pause · q stop"
-        case .play: return paused ? "space resumes · ←→ 5s · q quit" : "space pause · ←→ 5s · q quit"
+        case .record: return paused ? "space resumes · m mark · q stop" : "space pause · m mark · q stop"
+        case .play: return paused ? "space resumes · ←→ 5s · m mark · [] marks · q quit" : "space pause · ←→ 5s · m mark · [] marks · q quit"
         case .transcode: return nil
         }
     }
@@ -126,6 +142,11 @@ final class ProgressRenderer {
             // While playing, the next progress line shows where it went; paused, nothing
             // else would.
             if paused { update(StatusLine(symbol: "❚❚", time: time(to), fraction: fraction(to), name: title, state: "paused", hints: hints)) }
+        case let .marked(p, label):
+            // A line of its own above the live line, which the next event redraws.
+            Terminal.writeStderr("\r\u{1B}[K")
+            Terminal.writeStderr("marked \(Format.clock(p.seconds))\(label.isEmpty ? "" : "  " + label)\n")
+            drewLine = false
         case let .xrun(_, count):
             Terminal.writeStderr("\r\u{1B}[K")
             Terminal.warning("audio device xrun (\(count) so far)")
@@ -147,6 +168,6 @@ final class ProgressRenderer {
         guard line != lastLine || !drewLine else { return }
         lastLine = line
         drewLine = true
-        Terminal.writeStderr("\r\u{1B}[K" + line)
+        Terminal.writeStderr("\r\u{1B}[K" + (prompt ?? line))
     }
 }
