@@ -12,3 +12,4 @@ extension RawEncoding: ExpressibleByArgument {}
 extension SortKey: ExpressibleByArgument {}
 extension ItemKind: ExpressibleByArgument {}
 extension ProgressMode: ExpressibleByArgument {}
+extension TranscriptFormat: ExpressibleByArgument {}

@@ -25,6 +25,14 @@ public struct StoreCheck {
         /// Markers later than the recording's last frame (its audio was cut short, or the
         /// store was edited by hand); `--repair` moves them to the end.
         case markersPastEnd(path: String, count: Int)
+        /// `transcripts/<uuid>.json` of no recording, in the store or in the trash;
+        /// `--repair` removes it (a recording removed for good while the file was written).
+        case orphanTranscript(file: String)
+        /// A transcript that does not parse; `--repair` removes it (`transcribe --missing`
+        /// makes it again).
+        case unreadableTranscript(path: String, file: String, reason: String)
+        /// A transcript whose times go past the end of its recording; `--repair` cuts it there.
+        case transcriptPastEnd(path: String, file: String, seconds: Double)
 
         public var description: String {
             switch self {
@@ -42,6 +50,10 @@ public struct StoreCheck {
             case let .emptyOrphanAudio(file): return "audio/\(file): empty, and belongs to no recording"
             case .missingStore: return "store.json: missing, but audio/ or journal.jsonl is there (--repair rebuilds it from them)"
             case let .markersPastEnd(path, count): return "\(path): \(count) marker\(count == 1 ? " is" : "s are") past the end of the recording"
+            case let .orphanTranscript(file): return "transcripts/\(file): belongs to no recording"
+            case let .unreadableTranscript(path, file, reason): return "\(path): transcript transcripts/\(file) is unreadable: \(reason)"
+            case let .transcriptPastEnd(path, file, seconds):
+                return "\(path): transcript transcripts/\(file) goes on to \(Format.clock(seconds)), past the end of the recording"
             }
         }
 
@@ -95,6 +107,8 @@ public struct StoreCheck {
         problems += lateMarkers.map { item in
             Problem.markersPastEnd(path: document.path(of: item.id), count: item.annotations.markers.filter { $0.frame > item.recording!.frames }.count)
         }
+        let transcripts = transcriptProblems(document)
+        problems += transcripts
         let viewState = readViewState()
         // A recording in progress owns its file; a dead one's file is recovered, not adopted.
         let inProgressFile = viewState?.recording?.file
@@ -134,6 +148,7 @@ public struct StoreCheck {
         if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty || !lateMarkers.isEmpty {
             try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
         }
+        repairs += repairTranscripts(transcripts, document)
         // Only once the document is safely written: nothing in these could be recovered.
         for file in empty where (try? FileSystem.remove(location.audioPath(file))) != nil {
             repairs.append("removed audio/\(file), which was empty")
@@ -317,7 +332,7 @@ public struct StoreCheck {
     /// relative to the store directory. A live pid's files are its work in progress.
     private func strayTemporaries(isAlive: (Int32) -> Bool) -> [String] {
         var strays: [String] = []
-        for (directory, prefix) in [(location.directory, ""), (location.audioDirectory, "audio/")] {
+        for (directory, prefix) in [(location.directory, ""), (location.audioDirectory, "audio/"), (location.transcriptsDirectory, "transcripts/")] {
             for name in StoreLocation.entries(of: directory) {
                 guard let pid = Self.temporaryFileOwner(name), !isAlive(pid) else { continue }
                 strays.append(prefix + name)
@@ -338,6 +353,60 @@ public struct StoreCheck {
         guard let pidText = name.split(separator: "-").last, name.dropLast(pidText.count + 1).hasSuffix(".tmp"),
               let pid = Int32(pidText), pid > 0 else { return nil }
         return pid
+    }
+
+    /// Transcripts of no recording (a rebuilt store counts: it is checked after the
+    /// rebuild when repairing), that do not parse, or that run past their recording's end
+    /// (by more than a rounding step).
+    private func transcriptProblems(_ document: Document) -> [Problem] {
+        let files = TranscriptFiles(location: location)
+        var problems: [Problem] = []
+        var trashed: [ItemID: Item] = [:]
+        for entry in document.trash { for item in entry.items { trashed[item.id] = item } }
+        for id in files.ids() {
+            let file = "\(id).json"
+            guard let item = document[id] ?? trashed[id], let recording = item.recording else {
+                problems.append(.orphanTranscript(file: file))
+                continue
+            }
+            let path = document[id] != nil ? document.path(of: id) : "trash: " + item.name
+            do {
+                guard let transcript = try files.read(id) else { continue }
+                let last = transcript.lastTime
+                if last > recording.duration + 0.05 { problems.append(.transcriptPastEnd(path: path, file: file, seconds: last)) }
+            } catch let error as RecError {
+                problems.append(.unreadableTranscript(path: path, file: file, reason: error.reason))
+            } catch {
+                problems.append(.unreadableTranscript(path: path, file: file, reason: "\(error)"))
+            }
+        }
+        return problems
+    }
+
+    private func repairTranscripts(_ problems: [Problem], _ document: Document) -> [String] {
+        let files = TranscriptFiles(location: location)
+        var repairs: [String] = []
+        var durations: [String: Double] = [:]
+        for item in document.items.values { if let r = item.recording { durations["\(item.id).json"] = r.duration } }
+        for entry in document.trash { for item in entry.items { if let r = item.recording { durations["\(item.id).json"] = r.duration } } }
+        for problem in problems {
+            switch problem {
+            case let .orphanTranscript(file) where durations[file] == nil:
+                if (try? FileSystem.remove(files.directory + "/" + file)) != nil { repairs.append("removed transcripts/\(file), which belongs to no recording") }
+            case let .unreadableTranscript(_, file, _):
+                if (try? FileSystem.remove(files.directory + "/" + file)) != nil {
+                    repairs.append("removed transcripts/\(file), which was unreadable ('recnotes transcribe --missing' makes it again)")
+                }
+            case let .transcriptPastEnd(path, file, _):
+                guard let duration = durations[file], let id = ItemID(String(file.dropLast(5))),
+                      let transcript = try? files.read(id) else { continue }
+                if (try? files.write(transcript.clipped(to: duration), for: id, duration: duration)) != nil {
+                    repairs.append("cut the transcript of \(path) at the end of the recording")
+                }
+            default: continue
+            }
+        }
+        return repairs
     }
 
     private func readViewState() -> ViewState? {
