@@ -347,6 +347,7 @@ public enum CheckJSON {
         case .orphanTranscript: return "orphanTranscript"
         case .unreadableTranscript: return "unreadableTranscript"
         case .transcriptPastEnd: return "transcriptPastEnd"
+        case .staleTranscriptIndex: return "staleTranscriptIndex"
         }
     }
 }

@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// `find`: which items under a folder match every filter given, and where in them the
-/// text was found. A hit in a marker carries the marker's time, so that the moment can be
-/// played (`play PATH --seek TIME`).
+/// text was found. A hit in a marker or a transcript carries its time, so that the moment
+/// can be played (`play PATH --seek TIME`).
 public struct SearchQuery: Sendable {
     /// A shell pattern on the name (`--name`), and one matched in either case (`--iname`).
     public var namePattern: String?
@@ -12,7 +12,8 @@ public struct SearchQuery: Sendable {
     public var kind: ItemKind?
     /// Every one of these tags.
     public var tags: [String] = []
-    /// Every word, folded (`TextFolding`), somewhere in the name, the note or a marker label.
+    /// Every word, folded (`TextFolding`), somewhere in the name, the note, a marker label or
+    /// the transcript.
     public var words: [String] = []
     /// Created at or after / before these times.
     public var after: Timestamp?
@@ -36,6 +37,9 @@ public enum SearchField: Equatable, Sendable {
     case name
     case note(snippet: String)
     case marker(Marker, index: Int, seconds: Double)
+    /// The first segment of the transcript where a word occurs: when the word (or, without
+    /// word times, the segment) starts, nil when the engine gave no times.
+    case transcript(seconds: Double?, snippet: String)
 }
 
 public struct SearchHit: Equatable, Sendable {
@@ -43,9 +47,11 @@ public struct SearchHit: Equatable, Sendable {
     /// Empty when no text was searched for.
     public var fields: [SearchField]
 
-    /// The moment to play: the first marker that matched, else nil.
+    /// The moment to play: the first marker that matched, else where the transcript matched,
+    /// else nil.
     public var time: Double? {
         for field in fields { if case let .marker(_, _, seconds) = field { return seconds } }
+        for field in fields { if case let .transcript(seconds?, _) = field { return seconds } }
         return nil
     }
 }
@@ -53,10 +59,11 @@ public struct SearchHit: Equatable, Sendable {
 extension Document {
     /// The items under `top` (not `top` itself) that match `query`, parents before
     /// children in name order, as `find` lists them.
-    public func search(_ query: SearchQuery, under top: ItemID) -> [SearchHit] {
+    /// With `transcripts`, a recording's transcript is searched too (through its index).
+    public func search(_ query: SearchQuery, under top: ItemID, transcripts: TranscriptFiles? = nil) -> [SearchHit] {
         var hits: [SearchHit] = []
         for item in subtree(of: top).dropFirst() {
-            if let hit = query.match(item) { hits.append(hit) }
+            if let hit = query.match(item, transcripts: transcripts) { hits.append(hit) }
         }
         return hits
     }
@@ -64,7 +71,7 @@ extension Document {
 
 extension SearchQuery {
     /// The hit for `item`, or nil if any filter rejects it. Cheap filters first.
-    public func match(_ item: Item) -> SearchHit? {
+    public func match(_ item: Item, transcripts: TranscriptFiles? = nil) -> SearchHit? {
         if let kind, item.kind != kind { return nil }
         if let after, item.created < after { return nil }
         if let before, !(item.created < before) { return nil }
@@ -78,15 +85,18 @@ extension SearchQuery {
         // Lower-cased on both sides: fnmatch's FNM_CASEFOLD knows only ASCII letters.
         if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), item.name.lowercased(), 0) != 0 { return nil }
         guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
-        return textHit(item)
+        let index = item.recording != nil ? transcripts?.indexBytes(of: item.id) : nil
+        return textHit(item, transcriptIndex: index)
     }
 
     /// Every word must occur in some field; the fields where any word occurs are reported.
-    private func textHit(_ item: Item) -> SearchHit? {
+    private func textHit(_ item: Item, transcriptIndex: [UInt8]?) -> SearchHit? {
         let name = TextFolding.fold(item.name)
         let note = item.annotations.note.isEmpty ? "" : TextFolding.fold(item.annotations.note)
         let labels = item.annotations.markers.map { $0.label.isEmpty ? "" : TextFolding.fold($0.label) }
-        for word in words where !name.contains(word) && !note.contains(word) && !labels.contains(where: { $0.contains(word) }) {
+        let spoken = transcriptIndex.map { TranscriptIndexSearch(index: $0, words: words) }
+        for (k, word) in words.enumerated()
+        where !name.contains(word) && !note.contains(word) && !labels.contains(where: { $0.contains(word) }) && spoken?.found[k] != true {
             return nil
         }
         var fields: [SearchField] = []
@@ -98,7 +108,88 @@ extension SearchQuery {
         for (index, marker) in item.annotations.markers.enumerated() where words.contains(where: labels[index].contains) {
             fields.append(.marker(marker, index: index + 1, seconds: marker.seconds(sampleRate: rate)))
         }
+        if let first = spoken?.first { fields.append(.transcript(seconds: first.seconds, snippet: first.snippet)) }
         return SearchHit(item: item, fields: fields)
+    }
+}
+
+/// Words looked for in a transcript's search index (`TranscriptFiles.index`), line by
+/// line, on bytes: an ASCII line is lower-cased in place, any other is folded as text.
+struct TranscriptIndexSearch {
+    /// Which of the words occur somewhere.
+    var found: [Bool]
+    /// The first line where any does: when its word (or line) starts, and a snippet.
+    var first: (seconds: Double?, snippet: String)?
+
+    init(index: [UInt8], words: [String]) {
+        found = Array(repeating: false, count: words.count)
+        let needles = words.map { Array($0.utf8) }
+        var folded: [UInt8] = []
+        var lineStart = 0
+        index.withUnsafeBufferPointer { bytes in
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
+                defer { lineStart = lineEnd + 1 }
+                // START \t TEXT \t WORDS
+                var tab1 = lineStart
+                while tab1 < lineEnd && bytes[tab1] != 0x09 { tab1 += 1 }
+                var tab2 = tab1 + 1
+                while tab2 < lineEnd && bytes[tab2] != 0x09 { tab2 += 1 }
+                guard tab1 < lineEnd else { continue }
+                let text = UnsafeBufferPointer(rebasing: bytes[(tab1 + 1)..<min(tab2, lineEnd)])
+                var ascii = true
+                folded.removeAll(keepingCapacity: true)
+                for b in text {
+                    if b >= 0x80 { ascii = false; break }
+                    folded.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
+                }
+                if !ascii { folded = Array(TextFolding.fold(String(decoding: text, as: UTF8.self)).utf8) }
+                var hitAt: Int?
+                for (k, needle) in needles.enumerated() {
+                    guard let at = Self.position(of: needle, in: folded) else { continue }
+                    found[k] = true
+                    if hitAt == nil { hitAt = at }
+                }
+                guard first == nil, let hitAt else { continue }
+                let line = String(decoding: text, as: UTF8.self)
+                var seconds = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<tab1]), as: UTF8.self))
+                // A word's own time, when the line is ASCII (offsets are into the text's bytes).
+                if ascii, tab2 < lineEnd {
+                    let timed = String(decoding: UnsafeBufferPointer(rebasing: bytes[(tab2 + 1)..<lineEnd]), as: UTF8.self)
+                    for entry in timed.split(separator: " ") {
+                        let parts = entry.split(separator: "@")
+                        guard parts.count == 2, let start = Double(parts[0]), let offset = Int(parts[1]) else { continue }
+                        if offset > hitAt { break }
+                        seconds = start
+                    }
+                }
+                let word = words[needles.firstIndex { Self.position(of: $0, in: folded) != nil }!]
+                first = (seconds, TextFolding.snippet(of: line, around: word))
+            }
+        }
+    }
+
+    static func position(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
+        return haystack.withUnsafeBufferPointer { h in
+            needle.withUnsafeBufferPointer { n in
+                let first = n[0], last = h.count - n.count
+                var i = 0
+                outer: while i <= last {
+                    if h[i] == first {
+                        var k = 1
+                        while k < n.count {
+                            if h[i + k] != n[k] { i += 1; continue outer }
+                            k += 1
+                        }
+                        return i
+                    }
+                    i += 1
+                }
+                return nil
+            }
+        }
     }
 }
 

@@ -33,6 +33,9 @@ public struct StoreCheck {
         case unreadableTranscript(path: String, file: String, reason: String)
         /// A transcript whose times go past the end of its recording; `--repair` cuts it there.
         case transcriptPastEnd(path: String, file: String, seconds: Double)
+        /// `transcripts/<uuid>.txt`, what `find --text` reads, is missing or does not match
+        /// its transcript (a crash between the two writes); `--repair` writes it again.
+        case staleTranscriptIndex(path: String, file: String)
 
         public var description: String {
             switch self {
@@ -54,6 +57,7 @@ public struct StoreCheck {
             case let .unreadableTranscript(path, file, reason): return "\(path): transcript transcripts/\(file) is unreadable: \(reason)"
             case let .transcriptPastEnd(path, file, seconds):
                 return "\(path): transcript transcripts/\(file) goes on to \(Format.clock(seconds)), past the end of the recording"
+            case let .staleTranscriptIndex(path, file): return "\(path): the search index of transcripts/\(file) is missing or out of date"
             }
         }
 
@@ -373,13 +377,18 @@ public struct StoreCheck {
             do {
                 guard let transcript = try files.read(id) else { continue }
                 let last = transcript.lastTime
-                if last > recording.duration + 0.05 { problems.append(.transcriptPastEnd(path: path, file: file, seconds: last)) }
+                if last > recording.duration + 0.05 {
+                    problems.append(.transcriptPastEnd(path: path, file: file, seconds: last))
+                } else if files.indexBytes(of: id) != TranscriptFiles.index(transcript) {
+                    problems.append(.staleTranscriptIndex(path: path, file: file))
+                }
             } catch let error as RecError {
                 problems.append(.unreadableTranscript(path: path, file: file, reason: error.reason))
             } catch {
                 problems.append(.unreadableTranscript(path: path, file: file, reason: "\(error)"))
             }
         }
+        problems += files.orphanIndexes().map { Problem.orphanTranscript(file: $0) }
         return problems
     }
 
@@ -387,21 +396,29 @@ public struct StoreCheck {
         let files = TranscriptFiles(location: location)
         var repairs: [String] = []
         var durations: [String: Double] = [:]
-        for item in document.items.values { if let r = item.recording { durations["\(item.id).json"] = r.duration } }
-        for entry in document.trash { for item in entry.items { if let r = item.recording { durations["\(item.id).json"] = r.duration } } }
+        for item in document.items.values + document.trash.flatMap(\.items) {
+            guard let r = item.recording else { continue }
+            durations["\(item.id).json"] = r.duration
+            durations["\(item.id).txt"] = files.exists(item.id) ? r.duration : nil
+        }
         for problem in problems {
             switch problem {
             case let .orphanTranscript(file) where durations[file] == nil:
                 if (try? FileSystem.remove(files.directory + "/" + file)) != nil { repairs.append("removed transcripts/\(file), which belongs to no recording") }
             case let .unreadableTranscript(_, file, _):
-                if (try? FileSystem.remove(files.directory + "/" + file)) != nil {
+                if let id = ItemID(String(file.dropLast(5))), (try? FileSystem.remove(files.path(of: id))) != nil {
+                    try? FileSystem.remove(files.indexPath(of: id))
                     repairs.append("removed transcripts/\(file), which was unreadable ('recnotes transcribe --missing' makes it again)")
                 }
-            case let .transcriptPastEnd(path, file, _):
+            case let .transcriptPastEnd(path, file, _), let .staleTranscriptIndex(path, file):
                 guard let duration = durations[file], let id = ItemID(String(file.dropLast(5))),
                       let transcript = try? files.read(id) else { continue }
                 if (try? files.write(transcript.clipped(to: duration), for: id, duration: duration)) != nil {
-                    repairs.append("cut the transcript of \(path) at the end of the recording")
+                    if case .transcriptPastEnd = problem {
+                        repairs.append("cut the transcript of \(path) at the end of the recording")
+                    } else {
+                        repairs.append("rebuilt the search index of transcripts/\(file)")
+                    }
                 }
             default: continue
             }

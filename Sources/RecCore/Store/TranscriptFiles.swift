@@ -7,8 +7,14 @@ import Glibc
 /// jq). A file is there exactly when the recording has a transcript; it stays while the
 /// recording is in the trash (the UUID does not change) and goes when the recording is
 /// removed for good. `store.json` holds nothing about it, so commands that do not look at
-/// transcripts never read them, and only `find --text`, `transcript`, `info` and
-/// `transcribe` open this folder. See ARCHITECTURE.md for why.
+/// transcripts never read them. See ARCHITECTURE.md for why.
+///
+/// Beside each, `<uuid>.txt` is its search index, derived from the JSON and written after
+/// it: one line per segment, `START<TAB>TEXT<TAB>WORDS`, where START is seconds (empty when
+/// unknown) and WORDS lists `start@byte-offset` of each timed word in TEXT. It holds about
+/// as many bytes as the text itself (the JSON's word times make it several times bigger),
+/// so `find --text` reads no more than grep would over the same text as plain files.
+/// `fsck` rebuilds an index that is missing or out of date.
 public struct TranscriptFiles: Sendable {
     public let location: StoreLocation
 
@@ -19,6 +25,11 @@ public struct TranscriptFiles: Sendable {
     public var directory: String { location.transcriptsDirectory }
 
     public func path(of id: ItemID) -> String { directory + "/\(id).json" }
+
+    public func indexPath(of id: ItemID) -> String { directory + "/\(id).txt" }
+
+    /// The search index of the recording's transcript, nil when it has none.
+    public func indexBytes(of id: ItemID) -> [UInt8]? { try? FileSystem.read(indexPath(of: id)) }
 
     public func exists(_ id: ItemID) -> Bool { FileSystem.exists(path(of: id)) }
 
@@ -41,10 +52,53 @@ public struct TranscriptFiles: Sendable {
     public func write(_ transcript: Transcript, for id: ItemID, duration: Double?) throws {
         try FileSystem.makeDirectories(directory)
         try FileSystem.writeAtomically(Array(TranscriptFormat.json.render(transcript, duration: duration).utf8), to: path(of: id))
+        try FileSystem.writeAtomically(Self.index(transcript), to: indexPath(of: id))
     }
 
+    /// The index first: a crash in between leaves a transcript without an index (which
+    /// fsck rebuilds), never an index that finds a transcript that is gone.
     public func remove(_ id: ItemID) {
+        try? FileSystem.remove(indexPath(of: id))
         try? FileSystem.remove(path(of: id))
+    }
+
+    /// The search index of `transcript` (see the type's comment).
+    public static func index(_ transcript: Transcript) -> [UInt8] {
+        var out: [UInt8] = []
+        func seconds(_ value: Double) {
+            out += Array(String((value * 1000).rounded() / 1000).utf8)
+        }
+        for segment in transcript.segments {
+            if let start = segment.start { seconds(start) }
+            out.append(0x09)
+            let text = Array(segment.text.utf8).map { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
+            out += text
+            out.append(0x09)
+            var from = 0
+            var first = true
+            for word in segment.words {
+                let needle = Array(word.text.utf8)
+                guard !needle.isEmpty, let at = Self.find(needle, in: text, from: from) else { continue }
+                if !first { out.append(0x20) }
+                first = false
+                seconds(word.start)
+                out.append(UInt8(ascii: "@"))
+                out += Array(String(at).utf8)
+                from = at + needle.count
+            }
+            out.append(0x0A)
+        }
+        return out
+    }
+
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+        guard needle.count <= haystack.count - from else { return nil }
+        var i = from
+        while i + needle.count <= haystack.count {
+            if haystack[i] == needle[0] && haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
     }
 
     /// The UUIDs of every transcript file (temporary files and other names skipped).
@@ -55,10 +109,12 @@ public struct TranscriptFiles: Sendable {
         }
     }
 
-    /// Names in the folder that are not `<uuid>.json` nor a temporary file.
-    public func strangers() -> [String] {
-        StoreLocation.entries(of: directory).filter { name in
-            !name.hasPrefix(".") && !(name.hasSuffix(".json") && ItemID(String(name.dropLast(5))) != nil)
+    /// Index files (`<uuid>.txt`) without their transcript.
+    public func orphanIndexes() -> [String] {
+        let transcripts = Set(ids())
+        return StoreLocation.entries(of: directory).filter { name in
+            guard !name.hasPrefix("."), name.hasSuffix(".txt"), let id = ItemID(String(name.dropLast(4))) else { return false }
+            return !transcripts.contains(id)
         }
     }
 
