@@ -75,16 +75,25 @@ struct Transcribe: ParsableCommand {
         }
         // Named paths that already have a transcript are worth a word; --all and --missing skip quietly.
         if !all && !missing {
-            for item in transcriber.alreadyDone { report(.skipped(item: item, reason: "has a transcript already (--force makes it again)")) }
+            for item in transcriber.alreadyDone {
+                let reason = "has a transcript already (--force makes it again)"
+                if mode == .json { report(.skipped(item: item, reason: reason)) } else { Terminal.note("\(library.document.path(of: item.id)): \(reason)") }
+            }
         }
+        let single = transcriber.recordings.count == 1
+        var lastError: RecError?
         let summary = transcriber.run(engine: chosenEngine) { event in
             report(event)
-            if case let .failed(_, _, error) = event, mode != .json { Terminal.writeStderr("recnotes: \(error)\n") }
+            guard case let .failed(_, _, error) = event else { return }
+            lastError = error
+            // One recording: its error is the command's own one line.
+            if mode != .json && !single { Terminal.writeStderr("recnotes: \(error)\n") }
         }
         if mode == .tty { TranscribeLine.clear() }
         if summary.interrupted {
             throw RecError.failure("transcribe", "stopped; \(summary.saved) transcript\(summary.saved == 1 ? "" : "s") saved, \(transcriber.recordings.count - summary.saved - summary.failed - summary.skipped) left ('transcribe --all --missing' goes on)")
         }
+        if single, let lastError { throw lastError }
         if summary.failed > 0 {
             throw RecError.failure("transcribe", "\(summary.failed) of \(transcriber.recordings.count) recording\(transcriber.recordings.count == 1 ? "" : "s") failed")
         }
