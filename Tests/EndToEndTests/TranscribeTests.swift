@@ -152,6 +152,28 @@ struct TranscribeTests {
         expectFailure(try cli.run("transcript", "talk"), status: 1, containing: ["has no transcript"])
     }
 
+    /// `import --transcribe` returns as soon as the import is saved; the detached
+    /// transcriber (whose engine here waits for a file the test creates) finishes later.
+    @Test func importTranscribesInTheBackgroundWithoutWaiting() throws {
+        let cli = try Sandbox()
+        try cli.write(cli.root + "/memo.wav", wavBytes(frames: 48_000))
+        let gate = cli.root + "/go"
+        let waiting = try engine(cli, "waiting-engine", "while [ ! -e '\(gate)' ]; do sleep 0.05; done; echo later words")
+        let imported = try cli.runBounded(["import", cli.root + "/memo.wav", "--transcribe"], timeout: 60,
+                                          environment: ["RECNOTES_TRANSCRIBER": waiting])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(try cli.run("ls").lines == ["memo"])
+        #expect(transcripts(cli).filter { !$0.hasPrefix(".") }.isEmpty)
+        #expect(FileManager.default.createFile(atPath: gate, contents: nil))
+        var waited = 0
+        while !transcripts(cli).contains(where: { $0.hasSuffix(".txt") }) && waited < 30_000 {
+            usleep(20_000)
+            waited += 20
+        }
+        #expect(try cli.run("find", "--text", "later").lines == ["/memo"])
+        expectFailure(try cli.run("record", "--output", cli.root + "/x.wav", "--transcribe"), status: 64)
+    }
+
     /// A run killed (SIGKILL) or stopped (SIGINT) keeps each finished transcript whole,
     /// leaves fsck clean, and `--missing` finishes the job.
     @Test(arguments: [SIGKILL, SIGINT])
