@@ -85,16 +85,15 @@ extension SearchQuery {
         // Lower-cased on both sides: fnmatch's FNM_CASEFOLD knows only ASCII letters.
         if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), item.name.lowercased(), 0) != 0 { return nil }
         guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
-        let index = item.recording != nil ? transcripts?.indexBytes(of: item.id) : nil
-        return textHit(item, transcriptIndex: index)
+        return textHit(item, transcripts: item.recording != nil ? transcripts : nil)
     }
 
     /// Every word must occur in some field; the fields where any word occurs are reported.
-    private func textHit(_ item: Item, transcriptIndex: [UInt8]?) -> SearchHit? {
+    private func textHit(_ item: Item, transcripts: TranscriptFiles?) -> SearchHit? {
         let name = TextFolding.fold(item.name)
         let note = item.annotations.note.isEmpty ? "" : TextFolding.fold(item.annotations.note)
         let labels = item.annotations.markers.map { $0.label.isEmpty ? "" : TextFolding.fold($0.label) }
-        let spoken = transcriptIndex.map { TranscriptIndexSearch(index: $0, words: words) }
+        let spoken = transcripts?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: words) }
         for (k, word) in words.enumerated()
         where !name.contains(word) && !note.contains(word) && !labels.contains(where: { $0.contains(word) }) && spoken?.found[k] != true {
             return nil
@@ -108,7 +107,15 @@ extension SearchQuery {
         for (index, marker) in item.annotations.markers.enumerated() where words.contains(where: labels[index].contains) {
             fields.append(.marker(marker, index: index + 1, seconds: marker.seconds(sampleRate: rate)))
         }
-        if let first = spoken?.first { fields.append(.transcript(seconds: first.seconds, snippet: first.snippet)) }
+        if let first = spoken?.first {
+            // The word's own time, from the transcript itself (read only for a hit).
+            var seconds = first.seconds
+            if let offset = first.offset, let transcript = try? transcripts?.read(item.id), first.line < transcript.segments.count,
+               let start = TranscriptFiles.wordStart(in: transcript.segments[first.line], atByte: offset) {
+                seconds = start
+            }
+            fields.append(.transcript(seconds: seconds, snippet: first.snippet))
+        }
         return SearchHit(item: item, fields: fields)
     }
 }
@@ -118,26 +125,32 @@ extension SearchQuery {
 struct TranscriptIndexSearch {
     /// Which of the words occur somewhere.
     var found: [Bool]
-    /// The first line where any does: when its word (or line) starts, and a snippet.
-    var first: (seconds: Double?, snippet: String)?
+    /// The first line where any does (from 0, a segment's index): when it starts, the
+    /// match's byte offset in its text (nil when the line is not ASCII), and a snippet.
+    var first: (line: Int, offset: Int?, seconds: Double?, snippet: String)?
 
     init(index: [UInt8], words: [String]) {
         found = Array(repeating: false, count: words.count)
         let needles = words.map { Array($0.utf8) }
+        // Most files hold none of the words: an ASCII file is lower-cased whole and looked
+        // through once (times included, so this can only say yes too often), and only a
+        // file where some word occurs is read line by line.
+        if !Self.mayContain(needles, index) { return }
         var folded: [UInt8] = []
         var lineStart = 0
+        var lineNumber = -1
         index.withUnsafeBufferPointer { bytes in
             while lineStart < bytes.count {
+                if first != nil && !found.contains(false) { break }
+                lineNumber += 1
                 var lineEnd = lineStart
                 while lineEnd < bytes.count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
                 defer { lineStart = lineEnd + 1 }
-                // START \t TEXT \t WORDS
+                // START \t TEXT
                 var tab1 = lineStart
                 while tab1 < lineEnd && bytes[tab1] != 0x09 { tab1 += 1 }
-                var tab2 = tab1 + 1
-                while tab2 < lineEnd && bytes[tab2] != 0x09 { tab2 += 1 }
                 guard tab1 < lineEnd else { continue }
-                let text = UnsafeBufferPointer(rebasing: bytes[(tab1 + 1)..<min(tab2, lineEnd)])
+                let text = UnsafeBufferPointer(rebasing: bytes[(tab1 + 1)..<lineEnd])
                 var ascii = true
                 folded.removeAll(keepingCapacity: true)
                 for b in text {
@@ -153,38 +166,42 @@ struct TranscriptIndexSearch {
                 }
                 guard first == nil, let hitAt else { continue }
                 let line = String(decoding: text, as: UTF8.self)
-                var seconds = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<tab1]), as: UTF8.self))
-                // A word's own time, when the line is ASCII (offsets are into the text's bytes).
-                if ascii, tab2 < lineEnd {
-                    let timed = String(decoding: UnsafeBufferPointer(rebasing: bytes[(tab2 + 1)..<lineEnd]), as: UTF8.self)
-                    for entry in timed.split(separator: " ") {
-                        let parts = entry.split(separator: "@")
-                        guard parts.count == 2, let start = Double(parts[0]), let offset = Int(parts[1]) else { continue }
-                        if offset > hitAt { break }
-                        seconds = start
-                    }
-                }
+                let seconds = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<tab1]), as: UTF8.self))
                 let word = words[needles.firstIndex { Self.position(of: $0, in: folded) != nil }!]
-                first = (seconds, TextFolding.snippet(of: line, around: word))
+                first = (lineNumber, ascii ? hitAt : nil, seconds, TextFolding.snippet(of: line, around: word))
             }
         }
+    }
+
+    /// False only when the index is ASCII and, lower-cased, holds none of the needles.
+    static func mayContain(_ needles: [[UInt8]], _ index: [UInt8]) -> Bool {
+        var folded = index
+        let ascii = folded.withUnsafeMutableBufferPointer { bytes -> Bool in
+            var any: UInt8 = 0
+            for i in bytes.indices {
+                let b = bytes[i]
+                any |= b
+                bytes[i] = b &- 0x41 < 26 ? b | 0x20 : b
+            }
+            return any < 0x80
+        }
+        guard ascii else { return true }
+        return needles.contains { position(of: $0, in: folded) != nil }
     }
 
     static func position(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
         return haystack.withUnsafeBufferPointer { h in
             needle.withUnsafeBufferPointer { n in
-                let first = n[0], last = h.count - n.count
+                let first = Int32(n[0]), last = h.count - n.count
                 var i = 0
-                outer: while i <= last {
-                    if h[i] == first {
-                        var k = 1
-                        while k < n.count {
-                            if h[i + k] != n[k] { i += 1; continue outer }
-                            k += 1
-                        }
-                        return i
-                    }
+                while i <= last {
+                    // memchr finds the candidates: vectorised, unlike a byte loop.
+                    guard let hit = memchr(h.baseAddress! + i, first, last - i + 1) else { return nil }
+                    i = UnsafeRawPointer(hit) - UnsafeRawPointer(h.baseAddress!)
+                    var k = 1
+                    while k < n.count && h[i + k] == n[k] { k += 1 }
+                    if k == n.count { return i }
                     i += 1
                 }
                 return nil

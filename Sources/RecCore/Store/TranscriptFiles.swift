@@ -10,10 +10,10 @@ import Glibc
 /// transcripts never read them. See ARCHITECTURE.md for why.
 ///
 /// Beside each, `<uuid>.txt` is its search index, derived from the JSON and written after
-/// it: one line per segment, `START<TAB>TEXT<TAB>WORDS`, where START is seconds (empty when
-/// unknown) and WORDS lists `start@byte-offset` of each timed word in TEXT. It holds about
-/// as many bytes as the text itself (the JSON's word times make it several times bigger),
-/// so `find --text` reads no more than grep would over the same text as plain files.
+/// it: one line per segment, `START<TAB>TEXT`, START in seconds (empty when unknown). It
+/// holds a few bytes a line more than the text itself (the JSON's word times make that
+/// several times bigger), so `find --text` reads about what grep would over the same text
+/// as plain files; only for a hit does it read the JSON, for the word's own time.
 /// `fsck` rebuilds an index that is missing or out of date.
 public struct TranscriptFiles: Sendable {
     public let location: StoreLocation
@@ -71,24 +71,27 @@ public struct TranscriptFiles: Sendable {
         for segment in transcript.segments {
             if let start = segment.start { seconds(start) }
             out.append(0x09)
-            let text = Array(segment.text.utf8).map { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
-            out += text
-            out.append(0x09)
-            var from = 0
-            var first = true
-            for word in segment.words {
-                let needle = Array(word.text.utf8)
-                guard !needle.isEmpty, let at = Self.find(needle, in: text, from: from) else { continue }
-                if !first { out.append(0x20) }
-                first = false
-                seconds(word.start)
-                out.append(UInt8(ascii: "@"))
-                out += Array(String(at).utf8)
-                from = at + needle.count
-            }
+            // Same length: byte offsets into the line's text are offsets into the segment's.
+            out += Array(segment.text.utf8).map { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
             out.append(0x0A)
         }
         return out
+    }
+
+    /// When the word at byte `offset` of the segment's text starts: the last timed word
+    /// found in the text at or before it; nil without word times.
+    public static func wordStart(in segment: Transcript.Segment, atByte offset: Int) -> Double? {
+        let text = Array(segment.text.utf8)
+        var from = 0
+        var start: Double?
+        for word in segment.words {
+            let needle = Array(word.text.utf8)
+            guard !needle.isEmpty, let at = find(needle, in: text, from: from) else { continue }
+            if at > offset { break }
+            start = word.start
+            from = at + needle.count
+        }
+        return start
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
