@@ -17,7 +17,7 @@ struct Transcribe: ParsableCommand {
         built-in PocketSphinx (US English; its transcripts are labelled a draft). An external \
         engine is a command, split into words without a shell, in which {wav} is replaced by a \
         16 kHz mono WAV file; it prints whisper.cpp JSON, WebVTT, SRT or plain text. For \
-        whisper.cpp: --engine 'whisper-cli -m MODEL -np -oj -of /dev/stdout {wav}'.
+        whisper.cpp: --engine 'whisper-cli -m MODEL -np -oj -f {wav}'.
 
         Ctrl-C stops after the recording in progress; the transcripts finished are kept, and \
         no transcript is ever half written, so 'transcribe --all --missing' goes on where a \
