@@ -13,3 +13,4 @@ extension SortKey: ExpressibleByArgument {}
 extension ItemKind: ExpressibleByArgument {}
 extension ProgressMode: ExpressibleByArgument {}
 extension MarkerExport: ExpressibleByArgument {}
+extension TranscriptFormat: ExpressibleByArgument {}

@@ -156,3 +156,23 @@ struct BackgroundOptions: ParsableArguments {
         Background.ready(path: status.path, json: ItemJSON.status(status))
     }
 }
+
+/// `record --transcribe` and `import --transcribe`: once the recordings are saved, a
+/// detached `recnotes transcribe @UUID...` (its own session, output to /dev/null) does the
+/// rest, so the save never waits for it. If it dies, the recordings are still there and
+/// `transcribe --all --missing` redoes what it did not finish.
+enum BackgroundTranscription {
+    static func start(_ items: [Item], in library: Library) {
+        guard !items.isEmpty else { return }
+        let output = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        guard output >= 0 else { return }
+        defer { close(output) }
+        let arguments = ["--store", library.location.directory, "--quiet", "transcribe", "--progress", "none"] + items.map { "@\($0.id)" }
+        do {
+            _ = try DetachedProcess.spawn(executable: DetachedProcess.currentExecutable, arguments: arguments,
+                                          output: output, report: output, reportDescriptor: 3)
+        } catch {
+            Terminal.warning("the transcription could not start (\(error)); run 'recnotes transcribe --all --missing'")
+        }
+    }
+}

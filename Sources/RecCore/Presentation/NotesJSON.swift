@@ -35,8 +35,8 @@ extension ItemJSON {
 
     /// `find --json` with text or annotation filters: each item as `ls --json` has it, plus
     /// `matches` (where the text was found: {"field": "name"}, {"field": "note", "snippet"},
-    /// {"field": "marker", "index", "label", "seconds"}) and `time` (the first marker hit's
-    /// seconds, or null): `play "$path" --seek "$time"` lands on the moment.
+    /// {"field": "marker", "index", "label", "seconds"}, {"field": "transcript", "seconds",
+    /// "snippet"}) and `time` (the first marker hit's seconds, else the transcript hit's, or null): `play "$path" --seek "$time"` lands on the moment.
     public static func hits(_ hits: [SearchHit], in library: Library) -> String {
         var w = JSONWriter()
         w.raw("[")
@@ -67,6 +67,12 @@ extension ItemJSON {
                 w.string(marker.label)
                 w.raw(", \"seconds\": ")
                 w.double((seconds * 1000).rounded() / 1000)
+                w.raw("}")
+            case let .transcript(seconds, snippet):
+                w.raw("{\"field\": \"transcript\", \"seconds\": ")
+                if let seconds { w.double((seconds * 1000).rounded() / 1000) } else { w.raw("null") }
+                w.raw(", \"snippet\": ")
+                w.string(snippet)
                 w.raw("}")
             }
         }

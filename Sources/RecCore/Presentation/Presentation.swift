@@ -88,9 +88,16 @@ public enum SortKey: String, CaseIterable, Sendable {
 public enum ItemJSON {
     /// With `analysis` (info --json): also peakDBFS, rmsDBFS, waveform (the sparkline),
     /// speechSeconds and speech (the regions, each [start, end] in seconds).
-    public static func object(_ item: Item, in library: Library, analysis: AudioAnalysis? = nil) -> String {
+    /// With `transcript` (info --json of a recording): "transcript", its summary or null.
+    public static func object(_ item: Item, in library: Library, analysis: AudioAnalysis? = nil, transcript: Transcript?? = nil) -> String {
         var w = JSONWriter()
         write(item, in: library, to: &w)
+        if let transcript {
+            w.bytes.removeLast()
+            w.raw(", \"transcript\": ")
+            TranscriptJSON.writeSummary(transcript, to: &w)
+            w.raw("}")
+        }
         if let analysis {
             w.bytes.removeLast()
             w.raw(", \"peakDBFS\": ")
@@ -358,6 +365,10 @@ public enum CheckJSON {
         case .markersPastEnd: return "markersPastEnd"
         case .missingAnalysis: return "missingAnalysis"
         case .trimPastEnd: return "trimPastEnd"
+        case .orphanTranscript: return "orphanTranscript"
+        case .unreadableTranscript: return "unreadableTranscript"
+        case .transcriptPastEnd: return "transcriptPastEnd"
+        case .staleTranscriptIndex: return "staleTranscriptIndex"
         }
     }
 }

@@ -153,20 +153,27 @@ public final class DocumentStore {
     /// Audio goes only after the document that referenced it is safely gone: a crash in
     /// between leaves an orphan file (which fsck adopts), never a recording without audio.
     /// Trashed recordings keep theirs.
+    /// Transcripts (`transcripts/<uuid>.json`) go the same way, with their recording.
     private func removeAudio(of actions: [Action]) {
         var files: [String] = []
+        var recordings: [ItemID] = []
         for action in actions {
             switch action {
             case let .removed(item, _, _, subtree) where document.trashEntry(item.id) == nil:
                 files += subtree.compactMap(\.recording?.file)
+                recordings += subtree.filter { $0.recording != nil }.map(\.id)
             case let .purged(entries):
                 files += entries.flatMap(\.audioFiles)
+                recordings += entries.flatMap(\.items).filter { $0.recording != nil }.map(\.id)
             default:
                 continue
             }
         }
         let kept = Set(document.items.values.compactMap(\.recording?.file) + document.trash.flatMap(\.audioFiles))
         for file in files where !kept.contains(file) { try? FileSystem.remove(location.audioPath(file)) }
+        let transcripts = TranscriptFiles(location: location)
+        let trashed = Set(document.trash.flatMap { $0.items.map(\.id) })
+        for id in recordings where document[id] == nil && !trashed.contains(id) { transcripts.remove(id) }
     }
 
     /// A working copy of the document; each method validates, applies and records one action.

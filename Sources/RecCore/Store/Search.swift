@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// `find`: which items under a folder match every filter given, and where in them the
-/// text was found. A hit in a marker carries the marker's time, so that the moment can be
-/// played (`play PATH --seek TIME`).
+/// text was found. A hit in a marker or a transcript carries its time, so that the moment
+/// can be played (`play PATH --seek TIME`).
 public struct SearchQuery: Sendable {
     /// A shell pattern on the name (`--name`), and one matched in either case (`--iname`).
     public var namePattern: String?
@@ -12,7 +12,8 @@ public struct SearchQuery: Sendable {
     public var kind: ItemKind?
     /// Every one of these tags.
     public var tags: [String] = []
-    /// Every word, folded (`TextFolding`), somewhere in the name, the note or a marker label.
+    /// Every word, folded (`TextFolding`), somewhere in the name, the note, a marker label or
+    /// the transcript.
     public var words: [String] = []
     /// Created at or after / before these times.
     public var after: Timestamp?
@@ -38,6 +39,9 @@ public enum SearchField: Equatable, Sendable {
     case name
     case note(snippet: String)
     case marker(Marker, index: Int, seconds: Double)
+    /// The first segment of the transcript where a word occurs: when the word (or, without
+    /// word times, the segment) starts, nil when the engine gave no times.
+    case transcript(seconds: Double?, snippet: String)
 }
 
 public struct SearchHit: Equatable, Sendable {
@@ -45,9 +49,11 @@ public struct SearchHit: Equatable, Sendable {
     /// Empty when no text was searched for.
     public var fields: [SearchField]
 
-    /// The moment to play: the first marker that matched, else nil.
+    /// The moment to play: the first marker that matched, else where the transcript matched,
+    /// else nil.
     public var time: Double? {
         for field in fields { if case let .marker(_, _, seconds) = field { return seconds } }
+        for field in fields { if case let .transcript(seconds?, _) = field { return seconds } }
         return nil
     }
 }
@@ -55,10 +61,11 @@ public struct SearchHit: Equatable, Sendable {
 extension Document {
     /// The items under `top` (not `top` itself) that match `query`, parents before
     /// children in name order, as `find` lists them.
-    public func search(_ query: SearchQuery, under top: ItemID) -> [SearchHit] {
+    /// With `transcripts`, a recording's transcript is searched too (through its index).
+    public func search(_ query: SearchQuery, under top: ItemID, transcripts: TranscriptFiles? = nil) -> [SearchHit] {
         var hits: [SearchHit] = []
         for item in subtree(of: top).dropFirst() {
-            if let hit = query.match(item) { hits.append(hit) }
+            if let hit = query.match(item, transcripts: transcripts) { hits.append(hit) }
         }
         return hits
     }
@@ -66,7 +73,7 @@ extension Document {
 
 extension SearchQuery {
     /// The hit for `item`, or nil if any filter rejects it. Cheap filters first.
-    public func match(_ item: Item) -> SearchHit? {
+    public func match(_ item: Item, transcripts: TranscriptFiles? = nil) -> SearchHit? {
         if let kind, item.kind != kind { return nil }
         if let after, item.created < after { return nil }
         if let before, !(item.created < before) { return nil }
@@ -80,20 +87,22 @@ extension SearchQuery {
         // Lower-cased on both sides: fnmatch's FNM_CASEFOLD knows only ASCII letters.
         if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), item.name.lowercased(), 0) != 0 { return nil }
         guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
-        return textHit(item)
+        return textHit(item, transcripts: item.recording != nil ? transcripts : nil)
     }
 
     /// Every word must occur in some field; the fields where any word occurs are reported.
     /// Folded text is compared as UTF-8 bytes (memmem): folding has already made equal
-    /// what should match, and a UTF-8 substring is a whole-scalar substring.
-    private func textHit(_ item: Item) -> SearchHit? {
+    /// what should match, and a UTF-8 substring is a whole-scalar substring. A transcript
+    /// is searched through its index.
+    private func textHit(_ item: Item, transcripts: TranscriptFiles?) -> SearchHit? {
+        let spoken = transcripts?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: self.words) }
         let words = self.words.map { Array($0.utf8) }
         let name = TextFolding.foldedUTF8(item.name)
         let note = item.annotations.note.isEmpty ? [] : TextFolding.foldedUTF8(item.annotations.note)
         let labels = item.annotations.markers.map { $0.label.isEmpty ? [] : TextFolding.foldedUTF8($0.label) }
         func has(_ text: [UInt8]) -> ([UInt8]) -> Bool { { TextFolding.contains(text, $0) } }
-        for word in words where !TextFolding.contains(name, word) && !TextFolding.contains(note, word)
-            && !labels.contains(where: { TextFolding.contains($0, word) }) {
+        for (k, word) in words.enumerated() where !TextFolding.contains(name, word) && !TextFolding.contains(note, word)
+            && !labels.contains(where: { TextFolding.contains($0, word) }) && spoken?.found[k] != true {
             return nil
         }
         var fields: [SearchField] = []
@@ -106,7 +115,106 @@ extension SearchQuery {
         for (index, marker) in item.annotations.markers.enumerated() where words.contains(where: has(labels[index])) {
             fields.append(.marker(marker, index: index + 1, seconds: marker.seconds(sampleRate: rate)))
         }
+        if let first = spoken?.first {
+            // The word's own time, from the transcript itself (read only for a hit).
+            var seconds = first.seconds
+            if let offset = first.offset, let transcript = try? transcripts?.read(item.id), first.line < transcript.segments.count,
+               let start = TranscriptFiles.wordStart(in: transcript.segments[first.line], atByte: offset) {
+                seconds = start
+            }
+            fields.append(.transcript(seconds: seconds, snippet: first.snippet))
+        }
         return SearchHit(item: item, fields: fields)
+    }
+}
+
+/// Words looked for in a transcript's search index (`TranscriptFiles.index`), line by
+/// line, on bytes: an ASCII line is lower-cased in place, any other is folded as text.
+struct TranscriptIndexSearch {
+    /// Which of the words occur somewhere.
+    var found: [Bool]
+    /// The first line where any does (from 0, a segment's index): when it starts, the
+    /// match's byte offset in its text (nil when the line is not ASCII), and a snippet.
+    var first: (line: Int, offset: Int?, seconds: Double?, snippet: String)?
+
+    init(index: [UInt8], words: [String]) {
+        found = Array(repeating: false, count: words.count)
+        let needles = words.map { Array($0.utf8) }
+        // Most files hold none of the words: an ASCII file is lower-cased whole and looked
+        // through once (times included, so this can only say yes too often), and only a
+        // file where some word occurs is read line by line.
+        if !Self.mayContain(needles, index) { return }
+        var folded: [UInt8] = []
+        var lineStart = 0
+        var lineNumber = -1
+        index.withUnsafeBufferPointer { bytes in
+            while lineStart < bytes.count {
+                if first != nil && !found.contains(false) { break }
+                lineNumber += 1
+                var lineEnd = lineStart
+                while lineEnd < bytes.count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
+                defer { lineStart = lineEnd + 1 }
+                // START \t TEXT
+                var tab1 = lineStart
+                while tab1 < lineEnd && bytes[tab1] != 0x09 { tab1 += 1 }
+                guard tab1 < lineEnd else { continue }
+                let text = UnsafeBufferPointer(rebasing: bytes[(tab1 + 1)..<lineEnd])
+                var ascii = true
+                folded.removeAll(keepingCapacity: true)
+                for b in text {
+                    if b >= 0x80 { ascii = false; break }
+                    folded.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
+                }
+                if !ascii { folded = Array(TextFolding.fold(String(decoding: text, as: UTF8.self)).utf8) }
+                var hitAt: Int?
+                for (k, needle) in needles.enumerated() {
+                    guard let at = Self.position(of: needle, in: folded) else { continue }
+                    found[k] = true
+                    if hitAt == nil { hitAt = at }
+                }
+                guard first == nil, let hitAt else { continue }
+                let line = String(decoding: text, as: UTF8.self)
+                let seconds = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<tab1]), as: UTF8.self))
+                let word = words[needles.firstIndex { Self.position(of: $0, in: folded) != nil }!]
+                first = (lineNumber, ascii ? hitAt : nil, seconds, TextFolding.snippet(of: line, around: word))
+            }
+        }
+    }
+
+    /// False only when the index is ASCII and, lower-cased, holds none of the needles.
+    static func mayContain(_ needles: [[UInt8]], _ index: [UInt8]) -> Bool {
+        var folded = index
+        let ascii = folded.withUnsafeMutableBufferPointer { bytes -> Bool in
+            var any: UInt8 = 0
+            for i in bytes.indices {
+                let b = bytes[i]
+                any |= b
+                bytes[i] = b &- 0x41 < 26 ? b | 0x20 : b
+            }
+            return any < 0x80
+        }
+        guard ascii else { return true }
+        return needles.contains { position(of: $0, in: folded) != nil }
+    }
+
+    static func position(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
+        return haystack.withUnsafeBufferPointer { h in
+            needle.withUnsafeBufferPointer { n in
+                let first = Int32(n[0]), last = h.count - n.count
+                var i = 0
+                while i <= last {
+                    // memchr finds the candidates: vectorised, unlike a byte loop.
+                    guard let hit = memchr(h.baseAddress! + i, first, last - i + 1) else { return nil }
+                    i = UnsafeRawPointer(hit) - UnsafeRawPointer(h.baseAddress!)
+                    var k = 1
+                    while k < n.count && h[i + k] == n[k] { k += 1 }
+                    if k == n.count { return i }
+                    i += 1
+                }
+                return nil
+            }
+        }
     }
 }
 

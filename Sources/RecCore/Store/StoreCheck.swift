@@ -32,6 +32,17 @@ public struct StoreCheck {
         /// Trim points past the recording's last frame; `--repair` clamps them to the audio
         /// (and removes them if nothing is left between them).
         case trimPastEnd(path: String)
+        /// `transcripts/<uuid>.json` of no recording, in the store or in the trash;
+        /// `--repair` removes it (a recording removed for good while the file was written).
+        case orphanTranscript(file: String)
+        /// A transcript that does not parse; `--repair` removes it (`transcribe --missing`
+        /// makes it again).
+        case unreadableTranscript(path: String, file: String, reason: String)
+        /// A transcript whose times go past the end of its recording; `--repair` cuts it there.
+        case transcriptPastEnd(path: String, file: String, seconds: Double)
+        /// `transcripts/<uuid>.txt`, what `find --text` reads, is missing or does not match
+        /// its transcript (a crash between the two writes); `--repair` writes it again.
+        case staleTranscriptIndex(path: String, file: String)
 
         public var description: String {
             switch self {
@@ -53,6 +64,11 @@ public struct StoreCheck {
                 let named = paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "")
                 return "\(paths.count) recording\(paths.count == 1 ? " has" : "s have") no stored levels and waveform (\(named)); info measures them each time, --repair stores them"
             case let .trimPastEnd(path): return "\(path): its trim points are past the end of the recording"
+            case let .orphanTranscript(file): return "transcripts/\(file): belongs to no recording"
+            case let .unreadableTranscript(path, file, reason): return "\(path): transcript transcripts/\(file) is unreadable: \(reason)"
+            case let .transcriptPastEnd(path, file, seconds):
+                return "\(path): transcript transcripts/\(file) goes on to \(Format.clock(seconds)), past the end of the recording"
+            case let .staleTranscriptIndex(path, file): return "\(path): the search index of transcripts/\(file) is missing or out of date"
             }
         }
 
@@ -119,6 +135,8 @@ public struct StoreCheck {
         if !unmeasured.isEmpty { problems.append(.missingAnalysis(paths: unmeasured.map { document.path(of: $0.id) })) }
         let lateTrims = document.preorder().filter(\.hasTrimPastEnd)
         problems += lateTrims.map { Problem.trimPastEnd(path: document.path(of: $0.id)) }
+        let transcripts = transcriptProblems(document)
+        problems += transcripts
         let viewState = readViewState()
         // A recording in progress owns its file; a dead one's file is recovered, not adopted.
         let inProgressFile = viewState?.recording?.file
@@ -176,6 +194,7 @@ public struct StoreCheck {
             if !storeMissing { try DocumentStore.keepOriginal(location, writtenAs: version) }
             try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
         }
+        repairs += repairTranscripts(transcripts, document)
         // Only once the document is safely written: nothing in these could be recovered.
         for file in empty where (try? FileSystem.remove(location.audioPath(file))) != nil {
             repairs.append("removed audio/\(file), which was empty")
@@ -361,7 +380,7 @@ public struct StoreCheck {
     /// relative to the store directory. A live pid's files are its work in progress.
     private func strayTemporaries(isAlive: (Int32) -> Bool) -> [String] {
         var strays: [String] = []
-        for (directory, prefix) in [(location.directory, ""), (location.audioDirectory, "audio/")] {
+        for (directory, prefix) in [(location.directory, ""), (location.audioDirectory, "audio/"), (location.transcriptsDirectory, "transcripts/")] {
             for name in StoreLocation.entries(of: directory) {
                 guard let pid = Self.temporaryFileOwner(name), !isAlive(pid) else { continue }
                 strays.append(prefix + name)
@@ -382,6 +401,73 @@ public struct StoreCheck {
         guard let pidText = name.split(separator: "-").last, name.dropLast(pidText.count + 1).hasSuffix(".tmp"),
               let pid = Int32(pidText), pid > 0 else { return nil }
         return pid
+    }
+
+    /// Transcripts of no recording (a rebuilt store counts: it is checked after the
+    /// rebuild when repairing), that do not parse, or that run past their recording's end
+    /// (by more than a rounding step).
+    private func transcriptProblems(_ document: Document) -> [Problem] {
+        let files = TranscriptFiles(location: location)
+        var problems: [Problem] = []
+        var trashed: [ItemID: Item] = [:]
+        for entry in document.trash { for item in entry.items { trashed[item.id] = item } }
+        for id in files.ids() {
+            let file = "\(id).json"
+            guard let item = document[id] ?? trashed[id], let recording = item.recording else {
+                problems.append(.orphanTranscript(file: file))
+                continue
+            }
+            let path = document[id] != nil ? document.path(of: id) : "trash: " + item.name
+            do {
+                guard let transcript = try files.read(id) else { continue }
+                let last = transcript.lastTime
+                if last > recording.duration + 0.05 {
+                    problems.append(.transcriptPastEnd(path: path, file: file, seconds: last))
+                } else if files.indexBytes(of: id) != TranscriptFiles.index(transcript) {
+                    problems.append(.staleTranscriptIndex(path: path, file: file))
+                }
+            } catch let error as RecError {
+                problems.append(.unreadableTranscript(path: path, file: file, reason: error.reason))
+            } catch {
+                problems.append(.unreadableTranscript(path: path, file: file, reason: "\(error)"))
+            }
+        }
+        problems += files.orphanIndexes().map { Problem.orphanTranscript(file: $0) }
+        return problems
+    }
+
+    private func repairTranscripts(_ problems: [Problem], _ document: Document) -> [String] {
+        let files = TranscriptFiles(location: location)
+        var repairs: [String] = []
+        var durations: [String: Double] = [:]
+        for item in document.items.values + document.trash.flatMap(\.items) {
+            guard let r = item.recording else { continue }
+            durations["\(item.id).json"] = r.duration
+            durations["\(item.id).txt"] = files.exists(item.id) ? r.duration : nil
+        }
+        for problem in problems {
+            switch problem {
+            case let .orphanTranscript(file) where durations[file] == nil:
+                if (try? FileSystem.remove(files.directory + "/" + file)) != nil { repairs.append("removed transcripts/\(file), which belongs to no recording") }
+            case let .unreadableTranscript(_, file, _):
+                if let id = ItemID(String(file.dropLast(5))), (try? FileSystem.remove(files.path(of: id))) != nil {
+                    try? FileSystem.remove(files.indexPath(of: id))
+                    repairs.append("removed transcripts/\(file), which was unreadable ('recnotes transcribe --missing' makes it again)")
+                }
+            case let .transcriptPastEnd(path, file, _), let .staleTranscriptIndex(path, file):
+                guard let duration = durations[file], let id = ItemID(String(file.dropLast(5))),
+                      let transcript = try? files.read(id) else { continue }
+                if (try? files.write(transcript.clipped(to: duration), for: id, duration: duration)) != nil {
+                    if case .transcriptPastEnd = problem {
+                        repairs.append("cut the transcript of \(path) at the end of the recording")
+                    } else {
+                        repairs.append("rebuilt the search index of transcripts/\(file)")
+                    }
+                }
+            default: continue
+            }
+        }
+        return repairs
     }
 
     private func readViewState() -> ViewState? {

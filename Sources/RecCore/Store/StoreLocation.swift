@@ -44,6 +44,9 @@ public struct StoreLocation: Equatable, Sendable {
 
     public func audioPath(_ file: String) -> String { audioDirectory + "/" + file }
 
+    /// One `<uuid>.json` per transcribed recording (see `TranscriptFiles`).
+    public var transcriptsDirectory: String { directory + "/transcripts" }
+
     /// Whether this process may change the store: false for a store on a read-only mount
     /// or one whose directory or lock files it has no write permission for (a mounted
     /// backup, another user's store). A store that does not exist yet is writable if it can

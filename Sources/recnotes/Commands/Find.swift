@@ -12,9 +12,10 @@ struct Find: ParsableCommand {
         abstract: "Search a folder and everything under it.",
         discussion: """
         Prints the absolute path of each match, parents before children, in name order. Every \
-        filter given must match. --text matches names, notes and marker labels, ignoring case \
-        and accents; every word must occur. At a terminal, where a word was found is shown \
-        too; --json gives it as "matches", and "time" is the first matching marker's time: \
+        filter given must match. --text matches names, notes, marker labels and transcripts \
+        (see transcribe), ignoring case and accents; every word must occur. At a terminal, \
+        where a word was found is shown too; --json gives it as "matches", and "time" is the \
+        first matching marker's time, else when the transcript says it: \
         recnotes play "$(recnotes find --text budget --json | jq -r '.[0].path')" \
         --seek "$(recnotes find --text budget --json | jq -r '.[0].time // 0')"
         """
@@ -38,7 +39,7 @@ struct Find: ParsableCommand {
     @Option(help: ArgumentHelp("Only items with this tag; repeat for several (all must be there).", valueName: "tag"))
     var tag: [String] = []
 
-    @Option(help: ArgumentHelp("Words that must all occur in the name, the note or a marker label (case and accents ignored).", valueName: "words"))
+    @Option(help: ArgumentHelp("Words that must all occur in the name, the note, a marker label or the transcript (case and accents ignored).", valueName: "words"))
     var text: String?
 
     @Option(help: ArgumentHelp("Only items created at or after this: 2026-11-20, an ISO time, today, yesterday, 7d, 12h, 2w.", valueName: "date"))
@@ -59,7 +60,8 @@ struct Find: ParsableCommand {
         query.snippets = output.json || detailed
         let library = try global.openLibrary()
         let top = try library.item(at: path)
-        let hits = library.document.search(query, under: top.id)
+        let transcripts = query.hasTextFilters ? TranscriptFiles(location: library.location) : nil
+        let hits = library.document.search(query, under: top.id, transcripts: transcripts)
         if output.json {
             print(query.hasTextFilters ? ItemJSON.hits(hits, in: library) : ItemJSON.array(hits.map(\.item), in: library))
             return
@@ -72,6 +74,7 @@ struct Find: ParsableCommand {
                 case .name: continue
                 case let .note(snippet): print("    note: \(snippet)")
                 case let .marker(marker, index, seconds): print("    \(Format.clock(seconds))  #\(index) \(marker.label)")
+                case let .transcript(seconds, snippet): print("    \(seconds.map(Format.clock) ?? "--:--")  said: \(snippet)")
                 }
             }
         }

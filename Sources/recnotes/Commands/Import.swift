@@ -59,6 +59,9 @@ struct Import: ParsableCommand {
     @Option(help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
+    @Flag(help: "Once imported, transcribe the recordings in a detached process (see transcribe).")
+    var transcribe = false
+
     /// Usage checks, run first by `run()`: argument-parser wraps whatever `validate()`
     /// throws, which would lose a RecError's kind and exit status.
     func checkUsage() throws {
@@ -97,6 +100,7 @@ struct Import: ParsableCommand {
                 Terminal.writeStderr("Imported \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n")
             }
         }
+        if transcribe { BackgroundTranscription.start(items, in: library) }
         changes.finish(json: output.json)
     }
 }

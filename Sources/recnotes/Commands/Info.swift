@@ -37,8 +37,17 @@ struct Info: ParsableCommand {
                 Terminal.warning(error.recError.description)
             }
         }
+        var transcript: Transcript?
+        if item.recording != nil {
+            do {
+                transcript = try TranscriptFiles(location: library.location).read(item.id)
+            } catch {
+                // The rest is still worth showing; `fsck` reports and repairs the file.
+                Terminal.warning("\(error)")
+            }
+        }
         if output.json {
-            print(ItemJSON.object(item, in: library, analysis: analysis))
+            print(ItemJSON.object(item, in: library, analysis: analysis, transcript: item.recording != nil ? .some(transcript) : nil))
             return
         }
         let document = library.document
@@ -74,6 +83,14 @@ struct Info: ParsableCommand {
                 ["contains:", "\(item.children.count) item\(item.children.count == 1 ? "" : "s") (\(all.count - recordings.count) folders and \(recordings.count) recordings in all)"],
                 ["total:", Format.duration(total)],
             ]
+        }
+        if let transcript {
+            let quality = transcript.quality == .draft ? ", draft" : ""
+            rows.append(["transcript:", "\(transcript.engine)\(transcript.model.isEmpty ? "" : " (\(transcript.model))")\(quality), \(Format.date(transcript.created)), \(transcript.segments.count) segment\(transcript.segments.count == 1 ? "" : "s")"])
+            for segment in transcript.segments.prefix(TranscriptJSON.previewLines) {
+                rows.append(["", "\(segment.start.map(Format.clock) ?? "")  \(segment.text)"])
+            }
+            if transcript.segments.count > TranscriptJSON.previewLines { rows.append(["", "… (recnotes transcript PATH)"]) }
         }
         rows += annotationRows(item)
         for line in Terminal.table(rows) { print(line) }

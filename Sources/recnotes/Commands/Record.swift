@@ -77,6 +77,9 @@ struct Record: ParsableCommand {
 
     @OptionGroup var voice: VoiceOptions
 
+    @Flag(help: "Once saved, transcribe the recording in a detached process (see transcribe).")
+    var transcribe = false
+
     @OptionGroup var detached: BackgroundOptions
 
     func run() throws {
@@ -105,6 +108,7 @@ struct Record: ParsableCommand {
         // A detached recorder has no stdout of its own to stream to, and a file outside
         // the store is what a plain 'record --background' gives better: background
         // recordings go to the store.
+        if transcribe { throw RecError.usage("--output", "cannot be combined with --transcribe (only recordings in the store are transcribed)") }
         if detached.background || detached.log != nil || detached.json {
             throw RecError.usage("--output", "cannot be combined with --background, --log or --json")
         }
@@ -133,6 +137,7 @@ struct Record: ParsableCommand {
         if let name = askName(for: session, signals: signals) {
             let item = try session.save(as: name)
             renderer.reportSaved(item, in: library)
+            if transcribe { BackgroundTranscription.start([item], in: library) }
         } else {
             // One key never loses a recording: Esc moves it to the trash.
             renderer.reportDiscarded(trashPath: try session.discardToTrash())

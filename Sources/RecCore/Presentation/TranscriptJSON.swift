@@ -1,0 +1,73 @@
+/// The JSON of transcripts that commands print: `info --json`'s "transcript" and
+/// `transcribe --progress json`'s NDJSON events.
+public enum TranscriptJSON {
+    /// How many lines of a transcript `info` shows.
+    public static let previewLines = 3
+
+    /// `{"engine", "model", "quality", "created", "segments" (a count), "lines" (the first
+    /// segments' text)}`, or null.
+    static func writeSummary(_ transcript: Transcript?, to w: inout JSONWriter) {
+        guard let transcript else { return w.raw("null") }
+        w.raw("{\"engine\": ")
+        w.string(transcript.engine)
+        w.raw(", \"model\": ")
+        w.string(transcript.model)
+        w.raw(", \"quality\": ")
+        w.string(transcript.quality.rawValue)
+        w.raw(", \"created\": ")
+        w.timestamp(transcript.created)
+        w.raw(", \"segments\": ")
+        w.int(transcript.segments.count)
+        w.raw(", \"lines\": [")
+        for (i, segment) in transcript.segments.prefix(previewLines).enumerated() {
+            if i > 0 { w.raw(", ") }
+            w.string(segment.text)
+        }
+        w.raw("]}")
+    }
+
+    /// One NDJSON line per event: {"event": "started", "index", "count", "path", "uuid"},
+    /// {"event": "saved", "index", "path", "uuid", "engine", "quality", "segments"},
+    /// {"event": "skipped", "path", "uuid", "reason"}, {"event": "failed", "index", "path",
+    /// "uuid", "error"}; `index` counts from 0.
+    public static func event(_ event: Transcriber.Event, in library: Library) -> String {
+        var w = JSONWriter()
+        func item(_ item: Item) {
+            w.raw(", \"path\": ")
+            w.string(library.document[item.id] != nil ? library.document.path(of: item.id) : item.name)
+            w.raw(", \"uuid\": ")
+            w.id(item.id)
+        }
+        switch event {
+        case let .started(index, count, it):
+            w.raw("{\"event\": \"started\", \"index\": ")
+            w.int(index)
+            w.raw(", \"count\": ")
+            w.int(count)
+            item(it)
+        case let .saved(index, it, transcript):
+            w.raw("{\"event\": \"saved\", \"index\": ")
+            w.int(index)
+            item(it)
+            w.raw(", \"engine\": ")
+            w.string(transcript.engine)
+            w.raw(", \"quality\": ")
+            w.string(transcript.quality.rawValue)
+            w.raw(", \"segments\": ")
+            w.int(transcript.segments.count)
+        case let .skipped(it, reason):
+            w.raw("{\"event\": \"skipped\"")
+            item(it)
+            w.raw(", \"reason\": ")
+            w.string(reason)
+        case let .failed(index, it, error):
+            w.raw("{\"event\": \"failed\", \"index\": ")
+            w.int(index)
+            item(it)
+            w.raw(", \"error\": ")
+            w.string(error.description)
+        }
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}

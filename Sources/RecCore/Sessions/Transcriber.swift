@@ -1,0 +1,87 @@
+/// `transcribe`: which recordings, then one at a time: decode, run the engine, and save the
+/// transcript atomically under the store lock, only if the recording is still there. A
+/// transcript is saved whole or not at all, so an interrupted or killed run keeps every
+/// transcript it finished and leaves no half one; `--missing` picks up the rest.
+public final class Transcriber {
+    public enum Event: Sendable {
+        /// Recording `index` (from 0) of `count` is being transcribed.
+        case started(index: Int, count: Int, item: Item)
+        case saved(index: Int, item: Item, transcript: Transcript)
+        /// Not done: it has a transcript already (no `--force`), or it was removed meanwhile.
+        case skipped(item: Item, reason: String)
+        case failed(index: Int, item: Item, error: RecError)
+    }
+
+    public struct Summary: Sendable {
+        public var saved = 0
+        public var skipped = 0
+        public var failed = 0
+        public var interrupted = false
+    }
+
+    public let library: Library
+    public let cancel = CancelFlag()
+    /// What will be transcribed, in order.
+    public private(set) var recordings: [Item] = []
+    /// What already has a transcript and is left alone (without `force`).
+    public private(set) var alreadyDone: [Item] = []
+
+    /// `paths` (recordings, or folders meaning every recording under them), or every
+    /// recording outside the trash with `all`. Without `force`, recordings that have a
+    /// transcript are left out. A path that names nothing is an error before any work.
+    public init(library: Library, paths: [String], all: Bool, force: Bool) throws {
+        self.library = library
+        if library.isReadOnly { throw library.documents.readOnlyError }
+        let files = TranscriptFiles(location: library.location)
+        var chosen: [Item] = []
+        var seen = Set<ItemID>()
+        let tops: [Item] = all ? [library.document[.root]!] : try paths.map { try library.item(at: $0) }
+        for top in tops {
+            for item in library.document.subtree(of: top.id) where item.recording != nil && seen.insert(item.id).inserted {
+                chosen.append(item)
+            }
+        }
+        for item in chosen {
+            if !force && files.exists(item.id) { alreadyDone.append(item) } else { recordings.append(item) }
+        }
+    }
+
+    /// Transcribes each recording in turn with `engine`; stops between recordings once
+    /// `cancel` is set. A failure is reported and the next recording is tried.
+    public func run(engine: any TranscriptionEngine, events: (Event) -> Void) -> Summary {
+        var summary = Summary()
+        let files = TranscriptFiles(location: library.location)
+        for (index, item) in recordings.enumerated() {
+            if cancel.isCancelled {
+                summary.interrupted = true
+                break
+            }
+            events(.started(index: index, count: recordings.count, item: item))
+            do {
+                let transcript = try Transcription.transcribe(file: library.location.audioPath(item.recording!.file), with: engine)
+                let duration = item.recording!.duration
+                // Under the store lock, so that a removal cannot slip in between the check
+                // and the write (removal deletes the transcript after the document).
+                let stillThere = try library.documents.transaction { transaction -> Bool in
+                    guard let current = transaction.document[item.id], current.recording?.file == item.recording?.file else { return false }
+                    try files.write(transcript.clipped(to: duration), for: item.id, duration: duration)
+                    return true
+                }
+                if stillThere {
+                    summary.saved += 1
+                    events(.saved(index: index, item: item, transcript: transcript))
+                } else {
+                    summary.skipped += 1
+                    events(.skipped(item: item, reason: "was removed while it was transcribed"))
+                }
+            } catch let error as RecError {
+                summary.failed += 1
+                events(.failed(index: index, item: item, error: error))
+            } catch {
+                summary.failed += 1
+                events(.failed(index: index, item: item, error: RecError.failure("transcribe", "\(error)")))
+            }
+        }
+        return summary
+    }
+}

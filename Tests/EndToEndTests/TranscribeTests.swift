@@ -1,0 +1,204 @@
+import Foundation
+import RecCore
+import Testing
+
+/// `transcribe`, `transcript`, `find --text` over transcripts, and transcripts as document
+/// data (trash, removal, fsck), with the built-in engine on real speech and with fake
+/// external engines (shell scripts).
+@Suite("transcripts: transcribe, transcript, find", .serialized)
+struct TranscribeTests {
+    static let speech = "/usr/share/pocketsphinx/test/data/goforward.raw"
+
+    /// A fake engine: a shell script in the sandbox.
+    func engine(_ cli: Sandbox, _ name: String, _ body: String) throws -> String {
+        let path = cli.root + "/" + name
+        try Data(("#!/bin/sh\n" + body + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// Prints a WebVTT transcript with "budget" said at 1.25 s.
+    func vttEngine(_ cli: Sandbox) throws -> String {
+        try engine(cli, "vtt-engine", "printf 'WEBVTT\\n\\n00:00.000 --> 00:01.000\\nhello there\\n\\n00:01.250 --> 00:01.900\\nthe budget numbers\\n'")
+    }
+
+    func transcripts(_ cli: Sandbox) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: cli.store + "/transcripts")) ?? []).sorted()
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: speech), "needs pocketsphinx-testdata"))
+    func findLandsWhereTheWordIsSaid() throws {
+        let cli = try Sandbox()
+        // goforward.raw is 16 kHz mono s16: a WAV header in front makes it importable.
+        let raw = try #require(cli.bytes(Self.speech))
+        var wav: [UInt8] = []
+        func le(_ value: UInt32, _ count: Int) { for i in 0..<count { wav.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) } }
+        wav += Array("RIFF".utf8); le(UInt32(36 + raw.count), 4); wav += Array("WAVE".utf8)
+        wav += Array("fmt ".utf8); le(16, 4); le(1, 2); le(1, 2); le(16000, 4); le(32000, 4); le(2, 2); le(16, 2)
+        wav += Array("data".utf8); le(UInt32(raw.count), 4)
+        try cli.write(cli.root + "/goforward.wav", wav + raw)
+        try cli.succeed("import", cli.root + "/goforward.wav", "--format", "flac")
+        expectSuccess(try cli.run(["transcribe", "goforward"], environment: ["RECNOTES_TRANSCRIBER": nil]))
+
+        let json = try cli.run("transcript", "goforward", "--format", "json").object()
+        #expect(json["engine"] as? String == "pocketsphinx")
+        #expect(json["quality"] as? String == "draft")
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        let words = segments.flatMap { ($0["words"] as? [[String: Any]]) ?? [] }
+        // The engine's own time for "forward" is the reference.
+        let forward = try #require(words.first { $0["text"] as? String == "forward" }, "\(json)")
+        let said = try #require(forward["start"] as? Double)
+
+        let hits = try #require(try cli.run("find", "--text", "FORWARD", "--json").json() as? [[String: Any]])
+        #expect(hits.count == 1)
+        let time = try #require(hits.first?["time"] as? Double)
+        #expect(abs(time - said) <= 0.5, "\(hits)")
+        // The name matches too ("goforward"); the transcript's match is the one with a time.
+        let match = try #require((hits.first?["matches"] as? [[String: Any]])?.first { $0["field"] as? String == "transcript" }, "\(hits)")
+        #expect(abs((match["seconds"] as? Double ?? -1) - time) < 0.001)
+        #expect((match["snippet"] as? String)?.contains("forward") == true)
+
+        #expect(try cli.run("transcript", "goforward").stdout.contains("forward"))
+        let info = try cli.run("info", "goforward")
+        #expect(info.stdout.contains("transcript:") && info.stdout.contains("pocketsphinx") && info.stdout.contains("draft"), "\(info)")
+        let summary = try #require(try cli.run("info", "goforward", "--json").object()["transcript"] as? [String: Any])
+        #expect(summary["quality"] as? String == "draft")
+        #expect(try cli.run("fsck").status == 0)
+    }
+
+    @Test func anExternalEngineTranscriptFollowsItsRecording() throws {
+        let cli = try Sandbox()
+        try cli.addWAVRecording("talk", in: "/", frames: 96_000)
+        try cli.addWAVRecording("other", in: "/", frames: 96_000)
+        let env: [String: String?] = ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]
+        let first = try cli.run(["transcribe", "talk", "--progress", "json"], environment: env)
+        expectSuccess(first)
+        #expect(first.lines.last?.contains("\"event\": \"saved\"") == true, "\(first)")
+        #expect(transcripts(cli).count == 2) // the transcript and its search index
+
+        // Found at the segment's time, the snippet shows what was said.
+        let hit = try #require((try cli.run("find", "--text", "budget", "--json").json() as? [[String: Any]])?.first)
+        #expect(hit["path"] as? String == "/talk")
+        #expect(hit["time"] as? Double == 1.25)
+        // Every word must occur somewhere: the name and the transcript together do.
+        #expect(try cli.run("find", "--text", "talk numbers").lines == ["/talk"])
+        #expect(try cli.run("find", "--text", "budget zebra").lines.isEmpty)
+
+        // Done already: skipped, unless --force.
+        let again = try cli.run(["transcribe", "talk"], environment: env)
+        #expect(again.status == 0 && again.stderr.contains("has a transcript already"), "\(again)")
+        expectSuccess(try cli.run(["transcribe", "--all", "--missing"], environment: env))
+        #expect(transcripts(cli).count == 4)
+        let forced = try cli.run(["transcribe", "talk", "--force", "--engine", try engine(cli, "text-engine", "echo replaced words")], environment: env)
+        expectSuccess(forced)
+        #expect(try cli.run("transcript", "talk").stdout == "replaced words\n")
+
+        // Trash keeps it, restore brings it back, emptying the trash removes it.
+        try cli.succeed("rm", "talk")
+        #expect(transcripts(cli).count == 4)
+        #expect(try cli.run("fsck").status == 0)
+        #expect(try cli.run("find", "--text", "replaced").lines.isEmpty)
+        try cli.succeed("trash", "restore", "/talk")
+        #expect(try cli.run("find", "--text", "replaced").lines == ["/talk"])
+        try cli.succeed("rm", "talk")
+        try cli.succeed("trash", "empty", "--yes")
+        #expect(transcripts(cli).count == 2)
+        #expect(try cli.run("fsck").status == 0)
+    }
+
+    @Test func failuresStoreNothingAndSayWhy() throws {
+        let cli = try Sandbox()
+        try cli.addWAVRecording("talk", in: "/", frames: 48_000)
+        let failing = try engine(cli, "failing", "echo 'model not found' >&2; exit 3")
+        let run = try cli.run("transcribe", "talk", "--engine", failing)
+        expectFailure(run, status: 1, containing: ["model not found"])
+        #expect(transcripts(cli).filter { !$0.hasPrefix(".") }.isEmpty)
+        expectFailure(try cli.run("transcript", "talk"), status: 1, containing: ["has no transcript"])
+        expectFailure(try cli.run("transcribe"), status: 64)
+        expectFailure(try cli.run("transcribe", "--all", "talk"), status: 64)
+        expectFailure(try cli.run("transcribe", "--all", "--missing", "--force"), status: 64)
+        expectFailure(try cli.run("transcribe", "nothing-here", "--engine", failing), status: 1)
+        #expect(try cli.run("fsck").status == 0)
+    }
+
+    @Test func fsckReportsAndRepairsTranscripts() throws {
+        let cli = try Sandbox()
+        let talk = try cli.addWAVRecording("talk", in: "/", frames: 96_000)
+        let late = try cli.addWAVRecording("late", in: "/", frames: 48_000)
+        let env: [String: String?] = ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]
+        expectSuccess(try cli.run(["transcribe", "talk"], environment: env))
+        let dir = cli.store + "/transcripts/"
+        // An orphan, a transcript past its recording's 1 s end, a lost index, a broken file.
+        try cli.write(dir + "\(ItemID.random()).json", Array("{\"engine\": \"x\", \"model\": \"\", \"created\": \"2026-01-01T00:00:00.000Z\", \"quality\": \"good\", \"segments\": []}\n".utf8))
+        try cli.write(dir + "\(late).json", try #require(cli.bytes(dir + "\(talk).json")))
+        try FileManager.default.removeItem(atPath: dir + "\(talk).txt")
+        let check = try cli.run("fsck")
+        #expect(check.status == 1)
+        for fragment in ["belongs to no recording", "past the end of the recording", "search index"] {
+            #expect(check.stdout.contains(fragment) || check.stderr.contains(fragment), "\(fragment): \(check)")
+        }
+        let repair = try cli.run("fsck", "--repair")
+        #expect(repair.status == 0, "\(repair)")
+        #expect(try cli.run("fsck").status == 0)
+        // Cut at the end: the 1.25 s segment of the 1 s recording is gone, and find still works.
+        #expect(try cli.run("transcript", "late").stdout == "hello there\n")
+        #expect(try cli.run("find", "--text", "budget").lines == ["/talk"])
+
+        try cli.write(dir + "\(talk).json", Array("{\"segments\": [".utf8))
+        let broken = try cli.run("fsck")
+        #expect(broken.status == 1 && (broken.stdout + broken.stderr).contains("unreadable"), "\(broken)")
+        #expect(try cli.run("fsck", "--repair").status == 0)
+        #expect(try cli.run("fsck").status == 0)
+        expectFailure(try cli.run("transcript", "talk"), status: 1, containing: ["has no transcript"])
+    }
+
+    /// `import --transcribe` returns as soon as the import is saved; the detached
+    /// transcriber (whose engine here waits for a file the test creates) finishes later.
+    @Test func importTranscribesInTheBackgroundWithoutWaiting() throws {
+        let cli = try Sandbox()
+        try cli.write(cli.root + "/memo.wav", wavBytes(frames: 48_000))
+        let gate = cli.root + "/go"
+        let waiting = try engine(cli, "waiting-engine", "while [ ! -e '\(gate)' ]; do sleep 0.05; done; echo later words")
+        let imported = try cli.runBounded(["import", cli.root + "/memo.wav", "--transcribe"], timeout: 60,
+                                          environment: ["RECNOTES_TRANSCRIBER": waiting])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(try cli.run("ls").lines == ["memo"])
+        #expect(transcripts(cli).filter { !$0.hasPrefix(".") }.isEmpty)
+        #expect(FileManager.default.createFile(atPath: gate, contents: nil))
+        var waited = 0
+        while !transcripts(cli).contains(where: { $0.hasSuffix(".txt") }) && waited < 30_000 {
+            usleep(20_000)
+            waited += 20
+        }
+        #expect(try cli.run("find", "--text", "later").lines == ["/memo"])
+        expectFailure(try cli.run("record", "--output", cli.root + "/x.wav", "--transcribe"), status: 64)
+    }
+
+    /// A run killed (SIGKILL) or stopped (SIGINT) keeps each finished transcript whole,
+    /// leaves fsck clean, and `--missing` finishes the job.
+    @Test(arguments: [SIGKILL, SIGINT])
+    func anInterruptedRunLosesNothing(signal: Int32) throws {
+        let cli = try Sandbox()
+        for name in ["a", "b", "c", "d"] { try cli.addWAVRecording(name, in: "/", frames: 48_000) }
+        let slow = try engine(cli, "slow-engine", "sleep 1; echo said something")
+        let run = try cli.spawn(["transcribe", "--all", "--engine", slow])
+        // Wait (bounded) for the first transcript, then signal in the middle of the next.
+        var waited = 0
+        while !transcripts(cli).contains(where: { $0.hasSuffix(".txt") }) && waited < 30_000 {
+            usleep(10_000)
+            waited += 10
+        }
+        run.send(signal)
+        let (result, signalled, timedOut) = run.finish(timeout: 60)
+        #expect(!timedOut)
+        if signal == SIGKILL { #expect(signalled) } else { #expect(result.status == 1 && result.stderr.contains("stopped"), "\(result)") }
+        let saved = transcripts(cli).filter { $0.hasSuffix(".json") }
+        #expect(!saved.isEmpty && saved.count < 4, "\(saved)")
+        let check = try cli.run("fsck")
+        #expect(check.status == 0, "\(check)")
+        #expect(try cli.storeItems().filter { $0["type"] as? String == "recording" }.count == 4)
+        expectSuccess(try cli.run("transcribe", "--all", "--missing", "--engine", try engine(cli, "quick", "echo said something")))
+        #expect(transcripts(cli).filter { $0.hasSuffix(".json") }.count == 4)
+        #expect(try cli.run("find", "--text", "said").lines.count == 4)
+    }
+}

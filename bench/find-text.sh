@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# find --text over transcripts (issue 13): 10,000 recordings with a 2-minute transcript each
+# (bench/gen-store, bench/gen-transcripts). Targets: <= 200 ms, and <= 1.0x `grep -ri` over
+# the same text stored as plain files, side by side in one hyperfine run. Two words: one
+# that occurs in a few transcripts, one that occurs in none (each tool reads everything).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
+out=bench/out
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-find-text.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+bench/gen-store 11111 --store "$work/store" 2>/dev/null
+bench/gen-transcripts "$work/store" "$work/plain"
+rare=$(awk 'NR==1 {print $5}' "$(ls "$work"/plain/*.txt | head -1)")
+s="$bin --store $work/store"
+echo "rare word: $rare ($(grep -ril -- "$rare" "$work/plain" | wc -l) files)"
+hyperfine -N --warmup 3 --runs "${RUNS:-20}" -i --export-markdown "$out/find-text.md" --export-json "$out/find-text.json" \
+  -n "recnotes find --text $rare" "$s find --text $rare" \
+  -n "grep -ri $rare" "grep -ri -- $rare $work/plain" \
+  -n "recnotes find --text zzqxj (none)" "$s find --text zzqxj" \
+  -n "grep -ri zzqxj (none)" "grep -ri -- zzqxj $work/plain"
