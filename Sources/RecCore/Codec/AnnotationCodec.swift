@@ -13,18 +13,8 @@ enum AnnotationCodec {
             w.string(a.note)
         }
         if !a.markers.isEmpty {
-            w.raw(", \"markers\": [")
-            for (i, marker) in a.markers.enumerated() {
-                if i > 0 { w.raw(", ") }
-                w.raw("{\"frame\": ")
-                w.int(marker.frame)
-                if !marker.label.isEmpty {
-                    w.raw(", \"label\": ")
-                    w.string(marker.label)
-                }
-                w.raw("}")
-            }
-            w.raw("]")
+            w.raw(", \"markers\": ")
+            writeMarkers(a.markers, to: &w)
         }
         if let trim = a.trim {
             w.raw(", \"trim\": {\"in\": ")
@@ -98,8 +88,22 @@ enum AnnotationCodec {
         return TrimPoints(inFrame: inFrame, outFrame: outFrame)
     }
 
+    /// `[{"frame": 48000, "label": "..."}, ...]`, a label only when there is one: the one
+    /// way markers are kept, in store.json and in a recording-in-progress entry alike.
+    static func writeMarkers(_ markers: [Marker], to w: inout JSONWriter) {
+        w.array(markers) { w, marker in
+            w.raw("{\"frame\": ")
+            w.int(marker.frame)
+            if !marker.label.isEmpty {
+                w.raw(", \"label\": ")
+                w.string(marker.label)
+            }
+            w.raw("}")
+        }
+    }
+
     /// A marker without a label may omit it.
-    private static func readMarkers(_ r: inout JSONReader) throws -> [Marker] {
+    static func readMarkers(_ r: inout JSONReader) throws -> [Marker] {
         var markers: [Marker] = []
         try r.beginArray()
         var first = true

@@ -20,16 +20,8 @@ enum ViewStateCodec {
             w.raw(", \"position\": ")
             w.double(r.position)
             if !r.markers.isEmpty {
-                w.raw(", \"markers\": [")
-                for (i, marker) in r.markers.enumerated() {
-                    if i > 0 { w.raw(", ") }
-                    w.raw("{\"frame\": ")
-                    w.int(marker.frame)
-                    w.raw(", \"label\": ")
-                    w.string(marker.label)
-                    w.raw("}")
-                }
-                w.raw("]")
+                w.raw(", \"markers\": ")
+                AnnotationCodec.writeMarkers(r.markers, to: &w)
             }
             encodeControl(r.control, &w)
             w.raw("}")
@@ -282,23 +274,7 @@ enum ViewStateCodec {
             else if k.equals("pid") { pid = try r.readInt() }
             else if k.equals("started") { started = Timestamp(utf8: try r.readRawString()) }
             else if k.equals("position") { position = try r.readDouble() }
-            else if k.equals("markers") {
-                try r.beginArray()
-                var first = true
-                while try r.nextElement(first: &first) {
-                    let at = r.position
-                    var frame: Int64?, label = ""
-                    try r.beginObject()
-                    var g = true
-                    while let key = try r.nextKey(first: &g) {
-                        if key.equals("frame") { frame = try r.readInt() }
-                        else if key.equals("label") { label = try r.readString() }
-                        else { try r.skipValue() }
-                    }
-                    guard let frame, frame >= 0 else { throw r.failure("malformed marker", at: at) }
-                    markers.append(Marker(frame: frame, label: label))
-                }
-            }
+            else if k.equals("markers") { markers = try AnnotationCodec.readMarkers(&r) }
             else if k.equals("control") { control = try decodeControl(&r) }
             else { try r.skipValue() }
         }
