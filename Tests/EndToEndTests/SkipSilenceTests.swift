@@ -38,6 +38,23 @@ struct SkipSilenceTests {
         #expect(finished.contains("\"frames\": \(input.count),"), "\(finished)")
     }
 
+    @Test("the speech regions stored with the recording are used, not found again in the file")
+    func storedRegions() throws {
+        let cli = try AudioCLI()
+        let input = [Int16](repeating: 0, count: 96_000) + AudioCLI.tone(frames: 48_000) + [Int16](repeating: 0, count: 96_000)
+        try cli.writeInput(input)
+        #expect(try cli.run("record", "t", "--format", "wav", "--duration", "5").status == 0)
+        // Stored: speech from 0 to the end. The file's own detector would skip the silences.
+        let storePath = cli.store + "/store.json"
+        var text = try String(contentsOfFile: storePath, encoding: .utf8)
+        let speech = try #require(text.range(of: #""speech": \[(\[[0-9, ]*\](, )?)*\]"#, options: .regularExpression), "\(text)")
+        text.replaceSubrange(speech, with: "\"speech\": [[0, \(input.count)]]")
+        try text.write(toFile: storePath, atomically: true, encoding: .utf8)
+        let play = try cli.run("play", "t", "--skip-silence", "0.4")
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(cli.outputSamples().count == input.count, "nothing skipped: the stored regions say it is all speech")
+    }
+
     @Test("--silence-threshold reaches the detector: above every tone, all of it is silence and nothing plays")
     func threshold() throws {
         let cli = try AudioCLI()

@@ -18,3 +18,14 @@ extension VoiceActivity {
         return regions.regions
     }
 }
+
+extension RecordingInfo {
+    /// Its speech regions: those stored with it (measured at the default settings when the
+    /// audio was saved), so that nothing is decoded a second time; the file is decoded only
+    /// for a `silenceThreshold` of the user's, or a recording from an older store.
+    public func speechRegions(in location: StoreLocation, silenceThreshold: Double? = nil) throws -> [Range<Int64>] {
+        if silenceThreshold == nil, let analysis { return analysis.speech }
+        return try VoiceActivity.speechRegions(path: location.audioPath(file),
+                                               configuration: VoiceActivityConfiguration(silenceThreshold: silenceThreshold))
+    }
+}

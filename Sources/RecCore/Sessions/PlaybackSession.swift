@@ -41,9 +41,9 @@ public final class PlaybackSession {
     /// point (or the saved position or `--seek`, if between them) and stops at the out point
     /// (or `--until`, if before it). Positions stay in the file's own time.
     ///
-    /// `skipSilence` (seconds): silences longer than that, found by the voice-activity
-    /// detector in the file before playing (`silenceThreshold`: a fixed level instead of
-    /// its adaptive floor), are jumped over.
+    /// `skipSilence` (seconds): silences longer than that, between the speech regions stored
+    /// with the recording (or, with `silenceThreshold`, a fixed level instead of the
+    /// detector's adaptive floor, found in the file before playing), are jumped over.
     public init(library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
                 untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
                 device: String, deviceConfiguration: String? = nil) throws {
@@ -103,8 +103,7 @@ public final class PlaybackSession {
         start = from
         end = to
         if let skipSilence {
-            let regions = try VoiceActivity.speechRegions(path: library.location.audioPath(info.file),
-                                                          configuration: VoiceActivityConfiguration(silenceThreshold: silenceThreshold))
+            let regions = try info.speechRegions(in: library.location, silenceThreshold: silenceThreshold)
             skips = SpeechRegions.silences(between: regions, in: from..<to, longerThan: Int64(skipSilence * rate))
         }
         // One playback at a time: once this one is known to be playable, the running one

@@ -63,8 +63,7 @@ struct Trim: ParsableCommand {
         let renderer = ChangeRenderer(library: library)
         var trim: TrimPoints?
         if auto {
-            let configuration = VoiceActivityConfiguration(silenceThreshold: try silenceThreshold.map(VoiceOptions.decibels))
-            let regions = try VoiceActivity.speechRegions(path: library.location.audioPath(info.file), configuration: configuration)
+            let regions = try info.speechRegions(in: library.location, silenceThreshold: try silenceThreshold.map(VoiceOptions.decibels))
             guard let found = TrimPoints.around(speech: regions, margin: marginSeconds, sampleRate: info.sampleRate, length: info.frames) else {
                 throw RecError.failure(path, "no speech found; the trim points are unchanged")
             }
