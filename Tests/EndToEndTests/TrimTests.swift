@@ -99,6 +99,16 @@ struct TrimTests {
         #expect(try Self.trimJSON(cli)?["inFrame"] as? Int == 24_000)
     }
 
+    @Test("ls --sort duration sorts by what plays: the trimmed duration")
+    func sortByTrimmedDuration() throws {
+        let (cli, _) = try Self.talk()
+        try cli.writeInput(AudioCLI.tone(frames: 144_000))
+        #expect(try cli.run("record", "three", "--format", "wav", "--duration", "3").status == 0)
+        #expect(try cli.run("ls", "--sort", "duration").lines == ["three", "talk"])
+        #expect(try cli.run("trim", "talk", "--in", "1", "--out", "-1s").status == 0)
+        #expect(try cli.run("ls", "--sort", "duration").lines == ["talk", "three"])
+    }
+
     @Test("bad inputs: one line, exit 64, nothing changed")
     func badInputs() throws {
         let (cli, _) = try Self.talk()

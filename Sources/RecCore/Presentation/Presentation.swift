@@ -65,9 +65,10 @@ public enum SortKey: String, CaseIterable, Sendable {
         case .date:
             ordered = items.sorted { $0.created != $1.created ? $0.created < $1.created : displayOrder($0, $1) }
         case .duration:
-            // Folders first (they have no duration), then shortest recording first.
+            // Folders first (they have no duration), then shortest recording first, by the
+            // duration `ls -l` shows: what plays, between the trim points.
             ordered = items.sorted {
-                let a = $0.recording?.duration ?? -1, b = $1.recording?.duration ?? -1
+                let a = $0.isFolder ? -1 : $0.trimmedDuration, b = $1.isFolder ? -1 : $1.trimmedDuration
                 return a != b ? a < b : displayOrder($0, $1)
             }
         case .size:
