@@ -141,6 +141,11 @@ struct DocExamplesTests {
             guard let word = words.first(where: { !keywords.contains($0) && !$0.contains("=") }) else { continue }
             if !found.contains(word) { found.append(word) }
         }
+        // A transcription engine is a program too, though it is written as a quoted argument
+        // (`--engine 'whisper-cli …'`, `RECNOTES_TRANSCRIBER='whisper-cli …'`).
+        for match in command.matches(of: /(--engine|RECNOTES_TRANSCRIBER=)\s*'([^' ]+)/) where !found.contains(String(match.2)) {
+            found.append(String(match.2))
+        }
         return found
     }
 
@@ -238,5 +243,7 @@ struct DocExamplesTests {
         #expect(Self.programs("recnotes play \"$(recnotes find / --json | jq -r '.[0].path')\" \\\n   --seek \"$(date)\"   # sox")
                 == ["recnotes", "jq", "date"])
         #expect(Self.programs("FOO=1 sox -n -t wav - | recnotes import -") == ["sox", "recnotes"])
+        #expect(Self.programs("recnotes transcribe --all --engine 'whisper-cli -m m.bin -f {wav}'") == ["recnotes", "whisper-cli"])
+        #expect(Self.programs("export RECNOTES_TRANSCRIBER='vosk-cli {wav}'") == ["export", "vosk-cli"])
     }
 }
