@@ -13,20 +13,11 @@ enum AnalysisCodec {
         w.double(analysis.level.peak)
         w.raw(", \"rms\": ")
         w.double(analysis.level.rms)
-        w.raw(", \"waveform\": [")
-        for (i, peak) in analysis.peaks.enumerated() {
-            if i > 0 { w.raw(", ") }
-            w.double(Double(AudioAnalysis.tenthsOfDecibel(peak)) / 10)
-        }
-        w.raw("], \"speech\": [")
-        for (i, region) in analysis.speech.enumerated() {
-            w.raw(i == 0 ? "[" : ", [")
-            w.int(region.lowerBound)
-            w.raw(", ")
-            w.int(region.upperBound)
-            w.raw("]")
-        }
-        w.raw("]}")
+        w.raw(", \"waveform\": ")
+        w.array(analysis.peaks) { $0.double(Double(AudioAnalysis.tenthsOfDecibel($1)) / 10) }
+        w.raw(", \"speech\": ")
+        w.array(analysis.speech) { $0.array([$1.lowerBound, $1.upperBound]) { $0.int($1) } }
+        w.raw("}")
     }
 
     /// Reads the object `write` wrote. `frames` and `sampleRate` are filled in by the caller

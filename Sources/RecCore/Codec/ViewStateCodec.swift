@@ -116,12 +116,8 @@ enum ViewStateCodec {
                 w.string(label)
             case let .seekMark(forward, frames):
                 w.string(forward ? "nextMark" : "prevMark")
-                w.raw(", \"frames\": [")
-                for (i, frame) in frames.enumerated() {
-                    if i > 0 { w.raw(", ") }
-                    w.int(frame)
-                }
-                w.raw("]")
+                w.raw(", \"frames\": ")
+                w.array(frames) { $0.int($1) }
             }
             w.raw("}")
         }

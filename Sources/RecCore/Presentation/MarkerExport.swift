@@ -63,18 +63,22 @@ public enum MarkerExport: String, CaseIterable, Sendable {
             w.int(info.sampleRate)
             w.raw(", \"duration\": ")
             w.double(info.duration)
-            w.raw(", \"markers\": [")
-            for (i, marker) in markers.enumerated() {
-                if i > 0 { w.raw(", ") }
-                Self.writeMarker(marker, index: i + 1, sampleRate: info.sampleRate, to: &w)
-            }
-            w.raw("]}\n")
+            w.raw(", \"markers\": ")
+            Self.writeList(markers, sampleRate: info.sampleRate, to: &w)
+            w.raw("}\n")
             return String(decoding: w.bytes, as: UTF8.self)
         }
     }
 
     /// `{"index": 1, "frame": 48000, "seconds": 1.0, "label": "budget"}`: how every JSON
     /// output names a marker.
+    /// The markers as `marks --json` and `export --markers json` list them, numbered from 1.
+    static func writeList(_ markers: [Marker], sampleRate: Int, to w: inout JSONWriter) {
+        w.array(Array(markers.enumerated())) { w, numbered in
+            writeMarker(numbered.element, index: numbered.offset + 1, sampleRate: sampleRate, to: &w)
+        }
+    }
+
     static func writeMarker(_ marker: Marker, index: Int, sampleRate: Int, to w: inout JSONWriter) {
         w.raw("{\"index\": ")
         w.int(index)

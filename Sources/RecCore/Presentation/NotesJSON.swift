@@ -24,13 +24,7 @@ extension ItemJSON {
     }
 
     static func writeMarkers(_ item: Item, to w: inout JSONWriter) {
-        let rate = item.recording?.sampleRate ?? 1
-        w.raw("[")
-        for (i, marker) in item.annotations.markers.enumerated() {
-            if i > 0 { w.raw(", ") }
-            MarkerExport.writeMarker(marker, index: i + 1, sampleRate: rate, to: &w)
-        }
-        w.raw("]")
+        MarkerExport.writeList(item.annotations.markers, sampleRate: item.recording?.sampleRate ?? 1, to: &w)
     }
 
     /// `find --json` with text or annotation filters: each item as `ls --json` has it, plus

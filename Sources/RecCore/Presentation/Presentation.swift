@@ -337,12 +337,9 @@ public enum CheckJSON {
             w.raw("}")
         }
         w.raw(report.problems.isEmpty ? "]" : "\n]")
-        w.raw(", \"repairs\": [")
-        for (i, line) in report.repairs.enumerated() {
-            if i > 0 { w.raw(", ") }
-            w.string(line)
-        }
-        w.raw("], \"remaining\": ")
+        w.raw(", \"repairs\": ")
+        w.strings(report.repairs)
+        w.raw(", \"remaining\": ")
         w.int(report.remaining.count)
         w.raw(", \"folders\": ")
         w.int(report.folders)

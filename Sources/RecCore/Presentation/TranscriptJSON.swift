@@ -18,12 +18,9 @@ public enum TranscriptJSON {
         w.timestamp(transcript.created)
         w.raw(", \"segments\": ")
         w.int(transcript.segments.count)
-        w.raw(", \"lines\": [")
-        for (i, segment) in transcript.segments.prefix(previewLines).enumerated() {
-            if i > 0 { w.raw(", ") }
-            w.string(segment.text)
-        }
-        w.raw("]}")
+        w.raw(", \"lines\": ")
+        w.strings(transcript.segments.prefix(previewLines).map(\.text))
+        w.raw("}")
     }
 
     /// One NDJSON line per event: {"event": "started", "index", "count", "path", "uuid"},
