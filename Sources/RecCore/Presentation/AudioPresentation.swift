@@ -38,7 +38,7 @@ extension Format {
         let rate = Double(max(analysis.sampleRate, 1))
         let count = analysis.speech.count
         return "\(duration(Double(analysis.speechFrames) / rate)) of \(duration(Double(analysis.frames) / rate)), "
-            + "\(count) region\(count == 1 ? "" : "s")"
+            + Format.count(count, "region")
     }
 
     /// A level meter `width` cells wide over -60...0 dBFS: `███████▌░░░░░░░░`. Each cell is

@@ -14,6 +14,11 @@ public enum Format {
         return plain ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
+    /// `1 item`, `3 items`: a count and its noun (a regular plural).
+    public static func count(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
     /// `01:23`, or `1:02:03` from an hour on.
     public static func duration(_ seconds: Double) -> String {
         // Clamped: a time typed as 99999999999999999999999 must print, not trap converting to Int.

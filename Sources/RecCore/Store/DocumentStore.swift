@@ -80,6 +80,15 @@ public final class DocumentStore {
         observers.append(observer)
     }
 
+    /// Reads `store.json` again if another process replaced it since (`browse` follows other
+    /// shells' changes). Returns whether the document is a new one.
+    @discardableResult
+    public func refresh() throws -> Bool {
+        let before = identity
+        try reloadIfChanged()
+        return identity != before
+    }
+
     /// Returns false when there is no store file yet.
     @discardableResult
     private func reloadIfChanged() throws -> Bool {

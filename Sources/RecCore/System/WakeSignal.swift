@@ -45,12 +45,7 @@ public enum WakeSignal {
     }
 
     /// Takes the pending signals off `fd`; true if there was one.
-    static func drain(_ fd: Int32) -> Bool {
-        var info = signalfd_siginfo()
-        var got = false
-        while read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size { got = true }
-        return got
-    }
+    static func drain(_ fd: Int32) -> Bool { !SignalDescriptor.drain(fd).isEmpty }
 
     private static var set: sigset_t {
         var set = sigset_t()

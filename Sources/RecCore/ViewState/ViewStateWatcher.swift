@@ -42,8 +42,7 @@ public final class ViewStateWatcher: Sendable {
     }
 
     private let changes: Descriptor
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakePipe: WakePipe
     private let fileName: String
     private let stopping = AtomicFlag()
 
@@ -52,14 +51,7 @@ public final class ViewStateWatcher: Sendable {
 
     public init(location: StoreLocation, source: Source = .inotify) throws {
         fileName = FileSystem.baseName(of: location.viewStateFile)
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw RecError.failure(location.directory, "cannot watch: \(systemReason(errno))") }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-        wakeRead = ends[0]
-        wakeWrite = ends[1]
+        do { wakePipe = try WakePipe() } catch { throw RecError.failure(location.directory, "cannot watch: \(systemReason(errno))") }
         switch source {
         case .wakeSignal:
             if let fd = WakeSignal.descriptor() {
@@ -85,16 +77,11 @@ public final class ViewStateWatcher: Sendable {
 
     deinit {
         if changes.fd >= 0 { close(changes.fd) }
-        close(wakeRead)
-        close(wakeWrite)
     }
 
     /// Makes the current or next `wait` return `.woken`. Safe from any thread, including an
     /// audio thread: one non-blocking write.
-    public func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-    }
+    public func wake() { wakePipe.wake() }
 
     /// Makes every later `wait` return `.stopped`.
     public func stop() {
@@ -106,15 +93,14 @@ public final class ViewStateWatcher: Sendable {
     public func wait(milliseconds: Int32) -> Wake {
         if stopping.isSet { return .stopped }
         var fds = [pollfd(fd: changes.fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
         let looking = changes.fd < 0
         let ready = poll(&fds, 2, looking && (milliseconds < 0 || milliseconds > Self.pollInterval) ? Self.pollInterval : milliseconds)
         if stopping.isSet { return .stopped }
         guard ready > 0 else { return looking ? .changed : .timedOut }
         var result = Wake.timedOut
         if fds[1].revents != 0 {
-            var sink = [UInt8](repeating: 0, count: 64)
-            while read(wakeRead, &sink, sink.count) > 0 {}
+            wakePipe.drain()
             result = .woken
         }
         if fds[0].revents != 0, drainChanges() { result = .changed }
@@ -132,26 +118,8 @@ public final class ViewStateWatcher: Sendable {
 
     /// Reads every queued inotify event; true if one was about the view-state file.
     private func drainEvents(_ inotify: Int32) -> Bool {
-        let size = 4096
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<inotify_event>.alignment)
-        defer { buffer.deallocate() }
-        var matched = false
-        while true {
-            let n = read(inotify, buffer, size)
-            if n <= 0 { break }
-            var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= n {
-                let event = (buffer + offset).assumingMemoryBound(to: inotify_event.self)
-                let length = Int(event.pointee.len)
-                if event.pointee.mask & UInt32(IN_Q_OVERFLOW) != 0 { matched = true }
-                if length > 0 {
-                    let name = (buffer + offset + MemoryLayout<inotify_event>.size).assumingMemoryBound(to: CChar.self)
-                    if String(cString: name) == fileName { matched = true }
-                }
-                offset += MemoryLayout<inotify_event>.size + length
-            }
-        }
-        return matched
+        let names = DirectoryWatch.drain(inotify)
+        return names.contains(fileName) || names.contains(DirectoryWatch.overflowName)
     }
 }
 

@@ -54,5 +54,5 @@ struct Check: ParsableCommand {
         if !report.remaining.isEmpty { throw ExitCode(ExitStatus.failure) }
     }
 
-    private func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+    private func plural(_ count: Int, _ noun: String) -> String { Format.count(count, noun) }
 }

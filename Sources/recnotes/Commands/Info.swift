@@ -80,13 +80,13 @@ struct Info: ParsableCommand {
             let recordings = all.compactMap(\.recording)
             let total = recordings.reduce(0) { $0 + $1.duration }
             rows += [
-                ["contains:", "\(item.children.count) item\(item.children.count == 1 ? "" : "s") (\(all.count - recordings.count) folders and \(recordings.count) recordings in all)"],
+                ["contains:", "\(Format.count(item.children.count, "item")) (\(all.count - recordings.count) folders and \(recordings.count) recordings in all)"],
                 ["total:", Format.duration(total)],
             ]
         }
         if let transcript {
             let quality = transcript.quality == .draft ? ", draft" : ""
-            rows.append(["transcript:", "\(transcript.engine)\(transcript.model.isEmpty ? "" : " (\(transcript.model))")\(quality), \(Format.date(transcript.created)), \(transcript.segments.count) segment\(transcript.segments.count == 1 ? "" : "s")"])
+            rows.append(["transcript:", "\(transcript.engine)\(transcript.model.isEmpty ? "" : " (\(transcript.model))")\(quality), \(Format.date(transcript.created)), \(Format.count(transcript.segments.count, "segment"))"])
             for segment in transcript.segments.prefix(TranscriptJSON.previewLines) {
                 rows.append(["", "\(segment.start.map(Format.clock) ?? "")  \(segment.text)"])
             }

@@ -81,7 +81,7 @@ struct EmptyTrash: ParsableCommand {
         let trash = library.document.trash
         if !yes && !trash.isEmpty {
             let count = trash.reduce(0) { $0 + $1.items.count }
-            Terminal.writeStderr("Delete \(count) item\(count == 1 ? "" : "s") in the trash for good, audio included? [y/N] ")
+            Terminal.writeStderr("Delete \(Format.count(count, "item")) in the trash for good, audio included? [y/N] ")
             let answer = String((readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }).lowercased()
             guard answer == "y" || answer == "yes" else {
                 Terminal.writeStderr("The trash was left as it is.\n")

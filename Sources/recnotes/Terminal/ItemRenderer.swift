@@ -25,7 +25,7 @@ struct ItemRenderer {
             return ["recording", duration, info.format.rawValue, size, Format.date(item.created), name]
         }
         let count = item.children.count
-        return ["folder", "-", "\(count) item\(count == 1 ? "" : "s")", "-", Format.date(item.created), name]
+        return ["folder", "-", Format.count(count, "item"), "-", Format.date(item.created), name]
     }
 
     func printLong(_ items: [Item]) {

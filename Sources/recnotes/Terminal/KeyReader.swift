@@ -5,16 +5,6 @@ import RecCore
 import Glibc
 #endif
 
-/// The keys `record` and `play` understand on a terminal.
-enum Key: Equatable {
-    var isQuit: Bool { self == .character("q") || self == .character("Q") }
-
-    case space, left, right, enter, escape, backspace, interrupt
-    /// For line editing: Home/End (also Ctrl-A/E), Delete, Ctrl-U, Ctrl-W.
-    case home, end, delete, deleteToStart, deleteWord
-    case character(String)
-}
-
 /// Puts the terminal in character-at-a-time mode without echo and reads keys on a thread
 /// of its own, until stopped. The terminal is restored on `stop()`.
 // @unchecked Sendable: `running` is behind a Mutex; `handler` is called only on the
@@ -62,47 +52,7 @@ final class KeyReader: @unchecked Sendable {
     /// One key from stdin, or nil if none came in time (or stdin closed).
     static func readKey(timeoutMilliseconds: Int32) -> Key? {
         guard let byte = readByte(timeoutMilliseconds) else { return nil }
-        switch byte {
-        case 0x20: return .space
-        case 0x0A, 0x0D: return .enter
-        case 0x7F, 0x08: return .backspace
-        case 0x03: return .interrupt
-        case 0x01: return .home
-        case 0x05: return .end
-        case 0x15: return .deleteToStart
-        case 0x17: return .deleteWord
-        case 0x1B:
-            // A lone Esc, or the start of a key's sequence: ESC [ C, ESC [ D, ESC [ H,
-            // ESC [ F, ESC O H, ESC O F, ESC [ 1 ~, ESC [ 3 ~, ESC [ 4 ~ …
-            guard let next = readByte(30) else { return .escape }
-            guard next == UInt8(ascii: "[") || next == UInt8(ascii: "O"), var final = readByte(30) else { return .escape }
-            var number = 0
-            while (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(final) {
-                number = number * 10 + Int(final - UInt8(ascii: "0"))
-                guard let more = readByte(30) else { return nil }
-                final = more
-            }
-            switch final {
-            case UInt8(ascii: "C"): return .right
-            case UInt8(ascii: "D"): return .left
-            case UInt8(ascii: "H"): return .home
-            case UInt8(ascii: "F"): return .end
-            case UInt8(ascii: "~"):
-                switch number {
-                case 1, 7: return .home
-                case 4, 8: return .end
-                case 3: return .delete
-                default: return nil
-                }
-            default: return nil
-            }
-        default:
-            // The rest of a UTF-8 sequence, if any.
-            var bytes = [byte]
-            let extra = byte >= 0xF0 ? 3 : byte >= 0xE0 ? 2 : byte >= 0xC0 ? 1 : 0
-            for _ in 0..<extra { if let b = readByte(30) { bytes.append(b) } }
-            return .character(String(decoding: bytes, as: UTF8.self))
-        }
+        return Key.decode(first: byte, next: readByte)
     }
 
     private static func readByte(_ timeout: Int32) -> UInt8? {

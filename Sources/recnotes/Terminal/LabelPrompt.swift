@@ -35,18 +35,8 @@ final class LabelPrompt: @unchecked Sendable {
             case .escape, .interrupt:
                 open = nil
                 return true
-            case .backspace: current.line.backspace()
-            case .delete: current.line.delete()
-            case .space: current.line.insert(" ")
-            case let .character(c):
-                // A label is at most 255 bytes: what would not fit is not taken.
-                if current.line.text.utf8.count + c.utf8.count <= MarkerRules.maxLabelBytes { current.line.insert(c) }
-            case .left: current.line.left()
-            case .right: current.line.right()
-            case .home: current.line.home()
-            case .end: current.line.end()
-            case .deleteToStart: current.line.deleteToStart()
-            case .deleteWord: current.line.deleteWordBackward()
+            default:
+                _ = current.line.apply(key, limit: MarkerRules.maxLabelBytes)
             }
             open = current
             return true

@@ -44,16 +44,8 @@ enum NamePrompt {
             case .interrupt:
                 Terminal.writeStderr("\n")
                 return defaultName
-            case .backspace: line.backspace()
-            case .delete: line.delete()
-            case .space: line.insert(" ")
-            case let .character(c): line.insert(c)
-            case .left: line.left()
-            case .right: line.right()
-            case .home: line.home()
-            case .end: line.end()
-            case .deleteToStart: line.deleteToStart()
-            case .deleteWord: line.deleteWordBackward()
+            default:
+                _ = line.apply(key)
             }
             redraw()
         }

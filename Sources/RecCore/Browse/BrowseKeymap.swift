@@ -1,0 +1,55 @@
+/// What a key asks `browse` to do in the list: the one home of its keys. `update` looks keys
+/// up here, and the help screen (`?`) is drawn from the same table.
+public enum BrowseCommand: Equatable, Sendable, CaseIterable {
+    case down, up, pageDown, pageUp, first, last, open, parent
+    case togglePause, back, forward, nextMark, previousMark, mark, stopPlayback
+    case record, stopRecording, newFolder, rename, trash, undo, tags, note, filter, help, quit
+}
+
+public enum BrowseKeymap {
+    public struct Binding: Sendable {
+        public var keys: [Key]
+        /// How the help screen names the keys.
+        public var label: String
+        public var command: BrowseCommand
+        public var help: String
+    }
+
+    public static let bindings: [Binding] = [
+        Binding(keys: [.character("j"), .down], label: "j ↓", command: .down, help: "next row"),
+        Binding(keys: [.character("k"), .up], label: "k ↑", command: .up, help: "previous row"),
+        Binding(keys: [.pageDown, .character("J")], label: "PgDn J", command: .pageDown, help: "a page down"),
+        Binding(keys: [.pageUp, .character("K")], label: "PgUp K", command: .pageUp, help: "a page up"),
+        Binding(keys: [.character("g"), .home], label: "g Home", command: .first, help: "first row"),
+        Binding(keys: [.character("G"), .end], label: "G End", command: .last, help: "last row"),
+        Binding(keys: [.enter, .character("l")], label: "Enter l", command: .open, help: "open a folder, play a recording"),
+        Binding(keys: [.backspace, .character("h")], label: "Bksp h", command: .parent, help: "up to the parent folder"),
+        Binding(keys: [.space], label: "Space", command: .togglePause, help: "pause or resume what plays or records"),
+        Binding(keys: [.left], label: "←", command: .back, help: "5 s back"),
+        Binding(keys: [.right], label: "→", command: .forward, help: "5 s forward"),
+        Binding(keys: [.character("]")], label: "]", command: .nextMark, help: "next marker"),
+        Binding(keys: [.character("[")], label: "[", command: .previousMark, help: "previous marker"),
+        Binding(keys: [.character("m")], label: "m", command: .mark, help: "mark the moment"),
+        Binding(keys: [.character("x")], label: "x", command: .stopPlayback, help: "stop playing"),
+        Binding(keys: [.character("r")], label: "r", command: .record, help: "record into this folder"),
+        Binding(keys: [.character("s")], label: "s Enter", command: .stopRecording, help: "stop recording, then name it"),
+        Binding(keys: [.character("n")], label: "n", command: .newFolder, help: "new folder"),
+        Binding(keys: [.character("R")], label: "R", command: .rename, help: "rename"),
+        Binding(keys: [.character("d")], label: "d", command: .trash, help: "move to the trash (asks)"),
+        Binding(keys: [.character("u")], label: "u", command: .undo, help: "undo the last change"),
+        Binding(keys: [.character("t")], label: "t", command: .tags, help: "edit tags"),
+        Binding(keys: [.character("e")], label: "e", command: .note, help: "edit the note in $EDITOR"),
+        Binding(keys: [.character("/")], label: "/", command: .filter, help: "filter by text (Esc clears)"),
+        Binding(keys: [.character("?")], label: "?", command: .help, help: "this help"),
+        Binding(keys: [.character("q"), .interrupt], label: "q", command: .quit, help: "quit"),
+    ]
+
+    private static let byKey: [(Key, BrowseCommand)] = bindings.flatMap { b in b.keys.map { ($0, b.command) } }
+
+    public static func command(for key: Key) -> BrowseCommand? {
+        byKey.first { $0.0 == key }?.1
+    }
+
+    /// Seconds that ← and → move the play position.
+    public static let seekStep = 5.0
+}

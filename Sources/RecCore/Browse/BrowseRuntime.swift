@@ -1,0 +1,285 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs what `BrowseUpdate` asks for against the stores and the audio engine, and reports
+/// back with messages: the thin driver of the Elm Architecture. Store changes run on the
+/// calling (browser's) thread; a playback and a recording each run on a thread of their
+/// own, with a `Library` of their own, and post their progress through `post`.
+public final class BrowseRuntime {
+    public let library: Library
+    private let device: String
+    private let post: @Sendable (BrowseMessage) -> Void
+    /// `e`: the note's text edited by the user ($EDITOR, the screen suspended), nil if
+    /// unchanged.
+    private let editNote: (_ text: String, _ name: String) throws -> String?
+    private var playback: (session: PlaybackSession, thread: JoinableThread)?
+    private var recording: (session: RecordingSession, thread: JoinableThread?)?
+
+    public init(library: Library, device: String, editNote: @escaping (String, String) throws -> String?,
+                post: @escaping @Sendable (BrowseMessage) -> Void) {
+        self.library = library
+        self.device = device
+        self.editNote = editNote
+        self.post = post
+    }
+
+    /// Whether a playback or recording of this browser runs: its line is then redrawn from
+    /// the engine's position several times a second (`tick`).
+    public var isRunningAudio: Bool { playback != nil || (recording.map { $0.thread != nil } ?? false) }
+
+    /// Where the playback is now, read from the engine (not from its events, which come ten
+    /// times a second of audio).
+    public func tick() -> BrowseMessage? {
+        guard let (session, _) = playback else { return nil }
+        let state = session.player.controls.state
+        return .playing(.init(id: session.item.id, frames: state.frames, end: session.end,
+                              sampleRate: session.sampleRate, paused: state.paused))
+    }
+
+    /// Called with every message before `update` sees it: the end of a playback or of a
+    /// recording's capture joins its thread.
+    public func received(_ message: BrowseMessage) {
+        switch message {
+        case let .playbackEnded(id):
+            if let (session, thread) = playback, session.item.id == id {
+                thread.join()
+                playback = nil
+            }
+        case .recordingStopped:
+            recording?.thread?.join()
+            recording?.thread = nil
+        default:
+            break
+        }
+    }
+
+    public func run(_ effect: BrowseEffect) {
+        do {
+            try perform(effect)
+        } catch {
+            post(.failed("\(error)"))
+        }
+    }
+
+    private func perform(_ effect: BrowseEffect) throws {
+        switch effect {
+        case let .play(id): try play(id)
+        case let .player(action): control(action)
+        case let .seekMark(forward):
+            if let session = playback?.session { session.player.seekMark(forward: forward, frames: session.markerFrames) }
+        case let .record(folder): try record(into: folder)
+        case let .recorder(action):
+            guard let recorder = recording?.session.recorder else { return }
+            switch action {
+            case .toggle, .pause, .resume: recorder.togglePause()
+            case .stop: recorder.stop()
+            case let .mark(label): recorder.mark(label: label)
+            default: break
+            }
+        case let .saveRecording(name): try finishRecording(as: name)
+        case .discardRecording: try discardRecording()
+        case let .makeFolder(name, folder):
+            let path = child(name, of: folder)
+            let made = try change { try $0.makeFolder(at: path, from: .root, createParents: false) }
+            post(.done("made \(path)", select: made.last?.id))
+        case let .rename(id, name):
+            guard let item = library.document[id] else { return }
+            let from = library.document.path(of: id)
+            let to = child(name, of: item.parent ?? .root)
+            try change { try $0.moveItems(at: [from], to: to, from: .root) }
+            post(.done("renamed \(from) to \(to)", select: id))
+        case let .trash(id):
+            let path = library.document.path(of: id)
+            try change { try $0.removeItems(at: [path], from: .root, recursive: true) }
+            post(.done("moved \(path) to the trash (u undoes)"))
+        case .undo:
+            let undone = try library.documents.undo()
+            post(.documentChanged(library.document))
+            post(.done("undid #\(undone.entry.sequence): \(undone.change)"))
+        case let .setTags(id, tags):
+            guard let item = library.document[id] else { return }
+            let old = item.annotations.tags
+            let path = library.document.path(of: id)
+            try change { try $0.tag([path], adding: tags.filter { !old.contains($0) }, removing: old.filter { !tags.contains($0) }, from: .root) }
+            post(.done(tags.isEmpty ? "no tags on \(path)" : "tagged \(path): " + tags.map { "#" + $0 }.joined(separator: " ")))
+        case let .editNote(id):
+            guard let item = library.document[id] else { return }
+            guard let text = try editNote(item.annotations.note, item.name) else {
+                post(.done("the note is unchanged"))
+                return
+            }
+            let path = library.document.path(of: id)
+            try change { try $0.setNote(text, at: path, from: .root) }
+            post(.done("saved the note of \(path)"))
+        case let .loadDetails(id):
+            guard let item = library.document[id] else { return }
+            let lines = (try? TranscriptFiles(location: library.location).read(id))?.segments.prefix(BrowseLayout.transcriptLines).map(\.text) ?? []
+            post(.details(.init(id: id, size: library.audioSize(of: item), transcript: Array(lines))))
+        case let .filter(text, folder):
+            post(.filtered(query: text, hits: filter(text, in: folder)))
+        case let .keepPlace(stack, selected):
+            guard !library.isReadOnly else { return }
+            try library.viewState.transaction { vs in
+                if vs.state.folderStack != stack { vs.navigate(to: stack) }
+                if let selected, vs.state.selection?.recording != selected { vs.selectRecording(selected) }
+            }
+        case let .remote(action):
+            let sent = try RemoteControl(library: library).send(action)
+            post(.done("sent \(action) to the \(sent.job.rawValue) in pid \(sent.pid)"))
+        case .quit:
+            shutdown()
+        }
+    }
+
+    /// The document's change, then the browser told of the document it made.
+    @discardableResult
+    private func change<T>(_ body: (inout DocumentStore.Transaction) throws -> T) throws -> T {
+        let result = try library.documents.transaction(body)
+        post(.documentChanged(library.document))
+        return result
+    }
+
+    private func child(_ name: String, of folder: ItemID) -> String {
+        let parent = library.document.path(of: folder)
+        return (parent == "/" ? "" : parent) + "/" + name
+    }
+
+    /// `/`: the folder's rows that hold a match, as find --text finds them (names, notes,
+    /// tags, markers, transcripts): a hit deeper down shows as the folder it is in.
+    private func filter(_ text: String, in folder: ItemID) -> [ItemID] {
+        var query = SearchQuery()
+        query.words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        query.snippets = false
+        let document = library.document
+        var rows = Set<ItemID>()
+        for hit in document.search(query, under: folder, transcripts: TranscriptFiles(location: library.location)) {
+            var id = hit.item.id
+            while let parent = document[id]?.parent, parent != folder { id = parent }
+            if document[id]?.parent == folder { rows.insert(id) }
+        }
+        return Array(rows)
+    }
+
+    // MARK: Audio
+
+    private func play(_ id: ItemID) throws {
+        stopPlayback()
+        // A library of its own: the session writes the view state from its thread.
+        let own = try Library(location: library.location)
+        own.documents.summary = library.documents.summary
+        let session = try PlaybackSession(library: own, path: own.document.path(of: id), seek: nil, until: nil,
+                                          fromStart: false, device: device)
+        try session.register()
+        let post = self.post
+        let start = BrowseState.PlayerLine(id: id, frames: session.start, end: session.end, sampleRate: session.sampleRate, paused: false)
+        post(.playing(start))
+        let thread = try JoinableThread {
+            do {
+                try session.play { event in
+                    switch event {
+                    case let .failed(_, message): post(.failed("play: \(message)"))
+                    case let .marked(position, _): post(.done("marked \(Format.clock(position.seconds))"))
+                    default: break
+                    }
+                }
+            } catch {
+                post(.failed("\(error)"))
+            }
+            post(.playbackEnded(id))
+        }
+        playback = (session, thread)
+    }
+
+    private func control(_ action: ViewState.ControlAction) {
+        guard let player = playback?.session.player else { return }
+        switch action {
+        case .toggle, .pause, .resume: player.togglePause()
+        case let .skip(by): player.seek(by: by)
+        case let .mark(label): player.mark(label: label)
+        case .stop: player.stop()
+        default: break
+        }
+    }
+
+    private func stopPlayback() {
+        guard let (session, thread) = playback else { return }
+        session.player.stop()
+        thread.join()
+        playback = nil
+        post(.playbackEnded(session.item.id))
+    }
+
+    private func record(into folder: ItemID) throws {
+        guard recording == nil else { return }
+        do {
+            let own = try Library(location: library.location)
+            own.documents.summary = "recnotes browse: record"
+            let format = AudioFormat.default
+            let session = try RecordingSession(library: own, path: own.document.path(of: folder), format: format,
+                                               rate: format.defaultRate, channels: AudioFormat.defaultChannels,
+                                               device: device, frameLimit: nil)
+            let post = self.post
+            let thread = try JoinableThread {
+                do {
+                    try session.record { event in
+                        switch event {
+                        case let .progress(progress):
+                            post(.recording(frames: progress.position.frames, sampleRate: progress.position.sampleRate,
+                                            peak: progress.level.peak, bytes: progress.bytes ?? 0, paused: false))
+                        case let .paused(position):
+                            post(.recording(frames: position.frames, sampleRate: position.sampleRate, peak: Level.floor,
+                                            bytes: FileSystem.size(session.filePath) ?? 0, paused: true))
+                        case let .marked(position, _): post(.done("marked \(Format.clock(position.seconds))"))
+                        case let .failed(_, message): post(.failed("record: \(message)"))
+                        default: break
+                        }
+                    }
+                } catch {
+                    post(.failed("\(error)"))
+                }
+                post(.recordingStopped(defaultName: session.defaultName))
+            }
+            recording = (session, thread)
+        } catch {
+            post(.recordingEnded)
+            throw error
+        }
+    }
+
+    private func finishRecording(as name: String) throws {
+        guard let session = recording?.session else { return }
+        recording = nil
+        defer { post(.recordingEnded) }
+        let item = try session.save(as: name)
+        library.documents.summary = session.library.documents.summary
+        try library.documents.refresh()
+        post(.documentChanged(library.document))
+        post(.done("saved \(library.document.path(of: item.id))", select: item.id))
+    }
+
+    private func discardRecording() throws {
+        guard let session = recording?.session else { return }
+        recording = nil
+        defer { post(.recordingEnded) }
+        let path = try session.discardToTrash()
+        try library.documents.refresh()
+        post(.documentChanged(library.document))
+        post(.done("discarded: the recording is in the trash as \(path) (u undoes)"))
+    }
+
+    /// On the way out (q, a signal, an error): a playback stops where it is (its position
+    /// kept), a recording is saved under its default name, as Ctrl-C saves one in `record`.
+    public func shutdown() {
+        stopPlayback()
+        guard let (session, thread) = recording else { return }
+        session.recorder.stop()
+        thread?.join()
+        recording = nil
+        if let item = try? session.save() {
+            post(.done("saved \(session.library.document.path(of: item.id))"))
+        }
+    }
+}

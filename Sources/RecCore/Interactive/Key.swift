@@ -1,0 +1,83 @@
+/// A key pressed at a terminal, as `record`, `play`, their prompts and `browse` understand it.
+public enum Key: Equatable, Sendable {
+    case space, left, right, up, down, pageUp, pageDown, enter, escape, backspace, tab, interrupt
+    /// For line editing: Home/End (also Ctrl-A/E), Delete, Ctrl-U, Ctrl-W.
+    case home, end, delete, deleteToStart, deleteWord
+    case character(String)
+
+    public var isQuit: Bool { self == .character("q") || self == .character("Q") }
+
+    /// Decodes the key that starts with `first`, reading the rest of its bytes with `next`,
+    /// which waits up to the given milliseconds for a byte. A lone Esc is an Esc when nothing
+    /// follows within 30 ms; sequences the terminal may send for the same key (ESC [ H,
+    /// ESC O H, ESC [ 1 ~ …) are one key. nil: a sequence this does not know.
+    public static func decode(first byte: UInt8, next: (Int32) -> UInt8?) -> Key? {
+        switch byte {
+        case 0x20: return .space
+        case 0x0A, 0x0D: return .enter
+        case 0x7F, 0x08: return .backspace
+        case 0x09: return .tab
+        case 0x03: return .interrupt
+        case 0x01: return .home
+        case 0x05: return .end
+        case 0x15: return .deleteToStart
+        case 0x17: return .deleteWord
+        case 0x1B:
+            guard let introducer = next(30) else { return .escape }
+            guard introducer == UInt8(ascii: "[") || introducer == UInt8(ascii: "O"), var final = next(30) else { return .escape }
+            var number = 0
+            while (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(final) || final == UInt8(ascii: ";") {
+                if final != UInt8(ascii: ";") { number = number * 10 + Int(final - UInt8(ascii: "0")) }
+                guard let more = next(30) else { return nil }
+                final = more
+            }
+            switch final {
+            case UInt8(ascii: "A"): return .up
+            case UInt8(ascii: "B"): return .down
+            case UInt8(ascii: "C"): return .right
+            case UInt8(ascii: "D"): return .left
+            case UInt8(ascii: "H"): return .home
+            case UInt8(ascii: "F"): return .end
+            case UInt8(ascii: "~"):
+                switch number {
+                case 1, 7: return .home
+                case 4, 8: return .end
+                case 3: return .delete
+                case 5: return .pageUp
+                case 6: return .pageDown
+                default: return nil
+                }
+            default: return nil
+            }
+        default:
+            // The rest of a UTF-8 sequence, if any.
+            var bytes = [byte]
+            let extra = byte >= 0xF0 ? 3 : byte >= 0xE0 ? 2 : byte >= 0xC0 ? 1 : 0
+            for _ in 0..<extra { if let b = next(30) { bytes.append(b) } }
+            return .character(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+}
+
+extension LineEditor {
+    /// The editing keys of a one-line prompt. Returns false for a key that is not editing
+    /// (Enter, Esc, arrows up and down …), for the prompt to act on. `limit`: the most UTF-8
+    /// bytes the text may have; what would not fit is not taken.
+    public mutating func apply(_ key: Key, limit: Int = .max) -> Bool {
+        switch key {
+        case .backspace: backspace()
+        case .delete: delete()
+        case .space: insert(" ")
+        case let .character(c):
+            if text.utf8.count + c.utf8.count <= limit { insert(c) }
+        case .left: left()
+        case .right: right()
+        case .home: home()
+        case .end: end()
+        case .deleteToStart: deleteToStart()
+        case .deleteWord: deleteWordBackward()
+        default: return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,252 @@
+import Synchronization
+import RecCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The terminal side of `browse`: raw mode and the alternate screen, keys, signals, the store
+/// directory's changes, and frames written as the cells that changed. Everything else is
+/// `BrowseUpdate` (what to do), `BrowseView` (what to show) and `BrowseRuntime` (doing it).
+final class BrowseTerminal {
+    private var saved = termios()
+    private var active = false
+    private let color: Bool
+    private let inbox: Inbox
+    private let signals: SignalDescriptor
+    /// `RECNOTES_BROWSE_TRACE=FILE`: a line per frame (when, bytes, what caused it and how
+    /// long after the key it was on screen), for the benchmarks in bench/browse.sh.
+    private let trace: Int32
+
+    /// Refuses (exit 64) where a full-screen view cannot work: not at a terminal, or TERM=dumb.
+    init() throws {
+        guard Terminal.isTTY(STDIN_FILENO), Terminal.isTTY(STDOUT_FILENO) else {
+            throw RecError.usage("browse", "needs a terminal on stdin and stdout; in scripts use ls, find, info, play and record")
+        }
+        if Environment.value("TERM") == "dumb" {
+            throw RecError.usage("browse", "TERM=dumb cannot show a full-screen view; use ls, cd, info, find, play and record instead")
+        }
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw RecError.failure("browse", "cannot read the terminal's modes: \(systemReason(errno))") }
+        color = Environment.value("NO_COLOR")?.isEmpty ?? true
+        // Signals are taken by a descriptor, in the loop, and blocked before any thread starts.
+        // Ctrl-C is a key in raw mode; SIGINT from elsewhere, SIGTERM and SIGHUP (the terminal
+        // closed) end the browser as q does; SIGWINCH resizes it.
+        signals = try SignalDescriptor([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGQUIT])
+        WakeSignal.block()
+        signal(SIGPIPE, SIG_IGN)
+        inbox = Inbox(wake: try WakePipe())
+        trace = Environment.value("RECNOTES_BROWSE_TRACE").map { open($0, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) } ?? -1
+    }
+
+    deinit {
+        leave()
+        if trace >= 0 { close(trace) }
+    }
+
+    // MARK: Terminal modes
+
+    /// Raw mode (no echo, no line editing, no signals from keys: Ctrl-C is a key) and the
+    /// alternate screen, so the shell's screen comes back as it was.
+    private func enter() {
+        var raw = saved
+        raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN | ISIG)
+        raw.c_cflag |= tcflag_t(CS8)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
+        output("\u{1B}[?1049h\u{1B}[?25l")
+        active = true
+    }
+
+    /// Back to the shell's screen and modes; on every way out.
+    private func leave() {
+        guard active else { return }
+        active = false
+        output("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+    }
+
+    private func size() -> (width: Int, height: Int) {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
+    /// Writes all of `text`; a terminal that went away (SIGHUP) is not an error here.
+    @discardableResult
+    private func output(_ text: String) -> Int {
+        var text = text
+        return text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && errno == EAGAIN {
+                    var entry = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&entry, 1, 100)
+                    continue
+                }
+                if n <= 0 { break }
+                offset += n
+            }
+            return offset
+        }
+    }
+
+    // MARK: The loop
+
+    /// Messages posted by the audio threads (and the runtime), and a pipe that wakes the loop
+    /// for them.
+    private final class Inbox: Sendable {
+        private let messages = Mutex<[BrowseMessage]>([])
+        let wake: WakePipe
+
+        init(wake: WakePipe) { self.wake = wake }
+
+        /// From any thread; the loop takes it at once.
+        func post(_ message: BrowseMessage) {
+            messages.withLock { $0.append(message) }
+            wake.wake()
+        }
+
+        func next() -> BrowseMessage? {
+            messages.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        }
+    }
+
+    func run(library: Library, device: String) throws {
+        let started = MonotonicClock.now()
+        let watch = DirectoryWatch(library.location.directory)
+        let (width, height) = size()
+        var state = BrowseState(width: width, height: height, document: library.document, folder: library.state.currentFolder,
+                                selected: library.state.selection?.recording)
+        let runtime = BrowseRuntime(library: library, device: device, editNote: { [unowned self] text, name in
+            leave()
+            defer {
+                enter()
+                shown = nil
+            }
+            return try NoteEditor.edit(text, name: name)
+        }, post: { [inbox] in inbox.post($0) })
+        enter()
+        defer {
+            runtime.shutdown()
+            leave()
+        }
+
+        func dispatch(_ message: BrowseMessage) {
+            runtime.received(message)
+            let (next, effects) = BrowseUpdate.update(state, message)
+            state = next
+            for effect in effects { runtime.run(effect) }
+        }
+        func drainInbox() {
+            while let message = inbox.next() { dispatch(message) }
+        }
+
+        dispatch(.jobsChanged(jobs(library)))
+        // The first selected recording's details, without waiting for a key.
+        drainInbox()
+        var cause = "start"
+        var inputAt = started
+        while !state.quitting {
+            drainInbox()
+            draw(state, cause: cause, since: inputAt, started: started)
+            if state.quitting { break }
+            let ticking = runtime.isRunningAudio
+            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: inbox.wake.readEnd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: watch?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, nfds_t(fds.count), ticking ? Self.tickMilliseconds : -1)
+            inputAt = MonotonicClock.now()
+            cause = "tick"
+            if ready < 0 && errno != EINTR { throw RecError.failure("browse", "poll: \(systemReason(errno))") }
+            if fds[1].revents != 0 {
+                for signal in signals.drain() {
+                    if signal == SIGWINCH {
+                        let (w, h) = size()
+                        dispatch(.resized(width: w, height: h))
+                        cause = "resize"
+                    } else {
+                        // Ctrl-C from another shell, SIGTERM, or the terminal closed (SIGHUP):
+                        // out as with q, a recording saved.
+                        state.quitting = true
+                    }
+                }
+            }
+            if state.quitting { break }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                cause = "key"
+                readKeys(dispatch)
+            } else if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 {
+                break
+            }
+            if fds[2].revents != 0 { inbox.wake.drain() }
+            if let watch, fds[3].revents != 0 {
+                let names = watch.drain()
+                let any = names.contains(DirectoryWatch.overflowName)
+                if any || names.contains(FileSystem.baseName(of: library.location.storeFile)) {
+                    do {
+                        if try library.documents.refresh() { dispatch(.documentChanged(library.document)) }
+                    } catch {
+                        dispatch(.failed("\(error)"))
+                    }
+                    cause = "store"
+                }
+                if any || names.contains(FileSystem.baseName(of: library.location.viewStateFile)) {
+                    dispatch(.jobsChanged(jobs(library)))
+                    if cause != "store" { cause = "viewstate" }
+                }
+            }
+            if ticking, let tick = runtime.tick() { dispatch(tick) }
+        }
+        draw(state, cause: "quit", since: inputAt, started: started)
+    }
+
+    /// Up to 25 frames a second while audio plays: the play head moves at least 20 times a second.
+    static let tickMilliseconds: Int32 = 40
+
+    private var shown: Screen?
+
+    private func draw(_ state: BrowseState, cause: String, since input: Double, started: Double) {
+        let screen = BrowseView.render(state)
+        guard screen != shown else { return }
+        let bytes = output(ScreenDiff.update(from: shown, to: screen, color: color))
+        shown = screen
+        if trace >= 0 {
+            let now = MonotonicClock.now()
+            var line = "\(Self.milliseconds(started, now)) \(bytes) \(cause) \(Self.milliseconds(input, now))\n"
+            line.withUTF8 { _ = write(trace, $0.baseAddress, $0.count) }
+        }
+    }
+
+    private static func milliseconds(_ from: Double, _ to: Double) -> String {
+        String(Double(Int((to - from) * 1e6)) / 1000)
+    }
+
+    /// Every key waiting on stdin.
+    private func readKeys(_ dispatch: (BrowseMessage) -> Void) {
+        func readByte(_ timeout: Int32) -> UInt8? {
+            var entry = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, timeout) > 0 else { return nil }
+            var byte: UInt8 = 0
+            return read(STDIN_FILENO, &byte, 1) == 1 ? byte : nil
+        }
+        while let first = readByte(0) {
+            if let key = Key.decode(first: first, next: readByte) { dispatch(.key(key)) }
+        }
+    }
+
+    /// The recordings and playbacks of other processes that are running.
+    private func jobs(_ library: Library) -> [BrowseState.Job] {
+        guard let state = ViewStateStore.peek(library.location) else { return [] }
+        let me = getpid()
+        return RemoteControl(library: library).statuses(state)
+            .filter { $0.pid != me && processIsAlive($0.pid) }
+            .map { BrowseState.Job(kind: $0.job, id: $0.id, path: $0.path, pid: $0.pid, paused: $0.paused, position: $0.position) }
+    }
+}
