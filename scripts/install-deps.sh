@@ -19,6 +19,7 @@ packages=(
   ffmpeg                                       # reads exported chapters (export --markers ffmetadata)
   python3-webvtt                               # a WebVTT parser (webvtt-py) for export --markers vtt
   cuetools shntool                             # read and split by exported cue sheets
+  tmux                                         # a real terminal for the browse tests (send-keys, capture-pane)
 )
 # `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.
 if [[ "${1:-}" == "--packaging" ]]; then
