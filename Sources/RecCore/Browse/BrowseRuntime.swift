@@ -151,7 +151,7 @@ public final class BrowseRuntime {
     /// tags, markers, transcripts): a hit deeper down shows as the folder it is in.
     private func filter(_ text: String, in folder: ItemID) -> [ItemID] {
         var query = SearchQuery()
-        query.words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        query.setText(text)
         query.snippets = false
         let document = library.document
         var rows = Set<ItemID>()

@@ -6,7 +6,8 @@ public enum BrowseView {
     public static func render(_ state: BrowseState) -> Screen {
         var screen = Screen(width: state.width, height: state.height)
         guard state.width >= BrowseLayout.minimumWidth, state.height >= BrowseLayout.minimumHeight else {
-            screen.write("Make the terminal at least \(BrowseLayout.minimumWidth)×\(BrowseLayout.minimumHeight) (q quits)", row: 0, column: 0)
+            screen.write("Too small for browse:", row: 0, column: 0)
+            screen.write("needs \(BrowseLayout.minimumWidth)×\(BrowseLayout.minimumHeight) (q quits)", row: 1, column: 0)
             return screen
         }
         drawHeader(state, on: &screen)
