@@ -244,7 +244,7 @@ struct BrowseTests {
         let waveRow = try #require((0..<40).first { screen[$0, split + 2].style == Palette.waveform })
         let head = try #require((split + 2..<120).first { screen[waveRow, $0].style == Palette.playHead })
         #expect(head - (split + 2) == (120 - split - 3) / 2)
-        #expect(lines[38].hasPrefix("▶ 00:00:06 / 00:00:12  standup"))
+        #expect(lines[38].hasPrefix("▶ 00:00:06.25 / 00:00:12  standup"))
     }
 
     @Test("alerts and the help are drawn over the screen, the cursor in the field")

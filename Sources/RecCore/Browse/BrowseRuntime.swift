@@ -30,14 +30,40 @@ public final class BrowseRuntime {
     /// the engine's position several times a second (`tick`).
     public var isRunningAudio: Bool { playback != nil || (recording.map { $0.thread != nil } ?? false) }
 
-    /// Where the playback is now, read from the engine (not from its events, which come ten
-    /// times a second of audio).
+    /// Where the playback is now. The engine reports its position once a device period
+    /// (125 ms), so between reports it is carried forward on the clock, as media players
+    /// do: the play head and time move at every frame. A report that goes backwards by more
+    /// than a period is a seek and is taken as it is; a smaller one never moves the time back.
     public func tick() -> BrowseMessage? {
         guard let (session, _) = playback else { return nil }
         let state = session.player.controls.state
-        return .playing(.init(id: session.item.id, frames: state.frames, end: session.end,
+        let now = MonotonicClock.now()
+        let rate = Double(session.sampleRate)
+        let allowance = Int64(rate * Self.periodAllowance)
+        func carried(_ anchor: PlayAnchor) -> Int64 {
+            anchor.paused ? anchor.frames
+                : min(anchor.frames + Int64((now - anchor.time) * rate), anchor.reported + allowance, session.end)
+        }
+        if playAnchor?.reported != state.frames || playAnchor?.paused != state.paused {
+            var base = state.frames
+            if let previous = playAnchor, !previous.paused, !state.paused {
+                let shown = carried(previous)
+                if shown > base && shown - base < allowance { base = shown }
+            }
+            playAnchor = PlayAnchor(reported: state.frames, frames: base, time: now, paused: state.paused)
+        }
+        return .playing(.init(id: session.item.id, frames: playAnchor.map(carried) ?? state.frames, end: session.end,
                               sampleRate: session.sampleRate, paused: state.paused))
     }
+
+    private struct PlayAnchor {
+        /// The engine's last report, the position shown at that moment, when, and whether paused.
+        var reported: Int64, frames: Int64, time: Double, paused: Bool
+    }
+
+    private var playAnchor: PlayAnchor?
+    /// How far ahead of the engine's report the time may be carried: a bit more than a period.
+    private static let periodAllowance = 0.2
 
     /// Called with every message before `update` sees it: the end of a playback or of a
     /// recording's capture joins its thread.
@@ -167,6 +193,7 @@ public final class BrowseRuntime {
 
     private func play(_ id: ItemID) throws {
         stopPlayback()
+        playAnchor = nil
         // A library of its own: the session writes the view state from its thread.
         let own = try Library(location: library.location)
         own.documents.summary = library.documents.summary

@@ -17,6 +17,8 @@ final class BrowseTerminal {
     /// `RECNOTES_BROWSE_TRACE=FILE`: a line per frame (when, bytes, what caused it and how
     /// long after the key it was on screen), for the benchmarks in bench/browse.sh.
     private let trace: Int32
+    /// When the command started (before the store was read): the first frame's time counts from here.
+    private let started = MonotonicClock.now()
 
     /// Refuses (exit 64) where a full-screen view cannot work: not at a terminal, or TERM=dumb.
     init() throws {
@@ -56,7 +58,8 @@ final class BrowseTerminal {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
+        // TCSANOW, not TCSAFLUSH: keys typed while it started are kept, not dropped.
+        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
         output("\u{1B}[?1049h\u{1B}[?25l")
         active = true
     }
@@ -118,7 +121,6 @@ final class BrowseTerminal {
     }
 
     func run(library: Library, device: String) throws {
-        let started = MonotonicClock.now()
         let watch = DirectoryWatch(library.location.directory)
         let (width, height) = size()
         var state = BrowseState(width: width, height: height, document: library.document, folder: library.state.currentFolder,

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# browse (issue 14), on a 10,000-item store (bench/gen-store), in a real terminal (tmux):
+#   - first frame <= 100 ms: hyperfine runs `browse` in a pseudo-terminal (script) with a
+#     `q` waiting, so each run is start, store read, first frame, quit; beside it, in the
+#     same run, `recnotes ls /` in the same pseudo-terminal and alone, and `jq` counting the
+#     items of the same store.json;
+#     plus the first frame's time inside the process (RECNOTES_BROWSE_TRACE);
+#   - key press to updated screen <= 16 ms at p95: 200 keys (j/k) sent with tmux; the
+#     trace times each frame from the poll that saw the key to the end of its write;
+#   - idle CPU <= 0.5% of a core: utime+stime of the idle browser over 10 s (/proc);
+#   - while playing (a real-time PulseAudio sink): >= 20 updates a second, and the bytes
+#     of each update <= 5% of a full redraw (the trace's first frame).
+# Results: bench/out/browse-*.md and browse.txt; the figures go into bench/RESULTS.md by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/pulse.sh
+bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
+runs=${RUNS:-20}
+out=$PWD/bench/out
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-browse.XXXXXX")
+pulse=""
+tmux_socket="recnotes-bench-$$"
+cleanup() {
+  tmux -L "$tmux_socket" kill-server 2>/dev/null || true
+  [[ -n $pulse ]] && kill "$pulse" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+start_pulse browse   # sets HOME, RECNOTES_HOME=$work/store, $socket, $pulse
+cat > "$HOME/.asoundrc" <<ASOUND
+pcm.!default { type pulse device "bench" server "unix:$socket" }
+ASOUND
+bench/gen-store 10000 --store "$RECNOTES_HOME" >/dev/null
+json=$RECNOTES_HOME/store.json
+sox -n -r 48000 -c 1 -b 16 "$work/tone.wav" synth 10 sine 440 vol 0.3
+"$bin" import "$work/tone.wav" --name "0000 bench tone" >/dev/null
+report=$out/browse.txt
+: > "$report"
+
+echo "== first frame" | tee -a "$report"
+hyperfine --warmup 2 --runs "$runs" --export-markdown "$out/browse-first-frame.md" \
+  -n "browse: first frame, then q" "printf q | script -qfec '$bin browse' /dev/null" \
+  -n "recnotes ls / (also in script)" "printf q | script -qfec '$bin ls /' /dev/null" \
+  -n "recnotes ls /" "$bin ls /" \
+  -n "jq '.items | length'" "jq '.items | length' $json" | tee -a "$report"
+
+# A browser in tmux, 80x24, tracing its frames.
+trace=$work/trace
+t() { tmux -L "$tmux_socket" "$@"; }
+t new-session -d -s bench -x 80 -y 24 "exec env RECNOTES_BROWSE_TRACE=$trace $bin browse"
+for _ in $(seq 100); do [[ -s $trace ]] && break; sleep 0.05; done
+pid=$(t list-panes -t bench -F '#{pane_pid}')
+echo "first frame inside the process (store read + first draw): $(awk 'NR==1 {print $1}' "$trace") ms, $(awk 'NR==1 {print $2}' "$trace") bytes" | tee -a "$report"
+
+echo "== key to screen" | tee -a "$report"
+for i in $(seq 100); do t send-keys -t bench j; sleep 0.03; t send-keys -t bench k; sleep 0.03; done
+sleep 0.5
+awk '$3 == "key" {print $4}' "$trace" | sort -n | awk '{a[NR]=$1} END {
+  printf "%d key frames: median %.2f ms, p95 %.2f ms, max %.2f ms\n", NR, a[int(NR*0.5)], a[int(NR*0.95)], a[NR]}' | tee -a "$report"
+
+echo "== idle CPU" | tee -a "$report"
+sleep 1
+ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+hz=$(getconf CLK_TCK)
+before=$(ticks); sleep 10; after=$(ticks)
+awk -v d=$((after - before)) -v hz="$hz" 'BEGIN {printf "idle for 10 s: %d ticks = %.2f%% of a core\n", d, d / hz / 10 * 100}' | tee -a "$report"
+
+echo "== playing" | tee -a "$report"
+full=$(awk 'NR==1 {print $2}' "$trace")
+: > "$trace.play"
+mark=$(wc -l < "$trace")
+t send-keys -t bench g Enter
+sleep 6
+t send-keys -t bench x
+sleep 0.5
+tail -n +"$((mark + 1))" "$trace" | awk -v full="$full" '$3 == "tick" {n++; bytes += $2; if (n == 1) first = $1; last = $1; if ($2 > max) max = $2}
+  END {span = (last - first) / 1000; printf "%d tick frames in %.1f s: %.1f updates/s; %.0f bytes each on average (max %d), %.2f%% of a full redraw (%d bytes)\n",
+       n, span, (n - 1) / span, bytes / n, max, bytes / n / full * 100, full}' | tee -a "$report"
+t send-keys -t bench q
+sleep 0.5
