@@ -190,7 +190,7 @@ public enum BrowseView {
             let rate = Double(max(player.sampleRate, 1))
             let name = state.document[player.id]?.name
             let line = StatusLine(symbol: player.paused ? "❚❚" : "▶",
-                                  // To the hundredth: the time moves at every frame while playing (25 a second).
+                                  // To the hundredth: the time moves at every frame while playing (up to 33 a second).
                                   time: Format.preciseClock(Double(player.frames) / rate) + " / " + Format.clock(Double(player.end) / rate),
                                   name: name, state: player.paused ? "paused" : nil, hints: "space pause · ←/→ 5 s · [ ] marks · x stop")
             screen.write(line.render(width: state.width), row: row, column: 0, style: Palette.playing)

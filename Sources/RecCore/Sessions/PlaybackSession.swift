@@ -156,14 +156,19 @@ public final class PlaybackSession {
                                            mailbox: player.controls, sampleRate: sampleRate)
         try? follower?.start()
         defer { follower?.stop() }
+        // A marker made while playing is a change to the recording, undoable like `mark --at`.
+        // It is written by a worker of its own: the events come on the audio thread, which a
+        // store write (an fsync) must not hold up.
+        let writer = try? SerialWorker()
         let result = try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor) { event in
-            // A marker made while playing is a change to the recording, undoable like `mark --at`.
             if case let .marked(position, label) = event {
                 markers.withLock { $0.append(position.frames) }
-                _ = try? library.documents.transaction { try $0.addMarker(to: id, Marker(frame: position.frames, label: label)) }
+                let save = { _ = try? library.documents.transaction { try $0.addMarker(to: id, Marker(frame: position.frames, label: label)) } }
+                if let writer { writer.submit(save) } else { save() }
             }
             onEvent(event)
         }
+        writer?.finish()
         // The position reached and the end of this playback, in one write of the view state.
         ended = follower?.stop(closing: { $0.playbackEnded() }) ?? false
         return result
