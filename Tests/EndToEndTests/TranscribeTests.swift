@@ -66,6 +66,26 @@ struct TranscribeTests {
         #expect(try cli.run("fsck").status == 0)
     }
 
+    @Test("on a terminal, a bar of the recordings done and which one is being done, redrawn in place")
+    func progressOnATerminal() throws {
+        let cli = try Sandbox()
+        try cli.addWAVRecording("a", in: "/", frames: 48_000)
+        try cli.addWAVRecording("b", in: "/", frames: 96_000)
+        let engine = try engine(cli, "quick", "echo said something")
+        // script(1) runs it on a pseudo-terminal; what the terminal got comes back on stdout.
+        let command = [Sandbox.binary, "--store", cli.store, "transcribe", "--all", "--engine", engine]
+            .map(Format.shellQuoted).joined(separator: " ")
+        let run = try Sandbox.execute("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: cli.baseEnvironment)
+        #expect(run.status == 0, "\(run)")
+        let screen = run.stdout
+        #expect(screen.contains("\r\u{1B}[K[>-------------------] 1/2 transcribing /a (00:01)…"), "\(screen.debugDescription)")
+        #expect(screen.contains("\r\u{1B}[K[==========>---------] 2/2 transcribing /b (00:02)…"), "\(screen.debugDescription)")
+        #expect(screen.hasSuffix("\r\u{1B}[KTranscribed 2 recordings.\r\n"), "\(screen.debugDescription)")
+        // Not at a terminal: no line at all.
+        let quiet = try cli.run("transcribe", "--all", "--force", "--engine", engine)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet)")
+    }
+
     @Test func anExternalEngineTranscriptFollowsItsRecording() throws {
         let cli = try Sandbox()
         try cli.addWAVRecording("talk", in: "/", frames: 96_000)

@@ -110,7 +110,9 @@ enum TranscribeLine {
         case let .started(index, count, item):
             let path = library.document.path(of: item.id)
             let length = Format.duration(item.recording?.duration ?? 0)
-            Terminal.writeStderr("\r\u{1B}[K[\(index + 1)/\(count)] transcribing \(path) (\(length))…")
+            // A bar of the recordings done, then which one is being done.
+            let bar = Format.progressBar(Double(index) / Double(max(count, 1)), width: 20)
+            Terminal.writeStderr("\r\u{1B}[K\(bar) \(index + 1)/\(count) transcribing \(path) (\(length))…")
         case let .skipped(item, reason):
             clear()
             Terminal.writeStderr("recnotes: \(library.document.path(of: item.id)): \(reason)\n")
