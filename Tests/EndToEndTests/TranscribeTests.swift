@@ -221,4 +221,47 @@ struct TranscribeTests {
         #expect(transcripts(cli).filter { $0.hasSuffix(".json") }.count == 4)
         #expect(try cli.run("find", "--text", "said").lines.count == 4)
     }
+
+    /// A transcriber killed outright cannot clean up: its temporary directory stays, and its
+    /// engine runs on in a process group of its own. The next run clears both.
+    @Test func whatAKilledRunLeftIsClearedByTheNext() throws {
+        let cli = try Sandbox()
+        for name in ["a", "b"] { try cli.addWAVRecording(name, in: "/", frames: 48_000) }
+        let temporary = cli.root + "/tmp"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let hang = cli.root + "/hang"
+        // Quick, until the test makes it hang.
+        let engine = try engine(cli, "hanging-engine", "if [ -e \(hang) ]; then sleep 300; fi; echo said something")
+        try FileManager.default.createDirectory(atPath: hang, withIntermediateDirectories: true)
+        func leftovers() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []).filter { $0.hasPrefix("recnotes-transcribe-") }
+        }
+        let run = try cli.spawn(["transcribe", "--all", "--engine", engine], environment: ["TMPDIR": temporary])
+        // Bounded wait for the engine to be running (its pid written beside the audio).
+        var pidFile: String?
+        for _ in 0..<1500 where pidFile == nil {
+            pidFile = leftovers().map { temporary + "/" + $0 + "/engine.pid" }.first { FileManager.default.fileExists(atPath: $0) }
+            if pidFile == nil { usleep(20_000) }
+        }
+        let file = try #require(pidFile, "the engine never started")
+        usleep(100_000)
+        let written = try #require(cli.bytes(file))
+        let enginePID = try #require(Int32(String(decoding: written, as: UTF8.self).split(separator: "\n").first ?? ""))
+        run.send(SIGKILL)
+        _ = run.finish(timeout: 30)
+        #expect(leftovers().count == 1)
+        #expect(kill(enginePID, 0) == 0, "the orphaned engine runs on")
+
+        try FileManager.default.removeItem(atPath: hang)
+        expectSuccess(try cli.run(["transcribe", "--all", "--missing", "--engine", engine], environment: ["TMPDIR": temporary]))
+        #expect(leftovers().isEmpty)
+        var gone = false
+        for _ in 0..<250 where !gone {
+            gone = kill(enginePID, 0) != 0
+            if !gone { usleep(20_000) }
+        }
+        #expect(gone, "the next run killed the orphaned engine")
+        #expect(try cli.run("fsck").status == 0)
+        #expect(transcripts(cli).filter { $0.hasSuffix(".json") }.count == 2)
+    }
 }

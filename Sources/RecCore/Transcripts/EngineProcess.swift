@@ -1,3 +1,4 @@
+import CAudio
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +27,8 @@ struct EngineProcess {
     /// The tail of stderr that is kept, for the error message.
     static let stderrLimit = 8192
 
-    static func run(_ argv: [String], timeout seconds: Double) throws(Failure) -> Outcome {
+    /// `started` is told the engine's pid (its process group's too) once it runs.
+    static func run(_ argv: [String], timeout seconds: Double, started: (pid_t) -> Void = { _ in }) throws(Failure) -> Outcome {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         guard makePipe(&outPipe) else { throw .cannotStart(errno) }
@@ -44,6 +46,9 @@ struct EngineProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        // Nothing else of ours: a descriptor it inherited by mistake (a caller's pipe) would
+        // keep that pipe open for as long as the engine, or an orphan of it, runs.
+        caudio_spawn_close_from(&actions, 3)
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var pid: pid_t = 0
@@ -54,6 +59,7 @@ struct EngineProcess {
         close(outPipe[1])
         close(errPipe[1])
         guard spawned == 0 else { throw .cannotStart(spawned) }
+        started(pid)
 
         let deadline = MonotonicClock.now() + seconds
         func killAll() {

@@ -58,7 +58,8 @@ public struct ExternalEngine: TranscriptionEngine {
     }
 
     public func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript {
-        var template = Array((temporaryDirectory + "/recnotes-transcribe-XXXXXX").utf8CString)
+        Self.sweep(temporaryDirectory)
+        var template = Array((temporaryDirectory + "/\(Self.directoryPrefix)\(getpid())-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw .transcribe(name, "cannot create a temporary directory in \(temporaryDirectory): \(systemReason(errno))")
         }
@@ -71,7 +72,10 @@ public struct ExternalEngine: TranscriptionEngine {
         if !arguments.contains(where: { $0.contains("{wav}") }) { argv.append(wav) }
         let outcome: EngineProcess.Outcome
         do {
-            outcome = try EngineProcess.run(argv, timeout: deadline(for: audio.duration))
+            outcome = try EngineProcess.run(argv, timeout: deadline(for: audio.duration)) { pid in
+                // For the sweep, should this process be killed while the engine runs.
+                try? FileSystem.writeAtomically(Array("\(pid)\n".utf8), to: directory + "/" + Self.enginePIDFile, durable: false)
+            }
         } catch .cannotStart(let code) {
             throw .transcribe(name, "cannot run \(arguments[0]): \(systemReason(code))")
         } catch .timedOut {
@@ -119,6 +123,32 @@ public struct ExternalEngine: TranscriptionEngine {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// `recnotes-transcribe-<pid of the transcriber>-XXXXXX`.
+    static let directoryPrefix = "recnotes-transcribe-"
+    static let enginePIDFile = "engine.pid"
+
+    /// What a transcriber killed outright (SIGKILL, a power cut of the session) left in the
+    /// temporary directory: its directory, and perhaps its engine, still running in a process
+    /// group of its own. Each run clears those of transcribers that are gone: the directory is
+    /// removed and the engine's group killed, if the process with that pid is still the engine
+    /// (its arguments name the directory: a pid reused since is left alone).
+    static func sweep(_ temporary: String) {
+        for name in entries(of: temporary) where name.hasPrefix(directoryPrefix) {
+            guard let owner = Int32(name.dropFirst(directoryPrefix.count).prefix { $0 != "-" }),
+                  !processIsAlive(owner) else { continue }
+            let directory = temporary + "/" + name
+            if let text = try? FileSystem.read(directory + "/" + enginePIDFile),
+               let engine = Int32(String(decoding: text.prefix { $0 != 0x0A }, as: UTF8.self)),
+               engine > 0, processIsAlive(engine),
+               let arguments = try? FileSystem.read("/proc/\(engine)/cmdline"),
+               String(decoding: arguments, as: UTF8.self).contains(directory) {
+                _ = kill(-engine, SIGKILL)
+                _ = kill(engine, SIGKILL)
+            }
+            removeTree(directory)
+        }
     }
 
     /// Removes the temporary directory and whatever the command left in it.
