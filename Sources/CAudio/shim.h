@@ -6,7 +6,6 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <spawn.h>
 
 // ALSA prints its own diagnostics to stderr through a variadic handler, which Swift
 // cannot define. recnotes reports every failure itself, as one line, so the library's
@@ -25,13 +24,6 @@ static inline void caudio_silence_alsa_errors(void) {
 // (variadic), and because glibc declares sync_file_range only under _GNU_SOURCE.
 static inline int caudio_start_writeback(int fd) {
     return (int)syscall(SYS_sync_file_range, fd, (long)0, (long)0, 2u /* SYNC_FILE_RANGE_WRITE */);
-}
-
-// posix_spawn_file_actions_addclosefrom_np: the child keeps no descriptor from `from` on.
-// glibc declares it only under _GNU_SOURCE, which Swift's Glibc module is not built with.
-extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *, int);
-static inline int caudio_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
-    return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
 #endif

@@ -61,8 +61,8 @@ public struct DetachedProcess: Sendable {
 
     /// Whatever this process inherited without close-on-exec (a pipe from the shell or a
     /// test harness) must not reach a long-lived child: whoever reads that pipe would wait
-    /// for its end as long as the child runs.
-    private static func closeInheritedOnExec() {
+    /// for its end as long as the child runs. (An external transcription engine too.)
+    static func closeInheritedOnExec() {
         guard let directory = opendir("/proc/self/fd") else { return }
         defer { closedir(directory) }
         let own = dirfd(directory)

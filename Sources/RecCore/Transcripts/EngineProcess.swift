@@ -1,4 +1,3 @@
-import CAudio
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,15 +39,15 @@ struct EngineProcess {
         var readEnds = [outPipe[0], errPipe[0]]
         defer { for fd in readEnds where fd >= 0 { close(fd) } }
 
+        // Nothing else of ours: a descriptor inherited by mistake (a caller's pipe) would keep
+        // that pipe open for as long as the engine, or an orphan of it, runs.
+        DetachedProcess.closeInheritedOnExec()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        // Nothing else of ours: a descriptor it inherited by mistake (a caller's pipe) would
-        // keep that pipe open for as long as the engine, or an orphan of it, runs.
-        caudio_spawn_close_from(&actions, 3)
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var pid: pid_t = 0
