@@ -59,8 +59,16 @@ public struct Document: Equatable, Sendable {
 
     /// The absolute path, `/` for the root.
     public func path(of id: ItemID) -> String {
-        let names = ancestry(of: id).dropFirst().map(\.name)
-        return "/" + names.joined(separator: "/")
+        // The names of `ancestry(of:)` but the first, without copying whole items (find
+        // prints thousands of paths).
+        var names: [String] = []
+        var current = id
+        while let item = items[current], names.count <= items.count {
+            names.append(item.name)
+            guard let parent = item.parent else { break }
+            current = parent
+        }
+        return "/" + names.dropLast().reversed().joined(separator: "/")
     }
 
     public func isDescendant(_ id: ItemID, of ancestor: ItemID) -> Bool {

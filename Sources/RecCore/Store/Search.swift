@@ -64,8 +64,9 @@ extension Document {
     /// With `transcripts`, a recording's transcript is searched too (through its index).
     public func search(_ query: SearchQuery, under top: ItemID, transcripts: TranscriptFiles? = nil) -> [SearchHit] {
         var hits: [SearchHit] = []
+        let indexed = query.hasTextFilters ? transcripts?.indexedIDs() ?? [] : []
         for item in subtree(of: top).dropFirst() {
-            if let hit = query.match(item, transcripts: transcripts) { hits.append(hit) }
+            if let hit = query.match(item, transcripts: indexed.contains(item.id) ? transcripts : nil) { hits.append(hit) }
         }
         return hits
     }
@@ -230,30 +231,46 @@ public enum TextFolding {
 
     /// `fold` as UTF-8 bytes, without making a String on the way: what search compares.
     public static func foldedUTF8(_ text: String) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        // The common case, plain ASCII, only needs lower-casing.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            for byte in text.utf8 { out.append((0x41...0x5A).contains(byte) ? byte + 32 : byte) }
+        var text = text
+        return text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            // Straight off the UTF-8: ASCII, most of any text, is only lower-cased, and the
+            // few other scalars are decoded here rather than through String's iterator.
+            var i = 0
+            while i < bytes.count {
+                let lead = bytes[i]
+                if lead < 0x80 {
+                    out.append(lead &- 0x41 < 26 ? lead | 0x20 : lead)
+                    i += 1
+                    continue
+                }
+                let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                var value = UInt32(lead) & (0x7F >> length)
+                for k in 1..<length { value = value << 6 | UInt32(bytes[i + k] & 0x3F) }
+                i += length
+                append(Unicode.Scalar(value) ?? "\u{FFFD}", to: &out)
+            }
             return out
         }
-        append(text.unicodeScalars, to: &out)
-        return out
     }
 
     /// Folds `scalars` onto `out` (UTF-8).
     static func append(_ scalars: some Sequence<Unicode.Scalar>, to out: inout [UInt8]) {
-        for scalar in scalars {
-            let value = scalar.value
-            if value < 0x80 {
-                out.append(UInt8(value) + ((0x41...0x5A).contains(value) ? 32 : 0))
-            } else if (0x300...0x36F).contains(value) {
-                continue
-            } else if let base = latinBase[value] {
-                out.append(contentsOf: base.utf8)
-            } else {
-                out.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
-            }
+        for scalar in scalars { append(scalar, to: &out) }
+    }
+
+    @inline(__always)
+    private static func append(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
+        let value = scalar.value
+        if value < 0x80 {
+            out.append(UInt8(value) + ((0x41...0x5A).contains(value) ? 32 : 0))
+        } else if (0x300...0x36F).contains(value) {
+            return
+        } else if let base = latinBase[value] {
+            out.append(contentsOf: base.utf8)
+        } else {
+            out.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
         }
     }
 

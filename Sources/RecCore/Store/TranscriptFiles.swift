@@ -112,6 +112,15 @@ public struct TranscriptFiles: Sendable {
         }
     }
 
+    /// The UUIDs of every search index (`<uuid>.txt`): one directory read instead of an
+    /// open that fails for each recording without a transcript.
+    public func indexedIDs() -> Set<ItemID> {
+        Set(StoreLocation.entries(of: directory).compactMap { name in
+            guard !name.hasPrefix("."), name.hasSuffix(".txt") else { return nil }
+            return ItemID(String(name.dropLast(4)))
+        })
+    }
+
     /// Index files (`<uuid>.txt`) without their transcript.
     public func orphanIndexes() -> [String] {
         let transcripts = Set(ids())
