@@ -83,13 +83,18 @@ public struct Document: Equatable, Sendable {
     /// The item and everything under it, parents before children.
     public func subtree(of id: ItemID) -> [Item] {
         var result: [Item] = []
+        forEachInSubtree(of: id) { result.append($0) }
+        return result
+    }
+
+    /// `subtree(of:)` one item at a time, without collecting copies of them all.
+    func forEachInSubtree(of id: ItemID, _ body: (Item) -> Void) {
         var stack = [id]
         while let next = stack.popLast() {
             guard let item = items[next] else { continue }
-            result.append(item)
+            body(item)
             stack.append(contentsOf: item.children.reversed())
         }
-        return result
     }
 
     /// Depth-first from the root in display order: the order items are written to disk,

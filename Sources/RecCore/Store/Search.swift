@@ -14,7 +14,11 @@ public struct SearchQuery: Sendable {
     public var tags: [String] = []
     /// Every word, folded (`TextFolding`), somewhere in the name, the note, a marker label or
     /// the transcript.
-    public var words: [String] = []
+    public var words: [String] = [] {
+        didSet { wordBytes = words.map { Array($0.utf8) } }
+    }
+    /// `words` as UTF-8, as they are compared with every item.
+    private var wordBytes: [[UInt8]] = []
     /// Created at or after / before these times.
     public var after: Timestamp?
     public var before: Timestamp?
@@ -65,8 +69,10 @@ extension Document {
     public func search(_ query: SearchQuery, under top: ItemID, transcripts: TranscriptFiles? = nil) -> [SearchHit] {
         var hits: [SearchHit] = []
         let indexed = query.hasTextFilters ? transcripts?.indexedIDs() ?? [] : []
-        for item in subtree(of: top).dropFirst() {
-            if let hit = query.match(item, transcripts: indexed.contains(item.id) ? transcripts : nil) { hits.append(hit) }
+        forEachInSubtree(of: top) { item in
+            guard item.id != top,
+                  let hit = query.match(item, transcripts: indexed.contains(item.id) ? transcripts : nil) else { return }
+            hits.append(hit)
         }
         return hits
     }
@@ -97,7 +103,7 @@ extension SearchQuery {
     /// is searched through its index.
     private func textHit(_ item: Item, transcripts: TranscriptFiles?) -> SearchHit? {
         let spoken = transcripts?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: self.words) }
-        let words = self.words.map { Array($0.utf8) }
+        let words = wordBytes
         let name = TextFolding.foldedUTF8(item.name)
         let note = item.annotations.note.isEmpty ? [] : TextFolding.foldedUTF8(item.annotations.note)
         let labels = item.annotations.markers.map { $0.label.isEmpty ? [] : TextFolding.foldedUTF8($0.label) }
@@ -239,12 +245,19 @@ public enum TextFolding {
             // few other scalars are decoded here rather than through String's iterator.
             var i = 0
             while i < bytes.count {
-                let lead = bytes[i]
-                if lead < 0x80 {
-                    out.append(lead &- 0x41 < 26 ? lead | 0x20 : lead)
-                    i += 1
+                var end = i
+                while end < bytes.count && bytes[end] < 0x80 { end += 1 }
+                if end > i {
+                    // A run of ASCII is copied whole and lower-cased in place.
+                    let from = out.count
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<end]))
+                    out.withUnsafeMutableBufferPointer { copied in
+                        for k in from..<copied.count where copied[k] &- 0x41 < 26 { copied[k] |= 0x20 }
+                    }
+                    i = end
                     continue
                 }
+                let lead = bytes[i]
                 let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
                 var value = UInt32(lead) & (0x7F >> length)
                 for k in 1..<length { value = value << 6 | UInt32(bytes[i + k] & 0x3F) }
