@@ -126,6 +126,51 @@ struct TranscribeTests {
         #expect(try cli.run("fsck").status == 0)
     }
 
+    @Test func undoTakesATranscriptionBack() throws {
+        let cli = try Sandbox()
+        try cli.addWAVRecording("talk", in: "/", frames: 96_000)
+        expectSuccess(try cli.run(["transcribe", "talk"], environment: ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]))
+        expectSuccess(try cli.run("transcribe", "talk", "--force", "--engine", try engine(cli, "text-engine", "echo replaced words")))
+        let undo = cli.store + "/undo"
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: undo)) ?? []).count == 1)
+
+        // A dry run says what it would take back and changes nothing.
+        let preview = try cli.run("undo", "--dry-run")
+        expectSuccess(preview)
+        #expect(preview.stdout.hasPrefix("would undo #") && preview.stdout.hasSuffix(": transcribe /talk\n"), "\(preview)")
+        #expect(try cli.run("transcript", "talk").stdout == "replaced words\n")
+
+        // The replaced transcript comes back, and find searches it again (its index too).
+        let first = try cli.run("undo")
+        #expect(first.stdout.hasPrefix("undid #") && first.stdout.hasSuffix(": transcribe /talk\n"), "\(first)")
+        #expect(try cli.run("transcript", "talk").stdout.contains("the budget numbers"))
+        #expect((try cli.run("find", "--text", "budget", "--json").json() as? [[String: Any]])?.first?["time"] as? Double == 1.25)
+        #expect(try cli.run("find", "--text", "replaced").lines.isEmpty)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: undo)) ?? []).isEmpty)
+
+        // Undoing the first transcription leaves the recording without one.
+        expectSuccess(try cli.run("undo"))
+        expectFailure(try cli.run("transcript", "talk"), status: 1, containing: ["has no transcript"])
+        #expect(transcripts(cli).isEmpty)
+        #expect(try cli.run("find", "--text", "budget").lines.isEmpty)
+        #expect(try cli.run("fsck").status == 0)
+    }
+
+    @Test func undoRefusesWhenTheReplacedTranscriptIsGone() throws {
+        let cli = try Sandbox()
+        try cli.addWAVRecording("talk", in: "/", frames: 96_000)
+        let env: [String: String?] = ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]
+        expectSuccess(try cli.run(["transcribe", "talk"], environment: env))
+        expectSuccess(try cli.run(["transcribe", "talk", "--force"], environment: env))
+        let undo = cli.store + "/undo"
+        for name in try FileManager.default.contentsOfDirectory(atPath: undo) { try FileManager.default.removeItem(atPath: undo + "/" + name) }
+        let journal = cli.bytes(cli.store + "/journal.jsonl")
+        let transcript = try cli.run("transcript", "talk", "--format", "json").stdout
+        expectFailure(try cli.run("undo"), status: 1, containing: ["cannot undo", "the transcript it replaced is no longer kept"])
+        #expect(cli.bytes(cli.store + "/journal.jsonl") == journal)
+        #expect(try cli.run("transcript", "talk", "--format", "json").stdout == transcript)
+    }
+
     @Test func failuresStoreNothingAndSayWhy() throws {
         let cli = try Sandbox()
         try cli.addWAVRecording("talk", in: "/", frames: 48_000)

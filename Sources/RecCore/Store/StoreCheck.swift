@@ -262,6 +262,8 @@ public struct StoreCheck {
                     known[id] = nil
                 case let .annotated(id, _, after):
                     known[id]?.annotations = after
+                case .transcribed:
+                    continue  // transcripts are files of their own, not in store.json
                 }
             }
         }

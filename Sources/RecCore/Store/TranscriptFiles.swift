@@ -62,6 +62,47 @@ public struct TranscriptFiles: Sendable {
         try? FileSystem.remove(path(of: id))
     }
 
+    /// Where a transcript that `transcribe` replaced is kept, so that `undo` can put it
+    /// back: `undo/<uuid>.<n>.json` beside the journal (not in `transcripts/`, which holds
+    /// only what recordings have now), named in the journal entry that replaced it, and
+    /// removed when that entry is undone or trimmed from the journal.
+    public var undoDirectory: String { location.undoDirectory }
+
+    /// Keeps a copy of the recording's transcript for undo before it is replaced; the name
+    /// of the copy, nil when there is no transcript to keep.
+    public func keepForUndo(_ id: ItemID) throws -> String? {
+        guard let bytes = try FileSystem.read(path(of: id)) else { return nil }
+        try FileSystem.makeDirectories(undoDirectory)
+        var number = 1
+        while isKept("\(id).\(number).json") { number += 1 }
+        let name = "\(id).\(number).json"
+        try FileSystem.writeAtomically(bytes, to: undoDirectory + "/" + name)
+        return name
+    }
+
+    public func isKept(_ name: String) -> Bool { FileSystem.exists(undoDirectory + "/" + name) }
+
+    /// Makes the kept copy `name` the recording's transcript again, index and all, and
+    /// lets the copy go.
+    func putBack(kept name: String, for id: ItemID) throws {
+        let kept = undoDirectory + "/" + name
+        guard let bytes = try FileSystem.read(kept) else { throw RecError.failure(kept, "the kept transcript is gone") }
+        let transcript: Transcript
+        do {
+            transcript = try Self.decode(bytes)
+        } catch {
+            throw RecError.failure(kept, "\(error)")
+        }
+        try FileSystem.makeDirectories(directory)
+        try FileSystem.writeAtomically(bytes, to: path(of: id))
+        try FileSystem.writeAtomically(Self.index(transcript), to: indexPath(of: id))
+        discardKept(name)
+    }
+
+    func discardKept(_ name: String) {
+        try? FileSystem.remove(undoDirectory + "/" + name)
+    }
+
     /// The search index of `transcript` (see the type's comment).
     public static func index(_ transcript: Transcript) -> [UInt8] {
         var out: [UInt8] = []
