@@ -156,10 +156,14 @@ public struct TranscriptFiles: Sendable {
     /// The UUIDs of every search index (`<uuid>.txt`): one directory read instead of an
     /// open that fails for each recording without a transcript.
     public func indexedIDs() -> Set<ItemID> {
-        Set(StoreLocation.entries(of: directory).compactMap { name in
-            guard !name.hasPrefix("."), name.hasSuffix(".txt") else { return nil }
-            return ItemID(String(name.dropLast(4)))
-        })
+        var ids = Set<ItemID>()
+        // On the names' bytes, unsorted: there can be tens of thousands.
+        StoreLocation.forEachEntry(of: directory) { name in
+            guard name.count == 40, memcmp(name.baseAddress! + 36, ".txt", 4) == 0,
+                  let id = ItemID(utf8: UnsafeBufferPointer(rebasing: name[0..<36])) else { return }
+            ids.insert(id)
+        }
+        return ids
     }
 
     /// Index files (`<uuid>.txt`) without their transcript.
@@ -185,20 +189,22 @@ public struct TranscriptFiles: Sendable {
                 try r.beginObject()
                 var first = true
                 while let key = try r.nextKey(first: &first) {
-                    switch String(decoding: key, as: UTF8.self) {
-                    case "engine": transcript.engine = try r.readString()
-                    case "model": transcript.model = try r.readString()
-                    case "created":
+                    if key.equals("engine") {
+                        transcript.engine = try r.readString()
+                    } else if key.equals("model") {
+                        transcript.model = try r.readString()
+                    } else if key.equals("created") {
                         let text = try r.readString()
                         guard let time = Timestamp(iso8601: text) else { throw Unreadable(description: "\"created\" is not a time: \(text)") }
                         transcript.created = time
-                    case "quality":
+                    } else if key.equals("quality") {
                         let text = try r.readString()
                         transcript.quality = Transcript.Quality(rawValue: text) ?? .draft
-                    case "segments":
+                    } else if key.equals("segments") {
                         transcript.segments = try readSegments(&r)
                         seenSegments = true
-                    default: try r.skipValue()
+                    } else {
+                        try r.skipValue()
                     }
                 }
                 try r.finish()
@@ -226,11 +232,11 @@ public struct TranscriptFiles: Sendable {
             try r.beginObject()
             var first = true
             while let key = try r.nextKey(first: &first) {
-                switch String(decoding: key, as: UTF8.self) {
-                case "start": segment.start = try optionalSeconds(&r)
-                case "end": segment.end = try optionalSeconds(&r)
-                case "text": segment.text = try r.readString()
-                case "words":
+                // Keys compared as bytes: a transcript has three a word.
+                if key.equals("start") { segment.start = try optionalSeconds(&r) }
+                else if key.equals("end") { segment.end = try optionalSeconds(&r) }
+                else if key.equals("text") { segment.text = try r.readString() }
+                else if key.equals("words") {
                     try r.beginArray()
                     var firstWord = true
                     while try r.nextElement(first: &firstWord) {
@@ -238,16 +244,15 @@ public struct TranscriptFiles: Sendable {
                         try r.beginObject()
                         var firstKey = true
                         while let wordKey = try r.nextKey(first: &firstKey) {
-                            switch String(decoding: wordKey, as: UTF8.self) {
-                            case "start": word.start = try optionalSeconds(&r) ?? 0
-                            case "end": word.end = try optionalSeconds(&r) ?? 0
-                            case "text": word.text = try r.readString()
-                            default: try r.skipValue()
-                            }
+                            if wordKey.equals("start") { word.start = try optionalSeconds(&r) ?? 0 }
+                            else if wordKey.equals("end") { word.end = try optionalSeconds(&r) ?? 0 }
+                            else if wordKey.equals("text") { word.text = try r.readString() }
+                            else { try r.skipValue() }
                         }
                         segment.words.append(word)
                     }
-                default: try r.skipValue()
+                } else {
+                    try r.skipValue()
                 }
             }
             segments.append(segment)
