@@ -171,6 +171,43 @@ struct TranscribeTests {
         #expect(try cli.run("transcript", "talk", "--format", "json").stdout == transcript)
     }
 
+    @Test func exportWritesTheTranscriptBesideTheAudio() throws {
+        let cli = try Sandbox()
+        try cli.addWAVRecording("talk", in: "/", frames: 96_000)  // 2 s
+        let out = cli.root + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).sorted() }
+
+        // No transcript: an error that says what to do, and no audio either.
+        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript"), status: 1,
+                      message: "recnotes: talk: has no transcript; run 'recnotes transcribe talk'")
+        #expect(files().isEmpty)
+        // Usage errors change nothing.
+        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript-format", "vtt"), status: 64)
+        expectFailure(try cli.run("export", "talk", "-", "--transcript"), status: 64)
+        expectFailure(try cli.run("export", "talk", "--markers", "cue", out + "/talk.cue", "--transcript"), status: 64)
+        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript", "--transcript-format", "doc"), status: 64)
+        #expect(files().isEmpty)
+
+        expectSuccess(try cli.run(["transcribe", "talk"], environment: ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]))
+        // SRT by default, named after the audio file; what `transcript --format srt` prints.
+        expectSuccess(try cli.run("export", "talk", out + "/talk.flac", "--transcript"))
+        #expect(files() == ["talk.flac", "talk.srt"])
+        let srt = try cli.run("transcript", "talk", "--format", "srt").stdout
+        #expect(cli.bytes(out + "/talk.srt").map { String(decoding: $0, as: UTF8.self) } == srt)
+        // Several formats; a name without an audio extension keeps it.
+        expectSuccess(try cli.run("export", "talk", out + "/copy", "--format", "wav", "--transcript",
+                                  "--transcript-format", "vtt", "--transcript-format", "txt"))
+        #expect(files() == ["copy", "copy.txt", "copy.vtt", "talk.flac", "talk.srt"])
+        #expect(cli.bytes(out + "/copy.txt").map { String(decoding: $0, as: UTF8.self) } == "hello there\nthe budget numbers\n")
+
+        // Trimmed audio: the transcript is timed from the in point, and what lies before it goes.
+        try cli.succeed("trim", "talk", "--in", "1.1", "--out", "2")
+        expectSuccess(try cli.run("export", "talk", out + "/cut.wav", "--trimmed", "--transcript", "--transcript-format", "vtt"))
+        let vtt = try #require(cli.bytes(out + "/cut.vtt").map { String(decoding: $0, as: UTF8.self) })
+        #expect(vtt == "WEBVTT\n\n1\n00:00:00.150 --> 00:00:00.800\nthe budget numbers\n", "\(vtt)")
+    }
+
     @Test func failuresStoreNothingAndSayWhy() throws {
         let cli = try Sandbox()
         try cli.addWAVRecording("talk", in: "/", frames: 48_000)

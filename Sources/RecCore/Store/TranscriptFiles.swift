@@ -47,6 +47,15 @@ public struct TranscriptFiles: Sendable {
         }
     }
 
+    /// The recording's transcript; a recording without one is an error that says how to
+    /// make it (`path` as the user typed it).
+    public func required(_ id: ItemID, path: String) throws -> Transcript {
+        guard let transcript = try read(id) else {
+            throw RecError.failure(path, "has no transcript; run 'recnotes transcribe \(Format.shellQuoted(path))'")
+        }
+        return transcript
+    }
+
     /// Replaces the recording's transcript atomically: a crash leaves the old one or the
     /// new one, never half of either.
     public func write(_ transcript: Transcript, for id: ItemID, duration: Double?) throws {
@@ -270,6 +279,25 @@ extension Transcript {
             for word in segment.words { last = max(last, word.end) }
         }
         return last
+    }
+
+    /// The part from `start` to `end` seconds, timed from `start`, as audio exported between
+    /// trim points plays it: what lies wholly outside goes, times move back by `start` and
+    /// stay within the part. A segment without times is kept (nothing says where it lies).
+    public func trimmed(from start: Double, to end: Double) -> Transcript {
+        func moved(_ time: Double) -> Double { min(max(time - start, 0), end - start) }
+        var copy = self
+        copy.segments = segments.compactMap { segment in
+            if let from = segment.start, from >= end { return nil }
+            if let to = segment.end, to <= start { return nil }
+            var s = segment
+            s.start = s.start.map(moved)
+            s.end = s.end.map(moved)
+            s.words = s.words.filter { $0.end > start && $0.start < end }
+                .map { Transcript.Word(start: moved($0.start), end: moved($0.end), text: $0.text) }
+            return s
+        }
+        return copy
     }
 
     /// Cut to `duration` seconds: segments that start after it go, times past it become it.
