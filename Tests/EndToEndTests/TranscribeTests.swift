@@ -132,7 +132,15 @@ struct TranscribeTests {
         expectSuccess(try cli.run(["transcribe", "talk"], environment: ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]))
         expectSuccess(try cli.run("transcribe", "talk", "--force", "--engine", try engine(cli, "text-engine", "echo replaced words")))
         let undo = cli.store + "/undo"
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: undo)) ?? []).count == 1)
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: undo)) ?? []
+        #expect(kept.count == 1)
+        #expect(try cli.run("fsck").status == 0)
+        // A copy no journal entry names is reported, and --repair removes only it.
+        try cli.write(undo + "/\(ItemID.random()).1.json", Array("{}".utf8))
+        let check = try cli.run("fsck")
+        #expect(check.status == 1 && (check.stdout + check.stderr).contains("kept for an undo that the journal no longer has"), "\(check)")
+        #expect(try cli.run("fsck", "--repair").status == 0)
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: undo)) == kept)
 
         // A dry run says what it would take back and changes nothing.
         let preview = try cli.run("undo", "--dry-run")
