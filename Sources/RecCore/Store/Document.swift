@@ -71,6 +71,17 @@ public struct Document: Equatable, Sendable {
         return "/" + names.dropLast().reversed().joined(separator: "/")
     }
 
+    /// `path(of:)` of each, every folder's path made once: what `find` prints thousands of.
+    public func paths(of ids: [ItemID]) -> [String] {
+        var folderPaths: [ItemID: String] = [:]
+        return ids.map { id in
+            guard let item = items[id], let parent = item.parent, items[parent] != nil else { return path(of: id) }
+            let prefix = folderPaths[parent] ?? path(of: parent)
+            folderPaths[parent] = prefix
+            return (prefix == "/" ? "" : prefix) + "/" + item.name
+        }
+    }
+
     public func isDescendant(_ id: ItemID, of ancestor: ItemID) -> Bool {
         var current = items[id]?.parent
         while let c = current {
