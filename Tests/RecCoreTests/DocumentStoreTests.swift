@@ -37,9 +37,9 @@ struct DocumentStoreTests {
     @Test("paths(of:) names every item as path(of:) does")
     func manyPaths() throws {
         let document = try DocumentCodecTests.richDocument()
-        let ids = Array(document.items.keys) + [.random()]
-        #expect(document.paths(of: ids) == ids.map { document.path(of: $0) })
-        #expect(document.paths(of: ids).contains("/Work/Ideas/standup"))
+        let items = Array(document.items.values) + [.folder(name: "nowhere", parent: .random())]
+        #expect(document.paths(of: items) == items.map { document.path(of: $0.id) })
+        #expect(document.paths(of: items).contains("/Work/Ideas/standup"))
     }
 
     @Test("a new store holds only the root folder, named Recordings, with the all-zero UUID")

@@ -71,11 +71,12 @@ public struct Document: Equatable, Sendable {
         return "/" + names.dropLast().reversed().joined(separator: "/")
     }
 
-    /// `path(of:)` of each, every folder's path made once: what `find` prints thousands of.
-    public func paths(of ids: [ItemID]) -> [String] {
+    /// `path(of:)` of each of these items of the document, every folder's path made once and
+    /// no item looked up again: what `find` prints thousands of.
+    public func paths(of items: some Sequence<Item>) -> [String] {
         var folderPaths: [ItemID: String] = [:]
-        return ids.map { id in
-            guard let item = items[id], let parent = item.parent, items[parent] != nil else { return path(of: id) }
+        return items.map { item in
+            guard let parent = item.parent, self.items.index(forKey: parent) != nil else { return path(of: item.id) }
             let prefix = folderPaths[parent] ?? path(of: parent)
             folderPaths[parent] = prefix
             return (prefix == "/" ? "" : prefix) + "/" + item.name

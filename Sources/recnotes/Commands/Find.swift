@@ -66,7 +66,7 @@ struct Find: ParsableCommand {
             print(query.hasTextFilters ? ItemJSON.hits(hits, in: library) : ItemJSON.array(hits.map(\.item), in: library))
             return
         }
-        for (hit, path) in zip(hits, library.document.paths(of: hits.map(\.item.id))) {
+        for (hit, path) in zip(hits, library.document.paths(of: hits.lazy.map(\.item))) {
             print(path)
             guard detailed else { continue }
             for field in hit.fields {
