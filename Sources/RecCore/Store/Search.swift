@@ -68,10 +68,9 @@ extension Document {
     /// With `transcripts`, a recording's transcript is searched too (through its index).
     public func search(_ query: SearchQuery, under top: ItemID, transcripts: TranscriptFiles? = nil) -> [SearchHit] {
         var hits: [SearchHit] = []
-        let indexed = query.hasTextFilters ? transcripts?.indexedIDs() ?? [] : []
+        let indexes = query.hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil
         forEachInSubtree(of: top) { item in
-            guard item.id != top,
-                  let hit = query.match(item, transcripts: indexed.contains(item.id) ? transcripts : nil) else { return }
+            guard item.id != top, let hit = query.match(item, transcripts: transcripts, indexes: indexes) else { return }
             hits.append(hit)
         }
         return hits
@@ -81,6 +80,10 @@ extension Document {
 extension SearchQuery {
     /// The hit for `item`, or nil if any filter rejects it. Cheap filters first.
     public func match(_ item: Item, transcripts: TranscriptFiles? = nil) -> SearchHit? {
+        match(item, transcripts: transcripts, indexes: hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil)
+    }
+
+    func match(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?) -> SearchHit? {
         if let kind, item.kind != kind { return nil }
         if let after, item.created < after { return nil }
         if let before, !(item.created < before) { return nil }
@@ -94,15 +97,15 @@ extension SearchQuery {
         // Lower-cased on both sides: fnmatch's FNM_CASEFOLD knows only ASCII letters.
         if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), item.name.lowercased(), 0) != 0 { return nil }
         guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
-        return textHit(item, transcripts: item.recording != nil ? transcripts : nil)
+        return textHit(item, transcripts: transcripts, indexes: indexes)
     }
 
     /// Every word must occur in some field; the fields where any word occurs are reported.
     /// Folded text is compared as UTF-8 bytes (memmem): folding has already made equal
     /// what should match, and a UTF-8 substring is a whole-scalar substring. A transcript
-    /// is searched through its index.
-    private func textHit(_ item: Item, transcripts: TranscriptFiles?) -> SearchHit? {
-        let spoken = transcripts?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: self.words) }
+    /// is searched through its index (a folder has none).
+    private func textHit(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?) -> SearchHit? {
+        let spoken = item.recording == nil ? nil : indexes?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: self.words) }
         let words = wordBytes
         let name = TextFolding.foldedUTF8(item.name)
         let note = item.annotations.note.isEmpty ? [] : TextFolding.foldedUTF8(item.annotations.note)

@@ -86,24 +86,16 @@ public struct StoreLocation: Equatable, Sendable {
 extension StoreLocation {
     /// The names in `directory` other than `.` and `..`; none if it cannot be read.
     static func entries(of directory: String) -> [String] {
-        var names: [String] = []
-        forEachEntry(of: directory) { names.append(String(decoding: $0, as: UTF8.self)) }
-        return names.sorted()
-    }
-
-    /// The name of each entry but `.` and `..`, as bytes, in the directory's own order.
-    static func forEachEntry(of directory: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        guard let dir = opendir(directory) else { return }
+        guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
+        var names: [String] = []
         while let entry = readdir(dir) {
-            withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: UInt8.self, capacity: 256) { start in
-                    let name = UnsafeBufferPointer(start: start, count: strlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)))
-                    if name.count == 1 && name[0] == 0x2E || name.count == 2 && name[0] == 0x2E && name[1] == 0x2E { return }
-                    body(name)
-                }
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
+            if name != "." && name != ".." { names.append(name) }
         }
+        return names.sorted()
     }
 }
 

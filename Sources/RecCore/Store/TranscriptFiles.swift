@@ -31,6 +31,24 @@ public struct TranscriptFiles: Sendable {
     /// The search index of the recording's transcript, nil when it has none.
     public func indexBytes(of id: ItemID) -> [UInt8]? { try? FileSystem.read(indexPath(of: id)) }
 
+    /// `indexBytes(of:)` for one recording after another, as `find --text` reads them: each
+    /// opened by its name in the directory, which is opened once (and, when there is none,
+    /// no index is looked for at all).
+    final class IndexReader {
+        private let directory: Int32
+
+        init(_ files: TranscriptFiles) {
+            directory = System.retrying { open(files.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        }
+
+        deinit { if directory >= 0 { close(directory) } }
+
+        func indexBytes(of id: ItemID) -> [UInt8]? {
+            guard directory >= 0 else { return nil }
+            return try? FileSystem.read("\(id).txt", relativeTo: directory)
+        }
+    }
+
     public func exists(_ id: ItemID) -> Bool { FileSystem.exists(path(of: id)) }
 
     /// The raw file, nil when the recording has none.
@@ -160,19 +178,6 @@ public struct TranscriptFiles: Sendable {
             guard !name.hasPrefix("."), name.hasSuffix(".json") else { return nil }
             return ItemID(String(name.dropLast(5)))
         }
-    }
-
-    /// The UUIDs of every search index (`<uuid>.txt`): one directory read instead of an
-    /// open that fails for each recording without a transcript.
-    public func indexedIDs() -> Set<ItemID> {
-        var ids = Set<ItemID>()
-        // On the names' bytes, unsorted: there can be tens of thousands.
-        StoreLocation.forEachEntry(of: directory) { name in
-            guard name.count == 40, memcmp(name.baseAddress! + 36, ".txt", 4) == 0,
-                  let id = ItemID(utf8: UnsafeBufferPointer(rebasing: name[0..<36])) else { return }
-            ids.insert(id)
-        }
-        return ids
     }
 
     /// Index files (`<uuid>.txt`) without their transcript.

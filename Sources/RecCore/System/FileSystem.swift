@@ -7,7 +7,17 @@ import Glibc
 public enum FileSystem {
     /// The whole file, or nil if it does not exist.
     public static func read(_ path: String) throws -> [UInt8]? {
-        let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        try read(path) { open(path, O_RDONLY | O_CLOEXEC) }
+    }
+
+    /// `read(_:)` of `name` in the directory open as `directory`: a lookup of one name
+    /// instead of a whole path, for reading many files of one directory.
+    static func read(_ name: String, relativeTo directory: Int32) throws -> [UInt8]? {
+        try read(name) { openat(directory, name, O_RDONLY | O_CLOEXEC) }
+    }
+
+    private static func read(_ path: String, opening: () -> Int32) throws -> [UInt8]? {
+        let fd = System.retrying(opening)
         if fd < 0 {
             let error = Errno.current
             if error == .noSuchFile { return nil }
