@@ -99,6 +99,19 @@ struct TrashAndUndoTests {
         #expect(store.document.count == 5)
     }
 
+    @Test("a transcribed step that names a file outside undo/ is a damaged line, skipped")
+    func keptNamesStayInUndo() throws {
+        var bytes = dir.bytes("journal.jsonl")!
+        for name in ["../store.json", ".hidden", ""] {
+            bytes += Journal.encode(.init(sequence: 2, time: .now(), summary: "transcribe", steps: [.transcribed(Fixture.standup, replaced: name)]))
+        }
+        bytes += Journal.encode(.init(sequence: 2, time: .now(), summary: "transcribe", steps: [.transcribed(Fixture.standup, replaced: "\(Fixture.standup).1.json")]))
+        try dir.write("journal.jsonl", bytes)
+        let entries = Journal(location: dir.location).entries()
+        #expect(entries.map(\.summary) == ["build", "transcribe"])
+        #expect(entries.last?.steps == [.transcribed(Fixture.standup, replaced: "\(Fixture.standup).1.json")])
+    }
+
     @Test("the journal stays bounded")
     func bounded() throws {
         // Fill the journal to just below the trim point without hundreds of fsynced stores.

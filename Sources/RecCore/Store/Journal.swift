@@ -231,7 +231,9 @@ public struct Journal {
                     case "restored": entry.steps.append(.restored(uuid, placement))
                     case "annotated": entry.steps.append(.annotated(uuid, before: before, after: after))
                     case "removedPermanently": entry.steps.append(.removedPermanently(uuid, path: path))
-                    case "transcribed": entry.steps.append(.transcribed(uuid, replaced: replaced))
+                    case "transcribed":
+                        if let replaced, !TranscriptFiles.isKeptName(replaced) { throw r.failure("not a kept transcript's name") }
+                        entry.steps.append(.transcribed(uuid, replaced: replaced))
                     case "moved":
                         guard let fromParent, let toParent else { throw r.failure("moved step without parents") }
                         entry.steps.append(.moved(uuid, fromParent: fromParent, fromName: fromName, toParent: toParent, toName: toName))

@@ -109,6 +109,12 @@ public struct TranscriptFiles: Sendable {
 
     public func isKept(_ name: String) -> Bool { FileSystem.exists(undoDirectory + "/" + name) }
 
+    /// Whether `name` can be one `keepForUndo` made: a plain name in `undo/`, so that a
+    /// damaged or hand-edited journal never has undo read or delete a file elsewhere.
+    static func isKeptName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && !name.contains("/")
+    }
+
     /// Makes the kept copy `name` the recording's transcript again, index and all, and
     /// lets the copy go.
     func putBack(kept name: String, for id: ItemID) throws {
