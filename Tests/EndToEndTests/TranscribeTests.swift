@@ -198,6 +198,12 @@ struct TranscribeTests {
         #expect(files().isEmpty)
 
         expectSuccess(try cli.run(["transcribe", "talk"], environment: ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]))
+        // A directory where the transcript would go: refused before the audio is written.
+        try FileManager.default.createDirectory(atPath: out + "/talk.srt", withIntermediateDirectories: true)
+        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript"), status: 1,
+                      message: "recnotes: \(out)/talk.srt: is a directory")
+        #expect(files() == ["talk.srt"])
+        try FileManager.default.removeItem(atPath: out + "/talk.srt")
         // SRT by default, named after the audio file; what `transcript --format srt` prints.
         expectSuccess(try cli.run("export", "talk", out + "/talk.flac", "--transcript"))
         #expect(files() == ["talk.flac", "talk.srt"])

@@ -44,10 +44,13 @@ public final class Exporter {
             }
             self.format = guessed
         }
-        if case let .file(file) = destination {
-            var st = stat()
-            if stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(file, "is a directory") }
-        }
+        if case let .file(file) = destination { try Self.refuseDirectory(file) }
+    }
+
+    /// A file to export to that is a directory is refused before anything is written.
+    private static func refuseDirectory(_ file: String) throws {
+        var st = stat()
+        if stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(file, "is a directory") }
     }
 
     private var destinationLabel: String {
@@ -268,15 +271,16 @@ extension Exporter {
         // An audio extension gives way to the transcript's; any other name keeps what it has.
         let stem = AudioFormat(fileName: file) != nil ? String(file[..<file.lastIndex(of: ".")!]) : file
         var seen = Set<TranscriptFormat>()
-        return formats.filter { seen.insert($0).inserted }.map { format in
-            (file: stem + "." + format.rawValue, text: format.render(transcript, duration: duration))
+        return try formats.filter { seen.insert($0).inserted }.map { format in
+            let sidecar = stem + "." + format.rawValue
+            try Self.refuseDirectory(sidecar)
+            return (file: sidecar, text: format.render(transcript, duration: duration))
         }
     }
 
     /// Writes exported text to `file`, complete or not at all.
     public static func write(text: String, to file: String) throws {
-        var st = stat()
-        if stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(file, "is a directory") }
+        try refuseDirectory(file)
         try FileSystem.writeAtomically(Array(text.utf8), to: file)
     }
 }
