@@ -126,6 +126,102 @@ struct TranscribeTests {
         #expect(try cli.run("fsck").status == 0)
     }
 
+    @Test func undoTakesATranscriptionBack() throws {
+        let cli = try Sandbox()
+        try cli.addWAVRecording("talk", in: "/", frames: 96_000)
+        expectSuccess(try cli.run(["transcribe", "talk"], environment: ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]))
+        expectSuccess(try cli.run("transcribe", "talk", "--force", "--engine", try engine(cli, "text-engine", "echo replaced words")))
+        let undo = cli.store + "/undo"
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: undo)) ?? []
+        #expect(kept.count == 1)
+        #expect(try cli.run("fsck").status == 0)
+        // A copy no journal entry names is reported, and --repair removes only it.
+        try cli.write(undo + "/\(ItemID.random()).1.json", Array("{}".utf8))
+        let check = try cli.run("fsck")
+        #expect(check.status == 1 && (check.stdout + check.stderr).contains("kept for an undo that the journal no longer has"), "\(check)")
+        #expect(try cli.run("fsck", "--repair").status == 0)
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: undo)) == kept)
+
+        // A dry run says what it would take back and changes nothing.
+        let preview = try cli.run("undo", "--dry-run")
+        expectSuccess(preview)
+        #expect(preview.stdout.hasPrefix("would undo #") && preview.stdout.hasSuffix(": transcribe /talk\n"), "\(preview)")
+        #expect(try cli.run("transcript", "talk").stdout == "replaced words\n")
+
+        // The replaced transcript comes back, and find searches it again (its index too).
+        let first = try cli.run("undo")
+        #expect(first.stdout.hasPrefix("undid #") && first.stdout.hasSuffix(": transcribe /talk\n"), "\(first)")
+        #expect(try cli.run("transcript", "talk").stdout.contains("the budget numbers"))
+        #expect((try cli.run("find", "--text", "budget", "--json").json() as? [[String: Any]])?.first?["time"] as? Double == 1.25)
+        #expect(try cli.run("find", "--text", "replaced").lines.isEmpty)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: undo)) ?? []).isEmpty)
+
+        // Undoing the first transcription leaves the recording without one.
+        expectSuccess(try cli.run("undo"))
+        expectFailure(try cli.run("transcript", "talk"), status: 1, containing: ["has no transcript"])
+        #expect(transcripts(cli).isEmpty)
+        #expect(try cli.run("find", "--text", "budget").lines.isEmpty)
+        #expect(try cli.run("fsck").status == 0)
+    }
+
+    @Test func undoRefusesWhenTheReplacedTranscriptIsGone() throws {
+        let cli = try Sandbox()
+        try cli.addWAVRecording("talk", in: "/", frames: 96_000)
+        let env: [String: String?] = ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]
+        expectSuccess(try cli.run(["transcribe", "talk"], environment: env))
+        expectSuccess(try cli.run(["transcribe", "talk", "--force"], environment: env))
+        let undo = cli.store + "/undo"
+        for name in try FileManager.default.contentsOfDirectory(atPath: undo) { try FileManager.default.removeItem(atPath: undo + "/" + name) }
+        let journal = cli.bytes(cli.store + "/journal.jsonl")
+        let transcript = try cli.run("transcript", "talk", "--format", "json").stdout
+        expectFailure(try cli.run("undo"), status: 1, containing: ["cannot undo", "the transcript it replaced is no longer kept"])
+        #expect(cli.bytes(cli.store + "/journal.jsonl") == journal)
+        #expect(try cli.run("transcript", "talk", "--format", "json").stdout == transcript)
+    }
+
+    @Test func exportWritesTheTranscriptBesideTheAudio() throws {
+        let cli = try Sandbox()
+        try cli.addWAVRecording("talk", in: "/", frames: 96_000)  // 2 s
+        let out = cli.root + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).sorted() }
+
+        // No transcript: an error that says what to do, and no audio either.
+        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript"), status: 1,
+                      message: "recnotes: talk: has no transcript; run 'recnotes transcribe talk'")
+        #expect(files().isEmpty)
+        // Usage errors change nothing.
+        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript-format", "vtt"), status: 64)
+        expectFailure(try cli.run("export", "talk", "-", "--transcript"), status: 64)
+        expectFailure(try cli.run("export", "talk", "--markers", "cue", out + "/talk.cue", "--transcript"), status: 64)
+        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript", "--transcript-format", "doc"), status: 64)
+        #expect(files().isEmpty)
+
+        expectSuccess(try cli.run(["transcribe", "talk"], environment: ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]))
+        // A directory where the transcript would go: refused before the audio is written.
+        try FileManager.default.createDirectory(atPath: out + "/talk.srt", withIntermediateDirectories: true)
+        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript"), status: 1,
+                      message: "recnotes: \(out)/talk.srt: is a directory")
+        #expect(files() == ["talk.srt"])
+        try FileManager.default.removeItem(atPath: out + "/talk.srt")
+        // SRT by default, named after the audio file; what `transcript --format srt` prints.
+        expectSuccess(try cli.run("export", "talk", out + "/talk.flac", "--transcript"))
+        #expect(files() == ["talk.flac", "talk.srt"])
+        let srt = try cli.run("transcript", "talk", "--format", "srt").stdout
+        #expect(cli.bytes(out + "/talk.srt").map { String(decoding: $0, as: UTF8.self) } == srt)
+        // Several formats; a name without an audio extension keeps it.
+        expectSuccess(try cli.run("export", "talk", out + "/copy", "--format", "wav", "--transcript",
+                                  "--transcript-format", "vtt", "--transcript-format", "txt"))
+        #expect(files() == ["copy", "copy.txt", "copy.vtt", "talk.flac", "talk.srt"])
+        #expect(cli.bytes(out + "/copy.txt").map { String(decoding: $0, as: UTF8.self) } == "hello there\nthe budget numbers\n")
+
+        // Trimmed audio: the transcript is timed from the in point, and what lies before it goes.
+        try cli.succeed("trim", "talk", "--in", "1.1", "--out", "2")
+        expectSuccess(try cli.run("export", "talk", out + "/cut.wav", "--trimmed", "--transcript", "--transcript-format", "vtt"))
+        let vtt = try #require(cli.bytes(out + "/cut.vtt").map { String(decoding: $0, as: UTF8.self) })
+        #expect(vtt == "WEBVTT\n\n1\n00:00:00.150 --> 00:00:00.800\nthe budget numbers\n", "\(vtt)")
+    }
+
     @Test func failuresStoreNothingAndSayWhy() throws {
         let cli = try Sandbox()
         try cli.addWAVRecording("talk", in: "/", frames: 48_000)

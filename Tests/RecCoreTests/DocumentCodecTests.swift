@@ -250,7 +250,9 @@ struct DocumentCodecTests {
         }
     }
 
-    @Test("invalid UTF-8 is refused", arguments: [[0xFF], [0xC3], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xC0, 0xAF]] as [[UInt8]])
+    @Test("invalid UTF-8 is refused", arguments: [[0xFF], [0xC3], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xC0, 0xAF], [0x80],
+                                                  [0xE0, 0x80, 0xAF], [0xF0, 0x80, 0x80, 0xAF], [0xF4, 0x90, 0x80, 0x80],
+                                                  [0xF5, 0x80, 0x80, 0x80], [0xF0, 0x9F, 0x8E]] as [[UInt8]])
     func invalidUTF8(sequence: [UInt8]) throws {
         let prefix = Array(#"{"version": 1, "items": [{"uuid": "\#(rootID)", "type": "folder", "name": "R"#.utf8)
         let suffix = Array(#"", "parent": null, "created": "2023-11-14T22:13:20Z", "children": []}]}"#.utf8)
@@ -259,6 +261,24 @@ struct DocumentCodecTests {
         #expect(reason == "corrupt JSON at line 1, column \(column): invalid UTF-8 in a string")
         // Outside a string too.
         #expect(corruptReason(sequence + Array("{}".utf8)) == "corrupt JSON at line 1, column 1: expected '{', found byte 0x\(String(sequence[0], radix: 16))")
+    }
+
+    @Test("a name is read right whatever its length and wherever an escape, a control character or a non-ASCII letter falls")
+    func stringScanning() throws {
+        // The reader looks at eight bytes at a time: every length and position around that.
+        for length in 1..<20 {
+            for at in 0..<length {
+                let before = String(repeating: "a", count: at), after = String(repeating: "b", count: length - at - 1)
+                for (written, read) in [(#"\""#, "\""), (#"\\"#, "\\"), (#"\u00e9"#, "é"), ("é", "é"), ("🎙", "🎙"), ("ß", "ß")] {
+                    let text = store(child: #"{"uuid": "\#(childID)", "type": "folder", "name": "\#(before + written + after)", "parent": "\#(rootID)", "created": "2023-11-14T22:13:20Z", "children": []}"#)
+                    let name = try decode(text).0[ItemID(childID)!]?.name
+                    #expect(name == before + read + after, "\(written) at \(at) of \(length)")
+                }
+                let control = store(child: #"{"uuid": "\#(childID)", "type": "folder", "name": "\#(before)\#u{01}\#(after)", "parent": "\#(rootID)", "created": "2023-11-14T22:13:20Z", "children": []}"#)
+                let (line, column) = lineAndColumn(of: "\u{01}", in: control)
+                #expect(corruptReason(control) == "corrupt JSON at line \(line), column \(column): control character in a string")
+            }
+        }
     }
 
     @Test("bad escapes are refused", arguments: [#"\x"#, #"\u12"#, #"\ud800"#, #"\ud800\u0041"#, #"\udc00"#, #"\u00zz"#])

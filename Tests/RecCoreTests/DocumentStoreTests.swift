@@ -34,6 +34,14 @@ struct DocumentStoreTests {
         (document ?? store.document).children(of: folder).map(\.name)
     }
 
+    @Test("paths(of:) names every item as path(of:) does")
+    func manyPaths() throws {
+        let document = try DocumentCodecTests.richDocument()
+        let items = Array(document.items.values) + [.folder(name: "nowhere", parent: .random())]
+        #expect(document.paths(of: items) == items.map { document.path(of: $0.id) })
+        #expect(document.paths(of: items).contains("/Work/Ideas/standup"))
+    }
+
     @Test("a new store holds only the root folder, named Recordings, with the all-zero UUID")
     func newStore() throws {
         #expect(dir.exists("store.json"))

@@ -99,6 +99,19 @@ struct TrashAndUndoTests {
         #expect(store.document.count == 5)
     }
 
+    @Test("a transcribed step that names a file outside undo/ is a damaged line, skipped")
+    func keptNamesStayInUndo() throws {
+        var bytes = dir.bytes("journal.jsonl")!
+        for name in ["../store.json", ".hidden", ""] {
+            bytes += Journal.encode(.init(sequence: 2, time: .now(), summary: "transcribe", steps: [.transcribed(Fixture.standup, replaced: name)]))
+        }
+        bytes += Journal.encode(.init(sequence: 2, time: .now(), summary: "transcribe", steps: [.transcribed(Fixture.standup, replaced: "\(Fixture.standup).1.json")]))
+        try dir.write("journal.jsonl", bytes)
+        let entries = Journal(location: dir.location).entries()
+        #expect(entries.map(\.summary) == ["build", "transcribe"])
+        #expect(entries.last?.steps == [.transcribed(Fixture.standup, replaced: "\(Fixture.standup).1.json")])
+    }
+
     @Test("the journal stays bounded")
     func bounded() throws {
         // Fill the journal to just below the trim point without hundreds of fsynced stores.
@@ -115,6 +128,28 @@ struct TrashAndUndoTests {
         #expect(entries.last?.summary == "the last one")
         #expect(entries.last?.sequence == Journal.trimAt)
         #expect(entries.map(\.sequence) == entries.map(\.sequence).sorted())
+    }
+
+    @Test("trimming the journal lets go of the transcripts its dropped entries kept for undo")
+    func boundedKeptTranscripts() throws {
+        try FileManager.default.createDirectory(atPath: dir.location.undoDirectory, withIntermediateDirectories: true)
+        let dropped = "\(Fixture.standup).1.json", kept = "\(Fixture.standup).2.json"
+        try dir.write("undo/" + dropped, Array("{}".utf8))
+        try dir.write("undo/" + kept, Array("{}".utf8))
+        var lines: [UInt8] = []
+        for i in 2..<Journal.trimAt {
+            let step: Journal.Step = switch i {
+            case 2: .transcribed(Fixture.standup, replaced: dropped)
+            case Journal.trimAt - 1: .transcribed(Fixture.standup, replaced: kept)
+            default: .added(.random())
+            }
+            lines += Journal.encode(.init(sequence: i, time: .now(), summary: "step \(i)", steps: [step]))
+        }
+        try dir.write("journal.jsonl", dir.bytes("journal.jsonl")! + lines)
+        try store.transaction { try $0.add(.folder(name: "last", parent: .root)) }
+        #expect(!dir.exists("undo/" + dropped))
+        #expect(dir.exists("undo/" + kept))
+        #expect(Journal(location: dir.location).entries().flatMap(\.steps).contains(.transcribed(Fixture.standup, replaced: kept)))
     }
 }
 

@@ -52,6 +52,7 @@ enum AnnotationCodec {
             annotations.note = try r.readString()
             if annotations.note.utf8.count > NoteRules.maxBytes { throw r.failure("note is longer than \(NoteRules.maxBytes) bytes", at: at) }
         } else if key.equals("tags") {
+            annotations.tags.reserveCapacity(4)  // one allocation for the usual few
             try r.beginArray()
             var first = true
             while try r.nextElement(first: &first) {
@@ -105,6 +106,7 @@ enum AnnotationCodec {
     /// A marker without a label may omit it.
     static func readMarkers(_ r: inout JSONReader) throws -> [Marker] {
         var markers: [Marker] = []
+        markers.reserveCapacity(8)  // one allocation for the usual few
         try r.beginArray()
         var first = true
         while try r.nextElement(first: &first) {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The on-disk layout of `store.json`. One object per item, one item per line, written
 /// depth-first from the root, so the file is readable by people and by `jq`:
 ///
@@ -134,7 +138,7 @@ public enum DocumentCodec {
                 } else if key.equals("items") {
                     sawItems = true
                     try reader.beginArray()
-                    items.reserveCapacity(bytes.count / 200)
+                    items.reserveCapacity(expectedItemCount(bytes))
                     var firstItem = true
                     while try reader.nextElement(first: &firstItem) {
                         let item = try decodeItem(&reader)
@@ -164,6 +168,21 @@ public enum DocumentCodec {
             document.rebuildLinks()
         }
         return (document, problems, Int(version!))
+    }
+
+    /// About how many items the file holds, to size the table once: `encode` writes one
+    /// item a line (a string cannot hold a raw line break). A file reformatted by hand or
+    /// by jq has more lines than items, or fewer; the table then is bigger than needed, or
+    /// grows as usual.
+    private static func expectedItemCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        var lines = 0
+        var offset = 0
+        while offset < bytes.count, let hit = memchr(base + offset, 0x0A, bytes.count - offset) {
+            lines += 1
+            offset = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit)) + 1
+        }
+        return min(lines, bytes.count / 32)
     }
 
     private static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {

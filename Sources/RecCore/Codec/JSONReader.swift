@@ -140,21 +140,43 @@ struct JSONReader {
         guard peek() == UInt8(ascii: "\"") else { throw failure("expected a string, found \(describeNext())") }
         let start = position + 1
         var i = start
-        var ascii = true
+        var highBits: UInt64 = 0
         while i < bytes.count {
+            // Eight bytes at a time while none of them ends the string or needs a look:
+            // notes make most of a store's bytes.
+            while i + 8 <= bytes.count {
+                let chunk = UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)
+                if Self.needsLook(chunk) { break }
+                highBits |= chunk
+                i += 8
+            }
+            guard i < bytes.count else { break }
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
                 position = i + 1
                 let raw = UnsafeBufferPointer(rebasing: bytes[start..<i])
-                if !ascii, !isValidUTF8(raw) { throw failure("invalid UTF-8 in a string", at: start) }
+                if highBits & Self.highBitOfEachByte != 0, !isValidUTF8(raw) { throw failure("invalid UTF-8 in a string", at: start) }
                 return raw
             }
             if b == UInt8(ascii: "\\") { return try readEscapedString(from: start) }
             if b < 0x20 { throw failure("control character in a string", at: i) }
-            if b >= 0x80 { ascii = false }
+            highBits |= UInt64(b) << 56
             i += 1
         }
         throw failure("unterminated string", at: start - 1)
+    }
+
+    private static let highBitOfEachByte: UInt64 = 0x8080_8080_8080_8080
+    private static let oneInEachByte: UInt64 = 0x0101_0101_0101_0101
+
+    /// Whether any of the eight bytes is a quote, a backslash or a control character
+    /// (the classic "has a zero byte" / "has a byte less than n" bit tricks, which are
+    /// exact about whether there is one, not about where).
+    @inline(__always)
+    private static func needsLook(_ chunk: UInt64) -> Bool {
+        @inline(__always) func hasZeroByte(_ x: UInt64) -> Bool { (x &- oneInEachByte) & ~x & highBitOfEachByte != 0 }
+        let lessThanSpace = (chunk &- 0x20 &* oneInEachByte) & ~chunk & highBitOfEachByte != 0
+        return lessThanSpace || hasZeroByte(chunk ^ (0x22 &* oneInEachByte)) || hasZeroByte(chunk ^ (0x5C &* oneInEachByte))
     }
 
     private mutating func readEscapedString(from start: Int) throws -> UnsafeBufferPointer<UInt8> {
@@ -298,16 +320,43 @@ struct JSONReader {
     }
 }
 
-private func isValidUTF8(_ bytes: some Collection<UInt8>) -> Bool {
-    var decoder = UTF8()
-    var iterator = bytes.makeIterator()
-    while true {
-        switch decoder.decode(&iterator) {
-        case .scalarValue: continue
-        case .emptyInput: return true
-        case .error: return false
+/// RFC 3629 UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. ASCII, most of
+/// any text here, costs one comparison a byte.
+private func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var i = 0
+    let n = bytes.count
+    @inline(__always) func isContinuation(_ at: Int) -> Bool { at < n && bytes[at] & 0xC0 == 0x80 }
+    while i < n {
+        let lead = bytes[i]
+        if lead < 0x80 {
+            i += 1
+            continue
+        }
+        switch lead {
+        case 0xC2...0xDF:
+            guard isContinuation(i + 1) else { return false }
+            i += 2
+        case 0xE0...0xEF:
+            guard isContinuation(i + 1), isContinuation(i + 2) else { return false }
+            let second = bytes[i + 1]
+            if lead == 0xE0 && second < 0xA0 { return false }  // overlong
+            if lead == 0xED && second >= 0xA0 { return false }  // a surrogate
+            i += 3
+        case 0xF0...0xF4:
+            guard isContinuation(i + 1), isContinuation(i + 2), isContinuation(i + 3) else { return false }
+            let second = bytes[i + 1]
+            if lead == 0xF0 && second < 0x90 { return false }  // overlong
+            if lead == 0xF4 && second >= 0x90 { return false }  // past U+10FFFF
+            i += 4
+        default:
+            return false
         }
     }
+    return true
+}
+
+private func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBufferPointer { isValidUTF8($0) }
 }
 
 extension UnsafeBufferPointer where Element == UInt8 {

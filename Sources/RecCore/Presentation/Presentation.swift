@@ -372,6 +372,7 @@ public enum CheckJSON {
         case .unreadableTranscript: return "unreadableTranscript"
         case .transcriptPastEnd: return "transcriptPastEnd"
         case .staleTranscriptIndex: return "staleTranscriptIndex"
+        case .unusedUndoCopy: return "unusedUndoCopy"
         }
     }
 }

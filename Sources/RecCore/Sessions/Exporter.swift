@@ -44,10 +44,13 @@ public final class Exporter {
             }
             self.format = guessed
         }
-        if case let .file(file) = destination {
-            var st = stat()
-            if stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(file, "is a directory") }
-        }
+        if case let .file(file) = destination { try Self.refuseDirectory(file) }
+    }
+
+    /// A file to export to that is a directory is refused before anything is written.
+    private static func refuseDirectory(_ file: String) throws {
+        var st = stat()
+        if stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(file, "is a directory") }
     }
 
     private var destinationLabel: String {
@@ -249,10 +252,35 @@ extension Exporter {
         return (item, format.render(name: item.name, info: info, markers: item.annotations.markers, audioFile: audioFile))
     }
 
+    /// `export FILE --transcript`: the recording's transcript in each of `formats`, with
+    /// where it goes: beside the audio, FILE's name with the format's extension instead of
+    /// an audio one (`talk.flac` → `talk.srt`). Timed like the exported audio, from the in
+    /// point when trimmed. Throws, before any audio is written, when the recording has no
+    /// transcript (`path` as typed, for the message).
+    public func transcriptSidecars(_ formats: [TranscriptFormat], library: Library, path: String) throws -> [(file: String, text: String)] {
+        guard case let .file(file) = destination else {
+            throw RecError.usage("--transcript", "writes files beside the audio; name a FILE to export to")
+        }
+        var transcript = try TranscriptFiles(location: library.location).required(item.id, path: path)
+        var duration = info.duration
+        if let range {
+            let rate = Double(max(info.sampleRate, 1))
+            transcript = transcript.trimmed(from: Double(range.lowerBound) / rate, to: Double(range.upperBound) / rate)
+            duration = Double(range.upperBound - range.lowerBound) / rate
+        }
+        // An audio extension gives way to the transcript's; any other name keeps what it has.
+        let stem = AudioFormat(fileName: file) != nil ? String(file[..<file.lastIndex(of: ".")!]) : file
+        var seen = Set<TranscriptFormat>()
+        return try formats.filter { seen.insert($0).inserted }.map { format in
+            let sidecar = stem + "." + format.rawValue
+            try Self.refuseDirectory(sidecar)
+            return (file: sidecar, text: format.render(transcript, duration: duration))
+        }
+    }
+
     /// Writes exported text to `file`, complete or not at all.
     public static func write(text: String, to file: String) throws {
-        var st = stat()
-        if stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(file, "is a directory") }
+        try refuseDirectory(file)
         try FileSystem.writeAtomically(Array(text.utf8), to: file)
     }
 }

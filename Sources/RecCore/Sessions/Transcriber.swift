@@ -64,7 +64,15 @@ public final class Transcriber {
                 // and the write (removal deletes the transcript after the document).
                 let stillThere = try library.documents.transaction { transaction -> Bool in
                     guard let current = transaction.document[item.id], current.recording?.file == item.recording?.file else { return false }
-                    try files.write(transcript.clipped(to: duration), for: item.id, duration: duration)
+                    // The one it replaces is kept for undo (see Journal.Step.transcribed).
+                    let replaced = try files.keepForUndo(item.id)
+                    do {
+                        try files.write(transcript.clipped(to: duration), for: item.id, duration: duration)
+                    } catch {
+                        if let replaced { files.discardKept(replaced) }
+                        throw error
+                    }
+                    try transaction.transcribed(item.id, replaced: replaced)
                     return true
                 }
                 if stillThere {

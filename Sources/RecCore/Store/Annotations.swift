@@ -89,6 +89,7 @@ public enum TagRules {
     public static let maxBytes = 64
 
     public static func violation(_ tag: String) -> String? {
+        if isPlainASCIITag(tag) { return nil }
         if tag.isEmpty { return "a tag cannot be empty" }
         if tag.utf8.count > maxBytes { return "a tag is at most \(maxBytes) bytes of UTF-8" }
         if let first = tag.first, "+-#".contains(first) { return "a tag cannot start with '\(first)'" }
@@ -100,12 +101,28 @@ public enum TagRules {
         return nil
     }
 
+    /// The common case, checked on bytes (every store load checks every tag): printable
+    /// ASCII without space or ',', not starting with '+', '-' or '#'. Anything else takes
+    /// the full check.
+    @inline(__always)
+    static func isPlainASCIITag(_ tag: String) -> Bool {
+        var tag = tag
+        return tag.withUTF8 { b in
+            guard b.count > 0, b.count <= maxBytes, b[0] != UInt8(ascii: "+"), b[0] != UInt8(ascii: "-"),
+                  b[0] != UInt8(ascii: "#") else { return false }
+            for byte in b where byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: ",") { return false }
+            return true
+        }
+    }
+
     public static func validate(_ tag: String) throws {
         if let problem = violation(tag) { throw RecError.usage(NameRules.quoted(tag), problem) }
     }
 
     public static func normalized(_ tags: [String]) -> [String] {
-        Array(Set(tags)).sorted()
+        // Tags as stored are already sorted and unique.
+        if isStrictlyIncreasing(tags, by: <) { return tags }
+        return Array(Set(tags)).sorted()
     }
 }
 
@@ -134,6 +151,20 @@ public enum MarkerRules {
 
     /// The order markers are kept and numbered in: by frame, then label.
     public static func sorted(_ markers: [Marker]) -> [Marker] {
-        markers.sorted { $0.frame != $1.frame ? $0.frame < $1.frame : $0.label < $1.label }
+        // Markers as stored are already in order.
+        if isStrictlyIncreasing(markers, by: comesBefore) { return markers }
+        return markers.sorted(by: comesBefore)
     }
+
+    private static func comesBefore(_ a: Marker, _ b: Marker) -> Bool {
+        a.frame != b.frame ? a.frame < b.frame : a.label < b.label
+    }
+}
+
+/// Whether each element comes before the next: a sorted (and, for tags, unique) list needs
+/// no sorting.
+func isStrictlyIncreasing<Element>(_ elements: [Element], by comesBefore: (Element, Element) -> Bool) -> Bool {
+    guard elements.count > 1 else { return true }
+    for i in 1..<elements.count where !comesBefore(elements[i - 1], elements[i]) { return false }
+    return true
 }

@@ -59,8 +59,28 @@ public struct Document: Equatable, Sendable {
 
     /// The absolute path, `/` for the root.
     public func path(of id: ItemID) -> String {
-        let names = ancestry(of: id).dropFirst().map(\.name)
-        return "/" + names.joined(separator: "/")
+        // The names of `ancestry(of:)` but the first, without copying whole items (find
+        // prints thousands of paths).
+        var names: [String] = []
+        var current = id
+        while let item = items[current], names.count <= items.count {
+            names.append(item.name)
+            guard let parent = item.parent else { break }
+            current = parent
+        }
+        return "/" + names.dropLast().reversed().joined(separator: "/")
+    }
+
+    /// `path(of:)` of each of these items of the document, every folder's path made once and
+    /// no item looked up again: what `find` prints thousands of.
+    public func paths(of items: some Sequence<Item>) -> [String] {
+        var folderPaths: [ItemID: String] = [:]
+        return items.map { item in
+            guard let parent = item.parent, self.items.index(forKey: parent) != nil else { return path(of: item.id) }
+            let prefix = folderPaths[parent] ?? path(of: parent)
+            folderPaths[parent] = prefix
+            return (prefix == "/" ? "" : prefix) + "/" + item.name
+        }
     }
 
     public func isDescendant(_ id: ItemID, of ancestor: ItemID) -> Bool {
@@ -75,13 +95,18 @@ public struct Document: Equatable, Sendable {
     /// The item and everything under it, parents before children.
     public func subtree(of id: ItemID) -> [Item] {
         var result: [Item] = []
+        forEachInSubtree(of: id) { result.append($0) }
+        return result
+    }
+
+    /// `subtree(of:)` one item at a time, without collecting copies of them all.
+    func forEachInSubtree(of id: ItemID, _ body: (Item) -> Void) {
         var stack = [id]
         while let next = stack.popLast() {
             guard let item = items[next] else { continue }
-            result.append(item)
+            body(item)
             stack.append(contentsOf: item.children.reversed())
         }
-        return result
     }
 
     /// Depth-first from the root in display order: the order items are written to disk,

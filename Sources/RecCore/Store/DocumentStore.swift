@@ -116,13 +116,21 @@ public final class DocumentStore {
             try reloadIfChanged()
             var transaction = Transaction(document: document)
             let result = try body(&transaction)
-            guard !transaction.actions.isEmpty else { return result }
+            // A transcript saved or taken back changes no document, only the journal.
+            guard !transaction.actions.isEmpty || !transaction.steps.isEmpty || !transaction.transcriptsToPutBack.isEmpty
+            else { return result }
             guard !isReadOnly else { throw readOnlyError }
-            try keepOriginalBeforeUpgrade()
-            try FileSystem.writeAtomically(DocumentCodec.encode(transaction.document), to: location.storeFile)
-            identity = FileIdentity(path: location.storeFile)
-            document = transaction.document
-            removeAudio(of: transaction.actions)
+            if !transaction.actions.isEmpty {
+                try keepOriginalBeforeUpgrade()
+                try FileSystem.writeAtomically(DocumentCodec.encode(transaction.document), to: location.storeFile)
+                identity = FileIdentity(path: location.storeFile)
+                document = transaction.document
+                removeAudio(of: transaction.actions)
+            }
+            let transcripts = TranscriptFiles(location: location)
+            for (id, replaced) in transaction.transcriptsToPutBack {
+                if let replaced { try transcripts.putBack(kept: replaced, for: id) } else { transcripts.remove(id) }
+            }
             if transaction.journaled {
                 journal.record(transaction, summary: summary)
             } else {
@@ -193,6 +201,9 @@ public final class DocumentStore {
         var steps: [Journal.Step] = []
         /// False for a transaction that undoes an earlier one.
         var journaled = true
+        /// Transcripts an undo takes back once the document is written: each recording's
+        /// kept earlier one (`TranscriptFiles.keepForUndo`), or none.
+        var transcriptsToPutBack: [(id: ItemID, replaced: String?)] = []
 
         init(document: Document) {
             self.document = document
@@ -241,6 +252,13 @@ public final class DocumentStore {
             document.items[id]!.annotations = new
             steps.append(.annotated(id, before: item.annotations, after: new))
             return record(.annotated(document[id]!, before: item.annotations))
+        }
+
+        /// `transcribe` has saved a transcript for `id` (the file write is its own);
+        /// journaled so that `undo` can take it back to `replaced`, the kept earlier one.
+        public mutating func transcribed(_ id: ItemID, replaced: String?) throws {
+            guard document[id]?.recording != nil else { throw RecError.failure("@\(id)", "no such recording") }
+            steps.append(.transcribed(id, replaced: replaced))
         }
 
         /// Renames and/or moves. Moving a folder into itself or below itself is refused, and

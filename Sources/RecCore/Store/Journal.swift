@@ -18,12 +18,16 @@ public struct Journal {
         case restored(ItemID, Placement? = nil)
         /// A note, tags or markers changed from `before` to `after`.
         case annotated(ItemID, before: Annotations, after: Annotations)
+        /// `transcribe` saved the recording's transcript. `replaced` names the file in
+        /// `TranscriptFiles.undoDirectory` that keeps the transcript it replaced; nil when
+        /// the recording had none. Not a change to `store.json`: only the journal has it.
+        case transcribed(ItemID, replaced: String?)
 
         /// The item the step is about.
         public var id: ItemID {
             switch self {
             case let .added(id, _), let .moved(id, _, _, _, _), let .trashed(id), let .removedPermanently(id, _), let .restored(id, _),
-                 let .annotated(id, _, _):
+                 let .annotated(id, _, _), let .transcribed(id, _):
                 return id
             }
         }
@@ -79,7 +83,13 @@ public struct Journal {
         let existing = entries()
         let entry = Entry(sequence: (existing.last?.sequence ?? 0) + 1, time: .now(), summary: summary, steps: transaction.steps)
         if existing.count + 1 >= Journal.trimAt {
-            rewrite(Array(existing.suffix(Journal.keep - 1)) + [entry])
+            let kept = Array(existing.suffix(Journal.keep - 1)) + [entry]
+            rewrite(kept)
+            // What the dropped entries kept for undo can no longer be undone to.
+            let transcripts = TranscriptFiles(location: location)
+            for name in Set(existing.dropLast(Journal.keep - 1).flatMap(\.keptTranscripts)) {
+                transcripts.discardKept(name)
+            }
             return
         }
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
@@ -145,6 +155,13 @@ public struct Journal {
                 AnnotationCodec.writeObject(before, to: &w)
                 w.raw(", \"after\": ")
                 AnnotationCodec.writeObject(after, to: &w)
+            case let .transcribed(id, replaced):
+                w.raw("{\"op\": \"transcribed\", \"uuid\": ")
+                w.id(id)
+                if let replaced {
+                    w.raw(", \"replaced\": ")
+                    w.string(replaced)
+                }
             }
             w.raw("}")
         }
@@ -182,7 +199,7 @@ public struct Journal {
                 var firstStep = true
                 while try r.nextElement(first: &firstStep) {
                     var op = "", uuid: ItemID?, fromParent: ItemID?, toParent: ItemID?, parent: ItemID?
-                    var fromName = "", toName = "", path = "", name: String?, kind: ItemKind?, created: Timestamp?
+                    var fromName = "", toName = "", path = "", name: String?, kind: ItemKind?, created: Timestamp?, replaced: String?
                     var before = Annotations(), after = Annotations()
                     try r.beginObject()
                     var f = true
@@ -200,6 +217,7 @@ public struct Journal {
                         else if k.equals("created") { created = Timestamp(utf8: try r.readRawString()) }
                         else if k.equals("before") { before = try AnnotationCodec.readObject(&r) }
                         else if k.equals("after") { after = try AnnotationCodec.readObject(&r) }
+                        else if k.equals("replaced") { replaced = try r.readString() }
                         else { try r.skipValue() }
                     }
                     guard let uuid else { throw r.failure("step without uuid") }
@@ -213,6 +231,9 @@ public struct Journal {
                     case "restored": entry.steps.append(.restored(uuid, placement))
                     case "annotated": entry.steps.append(.annotated(uuid, before: before, after: after))
                     case "removedPermanently": entry.steps.append(.removedPermanently(uuid, path: path))
+                    case "transcribed":
+                        if let replaced, !TranscriptFiles.isKeptName(replaced) { throw r.failure("not a kept transcript's name") }
+                        entry.steps.append(.transcribed(uuid, replaced: replaced))
                     case "moved":
                         guard let fromParent, let toParent else { throw r.failure("moved step without parents") }
                         entry.steps.append(.moved(uuid, fromParent: fromParent, fromName: fromName, toParent: toParent, toName: toName))
@@ -249,6 +270,9 @@ extension DocumentStore {
                 }
                 let change = entry.change(in: tx.document)
                 try tx.undo(entry)
+                for case let (_, replaced?) in tx.transcriptsToPutBack where !TranscriptFiles(location: location).isKept(replaced) {
+                    throw RecError.failure("undo", "cannot undo '\(entry.summary)': the transcript it replaced is no longer kept")
+                }
                 undone = Undone(entry: entry, change: change)
                 // Throwing out of the transaction discards the change, unsaved and unannounced.
                 if dryRun { throw Preview() }
@@ -277,6 +301,7 @@ extension Journal.Entry {
             case .removedPermanently?: verb = "rm --permanent"
             case .restored?: verb = "trash restore"
             case .annotated?: verb = "annotate"
+            case .transcribed?: verb = "transcribe"
             case nil: verb = "change"
             }
         }
@@ -296,7 +321,7 @@ extension Journal.Entry {
                 paths.append(document.trashEntry(id)?.path ?? path(id))
             case let .removedPermanently(_, removed):
                 paths.append(removed)
-            case let .annotated(id, _, _):
+            case let .annotated(id, _, _), let .transcribed(id, _):
                 paths.append(path(id))
             }
         }
@@ -343,8 +368,22 @@ extension DocumentStore.Transaction {
                     throw conflict("the notes, tags, markers or trim points of \(document.path(of: id)) have changed since")
                 }
                 try annotate(id, with: before)
+            case let .transcribed(id, replaced):
+                let trashed = document.trash.contains { $0.items.contains { $0.id == id } }
+                guard document[id] != nil || trashed else { throw conflict("@\(id.description.prefix(8)) has since been removed") }
+                transcriptsToPutBack.append((id, replaced))
             }
         }
         steps = []
+    }
+}
+
+extension Journal.Entry {
+    /// The files this entry keeps in `TranscriptFiles.undoDirectory`.
+    var keptTranscripts: [String] {
+        steps.compactMap { step in
+            if case let .transcribed(_, replaced?) = step { return replaced }
+            return nil
+        }
     }
 }

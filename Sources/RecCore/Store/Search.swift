@@ -14,7 +14,11 @@ public struct SearchQuery: Sendable {
     public var tags: [String] = []
     /// Every word, folded (`TextFolding`), somewhere in the name, the note, a marker label or
     /// the transcript.
-    public var words: [String] = []
+    public var words: [String] = [] {
+        didSet { wordBytes = words.map { Array($0.utf8) } }
+    }
+    /// `words` as UTF-8, as they are compared with every item.
+    private var wordBytes: [[UInt8]] = []
     /// Created at or after / before these times.
     public var after: Timestamp?
     public var before: Timestamp?
@@ -64,8 +68,10 @@ extension Document {
     /// With `transcripts`, a recording's transcript is searched too (through its index).
     public func search(_ query: SearchQuery, under top: ItemID, transcripts: TranscriptFiles? = nil) -> [SearchHit] {
         var hits: [SearchHit] = []
-        for item in subtree(of: top).dropFirst() {
-            if let hit = query.match(item, transcripts: transcripts) { hits.append(hit) }
+        let indexes = query.hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil
+        forEachInSubtree(of: top) { item in
+            guard item.id != top, let hit = query.match(item, transcripts: transcripts, indexes: indexes) else { return }
+            hits.append(hit)
         }
         return hits
     }
@@ -74,6 +80,10 @@ extension Document {
 extension SearchQuery {
     /// The hit for `item`, or nil if any filter rejects it. Cheap filters first.
     public func match(_ item: Item, transcripts: TranscriptFiles? = nil) -> SearchHit? {
+        match(item, transcripts: transcripts, indexes: hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil)
+    }
+
+    func match(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?) -> SearchHit? {
         if let kind, item.kind != kind { return nil }
         if let after, item.created < after { return nil }
         if let before, !(item.created < before) { return nil }
@@ -87,16 +97,16 @@ extension SearchQuery {
         // Lower-cased on both sides: fnmatch's FNM_CASEFOLD knows only ASCII letters.
         if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), item.name.lowercased(), 0) != 0 { return nil }
         guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
-        return textHit(item, transcripts: item.recording != nil ? transcripts : nil)
+        return textHit(item, transcripts: transcripts, indexes: indexes)
     }
 
     /// Every word must occur in some field; the fields where any word occurs are reported.
     /// Folded text is compared as UTF-8 bytes (memmem): folding has already made equal
     /// what should match, and a UTF-8 substring is a whole-scalar substring. A transcript
-    /// is searched through its index.
-    private func textHit(_ item: Item, transcripts: TranscriptFiles?) -> SearchHit? {
-        let spoken = transcripts?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: self.words) }
-        let words = self.words.map { Array($0.utf8) }
+    /// is searched through its index (a folder has none).
+    private func textHit(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?) -> SearchHit? {
+        let spoken = item.recording == nil ? nil : indexes?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: self.words) }
+        let words = wordBytes
         let name = TextFolding.foldedUTF8(item.name)
         let note = item.annotations.note.isEmpty ? [] : TextFolding.foldedUTF8(item.annotations.note)
         let labels = item.annotations.markers.map { $0.label.isEmpty ? [] : TextFolding.foldedUTF8($0.label) }
@@ -230,30 +240,53 @@ public enum TextFolding {
 
     /// `fold` as UTF-8 bytes, without making a String on the way: what search compares.
     public static func foldedUTF8(_ text: String) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        // The common case, plain ASCII, only needs lower-casing.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            for byte in text.utf8 { out.append((0x41...0x5A).contains(byte) ? byte + 32 : byte) }
+        var text = text
+        return text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            // Straight off the UTF-8: ASCII, most of any text, is only lower-cased, and the
+            // few other scalars are decoded here rather than through String's iterator.
+            var i = 0
+            while i < bytes.count {
+                var end = i
+                while end < bytes.count && bytes[end] < 0x80 { end += 1 }
+                if end > i {
+                    // A run of ASCII is copied whole and lower-cased in place.
+                    let from = out.count
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<end]))
+                    out.withUnsafeMutableBufferPointer { copied in
+                        for k in from..<copied.count where copied[k] &- 0x41 < 26 { copied[k] |= 0x20 }
+                    }
+                    i = end
+                    continue
+                }
+                let lead = bytes[i]
+                let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                var value = UInt32(lead) & (0x7F >> length)
+                for k in 1..<length { value = value << 6 | UInt32(bytes[i + k] & 0x3F) }
+                i += length
+                append(Unicode.Scalar(value) ?? "\u{FFFD}", to: &out)
+            }
             return out
         }
-        append(text.unicodeScalars, to: &out)
-        return out
     }
 
     /// Folds `scalars` onto `out` (UTF-8).
     static func append(_ scalars: some Sequence<Unicode.Scalar>, to out: inout [UInt8]) {
-        for scalar in scalars {
-            let value = scalar.value
-            if value < 0x80 {
-                out.append(UInt8(value) + ((0x41...0x5A).contains(value) ? 32 : 0))
-            } else if (0x300...0x36F).contains(value) {
-                continue
-            } else if let base = latinBase[value] {
-                out.append(contentsOf: base.utf8)
-            } else {
-                out.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
-            }
+        for scalar in scalars { append(scalar, to: &out) }
+    }
+
+    @inline(__always)
+    private static func append(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
+        let value = scalar.value
+        if value < 0x80 {
+            out.append(UInt8(value) + ((0x41...0x5A).contains(value) ? 32 : 0))
+        } else if (0x300...0x36F).contains(value) {
+            return
+        } else if let base = latinBase[value] {
+            out.append(contentsOf: base.utf8)
+        } else {
+            out.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
         }
     }
 

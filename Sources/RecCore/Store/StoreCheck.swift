@@ -43,6 +43,9 @@ public struct StoreCheck {
         /// `transcripts/<uuid>.txt`, what `find --text` reads, is missing or does not match
         /// its transcript (a crash between the two writes); `--repair` writes it again.
         case staleTranscriptIndex(path: String, file: String)
+        /// `undo/<file>`, a transcript kept for an undo that no journal entry names any more
+        /// (a crash between keeping it and journaling, or a lost journal); `--repair` removes it.
+        case unusedUndoCopy(file: String)
 
         public var description: String {
             switch self {
@@ -69,6 +72,7 @@ public struct StoreCheck {
             case let .transcriptPastEnd(path, file, seconds):
                 return "\(path): transcript transcripts/\(file) goes on to \(Format.clock(seconds)), past the end of the recording"
             case let .staleTranscriptIndex(path, file): return "\(path): the search index of transcripts/\(file) is missing or out of date"
+            case let .unusedUndoCopy(file): return "undo/\(file): kept for an undo that the journal no longer has"
             }
         }
 
@@ -151,6 +155,8 @@ public struct StoreCheck {
         if let viewState, let dangling = danglingDescription(viewState, document) {
             problems.append(.danglingViewState(dangling))
         }
+        let unusedUndoCopies = Self.unusedUndoCopies(location)
+        problems += unusedUndoCopies.map { Problem.unusedUndoCopy(file: $0) }
         let strays = strayTemporaries(isAlive: isAlive)
         problems += strays.map { Problem.strayTemporary(file: $0) }
         guard repair, !problems.isEmpty else {
@@ -198,6 +204,9 @@ public struct StoreCheck {
         // Only once the document is safely written: nothing in these could be recovered.
         for file in empty where (try? FileSystem.remove(location.audioPath(file))) != nil {
             repairs.append("removed audio/\(file), which was empty")
+        }
+        for file in unusedUndoCopies where (try? FileSystem.remove(location.undoDirectory + "/" + file)) != nil {
+            repairs.append("removed undo/\(file), which no undo needs")
         }
         for file in strays where (try? FileSystem.remove(location.directory + "/" + file)) != nil {
             repairs.append("removed \(file)")
@@ -262,6 +271,8 @@ public struct StoreCheck {
                     known[id] = nil
                 case let .annotated(id, _, after):
                     known[id]?.annotations = after
+                case .transcribed:
+                    continue  // transcripts are files of their own, not in store.json
                 }
             }
         }
@@ -380,7 +391,8 @@ public struct StoreCheck {
     /// relative to the store directory. A live pid's files are its work in progress.
     private func strayTemporaries(isAlive: (Int32) -> Bool) -> [String] {
         var strays: [String] = []
-        for (directory, prefix) in [(location.directory, ""), (location.audioDirectory, "audio/"), (location.transcriptsDirectory, "transcripts/")] {
+        for (directory, prefix) in [(location.directory, ""), (location.audioDirectory, "audio/"), (location.transcriptsDirectory, "transcripts/"),
+                                    (location.undoDirectory, "undo/")] {
             for name in StoreLocation.entries(of: directory) {
                 guard let pid = Self.temporaryFileOwner(name), !isAlive(pid) else { continue }
                 strays.append(prefix + name)
@@ -401,6 +413,12 @@ public struct StoreCheck {
         guard let pidText = name.split(separator: "-").last, name.dropLast(pidText.count + 1).hasSuffix(".tmp"),
               let pid = Int32(pidText), pid > 0 else { return nil }
         return pid
+    }
+
+    /// Files in `undo/` that no journal entry names (temporary files are strays' business).
+    private static func unusedUndoCopies(_ location: StoreLocation) -> [String] {
+        let named = Set(Journal(location: location).entries().flatMap(\.keptTranscripts))
+        return StoreLocation.entries(of: location.undoDirectory).filter { !$0.hasPrefix(".") && !named.contains($0) }
     }
 
     /// Transcripts of no recording (a rebuilt store counts: it is checked after the

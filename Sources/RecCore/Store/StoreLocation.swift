@@ -47,6 +47,10 @@ public struct StoreLocation: Equatable, Sendable {
     /// One `<uuid>.json` per transcribed recording (see `TranscriptFiles`).
     public var transcriptsDirectory: String { directory + "/transcripts" }
 
+    /// What the journal keeps for `undo` beyond its own lines: transcripts that
+    /// `transcribe` replaced (see `TranscriptFiles.keepForUndo`).
+    public var undoDirectory: String { directory + "/undo" }
+
     /// Whether this process may change the store: false for a store on a read-only mount
     /// or one whose directory or lock files it has no write permission for (a mounted
     /// backup, another user's store). A store that does not exist yet is writable if it can

@@ -31,6 +31,24 @@ public struct TranscriptFiles: Sendable {
     /// The search index of the recording's transcript, nil when it has none.
     public func indexBytes(of id: ItemID) -> [UInt8]? { try? FileSystem.read(indexPath(of: id)) }
 
+    /// `indexBytes(of:)` for one recording after another, as `find --text` reads them: each
+    /// opened by its name in the directory, which is opened once (and, when there is none,
+    /// no index is looked for at all).
+    final class IndexReader {
+        private let directory: Int32
+
+        init(_ files: TranscriptFiles) {
+            directory = System.retrying { open(files.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        }
+
+        deinit { if directory >= 0 { close(directory) } }
+
+        func indexBytes(of id: ItemID) -> [UInt8]? {
+            guard directory >= 0 else { return nil }
+            return try? FileSystem.read("\(id).txt", relativeTo: directory)
+        }
+    }
+
     public func exists(_ id: ItemID) -> Bool { FileSystem.exists(path(of: id)) }
 
     /// The raw file, nil when the recording has none.
@@ -47,6 +65,15 @@ public struct TranscriptFiles: Sendable {
         }
     }
 
+    /// The recording's transcript; a recording without one is an error that says how to
+    /// make it (`path` as the user typed it).
+    public func required(_ id: ItemID, path: String) throws -> Transcript {
+        guard let transcript = try read(id) else {
+            throw RecError.failure(path, "has no transcript; run 'recnotes transcribe \(Format.shellQuoted(path))'")
+        }
+        return transcript
+    }
+
     /// Replaces the recording's transcript atomically: a crash leaves the old one or the
     /// new one, never half of either.
     public func write(_ transcript: Transcript, for id: ItemID, duration: Double?) throws {
@@ -60,6 +87,53 @@ public struct TranscriptFiles: Sendable {
     public func remove(_ id: ItemID) {
         try? FileSystem.remove(indexPath(of: id))
         try? FileSystem.remove(path(of: id))
+    }
+
+    /// Where a transcript that `transcribe` replaced is kept, so that `undo` can put it
+    /// back: `undo/<uuid>.<n>.json` beside the journal (not in `transcripts/`, which holds
+    /// only what recordings have now), named in the journal entry that replaced it, and
+    /// removed when that entry is undone or trimmed from the journal.
+    public var undoDirectory: String { location.undoDirectory }
+
+    /// Keeps a copy of the recording's transcript for undo before it is replaced; the name
+    /// of the copy, nil when there is no transcript to keep.
+    public func keepForUndo(_ id: ItemID) throws -> String? {
+        guard let bytes = try FileSystem.read(path(of: id)) else { return nil }
+        try FileSystem.makeDirectories(undoDirectory)
+        var number = 1
+        while isKept("\(id).\(number).json") { number += 1 }
+        let name = "\(id).\(number).json"
+        try FileSystem.writeAtomically(bytes, to: undoDirectory + "/" + name)
+        return name
+    }
+
+    public func isKept(_ name: String) -> Bool { FileSystem.exists(undoDirectory + "/" + name) }
+
+    /// Whether `name` can be one `keepForUndo` made: a plain name in `undo/`, so that a
+    /// damaged or hand-edited journal never has undo read or delete a file elsewhere.
+    static func isKeptName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && !name.contains("/")
+    }
+
+    /// Makes the kept copy `name` the recording's transcript again, index and all, and
+    /// lets the copy go.
+    func putBack(kept name: String, for id: ItemID) throws {
+        let kept = undoDirectory + "/" + name
+        guard let bytes = try FileSystem.read(kept) else { throw RecError.failure(kept, "the kept transcript is gone") }
+        let transcript: Transcript
+        do {
+            transcript = try Self.decode(bytes)
+        } catch {
+            throw RecError.failure(kept, "\(error)")
+        }
+        try FileSystem.makeDirectories(directory)
+        try FileSystem.writeAtomically(bytes, to: path(of: id))
+        try FileSystem.writeAtomically(Self.index(transcript), to: indexPath(of: id))
+        discardKept(name)
+    }
+
+    func discardKept(_ name: String) {
+        try? FileSystem.remove(undoDirectory + "/" + name)
     }
 
     /// The search index of `transcript` (see the type's comment).
@@ -135,20 +209,22 @@ public struct TranscriptFiles: Sendable {
                 try r.beginObject()
                 var first = true
                 while let key = try r.nextKey(first: &first) {
-                    switch String(decoding: key, as: UTF8.self) {
-                    case "engine": transcript.engine = try r.readString()
-                    case "model": transcript.model = try r.readString()
-                    case "created":
+                    if key.equals("engine") {
+                        transcript.engine = try r.readString()
+                    } else if key.equals("model") {
+                        transcript.model = try r.readString()
+                    } else if key.equals("created") {
                         let text = try r.readString()
                         guard let time = Timestamp(iso8601: text) else { throw Unreadable(description: "\"created\" is not a time: \(text)") }
                         transcript.created = time
-                    case "quality":
+                    } else if key.equals("quality") {
                         let text = try r.readString()
                         transcript.quality = Transcript.Quality(rawValue: text) ?? .draft
-                    case "segments":
+                    } else if key.equals("segments") {
                         transcript.segments = try readSegments(&r)
                         seenSegments = true
-                    default: try r.skipValue()
+                    } else {
+                        try r.skipValue()
                     }
                 }
                 try r.finish()
@@ -176,11 +252,11 @@ public struct TranscriptFiles: Sendable {
             try r.beginObject()
             var first = true
             while let key = try r.nextKey(first: &first) {
-                switch String(decoding: key, as: UTF8.self) {
-                case "start": segment.start = try optionalSeconds(&r)
-                case "end": segment.end = try optionalSeconds(&r)
-                case "text": segment.text = try r.readString()
-                case "words":
+                // Keys compared as bytes: a transcript has three a word.
+                if key.equals("start") { segment.start = try optionalSeconds(&r) }
+                else if key.equals("end") { segment.end = try optionalSeconds(&r) }
+                else if key.equals("text") { segment.text = try r.readString() }
+                else if key.equals("words") {
                     try r.beginArray()
                     var firstWord = true
                     while try r.nextElement(first: &firstWord) {
@@ -188,16 +264,15 @@ public struct TranscriptFiles: Sendable {
                         try r.beginObject()
                         var firstKey = true
                         while let wordKey = try r.nextKey(first: &firstKey) {
-                            switch String(decoding: wordKey, as: UTF8.self) {
-                            case "start": word.start = try optionalSeconds(&r) ?? 0
-                            case "end": word.end = try optionalSeconds(&r) ?? 0
-                            case "text": word.text = try r.readString()
-                            default: try r.skipValue()
-                            }
+                            if wordKey.equals("start") { word.start = try optionalSeconds(&r) ?? 0 }
+                            else if wordKey.equals("end") { word.end = try optionalSeconds(&r) ?? 0 }
+                            else if wordKey.equals("text") { word.text = try r.readString() }
+                            else { try r.skipValue() }
                         }
                         segment.words.append(word)
                     }
-                default: try r.skipValue()
+                } else {
+                    try r.skipValue()
                 }
             }
             segments.append(segment)
@@ -215,6 +290,25 @@ extension Transcript {
             for word in segment.words { last = max(last, word.end) }
         }
         return last
+    }
+
+    /// The part from `start` to `end` seconds, timed from `start`, as audio exported between
+    /// trim points plays it: what lies wholly outside goes, times move back by `start` and
+    /// stay within the part. A segment without times is kept (nothing says where it lies).
+    public func trimmed(from start: Double, to end: Double) -> Transcript {
+        func moved(_ time: Double) -> Double { min(max(time - start, 0), end - start) }
+        var copy = self
+        copy.segments = segments.compactMap { segment in
+            if let from = segment.start, from >= end { return nil }
+            if let to = segment.end, to <= start { return nil }
+            var s = segment
+            s.start = s.start.map(moved)
+            s.end = s.end.map(moved)
+            s.words = s.words.filter { $0.end > start && $0.start < end }
+                .map { Transcript.Word(start: moved($0.start), end: moved($0.end), text: $0.text) }
+            return s
+        }
+        return copy
     }
 
     /// Cut to `duration` seconds: segments that start after it go, times past it become it.

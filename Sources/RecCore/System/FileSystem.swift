@@ -7,7 +7,17 @@ import Glibc
 public enum FileSystem {
     /// The whole file, or nil if it does not exist.
     public static func read(_ path: String) throws -> [UInt8]? {
-        let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        try read(path) { open(path, O_RDONLY | O_CLOEXEC) }
+    }
+
+    /// `read(_:)` of `name` in the directory open as `directory`: a lookup of one name
+    /// instead of a whole path, for reading many files of one directory.
+    static func read(_ name: String, relativeTo directory: Int32) throws -> [UInt8]? {
+        try read(name) { openat(directory, name, O_RDONLY | O_CLOEXEC) }
+    }
+
+    private static func read(_ path: String, opening: () -> Int32) throws -> [UInt8]? {
+        let fd = System.retrying(opening)
         if fd < 0 {
             let error = Errno.current
             if error == .noSuchFile { return nil }
@@ -17,16 +27,35 @@ public enum FileSystem {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw RecError.failure(path, "\(Errno.current)") }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(path, "is a directory") }
-        var buffer = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
+        // Room for the whole file and one byte more (a file that grew since fstat fills
+        // it and reads on), filled by read(2) rather than zeroed first: a store is megabytes.
+        let expected = max(Int(info.st_size), 0) + 1
         var filled = 0
-        while true {
-            if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
-            let n = buffer.withUnsafeMutableBytes { raw in
-                System.retrying { Glibc.read(fd, raw.baseAddress! + filled, raw.count - filled) }
+        var failure: Errno?
+        var buffer = [UInt8](unsafeUninitializedCapacity: expected) { raw, count in
+            while filled < expected {
+                let n = System.retrying { Glibc.read(fd, raw.baseAddress! + filled, expected - filled) }
+                if n < 0 { failure = Errno.current }
+                if n <= 0 { break }
+                filled += n
             }
-            if n < 0 { throw RecError.failure(path, "\(Errno.current)") }
-            if n == 0 { break }
-            filled += n
+            count = filled
+        }
+        if let failure { throw RecError.failure(path, "\(failure)") }
+        // The spare byte was filled too: the file grew since fstat. Read on to its end.
+        var full = filled == expected
+        while full {
+            buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+            full = false
+            while !full {
+                let n = buffer.withUnsafeMutableBytes { raw in
+                    System.retrying { Glibc.read(fd, raw.baseAddress! + filled, raw.count - filled) }
+                }
+                if n < 0 { throw RecError.failure(path, "\(Errno.current)") }
+                if n == 0 { break }
+                filled += n
+                full = filled == buffer.count
+            }
         }
         buffer.removeSubrange(filled...)
         return buffer

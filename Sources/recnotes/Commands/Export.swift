@@ -25,6 +25,13 @@ struct Export: ParsableCommand {
         metadata file (ffmpeg -i audio -i chapters.txt -map_metadata 1 out.m4a) and json \
         {"name", "sampleRate", "duration", "markers": [{"index", "frame", "seconds", "label"}]}. \
         FILE '-' or none writes to stdout, a terminal included.
+
+        --transcript also writes the recording's transcript ('recnotes transcribe') beside \
+        the audio file, under FILE's name with .srt instead of the audio extension \
+        (talk.flac, talk.srt), which players such as mpv and VLC pick up; \
+        --transcript-format chooses txt, srt, vtt or json instead (repeat it for several). \
+        With --trimmed its times count from the in point, as the exported audio does. A \
+        recording without a transcript is an error, and nothing is written.
         """
     )
 
@@ -45,13 +52,22 @@ struct Export: ParsableCommand {
     @Option(help: ArgumentHelp("Write the markers instead of the audio: cue, vtt, ffmetadata or json.", valueName: "format"))
     var markers: MarkerExport?
 
+    @Flag(help: "Also write the transcript beside the audio file: FILE's name with .srt (see --transcript-format).")
+    var transcript = false
+
+    @Option(name: .customLong("transcript-format"),
+            help: ArgumentHelp("With --transcript: txt, srt (the default), vtt or json; repeat for several.", valueName: "format"))
+    var transcriptFormats: [TranscriptFormat] = []
+
     @Option(help: "tty (a line on stderr), json (NDJSON events; on stderr when the audio goes to stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
     func run() throws {
         let toStdout = file == nil || file == "-"
+        if !transcriptFormats.isEmpty && !transcript { throw RecError.usage("--transcript-format", "needs --transcript") }
         if let markers {
             if format != nil { throw RecError.usage("--markers", "writes text; --format is for audio") }
+            if transcript { throw RecError.usage("--markers", "writes the markers; --transcript goes beside exported audio") }
             if progress != nil { throw RecError.usage("--markers", "writes text at once; --progress is for audio") }
             let library = try global.openLibrary()
             let (_, text) = try Exporter.markers(library: library, path: path, format: markers)
@@ -65,6 +81,9 @@ struct Export: ParsableCommand {
         let library = try global.openLibrary()
         let exporter = try Exporter(library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
                                     format: format, trimmed: trimmed)
+        // Read before any audio is written: no transcript, no export.
+        let sidecars = transcript ? try exporter.transcriptSidecars(transcriptFormats.isEmpty ? [.srt] : transcriptFormats,
+                                                                    library: library, path: path) : []
         let cancel = exporter.cancel
         signals.onSignal { _ in cancel.cancel() }
         // A reader that goes away (| head) ends the export the usual way, by SIGPIPE.
@@ -72,5 +91,6 @@ struct Export: ParsableCommand {
         let events = TranscodeEventRenderer(mode: ProgressMode.resolved(progress), toStderr: toStdout)
         let title = exporter.item.name
         try exporter.run { events.handle($0, title: title) }
+        for sidecar in sidecars { try Exporter.write(text: sidecar.text, to: sidecar.file) }
     }
 }

@@ -66,8 +66,8 @@ struct Find: ParsableCommand {
             print(query.hasTextFilters ? ItemJSON.hits(hits, in: library) : ItemJSON.array(hits.map(\.item), in: library))
             return
         }
-        for hit in hits {
-            print(library.document.path(of: hit.item.id))
+        for (hit, path) in zip(hits, library.document.paths(of: hits.lazy.map(\.item))) {
+            print(path)
             guard detailed else { continue }
             for field in hit.fields {
                 switch field {

@@ -24,9 +24,7 @@ struct ShowTranscript: ParsableCommand {
         let library = try global.openLibrary()
         let item = try library.item(at: path)
         guard let recording = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
-        guard let transcript = try TranscriptFiles(location: library.location).read(item.id) else {
-            throw RecError.failure(path, "has no transcript; run 'recnotes transcribe \(Format.shellQuoted(path))'")
-        }
+        let transcript = try TranscriptFiles(location: library.location).required(item.id, path: path)
         print(format.render(transcript, duration: recording.duration), terminator: "")
     }
 }
