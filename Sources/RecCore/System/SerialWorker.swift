@@ -2,44 +2,52 @@ import Synchronization
 
 /// One thread that runs submitted work in order: for what must not run on an audio thread
 /// (a store write, with its fsync) but must not wait for the audio to end either.
-/// `submit` never blocks on the work; `finish` runs what is left and joins.
-final class SerialWorker: @unchecked Sendable {
-    // @unchecked: the queue is behind a Mutex; `thread` is set in init and joined in finish.
-    private let queue = Mutex<(work: [Work], finishing: Bool)>(([], false))
-    /// A unit of work, handed from the submitting thread to the worker and run there only.
-    private final class Work: @unchecked Sendable {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
+/// `submit` never blocks on the work; `finish` (or going away) runs what is left and joins.
+final class SerialWorker {
+    /// What the worker thread shares with the owner. The thread holds it strongly, never the
+    /// worker itself: the worker's deinit joins the thread, and a thread reaching back into
+    /// an object being deinitialised would trap.
+    private final class Queue: Sendable {
+        /// A unit of work, handed from the submitting thread to the worker and run there only.
+        final class Work: @unchecked Sendable {
+            let run: () -> Void
+            init(_ run: @escaping () -> Void) { self.run = run }
+        }
+
+        let state = Mutex<(work: [Work], finishing: Bool)>(([], false))
+        let ready = Semaphore()
+
+        func loop() {
+            while true {
+                ready.wait(milliseconds: 1000)
+                let (batch, finishing) = state.withLock { state -> ([Work], Bool) in
+                    defer { state.work = [] }
+                    return (state.work, state.finishing)
+                }
+                for work in batch { work.run() }
+                if finishing && batch.isEmpty { return }
+            }
+        }
     }
-    private let ready = Semaphore()
+
+    private let queue = Queue()
     private var thread: JoinableThread?
 
     init() throws {
-        thread = try JoinableThread { [unowned self] in loop() }
+        let queue = self.queue
+        thread = try JoinableThread { queue.loop() }
     }
 
     func submit(_ work: @escaping () -> Void) {
-        let item = Work(work)
-        queue.withLock { $0.work.append(item) }
-        ready.signal()
-    }
-
-    private func loop() {
-        while true {
-            ready.wait(milliseconds: 1000)
-            let (batch, finishing) = queue.withLock { state -> ([Work], Bool) in
-                defer { state.work = [] }
-                return (state.work, state.finishing)
-            }
-            for work in batch { work.run() }
-            if finishing && batch.isEmpty { return }
-        }
+        let item = Queue.Work(work)
+        queue.state.withLock { $0.work.append(item) }
+        queue.ready.signal()
     }
 
     /// Runs everything submitted so far, then stops the thread.
     func finish() {
-        queue.withLock { $0.finishing = true }
-        ready.signal()
+        queue.state.withLock { $0.finishing = true }
+        queue.ready.signal()
         thread?.join()
         thread = nil
     }
