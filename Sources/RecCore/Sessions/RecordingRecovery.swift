@@ -22,9 +22,14 @@ extension Library {
         }
         let path = location.audioPath(entry.file)
         var note: String?
+        // Repaired and measured before the store lock is taken: an hour of audio takes
+        // seconds to decode, and every other change to the store would wait for it. Two
+        // commands recovering at once both measure (each rewrites through a file of its own
+        // and renames, so the file is always whole); the first to add the item wins.
+        let recovered = documents.document[entry.id] == nil ? Self.recoverAudio(entry, path: path)?.analyzed(path: path) : nil
         try documents.transaction { tx in
             guard tx.document[entry.id] == nil else { return }
-            guard let info = Self.recoverAudio(entry, path: path)?.analyzed(path: path) else {
+            guard let info = recovered else {
                 try? FileSystem.remove(path)
                 note = "an interrupted recording (\"\(entry.name)\", pid \(entry.pid)) had no audio and was discarded"
                 return
@@ -51,7 +56,7 @@ extension Library {
               let file = try? SoundFile.open(path: path) else { return nil }
         var finalFrames = frames
         if file.frames != frames, let format = entry.format {
-            let temporary = path + ".recovering"
+            let temporary = path + ".recovering-\(getpid())"
             if let copied = try? SoundFile.copy(file, to: temporary, format: format), copied > 0,
                (try? FileSystem.syncFile(temporary)) != nil, rename(temporary, path) == 0 {
                 finalFrames = copied
