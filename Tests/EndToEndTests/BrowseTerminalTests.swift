@@ -1,0 +1,395 @@
+import Foundation
+import RecCore
+import Testing
+
+/// `recnotes browse` in a real terminal (issue 14): tmux runs it, `send-keys` presses the
+/// keys and `capture-pane` reads the screen, against the ALSA file devices (faster than real
+/// time) or, for pausing, seeking, marking and recording, a PulseAudio server of the test's
+/// own (real time). Every wait polls the screen or another process's view of the store with
+/// a watchdog; nothing is timed.
+@Suite("browse in a real terminal (tmux)", .serialized)
+struct BrowseTerminalTests {
+    static let rate = 48_000
+
+    /// The browser's whole environment: the AudioCLI home with its `.asoundrc`, no colour.
+    static func environment(_ cli: AudioCLI, _ extra: [String: String] = [:]) -> [String: String] {
+        ["HOME": cli.home, "RECNOTES_HOME": cli.store, "NO_COLOR": "1", "TZ": "UTC",
+         "PATH": "/usr/local/bin:/usr/bin:/bin"].merging(extra) { $1 }
+    }
+
+    /// `recnotes browse ARGS` as the pane's command.
+    static func browse(_ cli: AudioCLI, width: Int = 80, height: Int = 24, _ arguments: [String] = [],
+                       environment extra: [String: String] = [:]) throws -> TmuxSession {
+        try TmuxSession(width: width, height: height, directory: cli.home, environment: environment(cli, extra),
+                        command: [AudioCLI.binary, "browse"] + arguments)
+    }
+
+    /// A PulseAudio server for the real-time tests, and `pulse_both`: play to its null sink,
+    /// record from the sink's monitor. (The file devices stay the default.)
+    static func pulse(_ cli: AudioCLI) throws -> PulseServer {
+        try #require(AudioPulseLoopbackTests.pulseInstalled, "pulseaudio is not installed: scripts/install-deps.sh installs it")
+        let server = try PulseServer(directory: cli.home + "/pa")
+        let fileDevices = try String(contentsOfFile: cli.home + "/.asoundrc", encoding: .utf8)
+        try (fileDevices + "\n" + server.asoundrc + "\n"
+             + "pcm.pulse_both { type asym playback.pcm \"pulse_sink\" capture.pcm \"pulse_monitor\" }\n")
+            .write(toFile: cli.home + "/.asoundrc", atomically: true, encoding: .utf8)
+        return server
+    }
+
+    static func succeed(_ cli: AudioCLI, _ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> AudioCLI.Result {
+        let result = try cli.run(arguments)
+        #expect(result.status == 0, "recnotes \(arguments.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    /// The breadcrumb: the header row up to the gap before its item count.
+    static func breadcrumb(_ lines: [String]) -> String? {
+        lines.first.map { String($0.dropFirst()).components(separatedBy: "  ").first ?? "" }
+    }
+
+    /// The title of the detail pane (the selected row's name): the text after the separator
+    /// on the first row under the header.
+    static func detailTitle(_ lines: [String]) -> String? {
+        guard lines.count > 1, let bar = lines[1].firstIndex(of: "│") else { return nil }
+        return lines[1][lines[1].index(after: bar)...].trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Names of the folder's items, from `ls --json`.
+    static func names(_ cli: AudioCLI, _ folder: String = "/") throws -> [String] {
+        let result = try cli.run("ls", folder, "--json")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result.stdout) \(result.stderr)")
+        return list.compactMap { $0["name"] as? String }
+    }
+
+    static func playing(_ cli: AudioCLI) throws -> [String: Any]? {
+        try RemoteControlTests.status(cli)?["playing"] as? [String: Any]
+    }
+
+    /// The playback's position from `status --json`, nil when nothing plays.
+    static func position(_ cli: AudioCLI) -> Double? {
+        (try? playing(cli))?["position"] as? Double
+    }
+
+    /// Quits with q and checks the exit status.
+    static func quit(_ tmux: TmuxSession, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try tmux.send("q")
+        let status = tmux.waitForExit()
+        #expect(status == 0, "browse did not exit 0 after q: \(String(describing: status)); the screen:\n\(tmux.screen())", sourceLocation: sourceLocation)
+    }
+
+    // MARK: Navigation
+
+    @Test func navigatingIntoAFolderAndBackChangesTheBreadcrumbAndRowsAndPwdShowsWhereItEnded() throws {
+        let cli = try AudioCLI()
+        for path in ["Alpha", "Work", "Work/Deep", "Work/Deep/Bottom"] { _ = try Self.succeed(cli, "mkdir", path) }
+        let tmux = try Self.browse(cli)
+        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings" && $0.contains { $0.hasPrefix("▸ Work/") } }, "\(tmux.screen())")
+        #expect(tmux.lines().contains { $0.hasPrefix("▸ Alpha/") })
+        #expect(Self.detailTitle(tmux.lines()) == "Alpha", "\(tmux.screen())")
+
+        try tmux.send("j")
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "Work" }, "\(tmux.screen())")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings › Work" }, "\(tmux.screen())")
+        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Deep/") } && !$0.contains { $0.hasPrefix("▸ Alpha/") } }, "\(tmux.screen())")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings › Work › Deep" && $0.contains { $0.hasPrefix("▸ Bottom/") } }, "\(tmux.screen())")
+        // Backspace goes up, with the cursor on the folder it came from.
+        try tmux.send("BSpace")
+        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings › Work" && Self.detailTitle($0) == "Deep" }, "\(tmux.screen())")
+        try Self.quit(tmux)
+        #expect(try Self.succeed(cli, "pwd").stdout == "/Work\n")
+
+        // The next browse starts there; h goes up, and pwd follows again.
+        let again = try Self.browse(cli)
+        #expect(again.waitUntil { Self.breadcrumb($0) == "Recordings › Work" && $0.contains { $0.hasPrefix("▸ Deep/") } }, "\(again.screen())")
+        try again.send("h")
+        #expect(again.waitUntil { Self.breadcrumb($0) == "Recordings" && Self.detailTitle($0) == "Work" }, "\(again.screen())")
+        try Self.quit(again)
+        #expect(try Self.succeed(cli, "pwd").stdout == "/\n")
+    }
+
+    // MARK: Playing
+
+    @Test func enterPlaysTheRecordingIntoTheFileSinkSampleForSample() throws {
+        let cli = try AudioCLI()
+        let samples = try RemoteControlTests.source(cli, name: "src", seconds: 3)
+        #expect(samples.count == 3 * Self.rate)
+        let tmux = try Self.browse(cli)
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "src" }, "\(tmux.screen())")
+        try tmux.send("Enter")
+        // The file sink takes it faster than real time; wait for all of it, then for the end.
+        let whole = RemoteControlTests.eventually(timeout: 20) { cli.outputSamples().count >= samples.count }
+        #expect(whole, "\(cli.outputSamples().count) of \(samples.count) samples reached the sink")
+        #expect(RemoteControlTests.eventually(timeout: 10) { (try? Self.playing(cli)) == nil })
+        let written = cli.outputSamples()
+        #expect(written.count == samples.count)
+        #expect(Bool(written == samples), "the sink's samples differ from the recording's")
+        try Self.quit(tmux)
+    }
+
+    @Test func spacePausesAndTheArrowsSeekOnARealTimeDevice() throws {
+        let cli = try AudioCLI()
+        let server = try Self.pulse(cli)
+        defer { server.stop() }
+        _ = try RemoteControlTests.source(cli, name: "src", seconds: 20)
+        let tmux = try Self.browse(cli, ["--device", "pulse_both"])
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "src" }, "\(tmux.screen())")
+        try tmux.send("Enter")
+        // Playing in real time: the player line counts up.
+        tmux.waitFor("▶ 00:00:01 / 00:00:20")
+        #expect(try Self.playing(cli)?["paused"] as? Bool == false)
+
+        try tmux.send("Space")
+        tmux.waitFor("❚❚")
+        #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["paused"] as? Bool == true })
+        let paused = try #require(try Self.playing(cli)?["position"] as? Double)
+        #expect(paused >= 1 && paused < 15, "paused at \(paused)")
+        // Paused is paused: the position stays (checked again after a while).
+        usleep(500_000)
+        #expect(try Self.playing(cli)?["position"] as? Double == paused)
+        #expect(tmux.lines().contains { $0.contains(Format.clock(paused) + " / 00:00:20") && $0.contains("paused") }, "\(tmux.screen())")
+
+        // → 5 s forward, ← 5 s back, still paused.
+        try tmux.send("Right")
+        #expect(RemoteControlTests.eventually(timeout: 10) { abs((Self.position(cli) ?? -1) - (paused + 5)) < 0.001 },
+                "position \(String(describing: Self.position(cli))), expected \(paused + 5)")
+        tmux.waitFor("❚❚ " + Format.clock(paused + 5) + " / 00:00:20")
+        try tmux.send("Left")
+        #expect(RemoteControlTests.eventually(timeout: 10) { abs((Self.position(cli) ?? -1) - paused) < 0.001 },
+                "position \(String(describing: Self.position(cli))), expected \(paused)")
+        tmux.waitFor("❚❚ " + Format.clock(paused) + " / 00:00:20")
+        #expect(try Self.playing(cli)?["paused"] as? Bool == true)
+
+        // Space again resumes from there.
+        try tmux.send("Space")
+        #expect(try RemoteControlTests.eventually(timeout: 10) {
+            guard let now = try Self.playing(cli) else { return false }
+            return now["paused"] as? Bool == false && (now["position"] as? Double ?? 0) > paused + 0.5
+        })
+        tmux.waitForGone("❚❚")
+        // x stops it: the player line goes, and so does the job.
+        try tmux.send("x")
+        tmux.waitForGone("/ 00:00:20")
+        #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli) == nil })
+        try Self.quit(tmux)
+    }
+
+    @Test func mWhilePlayingAddsAMarkerAtThePosition() throws {
+        let cli = try AudioCLI()
+        let server = try Self.pulse(cli)
+        defer { server.stop() }
+        _ = try RemoteControlTests.source(cli, name: "src", seconds: 20)
+        let tmux = try Self.browse(cli, ["--device", "pulse_both"])
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "src" }, "\(tmux.screen())")
+        try tmux.send("Enter")
+        tmux.waitFor("▶ 00:00:01 / 00:00:20")
+        // Paused first, so the marker's frame is known exactly.
+        try tmux.send("Space")
+        tmux.waitFor("❚❚")
+        #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["paused"] as? Bool == true })
+        let position = try #require(try Self.playing(cli)?["position"] as? Double)
+        try tmux.send("m")
+        tmux.waitFor("marked " + Format.clock(position))
+        // The detail pane lists it.
+        tmux.waitFor("#1  " + Format.clock(position))
+        let marks = try Self.succeed(cli, "marks", "src", "--json")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks.stdout)")
+        #expect(list.count == 1, "\(marks.stdout)")
+        // status --json gives the position to the millisecond.
+        let frame = try #require(list.first?["frame"] as? Int, "\(marks.stdout)")
+        #expect(abs(Double(frame) - position * Double(Self.rate)) <= 48, "\(marks.stdout), paused at \(position)")
+        try Self.quit(tmux)
+    }
+
+    // MARK: Recording
+
+    @Test func rRecordsSStopsAndTheNameAlertSavesIt() throws {
+        let cli = try AudioCLI()
+        let server = try Self.pulse(cli)
+        defer { server.stop() }
+        _ = try Self.succeed(cli, "mkdir", "Inbox")
+        let tmux = try Self.browse(cli, ["--device", "pulse_both"])
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "Inbox" }, "\(tmux.screen())")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings › Inbox" }, "\(tmux.screen())")
+
+        try tmux.send("r")
+        tmux.waitFor("recording")
+        tmux.waitFor("● 00:00:01")
+        try tmux.send("s")
+        tmux.waitFor("Name the recording")
+        try tmux.send("C-u")
+        try tmux.type("Standup notes")
+        tmux.waitFor("Standup notes")
+        try tmux.send("Enter")
+        tmux.waitFor("saved /Inbox/Standup notes")
+        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("  Standup notes") } }, "\(tmux.screen())")
+
+        let listed = try Self.succeed(cli, "ls", "/Inbox", "--json")
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let item = try #require(items.first { $0["name"] as? String == "Standup notes" }, "\(listed.stdout)")
+        let duration = try #require(item["duration"] as? Double, "\(item)")
+        #expect(duration >= 1, "\(item)")
+        let recording = try #require(try cli.recordings().first { $0["name"] as? String == "Standup notes" })
+        let file = try #require(recording["file"] as? String)
+        let size = (try? FileManager.default.attributesOfItem(atPath: cli.store + "/audio/" + file)[.size] as? Int) ?? 0
+        #expect(size > 0, "no audio in \(file)")
+
+        // Esc on the name asks; n goes back to the name; Esc and y discard it to the trash.
+        try tmux.send("r")
+        tmux.waitFor("● 00:00:01")
+        try tmux.send("Enter")
+        tmux.waitFor("Name the recording")
+        try tmux.send("Escape")
+        tmux.waitFor("Discard this recording?")
+        try tmux.send("n")
+        tmux.waitFor("Name the recording")
+        try tmux.send("Escape")
+        tmux.waitFor("Discard this recording?")
+        try tmux.send("y")
+        tmux.waitFor("discarded: the recording is in the trash")
+        #expect(try Self.names(cli, "/Inbox") == ["Standup notes"])
+        try Self.quit(tmux)
+    }
+
+    // MARK: Store changes
+
+    @Test func renameTrashAndUndo() throws {
+        let cli = try AudioCLI()
+        for name in ["Alpha", "Beta"] { _ = try Self.succeed(cli, "mkdir", name) }
+        let tmux = try Self.browse(cli)
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "Alpha" }, "\(tmux.screen())")
+
+        try tmux.send("R")
+        tmux.waitFor("Rename")
+        try tmux.send("C-u")
+        try tmux.type("Gamma")
+        tmux.waitFor("Gamma")
+        try tmux.send("Enter")
+        tmux.waitFor("renamed /Alpha to /Gamma")
+        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Gamma/") } && !$0.contains { $0.hasPrefix("▸ Alpha/") } }, "\(tmux.screen())")
+        #expect(try Self.names(cli) == ["Beta", "Gamma"])
+        // The cursor follows the renamed folder.
+        #expect(Self.detailTitle(tmux.lines()) == "Gamma", "\(tmux.screen())")
+
+        try tmux.send("d")
+        tmux.waitFor("to the trash?")
+        try tmux.send("y")
+        tmux.waitFor("moved /Gamma to the trash (u undoes)")
+        #expect(tmux.waitUntil { !$0.contains { $0.hasPrefix("▸ Gamma/") } }, "\(tmux.screen())")
+        #expect(try Self.names(cli) == ["Beta"])
+
+        try tmux.send("u")
+        tmux.waitFor("undid #")
+        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Gamma/") } }, "\(tmux.screen())")
+        #expect(try Self.names(cli) == ["Beta", "Gamma"])
+        try tmux.send("u")
+        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Alpha/") } && !$0.contains { $0.hasPrefix("▸ Gamma/") } }, "\(tmux.screen())")
+        #expect(try Self.names(cli) == ["Alpha", "Beta"])
+        try Self.quit(tmux)
+    }
+
+    @Test func anotherProcessesMkdirShowsWithNoKeyPressed() throws {
+        let cli = try AudioCLI()
+        _ = try Self.succeed(cli, "mkdir", "Alpha")
+        let trace = cli.home + "/trace"
+        let tmux = try Self.browse(cli, environment: ["RECNOTES_BROWSE_TRACE": trace])
+        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Alpha/") } }, "\(tmux.screen())")
+        let before = Date()
+        _ = try Self.succeed(cli, "mkdir", "Fresh")
+        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Fresh/") } }, "\(tmux.screen())")
+        print("browse: another process's mkdir on screen \(Int(Date().timeIntervalSince(before) * 1000)) ms after it returned")
+        #expect(tmux.lines().first?.hasSuffix("2 items") == true, "\(tmux.screen())")
+        // Drawn because the store changed (inotify), not a key or a tick.
+        let causes = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(causes.contains { $0.count == 4 && $0[2] == "store" }, "\(causes)")
+        #expect(!causes.contains { $0.count == 4 && $0[2] == "key" }, "\(causes)")
+        try Self.quit(tmux)
+    }
+
+    // MARK: The terminal
+
+    @Test func theLayoutRedrawsAtTheNewSizeOnResize() throws {
+        let cli = try AudioCLI()
+        _ = try Self.succeed(cli, "mkdir", "Alpha")
+        let tmux = try Self.browse(cli, width: 80, height: 24)
+        /// The header's item count ends one column before the edge; the list's separator sits at
+        /// `BrowseLayout.listWidth`; the key hints are on the last row.
+        func laidOut(_ lines: [String], width: Int, height: Int) -> Bool {
+            guard lines.count == height, let header = lines.first, header.count == width - 1, header.hasSuffix("1 item") else { return false }
+            let split = BrowseLayout.listWidth(width)
+            let row = Array(lines[1])
+            return row.count > split && row[split] == "│" && lines[height - 1].hasPrefix("Enter open")
+        }
+        #expect(tmux.waitUntil { laidOut($0, width: 80, height: 24) }, "\(tmux.screen())")
+        try tmux.resize(width: 120, height: 40)
+        #expect(tmux.waitUntil { laidOut($0, width: 120, height: 40) }, "\(tmux.screen())")
+        try tmux.resize(width: 30, height: 8)
+        tmux.waitFor("Make the terminal at least")
+        try tmux.resize(width: 80, height: 24)
+        #expect(tmux.waitUntil { laidOut($0, width: 80, height: 24) }, "\(tmux.screen())")
+        try Self.quit(tmux)
+    }
+
+    /// A shell in the terminal runs browse between two `stty -g`; q or a SIGTERM ends it, and
+    /// the shell's prompt and tty modes are back.
+    @Test(arguments: ["q", "SIGTERM"])
+    func theTerminalIsRestoredOnTheWayOut(way: String) throws {
+        let cli = try AudioCLI()
+        _ = try Self.succeed(cli, "mkdir", "Alpha")
+        // In HOME, with the binary as $B: the command line fits on one row.
+        let tmux = try TmuxSession(directory: cli.home, environment: Self.environment(cli, ["PS1": "ready$ ", "B": AudioCLI.binary]),
+                                   command: ["/bin/bash", "--norc", "--noprofile", "-i"])
+        #expect(tmux.waitUntil { $0.last { !$0.isEmpty } == "ready$" }, "\(tmux.screen())")
+        let before = cli.home + "/before", after = cli.home + "/after"
+        try tmux.type("stty -g >before; $B browse; echo \"browse exited $?\"; stty -g >after")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings" && $0.contains { $0.hasPrefix("▸ Alpha/") } }, "\(tmux.screen())")
+        // Not vacuous: while browse runs, the tty's modes are not the shell's.
+        let shell = try #require(tmux.panePID)
+        let browser = try #require(TmuxSession.descendants(of: shell, named: "recnotes").first, "no recnotes under the shell (pid \(shell))")
+        let tty = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(browser)/fd/0")
+        let modes = try Sandbox.execute("/bin/stty", ["-F", tty, "-g"], environment: [:])
+        let saved = try String(contentsOfFile: before, encoding: .utf8)
+        #expect(modes.status == 0 && modes.stdout != saved, "\(modes) vs \(saved)")
+
+        if way == "q" {
+            try tmux.send("q")
+        } else {
+            #expect(kill(browser, SIGTERM) == 0)
+        }
+        #expect(tmux.waitUntil { $0.contains("browse exited 0") && $0.last { !$0.isEmpty } == "ready$" }, "\(tmux.screen())")
+        // The shell's screen is back as it was: the command line, then what followed it.
+        let lines = tmux.lines().filter { !$0.isEmpty }
+        #expect(lines.count == 3 && lines.first?.hasPrefix("ready$ stty -g >before;") == true && lines[1] == "browse exited 0", "\(lines)")
+        #expect(RemoteControlTests.eventually(timeout: 10) { FileManager.default.fileExists(atPath: after) })
+        let restored = RemoteControlTests.eventually(timeout: 10) { (try? String(contentsOfFile: after, encoding: .utf8)) == saved }
+        #expect(restored, "stty -g before: \(saved) after: \(String(describing: try? String(contentsOfFile: after, encoding: .utf8)))")
+        #expect(!processIsAlive(browser))
+    }
+
+    @Test func notAtATerminalItRefusesWithExit64() throws {
+        try TmuxSession.requireInstalled()
+        let cli = try AudioCLI()
+        let result = try cli.run("browse")
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("recnotes: browse: "), "\(result.stderr)")
+    }
+
+    @Test func termDumbIsRefusedNamingTheOtherSubcommands() throws {
+        let cli = try AudioCLI()
+        let errors = cli.home + "/stderr"
+        let tmux = try TmuxSession(directory: cli.home, environment: Self.environment(cli, ["TERM": "dumb"]),
+                                   command: ["/bin/sh", "-c", "exec \(AudioCLI.binary) browse 2> \(errors)"])
+        #expect(tmux.waitForExit() == 64, "\(tmux.screen())")
+        let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(stderr.split(separator: "\n").count == 1, "\(stderr)")
+        #expect(stderr.hasPrefix("recnotes: browse: ") && stderr.contains("TERM=dumb"), "\(stderr)")
+        for subcommand in ["ls", "find", "play", "record"] {
+            #expect(stderr.contains(subcommand), "\(stderr) does not name \(subcommand)")
+        }
+    }
+}
