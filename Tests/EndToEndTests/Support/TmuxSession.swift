@@ -3,7 +3,7 @@ import RecCore
 import Testing
 
 /// A real terminal for the end-to-end tests of full-screen commands: a tmux server of its
-/// own (`tmux -L <unique>`, no user configuration), one detached session of a given size
+/// own (its socket in a directory of its own, no user configuration), one detached session of a given size
 /// running one command. Keys go in with `send-keys`; the screen comes out with
 /// `capture-pane`. Waits poll the screen with a watchdog (generous: CI is loaded), so a
 /// test waits for what it expects to see, never for a time.
@@ -17,9 +17,14 @@ final class TmuxSession {
                      "tmux is not installed at \(tmux): scripts/install-deps.sh installs it", sourceLocation: sourceLocation)
     }
 
-    let socket = "recnotes-e2e-" + UUID().uuidString.prefix(13)
     let target = "browse"
-    private let directory: String
+    /// The session's own files (configuration, client output, exit status), apart from the
+    /// test's directory, which may be removed first when the test ends.
+    private let directory = NSTemporaryDirectory() + "recnotes-tmux-" + UUID().uuidString
+    /// The server's socket, in that directory: no other server is reached, and it goes with it.
+    private var socket: String { directory + "/socket" }
+    /// The server's pid, for when kill-server cannot reach it.
+    private var serverPID: Int32 = 0
     /// Where the command's exit status is written when it ends (tmux's own `pane_dead_status`
     /// is sometimes left empty when the pane's output ends before its exit is reaped).
     private let statusFile: String
@@ -28,12 +33,12 @@ final class TmuxSession {
     /// Starts `command` (run directly, not through a shell) in a `width`×`height` window with
     /// exactly `environment` (plus the LANG that tmux needs for UTF-8). The pane stays after
     /// the command exits, so `exitStatus` can read it.
-    /// `directory` holds tmux's configuration and is the command's working directory.
-    init(width: Int = 80, height: Int = 24, directory: String, environment: [String: String], command: [String]) throws {
+    /// `directory` is the command's working directory.
+    init(width: Int = 80, height: Int = 24, directory workingDirectory: String, environment: [String: String], command: [String]) throws {
         try Self.requireInstalled()
-        self.directory = directory
-        statusFile = directory + "/tmux-\(socket).status"
-        configuration = directory + "/tmux-\(socket).conf"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        statusFile = directory + "/status"
+        configuration = directory + "/tmux.conf"
         // No status bar (the window is the whole terminal); an Esc goes to the application at
         // once. (No clients attach, so only new-session and resize-window size the window;
         // `window-size manual` in the configuration makes tmux 3.3a's server exit.)
@@ -48,16 +53,21 @@ final class TmuxSession {
         env["LC_ALL"] = "C.UTF-8"
         env["TERM"] = env["TERM"] ?? "tmux-256color"
         let assignments = env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let started = try run(["new-session", "-d", "-s", target, "-x", "\(width)", "-y", "\(height)", "-c", directory, "--",
+        let started = try run(["new-session", "-d", "-s", target, "-x", "\(width)", "-y", "\(height)", "-c", workingDirectory, "--",
                                "/usr/bin/env", "-i"] + assignments
                                + ["/bin/sh", "-c", "\"$@\"; echo $? > \"$0\"", statusFile] + command)
-        try #require(started.status == 0, "tmux new-session: \(started)")
+        serverPID = format("#{pid}").flatMap { Int32($0) } ?? 0
+        try #require(started.status == 0 && serverPID > 0, "tmux new-session: \(started)")
     }
 
+    /// The server goes, and with it the pane's processes (SIGHUP); SIGKILL if it lingers.
     deinit {
         _ = try? run(["kill-server"])
-        try? FileManager.default.removeItem(atPath: configuration)
-        try? FileManager.default.removeItem(atPath: statusFile)
+        if serverPID > 0 {
+            for _ in 0..<100 where processIsAlive(serverPID) { usleep(20_000) }
+            if processIsAlive(serverPID) { kill(serverPID, SIGKILL) }
+        }
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Runs a tmux client command against this server. Spawned with posix_spawn and waited
@@ -66,7 +76,7 @@ final class TmuxSession {
     /// socket its child inherits) would ever see the client end.
     @discardableResult
     func run(_ arguments: [String]) throws -> Run {
-        let out = directory + "/tmux-" + UUID().uuidString + ".out", err = out + ".err"
+        let out = directory + "/" + UUID().uuidString + ".out", err = out + ".err"
         defer {
             try? FileManager.default.removeItem(atPath: out)
             try? FileManager.default.removeItem(atPath: err)
@@ -79,15 +89,26 @@ final class TmuxSession {
         posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         // Nothing else: a pipe of another test's process kept open by the server would stall it.
         _ = Self.closeFrom?(&actions, 3)
-        let argv = ([Self.tmux, "-u", "-L", socket, "-f", configuration] + arguments).map { strdup($0) } + [nil]
+        let argv = ([Self.tmux, "-u", "-S", socket, "-f", configuration] + arguments).map { strdup($0) } + [nil]
         let environment: [String] = ["LC_ALL=C.UTF-8", "PATH=/usr/bin:/bin", "HOME=" + directory]
         let envp = environment.map { strdup($0) } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // The test runner's signal mask and ignored signals are not tmux's: a server that
+        // inherited a blocked SIGCHLD would never see its panes end, nor exit.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, Self.tmux, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, Self.tmux, &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw RecError.failure("tmux", "cannot start: \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
