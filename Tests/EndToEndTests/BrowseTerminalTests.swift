@@ -70,6 +70,20 @@ struct BrowseTerminalTests {
         (try? playing(cli))?["position"] as? Double
     }
 
+    /// The paused playback's position once the view state has settled on it: two readings
+    /// 1.2 s apart that agree (the player writes its position about once a second, so the
+    /// frames of a period still playing when it paused may reach the disk a second later).
+    static func settledPosition(_ cli: AudioCLI, sourceLocation: SourceLocation = #_sourceLocation) throws -> Double {
+        var last = position(cli)
+        for _ in 0..<8 {
+            usleep(1_200_000)
+            let now = position(cli)
+            if let now, now == last { return now }
+            last = now
+        }
+        return try #require(nil as Double?, "the paused position did not settle: \(String(describing: last))", sourceLocation: sourceLocation)
+    }
+
     /// Quits with q and checks the exit status.
     static func quit(_ tmux: TmuxSession, sourceLocation: SourceLocation = #_sourceLocation) throws {
         try tmux.send("q")
@@ -143,11 +157,9 @@ struct BrowseTerminalTests {
         try tmux.send("Space")
         tmux.waitFor("❚❚")
         #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["paused"] as? Bool == true })
-        let paused = try #require(try Self.playing(cli)?["position"] as? Double)
+        // Paused is paused: the position stays put (playing, it would move 1.2 s between readings).
+        let paused = try Self.settledPosition(cli)
         #expect(paused >= 1 && paused < 15, "paused at \(paused)")
-        // Paused is paused: the position stays (checked again after a while).
-        usleep(500_000)
-        #expect(try Self.playing(cli)?["position"] as? Double == paused)
         #expect(tmux.lines().contains { $0.contains(Format.clock(paused) + " / 00:00:20") && $0.contains("paused") }, "\(tmux.screen())")
 
         // → 5 s forward, ← 5 s back, still paused.
@@ -188,7 +200,7 @@ struct BrowseTerminalTests {
         try tmux.send("Space")
         tmux.waitFor("❚❚")
         #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["paused"] as? Bool == true })
-        let position = try #require(try Self.playing(cli)?["position"] as? Double)
+        let position = try Self.settledPosition(cli)
         try tmux.send("m")
         tmux.waitFor("marked " + Format.clock(position))
         // The detail pane lists it.
@@ -251,6 +263,23 @@ struct BrowseTerminalTests {
         tmux.waitFor("discarded: the recording is in the trash")
         #expect(try Self.names(cli, "/Inbox") == ["Standup notes"])
         try Self.quit(tmux)
+    }
+
+    /// A recording running from the browser is saved under its default name on the way out,
+    /// as Ctrl-C saves one in `record`.
+    @Test func quittingWhileRecordingSavesTheRecording() throws {
+        let cli = try AudioCLI()
+        let server = try Self.pulse(cli)
+        defer { server.stop() }
+        let tmux = try Self.browse(cli, ["--device", "pulse_both"])
+        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings" }, "\(tmux.screen())")
+        try tmux.send("r")
+        tmux.waitFor("● 00:00:01")
+        try Self.quit(tmux)
+        let recordings = try cli.recordings()
+        #expect(recordings.count == 1, "\(recordings)")
+        #expect((recordings.first?["duration"] as? Double ?? 0) >= 1, "\(recordings)")
+        #expect(try RemoteControlTests.status(cli) == nil)
     }
 
     // MARK: Store changes
