@@ -282,6 +282,24 @@ struct BrowseTerminalTests {
         #expect(try RemoteControlTests.status(cli) == nil)
     }
 
+    /// The terminal closed (the pane killed: SIGHUP) while recording: the recording is saved.
+    @Test func closingTheTerminalWhileRecordingSavesTheRecording() throws {
+        let cli = try AudioCLI()
+        let server = try Self.pulse(cli)
+        defer { server.stop() }
+        let tmux = try Self.browse(cli, ["--device", "pulse_both"])
+        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings" }, "\(tmux.screen())")
+        let pane = try #require(tmux.panePID)
+        let browser = try #require(TmuxSession.descendants(of: pane, named: "recnotes").first, "no recnotes under the pane (pid \(pane))")
+        try tmux.send("r")
+        tmux.waitFor("● 00:00:01")
+        try tmux.run(["kill-pane", "-t", tmux.target])
+        #expect(RemoteControlTests.eventually(timeout: 20) { !processIsAlive(browser) }, "browse (pid \(browser)) still runs")
+        let recordings = try cli.recordings()
+        #expect(recordings.count == 1, "\(recordings)")
+        #expect((recordings.first?["duration"] as? Double ?? 0) >= 1, "\(recordings)")
+    }
+
     // MARK: Store changes
 
     @Test func renameTrashAndUndo() throws {
@@ -362,9 +380,9 @@ struct BrowseTerminalTests {
         try Self.quit(tmux)
     }
 
-    /// A shell in the terminal runs browse between two `stty -g`; q or a SIGTERM ends it, and
-    /// the shell's prompt and tty modes are back.
-    @Test(arguments: ["q", "SIGTERM"])
+    /// A shell in the terminal runs browse between two `stty -g`; q, Ctrl-C, or a SIGTERM,
+    /// SIGHUP or SIGINT from elsewhere ends it, and the shell's prompt and tty modes are back.
+    @Test(arguments: ["q", "C-c", "SIGTERM", "SIGHUP", "SIGINT"])
     func theTerminalIsRestoredOnTheWayOut(way: String) throws {
         let cli = try AudioCLI()
         _ = try Self.succeed(cli, "mkdir", "Alpha")
@@ -384,10 +402,11 @@ struct BrowseTerminalTests {
         let saved = try String(contentsOfFile: before, encoding: .utf8)
         #expect(modes.status == 0 && modes.stdout != saved, "\(modes) vs \(saved)")
 
-        if way == "q" {
-            try tmux.send("q")
-        } else {
-            #expect(kill(browser, SIGTERM) == 0)
+        switch way {
+        case "SIGTERM": #expect(kill(browser, SIGTERM) == 0)
+        case "SIGHUP": #expect(kill(browser, SIGHUP) == 0)
+        case "SIGINT": #expect(kill(browser, SIGINT) == 0)
+        default: try tmux.send(way)
         }
         #expect(tmux.waitUntil { $0.contains("browse exited 0") && $0.last { !$0.isEmpty } == "ready$" }, "\(tmux.screen())")
         // The shell's screen is back as it was: the command line, then what followed it.
