@@ -337,6 +337,24 @@ struct BrowseTerminalTests {
         try Self.quit(tmux)
     }
 
+    /// `/` narrows the list as find --text does: case and accents ignored, and a folder shows
+    /// for a match inside it; Esc clears.
+    @Test func slashFiltersTheListAsFindTextDoes() throws {
+        let cli = try AudioCLI()
+        for path in ["Alpha", "Beta Café", "Work", "Work/Budget"] { _ = try Self.succeed(cli, "mkdir", path) }
+        let tmux = try Self.browse(cli)
+        #expect(tmux.waitUntil { $0.first?.hasSuffix("3 items") == true }, "\(tmux.screen())")
+        try tmux.send("/")
+        try tmux.type("BETA cafe")
+        #expect(tmux.waitUntil { $0.first?.hasSuffix("1 found") == true && $0.contains { $0.hasPrefix("▸ Beta Café/") } }, "\(tmux.screen())")
+        try tmux.send("C-u")
+        try tmux.type("Bud")
+        #expect(tmux.waitUntil { $0.first?.hasSuffix("1 found") == true && $0.contains { $0.hasPrefix("▸ Work/") } }, "\(tmux.screen())")
+        try tmux.send("Escape")
+        #expect(tmux.waitUntil { $0.first?.hasSuffix("3 items") == true && $0.contains { $0.hasPrefix("▸ Alpha/") } }, "\(tmux.screen())")
+        try Self.quit(tmux)
+    }
+
     @Test func anotherProcessesMkdirShowsWithNoKeyPressed() throws {
         let cli = try AudioCLI()
         _ = try Self.succeed(cli, "mkdir", "Alpha")
