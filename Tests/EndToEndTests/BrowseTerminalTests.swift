@@ -337,6 +337,32 @@ struct BrowseTerminalTests {
         try Self.quit(tmux)
     }
 
+    /// `t` edits the tags in the alert; `e` suspends the screen for $EDITOR and saves the note.
+    @Test func tagsAndANoteInTheEditor() throws {
+        let cli = try AudioCLI()
+        _ = try Self.succeed(cli, "mkdir", "Alpha")
+        let editor = cli.home + "/editor"
+        try "#!/bin/sh\necho 'Call Bob about the budget' > \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: editor)
+        let tmux = try Self.browse(cli, environment: ["EDITOR": editor])
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "Alpha" }, "\(tmux.screen())")
+        try tmux.send("t")
+        tmux.waitFor("Tags (separated by spaces)")
+        try tmux.type("work #urgent")
+        tmux.waitFor("work #urgent")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Alpha/ #urgent #work") } }, "\(tmux.screen())")
+        try tmux.send("e")
+        tmux.waitFor("saved the note of /Alpha")
+        // The screen is back after the editor: header, row and the note in the detail pane.
+        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings" && $0.contains { $0.hasSuffix("│ Call Bob about the budget") } },
+                "\(tmux.screen())")
+        let info = try Self.succeed(cli, "info", "Alpha", "--json")
+        #expect(info.stdout.contains("Call Bob about the budget"), "\(info.stdout)")
+        #expect(info.stdout.contains("\"urgent\"") && info.stdout.contains("\"work\""), "\(info.stdout)")
+        try Self.quit(tmux)
+    }
+
     /// `/` narrows the list as find --text does: case and accents ignored, and a folder shows
     /// for a match inside it; Esc clears.
     @Test func slashFiltersTheListAsFindTextDoes() throws {
