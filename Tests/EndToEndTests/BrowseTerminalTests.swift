@@ -166,23 +166,30 @@ struct BrowseTerminalTests {
         try Self.quit(tmux)
     }
 
+    /// A 20-second recording, "src", played from browse on the real-time device until the
+    /// player line shows a second, then paused with space: the browser, and where it paused
+    /// (read once the position has settled).
+    static func playThenPause(_ cli: AudioCLI, sourceLocation: SourceLocation = #_sourceLocation) throws -> (TmuxSession, Double) {
+        _ = try RemoteControlTests.source(cli, name: "src", seconds: 20)
+        let tmux = try Self.browse(cli, ["--device", "pulse_both"])
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "src" }, "\(tmux.screen())", sourceLocation: sourceLocation)
+        try tmux.send("Enter")
+        // Playing in real time: the player line counts up.
+        #expect(tmux.waitUntil { (Self.playerTime($0, "▶") ?? 0) >= 1 }, "\(tmux.screen())", sourceLocation: sourceLocation)
+        #expect(try Self.playing(cli)?["paused"] as? Bool == false, sourceLocation: sourceLocation)
+        try tmux.send("Space")
+        tmux.waitFor("❚❚")
+        #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["paused"] as? Bool == true },
+                sourceLocation: sourceLocation)
+        // Paused is paused: the position stays put (playing, it would move 1.2 s between readings).
+        return (tmux, try Self.settledPosition(cli, sourceLocation: sourceLocation))
+    }
+
     @Test func spacePausesAndTheArrowsSeekOnARealTimeDevice() throws {
         let cli = try AudioCLI()
         let server = try Self.pulse(cli)
         defer { server.stop() }
-        _ = try RemoteControlTests.source(cli, name: "src", seconds: 20)
-        let tmux = try Self.browse(cli, ["--device", "pulse_both"])
-        #expect(tmux.waitUntil { Self.detailTitle($0) == "src" }, "\(tmux.screen())")
-        try tmux.send("Enter")
-        // Playing in real time: the player line counts up.
-        #expect(tmux.waitUntil { (Self.playerTime($0, "▶") ?? 0) >= 1 }, "\(tmux.screen())")
-        #expect(try Self.playing(cli)?["paused"] as? Bool == false)
-
-        try tmux.send("Space")
-        tmux.waitFor("❚❚")
-        #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["paused"] as? Bool == true })
-        // Paused is paused: the position stays put (playing, it would move 1.2 s between readings).
-        let paused = try Self.settledPosition(cli)
+        let (tmux, paused) = try Self.playThenPause(cli)
         #expect(paused >= 1 && paused < 15, "paused at \(paused)")
         Self.waitForPlayer(tmux, "❚❚", at: paused)
         #expect(tmux.lines().contains { $0.hasPrefix("❚❚ ") && $0.contains(" / 00:00:20") && $0.contains("paused") }, "\(tmux.screen())")
@@ -216,16 +223,8 @@ struct BrowseTerminalTests {
         let cli = try AudioCLI()
         let server = try Self.pulse(cli)
         defer { server.stop() }
-        _ = try RemoteControlTests.source(cli, name: "src", seconds: 20)
-        let tmux = try Self.browse(cli, ["--device", "pulse_both"])
-        #expect(tmux.waitUntil { Self.detailTitle($0) == "src" }, "\(tmux.screen())")
-        try tmux.send("Enter")
-        #expect(tmux.waitUntil { (Self.playerTime($0, "▶") ?? 0) >= 1 }, "\(tmux.screen())")
         // Paused first, so the marker's frame is known exactly.
-        try tmux.send("Space")
-        tmux.waitFor("❚❚")
-        #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["paused"] as? Bool == true })
-        let position = try Self.settledPosition(cli)
+        let (tmux, position) = try Self.playThenPause(cli)
         try tmux.send("m")
         let near = Self.clocks(near: position)
         #expect(tmux.waitUntil { $0.contains { line in near.contains { line.contains("marked " + $0) } } }, "\(near) \(tmux.screen())")
