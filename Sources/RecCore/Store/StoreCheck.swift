@@ -277,7 +277,7 @@ public struct StoreCheck {
             }
         }
         var audio: [ItemID: String] = [:]
-        for file in StoreLocation.entries(of: location.audioDirectory) where !file.hasPrefix(".") {
+        for file in FileSystem.entries(of: location.audioDirectory) where !file.hasPrefix(".") {
             if let stem = file.split(separator: ".").first, let id = ItemID(String(stem)) { audio[id] = file }
         }
         let parents = Set(known.values.map(\.parent))
@@ -372,17 +372,7 @@ public struct StoreCheck {
     private func orphanFiles(_ document: Document) -> [String] {
         var referenced = Set(document.items.values.compactMap(\.recording?.file))
         for entry in document.trash { referenced.formUnion(entry.audioFiles) }
-        guard let dir = opendir(location.audioDirectory) else { return [] }
-        defer { closedir(dir) }
-        var orphans: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name.hasPrefix(".") || referenced.contains(name) { continue }
-            orphans.append(name)
-        }
-        return orphans.sorted()
+        return FileSystem.entries(of: location.audioDirectory).filter { !$0.hasPrefix(".") && !referenced.contains($0) }
     }
 
     /// Temporary files whose writer is gone: an atomic write's (`.store.json.tmp-PID`, a
@@ -393,7 +383,7 @@ public struct StoreCheck {
         var strays: [String] = []
         for (directory, prefix) in [(location.directory, ""), (location.audioDirectory, "audio/"), (location.transcriptsDirectory, "transcripts/"),
                                     (location.undoDirectory, "undo/")] {
-            for name in StoreLocation.entries(of: directory) {
+            for name in FileSystem.entries(of: directory) {
                 guard let pid = Self.temporaryFileOwner(name), !isAlive(pid) else { continue }
                 strays.append(prefix + name)
             }
@@ -418,7 +408,7 @@ public struct StoreCheck {
     /// Files in `undo/` that no journal entry names (temporary files are strays' business).
     private static func unusedUndoCopies(_ location: StoreLocation) -> [String] {
         let named = Set(Journal(location: location).entries().flatMap(\.keptTranscripts))
-        return StoreLocation.entries(of: location.undoDirectory).filter { !$0.hasPrefix(".") && !named.contains($0) }
+        return FileSystem.entries(of: location.undoDirectory).filter { !$0.hasPrefix(".") && !named.contains($0) }
     }
 
     /// Transcripts of no recording (a rebuilt store counts: it is checked after the

@@ -79,25 +79,10 @@ public struct StoreLocation: Equatable, Sendable {
     public var hasLostDocuments: Bool {
         guard !FileSystem.exists(storeFile) else { return false }
         if FileSystem.exists(directory + "/journal.jsonl") { return true }
-        return !Self.entries(of: audioDirectory).filter { !$0.hasPrefix(".") }.isEmpty
+        return !FileSystem.entries(of: audioDirectory).filter { !$0.hasPrefix(".") }.isEmpty
     }
 }
 
-extension StoreLocation {
-    /// The names in `directory` other than `.` and `..`; none if it cannot be read.
-    static func entries(of directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
-    }
-}
 
 /// The identity of a file's content as of one read: a rename-based write always makes a
 /// new inode, so an unchanged identity means the bytes in memory are still current.

@@ -180,7 +180,7 @@ public struct TranscriptFiles: Sendable {
 
     /// The UUIDs of every transcript file (temporary files and other names skipped).
     public func ids() -> [ItemID] {
-        StoreLocation.entries(of: directory).compactMap { name in
+        FileSystem.entries(of: directory).compactMap { name in
             guard !name.hasPrefix("."), name.hasSuffix(".json") else { return nil }
             return ItemID(String(name.dropLast(5)))
         }
@@ -189,7 +189,7 @@ public struct TranscriptFiles: Sendable {
     /// Index files (`<uuid>.txt`) without their transcript.
     public func orphanIndexes() -> [String] {
         let transcripts = Set(ids())
-        return StoreLocation.entries(of: directory).filter { name in
+        return FileSystem.entries(of: directory).filter { name in
             guard !name.hasPrefix("."), name.hasSuffix(".txt"), let id = ItemID(String(name.dropLast(4))) else { return false }
             return !transcripts.contains(id)
         }

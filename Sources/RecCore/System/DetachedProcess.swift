@@ -63,12 +63,9 @@ public struct DetachedProcess: Sendable {
     /// test harness) must not reach a long-lived child: whoever reads that pipe would wait
     /// for its end as long as the child runs. (An external transcription engine too.)
     static func closeInheritedOnExec() {
-        guard let directory = opendir("/proc/self/fd") else { return }
-        defer { closedir(directory) }
-        let own = dirfd(directory)
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+        // Listed first: the listing's own descriptor is closed by the time these are marked.
+        for name in FileSystem.entries(of: "/proc/self/fd") {
+            guard let fd = Int32(name), fd > 2 else { continue }
             _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
         }
     }

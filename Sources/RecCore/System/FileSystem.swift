@@ -131,6 +131,22 @@ public enum FileSystem {
         }
     }
 
+    /// The names in `directory` other than `.` and `..`, sorted; none if it cannot be read.
+    public static func entries(of directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        while let entry = readdir(dir) {
+            // Read in place, up to its NUL: a dirent is only as long as its name (d_reclen),
+            // so copying the whole 256-byte d_name reads past the end of the last one in
+            // the buffer (AddressSanitizer caught it).
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
     public static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }

@@ -104,7 +104,7 @@ public struct ExternalEngine: TranscriptionEngine {
     /// A transcript file the command wrote into the directory (whisper.cpp's `-oj`:
     /// `audio.wav.json`), JSON first, then WebVTT, SRT, text.
     static func writtenOutput(in directory: String) -> [UInt8]? {
-        let names = entries(of: directory).filter { $0 != "audio.wav" }
+        let names = FileSystem.entries(of: directory).filter { $0 != "audio.wav" }
         for suffix in [".json", ".vtt", ".srt", ".txt"] {
             if let name = names.sorted().first(where: { $0.hasSuffix(suffix) }),
                let bytes = try? FileSystem.read(directory + "/" + name) {
@@ -114,16 +114,6 @@ public struct ExternalEngine: TranscriptionEngine {
         return nil
     }
 
-    static func entries(of directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
 
     /// `recnotes-transcribe-<pid of the transcriber>-XXXXXX`.
     static let directoryPrefix = "recnotes-transcribe-"
@@ -135,7 +125,7 @@ public struct ExternalEngine: TranscriptionEngine {
     /// removed and the engine's group killed, if the process with that pid is still the engine
     /// (its arguments name the directory: a pid reused since is left alone).
     static func sweep(_ temporary: String) {
-        for name in entries(of: temporary) where name.hasPrefix(directoryPrefix) {
+        for name in FileSystem.entries(of: temporary) where name.hasPrefix(directoryPrefix) {
             guard let owner = Int32(name.dropFirst(directoryPrefix.count).prefix { $0 != "-" }),
                   !processIsAlive(owner) else { continue }
             let directory = temporary + "/" + name
@@ -153,7 +143,7 @@ public struct ExternalEngine: TranscriptionEngine {
 
     /// Removes the temporary directory and whatever the command left in it.
     static func removeTree(_ path: String) {
-        for name in entries(of: path) {
+        for name in FileSystem.entries(of: path) {
             let child = path + "/" + name
             var info = stat()
             if lstat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
