@@ -10,6 +10,9 @@ public enum BrowseMessage: Equatable, Sendable {
     case recording(frames: Int64, sampleRate: Int, peak: Double, bytes: Int64, paused: Bool)
     /// The recorder stopped; the recording waits for its name.
     case recordingStopped(defaultName: String)
+    /// The stopped recording was saved or discarded (off the browser's thread): what to say,
+    /// and the item to select. nil: it failed, and `.failed` said why.
+    case recordingFinished(String?, select: ItemID?)
     case recordingEnded
     case details(BrowseState.Details)
     case filtered(query: String, hits: [ItemID])

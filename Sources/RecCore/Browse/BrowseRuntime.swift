@@ -77,6 +77,14 @@ public final class BrowseRuntime {
         case .recordingStopped:
             recording?.thread?.join()
             recording?.thread = nil
+        case let .recordingFinished(text, id):
+            // The store changed on another thread: read it here, then tell the browser, in
+            // this order (the inbox keeps it), so that the saved item can be selected.
+            finishing?.join()
+            finishing = nil
+            if (try? library.documents.refresh()) != nil { post(.documentChanged(library.document)) }
+            if let text { post(.done(text, select: id)) }
+            post(.recordingEnded)
         default:
             break
         }
@@ -277,30 +285,46 @@ public final class BrowseRuntime {
     }
 
     private func finishRecording(as name: String) throws {
-        guard let session = recording?.session else { return }
-        recording = nil
-        defer { post(.recordingEnded) }
-        let item = try session.save(as: name)
-        library.documents.summary = session.library.documents.summary
-        try library.documents.refresh()
-        post(.documentChanged(library.document))
-        post(.done("saved \(library.document.path(of: item.id))", select: item.id))
+        try finish("saving \(name)…") { session in
+            let item = try session.save(as: name)
+            return ("saved \(session.library.document.path(of: item.id))", item.id)
+        }
     }
 
     private func discardRecording() throws {
-        guard let session = recording?.session else { return }
-        recording = nil
-        defer { post(.recordingEnded) }
-        let path = try session.discardToTrash()
-        try library.documents.refresh()
-        post(.documentChanged(library.document))
-        post(.done("discarded: the recording is in the trash as \(path) (u undoes)"))
+        try finish("moving the recording to the trash…") { session in
+            ("discarded: the recording is in the trash as \(try session.discardToTrash()) (u undoes)", nil)
+        }
     }
+
+    /// Saves or discards the stopped recording on a thread of its own: either measures the
+    /// audio's analysis, seconds for a long recording, and the screen must not freeze
+    /// meanwhile. It reports with `.recordingFinished`, which `received` completes.
+    private func finish(_ saying: String, _ body: @escaping (RecordingSession) throws -> (String, ItemID?)) throws {
+        guard let session = recording?.session, finishing == nil else { return }
+        recording = nil
+        let post = self.post
+        post(.done(saying))
+        finishing = try JoinableThread {
+            do {
+                let (text, id) = try body(session)
+                post(.recordingFinished(text, select: id))
+            } catch {
+                post(.failed("\(error)"))
+                post(.recordingFinished(nil, select: nil))
+            }
+        }
+    }
+
+    /// The thread saving or discarding a stopped recording, until it reports.
+    private var finishing: JoinableThread?
 
     /// On the way out (q, a signal, an error): a playback stops where it is (its position
     /// kept), a recording is saved under its default name, as Ctrl-C saves one in `record`.
     public func shutdown() {
         stopPlayback()
+        finishing?.join()
+        finishing = nil
         guard let (session, thread) = recording else { return }
         session.recorder.stop()
         thread?.join()

@@ -49,6 +49,8 @@ public enum BrowseUpdate {
             state.recorder?.stopped = true
             state.recorder?.defaultName = defaultName
             state.mode = .alert(.init(.nameRecording, text: defaultName))
+        case .recordingFinished:
+            break  // the runtime answers it with the document, the message and the end
         case .recordingEnded:
             state.recorder = nil
             if case .alert(let alert) = state.mode, alert.purpose == .nameRecording { state.mode = .list }
