@@ -140,8 +140,10 @@ struct RemoteControlTests {
         #expect(Self.eventually { descriptors().contains("anon_inode:[signalfd]") }, "\(descriptors())")
         #expect(!descriptors().contains("anon_inode:inotify"), "\(descriptors())")
         let toggle = try cli.run("toggle")
-        #expect(toggle.status == 0, "\(toggle.stderr)")
-        // Resumed, the two seconds play out on the file sink (faster than real time).
+        // Resumed, the two seconds play out on the file sink (faster than real time), so the
+        // job may end before `toggle` reads its acknowledgement (seen once under ASan): then
+        // it says so. Either way the command reached it: a paused player never ends.
+        #expect(toggle.status == 0 || toggle.stderr.contains("the player ended before applying it"), "\(toggle.stderr)")
         #expect(try Self.eventually { try Self.status(cli) == nil })
     }
 
