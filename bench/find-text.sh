@@ -15,8 +15,17 @@ bench/gen-transcripts "$work/store" "$work/plain"
 rare=$(awk 'NR==1 {print $5}' "$(ls "$work"/plain/*.txt | head -1)")
 s="$bin --store $work/store"
 echo "rare word: $rare ($(grep -ril -- "$rare" "$work/plain" | wc -l) files)"
+# find answers from its index (cache/), made by the first find after a change; the source
+# files must be a second old to be trusted (SourceIdentity), so the store is aged first.
+touch -d '-10 seconds' "$work/store/store.json" "$work/store/transcripts"
 hyperfine -N --warmup 3 --runs "${RUNS:-20}" -i --export-markdown "$out/find-text.md" --export-json "$out/find-text.json" \
   -n "recnotes find --text $rare" "$s find --text $rare" \
   -n "grep -ri $rare" "grep -ri -- $rare $work/plain" \
   -n "recnotes find --text zzqxj (none)" "$s find --text zzqxj" \
   -n "grep -ri zzqxj (none)" "grep -ri -- zzqxj $work/plain"
+# The first find after a change makes the index again: a store.json just replaced (its time
+# now, so each run makes it again), and no cache at all (the transcripts' index too).
+hyperfine -N --warmup 1 --runs "${COLD_RUNS:-10}" -i --export-markdown "$out/find-text-cold.md" --export-json "$out/find-text-cold.json" \
+  -n "find --text $rare, store.json just changed" --prepare "touch $work/store/store.json" "$s find --text $rare" \
+  -n "find --text $rare, no cache" --prepare "rm -rf $work/store/cache" "$s find --text $rare" \
+  -n "grep -ri $rare" "grep -ri -- $rare $work/plain"

@@ -68,7 +68,5 @@ public final class Library {
     }
 
     /// The size of a recording's audio file, if it has one on disk.
-    public func audioSize(of item: Item) -> Int64? {
-        item.recording.flatMap { FileSystem.size(location.audioPath($0.file)) }
-    }
+    public func audioSize(of item: Item) -> Int64? { location.audioSize(of: item) }
 }

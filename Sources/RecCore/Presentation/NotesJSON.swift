@@ -31,12 +31,12 @@ extension ItemJSON {
     /// `matches` (where the text was found: {"field": "name"}, {"field": "note", "snippet"},
     /// {"field": "marker", "index", "label", "seconds"}, {"field": "transcript", "seconds",
     /// "snippet"}) and `time` (the first marker hit's seconds, else the transcript hit's, or null): `play "$path" --seek "$time"` lands on the moment.
-    public static func hits(_ hits: [SearchHit], in library: Library) -> String {
+    public static func hits(_ hits: [SearchHit], paths: [String], location: StoreLocation) -> String {
         var w = JSONWriter()
         w.raw("[")
-        for (i, hit) in hits.enumerated() {
+        for (i, (hit, path)) in zip(hits, paths).enumerated() {
             w.raw(i == 0 ? "\n  " : ",\n  ")
-            write(hit.item, in: library, to: &w) { w in writeMatches(of: hit, to: &w) }
+            write(hit.item, path: path, location: location, to: &w) { w in writeMatches(of: hit, to: &w) }
         }
         w.raw(hits.isEmpty ? "]" : "\n]")
         return String(decoding: w.bytes, as: UTF8.self)

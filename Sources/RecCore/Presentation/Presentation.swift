@@ -130,11 +130,16 @@ public enum ItemJSON {
 
     /// `paths` gives the path of items no longer in the document (just removed).
     public static func array(_ items: [Item], in library: Library, paths: [ItemID: String] = [:]) -> String {
+        array(items, paths: items.map { paths[$0.id] ?? library.document.path(of: $0.id) }, location: library.location)
+    }
+
+    /// Items with their paths, without the document (`find` answered from its index).
+    public static func array(_ items: [Item], paths: [String], location: StoreLocation) -> String {
         var w = JSONWriter()
         w.raw("[")
-        for (i, item) in items.enumerated() {
+        for (i, (item, path)) in zip(items, paths).enumerated() {
             w.raw(i == 0 ? "\n  " : ",\n  ")
-            write(item, in: library, path: paths[item.id], to: &w)
+            write(item, path: path, location: location, to: &w)
         }
         w.raw(items.isEmpty ? "]" : "\n]")
         return String(decoding: w.bytes, as: UTF8.self)
@@ -144,7 +149,11 @@ public enum ItemJSON {
     /// matches, a tree folder's contents).
     static func write(_ item: Item, in library: Library, path: String? = nil, to w: inout JSONWriter,
                       more: ((inout JSONWriter) -> Void)? = nil) {
-        let document = library.document
+        write(item, path: path ?? library.document.path(of: item.id), location: library.location, to: &w, more: more)
+    }
+
+    static func write(_ item: Item, path: String, location: StoreLocation, to w: inout JSONWriter,
+                      more: ((inout JSONWriter) -> Void)? = nil) {
         w.raw("{\"uuid\": ")
         w.id(item.id)
         w.raw(", \"name\": ")
@@ -152,7 +161,7 @@ public enum ItemJSON {
         w.raw(", \"type\": ")
         w.string(item.kind.rawValue)
         w.raw(", \"path\": ")
-        w.string(path ?? document.path(of: item.id))
+        w.string(path)
         w.raw(", \"parent\": ")
         w.optionalID(item.parent)
         w.raw(", \"created\": ")
@@ -160,9 +169,9 @@ public enum ItemJSON {
         if let info = item.recording {
             w.recordingFields(info)
             w.raw(", \"audioPath\": ")
-            w.string(absolutePath(library.location.audioPath(info.file)))
+            w.string(absolutePath(location.audioPath(info.file)))
             w.raw(", \"size\": ")
-            if let size = library.audioSize(of: item) { w.int(size) } else { w.raw("null") }
+            if let size = location.audioSize(of: item) { w.int(size) } else { w.raw("null") }
         } else {
             w.raw(", \"children\": ")
             w.int(item.children.count)
@@ -373,6 +382,7 @@ public enum CheckJSON {
         case .transcriptPastEnd: return "transcriptPastEnd"
         case .staleTranscriptIndex: return "staleTranscriptIndex"
         case .unusedUndoCopy: return "unusedUndoCopy"
+        case .wrongSearchIndex: return "wrongSearchIndex"
         }
     }
 }

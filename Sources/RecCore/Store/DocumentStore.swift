@@ -21,7 +21,8 @@ public final class DocumentStore {
 
     public let location: StoreLocation
     public private(set) var document: Document
-    private var identity: FileIdentity?
+    /// The identity of the `store.json` that `document` was read from (see `FileIdentity`).
+    private(set) var identity: FileIdentity?
     /// The version `store.json` was last read as; an older one is kept once as
     /// `store.json.v<N>` before the first write upgrades it.
     public private(set) var loadedVersion = Document.currentVersion

@@ -46,6 +46,10 @@ public struct StoreCheck {
         /// `undo/<file>`, a transcript kept for an undo that no journal entry names any more
         /// (a crash between keeping it and journaling, or a lost journal); `--repair` removes it.
         case unusedUndoCopy(file: String)
+        /// `cache/<file>`, `find`'s index, claims to be current but does not say what
+        /// `store.json` or `transcripts/` say (a hand edit or a disk error): `find` would
+        /// answer wrongly. `--repair` removes it, and the next `find` makes it again.
+        case wrongSearchIndex(file: String)
 
         public var description: String {
             switch self {
@@ -73,6 +77,7 @@ public struct StoreCheck {
                 return "\(path): transcript transcripts/\(file) goes on to \(Format.clock(seconds)), past the end of the recording"
             case let .staleTranscriptIndex(path, file): return "\(path): the search index of transcripts/\(file) is missing or out of date"
             case let .unusedUndoCopy(file): return "undo/\(file): kept for an undo that the journal no longer has"
+            case let .wrongSearchIndex(file): return "\(file): find's index does not match what it was made from"
             }
         }
 
@@ -157,6 +162,9 @@ public struct StoreCheck {
         }
         let unusedUndoCopies = Self.unusedUndoCopies(location)
         problems += unusedUndoCopies.map { Problem.unusedUndoCopy(file: $0) }
+        // Compared only with a store that loads as it is: find's index is made from that.
+        let wrongIndexes = linkProblems.isEmpty && !storeMissing ? SearchIndexFiles.disagreeing(with: document, location: location) : []
+        problems += wrongIndexes.map { Problem.wrongSearchIndex(file: $0) }
         let strays = strayTemporaries(isAlive: isAlive)
         problems += strays.map { Problem.strayTemporary(file: $0) }
         guard repair, !problems.isEmpty else {
@@ -207,6 +215,9 @@ public struct StoreCheck {
         }
         for file in unusedUndoCopies where (try? FileSystem.remove(location.undoDirectory + "/" + file)) != nil {
             repairs.append("removed undo/\(file), which no undo needs")
+        }
+        for file in wrongIndexes where (try? FileSystem.remove(location.directory + "/" + file)) != nil {
+            repairs.append("removed \(file), which find makes again")
         }
         for file in strays where (try? FileSystem.remove(location.directory + "/" + file)) != nil {
             repairs.append("removed \(file)")
@@ -382,7 +393,7 @@ public struct StoreCheck {
     private func strayTemporaries(isAlive: (Int32) -> Bool) -> [String] {
         var strays: [String] = []
         for (directory, prefix) in [(location.directory, ""), (location.audioDirectory, "audio/"), (location.transcriptsDirectory, "transcripts/"),
-                                    (location.undoDirectory, "undo/")] {
+                                    (location.undoDirectory, "undo/"), (location.cacheDirectory, "cache/")] {
             for name in FileSystem.entries(of: directory) {
                 guard let pid = Self.temporaryFileOwner(name), !isAlive(pid) else { continue }
                 strays.append(prefix + name)

@@ -44,12 +44,23 @@ public struct StoreLocation: Equatable, Sendable {
 
     public func audioPath(_ file: String) -> String { audioDirectory + "/" + file }
 
+    /// The size of a recording's audio file, if it has one on disk.
+    public func audioSize(of item: Item) -> Int64? {
+        item.recording.flatMap { FileSystem.size(audioPath($0.file)) }
+    }
+
     /// One `<uuid>.json` per transcribed recording (see `TranscriptFiles`).
     public var transcriptsDirectory: String { directory + "/transcripts" }
 
     /// What the journal keeps for `undo` beyond its own lines: transcripts that
     /// `transcribe` replaced (see `TranscriptFiles.keepForUndo`).
     public var undoDirectory: String { directory + "/undo" }
+
+    /// Files derived from the others, which can be deleted at any time and are made again
+    /// when needed: `find`'s index (`ItemIndex`, `TranscriptIndex`).
+    public var cacheDirectory: String { directory + "/cache" }
+    public var itemIndexFile: String { cacheDirectory + "/find-items" }
+    public var transcriptIndexFile: String { cacheDirectory + "/find-transcripts" }
 
     /// Whether this process may change the store: false for a store on a read-only mount
     /// or one whose directory or lock files it has no write permission for (a mounted
@@ -93,9 +104,28 @@ struct FileIdentity: Equatable {
     var modifiedSeconds: Int
     var modifiedNanoseconds: Int
 
+    init(device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int, modifiedNanoseconds: Int) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modifiedSeconds = modifiedSeconds
+        self.modifiedNanoseconds = modifiedNanoseconds
+    }
+
     init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The file open as `descriptor`.
+    init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    private init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)

@@ -17,7 +17,9 @@ struct Find: ParsableCommand {
         where a word was found is shown too; --json gives it as "matches", and "time" is the \
         first matching marker's time, else when the transcript says it: \
         recnotes play "$(recnotes find --text budget --json | jq -r '.[0].path')" \
-        --seek "$(recnotes find --text budget --json | jq -r '.[0].time // 0')"
+        --seek "$(recnotes find --text budget --json | jq -r '.[0].time // 0')". \
+        Searches go through an index in the store's cache/ folder; the first search after a \
+        change reads the store itself and writes the index again.
         """
     )
 
@@ -58,18 +60,19 @@ struct Find: ParsableCommand {
         var query = try makeQuery()
         let detailed = Terminal.isTTY(STDOUT_FILENO) && query.hasTextFilters
         query.snippets = output.json || detailed
-        let library = try global.openLibrary()
-        let top = try library.item(at: path)
-        let transcripts = query.hasTextFilters ? TranscriptFiles(location: library.location) : nil
-        let hits = library.document.search(query, under: top.id, transcripts: transcripts)
+        let found = try Finder.find(query, in: path, details: output.json || detailed, location: global.location()) {
+            try global.openLibrary()
+        }
+        for warning in found.warnings { Terminal.warning(warning) }
         if output.json {
-            print(query.hasTextFilters ? ItemJSON.hits(hits, in: library) : ItemJSON.array(hits.map(\.item), in: library))
+            print(query.hasTextFilters ? ItemJSON.hits(found.hits, paths: found.paths, location: found.location)
+                                       : ItemJSON.array(found.hits.map(\.item), paths: found.paths, location: found.location))
             return
         }
-        for (hit, path) in zip(hits, library.document.paths(of: hits.lazy.map(\.item))) {
+        for (k, path) in found.paths.enumerated() {
             print(path)
             guard detailed else { continue }
-            for field in hit.fields {
+            for field in found.hits[k].fields {
                 switch field {
                 case .name: continue
                 case let .note(snippet): print("    note: \(snippet)")

@@ -18,7 +18,7 @@ public struct SearchQuery: Sendable {
         didSet { wordBytes = words.map { Array($0.utf8) } }
     }
     /// `words` as UTF-8, as they are compared with every item.
-    private var wordBytes: [[UInt8]] = []
+    private(set) var wordBytes: [[UInt8]] = []
     /// Created at or after / before these times.
     public var after: Timestamp?
     public var before: Timestamp?
@@ -84,20 +84,30 @@ extension SearchQuery {
     }
 
     func match(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?) -> SearchHit? {
-        if let kind, item.kind != kind { return nil }
-        if let after, item.created < after { return nil }
-        if let before, !(item.created < before) { return nil }
-        if longer != nil || shorter != nil {
-            guard let duration = item.recording?.duration else { return nil }
-            if let longer, !(duration > longer) { return nil }
-            if let shorter, !(duration < shorter) { return nil }
-        }
-        for tag in tags where !item.annotations.tags.contains(tag) { return nil }
-        if let namePattern, fnmatch(namePattern, item.name, 0) != 0 { return nil }
-        // Lower-cased on both sides: fnmatch's FNM_CASEFOLD knows only ASCII letters.
-        if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), item.name.lowercased(), 0) != 0 { return nil }
+        guard admits(kind: item.kind, created: item.created, duration: item.recording?.duration,
+                     hasTag: item.annotations.tags.contains, name: { item.name }) else { return nil }
         guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
         return textHit(item, transcripts: transcripts, indexes: indexes)
+    }
+
+    /// Every filter but the text, cheap ones first: on an item of the document, or of
+    /// `find`'s index (`ItemIndex`). `duration` is nil for a folder.
+    func admits(kind: ItemKind, created: Timestamp, duration: Double?, hasTag: (String) -> Bool, name: () -> String) -> Bool {
+        if let wanted = self.kind, kind != wanted { return false }
+        if let after, created < after { return false }
+        if let before, !(created < before) { return false }
+        if longer != nil || shorter != nil {
+            guard let duration else { return false }
+            if let longer, !(duration > longer) { return false }
+            if let shorter, !(duration < shorter) { return false }
+        }
+        for tag in tags where !hasTag(tag) { return false }
+        if namePattern == nil && caselessNamePattern == nil { return true }
+        let name = name()
+        if let namePattern, fnmatch(namePattern, name, 0) != 0 { return false }
+        // Lower-cased on both sides: fnmatch's FNM_CASEFOLD knows only ASCII letters.
+        if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), name.lowercased(), 0) != 0 { return false }
+        return true
     }
 
     /// Every word must occur in some field; the fields where any word occurs are reported.
@@ -155,38 +165,49 @@ struct TranscriptIndexSearch {
         // file where some word occurs is read line by line.
         if !Self.mayContain(needles, index) { return }
         var folded: [UInt8] = []
-        var lineStart = 0
-        var lineNumber = -1
+        Self.forEachLine(of: index) { lineNumber, start, text in
+            if first != nil && !found.contains(false) { return false }
+            var ascii = true
+            folded.removeAll(keepingCapacity: true)
+            for b in text {
+                if b >= 0x80 { ascii = false; break }
+                folded.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
+            }
+            if !ascii { folded = TextFolding.foldedUTF8(String(decoding: text, as: UTF8.self)) }
+            var hitAt: Int?
+            for (k, needle) in needles.enumerated() {
+                guard let at = Self.position(of: needle, in: folded) else { continue }
+                found[k] = true
+                if hitAt == nil { hitAt = at }
+            }
+            guard first == nil, let hitAt else { return true }
+            let line = String(decoding: text, as: UTF8.self)
+            let seconds = Double(String(decoding: start, as: UTF8.self))
+            let word = words[needles.firstIndex { Self.position(of: $0, in: folded) != nil }!]
+            first = (lineNumber, ascii ? hitAt : nil, seconds, TextFolding.snippet(of: line, around: word))
+            return true
+        }
+    }
+
+    /// Calls `body` with each line of a transcript's search index (`START<TAB>TEXT`) that
+    /// has a tab: its number from 0 (a segment's index; lines without a tab are counted
+    /// too), its start and its text, until `body` returns false. `ItemIndex` folds
+    /// transcripts through the same lines.
+    static func forEachLine(of index: [UInt8],
+                            _ body: (_ number: Int, _ start: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Bool) {
         index.withUnsafeBufferPointer { bytes in
+            var lineStart = 0
+            var lineNumber = -1
             while lineStart < bytes.count {
-                if first != nil && !found.contains(false) { break }
                 lineNumber += 1
                 var lineEnd = lineStart
                 while lineEnd < bytes.count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
                 defer { lineStart = lineEnd + 1 }
-                // START \t TEXT
-                var tab1 = lineStart
-                while tab1 < lineEnd && bytes[tab1] != 0x09 { tab1 += 1 }
-                guard tab1 < lineEnd else { continue }
-                let text = UnsafeBufferPointer(rebasing: bytes[(tab1 + 1)..<lineEnd])
-                var ascii = true
-                folded.removeAll(keepingCapacity: true)
-                for b in text {
-                    if b >= 0x80 { ascii = false; break }
-                    folded.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
-                }
-                if !ascii { folded = Array(TextFolding.fold(String(decoding: text, as: UTF8.self)).utf8) }
-                var hitAt: Int?
-                for (k, needle) in needles.enumerated() {
-                    guard let at = Self.position(of: needle, in: folded) else { continue }
-                    found[k] = true
-                    if hitAt == nil { hitAt = at }
-                }
-                guard first == nil, let hitAt else { continue }
-                let line = String(decoding: text, as: UTF8.self)
-                let seconds = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<tab1]), as: UTF8.self))
-                let word = words[needles.firstIndex { Self.position(of: $0, in: folded) != nil }!]
-                first = (lineNumber, ascii ? hitAt : nil, seconds, TextFolding.snippet(of: line, around: word))
+                var tab = lineStart
+                while tab < lineEnd && bytes[tab] != 0x09 { tab += 1 }
+                guard tab < lineEnd else { continue }
+                guard body(lineNumber, UnsafeBufferPointer(rebasing: bytes[lineStart..<tab]),
+                           UnsafeBufferPointer(rebasing: bytes[(tab + 1)..<lineEnd])) else { return }
             }
         }
     }

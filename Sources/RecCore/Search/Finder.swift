@@ -1,0 +1,57 @@
+/// `find`: from the index when it is current (`ItemIndex`), else from the document, which
+/// then writes the index again. Both give the same answer, path for path.
+public enum Finder {
+    public struct Found {
+        public var location: StoreLocation
+        /// Each hit's path, in order.
+        public var paths: [String]
+        /// With `details`: each hit, its whole item and where the text matched; else empty.
+        public var hits: [SearchHit]
+        /// What opening the view state found wrong (the document path prints its own).
+        public var warnings: [String]
+    }
+
+    /// The items under the folder at `path` (the current folder when nil) that match `query`.
+    /// `openLibrary` opens the store as every command does: it is called only when the
+    /// index cannot answer, and its errors are `find`'s.
+    public static func find(_ query: SearchQuery, in path: String?, details: Bool, location: StoreLocation,
+                            openLibrary: () throws -> Library) throws -> Found {
+        if let found = fromIndex(query, in: path, details: details, location: location) { return found }
+        let library = try openLibrary()
+        let top = try library.item(at: path)
+        let transcripts = query.hasTextFilters ? TranscriptFiles(location: library.location) : nil
+        let hits = library.document.search(query, under: top.id, transcripts: transcripts)
+        SearchIndexFiles.refresh(library, transcripts: query.hasTextFilters)
+        return Found(location: library.location, paths: library.document.paths(of: hits.lazy.map(\.item)),
+                     hits: details ? hits : [], warnings: [])
+    }
+
+    /// nil whenever the index cannot answer as the document would: no index or a stale one,
+    /// a recording to recover (a change), or a path that does not name an item (the
+    /// document's error says why).
+    static func fromIndex(_ query: SearchQuery, in path: String?, details: Bool, location: StoreLocation) -> Found? {
+        guard let index = ItemIndex.current(at: location) else { return nil }
+        var transcripts: TranscriptIndex?
+        if query.hasTextFilters {
+            guard let current = TranscriptIndex.current(at: location) else { return nil }
+            transcripts = current
+        }
+        guard let viewState = try? ViewStateStore(location: location) else { return nil }
+        if let recording = viewState.state.recording, !processIsAlive(recording.pid) { return nil }
+        let skeleton = index.skeleton()
+        let resolver = PathResolver(document: skeleton, currentFolder: viewState.state.restored(against: skeleton).currentFolder)
+        guard let top = try? resolver.resolve(path ?? "."), let position = index.position(of: top.id) else { return nil }
+        let positions = index.search(query, under: position, transcripts: transcripts)
+        var hits: [SearchHit] = []
+        if details {
+            guard let items = index.items(at: positions, location: location) else { return nil }
+            let files = TranscriptFiles(location: location)
+            let indexes = query.hasTextFilters ? TranscriptFiles.IndexReader(files) : nil
+            for item in items {
+                guard let hit = query.match(item, transcripts: files, indexes: indexes) else { return nil }
+                hits.append(hit)
+            }
+        }
+        return Found(location: location, paths: positions.map(index.path(at:)), hits: hits, warnings: viewState.warnings)
+    }
+}

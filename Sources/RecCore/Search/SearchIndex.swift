@@ -1,0 +1,367 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CAudio
+
+/// `find`'s index (issues 12 and 13): what its filters look at, so that a search reads one
+/// or two files instead of parsing `store.json` and opening a transcript per recording.
+///
+/// Two files under `cache/`, each derived from one source and naming it:
+/// - `ItemIndex` (`cache/find-items`), from `store.json`: every item under the root in
+///   the order `find` lists them (so a folder's subtree is one run of positions), with its
+///   kind, creation time, length, tags, path, and its name, note and marker labels folded
+///   as search compares them, and where its object lies in `store.json`;
+/// - `TranscriptIndex` (`cache/find-transcripts`), from `transcripts/`: each transcript's
+///   search index (`TranscriptFiles.index`), its lines folded.
+///
+/// Neither is ever the truth. A file whose source has changed since (`SourceIdentity`), or
+/// that cannot be read, is ignored: `find` then searches the document as it always did and
+/// writes the index again. Deleting `cache/` loses nothing.
+///
+/// Search on the index is exact, not a first pass: each field's folded text ends with a NUL
+/// (an item's) or a line feed (a transcript's lines), and no word from the command line can
+/// hold either, so a word found in the run of them is found in one field, as
+/// `SearchQuery.match` finds it. Where a hit matched is worked out by `match` itself, on
+/// the item decoded from its place in `store.json`.
+struct ItemIndex {
+    var source: SourceIdentity
+    var items: [IndexedItem]
+    /// Names, paths and tags, as UTF-8.
+    var strings: [UInt8]
+    /// Each item's folded name, note and labels, each followed by a NUL, item after item.
+    var text: [UInt8]
+
+    /// The position of `id`, nil when it is not under the root.
+    func position(of id: ItemID) -> Int? {
+        items.firstIndex { $0.id == id }
+    }
+
+    func path(at position: Int) -> String {
+        String(decoding: strings[items[position].path], as: UTF8.self)
+    }
+
+    /// The items under the item at `top` (not itself) that `query` matches, in order.
+    func search(_ query: SearchQuery, under top: Int, transcripts: TranscriptIndex?) -> [Int] {
+        let range = (top + 1)..<items[top].subtreeEnd
+        let textHits = query.hasTextFilters ? textMatches(query.wordBytes, in: range, transcripts: transcripts) : nil
+        var hits: [Int] = []
+        for position in range {
+            if let textHits, !textHits[position - range.lowerBound] { continue }
+            let item = items[position]
+            let admitted = query.admits(kind: item.isFolder ? .folder : .recording, created: item.created,
+                                        duration: item.isFolder ? nil : item.duration,
+                                        hasTag: { hasTag($0, item) }, name: { String(decoding: strings[item.name], as: UTF8.self) })
+            if admitted { hits.append(position) }
+        }
+        return hits
+    }
+
+    private func hasTag(_ tag: String, _ item: IndexedItem) -> Bool {
+        var tag = tag
+        return tag.withUTF8 { wanted in
+            var start = item.tags.lowerBound
+            while start < item.tags.upperBound {
+                var end = start
+                while strings[end] != 0 { end += 1 }
+                if end - start == wanted.count, strings[start..<end].elementsEqual(wanted) { return true }
+                start = end + 1
+            }
+            return false
+        }
+    }
+
+    /// For each position in `range`, whether every word occurs in the item's name, note, a
+    /// marker label, or (a recording's) transcript. Each word is looked for once through all
+    /// of the text, not item by item: most items hold none of it.
+    private func textMatches(_ words: [[UInt8]], in range: Range<Int>, transcripts: TranscriptIndex?) -> [Bool] {
+        var all = Array(repeating: true, count: range.count)
+        guard !range.isEmpty else { return all }
+        // The positions of the recordings in range by id, for the transcripts' hits.
+        var recordings: [ItemID: Int] = [:]
+        if let transcripts, !transcripts.entries.isEmpty {
+            recordings.reserveCapacity(range.count)
+            for position in range where !items[position].isFolder { recordings[items[position].id] = position }
+        }
+        let textStart = items[range.lowerBound].text.lowerBound
+        let textEnd = items[range.upperBound - 1].text.upperBound
+        for word in words {
+            var found = Array(repeating: false, count: range.count)
+            Self.occurrences(of: word, in: text, from: textStart, to: textEnd) { offset in
+                // The item whose text holds the offset: the last that starts at or before it.
+                var low = range.lowerBound, high = range.upperBound
+                while high - low > 1 {
+                    let middle = (low + high) / 2
+                    if items[middle].text.lowerBound <= offset { low = middle } else { high = middle }
+                }
+                found[low - range.lowerBound] = true
+                return items[low].text.upperBound
+            }
+            if let transcripts, !recordings.isEmpty {
+                let entries = transcripts.entries
+                Self.occurrences(of: word, in: transcripts.text, from: entries.first?.text.lowerBound ?? 0,
+                                 to: entries.last?.text.upperBound ?? 0) { offset in
+                    var low = 0, high = entries.count
+                    while high - low > 1 {
+                        let middle = (low + high) / 2
+                        if entries[middle].text.lowerBound <= offset { low = middle } else { high = middle }
+                    }
+                    if let position = recordings[entries[low].id] { found[position - range.lowerBound] = true }
+                    return entries[low].text.upperBound
+                }
+            }
+            for k in all.indices where !found[k] { all[k] = false }
+        }
+        return all
+    }
+
+    /// Calls `body` with each place `word` occurs in `haystack[from..<to]`; `body` returns
+    /// where to look on from.
+    static func occurrences(of word: [UInt8], in haystack: [UInt8], from: Int, to: Int, _ body: (Int) -> Int) {
+        guard !word.isEmpty else { return }
+        haystack.withUnsafeBytes { h in
+            word.withUnsafeBytes { w in
+                var at = from
+                while to - at >= w.count {
+                    guard let hit = caudio_memmem(h.baseAddress! + at, to - at, w.baseAddress!, w.count) else { return }
+                    at = max(body(h.baseAddress!.distance(to: hit)), at + 1)
+                }
+            }
+        }
+    }
+
+    /// The folders and recordings without what `find` filters on: enough for `PathResolver`
+    /// to resolve a path as it would in the document, and for the view state to be restored.
+    func skeleton() -> Document {
+        var table: [ItemID: Item] = [:]
+        table.reserveCapacity(items.count)
+        for item in items {
+            let parent = item.parent >= 0 ? items[item.parent].id : nil
+            let recording = item.isFolder ? nil : RecordingInfo(duration: item.duration, frames: 0, sampleRate: 0, channels: 0, format: .wav, file: "")
+            table[item.id] = Item(id: item.id, parent: parent, name: String(decoding: strings[item.name], as: UTF8.self),
+                                  created: item.created, children: [], recording: recording)
+            if let parent { table[parent]?.children.append(item.id) }
+        }
+        return Document(items: table)
+    }
+
+    /// The whole items at `positions`, decoded from their places in `store.json`; nil when
+    /// the file is no longer the one the index was made from.
+    func items(at positions: [Int], location: StoreLocation) -> [Item]? {
+        guard case let .present(identity) = source else { return nil }
+        let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard FileIdentity(descriptor: fd) == identity else { return nil }
+        var decoded: [Item] = []
+        decoded.reserveCapacity(positions.count)
+        var buffer: [UInt8] = []
+        for position in positions {
+            let range = items[position].storeRange
+            buffer = [UInt8](repeating: 0, count: range.count)
+            let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, range.count, off_t(range.lowerBound)) }
+            guard read == range.count,
+                  let item = try? buffer.withUnsafeBufferPointer({ try DocumentCodec.decodeItem($0) }),
+                  item.id == items[position].id else { return nil }
+            decoded.append(item)
+        }
+        return decoded
+    }
+}
+
+/// One item as `ItemIndex` holds it. Ranges into `strings` and `text` are the index's.
+struct IndexedItem: Equatable {
+    var id: ItemID
+    var isFolder: Bool
+    var created: Timestamp
+    /// Seconds; 0 for a folder.
+    var duration: Double
+    /// The parent's position, -1 for the root.
+    var parent: Int
+    /// One past the position of its last descendant: its subtree is `position..<subtreeEnd`.
+    var subtreeEnd: Int
+    /// Its object in `store.json`.
+    var storeRange: Range<Int>
+    var name: Range<Int>
+    var path: Range<Int>
+    /// Its tags, each followed by a NUL.
+    var tags: Range<Int>
+    var text: Range<Int>
+}
+
+/// Every transcript's search index, folded: entries in no particular order but one after
+/// another in `text`, each one's lines followed by a line feed.
+struct TranscriptIndex {
+    var source: SourceIdentity
+    var entries: [(id: ItemID, text: Range<Int>)]
+    var text: [UInt8]
+}
+
+/// What an index was made from, as it was then: a file's or directory's identity, its
+/// absence, or `untrusted` when it had changed too recently to tell a later change from it.
+enum SourceIdentity: Equatable {
+    case present(FileIdentity)
+    case absent
+    case untrusted
+
+    /// `path` now, taken before it is read. A file changed within the last second is not
+    /// trusted: a directory keeps its inode, and another change within the same clock tick
+    /// would leave its time as it is (`store.json`, always replaced by a rename, gets a new
+    /// inode anyway; this keeps a hand edit in place honest too).
+    static func of(_ path: String) -> SourceIdentity {
+        guard let identity = FileIdentity(path: path) else { return .absent }
+        let now = Timestamp.now().millisecondsSinceEpoch
+        let modified = Int64(identity.modifiedSeconds) * 1000 + Int64(identity.modifiedNanoseconds / 1_000_000)
+        return now - modified >= 1000 ? .present(identity) : .untrusted
+    }
+
+    /// Whether `path` is still what this names.
+    func isCurrent(_ path: String) -> Bool {
+        switch self {
+        case let .present(identity): return FileIdentity(path: path) == identity
+        case .absent: return FileIdentity(path: path) == nil
+        case .untrusted: return false
+        }
+    }
+}
+
+extension ItemIndex {
+    /// The index of `library`'s document, made from the same bytes it was read from; nil
+    /// when `store.json` has changed since it was read.
+    static func build(from library: Library) -> ItemIndex? {
+        let location = library.location
+        guard let loaded = library.documents.identity, FileIdentity(path: location.storeFile) == loaded else { return nil }
+        let source = SourceIdentity.of(location.storeFile)
+        guard let bytes = try? FileSystem.read(location.storeFile), FileIdentity(path: location.storeFile) == loaded else { return nil }
+        return build(library.document, storeBytes: bytes, source: source)
+    }
+
+    /// The index of `document`, read from `storeBytes`.
+    static func build(_ document: Document, storeBytes: [UInt8], source: SourceIdentity) -> ItemIndex? {
+        guard let ranges = try? storeBytes.withUnsafeBufferPointer({ try DocumentCodec.itemRanges($0) }) else { return nil }
+        let order = document.preorder()
+        var positions: [ItemID: Int] = [:]
+        positions.reserveCapacity(order.count)
+        for (position, item) in order.enumerated() { positions[item.id] = position }
+        // Children follow their parent, so sizes add up from the end.
+        var sizes = Array(repeating: 0, count: order.count)
+        for position in order.indices.reversed() {
+            sizes[position] += 1
+            if let parent = order[position].parent.flatMap({ positions[$0] }) { sizes[parent] += sizes[position] }
+        }
+        var index = ItemIndex(source: source, items: [], strings: [], text: [])
+        index.items.reserveCapacity(order.count)
+        for (item, path) in zip(order, document.paths(of: order)) {
+            guard let storeRange = ranges[item.id] else { return nil }
+            func string(_ text: String) -> Range<Int> {
+                let start = index.strings.count
+                index.strings.append(contentsOf: text.utf8)
+                return start..<index.strings.count
+            }
+            let name = string(item.name)
+            let path = string(path)
+            let tagsStart = index.strings.count
+            for tag in item.annotations.tags {
+                index.strings.append(contentsOf: tag.utf8)
+                index.strings.append(0)
+            }
+            let textStart = index.text.count
+            for field in [item.name, item.annotations.note] + item.annotations.markers.map(\.label) {
+                index.text.append(contentsOf: TextFolding.foldedUTF8(field))
+                index.text.append(0)
+            }
+            let position = index.items.count
+            index.items.append(IndexedItem(
+                id: item.id, isFolder: item.isFolder, created: item.created, duration: item.recording?.duration ?? 0,
+                parent: item.parent.flatMap { positions[$0] } ?? -1, subtreeEnd: position + sizes[position],
+                storeRange: storeRange, name: name, path: path, tags: tagsStart..<index.strings.count,
+                text: textStart..<index.text.count))
+        }
+        return index
+    }
+}
+
+extension TranscriptIndex {
+    /// Every transcript's search index in `transcripts/`, folded line by line as
+    /// `TranscriptIndexSearch` folds them.
+    static func build(location: StoreLocation) -> TranscriptIndex {
+        build(location: location, source: SourceIdentity.of(location.transcriptsDirectory))
+    }
+
+    static func build(location: StoreLocation, source: SourceIdentity) -> TranscriptIndex {
+        let directory = location.transcriptsDirectory
+        var index = TranscriptIndex(source: source, entries: [], text: [])
+        guard source != .absent else { return index }
+        let reader = TranscriptFiles.IndexReader(TranscriptFiles(location: location))
+        for name in FileSystem.entries(of: directory) where name.hasSuffix(".txt") && !name.hasPrefix(".") {
+            guard let id = ItemID(String(name.dropLast(4))), let bytes = reader.indexBytes(of: id) else { continue }
+            let start = index.text.count
+            TranscriptIndexSearch.forEachLine(of: bytes) { _, _, text in
+                index.text.append(contentsOf: TextFolding.foldedUTF8(String(decoding: text, as: UTF8.self)))
+                index.text.append(0x0A)
+                return true
+            }
+            index.entries.append((id, start..<index.text.count))
+        }
+        return index
+    }
+}
+
+extension ItemIndex {
+    /// The index in `cache/`, nil when there is none, it cannot be read, or `store.json` has
+    /// changed since it was made.
+    static func current(at location: StoreLocation) -> ItemIndex? {
+        guard let bytes = try? FileSystem.read(location.itemIndexFile), let index = SearchIndexCodec.decodeItems(bytes),
+              index.source.isCurrent(location.storeFile) else { return nil }
+        return index
+    }
+}
+
+extension TranscriptIndex {
+    static func current(at location: StoreLocation) -> TranscriptIndex? {
+        guard let bytes = try? FileSystem.read(location.transcriptIndexFile), let index = SearchIndexCodec.decodeTranscripts(bytes),
+              index.source.isCurrent(location.transcriptsDirectory) else { return nil }
+        return index
+    }
+}
+
+/// Keeping `find`'s index current.
+enum SearchIndexFiles {
+    /// Writes whichever index is missing or out of date, from `library` as it was read: the
+    /// transcripts' only when `transcripts` (a text search) asks for them. Best effort: a
+    /// store that cannot be written simply has no index, and `find` works without one.
+    static func refresh(_ library: Library, transcripts: Bool) {
+        let location = library.location
+        guard !library.isReadOnly else { return }
+        if ItemIndex.current(at: location) == nil, let index = ItemIndex.build(from: library) {
+            save(SearchIndexCodec.encode(index), to: location.itemIndexFile, in: location)
+        }
+        if transcripts, TranscriptIndex.current(at: location) == nil {
+            save(SearchIndexCodec.encode(TranscriptIndex.build(location: location)), to: location.transcriptIndexFile, in: location)
+        }
+    }
+
+    /// The index files that are current by their sources' identities but do not say what
+    /// the sources say (a hand edit, a disk error, or a bug): `fsck` reports them, and
+    /// `--repair` removes them. Paths relative to the store directory.
+    static func disagreeing(with document: Document, location: StoreLocation) -> [String] {
+        var wrong: [String] = []
+        if let bytes = try? FileSystem.read(location.itemIndexFile), let stored = SearchIndexCodec.decodeItems(bytes),
+           stored.source.isCurrent(location.storeFile) {
+            let fresh = (try? FileSystem.read(location.storeFile)).flatMap { ItemIndex.build(document, storeBytes: $0, source: stored.source) }
+            if fresh.map(SearchIndexCodec.encode) != bytes { wrong.append("cache/" + FileSystem.baseName(of: location.itemIndexFile)) }
+        }
+        if let bytes = try? FileSystem.read(location.transcriptIndexFile), let stored = SearchIndexCodec.decodeTranscripts(bytes),
+           stored.source.isCurrent(location.transcriptsDirectory),
+           SearchIndexCodec.encode(TranscriptIndex.build(location: location, source: stored.source)) != bytes {
+            wrong.append("cache/" + FileSystem.baseName(of: location.transcriptIndexFile))
+        }
+        return wrong
+    }
+
+    /// Not flushed to the disk: after a crash the file is whole or gone (the rename), and
+    /// one that is gone or stale is made again.
+    private static func save(_ bytes: [UInt8], to path: String, in location: StoreLocation) {
+        try? FileSystem.makeDirectories(location.cacheDirectory)
+        try? FileSystem.writeAtomically(bytes, to: path, durable: false)
+    }
+}
