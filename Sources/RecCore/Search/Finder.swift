@@ -38,7 +38,9 @@ public enum Finder {
         }
         guard let viewState = try? ViewStateStore(location: location) else { return nil }
         if let recording = viewState.state.recording, !processIsAlive(recording.pid) { return nil }
-        let skeleton = index.skeleton()
+        // A folder's path resolves in the folders alone; whatever else it names (a recording,
+        // nothing) the document answers. A UUID prefix is unique or not among all items.
+        let skeleton = index.skeleton(foldersOnly: !(path ?? "").hasPrefix("@"))
         let resolver = PathResolver(document: skeleton, currentFolder: viewState.state.restored(against: skeleton).currentFolder)
         guard let top = try? resolver.resolve(path ?? "."), let position = index.position(of: top.id) else { return nil }
         let positions = index.search(query, under: position, transcripts: transcripts)

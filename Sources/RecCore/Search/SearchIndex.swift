@@ -131,10 +131,12 @@ struct ItemIndex {
 
     /// The folders and recordings without what `find` filters on: enough for `PathResolver`
     /// to resolve a path as it would in the document, and for the view state to be restored.
-    func skeleton() -> Document {
+    /// With `foldersOnly`, just the folders (a tenth of a store, or less): a path to a folder
+    /// resolves as in the document, and any other fails (a recording's, a missing one's).
+    func skeleton(foldersOnly: Bool) -> Document {
         var table: [ItemID: Item] = [:]
-        table.reserveCapacity(items.count)
-        for item in items {
+        table.reserveCapacity(foldersOnly ? 64 : items.count)
+        for item in items where item.isFolder || !foldersOnly {
             let parent = item.parent >= 0 ? items[item.parent].id : nil
             let recording = item.isFolder ? nil : RecordingInfo(duration: item.duration, frames: 0, sampleRate: 0, channels: 0, format: .wav, file: "")
             table[item.id] = Item(id: item.id, parent: parent, name: String(decoding: strings[item.name], as: UTF8.self),
