@@ -26,6 +26,7 @@ hyperfine -N --warmup 3 --runs "${RUNS:-20}" -i --export-markdown "$out/find-tex
 # The first find after a change makes the index again: a store.json just replaced (its time
 # now, so each run makes it again), and no cache at all (the transcripts' index too).
 hyperfine -N --warmup 1 --runs "${COLD_RUNS:-10}" -i --export-markdown "$out/find-text-cold.md" --export-json "$out/find-text-cold.json" \
-  -n "find --text $rare, store.json just changed" --prepare "touch $work/store/store.json" "$s find --text $rare" \
-  -n "find --text $rare, no cache" --prepare "rm -rf $work/store/cache" "$s find --text $rare" \
+  --prepare "touch $work/store/store.json" --prepare "rm -rf $work/store/cache" --prepare true \
+  -n "find --text $rare, store.json just changed" "$s find --text $rare" \
+  -n "find --text $rare, no cache" "$s find --text $rare" \
   -n "grep -ri $rare" "grep -ri -- $rare $work/plain"

@@ -126,6 +126,20 @@ struct SearchIndexTests {
         }
         // The comparison means something only if searches find things, and not always.
         #expect(nonEmpty > 30 && nonEmpty < 150)
+
+        // store.json just changed (its time now): the index is made again on each search,
+        // from the library as it was opened, and searched in memory.
+        utimensat(AT_FDCWD, directory.location.storeFile, nil, 0)
+        for round in 0..<30 {
+            let query = Self.randomQuery(&random)
+            let top = folders.randomElement(using: &random)!
+            #expect(Finder.fromIndex(query, in: nil, details: false, location: directory.location) == nil)
+            let found = try Finder.find(query, in: library.document.path(of: top), details: round % 2 == 0,
+                                        location: directory.location) { try Library(location: directory.location) }
+            let expected = library.document.search(query, under: top, transcripts: files)
+            #expect(found.paths == library.document.paths(of: expected.map(\.item)), "seed \(seed), stale round \(round)")
+            #expect(found.hits == (round % 2 == 0 ? expected : []), "seed \(seed), stale round \(round)")
+        }
     }
 
     @Test("a transcript's words are found through the index, with the segment's time")

@@ -1,5 +1,7 @@
-/// `find`: from the index when it is current (`ItemIndex`), else from the document, which
-/// then writes the index again. Both give the same answer, path for path.
+/// `find`: from the index when it is current (`ItemIndex`); else the library is opened as
+/// every command opens it, the index made again from it (and written), and the search done
+/// on that. The document search is left for when no index can be made. Every way gives the
+/// same answer, path for path.
 public enum Finder {
     public struct Found {
         public var location: StoreLocation
@@ -19,11 +21,33 @@ public enum Finder {
         if let found = fromIndex(query, in: path, details: details, location: location) { return found }
         let library = try openLibrary()
         let top = try library.item(at: path)
-        let transcripts = query.hasTextFilters ? TranscriptFiles(location: library.location) : nil
-        let hits = library.document.search(query, under: top.id, transcripts: transcripts)
-        SearchIndexFiles.refresh(library, transcripts: query.hasTextFilters)
+        let files = TranscriptFiles(location: library.location)
+        // The index made again (or the one that is still current: after a change to
+        // store.json, the transcripts' is), and the search done on it.
+        let indexes = SearchIndexFiles.refresh(library, transcripts: query.hasTextFilters)
+        if let index = indexes.items, let position = index.position(of: top.id) {
+            let positions = index.search(query, under: position, transcripts: indexes.transcripts)
+            if let hits = details ? hits(positions.map { library.document[index.items[$0].id] }, query, files) : [] {
+                return Found(location: library.location, paths: positions.map(index.path(at:)), hits: hits, warnings: [])
+            }
+        }
+        // No index (store.json changed since it was read): the document itself.
+        let hits = library.document.search(query, under: top.id, transcripts: query.hasTextFilters ? files : nil)
         return Found(location: library.location, paths: library.document.paths(of: hits.lazy.map(\.item)),
                      hits: details ? hits : [], warnings: [])
+    }
+
+    /// Where each of the index's hits matched, from its whole item; nil if an item is
+    /// missing or does not match after all (which would be a bug: the index is exact).
+    private static func hits(_ items: [Item?], _ query: SearchQuery, _ files: TranscriptFiles) -> [SearchHit]? {
+        let indexes = query.hasTextFilters ? TranscriptFiles.IndexReader(files) : nil
+        var hits: [SearchHit] = []
+        hits.reserveCapacity(items.count)
+        for item in items {
+            guard let item, let hit = query.match(item, transcripts: files, indexes: indexes) else { return nil }
+            hits.append(hit)
+        }
+        return hits
     }
 
     /// nil whenever the index cannot answer as the document would: no index or a stale one,
@@ -46,13 +70,9 @@ public enum Finder {
         let positions = index.search(query, under: position, transcripts: transcripts)
         var hits: [SearchHit] = []
         if details {
-            guard let items = index.items(at: positions, location: location) else { return nil }
-            let files = TranscriptFiles(location: location)
-            let indexes = query.hasTextFilters ? TranscriptFiles.IndexReader(files) : nil
-            for item in items {
-                guard let hit = query.match(item, transcripts: files, indexes: indexes) else { return nil }
-                hits.append(hit)
-            }
+            guard let items = index.items(at: positions, location: location),
+                  let matched = Self.hits(items, query, TranscriptFiles(location: location)) else { return nil }
+            hits = matched
         }
         return Found(location: location, paths: positions.map(index.path(at:)), hits: hits, warnings: viewState.warnings)
     }

@@ -328,18 +328,29 @@ extension TranscriptIndex {
 
 /// Keeping `find`'s index current.
 enum SearchIndexFiles {
-    /// Writes whichever index is missing or out of date, from `library` as it was read: the
-    /// transcripts' only when `transcripts` (a text search) asks for them. Best effort: a
-    /// store that cannot be written simply has no index, and `find` works without one.
-    static func refresh(_ library: Library, transcripts: Bool) {
+    /// The indexes of `library` as it was read: each the one in `cache/` when that is
+    /// current, else made now and written there (best effort: a store that cannot be
+    /// written keeps none, and `find` works without). The transcripts' only when
+    /// `transcripts` (a text search) asks for them. The items' index is nil when
+    /// `store.json` changed since the library read it.
+    @discardableResult
+    static func refresh(_ library: Library, transcripts: Bool) -> (items: ItemIndex?, transcripts: TranscriptIndex?) {
         let location = library.location
-        guard !library.isReadOnly else { return }
-        if ItemIndex.current(at: location) == nil, let index = ItemIndex.build(from: library) {
-            save(SearchIndexCodec.encode(index), to: location.itemIndexFile, in: location)
+        var items = ItemIndex.current(at: location)
+        if items == nil, let made = ItemIndex.build(from: library) {
+            items = made
+            save(SearchIndexCodec.encode(made), to: location.itemIndexFile, in: library)
         }
-        if transcripts, TranscriptIndex.current(at: location) == nil {
-            save(SearchIndexCodec.encode(TranscriptIndex.build(location: location)), to: location.transcriptIndexFile, in: location)
+        var spoken: TranscriptIndex?
+        if transcripts {
+            spoken = TranscriptIndex.current(at: location)
+            if spoken == nil {
+                let made = TranscriptIndex.build(location: location)
+                spoken = made
+                save(SearchIndexCodec.encode(made), to: location.transcriptIndexFile, in: library)
+            }
         }
+        return (items, spoken)
     }
 
     /// The index files that are current by their sources' identities but do not say what
@@ -362,8 +373,9 @@ enum SearchIndexFiles {
 
     /// Not flushed to the disk: after a crash the file is whole or gone (the rename), and
     /// one that is gone or stale is made again.
-    private static func save(_ bytes: [UInt8], to path: String, in location: StoreLocation) {
-        try? FileSystem.makeDirectories(location.cacheDirectory)
+    private static func save(_ bytes: [UInt8], to path: String, in library: Library) {
+        guard !library.isReadOnly else { return }
+        try? FileSystem.makeDirectories(library.location.cacheDirectory)
         try? FileSystem.writeAtomically(bytes, to: path, durable: false)
     }
 }
