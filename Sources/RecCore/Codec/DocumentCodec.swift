@@ -116,10 +116,13 @@ public enum DocumentCodec {
     }
 
     /// `decode`, and the version the file was written as.
+    /// `itemRanges` says where each item of the `items` array lies in `bytes`, as
+    /// `itemRanges(_:)` finds them (what `find`'s index keeps).
     public static func decodeVersioned(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws
-        -> (document: Document, problems: [LinkProblem], version: Int) {
+        -> (document: Document, problems: [LinkProblem], version: Int, itemRanges: [(id: ItemID, range: Range<Int>)]) {
         var reader = JSONReader(bytes)
         var items: [ItemID: Item] = [:]
+        var ranges: [(id: ItemID, range: Range<Int>)] = []
         var version: Int64?
         var sawItems = false
         var duplicates: [LinkProblem] = []
@@ -141,7 +144,9 @@ public enum DocumentCodec {
                     items.reserveCapacity(expectedItemCount(bytes))
                     var firstItem = true
                     while try reader.nextElement(first: &firstItem) {
+                        let start = reader.position
                         let item = try decodeItem(&reader)
+                        ranges.append((item.id, start..<reader.position))
                         if items.updateValue(item, forKey: item.id) != nil { duplicates.append(.duplicateID(item.id)) }
                     }
                 } else if key.equals("trash") {
@@ -167,7 +172,7 @@ public enum DocumentCodec {
             }
             document.rebuildLinks()
         }
-        return (document, problems, Int(version!))
+        return (document, problems, Int(version!), ranges)
     }
 
     /// About how many items the file holds, to size the table once: `encode` writes one

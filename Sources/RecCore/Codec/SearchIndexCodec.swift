@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The on-disk layout of `find`'s two index files (`ItemIndex`, `TranscriptIndex`):
 /// little-endian 64-bit words, then the byte runs they point into.
 ///
@@ -17,6 +21,19 @@
 enum SearchIndexCodec {
     private static let itemsMagic = Array("RNFINDI1".utf8)
     private static let transcriptsMagic = Array("RNFINDT1".utf8)
+
+    /// The source an index file names, from its first words alone (either kind of file);
+    /// nil when it cannot be read.
+    static func source(of path: String) -> SourceIdentity? {
+        let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 8 + 48)
+        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress!, $0.count, 0) }) == header.count else { return nil }
+        var r = WordReader(header)
+        guard r.magic(itemsMagic) || r.magic(transcriptsMagic) else { return nil }
+        return r.source()
+    }
 
     static func encode(_ index: ItemIndex) -> [UInt8] {
         var w = Words(capacity: 128 + index.items.count * 136 + index.strings.count + index.text.count)

@@ -209,8 +209,11 @@ enum SourceIdentity: Equatable {
     /// trusted: a directory keeps its inode, and another change within the same clock tick
     /// would leave its time as it is (`store.json`, always replaced by a rename, gets a new
     /// inode anyway; this keeps a hand edit in place honest too).
-    static func of(_ path: String) -> SourceIdentity {
-        guard let identity = FileIdentity(path: path) else { return .absent }
+    static func of(_ path: String) -> SourceIdentity { of(FileIdentity(path: path)) }
+
+    /// A file's identity as it was taken, nil for a file that is not there.
+    static func of(_ identity: FileIdentity?) -> SourceIdentity {
+        guard let identity else { return .absent }
         let now = Timestamp.now().millisecondsSinceEpoch
         let modified = Int64(identity.modifiedSeconds) * 1000 + Int64(identity.modifiedNanoseconds / 1_000_000)
         return now - modified >= 1000 ? .present(identity) : .untrusted
@@ -232,7 +235,15 @@ extension ItemIndex {
     static func build(from library: Library) -> ItemIndex? {
         let location = library.location
         guard let loaded = library.documents.identity, FileIdentity(path: location.storeFile) == loaded else { return nil }
-        let source = SourceIdentity.of(location.storeFile)
+        let source = SourceIdentity.of(loaded)
+        // Where the items lie, as the store found them when it read the file; if it has
+        // written the file since (a recovery), read again.
+        if let ranges = library.documents.itemRanges {
+            var table: [ItemID: Range<Int>] = [:]
+            table.reserveCapacity(ranges.count)
+            for (id, range) in ranges { table[id] = range }
+            return build(library.document, ranges: table, source: source)
+        }
         guard let bytes = try? FileSystem.read(location.storeFile), FileIdentity(path: location.storeFile) == loaded else { return nil }
         return build(library.document, storeBytes: bytes, source: source)
     }
@@ -240,6 +251,10 @@ extension ItemIndex {
     /// The index of `document`, read from `storeBytes`.
     static func build(_ document: Document, storeBytes: [UInt8], source: SourceIdentity) -> ItemIndex? {
         guard let ranges = try? storeBytes.withUnsafeBufferPointer({ try DocumentCodec.itemRanges($0) }) else { return nil }
+        return build(document, ranges: ranges, source: source)
+    }
+
+    static func build(_ document: Document, ranges: [ItemID: Range<Int>], source: SourceIdentity) -> ItemIndex? {
         let order = document.preorder()
         var positions: [ItemID: Int] = [:]
         positions.reserveCapacity(order.count)
@@ -312,7 +327,9 @@ extension ItemIndex {
     /// The index in `cache/`, nil when there is none, it cannot be read, or `store.json` has
     /// changed since it was made.
     static func current(at location: StoreLocation) -> ItemIndex? {
-        guard let bytes = try? FileSystem.read(location.itemIndexFile), let index = SearchIndexCodec.decodeItems(bytes),
+        // The source first, from the file's first words: a stale index is not read whole.
+        guard SearchIndexCodec.source(of: location.itemIndexFile)?.isCurrent(location.storeFile) == true,
+              let bytes = try? FileSystem.read(location.itemIndexFile), let index = SearchIndexCodec.decodeItems(bytes),
               index.source.isCurrent(location.storeFile) else { return nil }
         return index
     }
@@ -320,7 +337,8 @@ extension ItemIndex {
 
 extension TranscriptIndex {
     static func current(at location: StoreLocation) -> TranscriptIndex? {
-        guard let bytes = try? FileSystem.read(location.transcriptIndexFile), let index = SearchIndexCodec.decodeTranscripts(bytes),
+        guard SearchIndexCodec.source(of: location.transcriptIndexFile)?.isCurrent(location.transcriptsDirectory) == true,
+              let bytes = try? FileSystem.read(location.transcriptIndexFile), let index = SearchIndexCodec.decodeTranscripts(bytes),
               index.source.isCurrent(location.transcriptsDirectory) else { return nil }
         return index
     }

@@ -22,7 +22,12 @@ public final class DocumentStore {
     public let location: StoreLocation
     public private(set) var document: Document
     /// The identity of the `store.json` that `document` was read from (see `FileIdentity`).
-    private(set) var identity: FileIdentity?
+    private(set) var identity: FileIdentity? {
+        didSet { itemRanges = nil }
+    }
+    /// Where each item lies in the `store.json` that `document` was read from; nil once the
+    /// store has written it since (`find`'s index keeps them).
+    private(set) var itemRanges: [(id: ItemID, range: Range<Int>)]?
     /// The version `store.json` was last read as; an older one is kept once as
     /// `store.json.v<N>` before the first write upgrades it.
     public private(set) var loadedVersion = Document.currentVersion
@@ -101,10 +106,11 @@ public final class DocumentStore {
             let decoded = try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0) }
             document = decoded.document
             loadedVersion = decoded.version
+            identity = current
+            itemRanges = decoded.itemRanges
         } catch let corrupt as DocumentCodec.Corrupt {
             throw RecError.failure(location.storeFile, corrupt.reason)
         }
-        identity = current
         return true
     }
 

@@ -354,7 +354,8 @@ public struct StoreCheck {
     private func loadLeniently() throws -> (document: Document, problems: [DocumentCodec.LinkProblem], version: Int) {
         guard let bytes = try FileSystem.read(location.storeFile) else { return (Document(), [], Document.currentVersion) }
         do {
-            return try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0, strict: false) }
+            let decoded = try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0, strict: false) }
+            return (decoded.document, decoded.problems, decoded.version)
         } catch let corrupt as DocumentCodec.Corrupt {
             throw RecError.failure(location.storeFile, corrupt.reason + " (fsck repairs links, not JSON syntax; the file was left as it is)")
         }
