@@ -30,7 +30,12 @@ enum SearchIndexCodec {
         defer { close(fd) }
         var header = [UInt8](repeating: 0, count: 8 + 48)
         guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress!, $0.count, 0) }) == header.count else { return nil }
-        var r = WordReader(header)
+        return source(in: header)
+    }
+
+    /// The source named by an index file's bytes (or its first 56 of them).
+    static func source(in bytes: [UInt8]) -> SourceIdentity? {
+        var r = WordReader(bytes)
         guard r.magic(itemsMagic) || r.magic(transcriptsMagic) else { return nil }
         return r.source()
     }

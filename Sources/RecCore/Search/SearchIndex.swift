@@ -327,25 +327,26 @@ extension ItemIndex {
     /// The index in `cache/`, nil when there is none, it cannot be read, or `store.json` has
     /// changed since it was made.
     static func current(at location: StoreLocation) -> ItemIndex? {
-        // The source first, from the file's first words: a stale index is not read whole.
-        guard SearchIndexCodec.source(of: location.itemIndexFile)?.isCurrent(location.storeFile) == true,
-              let bytes = try? FileSystem.read(location.itemIndexFile), let index = SearchIndexCodec.decodeItems(bytes),
-              index.source.isCurrent(location.storeFile) else { return nil }
-        return index
+        SearchIndexFiles.current(location.itemIndexFile, madeFrom: location.storeFile, SearchIndexCodec.decodeItems)
     }
 }
 
 extension TranscriptIndex {
     static func current(at location: StoreLocation) -> TranscriptIndex? {
-        guard SearchIndexCodec.source(of: location.transcriptIndexFile)?.isCurrent(location.transcriptsDirectory) == true,
-              let bytes = try? FileSystem.read(location.transcriptIndexFile), let index = SearchIndexCodec.decodeTranscripts(bytes),
-              index.source.isCurrent(location.transcriptsDirectory) else { return nil }
-        return index
+        SearchIndexFiles.current(location.transcriptIndexFile, madeFrom: location.transcriptsDirectory, SearchIndexCodec.decodeTranscripts)
     }
 }
 
 /// Keeping `find`'s index current.
 enum SearchIndexFiles {
+    /// The index file at `path`, decoded, when the source it names is `source` as it is now.
+    static func current<Index>(_ path: String, madeFrom source: String, _ decode: ([UInt8]) -> Index?) -> Index? {
+        // The source first, from the file's first words: a stale index is not read whole.
+        guard SearchIndexCodec.source(of: path)?.isCurrent(source) == true, let bytes = try? FileSystem.read(path),
+              SearchIndexCodec.source(in: bytes)?.isCurrent(source) == true else { return nil }
+        return decode(bytes)
+    }
+
     /// The indexes of `library` as it was read: each the one in `cache/` when that is
     /// current, else made now and written there (best effort: a store that cannot be
     /// written keeps none, and `find` works without). The transcripts' only when
