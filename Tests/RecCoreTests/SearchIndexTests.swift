@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PropertyBased
 import Testing
 @testable import RecCore
 
@@ -8,17 +9,9 @@ import Testing
 /// search does, and must never answer once what it was made from has changed.
 @Suite("find's index")
 struct SearchIndexTests {
-    /// A deterministic generator, so that a failure names a seed that reproduces it.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// A deterministic generator (the property-test library's), so that a failure names a
+    /// seed that reproduces it.
+    static func generator(_ seed: UInt64) -> Xoshiro { Xoshiro(seed: (seed, ~seed, 0x9E37_79B9_7F4A_7C15, 1)) }
 
     static let vocabulary = ["budget", "Zürich", "zurich", "café", "CAFE", "Straße", "strasse", "q3", "hiring", "Œuvre",
                              "naïve", "日本語", "ПРИВЕТ", "road", "map", "x", "Budget-Plan", "e\u{301}te\u{301}"]
@@ -27,7 +20,7 @@ struct SearchIndexTests {
     /// A store of folders and recordings with notes, tags, markers and transcripts (some of
     /// them in the trash), written through the usual transactions.
     static func makeStore(in directory: TemporaryDirectory, seed: UInt64) throws -> [ItemID] {
-        var random = SplitMix(state: seed)
+        var random = Self.generator(seed)
         func words(_ count: Int) -> String {
             (0..<count).map { _ in vocabulary.randomElement(using: &random)! }.joined(separator: " ")
         }
@@ -85,7 +78,7 @@ struct SearchIndexTests {
         return library
     }
 
-    static func randomQuery(_ random: inout SplitMix) -> SearchQuery {
+    static func randomQuery(_ random: inout Xoshiro) -> SearchQuery {
         var query = SearchQuery()
         switch Int.random(in: 0..<4, using: &random) {
         case 0: query.setText(vocabulary.randomElement(using: &random)!)
@@ -111,7 +104,7 @@ struct SearchIndexTests {
         let folders = try Self.makeStore(in: directory, seed: seed)
         let library = try Self.indexed(directory.location)
         let files = TranscriptFiles(location: directory.location)
-        var random = SplitMix(state: seed &* 7919)
+        var random = Self.generator(seed &* 7919)
         var nonEmpty = 0
         for round in 0..<150 {
             let query = Self.randomQuery(&random)
@@ -225,7 +218,7 @@ struct SearchIndexTests {
         let location = directory.location
         let good = try #require(try FileSystem.read(location.itemIndexFile))
         #expect(ItemIndex.current(at: location) != nil)
-        var random = SplitMix(state: 11)
+        var random = Self.generator(11)
         // Cut short, zeroed, or with a word of its layout changed: each is refused.
         let headerAndRecords = 8 + 48 + 24 + (try #require(SearchIndexCodec.decodeItems(good))).items.count * 136
         for damaged in [Array(good.prefix(good.count / 2)), [UInt8](repeating: 0, count: good.count), Array(good.dropLast())]
