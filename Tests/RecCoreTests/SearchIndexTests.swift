@@ -186,9 +186,64 @@ struct SearchIndexTests {
             Transcript(engine: "test", model: "", created: Fixture.created, quality: .draft,
                        segments: [Transcript.Segment(start: 1, end: 2, text: "zzyzx road")]), for: recording.id, duration: 600)
         #expect(TranscriptIndex.current(at: directory.location) == nil)
-        #expect(Finder.fromIndex(query, in: nil, details: false, location: directory.location) == nil)
-        let again = try Finder.find(query, in: nil, details: false, location: directory.location) { try Library(location: directory.location) }
+        // Only the transcripts' index is stale: it is made again without opening the store.
+        let again = try #require(Finder.fromIndex(query, in: nil, details: false, location: directory.location))
         #expect(again.paths == [library.document.path(of: recording.id)])
+    }
+
+    @Test("making the transcripts' index again reads only the files that changed")
+    func transcriptsIndexLendsUnchangedText() throws {
+        let directory = try TemporaryDirectory()
+        let location = directory.location
+        let library = try Library(location: location)
+        let (first, second) = (ItemID.random(), ItemID.random())
+        try library.documents.transaction { tx in
+            try tx.add(Item.recording(id: first, name: "first", parent: .root, info: Fixture.info(first, duration: 60)))
+            try tx.add(Item.recording(id: second, name: "second", parent: .root, info: Fixture.info(second, duration: 60)))
+        }
+        let files = TranscriptFiles(location: location)
+        func say(_ text: String, _ id: ItemID) throws {
+            try files.write(Transcript(engine: "test", model: "", created: Fixture.created, quality: .draft,
+                                       segments: [Transcript.Segment(start: 1, end: 2, text: text)]), for: id, duration: 60)
+        }
+        try say("alpha words", first)
+        try say("beta words", second)
+        var old = timespec()
+        clock_gettime(CLOCK_REALTIME, &old)
+        old.tv_sec -= 10
+        old.tv_nsec = 0
+        func age(_ path: String) {
+            var times = [old, old]
+            utimensat(AT_FDCWD, path, &times, 0)
+        }
+        for path in [files.indexPath(of: first), files.indexPath(of: second), location.transcriptsDirectory, location.storeFile] { age(path) }
+        _ = try Self.indexed(location)
+        #expect(TranscriptIndex.current(at: location) != nil)
+
+        // The first file changed in place, its identity kept (size, inode, time): its text
+        // is lent from the index, not read. The second is replaced, as recnotes writes.
+        let fd = open(files.indexPath(of: first), O_WRONLY)
+        let bytes = Array("1\tzzzzz words\n".utf8)
+        #expect(pwrite(fd, bytes, bytes.count, 0) == bytes.count)
+        close(fd)
+        age(files.indexPath(of: first))
+        try say("gamma words", second)
+        // Back in time again, but not to the time the index recorded.
+        old.tv_sec += 1
+        age(location.transcriptsDirectory)
+        let remade = SearchIndexFiles.currentTranscripts(location)
+        #expect(TranscriptIndex.current(at: location) != nil)
+        func found(_ word: String) -> [String] {
+            var query = SearchQuery()
+            query.setText(word)
+            return Finder.fromIndex(query, in: "/", details: false, location: location)?.paths ?? ["(no answer)"]
+        }
+        #expect(found("alpha") == ["/first"])
+        #expect(found("zzzzz") == [])
+        #expect(found("gamma") == ["/second"])
+        #expect(found("beta") == [])
+        // Made from nothing, it reads every file: the lent text is what differs.
+        #expect(!TranscriptIndex.build(location: location).hasSameText(as: remade))
     }
 
     @Test("a source changed within the last second is not trusted")

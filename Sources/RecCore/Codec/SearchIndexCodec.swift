@@ -12,7 +12,8 @@ import Glibc
 ///                   parent, subtree end, store offset, store length, then
 ///                   name, path, tags and text each as offset and length;
 ///                   the strings, the text
-///     transcripts:  count, text length, each: id high, low, offset, length; the text
+///     transcripts:  count, text length, each: id high, low, its file's identity (as the
+///                   source), offset, length; the text
 ///
 /// A file is read whole and checked through: a wrong magic, a length that does not add up
 /// or a range out of bounds makes it unreadable, and `find` makes it again. A decoded index
@@ -20,7 +21,7 @@ import Glibc
 /// makes it, each run in an array of its own.
 enum SearchIndexCodec {
     private static let itemsMagic = Array("RNFINDI1".utf8)
-    private static let transcriptsMagic = Array("RNFINDT1".utf8)
+    private static let transcriptsMagic = Array("RNFINDT2".utf8)
 
     /// The source an index file names, from its first words alone (either kind of file);
     /// nil when it cannot be read.
@@ -102,7 +103,7 @@ enum SearchIndexCodec {
     }
 
     static func encode(_ index: TranscriptIndex) -> [UInt8] {
-        var w = Words(capacity: 128 + index.entries.count * 32 + index.text.count)
+        var w = Words(capacity: 128 + index.entries.count * 80 + index.text.count)
         w.bytes += transcriptsMagic
         w.source(index.source)
         w.int(index.entries.count)
@@ -110,6 +111,7 @@ enum SearchIndexCodec {
         for entry in index.entries {
             w.word(entry.id.high)
             w.word(entry.id.low)
+            w.source(entry.file)
             w.int(entry.text.lowerBound)
             w.int(entry.text.count)
         }
@@ -120,13 +122,13 @@ enum SearchIndexCodec {
     static func decodeTranscripts(_ bytes: [UInt8]) -> TranscriptIndex? {
         var r = WordReader(bytes)
         guard r.magic(transcriptsMagic), let source = r.source(), let count = r.count(), let textLength = r.count(),
-              count <= bytes.count / 32 else { return nil }
-        var entries: [(id: ItemID, text: Range<Int>)] = []
+              count <= bytes.count / 80 else { return nil }
+        var entries: [(id: ItemID, file: SourceIdentity, text: Range<Int>)] = []
         entries.reserveCapacity(count)
         for _ in 0..<count {
-            guard let high = r.word(), let low = r.word(), let text = r.range(within: textLength),
+            guard let high = r.word(), let low = r.word(), let file = r.source(), let text = r.range(within: textLength),
                   text.lowerBound >= (entries.last?.text.upperBound ?? 0) else { return nil }
-            entries.append((ItemID(high: high, low: low), text))
+            entries.append((ItemID(high: high, low: low), file, text))
         }
         let textBase = r.at
         guard r.skip(textLength), r.isAtEnd else { return nil }

@@ -55,11 +55,9 @@ public enum Finder {
     /// document's error says why).
     static func fromIndex(_ query: SearchQuery, in path: String?, details: Bool, location: StoreLocation) -> Found? {
         guard let index = ItemIndex.current(at: location) else { return nil }
-        var transcripts: TranscriptIndex?
-        if query.hasTextFilters {
-            guard let current = TranscriptIndex.current(at: location) else { return nil }
-            transcripts = current
-        }
+        // After a transcription, only the transcripts' index is stale: it is made again
+        // here, reading only the files that changed, and the store is not opened.
+        let transcripts = query.hasTextFilters ? SearchIndexFiles.currentTranscripts(location) : nil
         guard let viewState = try? ViewStateStore(location: location) else { return nil }
         if let recording = viewState.state.recording, !processIsAlive(recording.pid) { return nil }
         // A folder's path resolves in the folders alone; whatever else it names (a recording,

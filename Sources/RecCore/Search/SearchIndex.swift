@@ -191,11 +191,21 @@ struct IndexedItem: Equatable {
 }
 
 /// Every transcript's search index, folded: entries in no particular order but one after
-/// another in `text`, each one's lines followed by a line feed.
+/// another in `text`, each one's lines followed by a line feed. Each entry names the
+/// identity of its `<uuid>.txt`, so that making the index again reads only the files that
+/// changed.
 struct TranscriptIndex {
     var source: SourceIdentity
-    var entries: [(id: ItemID, text: Range<Int>)]
+    var entries: [(id: ItemID, file: SourceIdentity, text: Range<Int>)]
     var text: [UInt8]
+
+    /// The same transcripts with the same folded text (what `find` compares), whatever the
+    /// identities say.
+    func hasSameText(as other: TranscriptIndex) -> Bool {
+        entries.count == other.entries.count && zip(entries, other.entries).allSatisfy { a, b in
+            a.id == b.id && text[a.text].elementsEqual(other.text[b.text])
+        }
+    }
 }
 
 /// What an index was made from, as it was then: a file's or directory's identity, its
@@ -300,24 +310,37 @@ extension ItemIndex {
 extension TranscriptIndex {
     /// Every transcript's search index in `transcripts/`, folded line by line as
     /// `TranscriptIndexSearch` folds them.
-    static func build(location: StoreLocation) -> TranscriptIndex {
-        build(location: location, source: SourceIdentity.of(location.transcriptsDirectory))
+    /// `previous` (an older index, current or not) lends the text of every file whose
+    /// identity it recorded and that has not changed since: only new and replaced files are
+    /// read (a transcript is always replaced by a rename, so a changed one has a new inode,
+    /// and one changed within the last second is never lent, as with any source).
+    static func build(location: StoreLocation, reusing previous: TranscriptIndex? = nil) -> TranscriptIndex {
+        build(location: location, source: SourceIdentity.of(location.transcriptsDirectory), reusing: previous)
     }
 
-    static func build(location: StoreLocation, source: SourceIdentity) -> TranscriptIndex {
+    static func build(location: StoreLocation, source: SourceIdentity, reusing previous: TranscriptIndex? = nil) -> TranscriptIndex {
         let directory = location.transcriptsDirectory
         var index = TranscriptIndex(source: source, entries: [], text: [])
         guard source != .absent else { return index }
+        var lent: [ItemID: (file: FileIdentity, text: Range<Int>)] = [:]
+        for entry in previous?.entries ?? [] {
+            if case let .present(file) = entry.file { lent[entry.id] = (file, entry.text) }
+        }
         let reader = TranscriptFiles.IndexReader(TranscriptFiles(location: location))
         for name in FileSystem.entries(of: directory) where name.hasSuffix(".txt") && !name.hasPrefix(".") {
-            guard let id = ItemID(String(name.dropLast(4))), let bytes = reader.indexBytes(of: id) else { continue }
+            guard let id = ItemID(String(name.dropLast(4))), let identity = reader.indexIdentity(of: id) else { continue }
             let start = index.text.count
-            TranscriptIndexSearch.forEachLine(of: bytes) { _, _, text in
-                index.text.append(contentsOf: TextFolding.foldedUTF8(String(decoding: text, as: UTF8.self)))
-                index.text.append(0x0A)
-                return true
+            if let previous, let old = lent[id], old.file == identity {
+                index.text.append(contentsOf: previous.text[old.text])
+            } else {
+                guard let bytes = reader.indexBytes(of: id) else { continue }
+                TranscriptIndexSearch.forEachLine(of: bytes) { _, _, text in
+                    index.text.append(contentsOf: TextFolding.foldedUTF8(String(decoding: text, as: UTF8.self)))
+                    index.text.append(0x0A)
+                    return true
+                }
             }
-            index.entries.append((id, start..<index.text.count))
+            index.entries.append((id, SourceIdentity.of(identity), start..<index.text.count))
         }
         return index
     }
@@ -358,18 +381,19 @@ enum SearchIndexFiles {
         var items = ItemIndex.current(at: location)
         if items == nil, let made = ItemIndex.build(from: library) {
             items = made
-            save(SearchIndexCodec.encode(made), to: location.itemIndexFile, in: library)
+            if !library.isReadOnly { save(SearchIndexCodec.encode(made), to: location.itemIndexFile, in: location) }
         }
-        var spoken: TranscriptIndex?
-        if transcripts {
-            spoken = TranscriptIndex.current(at: location)
-            if spoken == nil {
-                let made = TranscriptIndex.build(location: location)
-                spoken = made
-                save(SearchIndexCodec.encode(made), to: location.transcriptIndexFile, in: library)
-            }
-        }
-        return (items, spoken)
+        return (items, transcripts ? currentTranscripts(location) : nil)
+    }
+
+    /// The transcripts' index in `cache/` when it is current, else made again from the one
+    /// there (which lends the text of every file unchanged since) and written.
+    static func currentTranscripts(_ location: StoreLocation) -> TranscriptIndex {
+        if let current = TranscriptIndex.current(at: location) { return current }
+        let previous = (try? FileSystem.read(location.transcriptIndexFile)).flatMap(SearchIndexCodec.decodeTranscripts)
+        let made = TranscriptIndex.build(location: location, reusing: previous)
+        if location.isWritable { save(SearchIndexCodec.encode(made), to: location.transcriptIndexFile, in: location) }
+        return made
     }
 
     /// The index files that are current by their sources' identities but do not say what
@@ -384,7 +408,7 @@ enum SearchIndexFiles {
         }
         if let bytes = try? FileSystem.read(location.transcriptIndexFile), let stored = SearchIndexCodec.decodeTranscripts(bytes),
            stored.source.isCurrent(location.transcriptsDirectory),
-           SearchIndexCodec.encode(TranscriptIndex.build(location: location, source: stored.source)) != bytes {
+           !TranscriptIndex.build(location: location, source: stored.source).hasSameText(as: stored) {
             wrong.append("cache/" + FileSystem.baseName(of: location.transcriptIndexFile))
         }
         return wrong
@@ -392,9 +416,8 @@ enum SearchIndexFiles {
 
     /// Not flushed to the disk: after a crash the file is whole or gone (the rename), and
     /// one that is gone or stale is made again.
-    private static func save(_ bytes: [UInt8], to path: String, in library: Library) {
-        guard !library.isReadOnly else { return }
-        try? FileSystem.makeDirectories(library.location.cacheDirectory)
+    private static func save(_ bytes: [UInt8], to path: String, in location: StoreLocation) {
+        try? FileSystem.makeDirectories(location.cacheDirectory)
         try? FileSystem.writeAtomically(bytes, to: path, durable: false)
     }
 }

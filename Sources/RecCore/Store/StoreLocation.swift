@@ -125,7 +125,7 @@ struct FileIdentity: Equatable {
         self.init(info)
     }
 
-    private init(_ info: stat) {
+    init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)

@@ -47,6 +47,14 @@ public struct TranscriptFiles: Sendable {
             guard directory >= 0 else { return nil }
             return try? FileSystem.read("\(id).txt", relativeTo: directory)
         }
+
+        /// The identity of the recording's index file, nil when it has none.
+        func indexIdentity(of id: ItemID) -> FileIdentity? {
+            guard directory >= 0 else { return nil }
+            var info = stat()
+            guard fstatat(directory, "\(id).txt", &info, 0) == 0 else { return nil }
+            return FileIdentity(info)
+        }
     }
 
     public func exists(_ id: ItemID) -> Bool { FileSystem.exists(path(of: id)) }
