@@ -322,7 +322,10 @@ extension TranscriptIndex {
         let directory = location.transcriptsDirectory
         var index = TranscriptIndex(source: source, entries: [], text: [])
         guard source != .absent else { return index }
+        // About the old size: growing 20 MB by doubling copies and faults in most of it again.
+        index.text.reserveCapacity((previous?.text.count ?? 0) + (1 << 16))
         var lent: [ItemID: (file: FileIdentity, text: Range<Int>)] = [:]
+        lent.reserveCapacity(previous?.entries.count ?? 0)
         for entry in previous?.entries ?? [] {
             if case let .present(file) = entry.file { lent[entry.id] = (file, entry.text) }
         }
