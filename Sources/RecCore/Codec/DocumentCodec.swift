@@ -116,8 +116,8 @@ public enum DocumentCodec {
     }
 
     /// `decode`, and the version the file was written as.
-    /// `itemRanges` says where each item of the `items` array lies in `bytes`, as
-    /// `itemRanges(_:)` finds them (what `find`'s index keeps).
+    /// `itemRanges` says where each item of the `items` array lies in `bytes` (what `find`'s
+    /// index keeps, so that it decodes only the items it prints); the trash's are not listed.
     public static func decodeVersioned(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws
         -> (document: Document, problems: [LinkProblem], version: Int, itemRanges: [(id: ItemID, range: Range<Int>)]) {
         var reader = JSONReader(bytes)
@@ -190,39 +190,7 @@ public enum DocumentCodec {
         return min(lines, bytes.count / 32)
     }
 
-    /// Where each item of the `items` array lies in `bytes` (a `store.json`): what `find`'s
-    /// index keeps, so that it decodes only the items it prints (`decodeItem(_:)`). Items
-    /// in the trash are not listed.
-    static func itemRanges(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [ItemID: Range<Int>] {
-        var reader = JSONReader(bytes)
-        var ranges: [ItemID: Range<Int>] = [:]
-        try reader.beginObject()
-        var first = true
-        while let key = try reader.nextKey(first: &first) {
-            guard key.equals("items") else { try reader.skipValue(); continue }
-            try reader.beginArray()
-            ranges.reserveCapacity(expectedItemCount(bytes))
-            var firstItem = true
-            while try reader.nextElement(first: &firstItem) {
-                let start = reader.position
-                try reader.skipValue()
-                let range = start..<reader.position
-                // The uuid alone, which this codec writes first.
-                var item = JSONReader(UnsafeBufferPointer(rebasing: bytes[range]))
-                try item.beginObject()
-                var firstKey = true
-                var id: ItemID?
-                while id == nil, let itemKey = try item.nextKey(first: &firstKey) {
-                    if itemKey.equals("uuid") { id = ItemID(utf8: try item.readRawString()) } else { try item.skipValue() }
-                }
-                guard let id else { throw Corrupt(reason: "an item without a uuid") }
-                ranges[id] = range
-            }
-        }
-        return ranges
-    }
-
-    /// One item, from its bytes as `itemRanges` found them.
+    /// One item, from its bytes as `decodeVersioned`'s `itemRanges` gave them.
     static func decodeItem(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Item {
         var reader = JSONReader(bytes)
         return try decodeItem(&reader)

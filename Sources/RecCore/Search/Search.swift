@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CAudio
 
 /// `find`: which items under a folder match every filter given, and where in them the
 /// text was found. A hit in a marker or a transcript carries its time, so that the moment
@@ -176,14 +177,14 @@ struct TranscriptIndexSearch {
             if !ascii { folded = TextFolding.foldedUTF8(String(decoding: text, as: UTF8.self)) }
             var hitAt: Int?
             for (k, needle) in needles.enumerated() {
-                guard let at = Self.position(of: needle, in: folded) else { continue }
+                guard let at = TextFolding.firstOffset(of: needle, in: folded) else { continue }
                 found[k] = true
                 if hitAt == nil { hitAt = at }
             }
             guard first == nil, let hitAt else { return true }
             let line = String(decoding: text, as: UTF8.self)
             let seconds = Double(String(decoding: start, as: UTF8.self))
-            let word = words[needles.firstIndex { Self.position(of: $0, in: folded) != nil }!]
+            let word = words[needles.firstIndex { TextFolding.firstOffset(of: $0, in: folded) != nil }!]
             first = (lineNumber, ascii ? hitAt : nil, seconds, TextFolding.snippet(of: line, around: word))
             return true
         }
@@ -225,27 +226,7 @@ struct TranscriptIndexSearch {
             return any < 0x80
         }
         guard ascii else { return true }
-        return needles.contains { position(of: $0, in: folded) != nil }
-    }
-
-    static func position(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
-        return haystack.withUnsafeBufferPointer { h in
-            needle.withUnsafeBufferPointer { n in
-                let first = Int32(n[0]), last = h.count - n.count
-                var i = 0
-                while i <= last {
-                    // memchr finds the candidates: vectorised, unlike a byte loop.
-                    guard let hit = memchr(h.baseAddress! + i, first, last - i + 1) else { return nil }
-                    i = UnsafeRawPointer(hit) - UnsafeRawPointer(h.baseAddress!)
-                    var k = 1
-                    while k < n.count && h[i + k] == n[k] { k += 1 }
-                    if k == n.count { return i }
-                    i += 1
-                }
-                return nil
-            }
-        }
+        return needles.contains { TextFolding.contains(folded, $0) }
     }
 }
 
@@ -318,20 +299,26 @@ public enum TextFolding {
 
     static func firstOffset(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard !needle.isEmpty else { return 0 }
-        guard haystack.count >= needle.count else { return nil }
-        // memchr for the first byte, memcmp for the rest (glibc's memmem is a GNU extension
-        // that Swift's Glibc module does not show).
-        return haystack.withUnsafeBytes { h in
-            needle.withUnsafeBytes { n in
-                let base = h.baseAddress!, first = Int32(needle[0]), last = h.count - n.count
-                var offset = 0
-                while offset <= last {
-                    guard let hit = memchr(base + offset, first, last - offset + 1) else { return nil }
-                    let at = base.distance(to: UnsafeRawPointer(hit))
-                    if memcmp(base + at, n.baseAddress!, n.count) == 0 { return at }
-                    offset = at + 1
+        var first: Int?
+        occurrences(of: needle, in: haystack, from: 0, to: haystack.count) { offset in
+            first = offset
+            return .max
+        }
+        return first
+    }
+
+    /// Calls `body` with each place `word` occurs in `haystack[from..<to]`; `body` returns
+    /// where to look on from. glibc's `memmem` (through CAudio's shim: Swift's Glibc module
+    /// does not show it) is a two-way search, far faster than a byte loop on megabytes.
+    static func occurrences(of word: [UInt8], in haystack: [UInt8], from: Int, to: Int, _ body: (Int) -> Int) {
+        guard !word.isEmpty else { return }
+        haystack.withUnsafeBytes { h in
+            word.withUnsafeBytes { w in
+                var at = from
+                while to - at >= w.count {
+                    guard let hit = caudio_memmem(h.baseAddress! + at, to - at, w.baseAddress!, w.count) else { return }
+                    at = max(body(h.baseAddress!.distance(to: hit)), at + 1)
                 }
-                return nil
             }
         }
     }

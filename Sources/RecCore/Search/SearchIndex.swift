@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CAudio
 
 /// `find`'s index (issues 12 and 13): what its filters look at, so that a search reads one
 /// or two files instead of parsing `store.json` and opening a transcript per recording.
@@ -15,8 +14,8 @@ import CAudio
 ///   search index (`TranscriptFiles.index`), its lines folded.
 ///
 /// Neither is ever the truth. A file whose source has changed since (`SourceIdentity`), or
-/// that cannot be read, is ignored: `find` then searches the document as it always did and
-/// writes the index again. Deleting `cache/` loses nothing.
+/// that cannot be read, is ignored: `find` makes it again (`Finder`, `SearchIndexFiles`)
+/// and searches that. Deleting `cache/` loses nothing.
 ///
 /// Search on the index is exact, not a first pass: each field's folded text ends with a NUL
 /// (an item's) or a line feed (a transcript's lines), and no word from the command line can
@@ -86,27 +85,18 @@ struct ItemIndex {
         let textEnd = items[range.upperBound - 1].text.upperBound
         for word in words {
             var found = Array(repeating: false, count: range.count)
-            Self.occurrences(of: word, in: text, from: textStart, to: textEnd) { offset in
-                // The item whose text holds the offset: the last that starts at or before it.
-                var low = range.lowerBound, high = range.upperBound
-                while high - low > 1 {
-                    let middle = (low + high) / 2
-                    if items[middle].text.lowerBound <= offset { low = middle } else { high = middle }
-                }
-                found[low - range.lowerBound] = true
-                return items[low].text.upperBound
+            TextFolding.occurrences(of: word, in: text, from: textStart, to: textEnd) { offset in
+                let position = Self.last(in: range, startingAtOrBefore: offset) { items[$0].text.lowerBound }
+                found[position - range.lowerBound] = true
+                return items[position].text.upperBound
             }
             if let transcripts, !recordings.isEmpty {
                 let entries = transcripts.entries
-                Self.occurrences(of: word, in: transcripts.text, from: entries.first?.text.lowerBound ?? 0,
-                                 to: entries.last?.text.upperBound ?? 0) { offset in
-                    var low = 0, high = entries.count
-                    while high - low > 1 {
-                        let middle = (low + high) / 2
-                        if entries[middle].text.lowerBound <= offset { low = middle } else { high = middle }
-                    }
-                    if let position = recordings[entries[low].id] { found[position - range.lowerBound] = true }
-                    return entries[low].text.upperBound
+                TextFolding.occurrences(of: word, in: transcripts.text, from: entries.first?.text.lowerBound ?? 0,
+                                        to: entries.last?.text.upperBound ?? 0) { offset in
+                    let entry = Self.last(in: entries.indices, startingAtOrBefore: offset) { entries[$0].text.lowerBound }
+                    if let position = recordings[entries[entry].id] { found[position - range.lowerBound] = true }
+                    return entries[entry].text.upperBound
                 }
             }
             for k in all.indices where !found[k] { all[k] = false }
@@ -114,19 +104,15 @@ struct ItemIndex {
         return all
     }
 
-    /// Calls `body` with each place `word` occurs in `haystack[from..<to]`; `body` returns
-    /// where to look on from.
-    static func occurrences(of word: [UInt8], in haystack: [UInt8], from: Int, to: Int, _ body: (Int) -> Int) {
-        guard !word.isEmpty else { return }
-        haystack.withUnsafeBytes { h in
-            word.withUnsafeBytes { w in
-                var at = from
-                while to - at >= w.count {
-                    guard let hit = caudio_memmem(h.baseAddress! + at, to - at, w.baseAddress!, w.count) else { return }
-                    at = max(body(h.baseAddress!.distance(to: hit)), at + 1)
-                }
-            }
+    /// The last position in `range` whose run starts at or before `offset` (runs lie one
+    /// after another in order): the one holding `offset`, a word found there.
+    static func last(in range: Range<Int>, startingAtOrBefore offset: Int, start: (Int) -> Int) -> Int {
+        var low = range.lowerBound, high = range.upperBound
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if start(middle) <= offset { low = middle } else { high = middle }
         }
+        return low
     }
 
     /// The folders and recordings without what `find` filters on: enough for `PathResolver`
@@ -247,24 +233,18 @@ extension ItemIndex {
         guard let loaded = library.documents.identity, FileIdentity(path: location.storeFile) == loaded else { return nil }
         let source = SourceIdentity.of(loaded)
         // Where the items lie, as the store found them when it read the file; if it has
-        // written the file since (a recovery), read again.
-        if let ranges = library.documents.itemRanges {
-            var table: [ItemID: Range<Int>] = [:]
-            table.reserveCapacity(ranges.count)
-            for (id, range) in ranges { table[id] = range }
-            return build(library.document, ranges: table, source: source)
-        }
-        guard let bytes = try? FileSystem.read(location.storeFile), FileIdentity(path: location.storeFile) == loaded else { return nil }
-        return build(library.document, storeBytes: bytes, source: source)
+        // written the file since (a recovery), it is read again.
+        if let ranges = library.documents.itemRanges { return build(library.document, ranges: ranges, source: source) }
+        guard let bytes = try? FileSystem.read(location.storeFile), FileIdentity(path: location.storeFile) == loaded,
+              let decoded = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decodeVersioned($0) }) else { return nil }
+        return build(library.document, ranges: decoded.itemRanges, source: source)
     }
 
-    /// The index of `document`, read from `storeBytes`.
-    static func build(_ document: Document, storeBytes: [UInt8], source: SourceIdentity) -> ItemIndex? {
-        guard let ranges = try? storeBytes.withUnsafeBufferPointer({ try DocumentCodec.itemRanges($0) }) else { return nil }
-        return build(document, ranges: ranges, source: source)
-    }
-
-    static func build(_ document: Document, ranges: [ItemID: Range<Int>], source: SourceIdentity) -> ItemIndex? {
+    /// The index of `document`, whose items lie at `ranges` in the `store.json` it was read from.
+    static func build(_ document: Document, ranges itemRanges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity) -> ItemIndex? {
+        var ranges: [ItemID: Range<Int>] = [:]
+        ranges.reserveCapacity(itemRanges.count)
+        for (id, range) in itemRanges { ranges[id] = range }
         let order = document.preorder()
         var positions: [ItemID: Int] = [:]
         positions.reserveCapacity(order.count)
@@ -384,7 +364,7 @@ enum SearchIndexFiles {
         var items = ItemIndex.current(at: location)
         if items == nil, let made = ItemIndex.build(from: library) {
             items = made
-            if !library.isReadOnly { save(SearchIndexCodec.encode(made), to: location.itemIndexFile, in: location) }
+            save(SearchIndexCodec.encode(made), to: location.itemIndexFile, in: location)
         }
         return (items, transcripts ? currentTranscripts(location) : nil)
     }
@@ -395,19 +375,20 @@ enum SearchIndexFiles {
         if let current = TranscriptIndex.current(at: location) { return current }
         let previous = (try? FileSystem.read(location.transcriptIndexFile)).flatMap(SearchIndexCodec.decodeTranscripts)
         let made = TranscriptIndex.build(location: location, reusing: previous)
-        if location.isWritable { save(SearchIndexCodec.encode(made), to: location.transcriptIndexFile, in: location) }
+        save(SearchIndexCodec.encode(made), to: location.transcriptIndexFile, in: location)
         return made
     }
 
     /// The index files that are current by their sources' identities but do not say what
     /// the sources say (a hand edit, a disk error, or a bug): `fsck` reports them, and
     /// `--repair` removes them. Paths relative to the store directory.
-    static func disagreeing(with document: Document, location: StoreLocation) -> [String] {
+    /// `document` and `itemRanges` are `store.json` as fsck read it.
+    static func disagreeing(with document: Document, itemRanges: [(id: ItemID, range: Range<Int>)], location: StoreLocation) -> [String] {
         var wrong: [String] = []
         if let bytes = try? FileSystem.read(location.itemIndexFile), let stored = SearchIndexCodec.decodeItems(bytes),
-           stored.source.isCurrent(location.storeFile) {
-            let fresh = (try? FileSystem.read(location.storeFile)).flatMap { ItemIndex.build(document, storeBytes: $0, source: stored.source) }
-            if fresh.map(SearchIndexCodec.encode) != bytes { wrong.append("cache/" + FileSystem.baseName(of: location.itemIndexFile)) }
+           stored.source.isCurrent(location.storeFile),
+           ItemIndex.build(document, ranges: itemRanges, source: stored.source).map(SearchIndexCodec.encode) != bytes {
+            wrong.append("cache/" + FileSystem.baseName(of: location.itemIndexFile))
         }
         if let bytes = try? FileSystem.read(location.transcriptIndexFile), let stored = SearchIndexCodec.decodeTranscripts(bytes),
            stored.source.isCurrent(location.transcriptsDirectory),
@@ -418,8 +399,9 @@ enum SearchIndexFiles {
     }
 
     /// Not flushed to the disk: after a crash the file is whole or gone (the rename), and
-    /// one that is gone or stale is made again.
+    /// one that is gone or stale is made again. A store that cannot be written keeps none.
     private static func save(_ bytes: [UInt8], to path: String, in location: StoreLocation) {
+        guard location.isWritable else { return }
         try? FileSystem.makeDirectories(location.cacheDirectory)
         try? FileSystem.writeAtomically(bytes, to: path, durable: false)
     }

@@ -122,7 +122,7 @@ public struct StoreCheck {
     }
 
     private func check(repair: Bool, isAlive: (Int32) -> Bool) throws -> Report {
-        var (document, linkProblems, version) = try loadLeniently()
+        var (document, linkProblems, version, itemRanges) = try loadLeniently()
         let storeMissing = location.hasLostDocuments
         var problems = storeMissing ? [Problem.missingStore] : []
         problems += linkProblems.map(Problem.link)
@@ -163,7 +163,7 @@ public struct StoreCheck {
         let unusedUndoCopies = Self.unusedUndoCopies(location)
         problems += unusedUndoCopies.map { Problem.unusedUndoCopy(file: $0) }
         // Compared only with a store that loads as it is: find's index is made from that.
-        let wrongIndexes = linkProblems.isEmpty && !storeMissing ? SearchIndexFiles.disagreeing(with: document, location: location) : []
+        let wrongIndexes = linkProblems.isEmpty && !storeMissing ? SearchIndexFiles.disagreeing(with: document, itemRanges: itemRanges, location: location) : []
         problems += wrongIndexes.map { Problem.wrongSearchIndex(file: $0) }
         let strays = strayTemporaries(isAlive: isAlive)
         problems += strays.map { Problem.strayTemporary(file: $0) }
@@ -351,11 +351,11 @@ public struct StoreCheck {
                              channels: audio.channels, format: format, file: file).analyzed(path: location.audioPath(file))
     }
 
-    private func loadLeniently() throws -> (document: Document, problems: [DocumentCodec.LinkProblem], version: Int) {
-        guard let bytes = try FileSystem.read(location.storeFile) else { return (Document(), [], Document.currentVersion) }
+    private func loadLeniently() throws
+        -> (document: Document, problems: [DocumentCodec.LinkProblem], version: Int, itemRanges: [(id: ItemID, range: Range<Int>)]) {
+        guard let bytes = try FileSystem.read(location.storeFile) else { return (Document(), [], Document.currentVersion, []) }
         do {
-            let decoded = try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0, strict: false) }
-            return (decoded.document, decoded.problems, decoded.version)
+            return try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0, strict: false) }
         } catch let corrupt as DocumentCodec.Corrupt {
             throw RecError.failure(location.storeFile, corrupt.reason + " (fsck repairs links, not JSON syntax; the file was left as it is)")
         }

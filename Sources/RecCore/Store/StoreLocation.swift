@@ -94,7 +94,6 @@ public struct StoreLocation: Equatable, Sendable {
     }
 }
 
-
 /// The identity of a file's content as of one read: a rename-based write always makes a
 /// new inode, so an unchanged identity means the bytes in memory are still current.
 struct FileIdentity: Equatable {

@@ -106,14 +106,13 @@ public struct ExternalEngine: TranscriptionEngine {
     static func writtenOutput(in directory: String) -> [UInt8]? {
         let names = FileSystem.entries(of: directory).filter { $0 != "audio.wav" }
         for suffix in [".json", ".vtt", ".srt", ".txt"] {
-            if let name = names.sorted().first(where: { $0.hasSuffix(suffix) }),
+            if let name = names.first(where: { $0.hasSuffix(suffix) }),
                let bytes = try? FileSystem.read(directory + "/" + name) {
                 return bytes
             }
         }
         return nil
     }
-
 
     /// `recnotes-transcribe-<pid of the transcriber>-XXXXXX`.
     static let directoryPrefix = "recnotes-transcribe-"
