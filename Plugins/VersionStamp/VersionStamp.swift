@@ -14,7 +14,7 @@ struct VersionStamp: BuildToolPlugin {
                 executable: URL(filePath: "/bin/sh"),
                 arguments: [script.path, "--swift", output.appending(path: "BuildInfo.swift").path],
                 outputFilesDirectory: output
-            ),
+            )
         ]
     }
 }

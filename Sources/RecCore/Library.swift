@@ -55,8 +55,10 @@ public final class Library {
     public func changeFolder(to path: String?) throws {
         let target = try resolver.resolveFolder(path ?? "/")
         if isReadOnly {
-            throw RecError.failure(location.directory,
-                                   "the store is read-only (\(location.writeProblem ?? "not writable")), and cd must write the current folder to viewstate.json")
+            throw RecError.failure(
+                location.directory,
+                "the store is read-only (\(location.writeProblem ?? "not writable")), and cd must write the current folder to viewstate.json"
+            )
         }
         let route = document.ancestry(of: target.id).map(\.id)
         let document = self.document

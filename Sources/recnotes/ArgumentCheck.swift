@@ -38,7 +38,10 @@ enum ArgumentCheck {
         var names: [String] = []
         var skipNext = false
         for word in arguments {
-            if skipNext { skipNext = false; continue }
+            if skipNext {
+                skipNext = false
+                continue
+            }
             if word == "--" { break }
             if word.hasPrefix("-") {
                 skipNext = Options(current).valued.contains(word)
@@ -63,7 +66,10 @@ enum ArgumentCheck {
         let options = Options(command)
         var skipNext = false
         for word in arguments {
-            if skipNext { skipNext = false; continue }
+            if skipNext {
+                skipNext = false
+                continue
+            }
             if word == "--" { return }
             guard word.hasPrefix("-"), word != "-" else { continue }
             if word.hasPrefix("--") {
@@ -77,7 +83,8 @@ enum ArgumentCheck {
             // -5s, -1:00: times from the end, which some options and arguments take.
             if let second = word.dropFirst().first, second.isNumber { continue }
             if word.dropFirst().allSatisfy({ options.flags.contains("-\($0)") }) { continue }
-            throw RecError.usage(word, "unknown option; a file or name that starts with - is written ./\(word) or after --")
+            throw RecError.usage(
+                word, "unknown option; a file or name that starts with - is written ./\(word) or after --")
         }
     }
 
@@ -94,11 +101,15 @@ enum ArgumentCheck {
         var text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
         if text.hasSuffix(".") { text.removeLast() }
         func quoted(_ s: Substring) -> [String] {
-            s.split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            s.split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+                String($0.element)
+            }
         }
         // The value 'size' is invalid for '--sort <sort>'. Please provide one of 'name', 'date' or 'duration'
         if text.hasPrefix("The value '") {
-            let parts = text.split(separator: ". Please provide one of ", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let parts = text.split(
+                separator: ". Please provide one of ", maxSplits: 1, omittingEmptySubsequences: false
+            ).map(String.init)
             let head = quoted(Substring(parts[0]))
             guard head.count >= 2 else { return text }
             let value = head[0]
@@ -106,7 +117,9 @@ enum ArgumentCheck {
             let placeholder = head[1].split(separator: " ").dropFirst().joined(separator: " ")
             if parts.count > 1 {
                 let choices = quoted(Substring(parts[1]))
-                let list = choices.count > 1 ? choices.dropLast().joined(separator: ", ") + " or " + choices.last! : choices.joined()
+                let list =
+                    choices.count > 1
+                    ? choices.dropLast().joined(separator: ", ") + " or " + choices.last! : choices.joined()
                 return "\(option) \(value): must be \(list)"
             }
             if let colon = parts[0].firstRange(of: "': ") {
@@ -135,6 +148,7 @@ enum ArgumentCheck {
             return "\(text[..<space]): \(text[text.index(after: space)...])"
         }
         let subject = names.last ?? "recnotes"
-        return text.hasPrefix(subject + " ") ? "\(subject): \(text.dropFirst(subject.count + 1))" : "\(subject): \(text)"
+        return text.hasPrefix(subject + " ")
+            ? "\(subject): \(text.dropFirst(subject.count + 1))" : "\(subject): \(text)"
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `record --background` and `play --background`: the same command runs again as a
@@ -31,14 +31,17 @@ enum Background {
         let output = try openOutput(log)
         defer { close(output) }
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw RecError.failure(command, "cannot start in the background: \(systemReason(errno))") }
+        guard pipe(&ends) == 0 else {
+            throw RecError.failure(command, "cannot start in the background: \(systemReason(errno))")
+        }
         for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         defer { close(ends[0]) }
         let child: DetachedProcess
         do {
             defer { close(ends[1]) }
-            child = try DetachedProcess.spawn(executable: DetachedProcess.currentExecutable, arguments: childArguments(),
-                                              output: output, report: ends[1], reportDescriptor: statusDescriptor)
+            child = try DetachedProcess.spawn(
+                executable: DetachedProcess.currentExecutable, arguments: childArguments(),
+                output: output, report: ends[1], reportDescriptor: statusDescriptor)
         } catch {
             throw RecError.failure(command, "cannot start in the background: \(error)")
         }
@@ -71,11 +74,16 @@ enum Background {
     /// Prints the messages the child sent, and returns its path and JSON if it got as far
     /// as registering.
     private static func relayReport(_ report: [UInt8]) -> Ready? {
-        var path: String?, json: String?
+        var path: String?
+        var json: String?
         for line in String(decoding: report, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
-            if line.hasPrefix("path\t") { path = String(line.dropFirst(5)) }
-            else if line.hasPrefix("json\t") { json = String(line.dropFirst(5)) }
-            else if line.hasPrefix("msg\t") { Terminal.writeStderr(line.dropFirst(4) + "\n") }
+            if line.hasPrefix("path\t") {
+                path = String(line.dropFirst(5))
+            } else if line.hasPrefix("json\t") {
+                json = String(line.dropFirst(5))
+            } else if line.hasPrefix("msg\t") {
+                Terminal.writeStderr(line.dropFirst(4) + "\n")
+            }
         }
         guard let path, let json else { return nil }
         return Ready(path: path, json: json)
@@ -120,10 +128,15 @@ struct BackgroundOptions: ParsableArguments {
     @Flag(help: "Detach and return at once, printing the item's path; 'recnotes stop' ends it.")
     var background = false
 
-    @Option(help: ArgumentHelp("With --background: append the detached process's output and errors to this file.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "With --background: append the detached process's output and errors to this file.", valueName: "file"))
     var log: String?
 
-    @Flag(help: "With --background: print the job as JSON (as 'status --json' shows it) instead of its path. For record without --background: print the saved recording, as mkdir --json does.")
+    @Flag(
+        help:
+            "With --background: print the job as JSON (as 'status --json' shows it) instead of its path. For record without --background: print the saved recording, as mkdir --json does."
+    )
     var json = false
 
     @Flag(name: .customLong("background-child"), help: .private)
@@ -139,7 +152,9 @@ struct BackgroundOptions: ParsableArguments {
         }
         if !background {
             if log != nil { throw RecError.usage("--log", "is only for --background") }
-            if json && !jsonAlone { throw RecError.usage("--json", "is only for --background; for events use --progress json") }
+            if json && !jsonAlone {
+                throw RecError.usage("--json", "is only for --background; for events use --progress json")
+            }
             return false
         }
         let ready = try Background.detach(command: command, log: log)
@@ -152,7 +167,11 @@ struct BackgroundOptions: ParsableArguments {
     var wantsItemJSON: Bool { json && !background && !child }
 
     func registered(_ job: ViewState.Job, in library: Library) {
-        guard child, let status = RemoteControl(library: library).statuses(library.viewState.state).first(where: { $0.job == job }) else { return }
+        guard child,
+            let status = RemoteControl(library: library).statuses(library.viewState.state).first(where: {
+                $0.job == job
+            })
+        else { return }
         Background.ready(path: status.path, json: ItemJSON.status(status))
     }
 }
@@ -167,10 +186,13 @@ enum BackgroundTranscription {
         let output = open("/dev/null", O_WRONLY | O_CLOEXEC)
         guard output >= 0 else { return }
         defer { close(output) }
-        let arguments = ["--store", library.location.directory, "--quiet", "transcribe", "--progress", "none"] + items.map { "@\($0.id)" }
+        let arguments =
+            ["--store", library.location.directory, "--quiet", "transcribe", "--progress", "none"]
+            + items.map { "@\($0.id)" }
         do {
-            _ = try DetachedProcess.spawn(executable: DetachedProcess.currentExecutable, arguments: arguments,
-                                          output: output, report: output, reportDescriptor: 3)
+            _ = try DetachedProcess.spawn(
+                executable: DetachedProcess.currentExecutable, arguments: arguments,
+                output: output, report: output, reportDescriptor: 3)
         } catch {
             Terminal.warning("the transcription could not start (\(error)); run 'recnotes transcribe --all --missing'")
         }

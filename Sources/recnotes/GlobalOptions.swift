@@ -2,15 +2,17 @@ import ArgumentParser
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The store directory.",
-        discussion: "Defaults to $RECNOTES_HOME, then $XDG_DATA_HOME/recnotes, then ~/.local/share/recnotes.",
-        valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store directory.",
+            discussion: "Defaults to $RECNOTES_HOME, then $XDG_DATA_HOME/recnotes, then ~/.local/share/recnotes.",
+            valueName: "dir"))
     var store: String?
 
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print nothing but errors.")
@@ -44,13 +46,31 @@ struct GlobalOptions: ParsableArguments {
         var skipNext = false
         var endOfOptions = false
         for word in arguments.dropFirst() {
-            if skipNext { skipNext = false; continue }
+            if skipNext {
+                skipNext = false
+                continue
+            }
             if word == "--" { endOfOptions = true }
-            if !endOfOptions && word == "--store" { skipNext = true; continue }
+            if !endOfOptions && word == "--store" {
+                skipNext = true
+                continue
+            }
             if !endOfOptions && word.hasPrefix("--store=") { continue }
-            if !endOfOptions && word == Background.childFlag { words.append("--background"); continue }
-            let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_./@:%+=,".unicodeScalars.contains($0) }
-            words.append(plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'")
+            if !endOfOptions && word == Background.childFlag {
+                words.append("--background")
+                continue
+            }
+            let plain =
+                !word.isEmpty
+                && word.unicodeScalars.allSatisfy {
+                    $0.properties.isAlphabetic || $0.properties.numericType != nil
+                        || "-_./@:%+=,".unicodeScalars.contains($0)
+                }
+            words.append(
+                plain
+                    ? word
+                    : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''")
+                        + "'")
         }
         return words.joined(separator: " ")
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @main
@@ -11,14 +11,14 @@ struct Recnotes: ParsableCommand {
         commandName: "recnotes",
         abstract: "Record, organise, play and script voice notes.",
         discussion: """
-        Recordings live in a folder hierarchy kept in a store directory (see --store). \
-        Paths are absolute (/Work/Ideas), relative to the current folder (Ideas, ../Work), \
-        or an @ followed by at least four hex digits of an item's UUID (@3f2a).
+            Recordings live in a folder hierarchy kept in a store directory (see --store). \
+            Paths are absolute (/Work/Ideas), relative to the current folder (Ideas, ../Work), \
+            or an @ followed by at least four hex digits of an item's UUID (@3f2a).
 
-        Exit status: 0 on success, 1 when the operation failed (not found, already exists, \
-        not empty, corrupt store, device or I/O error), 64 for usage errors (bad arguments, \
-        bad names, bad times).
-        """,
+            Exit status: 0 on success, 1 when the operation failed (not found, already exists, \
+            not empty, corrupt store, device or I/O error), 64 for usage errors (bad arguments, \
+            bad names, bad times).
+            """,
         version: "recnotes \(BuildInfo.version) (\(LibraryVersions.summary))",
         subcommands: [
             List.self, Tree.self, ChangeFolder.self, PrintFolder.self, MakeFolder.self,
@@ -43,7 +43,10 @@ struct Recnotes: ParsableCommand {
         guard !hoisted.isEmpty else { return arguments }
         // A mistyped subcommand is reported as itself, not as a misplaced --store.
         if let name = arguments.first, !name.hasPrefix("-"),
-           !configuration.subcommands.contains(where: { $0._commandName == name }) { return arguments }
+            !configuration.subcommands.contains(where: { $0._commandName == name })
+        {
+            return arguments
+        }
         let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
         arguments.insert(contentsOf: hoisted, at: end)
         return arguments

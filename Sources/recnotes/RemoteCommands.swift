@@ -6,8 +6,10 @@ import RecCore
 /// state it reports. Rendering follows the store: what is printed is what the running
 /// process acknowledged, not what was asked.
 enum RemoteCommand {
-    static func run(_ global: GlobalOptions, json: Bool, action: ViewState.ControlAction,
-                    send: (RemoteControl) throws -> RemoteControl.Sent) throws {
+    static func run(
+        _ global: GlobalOptions, json: Bool, action: ViewState.ControlAction,
+        send: (RemoteControl) throws -> RemoteControl.Sent
+    ) throws {
         let library = try global.openLibrary(recover: false)
         let control = RemoteControl(library: library)
         for note in try control.clearDead() { Terminal.warning(note) }
@@ -16,7 +18,7 @@ enum RemoteCommand {
         let sent = try send(control)
         let verb = action.verb
         switch control.wait(for: sent, until: action, watcher: watcher, timeout: action == .stop ? 30 : 5) {
-        case let .applied(status):
+        case .applied(let status):
             print(json ? ItemJSON.status(status) : status.line)
         case .ended:
             guard action == .stop else {
@@ -37,7 +39,10 @@ enum RemoteCommand {
         case .died:
             throw RecError.failure(verb, "the \(sent.job.noun) (pid \(sent.pid)) died before applying it")
         case .timedOut:
-            throw RecError.failure(verb, "the \(sent.job.noun) (pid \(sent.pid)) did not answer within \(action == .stop ? 30 : 5) s; the command stays queued")
+            throw RecError.failure(
+                verb,
+                "the \(sent.job.noun) (pid \(sent.pid)) did not answer within \(action == .stop ? 30 : 5) s; the command stays queued"
+            )
         }
     }
 }

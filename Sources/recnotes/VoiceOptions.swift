@@ -3,17 +3,28 @@ import RecCore
 
 /// `record`'s voice-activity options: start on the first speech, stop on a long silence.
 struct VoiceOptions: ParsableArguments {
-    @Flag(help: "Wait for speech: nothing is written until the detector hears some; the file then starts --pre-roll before it.")
+    @Flag(
+        help:
+            "Wait for speech: nothing is written until the detector hears some; the file then starts --pre-roll before it."
+    )
     var startOnVoice = false
 
-    @Option(help: ArgumentHelp("With --start-on-voice: audio kept from before the speech (default 0.5 s).", valueName: "time"))
+    @Option(
+        help: ArgumentHelp(
+            "With --start-on-voice: audio kept from before the speech (default 0.5 s).", valueName: "time"))
     var preRoll: String?
 
-    @Option(help: ArgumentHelp("Stop after this long of continuous silence. The silence stays in the file; an out point ('recnotes trim') hides all but 0.3 s of it.", valueName: "time"))
+    @Option(
+        help: ArgumentHelp(
+            "Stop after this long of continuous silence. The silence stays in the file; an out point ('recnotes trim') hides all but 0.3 s of it.",
+            valueName: "time"))
     var stopOnSilence: String?
 
-    @Option(parsing: .unconditional,
-            help: ArgumentHelp("A fixed level (dBFS, e.g. -45) below which the audio counts as silence, instead of the adaptive noise floor.", valueName: "dB"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "A fixed level (dBFS, e.g. -45) below which the audio counts as silence, instead of the adaptive noise floor.",
+            valueName: "dB"))
     var silenceThreshold: String?
 
     var isSet: Bool { startOnVoice || preRoll != nil || stopOnSilence != nil || silenceThreshold != nil }

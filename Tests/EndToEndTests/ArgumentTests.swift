@@ -6,7 +6,9 @@ import Testing
 /// in recnotes' voice: one line `recnotes: <what>: <why>`, exit status 64.
 @Suite("Arguments: unknown options and usage errors in one voice")
 struct ArgumentTests {
-    func expectUsage(_ sandbox: Sandbox, _ arguments: [String], _ message: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectUsage(
+        _ sandbox: Sandbox, _ arguments: [String], _ message: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let run = try sandbox.run(arguments)
         expectFailure(run, status: 64, message: message, sourceLocation: sourceLocation)
     }
@@ -23,8 +25,10 @@ struct ArgumentTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 64)
         #expect(output.isEmpty, "no help on stdout")
-        #expect(String(decoding: errors.wait(), as: UTF8.self)
-                == "recnotes: -dash.wav: unknown option; a file or name that starts with - is written ./-dash.wav or after --\n")
+        #expect(
+            String(decoding: errors.wait(), as: UTF8.self)
+                == "recnotes: -dash.wav: unknown option; a file or name that starts with - is written ./-dash.wav or after --\n"
+        )
         #expect(try cli.recordings().isEmpty)
         for arguments in [["import", "./-dash.wav", "--name", "a"], ["import", "--name", "b", "--", "-dash.wav"]] {
             let (p, _, e) = cli.process(arguments)
@@ -39,17 +43,25 @@ struct ArgumentTests {
 
     @Test func argumentParserMessagesAreInOurVoice() throws {
         let sandbox = try Sandbox()
-        try expectUsage(sandbox, ["ls", "--sort", "pitch"], "recnotes: --sort pitch: must be name, date, duration or size")
-        try expectUsage(sandbox, ["record", "--format", "aac"], "recnotes: --format aac: must be opus, flac, wav, vorbis or mp3")
+        try expectUsage(
+            sandbox, ["ls", "--sort", "pitch"], "recnotes: --sort pitch: must be name, date, duration or size")
+        try expectUsage(
+            sandbox, ["record", "--format", "aac"], "recnotes: --format aac: must be opus, flac, wav, vorbis or mp3")
         try expectUsage(sandbox, ["record", "--rate", "abc"], "recnotes: --rate abc: not a valid <hz>")
         try expectUsage(sandbox, ["record", "--rate"], "recnotes: --rate: needs a value (<hz>)")
         try expectUsage(sandbox, ["ls", "--bogus"], "recnotes: --bogus: unknown option; see 'recnotes ls --help'")
-        try expectUsage(sandbox, ["ls", "-z"], "recnotes: -z: unknown option; a file or name that starts with - is written ./-z or after --")
-        try expectUsage(sandbox, ["trash", "restore", "-x"], "recnotes: -x: unknown option; a file or name that starts with - is written ./-x or after --")
+        try expectUsage(
+            sandbox, ["ls", "-z"],
+            "recnotes: -z: unknown option; a file or name that starts with - is written ./-z or after --")
+        try expectUsage(
+            sandbox, ["trash", "restore", "-x"],
+            "recnotes: -x: unknown option; a file or name that starts with - is written ./-x or after --")
         try expectUsage(sandbox, ["frob"], "recnotes: frob: not a recnotes command; see 'recnotes help'")
         try expectUsage(sandbox, ["pwd", "a", "b"], "recnotes: a: unexpected argument; see 'recnotes pwd --help'")
         try expectUsage(sandbox, ["import"], "recnotes: import: needs at least one FILE, or - for standard input")
-        try expectUsage(sandbox, ["import", "x.wav", "--keep", "--format", "flac"], "recnotes: --keep: cannot be combined with --format")
+        try expectUsage(
+            sandbox, ["import", "x.wav", "--keep", "--format", "flac"],
+            "recnotes: --keep: cannot be combined with --format")
         // What looks like an option but is a value still is one.
         #expect(try sandbox.run(["seek", "-5s"]).status == 1)
         #expect(try sandbox.run(["ls", "-l"]).status == 0)

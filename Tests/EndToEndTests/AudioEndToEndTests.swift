@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RecCore
+import Testing
 
 /// `record` and `play` through the built binary and the real ALSA API, on file devices.
 @Suite("Audio end to end: record, play, stop, recover, errors")
@@ -65,7 +65,8 @@ struct AudioEndToEndTests {
     func aSignalStopsAndSaves(signal: Int32) throws {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 48_000))
-        let result = try cli.runUntil("\"progress\"", thenSend: signal, ["record", "Stopped", "--format", "flac", "--progress", "json"])
+        let result = try cli.runUntil(
+            "\"progress\"", thenSend: signal, ["record", "Stopped", "--format", "flac", "--progress", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("\"event\": \"finished\""))
         #expect(result.stdout.contains("\"event\": \"saved\""))
@@ -82,7 +83,8 @@ struct AudioEndToEndTests {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 48_000))
         // Killed after at least one sync (a second of audio) has reached the disk.
-        let killed = try cli.runUntil("\"seconds\": 1.5", thenSend: SIGKILL, ["record", "Crashed", "--format", "wav", "--progress", "json"])
+        let killed = try cli.runUntil(
+            "\"seconds\": 1.5", thenSend: SIGKILL, ["record", "Crashed", "--format", "wav", "--progress", "json"])
         #expect(killed.status == SIGKILL)
         #expect(!killed.stdout.contains("saved"))
         let ls = try cli.run("ls")
@@ -97,7 +99,8 @@ struct AudioEndToEndTests {
         #expect(decoded.count == frames)
         #expect(Bool(Array(decoded.prefix(48_000)) == AudioCLI.tone(frames: 48_000)))
         // Its levels and waveform are measured as it is saved, as for any recording.
-        let stored = String(decoding: FileManager.default.contents(atPath: cli.store + "/store.json") ?? Data(), as: UTF8.self)
+        let stored = String(
+            decoding: FileManager.default.contents(atPath: cli.store + "/store.json") ?? Data(), as: UTF8.self)
         #expect(stored.contains("\"analysis\": {"), "\(stored)")
         // Recovered once: the entry is gone and a second command finds nothing to do.
         let again = try cli.run("ls")
@@ -147,7 +150,8 @@ struct AudioEndToEndTests {
             let item = try #require(items.first { $0["name"] as? String == name })
             return cli.store + "/audio/" + (try #require(item["file"] as? String))
         }
-        let bad = try file("bad"), short = try file("short")
+        let bad = try file("bad")
+        let short = try file("short")
         try Data(repeating: 0x5A, count: 4096).write(to: URL(fileURLWithPath: bad))
         let size = try #require(FileSystem.size(short))
         let truncated = try #require(FileManager.default.contents(atPath: short)).prefix(Int(size / 2))
@@ -188,7 +192,9 @@ struct AudioEndToEndTests {
         #expect(try cli.run("record", "r", "--format", "wav", "--duration", "2").status == 0)
         let result = try cli.run("play", "r", "--seek", "-1:00")
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr == "recnotes: play: --seek -1:00: the recording is only 00:00:02 long; playing from the start\n")
+        #expect(
+            result.stderr
+                == "recnotes: play: --seek -1:00: the recording is only 00:00:02 long; playing from the start\n")
         #expect(cli.outputSamples() == source)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RecCore
+import Testing
 
 /// A PulseAudio server of our own (user mode, its own runtime directory, a null sink and a
 /// native-protocol socket), reached through ALSA's `pulse` plugin. Real time, unlike the
@@ -18,7 +18,8 @@ final class PulseServer {
         try FileManager.default.createDirectory(atPath: directory + "/pulse", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: directory + "/home", withIntermediateDirectories: true)
         let arguments = [
-            "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disable-shm=yes", "--use-pid-file=no",
+            "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disable-shm=yes",
+            "--use-pid-file=no",
             "--log-target=stderr", "--log-level=error",
             "-L", "module-null-sink sink_name=recnotes_sink rate=48000 channels=1",
             "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(socket)",
@@ -41,7 +42,9 @@ final class PulseServer {
             envp.forEach { free($0) }
         }
         let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
-        guard result == 0 else { throw RecError.failure("pulseaudio", "cannot start: \(String(cString: strerror(result)))") }
+        guard result == 0 else {
+            throw RecError.failure("pulseaudio", "cannot start: \(String(cString: strerror(result)))")
+        }
         // Ready when its socket exists (checked, not timed: up to 20 s on a slow machine).
         for _ in 0..<400 where !FileManager.default.fileExists(atPath: socket) && isRunning {
             usleep(50_000)
@@ -89,7 +92,8 @@ struct AudioPulseLoopbackTests {
     /// The power of `frequency` in `samples`, by the Goertzel algorithm.
     static func power(_ samples: ArraySlice<Int16>, frequency: Double, rate: Double = 48000) -> Double {
         let coefficient = 2 * cos(2 * .pi * frequency / rate)
-        var s1 = 0.0, s2 = 0.0
+        var s1 = 0.0
+        var s2 = 0.0
         for sample in samples {
             let s = Double(sample) / 32768 + coefficient * s1 - s2
             s2 = s1
@@ -105,13 +109,16 @@ struct AudioPulseLoopbackTests {
         defer { server.stop() }
         // The file devices stay the default, for making the tone recording.
         let fileDevices = try String(contentsOfFile: cli.home + "/.asoundrc", encoding: .utf8)
-        try (fileDevices + "\n" + server.asoundrc).write(toFile: cli.home + "/.asoundrc", atomically: true, encoding: .utf8)
+        try (fileDevices + "\n" + server.asoundrc).write(
+            toFile: cli.home + "/.asoundrc", atomically: true, encoding: .utf8)
         try cli.writeInput(AudioCLI.tone(frames: 48_000, amplitude: 0.5))
         #expect(try cli.run("record", "tone", "--format", "wav", "--duration", "1").status == 0)
 
         // Record the monitor for 4 s; once it has started, play the 1 s tone into the sink.
-        let (recorder, out, err) = cli.process(["record", "captured", "--device", "pulse_monitor", "--format", "wav",
-                                                "--duration", "4", "--progress", "json"])
+        let (recorder, out, err) = cli.process([
+            "record", "captured", "--device", "pulse_monitor", "--format", "wav",
+            "--duration", "4", "--progress", "json",
+        ])
         try recorder.run()
         let errors = DrainedPipe(err)
         var seen = Data()
@@ -133,7 +140,8 @@ struct AudioPulseLoopbackTests {
         #expect(captured.count == 4 * 48_000)
         // The loudest tenth of a second holds the tone: 440 Hz far above 1 kHz and near
         // the level it was played at (0.5 of full scale: power 0.0625 for a pure sine).
-        var best = 0.0, bestOther = 0.0
+        var best = 0.0
+        var bestOther = 0.0
         var start = 0
         while start + 4800 <= captured.count {
             let window = captured[start..<(start + 4800)]

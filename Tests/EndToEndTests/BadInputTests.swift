@@ -34,7 +34,9 @@ struct BadInputTests {
         if run.status < 0 || run.status > 128 { return "ended by signal or watchdog: \(run)" }
         if !statuses.contains(run.status) { return "status \(run.status), expected \(statuses.sorted()): \(run)" }
         // Bytes, not Characters: a combining mark right after "recnotes: " joins the space.
-        if run.stderrLines.count != 1 || !run.stderr.utf8.starts(with: "recnotes: ".utf8) || run.stderr.utf8.starts(with: "recnotes: warning:".utf8) {
+        if run.stderrLines.count != 1 || !run.stderr.utf8.starts(with: "recnotes: ".utf8)
+            || run.stderr.utf8.starts(with: "recnotes: warning:".utf8)
+        {
             return "not one 'recnotes: ' line on stderr: \(run)"
         }
         return nil
@@ -47,12 +49,12 @@ struct BadInputTests {
         try sandbox.addWAVRecording("standup", in: "/Work/Ideas", frames: 48_000)
         expectSuccess(try sandbox.run("mark", "/Work/Ideas/standup", "--at", "0.5", "intro"))
         let asoundrc = """
-        pcm.!default {
-          type asym
-          playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
-          capture.pcm { type file slave.pcm null file "/dev/null" infile "/dev/zero" format "raw" }
-        }
-        """
+            pcm.!default {
+              type asym
+              playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
+              capture.pcm { type file slave.pcm null file "/dev/null" infile "/dev/zero" format "raw" }
+            }
+            """
         try asoundrc.write(toFile: sandbox.home + "/.asoundrc", atomically: true, encoding: .utf8)
         return sandbox
     }
@@ -160,7 +162,9 @@ struct BadInputTests {
 
     static func isValidName(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 255, name != ".", name != ".." else { return false }
-        for s in name.unicodeScalars where s == "/" || s.value < 0x20 || (0x7F...0x9F).contains(s.value) { return false }
+        for s in name.unicodeScalars where s == "/" || s.value < 0x20 || (0x7F...0x9F).contains(s.value) {
+            return false
+        }
         return !name.unicodeScalars.first!.properties.isWhitespace && !name.unicodeScalars.last!.properties.isWhitespace
     }
 
@@ -178,22 +182,31 @@ struct BadInputTests {
             statuses[run.status, default: 0] += 1
             if run.status < 0 || run.status > 128 { crashes += 1 }
             let name = arguments.count == 2 && arguments[0] == "mkdir" ? arguments[1] : nil
-            let plainName = name.map { !$0.contains("/") && !$0.hasPrefix("-") && !$0.hasPrefix("@") && $0 != "." && $0 != ".." } ?? false
+            let plainName =
+                name.map { !$0.contains("/") && !$0.hasPrefix("-") && !$0.hasPrefix("@") && $0 != "." && $0 != ".." }
+                ?? false
             if run.status == 0 {
                 if ["mkdir", "mv", "rm", "trash", "mark", "unmark", "tag", "note"].contains(arguments[0]),
-                   Self.files(sandbox.store) != before {
+                    Self.files(sandbox.store) != before
+                {
                     // Put the fixture back, so that later cases meet the same store.
                     let undo = try sandbox.runBounded(["undo"])
                     if undo.status != 0 { problems.append("#\(n) undo after \(arguments.debugDescription): \(undo)") }
                 }
                 before = Self.files(sandbox.store)
-                if plainName, let name, !Self.isValidName(name) { problems.append("#\(n) \(arguments.debugDescription) accepted an invalid name") }
+                if plainName, let name, !Self.isValidName(name) {
+                    problems.append("#\(n) \(arguments.debugDescription) accepted an invalid name")
+                }
                 continue
             }
             if let problem = Self.failureProblem(run) { problems.append("#\(n) \(problem)") }
             if plainName, let name {
                 let expected: Int32 = Self.isValidName(name) ? 1 : 64
-                if run.status != expected { problems.append("#\(n) \(arguments.debugDescription): status \(run.status), expected \(expected): \(run.stderr)") }
+                if run.status != expected {
+                    problems.append(
+                        "#\(n) \(arguments.debugDescription): status \(run.status), expected \(expected): \(run.stderr)"
+                    )
+                }
             }
             let after = Self.files(sandbox.store)
             if after != before {
@@ -203,7 +216,9 @@ struct BadInputTests {
             }
         }
         let summary = statuses.keys.sorted().map { "\($0): \(statuses[$0]!)" }.joined(separator: ", ")
-        print("bad-input (binary arguments): \(count) generated commands tried (exit statuses \(summary)), \(problems.count) bad outcomes, \(crashes) crashes (seed \(Self.seed))")
+        print(
+            "bad-input (binary arguments): \(count) generated commands tried (exit statuses \(summary)), \(problems.count) bad outcomes, \(crashes) crashes (seed \(Self.seed))"
+        )
         #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
         #expect(crashes == 0)
     }
@@ -238,7 +253,9 @@ struct BadInputTests {
         cases.append(("100k [ inside an object", bytes("{\"version\": 1, \"extra\": ") + open + close + bytes("}")))
         cases.append(("100k {", [UInt8](repeating: UInt8(ascii: "{"), count: 100_000)))
         var invalid = original
-        if let at = invalid.firstIndex(of: UInt8(ascii: "R")) { invalid.replaceSubrange(at...at, with: [0xC3, 0x28, 0xFF]) }
+        if let at = invalid.firstIndex(of: UInt8(ascii: "R")) {
+            invalid.replaceSubrange(at...at, with: [0xC3, 0x28, 0xFF])
+        }
         cases.append(("invalid UTF-8", invalid))
         cases.append(("a UTF-16 byte-order mark", [0xFF, 0xFE] + original))
         cases.append(("NUL bytes", [UInt8](repeating: 0, count: 4096)))
@@ -254,17 +271,22 @@ struct BadInputTests {
         expectSuccess(try sandbox.run("rm", "-r", "/Home"))
         let original = try #require(sandbox.storeBytes)
         let replacements: [(String, String)] = [
-            ("\"version\": 3", "\"version\": \"3\""), ("\"version\": 3", "\"version\": 99"), ("\"items\": [", "\"items\": {\"x\": ["),
-            ("\"name\": \"Work\"", "\"name\": 5"), ("\"type\": \"folder\"", "\"type\": \"file\""), ("\"parent\": null", "\"parent\": 3"),
+            ("\"version\": 3", "\"version\": \"3\""), ("\"version\": 3", "\"version\": 99"),
+            ("\"items\": [", "\"items\": {\"x\": ["),
+            ("\"name\": \"Work\"", "\"name\": 5"), ("\"type\": \"folder\"", "\"type\": \"file\""),
+            ("\"parent\": null", "\"parent\": 3"),
             ("\"children\": [", "\"children\": \"x\", \"y\": ["), ("\"frames\": 48000", "\"frames\": -1"),
             ("\"frames\": 48000", "\"frames\": 1e999"), ("\"duration\": 1", "\"duration\": \"long\""),
-            ("00000000-0000-0000-0000-000000000000\", \"type\"", "0000\", \"type\""), ("\"trash\": [", "\"trash\": [null, "),
-            ("\"name\": \"Work\"", "\"name\": \"\\ud800\""), ("\"name\": \"Work\"", "\"name\": \"a/b\""), ("\"name\": \"Work\"", "\"name\": \"\""),
+            ("00000000-0000-0000-0000-000000000000\", \"type\"", "0000\", \"type\""),
+            ("\"trash\": [", "\"trash\": [null, "),
+            ("\"name\": \"Work\"", "\"name\": \"\\ud800\""), ("\"name\": \"Work\"", "\"name\": \"a/b\""),
+            ("\"name\": \"Work\"", "\"name\": \"\""),
             ("\"created\": \"", "\"created\": \"yesterday"),
         ]
         let cases = Self.damaged(original, replacements: replacements)
         var problems: [String] = []
-        var crashes = 0, accepted = 0
+        var crashes = 0
+        var accepted = 0
         let commands: [[String]] = [["ls", "/"], ["mkdir", "/New"], ["fsck"], ["undo"]]
         for (label, bytes) in cases {
             try sandbox.write(sandbox.storeFile, bytes)
@@ -281,14 +303,20 @@ struct BadInputTests {
                     before = Self.files(sandbox.store)
                     continue
                 }
-                if let problem = Self.failureProblem(run, statuses: [1]) { problems.append("\(label): \(arguments): \(problem)") }
+                if let problem = Self.failureProblem(run, statuses: [1]) {
+                    problems.append("\(label): \(arguments): \(problem)")
+                }
                 let after = Self.files(sandbox.store)
-                if after != before { problems.append("\(label): \(arguments) changed \(Self.changed(before, after)): \(run)") }
+                if after != before {
+                    problems.append("\(label): \(arguments) changed \(Self.changed(before, after)): \(run)")
+                }
             }
         }
         try sandbox.write(sandbox.storeFile, original)
         expectSuccess(try sandbox.run("ls"))
-        print("bad-input (corrupt store.json): \(cases.count) damaged files × \(commands.count) commands tried, \(accepted) accepted (still valid), \(problems.count) bad outcomes, \(crashes) crashes")
+        print(
+            "bad-input (corrupt store.json): \(cases.count) damaged files × \(commands.count) commands tried, \(accepted) accepted (still valid), \(problems.count) bad outcomes, \(crashes) crashes"
+        )
         #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
         #expect(crashes == 0)
     }
@@ -300,12 +328,14 @@ struct BadInputTests {
         let original = try #require(sandbox.viewStateBytes)
         let store = try #require(sandbox.storeBytes)
         let replacements: [(String, String)] = [
-            ("\"version\": 1", "\"version\": \"1\""), ("\"version\": 1", "\"version\": 99"), ("\"folderStack\": [", "\"folderStack\": {\"a\": ["),
+            ("\"version\": 1", "\"version\": \"1\""), ("\"version\": 1", "\"version\": 99"),
+            ("\"folderStack\": [", "\"folderStack\": {\"a\": ["),
             ("\"position\": ", "\"position\": \"x\", \"p\": "), ("\"selection\": {", "\"selection\": [{"),
         ]
         let cases = Self.damaged(original, replacements: replacements)
         var problems: [String] = []
-        var crashes = 0, warned = 0
+        var crashes = 0
+        var warned = 0
         for (label, bytes) in cases {
             try sandbox.write(sandbox.viewStateFile, bytes)
             let run = try sandbox.runBounded(["ls"], timeout: 60)
@@ -317,9 +347,13 @@ struct BadInputTests {
             let rebuilt = sandbox.viewStateBytes.flatMap { try? JSONSerialization.jsonObject(with: Data($0)) }
             if rebuilt == nil { problems.append("\(label): viewstate.json was not rebuilt") }
             let again = try sandbox.runBounded(["ls"], timeout: 60)
-            if again.status != 0 || !again.stderr.isEmpty { problems.append("\(label): the warning came back: \(again)") }
+            if again.status != 0 || !again.stderr.isEmpty {
+                problems.append("\(label): the warning came back: \(again)")
+            }
         }
-        print("bad-input (corrupt viewstate.json): \(cases.count) damaged files tried, \(warned) rebuilt with a warning, \(problems.count) bad outcomes, \(crashes) crashes")
+        print(
+            "bad-input (corrupt viewstate.json): \(cases.count) damaged files tried, \(warned) rebuilt with a warning, \(problems.count) bad outcomes, \(crashes) crashes"
+        )
         #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
         #expect(crashes == 0)
     }
@@ -344,7 +378,8 @@ struct BadInputTests {
             if let file = item["file"] as? String, let name = item["name"] as? String { files[name] = file }
         }
         var problems: [String] = []
-        var tried = 0, crashes = 0
+        var tried = 0
+        var crashes = 0
 
         /// Damage no reader can miss (`mustFail`) is refused, or, by `info`, which shows what
         /// the store knows, warned about. Damage that leaves readable audio (a cut or silenced
@@ -367,7 +402,9 @@ struct BadInputTests {
                 }
                 return
             }
-            if let problem = Self.failureProblem(run, statuses: [1]) { problems.append("\(label): \(arguments): \(problem)") }
+            if let problem = Self.failureProblem(run, statuses: [1]) {
+                problems.append("\(label): \(arguments): \(problem)")
+            }
             // Audio that fails part-way through playing leaves the position it reached in the
             // view state, as any stopped playback does.
             let changes = Self.changed(before, Self.files(sandbox.store)).filter { mustFail || $0 != "viewstate.json" }
@@ -393,18 +430,23 @@ struct BadInputTests {
                 if hasExport {
                     let target = sandbox.root + "/out-\(tried).wav"
                     try check(["export", "/Home/\(format)", target], mustFail: mustFail, label: name)
-                    if mustFail && FileManager.default.fileExists(atPath: target) { problems.append("\(name): export left \(target) behind") }
+                    if mustFail && FileManager.default.fileExists(atPath: target) {
+                        problems.append("\(name): export left \(target) behind")
+                    }
                 }
                 if hasImport {
                     let copy = sandbox.root + "/bad-\(format).\(format)"
                     try sandbox.write(copy, bytes)
                     try check(["import", copy, "--to", "/Work", "--name", "imported"], mustFail: mustFail, label: name)
-                    try check(["import", copy, "--to", "/Work", "--name", "kept", "--keep"], mustFail: mustFail, label: name)
+                    try check(
+                        ["import", copy, "--to", "/Work", "--name", "kept", "--keep"], mustFail: mustFail, label: name)
                 }
             }
             try sandbox.write(path, good)
         }
-        print("bad-input (damaged audio): \(tried) play/info/export/import runs on empty, garbage, header-only, truncated and zeroed audio (\(formats.joined(separator: ", "))), \(problems.count) bad outcomes, \(crashes) crashes")
+        print(
+            "bad-input (damaged audio): \(tried) play/info/export/import runs on empty, garbage, header-only, truncated and zeroed audio (\(formats.joined(separator: ", "))), \(problems.count) bad outcomes, \(crashes) crashes"
+        )
         #expect(problems.isEmpty, "\(problems.prefix(12).joined(separator: "\n"))")
         #expect(crashes == 0)
     }

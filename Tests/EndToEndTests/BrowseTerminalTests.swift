@@ -13,32 +13,43 @@ struct BrowseTerminalTests {
 
     /// The browser's whole environment: the AudioCLI home with its `.asoundrc`, no colour.
     static func environment(_ cli: AudioCLI, _ extra: [String: String] = [:]) -> [String: String] {
-        ["HOME": cli.home, "RECNOTES_HOME": cli.store, "NO_COLOR": "1", "TZ": "UTC",
-         "PATH": "/usr/local/bin:/usr/bin:/bin"].merging(extra) { $1 }
+        [
+            "HOME": cli.home, "RECNOTES_HOME": cli.store, "NO_COLOR": "1", "TZ": "UTC",
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+        ].merging(extra) { $1 }
     }
 
     /// `recnotes browse ARGS` as the pane's command.
-    static func browse(_ cli: AudioCLI, width: Int = 80, height: Int = 24, _ arguments: [String] = [],
-                       environment extra: [String: String] = [:]) throws -> TmuxSession {
-        try TmuxSession(width: width, height: height, directory: cli.home, environment: environment(cli, extra),
-                        command: [AudioCLI.binary, "browse"] + arguments)
+    static func browse(
+        _ cli: AudioCLI, width: Int = 80, height: Int = 24, _ arguments: [String] = [],
+        environment extra: [String: String] = [:]
+    ) throws -> TmuxSession {
+        try TmuxSession(
+            width: width, height: height, directory: cli.home, environment: environment(cli, extra),
+            command: [AudioCLI.binary, "browse"] + arguments)
     }
 
     /// A PulseAudio server for the real-time tests, and `pulse_both`: play to its null sink,
     /// record from the sink's monitor. (The file devices stay the default.)
     static func pulse(_ cli: AudioCLI) throws -> PulseServer {
-        try #require(AudioPulseLoopbackTests.pulseInstalled, "pulseaudio is not installed: scripts/install-deps.sh installs it")
+        try #require(
+            AudioPulseLoopbackTests.pulseInstalled, "pulseaudio is not installed: scripts/install-deps.sh installs it")
         let server = try PulseServer(directory: cli.home + "/pa")
         let fileDevices = try String(contentsOfFile: cli.home + "/.asoundrc", encoding: .utf8)
-        try (fileDevices + "\n" + server.asoundrc + "\n"
-             + "pcm.pulse_both { type asym playback.pcm \"pulse_sink\" capture.pcm \"pulse_monitor\" }\n")
+        try
+            (fileDevices + "\n" + server.asoundrc + "\n"
+            + "pcm.pulse_both { type asym playback.pcm \"pulse_sink\" capture.pcm \"pulse_monitor\" }\n")
             .write(toFile: cli.home + "/.asoundrc", atomically: true, encoding: .utf8)
         return server
     }
 
-    static func succeed(_ cli: AudioCLI, _ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> AudioCLI.Result {
+    static func succeed(_ cli: AudioCLI, _ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation)
+        throws -> AudioCLI.Result
+    {
         let result = try cli.run(arguments)
-        #expect(result.status == 0, "recnotes \(arguments.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            result.status == 0, "recnotes \(arguments.joined(separator: " ")): \(result.stderr)",
+            sourceLocation: sourceLocation)
         return result
     }
 
@@ -57,7 +68,9 @@ struct BrowseTerminalTests {
     /// Names of the folder's items, from `ls --json`.
     static func names(_ cli: AudioCLI, _ folder: String = "/") throws -> [String] {
         let result = try cli.run("ls", folder, "--json")
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result.stdout) \(result.stderr)")
+        let list = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]],
+            "\(result.stdout) \(result.stderr)")
         return list.compactMap { $0["name"] as? String }
     }
 
@@ -77,16 +90,21 @@ struct BrowseTerminalTests {
             let rest = line[start.upperBound...]
             guard let slash = rest.range(of: " / ") else { continue }
             let parts = rest[..<slash.lowerBound].split(separator: ":")
-            guard parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]), let sec = Double(parts[2]) else { continue }
+            guard parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]), let sec = Double(parts[2])
+            else { continue }
             return h * 3600 + m * 60 + sec
         }
         return nil
     }
 
     /// Waits for the player line to show `symbol` and a time within a hundredth of `seconds`.
-    static func waitForPlayer(_ tmux: TmuxSession, _ symbol: String, at seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func waitForPlayer(
+        _ tmux: TmuxSession, _ symbol: String, at seconds: Double, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let seen = tmux.waitUntil { playerTime($0, symbol).map { abs($0 - seconds) <= 0.011 } ?? false }
-        #expect(seen, "the player line did not show \(symbol) \(seconds); the screen:\n\(tmux.screen())", sourceLocation: sourceLocation)
+        #expect(
+            seen, "the player line did not show \(symbol) \(seconds); the screen:\n\(tmux.screen())",
+            sourceLocation: sourceLocation)
     }
 
     /// How `Format.clock` may show a position that `status --json` gave to the millisecond.
@@ -105,14 +123,18 @@ struct BrowseTerminalTests {
             if let now, now == last { return now }
             last = now
         }
-        return try #require(nil as Double?, "the paused position did not settle: \(String(describing: last))", sourceLocation: sourceLocation)
+        return try #require(
+            nil as Double?, "the paused position did not settle: \(String(describing: last))",
+            sourceLocation: sourceLocation)
     }
 
     /// Quits with q and checks the exit status.
     static func quit(_ tmux: TmuxSession, sourceLocation: SourceLocation = #_sourceLocation) throws {
         try tmux.send("q")
         let status = tmux.waitForExit()
-        #expect(status == 0, "browse did not exit 0 after q: \(String(describing: status)); the screen:\n\(tmux.screen())", sourceLocation: sourceLocation)
+        #expect(
+            status == 0, "browse did not exit 0 after q: \(String(describing: status)); the screen:\n\(tmux.screen())",
+            sourceLocation: sourceLocation)
     }
 
     // MARK: Navigation
@@ -121,7 +143,9 @@ struct BrowseTerminalTests {
         let cli = try AudioCLI()
         for path in ["Alpha", "Work", "Work/Deep", "Work/Deep/Bottom"] { _ = try Self.succeed(cli, "mkdir", path) }
         let tmux = try Self.browse(cli)
-        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings" && $0.contains { $0.hasPrefix("▸ Work/") } }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil { Self.breadcrumb($0) == "Recordings" && $0.contains { $0.hasPrefix("▸ Work/") } },
+            "\(tmux.screen())")
         #expect(tmux.lines().contains { $0.hasPrefix("▸ Alpha/") })
         #expect(Self.detailTitle(tmux.lines()) == "Alpha", "\(tmux.screen())")
 
@@ -129,20 +153,31 @@ struct BrowseTerminalTests {
         #expect(tmux.waitUntil { Self.detailTitle($0) == "Work" }, "\(tmux.screen())")
         try tmux.send("Enter")
         #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings › Work" }, "\(tmux.screen())")
-        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Deep/") } && !$0.contains { $0.hasPrefix("▸ Alpha/") } }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Deep/") } && !$0.contains { $0.hasPrefix("▸ Alpha/") } },
+            "\(tmux.screen())")
         try tmux.send("Enter")
-        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings › Work › Deep" && $0.contains { $0.hasPrefix("▸ Bottom/") } }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil {
+                Self.breadcrumb($0) == "Recordings › Work › Deep" && $0.contains { $0.hasPrefix("▸ Bottom/") }
+            }, "\(tmux.screen())")
         // Backspace goes up, with the cursor on the folder it came from.
         try tmux.send("BSpace")
-        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings › Work" && Self.detailTitle($0) == "Deep" }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil { Self.breadcrumb($0) == "Recordings › Work" && Self.detailTitle($0) == "Deep" },
+            "\(tmux.screen())")
         try Self.quit(tmux)
         #expect(try Self.succeed(cli, "pwd").stdout == "/Work\n")
 
         // The next browse starts there; h goes up, and pwd follows again.
         let again = try Self.browse(cli)
-        #expect(again.waitUntil { Self.breadcrumb($0) == "Recordings › Work" && $0.contains { $0.hasPrefix("▸ Deep/") } }, "\(again.screen())")
+        #expect(
+            again.waitUntil { Self.breadcrumb($0) == "Recordings › Work" && $0.contains { $0.hasPrefix("▸ Deep/") } },
+            "\(again.screen())")
         try again.send("h")
-        #expect(again.waitUntil { Self.breadcrumb($0) == "Recordings" && Self.detailTitle($0) == "Work" }, "\(again.screen())")
+        #expect(
+            again.waitUntil { Self.breadcrumb($0) == "Recordings" && Self.detailTitle($0) == "Work" },
+            "\(again.screen())")
         try Self.quit(again)
         #expect(try Self.succeed(cli, "pwd").stdout == "/\n")
     }
@@ -169,7 +204,9 @@ struct BrowseTerminalTests {
     /// A 20-second recording, "src", played from browse on the real-time device until the
     /// player line shows a second, then paused with space: the browser, and where it paused
     /// (read once the position has settled).
-    static func playThenPause(_ cli: AudioCLI, sourceLocation: SourceLocation = #_sourceLocation) throws -> (TmuxSession, Double) {
+    static func playThenPause(_ cli: AudioCLI, sourceLocation: SourceLocation = #_sourceLocation) throws -> (
+        TmuxSession, Double
+    ) {
         _ = try RemoteControlTests.source(cli, name: "src", seconds: 20)
         let tmux = try Self.browse(cli, ["--device", "pulse_both"])
         #expect(tmux.waitUntil { Self.detailTitle($0) == "src" }, "\(tmux.screen())", sourceLocation: sourceLocation)
@@ -177,12 +214,15 @@ struct BrowseTerminalTests {
         // Playing in real time: the player line counts up. It runs up to 0.2 s ahead of the
         // engine's last report (carried on the clock between periods), so wait for 1.5 s to
         // be sure the pause lands after the first second.
-        #expect(tmux.waitUntil { (Self.playerTime($0, "▶") ?? 0) >= 1.5 }, "\(tmux.screen())", sourceLocation: sourceLocation)
+        #expect(
+            tmux.waitUntil { (Self.playerTime($0, "▶") ?? 0) >= 1.5 }, "\(tmux.screen())",
+            sourceLocation: sourceLocation)
         #expect(try Self.playing(cli)?["paused"] as? Bool == false, sourceLocation: sourceLocation)
         try tmux.send("Space")
         tmux.waitFor("❚❚")
-        #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["paused"] as? Bool == true },
-                sourceLocation: sourceLocation)
+        #expect(
+            try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["paused"] as? Bool == true },
+            sourceLocation: sourceLocation)
         // Paused is paused: the position stays put (playing, it would move 1.2 s between readings).
         return (tmux, try Self.settledPosition(cli, sourceLocation: sourceLocation))
     }
@@ -194,25 +234,30 @@ struct BrowseTerminalTests {
         let (tmux, paused) = try Self.playThenPause(cli)
         #expect(paused >= 1 && paused < 15, "paused at \(paused)")
         Self.waitForPlayer(tmux, "❚❚", at: paused)
-        #expect(tmux.lines().contains { $0.hasPrefix("❚❚ ") && $0.contains(" / 00:00:20") && $0.contains("paused") }, "\(tmux.screen())")
+        #expect(
+            tmux.lines().contains { $0.hasPrefix("❚❚ ") && $0.contains(" / 00:00:20") && $0.contains("paused") },
+            "\(tmux.screen())")
 
         // → 5 s forward, ← 5 s back, still paused.
         try tmux.send("Right")
-        #expect(RemoteControlTests.eventually(timeout: 10) { abs((Self.position(cli) ?? -1) - (paused + 5)) < 0.001 },
-                "position \(String(describing: Self.position(cli))), expected \(paused + 5)")
+        #expect(
+            RemoteControlTests.eventually(timeout: 10) { abs((Self.position(cli) ?? -1) - (paused + 5)) < 0.001 },
+            "position \(String(describing: Self.position(cli))), expected \(paused + 5)")
         Self.waitForPlayer(tmux, "❚❚", at: paused + 5)
         try tmux.send("Left")
-        #expect(RemoteControlTests.eventually(timeout: 10) { abs((Self.position(cli) ?? -1) - paused) < 0.001 },
-                "position \(String(describing: Self.position(cli))), expected \(paused)")
+        #expect(
+            RemoteControlTests.eventually(timeout: 10) { abs((Self.position(cli) ?? -1) - paused) < 0.001 },
+            "position \(String(describing: Self.position(cli))), expected \(paused)")
         Self.waitForPlayer(tmux, "❚❚", at: paused)
         #expect(try Self.playing(cli)?["paused"] as? Bool == true)
 
         // Space again resumes from there.
         try tmux.send("Space")
-        #expect(try RemoteControlTests.eventually(timeout: 10) {
-            guard let now = try Self.playing(cli) else { return false }
-            return now["paused"] as? Bool == false && (now["position"] as? Double ?? 0) > paused + 0.5
-        })
+        #expect(
+            try RemoteControlTests.eventually(timeout: 10) {
+                guard let now = try Self.playing(cli) else { return false }
+                return now["paused"] as? Bool == false && (now["position"] as? Double ?? 0) > paused + 0.5
+            })
         tmux.waitForGone("❚❚")
         // x stops it: the player line goes, and so does the job.
         try tmux.send("x")
@@ -229,11 +274,16 @@ struct BrowseTerminalTests {
         let (tmux, position) = try Self.playThenPause(cli)
         try tmux.send("m")
         let near = Self.clocks(near: position)
-        #expect(tmux.waitUntil { $0.contains { line in near.contains { line.contains("marked " + $0) } } }, "\(near) \(tmux.screen())")
+        #expect(
+            tmux.waitUntil { $0.contains { line in near.contains { line.contains("marked " + $0) } } },
+            "\(near) \(tmux.screen())")
         // The detail pane lists it.
-        #expect(tmux.waitUntil { $0.contains { line in near.contains { line.contains("#1  " + $0) } } }, "\(near) \(tmux.screen())")
+        #expect(
+            tmux.waitUntil { $0.contains { line in near.contains { line.contains("#1  " + $0) } } },
+            "\(near) \(tmux.screen())")
         let marks = try Self.succeed(cli, "marks", "src", "--json")
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks.stdout)")
+        let list = try #require(
+            try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks.stdout)")
         #expect(list.count == 1, "\(marks.stdout)")
         // status --json gives the position to the millisecond.
         let frame = try #require(list.first?["frame"] as? Int, "\(marks.stdout)")
@@ -317,11 +367,14 @@ struct BrowseTerminalTests {
         let tmux = try Self.browse(cli, ["--device", "pulse_both"])
         #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings" }, "\(tmux.screen())")
         let pane = try #require(tmux.panePID)
-        let browser = try #require(TmuxSession.descendants(of: pane, named: "recnotes").first, "no recnotes under the pane (pid \(pane))")
+        let browser = try #require(
+            TmuxSession.descendants(of: pane, named: "recnotes").first, "no recnotes under the pane (pid \(pane))")
         try tmux.send("r")
         tmux.waitFor("● 00:00:01")
         try tmux.run(["kill-pane", "-t", tmux.target])
-        #expect(RemoteControlTests.eventually(timeout: 20) { !processIsAlive(browser) }, "browse (pid \(browser)) still runs")
+        #expect(
+            RemoteControlTests.eventually(timeout: 20) { !processIsAlive(browser) },
+            "browse (pid \(browser)) still runs")
         let recordings = try cli.recordings()
         #expect(recordings.count == 1, "\(recordings)")
         #expect((recordings.first?["duration"] as? Double ?? 0) >= 1, "\(recordings)")
@@ -342,7 +395,9 @@ struct BrowseTerminalTests {
         tmux.waitFor("Gamma")
         try tmux.send("Enter")
         tmux.waitFor("renamed /Alpha to /Gamma")
-        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Gamma/") } && !$0.contains { $0.hasPrefix("▸ Alpha/") } }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Gamma/") } && !$0.contains { $0.hasPrefix("▸ Alpha/") } },
+            "\(tmux.screen())")
         #expect(try Self.names(cli) == ["Beta", "Gamma"])
         // The cursor follows the renamed folder.
         #expect(Self.detailTitle(tmux.lines()) == "Gamma", "\(tmux.screen())")
@@ -359,7 +414,9 @@ struct BrowseTerminalTests {
         #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Gamma/") } }, "\(tmux.screen())")
         #expect(try Self.names(cli) == ["Beta", "Gamma"])
         try tmux.send("u")
-        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Alpha/") } && !$0.contains { $0.hasPrefix("▸ Gamma/") } }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Alpha/") } && !$0.contains { $0.hasPrefix("▸ Gamma/") } },
+            "\(tmux.screen())")
         #expect(try Self.names(cli) == ["Alpha", "Beta"])
         try Self.quit(tmux)
     }
@@ -369,7 +426,8 @@ struct BrowseTerminalTests {
         let cli = try AudioCLI()
         _ = try Self.succeed(cli, "mkdir", "Alpha")
         let editor = cli.home + "/editor"
-        try "#!/bin/sh\necho 'Call Bob about the budget' > \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\necho 'Call Bob about the budget' > \"$1\"\n".write(
+            toFile: editor, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: editor)
         let tmux = try Self.browse(cli, environment: ["EDITOR": editor])
         #expect(tmux.waitUntil { Self.detailTitle($0) == "Alpha" }, "\(tmux.screen())")
@@ -382,8 +440,11 @@ struct BrowseTerminalTests {
         try tmux.send("e")
         tmux.waitFor("saved the note of /Alpha")
         // The screen is back after the editor: header, row and the note in the detail pane.
-        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings" && $0.contains { $0.hasSuffix("│ Call Bob about the budget") } },
-                "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil {
+                Self.breadcrumb($0) == "Recordings" && $0.contains { $0.hasSuffix("│ Call Bob about the budget") }
+            },
+            "\(tmux.screen())")
         let info = try Self.succeed(cli, "info", "Alpha", "--json")
         #expect(info.stdout.contains("Call Bob about the budget"), "\(info.stdout)")
         #expect(info.stdout.contains("\"urgent\"") && info.stdout.contains("\"work\""), "\(info.stdout)")
@@ -399,12 +460,18 @@ struct BrowseTerminalTests {
         #expect(tmux.waitUntil { $0.first?.hasSuffix("3 items") == true }, "\(tmux.screen())")
         try tmux.send("/")
         try tmux.type("BETA cafe")
-        #expect(tmux.waitUntil { $0.first?.hasSuffix("1 found") == true && $0.contains { $0.hasPrefix("▸ Beta Café/") } }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil { $0.first?.hasSuffix("1 found") == true && $0.contains { $0.hasPrefix("▸ Beta Café/") } },
+            "\(tmux.screen())")
         try tmux.send("C-u")
         try tmux.type("Bud")
-        #expect(tmux.waitUntil { $0.first?.hasSuffix("1 found") == true && $0.contains { $0.hasPrefix("▸ Work/") } }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil { $0.first?.hasSuffix("1 found") == true && $0.contains { $0.hasPrefix("▸ Work/") } },
+            "\(tmux.screen())")
         try tmux.send("Escape")
-        #expect(tmux.waitUntil { $0.first?.hasSuffix("3 items") == true && $0.contains { $0.hasPrefix("▸ Alpha/") } }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil { $0.first?.hasSuffix("3 items") == true && $0.contains { $0.hasPrefix("▸ Alpha/") } },
+            "\(tmux.screen())")
         try Self.quit(tmux)
     }
 
@@ -417,10 +484,14 @@ struct BrowseTerminalTests {
         let before = Date()
         _ = try Self.succeed(cli, "mkdir", "Fresh")
         #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Fresh/") } }, "\(tmux.screen())")
-        print("browse: another process's mkdir on screen \(Int(Date().timeIntervalSince(before) * 1000)) ms after it returned")
+        print(
+            "browse: another process's mkdir on screen \(Int(Date().timeIntervalSince(before) * 1000)) ms after it returned"
+        )
         #expect(tmux.lines().first?.hasSuffix("2 items") == true, "\(tmux.screen())")
         // Drawn because the store changed (inotify), not a key or a tick.
-        let causes = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ") }
+        let causes = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n").map {
+            $0.split(separator: " ")
+        }
         #expect(causes.contains { $0.count == 4 && $0[2] == "store" }, "\(causes)")
         #expect(!causes.contains { $0.count == 4 && $0[2] == "key" }, "\(causes)")
         try Self.quit(tmux)
@@ -435,7 +506,8 @@ struct BrowseTerminalTests {
         /// The header's item count ends one column before the edge; the list's separator sits at
         /// `BrowseLayout.listWidth`; the key hints are on the last row.
         func laidOut(_ lines: [String], width: Int, height: Int) -> Bool {
-            guard lines.count == height, let header = lines.first, header.count == width - 1, header.hasSuffix("1 item") else { return false }
+            guard lines.count == height, let header = lines.first, header.count == width - 1, header.hasSuffix("1 item")
+            else { return false }
             let split = BrowseLayout.listWidth(width)
             let row = Array(lines[1])
             return row.count > split && row[split] == "│" && lines[height - 1].hasPrefix("Enter open")
@@ -458,16 +530,21 @@ struct BrowseTerminalTests {
         let cli = try AudioCLI()
         _ = try Self.succeed(cli, "mkdir", "Alpha")
         // In HOME, with the binary as $B: the command line fits on one row.
-        let tmux = try TmuxSession(directory: cli.home, environment: Self.environment(cli, ["PS1": "ready$ ", "B": AudioCLI.binary]),
-                                   command: ["/bin/bash", "--norc", "--noprofile", "-i"])
+        let tmux = try TmuxSession(
+            directory: cli.home, environment: Self.environment(cli, ["PS1": "ready$ ", "B": AudioCLI.binary]),
+            command: ["/bin/bash", "--norc", "--noprofile", "-i"])
         #expect(tmux.waitUntil { $0.last { !$0.isEmpty } == "ready$" }, "\(tmux.screen())")
-        let before = cli.home + "/before", after = cli.home + "/after"
+        let before = cli.home + "/before"
+        let after = cli.home + "/after"
         try tmux.type("stty -g >before; $B browse; echo \"browse exited $?\"; stty -g >after")
         try tmux.send("Enter")
-        #expect(tmux.waitUntil { Self.breadcrumb($0) == "Recordings" && $0.contains { $0.hasPrefix("▸ Alpha/") } }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil { Self.breadcrumb($0) == "Recordings" && $0.contains { $0.hasPrefix("▸ Alpha/") } },
+            "\(tmux.screen())")
         // Not vacuous: while browse runs, the tty's modes are not the shell's.
         let shell = try #require(tmux.panePID)
-        let browser = try #require(TmuxSession.descendants(of: shell, named: "recnotes").first, "no recnotes under the shell (pid \(shell))")
+        let browser = try #require(
+            TmuxSession.descendants(of: shell, named: "recnotes").first, "no recnotes under the shell (pid \(shell))")
         let tty = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(browser)/fd/0")
         let modes = try Sandbox.execute("/bin/stty", ["-F", tty, "-g"], environment: [:])
         let saved = try String(contentsOfFile: before, encoding: .utf8)
@@ -479,13 +556,22 @@ struct BrowseTerminalTests {
         case "SIGINT": #expect(kill(browser, SIGINT) == 0)
         default: try tmux.send(way)
         }
-        #expect(tmux.waitUntil { $0.contains("browse exited 0") && $0.last { !$0.isEmpty } == "ready$" }, "\(tmux.screen())")
+        #expect(
+            tmux.waitUntil { $0.contains("browse exited 0") && $0.last { !$0.isEmpty } == "ready$" }, "\(tmux.screen())"
+        )
         // The shell's screen is back as it was: the command line, then what followed it.
         let lines = tmux.lines().filter { !$0.isEmpty }
-        #expect(lines.count == 3 && lines.first?.hasPrefix("ready$ stty -g >before;") == true && lines[1] == "browse exited 0", "\(lines)")
+        #expect(
+            lines.count == 3 && lines.first?.hasPrefix("ready$ stty -g >before;") == true
+                && lines[1] == "browse exited 0", "\(lines)")
         #expect(RemoteControlTests.eventually(timeout: 10) { FileManager.default.fileExists(atPath: after) })
-        let restored = RemoteControlTests.eventually(timeout: 10) { (try? String(contentsOfFile: after, encoding: .utf8)) == saved }
-        #expect(restored, "stty -g before: \(saved) after: \(String(describing: try? String(contentsOfFile: after, encoding: .utf8)))")
+        let restored = RemoteControlTests.eventually(timeout: 10) {
+            (try? String(contentsOfFile: after, encoding: .utf8)) == saved
+        }
+        #expect(
+            restored,
+            "stty -g before: \(saved) after: \(String(describing: try? String(contentsOfFile: after, encoding: .utf8)))"
+        )
         #expect(!processIsAlive(browser))
     }
 
@@ -501,8 +587,9 @@ struct BrowseTerminalTests {
     @Test func termDumbIsRefusedNamingTheOtherSubcommands() throws {
         let cli = try AudioCLI()
         let errors = cli.home + "/stderr"
-        let tmux = try TmuxSession(directory: cli.home, environment: Self.environment(cli, ["TERM": "dumb"]),
-                                   command: ["/bin/sh", "-c", "exec \(AudioCLI.binary) browse 2> \(errors)"])
+        let tmux = try TmuxSession(
+            directory: cli.home, environment: Self.environment(cli, ["TERM": "dumb"]),
+            command: ["/bin/sh", "-c", "exec \(AudioCLI.binary) browse 2> \(errors)"])
         #expect(tmux.waitForExit() == 64, "\(tmux.screen())")
         let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
         #expect(stderr.split(separator: "\n").count == 1, "\(stderr)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RecCore
+import Testing
 
 /// Issue 17, bug 7: capture must never write samples the device did not deliver.
 ///

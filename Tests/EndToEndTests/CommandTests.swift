@@ -21,10 +21,13 @@ struct CommandTests {
         try sandbox.addFolder("Work", in: "/", created: "2023-11-14T10:00:00.000Z")
         try sandbox.addFolder("Notes", in: "/", created: "2023-11-14T12:00:00.000Z")
         try sandbox.addFolder("Ideas", in: "/Work", created: "2023-11-14T11:00:00.000Z")
-        try sandbox.addRecording("standup", in: "/", duration: 75.5, created: "2023-11-14T09:00:00.000Z", audioBytes: 1234)
+        try sandbox.addRecording(
+            "standup", in: "/", duration: 75.5, created: "2023-11-14T09:00:00.000Z", audioBytes: 1234)
         try sandbox.addRecording("memo", in: "/", duration: 3.2, format: .flac, created: "2023-11-14T13:00:00.000Z")
-        try sandbox.addRecording("long talk", in: "/", duration: 3723, format: .wav, created: "2023-11-14T08:00:00.000Z", audioBytes: 10)
-        try sandbox.addRecording("idea 1", in: "/Work/Ideas", duration: 1, created: "2023-11-14T14:00:00.000Z", audioBytes: 5)
+        try sandbox.addRecording(
+            "long talk", in: "/", duration: 3723, format: .wav, created: "2023-11-14T08:00:00.000Z", audioBytes: 10)
+        try sandbox.addRecording(
+            "idea 1", in: "/Work/Ideas", duration: 1, created: "2023-11-14T14:00:00.000Z", audioBytes: 5)
     }
 
     @Test("mkdir creates a folder in a store created on first use, readable by any JSON parser")
@@ -65,7 +68,8 @@ struct CommandTests {
         let result = try run("mkdir", "-p", "--json", "a/b")
         let array = try #require(try result.json() as? [[String: Any]])
         #expect(array.compactMap { $0["path"] as? String } == ["/a", "/a/b"])
-        #expect(array.compactMap { $0["uuid"] as? String } == [try sandbox.uuid(at: "/a"), try sandbox.uuid(at: "/a/b")])
+        #expect(
+            array.compactMap { $0["uuid"] as? String } == [try sandbox.uuid(at: "/a"), try sandbox.uuid(at: "/a/b")])
     }
 
     @Test("ls sorts by name with no marks or colour when stdout is not a terminal")
@@ -94,13 +98,14 @@ struct CommandTests {
         try populate()
         let result = try run("ls", "-l")
         let rows = result.lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
-        #expect(rows == [
-            ["folder", "-", "0", "items", "-", "2023-11-14", "12:00", "Notes"],
-            ["folder", "-", "1", "item", "-", "2023-11-14", "10:00", "Work"],
-            ["recording", "1:02:03", "wav", "10", "B", "2023-11-14", "08:00", "long", "talk"],
-            ["recording", "00:03", "flac", "missing", "2023-11-14", "13:00", "memo"],
-            ["recording", "01:15", "opus", "1.2", "KB", "2023-11-14", "09:00", "standup"],
-        ])
+        #expect(
+            rows == [
+                ["folder", "-", "0", "items", "-", "2023-11-14", "12:00", "Notes"],
+                ["folder", "-", "1", "item", "-", "2023-11-14", "10:00", "Work"],
+                ["recording", "1:02:03", "wav", "10", "B", "2023-11-14", "08:00", "long", "talk"],
+                ["recording", "00:03", "flac", "missing", "2023-11-14", "13:00", "memo"],
+                ["recording", "01:15", "opus", "1.2", "KB", "2023-11-14", "09:00", "standup"],
+            ])
         // Columns line up: every name starts at the same column.
         let starts = Set(result.lines.map { line in line.range(of: "2023-11-14")!.lowerBound.utf16Offset(in: line) })
         #expect(starts.count == 1)
@@ -112,7 +117,8 @@ struct CommandTests {
         #expect(try run("ls", "--sort", "name").lines == ["Notes", "Work", "long talk", "memo", "standup"])
         #expect(try run("ls", "--sort", "date").lines == ["long talk", "standup", "Work", "Notes", "memo"])
         #expect(try run("ls", "--sort", "duration").lines == ["Notes", "Work", "memo", "standup", "long talk"])
-        #expect(try run("ls", "--sort", "duration", "--reverse").lines == ["long talk", "standup", "memo", "Work", "Notes"])
+        #expect(
+            try run("ls", "--sort", "duration", "--reverse").lines == ["long talk", "standup", "memo", "Work", "Notes"])
         #expect(try run("ls", "--reverse").lines == ["standup", "memo", "long talk", "Work", "Notes"])
         #expect(try run("ls", "--sort=date", "-l").lines.first?.hasSuffix("long talk") == true)
     }
@@ -131,9 +137,12 @@ struct CommandTests {
         #expect(folder["parent"] as? String == "00000000-0000-0000-0000-000000000000")
         #expect(folder["created"] as? String == "2023-11-14T10:00:00.000Z")
         let standup = array[4]
-        #expect(Set(standup.keys) == ["uuid", "name", "type", "path", "parent", "created", "duration", "frames",
-                                      "sampleRate", "channels", "format", "file", "audioPath", "size", "tags", "note", "markers",
-                                      "trim", "trimmedDuration"])
+        #expect(
+            Set(standup.keys) == [
+                "uuid", "name", "type", "path", "parent", "created", "duration", "frames",
+                "sampleRate", "channels", "format", "file", "audioPath", "size", "tags", "note", "markers",
+                "trim", "trimmedDuration",
+            ])
         #expect(standup["trim"] is NSNull)
         #expect(standup["type"] as? String == "recording")
         #expect(standup["duration"] as? Double == 75.5)
@@ -148,16 +157,17 @@ struct CommandTests {
     @Test("tree draws the hierarchy in name order")
     func tree() throws {
         try populate()
-        #expect(try run("tree").lines == [
-            "Recordings/",
-            "├── Notes/",
-            "├── Work/",
-            "│   └── Ideas/",
-            "│       └── idea 1  00:01",
-            "├── long talk  1:02:03",
-            "├── memo  00:03",
-            "└── standup  01:15",
-        ])
+        #expect(
+            try run("tree").lines == [
+                "Recordings/",
+                "├── Notes/",
+                "├── Work/",
+                "│   └── Ideas/",
+                "│       └── idea 1  00:01",
+                "├── long talk  1:02:03",
+                "├── memo  00:03",
+                "└── standup  01:15",
+            ])
         #expect(try run("tree", "/Work").lines == ["Work/", "└── Ideas/", "    └── idea 1  00:01"])
     }
 
@@ -252,9 +262,13 @@ struct CommandTests {
         #expect(try run("pwd").lines == ["/"])
         _ = try run("cd", "A/B")
         #expect(try run("pwd").lines == ["/A/B"])
-        let state = try #require(try JSONSerialization.jsonObject(with: Data(sandbox.viewStateBytes ?? [])) as? [String: Any])
-        #expect(state["folderStack"] as? [String] == ["00000000-0000-0000-0000-000000000000",
-                                                     try sandbox.uuid(at: "/A"), try sandbox.uuid(at: "/A/B")])
+        let state = try #require(
+            try JSONSerialization.jsonObject(with: Data(sandbox.viewStateBytes ?? [])) as? [String: Any])
+        #expect(
+            state["folderStack"] as? [String] == [
+                "00000000-0000-0000-0000-000000000000",
+                try sandbox.uuid(at: "/A"), try sandbox.uuid(at: "/A/B"),
+            ])
         // Relative paths now start here.
         _ = try run("mkdir", "X")
         #expect(try sandbox.item(at: "/A/B/X") != nil)
@@ -277,10 +291,11 @@ struct CommandTests {
     func info() throws {
         try populate()
         let folder = try run("info", "/Work")
-        let rows = Dictionary(folder.lines.map { line -> (String, String) in
-            let parts = line.split(separator: ":", maxSplits: 1)
-            return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
-        }, uniquingKeysWith: { a, _ in a })
+        let rows = Dictionary(
+            folder.lines.map { line -> (String, String) in
+                let parts = line.split(separator: ":", maxSplits: 1)
+                return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+            }, uniquingKeysWith: { a, _ in a })
         #expect(rows["name"] == "Work")
         #expect(rows["type"] == "folder")
         #expect(rows["path"] == "/Work")
@@ -295,7 +310,8 @@ struct CommandTests {
         #expect(recording.lines.contains { $0.hasPrefix("path:") && $0.hasSuffix("/Notes/clip") })
         #expect(recording.lines.contains { $0.hasPrefix("duration:") && $0.hasSuffix("00:00 (0.1 s, 4800 frames)") })
         #expect(recording.lines.contains { $0.hasPrefix("format:") && $0.hasSuffix("wav, 48000 Hz, 1 channel") })
-        #expect(recording.lines.contains { $0.hasPrefix("file:") && $0.hasSuffix(sandbox.audioDirectory + "/\(id).wav") })
+        #expect(
+            recording.lines.contains { $0.hasPrefix("file:") && $0.hasSuffix(sandbox.audioDirectory + "/\(id).wav") })
         #expect(recording.lines.contains { $0.hasPrefix("size:") && $0.hasSuffix("9.6 KB (9644 bytes)") })
 
         let json = try #require(try run("info", "--json", "Notes/clip").json() as? [String: Any])
@@ -323,12 +339,16 @@ struct CommandTests {
     func find() throws {
         try populate()
         _ = try run("mkdir", "/Notes/idea box")
-        #expect(try run("find").lines == ["/Notes", "/Notes/idea box", "/Work", "/Work/Ideas", "/Work/Ideas/idea 1",
-                                          "/long talk", "/memo", "/standup"])
+        #expect(
+            try run("find").lines == [
+                "/Notes", "/Notes/idea box", "/Work", "/Work/Ideas", "/Work/Ideas/idea 1",
+                "/long talk", "/memo", "/standup",
+            ])
         #expect(try run("find", "--name", "idea*").lines == ["/Notes/idea box", "/Work/Ideas/idea 1"])
         #expect(try run("find", "--name", "[IN]*").lines == ["/Notes", "/Work/Ideas"])
         #expect(try run("find", "--name", "?emo").lines == ["/memo"])
-        #expect(try run("find", "--type", "recording").lines == ["/Work/Ideas/idea 1", "/long talk", "/memo", "/standup"])
+        #expect(
+            try run("find", "--type", "recording").lines == ["/Work/Ideas/idea 1", "/long talk", "/memo", "/standup"])
         #expect(try run("find", "--type", "folder", "--name", "*s").lines == ["/Notes", "/Work/Ideas"])
         #expect(try run("find", "/Work").lines == ["/Work/Ideas", "/Work/Ideas/idea 1"])
         #expect(try run("find", "--name", "nothing*").lines == [])
@@ -352,8 +372,11 @@ struct CommandTests {
         _ = try run("cd", "A/B")
         let state = try #require(try run("state").json() as? [String: Any])
         #expect(state["currentFolder"] as? String == "/A/B")
-        #expect(state["folderStack"] as? [String] == ["00000000-0000-0000-0000-000000000000",
-                                                     try sandbox.uuid(at: "/A"), try sandbox.uuid(at: "/A/B")])
+        #expect(
+            state["folderStack"] as? [String] == [
+                "00000000-0000-0000-0000-000000000000",
+                try sandbox.uuid(at: "/A"), try sandbox.uuid(at: "/A/B"),
+            ])
     }
 
     @Test("--version prints the linked alsa-lib and libsndfile versions")
@@ -362,12 +385,16 @@ struct CommandTests {
         expectSuccess(result)
         #expect(result.lines.count == 1)
         let line = try #require(result.lines.first)
-        #expect(line.range(of: #"^recnotes \d+\.\d+\.\d+([-+][0-9A-Za-z.]+)? \(alsa-lib \d+\.\d+\.\d+[^,]*, libsndfile \d+\.\d+\.\d+[^)]*\)$"#,
-                            options: .regularExpression) != nil, "\(line)")
+        #expect(
+            line.range(
+                of:
+                    #"^recnotes \d+\.\d+\.\d+([-+][0-9A-Za-z.]+)? \(alsa-lib \d+\.\d+\.\d+[^,]*, libsndfile \d+\.\d+\.\d+[^)]*\)$"#,
+                options: .regularExpression) != nil, "\(line)")
         #expect(line.hasSuffix("(\(LibraryVersions.summary))"))
         // The versions pkg-config reports for the development packages, where it is installed.
         for (package, label) in [("alsa", "alsa-lib"), ("sndfile", "libsndfile")] {
-            let pkg = try? Sandbox.execute("/usr/bin/pkg-config", ["--modversion", package], environment: ["PATH": "/usr/bin:/bin"])
+            let pkg = try? Sandbox.execute(
+                "/usr/bin/pkg-config", ["--modversion", package], environment: ["PATH": "/usr/bin:/bin"])
             if let pkg, pkg.status == 0, let version = pkg.lines.first {
                 #expect(line.contains("\(label) \(version)"), "\(line) vs pkg-config \(version)")
             }
@@ -376,13 +403,17 @@ struct CommandTests {
 
     @Test("the store is --store, else $RECNOTES_HOME, else $XDG_DATA_HOME/recnotes, else ~/.local/share/recnotes")
     func storeLocation() throws {
-        let explicit = sandbox.root + "/explicit", recHome = sandbox.root + "/rechome", xdg = sandbox.root + "/xdg"
+        let explicit = sandbox.root + "/explicit"
+        let recHome = sandbox.root + "/rechome"
+        let xdg = sandbox.root + "/xdg"
         let all: [String: String?] = ["RECNOTES_HOME": recHome, "XDG_DATA_HOME": xdg]
         expectSuccess(try sandbox.run(["mkdir", "--store", explicit, "one"], store: false, environment: all))
         expectSuccess(try sandbox.run(["--store", explicit, "mkdir", "two"], store: false, environment: all))
         expectSuccess(try sandbox.run(["mkdir", "three"], store: false, environment: all))
         expectSuccess(try sandbox.run(["mkdir", "four"], store: false, environment: ["XDG_DATA_HOME": xdg]))
-        expectSuccess(try sandbox.run(["mkdir", "five"], store: false, environment: ["RECNOTES_HOME": "", "XDG_DATA_HOME": "relative/dir"]))
+        expectSuccess(
+            try sandbox.run(
+                ["mkdir", "five"], store: false, environment: ["RECNOTES_HOME": "", "XDG_DATA_HOME": "relative/dir"]))
         func names(_ dir: String) throws -> [String] {
             let result = try sandbox.run(["ls", "--store", dir], store: false)
             expectSuccess(result)
@@ -398,14 +429,16 @@ struct CommandTests {
         expectFailure(nowhere, status: 64, containing: ["--store"])
     }
 
-    @Test("on a terminal folders are marked and coloured, and NO_COLOR turns colour off",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    @Test(
+        "on a terminal folders are marked and coloured, and NO_COLOR turns colour off",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
     func terminal() throws {
         _ = try run("mkdir", "Folder")
         try sandbox.addRecording("rec", in: "/", duration: 1)
         func onTTY(_ environment: [String: String]) throws -> String {
             let command = "'\(Sandbox.binary)' --store '\(sandbox.store)' ls"
-            let result = try Sandbox.execute("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment)
+            let result = try Sandbox.execute(
+                "/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment)
             #expect(result.status == 0, "\(result)")
             return result.stdout.replacingOccurrences(of: "\r", with: "")
         }
@@ -417,7 +450,9 @@ struct CommandTests {
         #expect(coloured.contains("rec"))
         environment["NO_COLOR"] = "1"
         let plain = try onTTY(environment)
-        #expect(plain.components(separatedBy: "\n").filter { !$0.isEmpty } == ["Folder/", "rec"], "\(plain.debugDescription)")
+        #expect(
+            plain.components(separatedBy: "\n").filter { !$0.isEmpty } == ["Folder/", "rec"],
+            "\(plain.debugDescription)")
     }
 }
 

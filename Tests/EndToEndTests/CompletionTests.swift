@@ -15,7 +15,11 @@ struct CompletionTests {
         func complete(_ words: [String]) throws -> [String] { try completion.complete(words) }
         #expect(try complete(["recnotes", "play", "--store", sandbox.store, "Ideas/st"]) == ["Ideas/standup"])
         #expect(try complete(["recnotes", "record", "--store", sandbox.store, "W"]) == ["Work/"])
-        #expect(try complete(["recnotes", "trash", "restore", "--store", sandbox.store, "Ideas/s"]).contains("Ideas/sub/"))
-        #expect(try complete(["recnotes", "import", "--store", sandbox.store, sandbox.root + "/ta"]) == [sandbox.root + "/talk.wav"])
+        #expect(
+            try complete(["recnotes", "trash", "restore", "--store", sandbox.store, "Ideas/s"]).contains("Ideas/sub/"))
+        #expect(
+            try complete(["recnotes", "import", "--store", sandbox.store, sandbox.root + "/ta"]) == [
+                sandbox.root + "/talk.wav"
+            ])
     }
 }

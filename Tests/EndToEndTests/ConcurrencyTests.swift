@@ -12,7 +12,8 @@ struct ConcurrencyTests {
     static let commandsPerWorker = 100
     /// Wall time, so it stretches by RECNOTES_TEST_SLOWDOWN (set by `make test-asan`: every
     /// command runs several times slower under AddressSanitizer).
-    static let watchdog: Double = 120 * max(Double(ProcessInfo.processInfo.environment["RECNOTES_TEST_SLOWDOWN"] ?? "") ?? 1, 1)
+    static let watchdog: Double =
+        120 * max(Double(ProcessInfo.processInfo.environment["RECNOTES_TEST_SLOWDOWN"] ?? "") ?? 1, 1)
 
     /// One worker's corner of the store: live paths ("F /w0/a", "R /w0/imp-3") and the paths
     /// it sent to the trash.
@@ -53,9 +54,13 @@ struct ConcurrencyTests {
             return "\(prefix)\(counter)"
         }
         func pick<T>(_ array: [T]) -> T { array[Int.random(in: 0..<array.count, using: &random)] }
-        func folders() -> [String] { [home] + corner.live.filter { $0.hasPrefix("F \(home)/") }.map { String($0.dropFirst(2)) }.sorted() }
+        func folders() -> [String] {
+            [home] + corner.live.filter { $0.hasPrefix("F \(home)/") }.map { String($0.dropFirst(2)) }.sorted()
+        }
         func owned() -> [String] { corner.live.map { String($0.dropFirst(2)) }.sorted() }
-        func under(_ path: String) -> [String] { corner.live.filter { String($0.dropFirst(2)) == path || $0.dropFirst(2).hasPrefix(path + "/") }.sorted() }
+        func under(_ path: String) -> [String] {
+            corner.live.filter { String($0.dropFirst(2)) == path || $0.dropFirst(2).hasPrefix(path + "/") }.sorted()
+        }
 
         for _ in 0..<commandsPerWorker {
             var arguments: [String]
@@ -68,7 +73,8 @@ struct ConcurrencyTests {
                 apply = { corner.live.insert("F " + path) }
             } else if roll < 35 {
                 let base = pick(folders())
-                let a = base + "/" + fresh("p"), b = a + "/" + fresh("q")
+                let a = base + "/" + fresh("p")
+                let b = a + "/" + fresh("q")
                 arguments = ["mkdir", "-p", b]
                 apply = { corner.live.formUnion(["F " + a, "F " + b]) }
             } else if roll < 50 {
@@ -86,7 +92,8 @@ struct ConcurrencyTests {
                 apply = {
                     for entry in under(source) {
                         corner.live.remove(entry)
-                        corner.live.insert(String(entry.prefix(2)) + destination + String(entry.dropFirst(2 + source.count)))
+                        corner.live.insert(
+                            String(entry.prefix(2)) + destination + String(entry.dropFirst(2 + source.count)))
                     }
                 }
             } else if roll < 88 {
@@ -99,7 +106,9 @@ struct ConcurrencyTests {
             } else if let importSource {
                 let name = fresh("imp")
                 let folder = pick(folders())
-                arguments = ["import", importSource, "--to", folder, "--name", name] + (Bool.random(using: &random) ? ["--keep"] : [])
+                arguments =
+                    ["import", importSource, "--to", folder, "--name", name]
+                    + (Bool.random(using: &random) ? ["--keep"] : [])
                 apply = { corner.live.insert("R \(folder)/\(name)") }
             } else {
                 let path = pick(folders()) + "/" + fresh("d")
@@ -111,7 +120,10 @@ struct ConcurrencyTests {
                 shared.started(child.pid)
                 let (run, signalled, timedOut) = child.finish(timeout: watchdog)
                 shared.ended(child.pid, run, signalled: signalled)
-                if timedOut { shared.fail("worker \(index): \(arguments) hung"); return corner }
+                if timedOut {
+                    shared.fail("worker \(index): \(arguments) hung")
+                    return corner
+                }
                 if run.status == 0 {
                     apply()
                 } else {
@@ -146,7 +158,10 @@ struct ConcurrencyTests {
         for index in 0..<Self.workers {
             group.enter()
             Thread.detachNewThread {
-                results.set(index, Self.worker(index, sandbox: sandbox, seed: seed, importSource: hasImport ? source : nil, shared: shared))
+                results.set(
+                    index,
+                    Self.worker(
+                        index, sandbox: sandbox, seed: seed, importSource: hasImport ? source : nil, shared: shared))
                 group.leave()
             }
         }
@@ -167,14 +182,17 @@ struct ConcurrencyTests {
             expectedTrash += corner.trashed
         }
         let actual = Set(final.paths)
-        let missing = expected.subtracting(actual).sorted(), extra = actual.subtracting(expected).sorted()
+        let missing = expected.subtracting(actual).sorted()
+        let extra = actual.subtracting(expected).sorted()
         let trashMissing = expectedTrash.filter { path in
             final.trash.filter { $0.path == path }.count < expectedTrash.filter { $0 == path }.count
         }
         let lost = missing.count + extra.count + Set(trashMissing).count
         let fsck = try sandbox.runBounded(["fsck"])
 
-        print("concurrency: \(shared.tried) commands tried by \(Self.workers) processes at once (\(shared.succeeded) exited 0\(hasImport ? ", imports included" : "")), \(lost) lost, \(shared.crashes) crashes, \(String(format: "%.1f", seconds)) s (watchdog \(Int(Self.watchdog)) s), fsck \(fsck.status == 0 ? "clean" : "NOT clean") (seed \(seed))")
+        print(
+            "concurrency: \(shared.tried) commands tried by \(Self.workers) processes at once (\(shared.succeeded) exited 0\(hasImport ? ", imports included" : "")), \(lost) lost, \(shared.crashes) crashes, \(String(format: "%.1f", seconds)) s (watchdog \(Int(Self.watchdog)) s), fsck \(fsck.status == 0 ? "clean" : "NOT clean") (seed \(seed))"
+        )
         #expect(shared.failures.isEmpty, "\(shared.failures.prefix(10).joined(separator: "\n"))")
         #expect(missing.isEmpty, "lost updates: \(missing.prefix(20))")
         #expect(extra.isEmpty, "unexpected items: \(extra.prefix(20))")

@@ -16,12 +16,14 @@ enum FolderModel {
 
         var arguments: [String] {
             switch self {
-            case let .mkdir(path, parents): return ["mkdir"] + (parents ? ["-p"] : []) + [path]
-            case let .mv(from, to): return ["mv", from, to]
-            case let .rm(path, recursive, permanent): return ["rm"] + (recursive ? ["-r"] : []) + (permanent ? ["--permanent"] : []) + [path]
-            case let .restore(path): return ["trash", "restore", path]
+            case .mkdir(let path, let parents): return ["mkdir"] + (parents ? ["-p"] : []) + [path]
+            case .mv(let from, let to): return ["mv", from, to]
+            case .rm(let path, let recursive, let permanent):
+                return ["rm"] + (recursive ? ["-r"] : []) + (permanent ? ["--permanent"] : []) + [path]
+            case .restore(let path): return ["trash", "restore", path]
             case .undo: return ["undo"]
-            case let .importFile(file, folder, name, keep): return ["import", file, "--to", folder, "--name", name] + (keep ? ["--keep"] : [])
+            case .importFile(let file, let folder, let name, let keep):
+                return ["import", file, "--to", folder, "--name", name] + (keep ? ["--keep"] : [])
             }
         }
 
@@ -38,22 +40,25 @@ enum FolderModel {
         var s = before
         do {
             switch command {
-            case let .mkdir(path, parents): try mkdir(&s, path, parents: parents)
-            case let .mv(from, to): try mv(&s, from, to)
-            case let .rm(path, recursive, permanent):
+            case .mkdir(let path, let parents): try mkdir(&s, path, parents: parents)
+            case .mv(let from, let to): try mv(&s, from, to)
+            case .rm(let path, let recursive, let permanent):
                 guard let id = s.id(at: path) else { throw Refused() }
                 let node = s.nodes[id]!
                 if id == StoreSnapshot.root { throw Refused() }
-                if node.isFolder && s.nodes.values.contains(where: { $0.parent == id }) && !recursive { throw Refused() }
+                if node.isFolder && s.nodes.values.contains(where: { $0.parent == id }) && !recursive {
+                    throw Refused()
+                }
                 try remove(&s, id, permanently: permanent)
-            case let .restore(path):
+            case .restore(let path):
                 guard let entry = s.trash.last(where: { $0.path == path }) else { throw Refused() }
                 try restore(&s, entry.id)
             case .undo:
                 guard let steps = journal else { throw Refused() }
                 try undo(&s, steps)
-            case let .importFile(_, folder, name, _):
-                guard let parent = s.id(at: folder), s.nodes[parent]!.isFolder, s.child(named: name, in: parent) == nil else { throw Refused() }
+            case .importFile(_, let folder, let name, _):
+                guard let parent = s.id(at: folder), s.nodes[parent]!.isFolder, s.child(named: name, in: parent) == nil
+                else { throw Refused() }
                 s.nodes[newID()] = .init(name: name, parent: parent, isFolder: false)
             }
         } catch {
@@ -84,7 +89,9 @@ enum FolderModel {
     }
 
     /// Where a path points: an existing item, or a free name in an existing folder.
-    private static func locate(_ s: StoreSnapshot, _ path: String) throws -> (existing: String?, parent: String, name: String) {
+    private static func locate(_ s: StoreSnapshot, _ path: String) throws -> (
+        existing: String?, parent: String, name: String
+    ) {
         var current = StoreSnapshot.root
         let parts = path.split(separator: "/").map(String.init)
         for (index, name) in parts.enumerated() {
@@ -154,8 +161,10 @@ enum FolderModel {
                 let empty = !s.nodes.values.contains { $0.parent == id }
                 try remove(&s, id, permanently: node.isFolder && empty)
             case "moved":
-                guard let node = s.nodes[id], let fromParent = step["fromParent"] as? String, let fromName = step["fromName"] as? String,
-                      node.parent == step["toParent"] as? String, node.name == step["toName"] as? String else { throw Refused() }
+                guard let node = s.nodes[id], let fromParent = step["fromParent"] as? String,
+                    let fromName = step["fromName"] as? String,
+                    node.parent == step["toParent"] as? String, node.name == step["toName"] as? String
+                else { throw Refused() }
                 try move(&s, id, into: fromParent, name: fromName)
             case "trashed":
                 try restore(&s, id)
@@ -170,7 +179,8 @@ enum FolderModel {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         for line in data.split(separator: UInt8(ascii: "\n")).reversed() {
             if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-               let steps = object["steps"] as? [[String: Any]] {
+                let steps = object["steps"] as? [[String: Any]]
+            {
                 return steps
             }
         }
@@ -255,10 +265,14 @@ struct CrashConsistencyTests {
         for item in object["items"] as? [[String: Any]] ?? [] { collect(item) }
         for (folder, list) in children {
             let byParent = s.nodes.filter { $0.value.parent == folder }.map(\.key).sorted()
-            if list.sorted() != byParent { problems.append("folder \(folder) lists \(list.sorted()), parent pointers say \(byParent)") }
+            if list.sorted() != byParent {
+                problems.append("folder \(folder) lists \(list.sorted()), parent pointers say \(byParent)")
+            }
         }
         for entry in object["trash"] as? [[String: Any]] ?? [] {
-            for item in entry["items"] as? [[String: Any]] ?? [] { if let file = item["file"] as? String { files.append(file) } }
+            for item in entry["items"] as? [[String: Any]] ?? [] {
+                if let file = item["file"] as? String { files.append(file) }
+            }
         }
         for file in files where !FileManager.default.fileExists(atPath: sandbox.audioDirectory + "/" + file) {
             problems.append("audio/\(file) is gone")
@@ -281,7 +295,14 @@ struct CrashConsistencyTests {
         let runTime = try Self.typicalRunTime(sandbox)
         let maxDelay = Self.fixedMaxDelay ?? max(30_000, runTime * 3 / 2)
 
-        var killed = 0, killedAfterSave = 0, finished = 0, failedCleanly = 0, lost = 0, crashes = 0, repaired = 0, leftovers = 0
+        var killed = 0
+        var killedAfterSave = 0
+        var finished = 0
+        var failedCleanly = 0
+        var lost = 0
+        var crashes = 0
+        var repaired = 0
+        var leftovers = 0
         var failures: [String] = []
         func fail(_ text: String) {
             lost += 1
@@ -299,7 +320,10 @@ struct CrashConsistencyTests {
             let (run, signalled, timedOut) = child.finish(timeout: 60)
             let wasKilled = signalled && run.status == SIGKILL
             if timedOut { fail("#\(n) \(command): hung") }
-            if signalled && !wasKilled { crashes += 1; fail("#\(n) \(command): died of signal \(run.status)") }
+            if signalled && !wasKilled {
+                crashes += 1
+                fail("#\(n) \(command): died of signal \(run.status)")
+            }
 
             // store.json parses, by an independent parser and by recnotes itself.
             let actual: StoreSnapshot
@@ -319,13 +343,17 @@ struct CrashConsistencyTests {
                 let done = expected.map { actual.paths == $0.paths && actual.trashPaths == $0.trashPaths } ?? false
                 if done && !same { killedAfterSave += 1 }
                 if !same && !done {
-                    fail("#\(n) \(command) killed after \(delay) µs: half-done store\n  before \(state.paths) \(state.trashPaths)\n  after  \(actual.paths) \(actual.trashPaths)\n  expected \(expected.map { "\($0.paths) \($0.trashPaths)" } ?? "no change")")
+                    fail(
+                        "#\(n) \(command) killed after \(delay) µs: half-done store\n  before \(state.paths) \(state.trashPaths)\n  after  \(actual.paths) \(actual.trashPaths)\n  expected \(expected.map { "\($0.paths) \($0.trashPaths)" } ?? "no change")"
+                    )
                 }
             } else if run.status == 0 {
                 finished += 1
                 if let expected {
                     if actual.paths != expected.paths || actual.trashPaths != expected.trashPaths {
-                        fail("#\(n) \(command) exited 0 but is not reflected\n  expected \(expected.paths) \(expected.trashPaths)\n  actual   \(actual.paths) \(actual.trashPaths)")
+                        fail(
+                            "#\(n) \(command) exited 0 but is not reflected\n  expected \(expected.paths) \(expected.trashPaths)\n  actual   \(actual.paths) \(actual.trashPaths)"
+                        )
                     }
                 } else {
                     fail("#\(n) \(command) exited 0, the model expected a refusal: \(run)")
@@ -333,8 +361,12 @@ struct CrashConsistencyTests {
             } else {
                 failedCleanly += 1
                 if expected != nil { fail("#\(n) \(command) failed, the model expected success: \(run)") }
-                if actual.paths != state.paths || actual.trashPaths != state.trashPaths { fail("#\(n) \(command) failed but changed the store") }
-                if !(run.status == 1 || run.status == 64) || run.stderrLines.count != 1 || !run.stderr.hasPrefix("recnotes: ") {
+                if actual.paths != state.paths || actual.trashPaths != state.trashPaths {
+                    fail("#\(n) \(command) failed but changed the store")
+                }
+                if !(run.status == 1 || run.status == 64) || run.stderrLines.count != 1
+                    || !run.stderr.hasPrefix("recnotes: ")
+                {
                     fail("#\(n) \(command): not a one-line error with status 1 or 64: \(run)")
                 }
             }
@@ -347,7 +379,9 @@ struct CrashConsistencyTests {
                 let repair = try sandbox.runBounded(["fsck", "--repair"])
                 let again = try sandbox.runBounded(["fsck"])
                 if repair.status != 0 || again.status != 0 {
-                    fail("#\(n) \(command): fsck not clean after --repair:\n\(fsck.stdout)\(repair.stdout)\(again.stdout)")
+                    fail(
+                        "#\(n) \(command): fsck not clean after --repair:\n\(fsck.stdout)\(repair.stdout)\(again.stdout)"
+                    )
                 } else {
                     repaired += 1
                 }
@@ -359,9 +393,14 @@ struct CrashConsistencyTests {
             state = try StoreSnapshot(storeFile: sandbox.storeFile)
         }
         // A killed atomic write can leave its temporary file; count them (they are harmless).
-        leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: sandbox.store)) ?? []).filter { $0.contains(".tmp-") }.count
+        leftovers =
+            ((try? FileManager.default.contentsOfDirectory(atPath: sandbox.store)) ?? []).filter {
+                $0.contains(".tmp-")
+            }.count
 
-        print("crash-consistency: \(Self.cases) cases tried (\(killed) killed mid-run, \(killedAfterSave) of them after saving their change, \(finished) finished first, \(failedCleanly) refused), \(lost) lost, \(crashes) crashes, \(repaired) fsck repairs, \(leftovers) stray temp files; kill delays 0–\(maxDelay / 1000) ms, a command takes ~\(runTime / 1000) ms (seed \(seed))")
+        print(
+            "crash-consistency: \(Self.cases) cases tried (\(killed) killed mid-run, \(killedAfterSave) of them after saving their change, \(finished) finished first, \(failedCleanly) refused), \(lost) lost, \(crashes) crashes, \(repaired) fsck repairs, \(leftovers) stray temp files; kill delays 0–\(maxDelay / 1000) ms, a command takes ~\(runTime / 1000) ms (seed \(seed))"
+        )
         #expect(lost == 0, "\(failures.joined(separator: "\n"))")
         #expect(crashes == 0)
         if Self.fixedMaxDelay == nil { #expect(killed > 0, "some kills should land mid-run") }
@@ -374,7 +413,8 @@ struct CrashConsistencyTests {
         var result: [String: String] = [:]
         for item in object["items"] as? [[String: Any]] ?? [] {
             let fields = ["tags", "note", "markers"].compactMap { key in item[key].map { (key, $0) } }
-            let text = try JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: fields), options: [.sortedKeys])
+            let text = try JSONSerialization.data(
+                withJSONObject: Dictionary(uniqueKeysWithValues: fields), options: [.sortedKeys])
             result[item["uuid"] as? String ?? ""] = String(decoding: text, as: UTF8.self)
         }
         return result
@@ -396,7 +436,9 @@ struct CrashConsistencyTests {
             ["note", "/Ideas/r", "--set", "a note"], ["mark", "/Ideas/r", "--at", "50%"], ["unmark", "/Ideas/r", "1"],
             ["tag", "/Ideas/r", "-work"], ["note", "/Ideas", "--set", "folder note"], ["undo"],
         ]
-        var killed = 0, changed = 0, failures: [String] = []
+        var killed = 0
+        var changed = 0
+        var failures: [String] = []
         let twin = sandbox.root + "/twin"
         for n in 0..<Self.cases / 2 {
             let command = commands[n % commands.count]
@@ -414,17 +456,22 @@ struct CrashConsistencyTests {
             if signalled && run.status == SIGKILL { killed += 1 }
             let actual = try Self.annotations(sandbox.storeFile)
             if actual != before && actual != expected {
-                failures.append("#\(n) \(command): half-done\n  before \(before)\n  after  \(actual)\n  expected \(expected)")
+                failures.append(
+                    "#\(n) \(command): half-done\n  before \(before)\n  after  \(actual)\n  expected \(expected)")
             }
             if actual != before { changed += 1 }
             // fsck is clean, or --repair makes it clean (a killed write's temporary file).
             if try sandbox.runBounded(["fsck"]).status != 0 {
                 let repair = try sandbox.runBounded(["fsck", "--repair"])
                 let again = try sandbox.runBounded(["fsck"])
-                if repair.status != 0 || again.status != 0 { failures.append("#\(n) after \(command): fsck: \(repair) \(again)") }
+                if repair.status != 0 || again.status != 0 {
+                    failures.append("#\(n) after \(command): fsck: \(repair) \(again)")
+                }
             }
         }
-        print("crash-consistency (annotations): \(Self.cases / 2) cases, \(killed) killed, \(changed) changed the store, \(failures.count) bad outcomes")
+        print(
+            "crash-consistency (annotations): \(Self.cases / 2) cases, \(killed) killed, \(changed) changed the store, \(failures.count) bad outcomes"
+        )
         #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
         if Self.fixedMaxDelay == nil { #expect(killed > 0, "some kills should land mid-run") }
     }
@@ -448,7 +495,9 @@ struct RecordCrashTests {
         let inputFrames = 10 * rate
         let input = AudioCLI.noise(frames: inputFrames, seed: seed)
         let plan = Array(repeating: ["wav", "flac", "opus"], count: 3).flatMap { $0 }
-        var tried = 0, lost = 0, crashes = 0
+        var tried = 0
+        var lost = 0
+        var crashes = 0
         var worstBehindLast = 0.0
         var notes: [String] = []
         for (index, format) in plan.enumerated() {
@@ -457,7 +506,7 @@ struct RecordCrashTests {
             let killAfter = Double.random(in: 0.3...3.0, using: &random)
             let (process, out, err) = cli.process(["record", "take\(index)", "--format", format, "--progress", "json"])
             let fd = out.fileHandleForReading.fileDescriptor
-            _ = fcntl(fd, 1031 /* F_SETPIPE_SZ */, 4096)
+            _ = fcntl(fd, 1031, 4096)  // F_SETPIPE_SZ
             try process.run()
             let errors = DrainedPipe(err)
             var events: [(time: Double, frames: Int)] = []
@@ -486,13 +535,16 @@ struct RecordCrashTests {
                     pending.removeSubrange(...newline)
                     guard let event = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
                     if event["event"] as? String == "started" { start = now() }
-                    if event["event"] as? String == "progress", let frames = event["frames"] as? Int { events.append((now(), frames)) }
+                    if event["event"] as? String == "progress", let frames = event["frames"] as? Int {
+                        events.append((now(), frames))
+                    }
                 }
             }
             process.waitUntilExit()
             _ = errors.wait()
             tried += 1
-            guard let killedAt, process.terminationReason == .uncaughtSignal, process.terminationStatus == SIGKILL else {
+            guard let killedAt, process.terminationReason == .uncaughtSignal, process.terminationStatus == SIGKILL
+            else {
                 if process.terminationReason == .uncaughtSignal { crashes += 1 }
                 lost += 1
                 notes.append("\(format): record ended by itself (status \(process.terminationStatus)) before the kill")
@@ -501,8 +553,12 @@ struct RecordCrashTests {
             let required = events.filter { $0.time <= killedAt - 1.5 }.map(\.frames).max() ?? 0
             let lastSeen = events.last?.frames ?? 0
             let ls = try cli.run("ls")
-            let recovered = try cli.recordings().first { ($0["name"] as? String)?.hasPrefix("take\(index) (recovered)") == true }
-            guard ls.status == 0, let recovered, let frames = recovered["frames"] as? Int, let file = recovered["file"] as? String else {
+            let recovered = try cli.recordings().first {
+                ($0["name"] as? String)?.hasPrefix("take\(index) (recovered)") == true
+            }
+            guard ls.status == 0, let recovered, let frames = recovered["frames"] as? Int,
+                let file = recovered["file"] as? String
+            else {
                 if required > 0 {
                     lost += 1
                     notes.append("\(format): nothing recovered, \(required) frames were due: \(ls.stderr)")
@@ -513,7 +569,9 @@ struct RecordCrashTests {
             worstBehindLast = max(worstBehindLast, Double(lastSeen - decoded.count) / Double(rate))
             if decoded.count != frames || decoded.count < required {
                 lost += 1
-                notes.append("\(format): \(required) frames were reported 1.5 s before the kill, \(decoded.count) recovered (store says \(frames))")
+                notes.append(
+                    "\(format): \(required) frames were reported 1.5 s before the kill, \(decoded.count) recovered (store says \(frames))"
+                )
             }
             if format != "opus" {
                 let n = min(decoded.count, inputFrames)
@@ -523,9 +581,14 @@ struct RecordCrashTests {
                 }
             }
             let fsck = try cli.run("fsck")
-            if fsck.status != 0 { lost += 1; notes.append("\(format): fsck after recovery: \(fsck.stdout)") }
+            if fsck.status != 0 {
+                lost += 1
+                notes.append("\(format): fsck after recovery: \(fsck.stdout)")
+            }
         }
-        print("crash-consistency (record): \(tried) recordings killed, \(lost) lost, \(crashes) crashes; recovered audio at most \(String(format: "%.2f", worstBehindLast)) s behind the last progress event read (seed \(seed))")
+        print(
+            "crash-consistency (record): \(tried) recordings killed, \(lost) lost, \(crashes) crashes; recovered audio at most \(String(format: "%.2f", worstBehindLast)) s behind the last progress event read (seed \(seed))"
+        )
         #expect(lost == 0, "\(notes.joined(separator: "\n"))")
         #expect(crashes == 0)
     }

@@ -18,7 +18,8 @@ struct DeviceFaultTests {
     static func serverPID(socket: String) -> Int32? {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
         for entry in entries {
-            guard let pid = Int32(entry), let cmdline = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+            guard let pid = Int32(entry), let cmdline = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { continue }
             let text = String(decoding: cmdline, as: UTF8.self)
             if text.hasPrefix("/usr/bin/pulseaudio"), text.contains(socket) { return pid }
         }
@@ -29,7 +30,8 @@ struct DeviceFaultTests {
         let cli = try AudioCLI()
         let server = try PulseServer(directory: cli.home + "/pa")
         let fileDevices = try String(contentsOfFile: cli.home + "/.asoundrc", encoding: .utf8)
-        try (fileDevices + "\n" + server.asoundrc).write(toFile: cli.home + "/.asoundrc", atomically: true, encoding: .utf8)
+        try (fileDevices + "\n" + server.asoundrc).write(
+            toFile: cli.home + "/.asoundrc", atomically: true, encoding: .utf8)
         return (cli, server)
     }
 
@@ -37,8 +39,10 @@ struct DeviceFaultTests {
     func killingTheServerMidRecordingKeepsTheAudio(signal: Int32) throws {
         let (cli, server) = try Self.setUp()
         defer { server.stop() }
-        let recorder = try Spawned(AudioCLI.binary, ["record", "Interrupted", "--device", "pulse_monitor", "--format", "wav", "--progress", "json"],
-                                   environment: cli.environment)
+        let recorder = try Spawned(
+            AudioCLI.binary,
+            ["record", "Interrupted", "--device", "pulse_monitor", "--format", "wav", "--progress", "json"],
+            environment: cli.environment)
         var reported = 0
         for _ in 0..<600 {
             if let item = try? cli.run("state").stdout, item.contains("\"recording\": {") { break }
@@ -47,7 +51,9 @@ struct DeviceFaultTests {
         // Wait (by what is in the recorder's file, not by the clock) for 1.5 s of audio on disk.
         for _ in 0..<600 {
             let audio = cli.audioFiles()
-            if let file = audio.first, let frames = try? SoundFile.countFrames(path: cli.store + "/audio/" + file), frames >= 72_000 {
+            if let file = audio.first, let frames = try? SoundFile.countFrames(path: cli.store + "/audio/" + file),
+                frames >= 72_000
+            {
                 reported = Int(frames)
                 break
             }
@@ -60,18 +66,28 @@ struct DeviceFaultTests {
         var notes: [String] = []
         if timedOut { notes.append("record did not stop within 30 s of the server's death") }
         if signalled { notes.append("record died of a signal: \(run)") }
-        let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("recnotes: ") && !$0.hasPrefix("recnotes: warning: ") }
-        if run.status == 0 || lines.count != 1 { notes.append("expected a non-zero exit and one error line: \(run.status) \(run.stderr)") }
+        let lines = run.stderr.split(separator: "\n").filter {
+            $0.hasPrefix("recnotes: ") && !$0.hasPrefix("recnotes: warning: ")
+        }
+        if run.status == 0 || lines.count != 1 {
+            notes.append("expected a non-zero exit and one error line: \(run.status) \(run.stderr)")
+        }
         if !run.stdout.contains("\"failed\"") { notes.append("no failed event: \(run.stdout.suffix(400))") }
         // The audio captured before the server died is kept (saved now, or recovered by the
         // next command), decodable, and the store says how long it is.
         _ = try cli.run("ls")
         var frames = 0
-        if let item = try cli.recordings().first(where: { ($0["name"] as? String)?.hasPrefix("Interrupted") == true }), let file = item["file"] as? String {
+        if let item = try cli.recordings().first(where: { ($0["name"] as? String)?.hasPrefix("Interrupted") == true }),
+            let file = item["file"] as? String
+        {
             let decoded = try AudioCLI.decode(cli.store + "/audio/" + file)
             frames = decoded.count
-            if decoded.count != item["frames"] as? Int { notes.append("store says \(item["frames"] ?? "?") frames, the file has \(decoded.count)") }
-            if decoded.count < reported { notes.append("\(reported) frames were on disk before the kill, \(decoded.count) kept") }
+            if decoded.count != item["frames"] as? Int {
+                notes.append("store says \(item["frames"] ?? "?") frames, the file has \(decoded.count)")
+            }
+            if decoded.count < reported {
+                notes.append("\(reported) frames were on disk before the kill, \(decoded.count) kept")
+            }
         } else {
             notes.append("no recording kept")
         }
@@ -79,7 +95,9 @@ struct DeviceFaultTests {
         if fsck.status != 0 { notes.append("fsck: \(fsck.stdout)") }
         let state = try cli.run("state").stdout
         if !state.contains("\"recording\": null") { notes.append("a recording is still marked in progress: \(state)") }
-        print("device-faults (pulseaudio \(signal == SIGKILL ? "SIGKILL" : "SIGTERM") mid-recording): exit \(run.status), \(frames) frames (\(String(format: "%.2f", Double(frames) / 48_000)) s) kept, \(notes.isEmpty ? 0 : 1) lost, \(signalled ? 1 : 0) crashes, fsck \(fsck.status == 0 ? "clean" : "NOT clean")")
+        print(
+            "device-faults (pulseaudio \(signal == SIGKILL ? "SIGKILL" : "SIGTERM") mid-recording): exit \(run.status), \(frames) frames (\(String(format: "%.2f", Double(frames) / 48_000)) s) kept, \(notes.isEmpty ? 0 : 1) lost, \(signalled ? 1 : 0) crashes, fsck \(fsck.status == 0 ? "clean" : "NOT clean")"
+        )
         #expect(notes.isEmpty, "\(notes.joined(separator: "\n"))\n\(run.stderr)")
     }
 
@@ -98,16 +116,22 @@ struct DeviceFaultTests {
             let run = try cli.run(arguments)
             tried += 1
             let lines = run.stderr.split(separator: "\n")
-            if run.status != 1 || lines.count != 1 || !run.stderr.hasPrefix("recnotes: ") || !run.stderr.contains(fragment) {
-                notes.append("\(arguments): expected one error line with '\(fragment)', status 1: \(run.status) \(run.stderr)")
+            if run.status != 1 || lines.count != 1 || !run.stderr.hasPrefix("recnotes: ")
+                || !run.stderr.contains(fragment)
+            {
+                notes.append(
+                    "\(arguments): expected one error line with '\(fragment)', status 1: \(run.status) \(run.stderr)")
             }
-            let changed = BadInputTests.changed(before, BadInputTests.files(cli.store)).filter { !ignoring.contains($0) }
+            let changed = BadInputTests.changed(before, BadInputTests.files(cli.store)).filter {
+                !ignoring.contains($0)
+            }
             if !changed.isEmpty { notes.append("\(arguments) changed \(changed)") }
         }
 
         // Busy: a recording is running (a real-time one, on the monitor); a second is refused.
-        let first = try Spawned(AudioCLI.binary, ["record", "long", "--device", "pulse_monitor", "--format", "wav", "--duration", "60"],
-                                environment: cli.environment)
+        let first = try Spawned(
+            AudioCLI.binary, ["record", "long", "--device", "pulse_monitor", "--format", "wav", "--duration", "60"],
+            environment: cli.environment)
         for _ in 0..<400 {
             if (try? cli.run("state").stdout.contains("\"recording\": {")) == true { break }
             usleep(50_000)
@@ -120,9 +144,11 @@ struct DeviceFaultTests {
         let runningFile = try #require(running["file"] as? String)
         let runningID = try #require(running["uuid"] as? String)
         let busy: Set<String> = ["audio/" + runningFile, "viewstate.json"]
-        try expectCleanFailure(["record", "second", "--device", "pulse_monitor", "--duration", "1"],
-                               containing: "another recording is in progress", ignoring: busy)
-        try expectCleanFailure(["record", "third", "--duration", "1"], containing: "another recording is in progress", ignoring: busy)
+        try expectCleanFailure(
+            ["record", "second", "--device", "pulse_monitor", "--duration", "1"],
+            containing: "another recording is in progress", ignoring: busy)
+        try expectCleanFailure(
+            ["record", "third", "--duration", "1"], containing: "another recording is in progress", ignoring: busy)
         // The view state still holds the first recording, and nothing else was created.
         if try runningRecording()?["uuid"] as? String != runningID {
             notes.append("a refused recording replaced the running one in the view state")
@@ -133,13 +159,17 @@ struct DeviceFaultTests {
 
         // Missing: no such PCM, and a PulseAudio device whose server is gone.
         try expectCleanFailure(["play", "tone", "--device", "no_such_pcm"], containing: "no_such_pcm")
-        try expectCleanFailure(["record", "x", "--device", "no_such_pcm", "--duration", "1"], containing: "no_such_pcm")
+        try expectCleanFailure(
+            ["record", "x", "--device", "no_such_pcm", "--duration", "1"], containing: "no_such_pcm")
         server.stop()
         try expectCleanFailure(["play", "tone", "--device", "pulse_sink"], containing: "pulse_sink")
-        try expectCleanFailure(["record", "y", "--device", "pulse_monitor", "--duration", "1"], containing: "pulse_monitor")
+        try expectCleanFailure(
+            ["record", "y", "--device", "pulse_monitor", "--duration", "1"], containing: "pulse_monitor")
         let fsck = try cli.run("fsck")
         if fsck.status != 0 { notes.append("fsck: \(fsck.stdout)") }
-        print("device-faults (busy and missing devices): \(tried) commands tried, \(notes.count) bad outcomes, 0 crashes, fsck \(fsck.status == 0 ? "clean" : "NOT clean"); a kernel-level busy device (EBUSY) cannot be made here: no sound card, no snd-dummy/snd-aloop")
+        print(
+            "device-faults (busy and missing devices): \(tried) commands tried, \(notes.count) bad outcomes, 0 crashes, fsck \(fsck.status == 0 ? "clean" : "NOT clean"); a kernel-level busy device (EBUSY) cannot be made here: no sound card, no snd-dummy/snd-aloop"
+        )
         #expect(notes.isEmpty, "\(notes.joined(separator: "\n"))")
     }
 }

@@ -7,20 +7,20 @@ import Testing
 @Suite("Devices: described PCMs, the default marked")
 struct DevicesListTests {
     static let config = """
-    pcm.!default {
-      type asym
-      playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
-      capture.pcm { type file slave.pcm null file "/dev/null" infile "/dev/null" format "raw" }
-    }
-    pcm.recnotes_test_mic {
-      type file slave.pcm null file "/dev/null" infile "/dev/null" format "raw"
-      hint { show on description "recnotes test microphone" }
-    }
-    pcm.recnotes_bare {
-      type file slave.pcm null file "/dev/null" infile "/dev/null" format "raw"
-      hint { show on }
-    }
-    """
+        pcm.!default {
+          type asym
+          playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
+          capture.pcm { type file slave.pcm null file "/dev/null" infile "/dev/null" format "raw" }
+        }
+        pcm.recnotes_test_mic {
+          type file slave.pcm null file "/dev/null" infile "/dev/null" format "raw"
+          hint { show on description "recnotes test microphone" }
+        }
+        pcm.recnotes_bare {
+          type file slave.pcm null file "/dev/null" infile "/dev/null" format "raw"
+          hint { show on }
+        }
+        """
 
     @Test func onlyDescribedDevicesUnlessAll() throws {
         let cli = try AudioCLI(asoundrc: Self.config)
@@ -37,7 +37,8 @@ struct DevicesListTests {
         cli.extraEnvironment["RECNOTES_DEVICE"] = "recnotes_test_mic"
         let chosen = try cli.run("devices", "--json")
         let devices = try #require(try JSONSerialization.jsonObject(with: Data(chosen.stdout.utf8)) as? [[String: Any]])
-        #expect(devices.filter { $0["default"] as? Bool == true }.map { $0["name"] as? String } == ["recnotes_test_mic"])
+        #expect(
+            devices.filter { $0["default"] as? Bool == true }.map { $0["name"] as? String } == ["recnotes_test_mic"])
         #expect(!devices.contains { $0["name"] as? String == "recnotes_bare" })
     }
 }

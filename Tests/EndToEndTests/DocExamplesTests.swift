@@ -27,7 +27,9 @@ struct DocExamplesTests {
         var command: String
         var description: String { "\(document) example \(number): `\(command)`" }
         /// The command without its trailing comments, spaces collapsed: what a marker names.
-        var bare: String { DocExamplesTests.withoutComments(command).split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        var bare: String {
+            DocExamplesTests.withoutComments(command).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
     }
 
     struct NotRun {
@@ -44,12 +46,19 @@ struct DocExamplesTests {
     static func readmeExamples() throws -> (examples: [Example], notRun: [NotRun]) {
         let text = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
         var lines: [String] = []
-        var section = "", inBlock = false
+        var section = ""
+        var inBlock = false
         for line in text.components(separatedBy: "\n") {
             if line.hasPrefix("## ") { section = String(line.dropFirst(3)) }
             guard section == "Using it" else { continue }
-            if !inBlock, line.trimmingCharacters(in: .whitespaces) == "```sh" { inBlock = true; continue }
-            if inBlock, line.trimmingCharacters(in: .whitespaces) == "```" { inBlock = false; continue }
+            if !inBlock, line.trimmingCharacters(in: .whitespaces) == "```sh" {
+                inBlock = true
+                continue
+            }
+            if inBlock, line.trimmingCharacters(in: .whitespaces) == "```" {
+                inBlock = false
+                continue
+            }
             if inBlock { lines.append(line) }
         }
         let notRun = markers(in: text, opening: "<!-- example not run:", closing: "-->")
@@ -60,15 +69,23 @@ struct DocExamplesTests {
     static func manExamples() throws -> (examples: [Example], notRun: [NotRun]) {
         let text = try String(contentsOfFile: root + "/man/recnotes.1", encoding: .utf8)
         var lines: [String] = []
-        var inSection = false, inBlock = false
+        var inSection = false
+        var inBlock = false
         for line in text.components(separatedBy: "\n") {
             if line.hasPrefix(".Sh ") { inSection = line == ".Sh EXAMPLES" }
             guard inSection else { continue }
-            if line.hasPrefix(".Bd -literal") { inBlock = true; continue }
-            if line.hasPrefix(".Ed") { inBlock = false; continue }
+            if line.hasPrefix(".Bd -literal") {
+                inBlock = true
+                continue
+            }
+            if line.hasPrefix(".Ed") {
+                inBlock = false
+                continue
+            }
             if inBlock {
-                lines.append(line.replacingOccurrences(of: "\\&", with: "").replacingOccurrences(of: "\\-", with: "-")
-                    .replacingOccurrences(of: "\\e", with: "\\"))
+                lines.append(
+                    line.replacingOccurrences(of: "\\&", with: "").replacingOccurrences(of: "\\-", with: "-")
+                        .replacingOccurrences(of: "\\e", with: "\\"))
             }
         }
         let notRun = markers(in: text, opening: ".\\\" example not run:", closing: nil)
@@ -97,8 +114,9 @@ struct DocExamplesTests {
             var body = line[start.upperBound...]
             if let closing, let end = body.range(of: closing) { body = body[..<end.lowerBound] }
             let parts = body.components(separatedBy: " — ")
-            return NotRun(command: parts[0].trimmingCharacters(in: .whitespaces),
-                          reason: parts.dropFirst().joined(separator: " — ").trimmingCharacters(in: .whitespaces))
+            return NotRun(
+                command: parts[0].trimmingCharacters(in: .whitespaces),
+                reason: parts.dropFirst().joined(separator: " — ").trimmingCharacters(in: .whitespaces))
         }
     }
 
@@ -127,14 +145,19 @@ struct DocExamplesTests {
         var text = ""
         var inSingle = false
         for c in withoutComments(command) {
-            if c == "'" { inSingle.toggle(); continue }
+            if c == "'" {
+                inSingle.toggle()
+                continue
+            }
             if inSingle { continue }
             text.append(c == "\"" ? " " : c)
         }
         // `)` only ends a substitution: what follows is still the outer command's arguments.
         text = text.replacingOccurrences(of: "$(", with: ";").replacingOccurrences(of: ")", with: " ")
             .replacingOccurrences(of: "\\\n", with: " ")
-        let keywords: Set<String> = ["while", "until", "do", "done", "if", "then", "else", "elif", "fi", "for", "!", "time", "{", "}"]
+        let keywords: Set<String> = [
+            "while", "until", "do", "done", "if", "then", "else", "elif", "fi", "for", "!", "time", "{", "}",
+        ]
         var found: [String] = []
         for segment in text.split(whereSeparator: { "|&;(\n`".contains($0) }) {
             let words = segment.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -143,7 +166,8 @@ struct DocExamplesTests {
         }
         // A transcription engine is a program too, though it is written as a quoted argument
         // (`--engine 'whisper-cli …'`, `RECNOTES_TRANSCRIBER='whisper-cli …'`).
-        for match in command.matches(of: /(--engine|RECNOTES_TRANSCRIBER=)\s*'([^' ]+)/) where !found.contains(String(match.2)) {
+        for match in command.matches(of: /(--engine|RECNOTES_TRANSCRIBER=)\s*'([^' ]+)/)
+        where !found.contains(String(match.2)) {
             found.append(String(match.2))
         }
         return found
@@ -167,8 +191,9 @@ struct DocExamplesTests {
 
         func bash(_ script: String, timeout: Int) throws -> (run: Run, timedOut: Bool) {
             // timeout(1) signals the whole process group: a hung example leaves nothing behind.
-            let child = try Spawned("/usr/bin/timeout", ["-k", "5", "\(timeout)", "/bin/bash", "-c", "cd \"$HOME\"\n" + script],
-                                    environment: environment)
+            let child = try Spawned(
+                "/usr/bin/timeout", ["-k", "5", "\(timeout)", "/bin/bash", "-c", "cd \"$HOME\"\n" + script],
+                environment: environment)
             let finished = child.finish(timeout: Double(timeout + 30))
             return (finished.run, finished.timedOut || finished.run.status == 124)
         }
@@ -190,7 +215,8 @@ struct DocExamplesTests {
     static func run(_ examples: [Example], notRun: [NotRun]) throws {
         #expect(!examples.isEmpty, "no examples found: has the document's layout changed?")
         for marker in notRun {
-            #expect(examples.contains { $0.bare == marker.command }, "a not-run marker names no example: \(marker.command)")
+            #expect(
+                examples.contains { $0.bare == marker.command }, "a not-run marker names no example: \(marker.command)")
             #expect(!marker.reason.isEmpty, "a not-run marker gives no reason: \(marker.command)")
         }
         let runner = try Runner()
@@ -208,7 +234,9 @@ struct DocExamplesTests {
             }
             let (run, timedOut) = try runner.bash("set -e -o pipefail\n" + example.command, timeout: 120)
             let passed = !timedOut && (run.status == 0 || run.status == 141)
-            #expect(passed, """
+            #expect(
+                passed,
+                """
                 \(example) \(timedOut ? "did not finish within 120 s" : "exited \(run.status)")
                 stderr:
                 \(run.stderr)
@@ -235,15 +263,24 @@ struct DocExamplesTests {
 
     @Test("examples are read as the shell reads them: continued lines, comments, the programs they need")
     func extraction() {
-        #expect(Self.commands(["a |", "  b", "c \\", "  d   # note", "", "e"]) == ["a |\n  b", "c \\\n  d   # note", "e"])
+        #expect(
+            Self.commands(["a |", "  b", "c \\", "  d   # note", "", "e"]) == ["a |\n  b", "c \\\n  d   # note", "e"])
         #expect(Self.withoutComments("recnotes ls -l   # a '#' in a comment") == "recnotes ls -l")
         #expect(Self.withoutComments("recnotes find / --iname '#tag'") == "recnotes find / --iname '#tag'")
-        #expect(Self.programs("recnotes find Work --json | jq -r '.[] | select(.x)' |\n  while read -r p; do recnotes export \"$p\" - | whisper-cli -f - ; done")
+        #expect(
+            Self.programs(
+                "recnotes find Work --json | jq -r '.[] | select(.x)' |\n  while read -r p; do recnotes export \"$p\" - | whisper-cli -f - ; done"
+            )
                 == ["recnotes", "jq", "read", "whisper-cli"])
-        #expect(Self.programs("recnotes play \"$(recnotes find / --json | jq -r '.[0].path')\" \\\n   --seek \"$(date)\"   # sox")
+        #expect(
+            Self.programs(
+                "recnotes play \"$(recnotes find / --json | jq -r '.[0].path')\" \\\n   --seek \"$(date)\"   # sox")
                 == ["recnotes", "jq", "date"])
         #expect(Self.programs("FOO=1 sox -n -t wav - | recnotes import -") == ["sox", "recnotes"])
-        #expect(Self.programs("recnotes transcribe --all --engine 'whisper-cli -m m.bin -f {wav}'") == ["recnotes", "whisper-cli"])
+        #expect(
+            Self.programs("recnotes transcribe --all --engine 'whisper-cli -m m.bin -f {wav}'") == [
+                "recnotes", "whisper-cli",
+            ])
         #expect(Self.programs("export RECNOTES_TRANSCRIBER='vosk-cli {wav}'") == ["export", "vosk-cli"])
     }
 }

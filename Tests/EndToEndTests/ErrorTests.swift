@@ -50,8 +50,12 @@ let errorCases: [FailingCommand] = [
     .init(arguments: ["mv", "A/B", "D"], status: 1, message: "recnotes: /D/B: already exists"),
     .init(arguments: ["mv", "A/B", "A"], status: 1, message: "recnotes: A/B: already in /A"),
     // Missing parents, recordings used as folders.
-    .init(arguments: ["mkdir", "nope/x"], status: 1, message: "recnotes: nope/x: no such folder: /nope (use -p to create it)"),
-    .init(arguments: ["mkdir", "ok", "nope/x"], status: 1, message: "recnotes: nope/x: no such folder: /nope (use -p to create it)"),
+    .init(
+        arguments: ["mkdir", "nope/x"], status: 1,
+        message: "recnotes: nope/x: no such folder: /nope (use -p to create it)"),
+    .init(
+        arguments: ["mkdir", "ok", "nope/x"], status: 1,
+        message: "recnotes: nope/x: no such folder: /nope (use -p to create it)"),
     .init(arguments: ["mkdir", "A/rec/x"], status: 1, message: "recnotes: A/rec/x: /A/rec is not a folder"),
     .init(arguments: ["mkdir", "-p", "A/rec/x/y"], status: 1, message: "recnotes: A/rec/x/y: /A/rec is not a folder"),
     .init(arguments: ["ls", "A/rec/x"], status: 1, message: "recnotes: A/rec/x: /A/rec is not a folder"),
@@ -59,48 +63,88 @@ let errorCases: [FailingCommand] = [
     .init(arguments: ["cd", "A/rec"], status: 1, message: "recnotes: A/rec: not a folder"),
     .init(arguments: ["mv", "C", "A/rec/x"], status: 1, message: "recnotes: A/rec/x: /A/rec is not a folder"),
     // Not empty, the root.
-    .init(arguments: ["rm", "A"], status: 1, message: "recnotes: A: folder is not empty (use -r to remove it and everything in it)"),
-    .init(arguments: ["rm", "C", "A"], status: 1, message: "recnotes: A: folder is not empty (use -r to remove it and everything in it)"),
+    .init(
+        arguments: ["rm", "A"], status: 1,
+        message: "recnotes: A: folder is not empty (use -r to remove it and everything in it)"),
+    .init(
+        arguments: ["rm", "C", "A"], status: 1,
+        message: "recnotes: A: folder is not empty (use -r to remove it and everything in it)"),
     .init(arguments: ["rm", "/"], status: 1, message: "recnotes: /: the root folder cannot be removed"),
     .init(arguments: ["rm", "-r", "/"], status: 1, message: "recnotes: /: the root folder cannot be removed"),
-    .init(arguments: ["rm", "-r", ".."], status: 1, message: "recnotes: ..: the root folder cannot be removed", from: "/A"),
+    .init(
+        arguments: ["rm", "-r", ".."], status: 1, message: "recnotes: ..: the root folder cannot be removed", from: "/A"
+    ),
     .init(arguments: ["mv", "/", "C"], status: 1, message: "recnotes: /: the root folder cannot be moved or renamed"),
     // Into itself.
-    .init(arguments: ["mv", "A", "A"], status: 1, message: "recnotes: /A: cannot move a folder into itself or one of its subfolders"),
-    .init(arguments: ["mv", "A", "A/B"], status: 1, message: "recnotes: /A: cannot move a folder into itself or one of its subfolders"),
-    .init(arguments: ["mv", "A", "A/B/new name"], status: 1, message: "recnotes: /A: cannot move a folder into itself or one of its subfolders"),
-    .init(arguments: ["mv", "C", "A", "A/B"], status: 1, message: "recnotes: /A: cannot move a folder into itself or one of its subfolders"),
-    .init(arguments: ["mv", "C", "A/rec", "nope"], status: 1, message: "recnotes: nope: no such folder (moving several items needs an existing folder)"),
+    .init(
+        arguments: ["mv", "A", "A"], status: 1,
+        message: "recnotes: /A: cannot move a folder into itself or one of its subfolders"),
+    .init(
+        arguments: ["mv", "A", "A/B"], status: 1,
+        message: "recnotes: /A: cannot move a folder into itself or one of its subfolders"),
+    .init(
+        arguments: ["mv", "A", "A/B/new name"], status: 1,
+        message: "recnotes: /A: cannot move a folder into itself or one of its subfolders"),
+    .init(
+        arguments: ["mv", "C", "A", "A/B"], status: 1,
+        message: "recnotes: /A: cannot move a folder into itself or one of its subfolders"),
+    .init(
+        arguments: ["mv", "C", "A/rec", "nope"], status: 1,
+        message: "recnotes: nope: no such folder (moving several items needs an existing folder)"),
     // Ambiguous UUID prefix: the candidates are listed.
-    .init(arguments: ["ls", "@3f2a"], status: 1,
-          message: "recnotes: @3f2a: ambiguous UUID prefix, matching 2 items: @3f2a11110000 /A, @3f2a22220000 /A/B"),
+    .init(
+        arguments: ["ls", "@3f2a"], status: 1,
+        message: "recnotes: @3f2a: ambiguous UUID prefix, matching 2 items: @3f2a11110000 /A, @3f2a22220000 /A/B"),
     .init(arguments: ["rm", "-r", "@3f2a"], status: 1, message: nil, fragments: ["ambiguous UUID prefix", "/A/B"]),
     // Usage errors: bad names, bad prefixes, bad arguments.
-    .init(arguments: ["mkdir", " lead"], status: 64, message: "recnotes: ' lead': a name cannot start with whitespace"),
-    .init(arguments: ["mkdir", "trail "], status: 64, message: "recnotes: 'trail ': a name cannot end with whitespace"),
-    .init(arguments: ["mkdir", "tab\there"], status: 64, message: "recnotes: tab\\u{9}here: a name cannot contain control characters"),
-    .init(arguments: ["mkdir", "new\nline"], status: 64, message: "recnotes: new\\u{a}line: a name cannot contain control characters"),
-    .init(arguments: ["mkdir", "del\u{7F}"], status: 64, message: "recnotes: del\\u{7f}: a name cannot contain control characters"),
-    .init(arguments: ["mkdir", "c1\u{85}"], status: 64, message: "recnotes: c1\\u{85}: a name cannot contain control characters"),
-    .init(arguments: ["mkdir", String(repeating: "é", count: 128)], status: 64,
-          message: "recnotes: \(String(repeating: "é", count: 128)): a name is at most 255 bytes of UTF-8 (this one has 256)"),
+    .init(
+        arguments: ["mkdir", " lead"], status: 64, message: "recnotes: ' lead': a name cannot start with whitespace"),
+    .init(
+        arguments: ["mkdir", "trail "], status: 64, message: "recnotes: 'trail ': a name cannot end with whitespace"),
+    .init(
+        arguments: ["mkdir", "tab\there"], status: 64,
+        message: "recnotes: tab\\u{9}here: a name cannot contain control characters"),
+    .init(
+        arguments: ["mkdir", "new\nline"], status: 64,
+        message: "recnotes: new\\u{a}line: a name cannot contain control characters"),
+    .init(
+        arguments: ["mkdir", "del\u{7F}"], status: 64,
+        message: "recnotes: del\\u{7f}: a name cannot contain control characters"),
+    .init(
+        arguments: ["mkdir", "c1\u{85}"], status: 64,
+        message: "recnotes: c1\\u{85}: a name cannot contain control characters"),
+    .init(
+        arguments: ["mkdir", String(repeating: "é", count: 128)], status: 64,
+        message:
+            "recnotes: \(String(repeating: "é", count: 128)): a name is at most 255 bytes of UTF-8 (this one has 256)"),
     .init(arguments: ["mkdir", ""], status: 64, message: "recnotes: '': a path cannot be empty"),
-    .init(arguments: ["mkdir", "ok", "bad "], status: 64, message: "recnotes: 'bad ': a name cannot end with whitespace"),
-    .init(arguments: ["mv", "C", "bad\u{1}"], status: 64, message: "recnotes: bad\\u{1}: a name cannot contain control characters"),
+    .init(
+        arguments: ["mkdir", "ok", "bad "], status: 64, message: "recnotes: 'bad ': a name cannot end with whitespace"),
+    .init(
+        arguments: ["mv", "C", "bad\u{1}"], status: 64,
+        message: "recnotes: bad\\u{1}: a name cannot contain control characters"),
     .init(arguments: ["mv", "C", " C"], status: 64, message: "recnotes: ' C': a name cannot start with whitespace"),
-    .init(arguments: ["ls", "@3f2"], status: 64, message: "recnotes: @3f2: a UUID prefix needs 4 to 32 hex digits after '@'"),
-    .init(arguments: ["ls", "@zzzz"], status: 64, message: "recnotes: @zzzz: a UUID prefix needs 4 to 32 hex digits after '@'"),
-    .init(arguments: ["cd", "@"], status: 64, message: "recnotes: @: a UUID prefix needs 4 to 32 hex digits after '@'"),
+    .init(
+        arguments: ["ls", "@3f2"], status: 64,
+        message: "recnotes: @3f2: a UUID prefix needs 4 to 32 hex digits after '@'"),
+    .init(
+        arguments: ["ls", "@zzzz"], status: 64,
+        message: "recnotes: @zzzz: a UUID prefix needs 4 to 32 hex digits after '@'"),
+    .init(
+        arguments: ["cd", "@"], status: 64, message: "recnotes: @: a UUID prefix needs 4 to 32 hex digits after '@'"),
     .init(arguments: ["ls", "--bogus"], status: 64, fragments: ["--bogus"]),
     .init(arguments: ["bogus"], status: 64),
     .init(arguments: ["ls", "--sort", "colour"], status: 64, fragments: ["colour"]),
     .init(arguments: ["find", "--type", "album"], status: 64, fragments: ["album"]),
     .init(arguments: ["mkdir"], status: 64, fragments: ["<paths>"]),
     .init(arguments: ["rm"], status: 64, fragments: ["<paths>"]),
-    .init(arguments: ["mv", "A"], status: 64, fragments: ["recnotes: mv: needs at least one source and a destination"]),
+    .init(
+        arguments: ["mv", "A"], status: 64, fragments: ["recnotes: mv: needs at least one source and a destination"]),
     .init(arguments: ["cd", "A", "C"], status: 64, fragments: ["recnotes: C: unexpected argument"]),
     .init(arguments: ["info"], status: 64, fragments: ["<path>"]),
-    .init(arguments: ["mkdir", "--store", "", "x"], status: 64, message: "recnotes: --store: the store directory cannot be empty"),
+    .init(
+        arguments: ["mkdir", "--store", "", "x"], status: 64,
+        message: "recnotes: --store: the store directory cannot be empty"),
 ]
 
 @Suite("Errors")
@@ -148,9 +192,13 @@ struct ErrorTests {
     @Test("an unknown subcommand is named in the message")
     func unknownSubcommand() throws {
         let sandbox = try Sandbox()
-        expectFailure(try sandbox.run(["bogus"], store: false), status: 64, containing: ["recnotes: bogus: not a recnotes command"])
+        expectFailure(
+            try sandbox.run(["bogus"], store: false), status: 64,
+            containing: ["recnotes: bogus: not a recnotes command"])
         expectFailure(try sandbox.run(["bogus"]), status: 64, containing: ["recnotes: bogus: not a recnotes command"])
-        expectFailure(try sandbox.run(["--store=" + sandbox.store, "bogus"], store: false), status: 64, containing: ["recnotes: bogus: not a recnotes command"])
+        expectFailure(
+            try sandbox.run(["--store=" + sandbox.store, "bogus"], store: false), status: 64,
+            containing: ["recnotes: bogus: not a recnotes command"])
         #expect(!FileManager.default.fileExists(atPath: sandbox.home + "/.local/share/recnotes/store.json"))
     }
 }

@@ -34,7 +34,9 @@ struct FeedbackTests {
         let history = try cli.run("history")
         #expect(history.status == 0)
         #expect(!history.stdout.contains("background-child"), "\(history.stdout)")
-        #expect(history.stdout.contains("recnotes record memo --format wav --duration 0.2 --background"), "\(history.stdout)")
+        #expect(
+            history.stdout.contains("recnotes record memo --format wav --duration 0.2 --background"),
+            "\(history.stdout)")
     }
 
     @Test("trash empty refuses without --yes when not at a terminal, and --yes empties it")
@@ -42,15 +44,17 @@ struct FeedbackTests {
         try sandbox.succeed("mkdir", "X")
         try sandbox.succeed("rm", "X")
         let before = sandbox.storeBytes
-        expectFailure(try sandbox.run("trash", "empty"), status: 64,
-                      message: "recnotes: trash empty: deletes the trash for good; pass --yes to do it without asking")
+        expectFailure(
+            try sandbox.run("trash", "empty"), status: 64,
+            message: "recnotes: trash empty: deletes the trash for good; pass --yes to do it without asking")
         #expect(sandbox.storeBytes == before)
         try sandbox.succeed("trash", "empty", "--yes")
         #expect(try sandbox.succeed("trash", "ls").stdout.isEmpty)
     }
 
-    @Test("trash empty at a terminal asks, and only y empties it",
-          .enabled(if: TerminalKeysTests.scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "trash empty at a terminal asks, and only y empties it",
+        .enabled(if: TerminalKeysTests.scriptInstalled), .timeLimit(.minutes(1)))
     func trashEmptyAsks() throws {
         let cli = try AudioCLI()
         #expect(try cli.run("mkdir", "X").status == 0)

@@ -75,7 +75,8 @@ struct FindIndexEndToEndTests {
     @Test("a transcript made or taken back shows in the next search")
     func followsTranscripts() throws {
         let engine = sandbox.root + "/vtt-engine"
-        try Data("#!/bin/sh\nprintf 'WEBVTT\\n\\n00:01.250 --> 00:01.900\\nthe quarterly numbers\\n'\n".utf8).write(to: URL(fileURLWithPath: engine))
+        try Data("#!/bin/sh\nprintf 'WEBVTT\\n\\n00:01.250 --> 00:01.900\\nthe quarterly numbers\\n'\n".utf8).write(
+            to: URL(fileURLWithPath: engine))
         chmod(engine, 0o755)
         age()
         #expect(try find("--text", "quarterly") == [])
@@ -102,7 +103,8 @@ struct FindIndexEndToEndTests {
         try bytes.write(to: URL(fileURLWithPath: index))
         let check = try sandbox.run("fsck")
         #expect(check.status == 1, "\(check)")
-        #expect(check.stdout.contains("cache/find-items: find's index does not match what it was made from"), "\(check)")
+        #expect(
+            check.stdout.contains("cache/find-items: find's index does not match what it was made from"), "\(check)")
         let repair = try sandbox.run("fsck", "--repair")
         expectSuccess(repair)
         #expect(repair.stdout.contains("removed cache/find-items, which find makes again"), "\(repair)")

@@ -3,7 +3,7 @@ import RecCore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a new user hit (issue 17): an undo that said nothing, fsck complaining after
@@ -103,7 +103,10 @@ struct FirstUseTests {
         try sandbox.write(live, Array("an import going on".utf8))
         let check = try sandbox.run("fsck")
         #expect(check.status == 1, "\(check)")
-        #expect(check.lines == ["audio/.import-999999-0123456789ab.opus: left by an import that was interrupted (its process is gone)"])
+        #expect(
+            check.lines == [
+                "audio/.import-999999-0123456789ab.opus: left by an import that was interrupted (its process is gone)"
+            ])
         let repair = try sandbox.run("fsck", "--repair")
         #expect(repair.status == 0, "\(repair)")
         #expect(repair.lines.contains("repaired: removed audio/.import-999999-0123456789ab.opus"))
@@ -122,19 +125,25 @@ struct FirstUseTests {
         try sandbox.succeed("import", try wavFile("other.wav"), "--to", "/Old", "--name", "gone")
         try sandbox.succeed("rm", "-r", "/Old")
         let unknown = ItemID.random()
-        try FileManager.default.copyItem(atPath: sandbox.root + "/take.wav", toPath: sandbox.audioDirectory + "/\(unknown).wav")
+        try FileManager.default.copyItem(
+            atPath: sandbox.root + "/take.wav", toPath: sandbox.audioDirectory + "/\(unknown).wav")
         try FileManager.default.removeItem(atPath: sandbox.storeFile)
 
         let listing = try sandbox.storeListing()
-        expectFailure(try sandbox.run("ls"), status: 1,
-                      message: "recnotes: \(sandbox.storeFile): missing, but audio/ or journal.jsonl is there; run 'recnotes fsck --repair' to rebuild it from them")
+        expectFailure(
+            try sandbox.run("ls"), status: 1,
+            message:
+                "recnotes: \(sandbox.storeFile): missing, but audio/ or journal.jsonl is there; run 'recnotes fsck --repair' to rebuild it from them"
+        )
         expectFailure(try sandbox.run("mkdir", "/New"), status: 1, containing: ["fsck --repair"])
         #expect(try sandbox.storeListing() == listing)
         #expect(!FileManager.default.fileExists(atPath: sandbox.storeFile))
 
         let check = try sandbox.run("fsck")
         #expect(check.status == 1)
-        #expect(check.lines.first == "store.json: missing, but audio/ or journal.jsonl is there (--repair rebuilds it from them)")
+        #expect(
+            check.lines.first
+                == "store.json: missing, but audio/ or journal.jsonl is there (--repair rebuilds it from them)")
         let repair = try sandbox.run("fsck", "--repair")
         #expect(repair.status == 0, "\(repair)")
         #expect(try sandbox.item(at: "/Work/Ideas")?["type"] as? String == "folder")
@@ -199,8 +208,9 @@ struct FirstUseTests {
             ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : nil
     }()
 
-    @Test("a read-only store can be read, checked and exported; cd refuses in one line",
-          .enabled(if: FirstUseTests.asNobody != nil, "needs setpriv to drop root's privileges"))
+    @Test(
+        "a read-only store can be read, checked and exported; cd refuses in one line",
+        .enabled(if: FirstUseTests.asNobody != nil, "needs setpriv to drop root's privileges"))
     func readOnlyStore() throws {
         let prefix = try #require(Self.asNobody)
         try sandbox.succeed("mkdir", "-p", "/Work/Ideas")
@@ -208,19 +218,26 @@ struct FirstUseTests {
         try sandbox.succeed("cd", "/Work")
         // Everything up to the store must be reachable by the unprivileged user.
         chmod(sandbox.root, 0o755)
-        let locked = try Sandbox.execute("/bin/chmod", ["-R", "a-w", sandbox.store], environment: sandbox.baseEnvironment)
+        let locked = try Sandbox.execute(
+            "/bin/chmod", ["-R", "a-w", sandbox.store], environment: sandbox.baseEnvironment)
         #expect(locked.status == 0)
-        defer { _ = try? Sandbox.execute("/bin/chmod", ["-R", "u+w", sandbox.store], environment: sandbox.baseEnvironment) }
+        defer {
+            _ = try? Sandbox.execute("/bin/chmod", ["-R", "u+w", sandbox.store], environment: sandbox.baseEnvironment)
+        }
         let listing = try sandbox.storeListing()
         let viewState = sandbox.viewStateBytes
 
         func ro(_ arguments: String...) throws -> Run { try ro(arguments) }
         func ro(_ arguments: [String]) throws -> Run {
-            try Sandbox.execute(prefix.first ?? Sandbox.binary, Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [Sandbox.binary])
-                                + ["--store", sandbox.store] + arguments, environment: sandbox.baseEnvironment)
+            try Sandbox.execute(
+                prefix.first ?? Sandbox.binary,
+                Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [Sandbox.binary])
+                    + ["--store", sandbox.store] + arguments, environment: sandbox.baseEnvironment)
         }
-        for arguments in [["ls"], ["ls", "-l", "/"], ["info", "memo"], ["tree", "/"], ["find", "/"], ["pwd"], ["state"], ["fsck"],
-                          ["history"], ["trash"], ["undo", "--dry-run"]] {
+        for arguments in [
+            ["ls"], ["ls", "-l", "/"], ["info", "memo"], ["tree", "/"], ["find", "/"], ["pwd"], ["state"], ["fsck"],
+            ["history"], ["trash"], ["undo", "--dry-run"],
+        ] {
             let result = try ro(arguments)
             #expect(result.status == 0, "\(result)")
             #expect(result.stderr.isEmpty, "\(result)")
@@ -235,15 +252,20 @@ struct FirstUseTests {
         let sink = sandbox.root + "/sink"
         try FileManager.default.createDirectory(atPath: sink, withIntermediateDirectories: true)
         chmod(sink, 0o777)
-        try sandbox.write(sandbox.home + "/.asoundrc", Array("""
-        pcm.!default { type file slave.pcm null file "\(sink)/out.raw" format "raw" }
-        """.utf8))
+        try sandbox.write(
+            sandbox.home + "/.asoundrc",
+            Array(
+                """
+                pcm.!default { type file slave.pcm null file "\(sink)/out.raw" format "raw" }
+                """.utf8))
         // libpulse's ALSA hook makes ~/.config/pulse, and says so on stderr when it cannot.
         chmod(sandbox.home, 0o777)
         chmod(sandbox.home + "/.asoundrc", 0o644)
         let played = try ro("play", "/Work/memo", "--progress", "none")
         #expect(played.status == 0, "\(played)")
-        #expect(played.stderrLines.count == 1 && played.stderr.contains("read-only; the play position will not be saved"), "\(played.stderr)")
+        #expect(
+            played.stderrLines.count == 1 && played.stderr.contains("read-only; the play position will not be saved"),
+            "\(played.stderr)")
         let heard = (try? FileManager.default.attributesOfItem(atPath: sink + "/out.raw")[.size] as? Int) ?? 0
         #expect(heard == 4_800 * 2, "the sink got \(heard) bytes")
         expectFailure(try ro("play", "/Work/memo", "--background"), status: 1, containing: ["read-only"])

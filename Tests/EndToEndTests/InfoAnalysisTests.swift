@@ -8,7 +8,8 @@ import Testing
 struct InfoAnalysisTests {
     /// The `"analysis": {…}` field of the one line of store.json that holds `uuid`.
     static func analysisField(_ store: String, uuid: String) -> String? {
-        let text = String(decoding: FileManager.default.contents(atPath: store + "/store.json") ?? Data(), as: UTF8.self)
+        let text = String(
+            decoding: FileManager.default.contents(atPath: store + "/store.json") ?? Data(), as: UTF8.self)
         for line in text.split(separator: "\n") where line.contains("\"uuid\": \"\(uuid)\", \"type\": \"recording\"") {
             guard let start = line.range(of: ", \"analysis\": {") else { return nil }
             return String(line[start.lowerBound...].prefix { $0 != "}" })

@@ -19,7 +19,9 @@ struct InfoSpeechTests {
         // The marks under the waveform's 60 buckets of 4 s: 0.75 s to 2.5 s is buckets 11 to 37.
         let waveform = try #require(info.stdout.split(separator: "\n").first { $0.hasPrefix("waveform:") })
         let marks = String(line.dropFirst(waveform.firstIndex(of: "▕")!.utf16Offset(in: waveform) + 1).prefix(60))
-        #expect(marks == String(repeating: " ", count: 11) + String(repeating: "▀", count: 27) + String(repeating: " ", count: 22), "\(line)")
+        #expect(
+            marks == String(repeating: " ", count: 11) + String(repeating: "▀", count: 27)
+                + String(repeating: " ", count: 22), "\(line)")
 
         let json = try cli.run("info", "talk", "--json")
         #expect(json.status == 0)

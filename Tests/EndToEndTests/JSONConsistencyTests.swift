@@ -6,7 +6,9 @@ import Testing
 @Suite("JSON: events and items say the same things the same way")
 struct JSONConsistencyTests {
     static func events(_ text: String) -> [[String: Any]] {
-        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     @Test func importAndExportEventsNameSourceAndDestinationAndNoDeviceCounters() throws {
@@ -16,7 +18,9 @@ struct JSONConsistencyTests {
         #expect(imported.status == 0, "\(imported.stderr)")
         let exported = try cli.run("export", "t", cli.home + "/out.flac", "--progress", "json")
         #expect(exported.status == 0, "\(exported.stderr)")
-        for (run, source, destination) in [(imported, wav, nil as String?), (exported, nil as String?, cli.home + "/out.flac")] {
+        for (run, source, destination) in [
+            (imported, wav, nil as String?), (exported, nil as String?, cli.home + "/out.flac"),
+        ] {
             let events = Self.events(run.stdout)
             let started = try #require(events.first { $0["event"] as? String == "started" }, "\(run.stdout)")
             #expect(started["device"] == nil && started["file"] == nil, "\(started)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RecCore
+import Testing
 
 /// `play --seek '#N'` / `mark:LABEL` and `--until` in the same forms, on the file sink:
 /// what reaches the device is exactly the source from the marker's frame.
@@ -51,7 +51,10 @@ struct MarkerPlaybackTests {
         (["--seek", "#"], "recnotes: #: a marker's number is # and a whole number from 1, such as #3"),
         (["--seek", "mark:"], "recnotes: mark:: give the marker's label after 'mark:', such as mark:budget"),
         (["--seek", "mark:nope"], "recnotes: --seek mark:nope: no marker of src has this label"),
-        (["--seek", "mark:dup"], "recnotes: --seek mark:dup: several markers have this label (#1, #2); give its number"),
+        (
+            ["--seek", "mark:dup"],
+            "recnotes: --seek mark:dup: several markers have this label (#1, #2); give its number"
+        ),
         (["--until", "mark:nope"], "recnotes: --until mark:nope: no marker of src has this label"),
         (["--seek", "#3", "--until", "#2"], "recnotes: #2: --until must come after the start (00:00:01)"),
     ])

@@ -43,8 +43,13 @@ struct NotesEndToEndTests {
     @Test("note: --set, --set - from stdin, printing, removing; undo restores the previous text")
     func notes() throws {
         expectSuccess(try sandbox.run("note", "/Ideas/café idea", "--set", "first"))
-        let piped = try Sandbox.execute("/bin/sh", ["-c", "printf 'line one\\nline two\\n' | '\(Sandbox.binary)' --store '\(sandbox.store)' note '/Ideas/café idea' --set -"],
-                                        environment: sandbox.baseEnvironment)
+        let piped = try Sandbox.execute(
+            "/bin/sh",
+            [
+                "-c",
+                "printf 'line one\\nline two\\n' | '\(Sandbox.binary)' --store '\(sandbox.store)' note '/Ideas/café idea' --set -",
+            ],
+            environment: sandbox.baseEnvironment)
         expectSuccess(piped)
         #expect(try sandbox.run("note", "/Ideas/café idea").stdout == "line one\nline two\n")
         let undo = try sandbox.run("undo")
@@ -67,7 +72,8 @@ struct NotesEndToEndTests {
             chmod(script, 0o755)
         }
         try editor("printf 'edited by the editor\\n' > \"$1\"")
-        expectSuccess(try sandbox.run(["note", "/Ideas/café idea", "--edit"], environment: ["EDITOR": script, "VISUAL": nil]))
+        expectSuccess(
+            try sandbox.run(["note", "/Ideas/café idea", "--edit"], environment: ["EDITOR": script, "VISUAL": nil]))
         #expect(try sandbox.run("note", "/Ideas/café idea").stdout == "edited by the editor\n")
         let before = sandbox.storeBytes
         try editor("exit 0")
@@ -78,7 +84,9 @@ struct NotesEndToEndTests {
         #expect(failed.status == 1 && failed.stderr.contains("exited with status 3"), "\(failed)")
         #expect(sandbox.storeBytes == before)
         // The temporary file is gone either way.
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("recnotes-note-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
+            $0.hasPrefix("recnotes-note-")
+        }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
@@ -122,8 +130,12 @@ struct NotesEndToEndTests {
         #expect(try sandbox.run("find", "/", "--tag", "work", "--text", "cafe").lines.isEmpty)
         #expect(try sandbox.run("find", "/", "--longer", "60").lines == ["/Work/Standups/monday"])
         #expect(try sandbox.run("find", "/", "--shorter", "60", "--type", "recording").lines == ["/Ideas/café idea"])
-        #expect(try sandbox.run("find", "/", "--after", "2026-11-18", "--type", "recording").lines == ["/Ideas/café idea"])
-        #expect(try sandbox.run("find", "/", "--before", "2026-11-18", "--type", "recording").lines == ["/Work/Standups/monday"])
+        #expect(
+            try sandbox.run("find", "/", "--after", "2026-11-18", "--type", "recording").lines == ["/Ideas/café idea"])
+        #expect(
+            try sandbox.run("find", "/", "--before", "2026-11-18", "--type", "recording").lines == [
+                "/Work/Standups/monday"
+            ])
         for bad in [["--after", "soon"], ["--longer", "x"], ["--tag", "a b"]] {
             let run = try sandbox.run(["find", "/"] + bad)
             #expect(run.status == 64, "\(bad): \(run)")

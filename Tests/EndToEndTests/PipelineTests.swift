@@ -10,7 +10,9 @@ struct PipelineTests {
 
     /// Runs recnotes with `input` written to its stdin through a pipe; stdout is collected
     /// from a pipe as bytes.
-    static func run(_ cli: AudioCLI, _ arguments: [String], stdin input: Data? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
+    static func run(_ cli: AudioCLI, _ arguments: [String], stdin input: Data? = nil) throws -> (
+        status: Int32, stdout: Data, stderr: String
+    ) {
         // A recnotes that refuses its input closes the pipe early: a write error, not a SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let (process, out, err) = cli.process(arguments)
@@ -31,7 +33,8 @@ struct PipelineTests {
     }
 
     /// `recnotes A... | recnotes B...`: the first one's stdout is the second one's stdin.
-    static func pipeline(_ cli: AudioCLI, _ first: [String], _ second: [String]) throws -> (Int32, Int32, Data, String) {
+    static func pipeline(_ cli: AudioCLI, _ first: [String], _ second: [String]) throws -> (Int32, Int32, Data, String)
+    {
         let (a, _, aErr) = cli.process(first)
         let (b, bOut, bErr) = cli.process(second)
         let pipe = Pipe()
@@ -42,16 +45,21 @@ struct PipelineTests {
         // Our copies of the pipe's ends must go, or b never sees the end of its input.
         try pipe.fileHandleForWriting.close()
         try pipe.fileHandleForReading.close()
-        let aErrors = DrainedPipe(aErr), bErrors = DrainedPipe(bErr)
+        let aErrors = DrainedPipe(aErr)
+        let bErrors = DrainedPipe(bErr)
         let data = bOut.fileHandleForReading.readDataToEndOfFile()
         a.waitUntilExit()
         b.waitUntilExit()
-        return (a.terminationStatus, b.terminationStatus, data,
-                String(decoding: aErrors.wait() + bErrors.wait(), as: UTF8.self))
+        return (
+            a.terminationStatus, b.terminationStatus, data,
+            String(decoding: aErrors.wait() + bErrors.wait(), as: UTF8.self)
+        )
     }
 
     /// A file in the test's home directory, written through libsndfile.
-    static func writeFile(_ cli: AudioCLI, _ name: String, sndfileFormat: Int32, samples: [Int16], rate: Int = 48000, channels: Int = 1) throws -> String {
+    static func writeFile(
+        _ cli: AudioCLI, _ name: String, sndfileFormat: Int32, samples: [Int16], rate: Int = 48000, channels: Int = 1
+    ) throws -> String {
         let path = cli.home + "/" + name
         let file = try SoundFile.create(path: path, sndfileFormat: sndfileFormat, rate: rate, channels: channels)
         try samples.withUnsafeBufferPointer { try file.write($0.baseAddress!, frames: samples.count / channels) }
@@ -59,8 +67,11 @@ struct PipelineTests {
         return path
     }
 
-    static func wav(_ cli: AudioCLI, _ name: String, _ samples: [Int16], rate: Int = 48000, channels: Int = 1) throws -> String {
-        try writeFile(cli, name, sndfileFormat: AudioFormat.wav.sndfileFormat, samples: samples, rate: rate, channels: channels)
+    static func wav(_ cli: AudioCLI, _ name: String, _ samples: [Int16], rate: Int = 48000, channels: Int = 1) throws
+        -> String
+    {
+        try writeFile(
+            cli, name, sndfileFormat: AudioFormat.wav.sndfileFormat, samples: samples, rate: rate, channels: channels)
     }
 
     /// The samples of a 16-bit PCM WAV held in memory (what export writes to a pipe),
@@ -69,7 +80,9 @@ struct PipelineTests {
         let bytes = [UInt8](data)
         try #require(bytes.count >= 44)
         #expect(Array(bytes[0..<4]) == Array("RIFF".utf8) && Array(bytes[8..<12]) == Array("WAVE".utf8))
-        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        func u32(_ at: Int) -> Int {
+            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        }
         #expect(Array(bytes[36..<40]) == Array("data".utf8))
         #expect(u32(40) == bytes.count - 44, "the header declares the data that follows")
         #expect(u32(4) == bytes.count - 8)
@@ -92,7 +105,8 @@ struct PipelineTests {
         let frames = 72_000
         let source = format.isLossless ? AudioCLI.noise(frames: frames) : AudioCLI.tone(frames: frames)
         let input = try Data(contentsOf: URL(fileURLWithPath: try Self.wav(cli, "in.wav", source)))
-        let imported = try Self.run(cli, ["import", "-", "--name", "piped", "--format", format.rawValue, "--json"], stdin: input)
+        let imported = try Self.run(
+            cli, ["import", "-", "--name", "piped", "--format", format.rawValue, "--json"], stdin: input)
         #expect(imported.status == 0, "\(imported.stderr)")
         let items = try #require(try JSONSerialization.jsonObject(with: imported.stdout) as? [[String: Any]])
         #expect(items.count == 1)
@@ -112,8 +126,9 @@ struct PipelineTests {
         }
 
         // recnotes export --format F - | recnotes import - --keep: the same frames again.
-        let (a, b, _, errors) = try Self.pipeline(cli, ["export", "piped", "-", "--format", format.rawValue],
-                                                  ["import", "-", "--keep", "--name", "again", "--json"])
+        let (a, b, _, errors) = try Self.pipeline(
+            cli, ["export", "piped", "-", "--format", format.rawValue],
+            ["import", "-", "--keep", "--name", "again", "--json"])
         #expect(a == 0 && b == 0, "\(errors)")
         let again = try cli.recordings().first { $0["name"] as? String == "again" }
         #expect(again?["format"] as? String == format.rawValue)
@@ -131,11 +146,12 @@ struct PipelineTests {
         // 24-bit samples with all low bits in use.
         var state: UInt64 = 99
         let samples: [Int32] = (0..<48_000).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int32(truncatingIfNeeded: state >> 32) & ~0xFF
         }
         let path = cli.home + "/hi.flac"
-        let file = try SoundFile.create(path: path, sndfileFormat: AudioFormat.flac.sndfileFormat(highResolution: true), rate: 96000, channels: 1)
+        let file = try SoundFile.create(
+            path: path, sndfileFormat: AudioFormat.flac.sndfileFormat(highResolution: true), rate: 96000, channels: 1)
         try samples.withUnsafeBufferPointer { try file.write($0.baseAddress!, frames: samples.count) }
         try file.close()
         func decode32(_ path: String) throws -> [Int32] {
@@ -152,7 +168,9 @@ struct PipelineTests {
         #expect(Bool(try decode32(cli.home + "/out.flac") == samples))
         let kept = try #require(try cli.recordings().first { $0["name"] as? String == "hi" })
         #expect(kept["sampleRate"] as? Int == 96000)
-        #expect(FileManager.default.contents(atPath: cli.store + "/audio/" + (kept["file"] as! String)) == FileManager.default.contents(atPath: path))
+        #expect(
+            FileManager.default.contents(atPath: cli.store + "/audio/" + (kept["file"] as! String))
+                == FileManager.default.contents(atPath: path))
     }
 
     @Test(arguments: [("s16", 2), ("s32", 4), ("f32", 4)])
@@ -168,10 +186,16 @@ struct PipelineTests {
             }
         }
         #expect(raw.count == source.count * width)
-        let result = try Self.run(cli, ["import", "-", "--name", "raw", "--format", "flac", "--rate", "24000", "--channels", "2", "--encoding", encoding], stdin: raw)
+        let result = try Self.run(
+            cli,
+            [
+                "import", "-", "--name", "raw", "--format", "flac", "--rate", "24000", "--channels", "2", "--encoding",
+                encoding,
+            ], stdin: raw)
         #expect(result.status == 0, "\(result.stderr)")
         let item = try #require(try cli.recordings().first)
-        #expect(item["sampleRate"] as? Int == 24000 && item["channels"] as? Int == 2 && item["frames"] as? Int == 24_000)
+        #expect(
+            item["sampleRate"] as? Int == 24000 && item["channels"] as? Int == 2 && item["frames"] as? Int == 24_000)
         #expect(Bool(try AudioCLI.decode(cli.store + "/audio/" + (item["file"] as! String)) == source))
         // Raw needs all three options.
         let partial = try Self.run(cli, ["import", "-", "--name", "r2", "--encoding", encoding], stdin: raw)
@@ -181,7 +205,9 @@ struct PipelineTests {
     @Test func opusTargetsResampleAndNamesComeFromFiles() throws {
         let cli = try AudioCLI()
         let stereo = AudioCLI.tone(rate: 44100, frames: 44_100).flatMap { [$0, $0] }
-        let aiff = try Self.writeFile(cli, "Team Standup.aiff", sndfileFormat: Int32(0x020000 | 0x0002), samples: stereo, rate: 44100, channels: 2)
+        let aiff = try Self.writeFile(
+            cli, "Team Standup.aiff", sndfileFormat: Int32(0x020000 | 0x0002), samples: stereo, rate: 44100, channels: 2
+        )
         let result = try cli.run("import", aiff, "--progress", "json")
         #expect(result.status == 0, "\(result.stderr)")
         let events = result.lines.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -207,7 +233,8 @@ struct PipelineTests {
     @Test func unreadableFilesChangeNothing() throws {
         let cli = try AudioCLI()
         let good = try Self.wav(cli, "good.wav", AudioCLI.noise(frames: 48_000))
-        let goodFLAC = try Self.writeFile(cli, "good.flac", sndfileFormat: AudioFormat.flac.sndfileFormat, samples: AudioCLI.noise(frames: 48_000))
+        let goodFLAC = try Self.writeFile(
+            cli, "good.flac", sndfileFormat: AudioFormat.flac.sndfileFormat, samples: AudioCLI.noise(frames: 48_000))
         #expect(try cli.run("import", good, "--name", "existing", "--format", "wav").status == 0)
         let garbage = cli.home + "/garbage.wav"
         try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: garbage))
@@ -218,7 +245,8 @@ struct PipelineTests {
             try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cli.home + "/" + name))
             return cli.home + "/" + name
         }
-        let halfWAV = try cut(good, "half.wav"), halfFLAC = try cut(goodFLAC, "half.flac")
+        let halfWAV = try cut(good, "half.wav")
+        let halfFLAC = try cut(goodFLAC, "half.flac")
         let before = try #require(Self.storeBytes(cli))
         let files = Self.allAudioFiles(cli)
         let cases: [([String], String)] = [
@@ -274,18 +302,23 @@ struct PipelineTests {
         #expect(folder.status == 1)
         #expect(folder.stderr == "recnotes: /: is a folder, not a recording\n")
         // Nothing but the finished files: no temporary file is left beside them.
-        let names = try FileManager.default.contentsOfDirectory(atPath: cli.home).filter { $0.hasPrefix(".") && $0 != ".asoundrc" }
+        let names = try FileManager.default.contentsOfDirectory(atPath: cli.home).filter {
+            $0.hasPrefix(".") && $0 != ".asoundrc"
+        }
         #expect(names.isEmpty, "\(names)")
     }
 
     @Test func exportProgressGoesToStderrWhenStdoutCarriesAudio() throws {
         let cli = try AudioCLI()
-        #expect(try cli.run("import", try Self.wav(cli, "t.wav", AudioCLI.tone(frames: 96_000)), "--name", "t").status == 0)
+        #expect(
+            try cli.run("import", try Self.wav(cli, "t.wav", AudioCLI.tone(frames: 96_000)), "--name", "t").status == 0)
         let result = try Self.run(cli, ["export", "t", "-", "--progress", "json"])
         #expect(result.status == 0)
         #expect(try Self.wavSamples(result.stdout).count == 96_000)
         let lines = result.stderr.split(separator: "\n")
-        let events = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let events = try lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         #expect(events.map { $0["event"] as? String }.first == "started")
         #expect(events.map { $0["event"] as? String }.last == "finished")
         #expect(events.last?["frames"] as? Int == 96_000)
@@ -297,7 +330,8 @@ struct PipelineTests {
 
     @Test func exportRefusesATerminal() throws {
         let cli = try AudioCLI()
-        #expect(try cli.run("import", try Self.wav(cli, "t.wav", AudioCLI.tone(frames: 4800)), "--name", "t").status == 0)
+        #expect(
+            try cli.run("import", try Self.wav(cli, "t.wav", AudioCLI.tone(frames: 4800)), "--name", "t").status == 0)
         // script(1) gives the command a pseudo-terminal as stdout; its exit status is the command's.
         for arguments in ["export t -", "export t"] {
             let (process, out, err) = cli.process(["-qec", "\(AudioCLI.binary) \(arguments)", "/dev/null"])
@@ -337,17 +371,18 @@ struct PipelineTests {
     }
 
     @Test func devicesListsTheTestConfiguration() throws {
-        let cli = try AudioCLI(asoundrc: """
-        pcm.!default {
-          type asym
-          playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
-          capture.pcm { type file slave.pcm null file "/dev/null" infile "/dev/null" format "raw" }
-        }
-        pcm.recnotes_test_mic {
-          type file slave.pcm null file "/dev/null" infile "/dev/null" format "raw"
-          hint { show on description "recnotes test microphone" }
-        }
-        """)
+        let cli = try AudioCLI(
+            asoundrc: """
+                pcm.!default {
+                  type asym
+                  playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
+                  capture.pcm { type file slave.pcm null file "/dev/null" infile "/dev/null" format "raw" }
+                }
+                pcm.recnotes_test_mic {
+                  type file slave.pcm null file "/dev/null" infile "/dev/null" format "raw"
+                  hint { show on description "recnotes test microphone" }
+                }
+                """)
         let result = try cli.run("devices", "--json")
         #expect(result.status == 0, "\(result.stderr)")
         let devices = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])

@@ -6,7 +6,9 @@ import Testing
 /// opened, and a recording that fails leaves no file behind.
 @Suite("Record: impossible combinations are refused up front")
 struct RecordArgumentTests {
-    func expectRefused(_ cli: AudioCLI, _ arguments: [String], _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectRefused(
+        _ cli: AudioCLI, _ arguments: [String], _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let result = try cli.run(["record"] + arguments + ["--duration", "1"])
         #expect(result.status == 64, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
@@ -21,10 +23,13 @@ struct RecordArgumentTests {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.noise(frames: 96_000))
         #expect(try cli.run("mkdir", "X").status == 0)
-        try expectRefused(cli, ["X/c", "--rate", "12345"], ["--rate 12345", "opus takes 8000, 12000, 16000, 24000 or 48000 Hz"])
-        try expectRefused(cli, ["X/j", "--format", "mp3", "--rate", "96000"],
-                          ["--rate 96000", "mp3 takes 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100 or 48000 Hz"])
-        try expectRefused(cli, ["X/k", "--format", "mp3", "--channels", "3"], ["--channels 3", "mp3 takes 1 or 2 channels"])
+        try expectRefused(
+            cli, ["X/c", "--rate", "12345"], ["--rate 12345", "opus takes 8000, 12000, 16000, 24000 or 48000 Hz"])
+        try expectRefused(
+            cli, ["X/j", "--format", "mp3", "--rate", "96000"],
+            ["--rate 96000", "mp3 takes 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100 or 48000 Hz"])
+        try expectRefused(
+            cli, ["X/k", "--format", "mp3", "--channels", "3"], ["--channels 3", "mp3 takes 1 or 2 channels"])
         try expectRefused(cli, ["X/o", "--format", "opus", "--channels", "9"], ["--channels 9", "between 1 and 8"])
         // The same through --output: no file appears.
         let target = cli.home + "/out.opus"
@@ -53,7 +58,9 @@ struct RecordArgumentTests {
         try cli.writeInput(AudioCLI.noise(frames: 96_000))
         let fresh = try cli.run("record", "Ideas/standup", "--duration", "0.2")
         #expect(fresh.status == 1)
-        #expect(fresh.stderr == "recnotes: Ideas/standup: no such folder: /Ideas (use -p to create it)\n", "\(fresh.stderr)")
+        #expect(
+            fresh.stderr == "recnotes: Ideas/standup: no such folder: /Ideas (use -p to create it)\n", "\(fresh.stderr)"
+        )
         #expect(cli.audioFiles().isEmpty)
         let made = try cli.run("record", "-p", "Ideas/standup", "--duration", "0.2")
         #expect(made.status == 0, "\(made.stderr)")
@@ -67,7 +74,9 @@ struct RecordArgumentTests {
         let wav = try PipelineTests.wav(cli, "n.wav", AudioCLI.tone(frames: 4800))
         let missing = try cli.run("import", wav, "--to", "Inbox/new")
         #expect(missing.status == 1)
-        #expect(missing.stderr == "recnotes: Inbox/new: no such folder: /Inbox (use -p to create it)\n", "\(missing.stderr)")
+        #expect(
+            missing.stderr == "recnotes: Inbox/new: no such folder: /Inbox (use -p to create it)\n", "\(missing.stderr)"
+        )
         let bad = try cli.run("import", cli.home + "/absent.wav", "--to", "Inbox/new", "-p")
         #expect(bad.status == 1)
         #expect(try cli.run("ls", "/Inbox").status == 1, "a failed import made no folder")
@@ -81,7 +90,10 @@ struct RecordArgumentTests {
         let target = cli.home + "/x.wav"
         let result = try cli.run("record", "Ideas/x", "--output", target, "--duration", "0.2")
         #expect(result.status == 64)
-        #expect(result.stderr == "recnotes: Ideas/x: a store PATH cannot go with --output, which writes outside the store\n", "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "recnotes: Ideas/x: a store PATH cannot go with --output, which writes outside the store\n",
+            "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 }

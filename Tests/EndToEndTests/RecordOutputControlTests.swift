@@ -140,7 +140,10 @@ extension RemoteControlTests {
 
         let refused = try cli.run("record", "Notes/second", "--duration", "1")
         #expect(refused.status == 1)
-        #expect(refused.stderr == "recnotes: record: another recording is in progress (to standard output, pid \(process.processIdentifier))\n")
+        #expect(
+            refused.stderr
+                == "recnotes: record: another recording is in progress (to standard output, pid \(process.processIdentifier))\n"
+        )
         #expect(try Data(contentsOf: URL(fileURLWithPath: cli.store + "/store.json")) == store)
         #expect(cli.audioFiles().isEmpty)
         let second = try cli.run("record", "--output", cli.home + "/second.wav", "--duration", "1")
@@ -149,9 +152,15 @@ extension RemoteControlTests {
         #expect(!FileManager.default.fileExists(atPath: cli.home + "/second.wav"))
         // The refusals wrote nothing: only the running recorder changes the view state, and
         // (paused flag, position) at most once a second; its entry is the same one.
-        let now = try #require(Self.object(String(decoding: try Data(contentsOf: URL(fileURLWithPath: cli.store + "/viewstate.json")), as: UTF8.self)))
+        let now = try #require(
+            Self.object(
+                String(
+                    decoding: try Data(contentsOf: URL(fileURLWithPath: cli.store + "/viewstate.json")), as: UTF8.self))
+        )
         let before = try #require(Self.object(String(decoding: viewState, as: UTF8.self)))
-        #expect((now["recording"] as? [String: Any])?["uuid"] as? String == (before["recording"] as? [String: Any])?["uuid"] as? String)
+        #expect(
+            (now["recording"] as? [String: Any])?["uuid"] as? String == (before["recording"] as? [String: Any])?["uuid"]
+                as? String)
         #expect(try cli.run("stop").status == 0)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(String(decoding: errors.wait(), as: UTF8.self))")
@@ -184,10 +193,16 @@ extension RemoteControlTests {
 
         let fsck = try cli.run("fsck")
         #expect(fsck.status == 1)
-        #expect(fsck.stdout.contains("viewstate.json: a recording to standard output was left in progress by pid \(pid), which is gone"), "\(fsck.stdout)")
+        #expect(
+            fsck.stdout.contains(
+                "viewstate.json: a recording to standard output was left in progress by pid \(pid), which is gone"),
+            "\(fsck.stdout)")
         let status = try cli.run("status")
         #expect(status.status == 1)
-        #expect(status.stderr == "recnotes: warning: the recorder to standard output (pid \(pid)) is no longer running; its entry was cleared\nrecnotes: nothing is recording or playing\n")
+        #expect(
+            status.stderr
+                == "recnotes: warning: the recorder to standard output (pid \(pid)) is no longer running; its entry was cleared\nrecnotes: nothing is recording or playing\n"
+        )
         #expect(try Self.viewStateRecording(cli) is NSNull)
         // Nothing was made in the store for it.
         #expect(cli.audioFiles().isEmpty)
@@ -200,7 +215,10 @@ extension RemoteControlTests {
         again.process.waitUntilExit()
         let ls = try cli.run("ls")
         #expect(ls.status == 0)
-        #expect(ls.stderr == "recnotes: warning: a recording to standard output (pid \(again.pid)) ended without clearing its entry; it was cleared\n")
+        #expect(
+            ls.stderr
+                == "recnotes: warning: a recording to standard output (pid \(again.pid)) ended without clearing its entry; it was cleared\n"
+        )
         #expect(try Self.viewStateRecording(cli) is NSNull)
     }
 }

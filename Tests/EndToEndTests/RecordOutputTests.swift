@@ -39,7 +39,8 @@ struct RecordOutputTests {
         let cli = try AudioCLI()
         let tone = AudioCLI.tone(frames: 48_000, amplitude: 0.5)
         try cli.writeInput(tone)
-        let run = try capture(cli, ["record", "--output", "-", "--format", "flac", "--duration", "1", "--progress", "json"])
+        let run = try capture(
+            cli, ["record", "--output", "-", "--format", "flac", "--duration", "1", "--progress", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let path = cli.home + "/piped.flac"
         try run.stdout.write(to: URL(fileURLWithPath: path))
@@ -89,12 +90,23 @@ struct RecordOutputTests {
         #expect(text.contains("Samples read:             48000"), "\(text)")
     }
 
-    @Test("bad combinations are usage errors that write nothing", arguments: [
-        (["record", "--output", "-", "--format", "opus", "--duration", "1"], "recnotes: --format opus: standard output takes wav, flac, or raw samples with --encoding s16|s32|f32"),
-        (["record", "--encoding", "s16", "--duration", "1"], "recnotes: --encoding: goes with --output -"),
-        (["record", "--output", "-", "--encoding", "s16", "--format", "wav", "--duration", "1"], "recnotes: --encoding s16: raw output has no format; drop --format wav"),
-        (["record", "--output", "-", "--background", "--duration", "1"], "recnotes: --output: cannot be combined with --background, --log or --json"),
-    ])
+    @Test(
+        "bad combinations are usage errors that write nothing",
+        arguments: [
+            (
+                ["record", "--output", "-", "--format", "opus", "--duration", "1"],
+                "recnotes: --format opus: standard output takes wav, flac, or raw samples with --encoding s16|s32|f32"
+            ),
+            (["record", "--encoding", "s16", "--duration", "1"], "recnotes: --encoding: goes with --output -"),
+            (
+                ["record", "--output", "-", "--encoding", "s16", "--format", "wav", "--duration", "1"],
+                "recnotes: --encoding s16: raw output has no format; drop --format wav"
+            ),
+            (
+                ["record", "--output", "-", "--background", "--duration", "1"],
+                "recnotes: --output: cannot be combined with --background, --log or --json"
+            ),
+        ])
     func usage(arguments: [String], message: String) throws {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 4800, amplitude: 0.5))

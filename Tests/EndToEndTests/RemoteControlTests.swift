@@ -69,11 +69,17 @@ struct RemoteControlTests {
         let cli = try AudioCLI()
         _ = try cli.run("mkdir", "Notes")
         let before = try FileManager.default.contentsOfDirectory(atPath: cli.store).sorted()
-        for arguments in [["pause"], ["resume"], ["toggle"], ["stop"], ["seek", "5"], ["seek", "-5s"], ["status"], ["status", "--json"]] {
+        for arguments in [
+            ["pause"], ["resume"], ["toggle"], ["stop"], ["seek", "5"], ["seek", "-5s"], ["status"],
+            ["status", "--json"],
+        ] {
             let result = try cli.run(arguments)
             #expect(result.status == 1, "\(arguments)")
             // status --json still prints the object, with both jobs null.
-            #expect(result.stdout == (arguments == ["status", "--json"] ? "{\"recording\": null, \"playing\": null}\n" : ""), "\(arguments)")
+            #expect(
+                result.stdout
+                    == (arguments == ["status", "--json"] ? "{\"recording\": null, \"playing\": null}\n" : ""),
+                "\(arguments)")
             #expect(result.stderr == "recnotes: nothing is recording or playing\n", "\(arguments)")
         }
         // A bad time is a usage error, whatever runs.
@@ -178,8 +184,12 @@ struct RemoteControlTests {
         let server = try Self.realTimeDevices(cli)
         defer { server.stop() }
         let log = cli.home + "/record.log"
-        _ = try Self.background(cli, reaper, ["record", "memo", "--device", "pulse_monitor", "--format", "wav",
-                                               "--progress", "json", "--log", log])
+        _ = try Self.background(
+            cli, reaper,
+            [
+                "record", "memo", "--device", "pulse_monitor", "--format", "wav",
+                "--progress", "json", "--log", log,
+            ])
         for result in Self.together(cli, ["toggle"], ["toggle"]) {
             #expect(result?.status == 0, "\(String(describing: result))")
         }
@@ -217,7 +227,8 @@ struct RemoteControlTests {
     static func realTimeDevices(_ cli: AudioCLI) throws -> PulseServer {
         let server = try PulseServer(directory: cli.home + "/pa")
         let fileDevices = try String(contentsOfFile: cli.home + "/.asoundrc", encoding: .utf8)
-        try (fileDevices + "\n" + server.asoundrc).write(toFile: cli.home + "/.asoundrc", atomically: true, encoding: .utf8)
+        try (fileDevices + "\n" + server.asoundrc).write(
+            toFile: cli.home + "/.asoundrc", atomically: true, encoding: .utf8)
         return server
     }
 
@@ -232,8 +243,12 @@ struct RemoteControlTests {
             Self.events(log).last { $0["event"] as? String == "progress" }?["seconds"] as? Double ?? 0
         }
 
-        let job = try Self.background(cli, reaper, ["record", "memo", "--device", "pulse_monitor", "--format", "wav",
-                                               "--progress", "json", "--log", log])
+        let job = try Self.background(
+            cli, reaper,
+            [
+                "record", "memo", "--device", "pulse_monitor", "--format", "wav",
+                "--progress", "json", "--log", log,
+            ])
         #expect(job["state"] as? String == "recording")
         #expect(job["path"] as? String == "/memo")
         let running = try #require(try Self.status(cli)?["recording"] as? [String: Any])
@@ -259,7 +274,9 @@ struct RemoteControlTests {
 
         let events = Self.events(log)
         func time(_ name: String) throws -> Double {
-            try #require(events.first { $0["event"] as? String == name }?["time"] as? Double, "no \(name) in \(events.count) events")
+            try #require(
+                events.first { $0["event"] as? String == name }?["time"] as? Double,
+                "no \(name) in \(events.count) events")
         }
         // The device delivers its first audio some time after `started` (PulseAudio sets up
         // its stream): the recording is timed from the first tenth of a second it captured.
@@ -282,7 +299,8 @@ struct RemoteControlTests {
         let reaper = Reaper()
         try cli.writeInput(AudioCLI.noise(frames: 30 * Self.rate))
         let log = cli.home + "/record.log"
-        let job = try Self.background(cli, reaper, ["record", "crash", "--format", "wav", "--progress", "json", "--log", log])
+        let job = try Self.background(
+            cli, reaper, ["record", "crash", "--format", "wav", "--progress", "json", "--log", log])
         let pid = try #require(job["pid"] as? Int)
         #expect(Self.eventually { (Self.events(log).last?["seconds"] as? Double ?? 0) >= 1 })
         kill(Int32(pid), SIGKILL)
@@ -293,10 +311,14 @@ struct RemoteControlTests {
         #expect(status.stdout.isEmpty)
         let lines = status.stderr.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(status.stderr)")
-        #expect(lines.first?.hasPrefix("recnotes: warning: the recorder (pid \(pid)) is no longer running; recovered an interrupted recording as /crash (recovered)") == true, "\(status.stderr)")
+        #expect(
+            lines.first?.hasPrefix(
+                "recnotes: warning: the recorder (pid \(pid)) is no longer running; recovered an interrupted recording as /crash (recovered)"
+            ) == true, "\(status.stderr)")
         #expect(lines.last == "recnotes: nothing is recording or playing")
         #expect(try cli.recordings().contains { $0["name"] as? String == "crash (recovered)" })
-        let viewState = try #require(Self.object(try String(contentsOfFile: cli.store + "/viewstate.json", encoding: .utf8)))
+        let viewState = try #require(
+            Self.object(try String(contentsOfFile: cli.store + "/viewstate.json", encoding: .utf8)))
         #expect(viewState["recording"] is NSNull)
 
         // A dead player is cleared the same way.
@@ -307,7 +329,10 @@ struct RemoteControlTests {
         #expect(Self.eventually { !processIsAlive(Int32(playerPid)) })
         let pause = try cli.run("pause")
         #expect(pause.status == 1)
-        #expect(pause.stderr == "recnotes: warning: the player of /src (pid \(playerPid)) is no longer running; its entry was cleared\nrecnotes: nothing is recording or playing\n")
+        #expect(
+            pause.stderr
+                == "recnotes: warning: the player of /src (pid \(playerPid)) is no longer running; its entry was cleared\nrecnotes: nothing is recording or playing\n"
+        )
         #expect(try cli.run("status").stderr == "recnotes: nothing is recording or playing\n")
     }
 

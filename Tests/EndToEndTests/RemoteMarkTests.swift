@@ -54,7 +54,8 @@ struct RemoteMarkTests {
         let reaper = R.Reaper()
         try cli.writeInput(AudioCLI.noise(frames: 30 * R.rate))
         let log = cli.home + "/record.log"
-        let job = try R.background(cli, reaper, ["record", "crash", "--format", "wav", "--progress", "json", "--log", log])
+        let job = try R.background(
+            cli, reaper, ["record", "crash", "--format", "wav", "--progress", "json", "--log", log])
         let pid = Int32(try #require(job["pid"] as? Int))
         #expect(R.eventually { (R.events(log).last?["seconds"] as? Double ?? 0) >= 1 })
         #expect(try cli.run("mark", "budget").status == 0)
@@ -100,10 +101,15 @@ struct RemoteMarkTests {
         let state = FileManager.default.contents(atPath: cli.store + "/viewstate.json")
         let idle = try cli.run("mark", "idea")
         #expect(idle.status == 1)
-        #expect(idle.stderr == "recnotes: mark: nothing is recording or playing; to mark a saved recording: mark PATH --at TIME [LABEL]\n")
+        #expect(
+            idle.stderr
+                == "recnotes: mark: nothing is recording or playing; to mark a saved recording: mark PATH --at TIME [LABEL]\n"
+        )
         let bad = try cli.run("mark", "line\nbreak")
         #expect(bad.status == 64)
-        #expect(bad.stderr == "recnotes: line\\u{a}break: a marker label cannot contain control characters or line breaks\n")
+        #expect(
+            bad.stderr == "recnotes: line\\u{a}break: a marker label cannot contain control characters or line breaks\n"
+        )
         let long = try cli.run("mark", String(repeating: "x", count: 256))
         #expect(long.status == 64)
         #expect(FileManager.default.contents(atPath: cli.store + "/store.json") == store)

@@ -19,7 +19,8 @@ struct ShellIntegrationTests {
         expectSuccess(try sandbox.run("mkdir", "-p", "Ideas/sub", "Ideas/stand up", "Work"))
         let completion = try BashCompletion(sandbox)
         func complete(_ words: [String]) throws -> [String] { try completion.complete(words) }
-        #expect(try complete(["recnotes", "ls", "--store", sandbox.store, "Ideas/s"]) == ["Ideas/stand up/", "Ideas/sub/"])
+        #expect(
+            try complete(["recnotes", "ls", "--store", sandbox.store, "Ideas/s"]) == ["Ideas/stand up/", "Ideas/sub/"])
         #expect(try complete(["recnotes", "rm", "--store", sandbox.store, "W"]) == ["Work/"])
         #expect(try complete(["recnotes", "cd", "--store", sandbox.store, "Nope/"]) == [])
         // Completion only reads: it never creates a store.
@@ -48,7 +49,11 @@ struct ReliabilityCommandTests {
         expectSuccess(try sandbox.run("mv", "Work", "Job"))
         let history = try #require(try sandbox.run("history", "--json").json() as? [[String: Any]])
         // (The fixture's recording was added through RecCore directly, with no command line.)
-        #expect(history.map { $0["summary"] as? String }.filter { $0 != "" } == ["recnotes mv Work Job", "recnotes trash restore /Work", "recnotes rm -r Work", "recnotes mkdir -p Work/Ideas"])
+        #expect(
+            history.map { $0["summary"] as? String }.filter { $0 != "" } == [
+                "recnotes mv Work Job", "recnotes trash restore /Work", "recnotes rm -r Work",
+                "recnotes mkdir -p Work/Ideas",
+            ])
 
         expectSuccess(try sandbox.run("undo"))
         #expect(try sandbox.item(at: "/Work/Ideas/memo") != nil)
@@ -61,8 +66,11 @@ struct ReliabilityCommandTests {
         expectSuccess(try sandbox.run("rm", "--permanent", "/Work/Ideas/memo"))
         #expect(!FileManager.default.fileExists(atPath: audio))
         let before = sandbox.bytes(sandbox.storeFile)
-        expectFailure(try sandbox.run("undo"), status: 1,
-                      message: "recnotes: undo: cannot undo 'recnotes rm --permanent /Work/Ideas/memo': /Work/Ideas/memo was removed permanently")
+        expectFailure(
+            try sandbox.run("undo"), status: 1,
+            message:
+                "recnotes: undo: cannot undo 'recnotes rm --permanent /Work/Ideas/memo': /Work/Ideas/memo was removed permanently"
+        )
         #expect(sandbox.bytes(sandbox.storeFile) == before)
     }
 
@@ -73,15 +81,18 @@ struct ReliabilityCommandTests {
         expectSuccess(try sandbox.run("rm", "memo"))
         expectSuccess(try sandbox.run("mkdir", "memo", "Elsewhere"))
         let before = sandbox.bytes(sandbox.storeFile)
-        expectFailure(try sandbox.run("trash", "restore", "/memo"), status: 1,
-                      message: "recnotes: /memo: already exists; restore it with --to FOLDER or --name NAME")
+        expectFailure(
+            try sandbox.run("trash", "restore", "/memo"), status: 1,
+            message: "recnotes: /memo: already exists; restore it with --to FOLDER or --name NAME")
         #expect(sandbox.bytes(sandbox.storeFile) == before)
         expectSuccess(try sandbox.run("trash", "restore", "/memo", "--to", "Elsewhere"))
         #expect(try sandbox.item(at: "/Elsewhere/memo") != nil)
         expectSuccess(try sandbox.run("rm", "Elsewhere/memo"))
         expectSuccess(try sandbox.run("trash", "empty", "--yes"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.audioDirectory + "/\(id).wav"))
-        expectFailure(try sandbox.run("trash", "restore", "/Elsewhere/memo"), status: 1, message: "recnotes: /Elsewhere/memo: not in the trash")
+        expectFailure(
+            try sandbox.run("trash", "restore", "/Elsewhere/memo"), status: 1,
+            message: "recnotes: /Elsewhere/memo: not in the trash")
     }
 
     @Test("fsck reports problems one per line with exit 1, repairs what is safe, then is clean")
@@ -90,8 +101,9 @@ struct ReliabilityCommandTests {
         _ = try sandbox.addWAVRecording("memo", in: "/", frames: 800)
         expectSuccess(try sandbox.run("fsck"))
         let orphan = sandbox.audioDirectory + "/stray.wav"
-        try FileManager.default.copyItem(atPath: try FileManager.default.contentsOfDirectory(atPath: sandbox.audioDirectory)
-            .map { sandbox.audioDirectory + "/" + $0 }.first!, toPath: orphan)
+        try FileManager.default.copyItem(
+            atPath: try FileManager.default.contentsOfDirectory(atPath: sandbox.audioDirectory)
+                .map { sandbox.audioDirectory + "/" + $0 }.first!, toPath: orphan)
         let check = try sandbox.run("fsck")
         #expect(check.status == 1)
         #expect(check.lines == ["audio/stray.wav: belongs to no recording"])

@@ -16,7 +16,9 @@ struct SkipSilenceTests {
         // lead-in and hangover, so the gaps the detector sees are shorter by that).
         let input = quiet(2) + tone(0.5) + quiet(4) + tone(0.5) + quiet(0.8) + tone(0.5) + quiet(3)
         try cli.writeInput(input)
-        #expect(try cli.run("record", "gaps", "--format", "wav", "--duration", "\(Double(input.count) / Double(second))").status == 0)
+        #expect(
+            try cli.run("record", "gaps", "--format", "wav", "--duration", "\(Double(input.count) / Double(second))")
+                .status == 0)
         let play = try cli.run(["play", "gaps", "--skip-silence"] + length + ["--progress", "json"])
         #expect(play.status == 0, "\(play.stderr)")
 
@@ -32,7 +34,9 @@ struct SkipSilenceTests {
         }
         expected += input[at...]
         #expect(expected.count < input.count)
-        #expect(Bool(cli.outputSamples() == expected), "\(cli.outputSamples().count) frames played, \(expected.count) expected")
+        #expect(
+            Bool(cli.outputSamples() == expected),
+            "\(cli.outputSamples().count) frames played, \(expected.count) expected")
         // Positions in the file's own time: the last is its end.
         let finished = try #require(play.lines.last { $0.contains("\"finished\"") })
         #expect(finished.contains("\"frames\": \(input.count),"), "\(finished)")
@@ -41,13 +45,15 @@ struct SkipSilenceTests {
     @Test("the speech regions stored with the recording are used, not found again in the file")
     func storedRegions() throws {
         let cli = try AudioCLI()
-        let input = [Int16](repeating: 0, count: 96_000) + AudioCLI.tone(frames: 48_000) + [Int16](repeating: 0, count: 96_000)
+        let input =
+            [Int16](repeating: 0, count: 96_000) + AudioCLI.tone(frames: 48_000) + [Int16](repeating: 0, count: 96_000)
         try cli.writeInput(input)
         #expect(try cli.run("record", "t", "--format", "wav", "--duration", "5").status == 0)
         // Stored: speech from 0 to the end. The file's own detector would skip the silences.
         let storePath = cli.store + "/store.json"
         var text = try String(contentsOfFile: storePath, encoding: .utf8)
-        let speech = try #require(text.range(of: #""speech": \[(\[[0-9, ]*\](, )?)*\]"#, options: .regularExpression), "\(text)")
+        let speech = try #require(
+            text.range(of: #""speech": \[(\[[0-9, ]*\](, )?)*\]"#, options: .regularExpression), "\(text)")
         text.replaceSubrange(speech, with: "\"speech\": [[0, \(input.count)]]")
         try text.write(toFile: storePath, atomically: true, encoding: .utf8)
         let play = try cli.run("play", "t", "--skip-silence", "0.4")
@@ -58,7 +64,8 @@ struct SkipSilenceTests {
     @Test("--silence-threshold reaches the detector: above every tone, all of it is silence and nothing plays")
     func threshold() throws {
         let cli = try AudioCLI()
-        try cli.writeInput([Int16](repeating: 0, count: 48_000) + AudioCLI.tone(frames: 48_000) + [Int16](repeating: 0, count: 48_000))
+        try cli.writeInput(
+            [Int16](repeating: 0, count: 48_000) + AudioCLI.tone(frames: 48_000) + [Int16](repeating: 0, count: 48_000))
         #expect(try cli.run("record", "t", "--format", "wav", "--duration", "3").status == 0)
         #expect(try cli.run("play", "t", "--skip-silence", "0.4", "--silence-threshold", "-60").status == 0)
         let played = cli.outputSamples().count

@@ -12,38 +12,56 @@ struct Corruption: Sendable, CustomTestStringConvertible {
 }
 
 let corruptions: [Corruption] = [
-    Corruption(name: "truncated", corrupt: { Array($0.prefix($0.count / 2)) }, reason: { _ in "corrupt JSON at line " }),
-    Corruption(name: "garbage", corrupt: { _ in Array("this is not JSON\n".utf8) },
-               reason: { _ in "corrupt JSON at line 1, column 1: expected '{', found 't'" }),
-    Corruption(name: "empty", corrupt: { _ in [] }, reason: { _ in "corrupt JSON at line 1, column 1: expected '{', found end of file" }),
-    Corruption(name: "invalid UTF-8", corrupt: { bytes in
-        // The first name in the file gets a byte that cannot start a UTF-8 sequence.
-        let text = String(decoding: bytes, as: UTF8.self)
-        let range = text.range(of: "\"name\": \"A")!
-        let offset = text.utf8.distance(from: text.startIndex, to: range.upperBound) - 1
-        var copy = bytes
-        copy[offset] = 0xFF
-        return copy
-    }, reason: { _ in "invalid UTF-8 in a string" }),
-    Corruption(name: "newer version", corrupt: { bytes in
-        Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\"version\": 3", with: "\"version\": 4").utf8)
-    }, reason: { _ in "version 4 is newer than this recnotes understands (3); upgrade recnotes" }),
-    Corruption(name: "wrong type", corrupt: { bytes in
-        Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\"name\": \"A\"", with: "\"name\": 42").utf8)
-    }, reason: { _ in "expected a string, found '4'" }),
-    Corruption(name: "broken link", corrupt: { bytes in
-        // The root no longer lists its children.
-        let text = String(decoding: bytes, as: UTF8.self)
-        let first = text.range(of: "\"children\": [")!
-        let close = text[first.upperBound...].firstIndex(of: "]")!
-        return Array((text[..<first.upperBound] + text[close...]).utf8)
-    }, reason: { _ in "broken links: " }),
+    Corruption(
+        name: "truncated", corrupt: { Array($0.prefix($0.count / 2)) }, reason: { _ in "corrupt JSON at line " }),
+    Corruption(
+        name: "garbage", corrupt: { _ in Array("this is not JSON\n".utf8) },
+        reason: { _ in "corrupt JSON at line 1, column 1: expected '{', found 't'" }),
+    Corruption(
+        name: "empty", corrupt: { _ in [] },
+        reason: { _ in "corrupt JSON at line 1, column 1: expected '{', found end of file" }),
+    Corruption(
+        name: "invalid UTF-8",
+        corrupt: { bytes in
+            // The first name in the file gets a byte that cannot start a UTF-8 sequence.
+            let text = String(decoding: bytes, as: UTF8.self)
+            let range = text.range(of: "\"name\": \"A")!
+            let offset = text.utf8.distance(from: text.startIndex, to: range.upperBound) - 1
+            var copy = bytes
+            copy[offset] = 0xFF
+            return copy
+        }, reason: { _ in "invalid UTF-8 in a string" }),
+    Corruption(
+        name: "newer version",
+        corrupt: { bytes in
+            Array(
+                String(decoding: bytes, as: UTF8.self).replacingOccurrences(
+                    of: "\"version\": 3", with: "\"version\": 4"
+                ).utf8)
+        }, reason: { _ in "version 4 is newer than this recnotes understands (3); upgrade recnotes" }),
+    Corruption(
+        name: "wrong type",
+        corrupt: { bytes in
+            Array(
+                String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\"name\": \"A\"", with: "\"name\": 42")
+                    .utf8)
+        }, reason: { _ in "expected a string, found '4'" }),
+    Corruption(
+        name: "broken link",
+        corrupt: { bytes in
+            // The root no longer lists its children.
+            let text = String(decoding: bytes, as: UTF8.self)
+            let first = text.range(of: "\"children\": [")!
+            let close = text[first.upperBound...].firstIndex(of: "]")!
+            return Array((text[..<first.upperBound] + text[close...]).utf8)
+        }, reason: { _ in "broken links: " }),
 ]
 
 @Suite("store.json and viewstate.json")
 struct StoreFileTests {
-    @Test("a corrupt store.json fails every command with exit 1, names the file, and is never replaced",
-          arguments: corruptions)
+    @Test(
+        "a corrupt store.json fails every command with exit 1, names the file, and is never replaced",
+        arguments: corruptions)
     func corruptStore(corruption: Corruption) throws {
         let sandbox = try Sandbox()
         expectSuccess(try sandbox.run("mkdir", "-p", "A/B"))
@@ -52,10 +70,13 @@ struct StoreFileTests {
         try sandbox.write(sandbox.storeFile, bytes)
         let viewState = sandbox.viewStateBytes
         let listing = try sandbox.storeListing()
-        for command in [["ls"], ["mkdir", "X"], ["rm", "-r", "/A"], ["mv", "/A", "/Z"], ["cd", "/"], ["pwd"], ["tree"],
-                        ["find"], ["info", "/"], ["state"], ["mkdir", "-p", "Q/R"]] {
+        for command in [
+            ["ls"], ["mkdir", "X"], ["rm", "-r", "/A"], ["mv", "/A", "/Z"], ["cd", "/"], ["pwd"], ["tree"],
+            ["find"], ["info", "/"], ["state"], ["mkdir", "-p", "Q/R"],
+        ] {
             let result = try sandbox.run(command)
-            expectFailure(result, status: 1, containing: ["recnotes: \(sandbox.storeFile): ", corruption.reason(bytes)])
+            expectFailure(
+                result, status: 1, containing: ["recnotes: \(sandbox.storeFile): ", corruption.reason(bytes)])
             #expect(sandbox.storeBytes == bytes, "store.json was changed by \(command)")
             #expect(sandbox.viewStateBytes == viewState, "viewstate.json was changed by \(command)")
             #expect(try sandbox.storeListing() == listing, "files in the store changed after \(command)")
@@ -71,8 +92,11 @@ struct StoreFileTests {
         lines[4] = lines[4].replacingOccurrences(of: "\"type\": \"folder\"", with: "\"type\": folder")
         let column = try #require(lines[4].range(of: "folder,")).lowerBound.utf16Offset(in: lines[4]) + 1
         try sandbox.write(sandbox.storeFile, Array(lines.joined(separator: "\n").utf8))
-        expectFailure(try sandbox.run("ls"), status: 1,
-                      message: "recnotes: \(sandbox.storeFile): corrupt JSON at line 5, column \(column): expected a string, found 'f'")
+        expectFailure(
+            try sandbox.run("ls"), status: 1,
+            message:
+                "recnotes: \(sandbox.storeFile): corrupt JSON at line 5, column \(column): expected a string, found 'f'"
+        )
     }
 
     @Test("a store edited by hand (reformatted by jq) still loads and is written back whole")
@@ -81,7 +105,9 @@ struct StoreFileTests {
         expectSuccess(try sandbox.run("mkdir", "-p", "A/B", "C"))
         let items = try sandbox.storeItems()
         // Pretty-printed with sorted keys, as `jq -S .` would write it.
-        let pretty = try JSONSerialization.data(withJSONObject: ["items": Array(items.reversed()), "version": 1] as [String: Any], options: [.prettyPrinted, .sortedKeys])
+        let pretty = try JSONSerialization.data(
+            withJSONObject: ["items": Array(items.reversed()), "version": 1] as [String: Any],
+            options: [.prettyPrinted, .sortedKeys])
         try sandbox.write(sandbox.storeFile, [UInt8](pretty))
         let tree = try sandbox.run("tree")
         expectSuccess(tree)
@@ -106,9 +132,12 @@ struct StoreFileTests {
         #expect(sandbox.storeBytes == store)
     }
 
-    @Test("a corrupt viewstate.json gives one warning line, the command still works, store.json is untouched",
-          arguments: ["garbage", "{\"version\": 1, \"folderStack\": [", "{\"version\": 1, \"folderStack\": [\"xyz\"]}",
-                      "{\"version\": 42, \"folderStack\": []}", "\u{FF}\u{FE}"])
+    @Test(
+        "a corrupt viewstate.json gives one warning line, the command still works, store.json is untouched",
+        arguments: [
+            "garbage", "{\"version\": 1, \"folderStack\": [", "{\"version\": 1, \"folderStack\": [\"xyz\"]}",
+            "{\"version\": 42, \"folderStack\": []}", "\u{FF}\u{FE}",
+        ])
     func corruptViewState(text: String) throws {
         let sandbox = try Sandbox()
         expectSuccess(try sandbox.run("mkdir", "-p", "A/B"))
@@ -189,7 +218,9 @@ struct StoreFileTests {
         let items = try sandbox.storeItems()
         #expect(items.count == 201)
         let names = Set(items.compactMap { $0["name"] as? String })
-        let missing = ["left", "right"].flatMap { worker in (0..<100).map { "\(worker)-\($0)" } }.filter { !names.contains($0) }
+        let missing = ["left", "right"].flatMap { worker in (0..<100).map { "\(worker)-\($0)" } }.filter {
+            !names.contains($0)
+        }
         #expect(missing.isEmpty, "lost: \(missing)")
         let find = try sandbox.run("find", "--type", "folder")
         expectSuccess(find)

@@ -32,13 +32,17 @@ struct StoreUpgradeTests {
         expectSuccess(try sandbox.run("pwd"))
         let export = try sandbox.run("export", "/Work/Standups/monday", sandbox.root + "/monday.wav")
         expectSuccess(export)
-        #expect((try? FileManager.default.attributesOfItem(atPath: sandbox.root + "/monday.wav")[.size] as? Int) ?? 0 > 30000)
+        #expect(
+            (try? FileManager.default.attributesOfItem(atPath: sandbox.root + "/monday.wav")[.size] as? Int) ?? 0
+                > 30000)
         #expect(sandbox.storeBytes == original, "reading must not rewrite a version-1 store")
         #expect(!FileManager.default.fileExists(atPath: sandbox.storeFile + ".v1"))
         // Its recordings have no stored analysis (version 3): the one thing fsck reports.
         let check = try sandbox.run("fsck", "--json")
         #expect(check.status == 1, "\(check)")
-        #expect(check.stdout.contains("\"missingAnalysis\"") && check.stdout.contains("2 recordings have no stored levels"), "\(check.stdout)")
+        #expect(
+            check.stdout.contains("\"missingAnalysis\"") && check.stdout.contains("2 recordings have no stored levels"),
+            "\(check.stdout)")
         #expect(!check.stdout.contains("\"repairable\": false"), "\(check.stdout)")
         #expect(sandbox.storeBytes == original, "fsck without --repair never writes")
     }
@@ -90,7 +94,9 @@ struct StoreUpgradeTests {
         #expect(sandbox.storeBytes == original)
     }
 
-    @Test("the first change writes version 3 and keeps the original once as store.json.v2; fsck --repair stores the analysis info showed")
+    @Test(
+        "the first change writes version 3 and keeps the original once as store.json.v2; fsck --repair stores the analysis info showed"
+    )
     func version2Upgrades() throws {
         let sandbox = try Self.sandbox(from: "store-v2")
         let original = try #require(sandbox.storeBytes)
@@ -115,7 +121,8 @@ struct StoreUpgradeTests {
         #expect(check.stdout.contains("3 recordings have no stored levels"), "\(check.stdout)")
         let repair = try sandbox.run("fsck", "--repair")
         expectSuccess(repair)
-        #expect(repair.stdout.contains("measured and stored the levels and waveform of 3 recordings"), "\(repair.stdout)")
+        #expect(
+            repair.stdout.contains("measured and stored the levels and waveform of 3 recordings"), "\(repair.stdout)")
         let repaired = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
         #expect(repaired.components(separatedBy: "\"analysis\": {").count - 1 == 3, "\(repaired)")
         #expect(try sandbox.run("fsck").status == 0)

@@ -23,22 +23,38 @@ struct StreamedInputTests {
     }
 
     static func installed(_ program: String) -> Bool {
-        ["/usr/bin/", "/usr/local/bin/", "/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + program) }
+        ["/usr/bin/", "/usr/local/bin/", "/bin/"].contains {
+            FileManager.default.isExecutableFile(atPath: $0 + program)
+        }
     }
 
     /// A 16-bit mono 48 kHz WAV whose RIFF and data sizes are `placeholder`, as a streaming
     /// writer leaves them (ffmpeg: 0xFFFFFFFF; others 0).
     static func streamedWAV(frames: Int, placeholder: UInt32) -> Data {
         var bytes: [UInt8] = []
-        func le(_ value: UInt32, _ count: Int) { for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) } }
-        bytes += Array("RIFF".utf8); le(placeholder, 4); bytes += Array("WAVE".utf8)
-        bytes += Array("fmt ".utf8); le(16, 4); le(1, 2); le(1, 2); le(48000, 4); le(96000, 4); le(2, 2); le(16, 2)
-        bytes += Array("data".utf8); le(placeholder, 4)
+        func le(_ value: UInt32, _ count: Int) {
+            for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) }
+        }
+        bytes += Array("RIFF".utf8)
+        le(placeholder, 4)
+        bytes += Array("WAVE".utf8)
+        bytes += Array("fmt ".utf8)
+        le(16, 4)
+        le(1, 2)
+        le(1, 2)
+        le(48000, 4)
+        le(96000, 4)
+        le(2, 2)
+        le(16, 2)
+        bytes += Array("data".utf8)
+        le(placeholder, 4)
         for s in AudioCLI.tone(frames: frames) { le(UInt32(UInt16(bitPattern: s)), 2) }
         return Data(bytes)
     }
 
-    func importStdin(_ cli: AudioCLI, _ data: Data, _ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+    func importStdin(_ cli: AudioCLI, _ data: Data, _ arguments: [String]) throws -> (
+        status: Int32, stdout: Data, stderr: String
+    ) {
         try PipelineTests.run(cli, ["import", "-"] + arguments, stdin: data)
     }
 
@@ -64,13 +80,18 @@ struct StreamedInputTests {
     @Test(arguments: [UInt32(0xFFFF_FFFF), 0, 0x7FFF_F000])
     func placeholderLengthsInAWAVHeader(placeholder: UInt32) throws {
         let cli = try AudioCLI()
-        let result = try importStdin(cli, Self.streamedWAV(frames: 48_000, placeholder: placeholder), ["--name", "s", "--format", "wav"])
+        let result = try importStdin(
+            cli, Self.streamedWAV(frames: 48_000, placeholder: placeholder), ["--name", "s", "--format", "wav"])
         #expect(result.status == 0, "\(result.stderr)")
         let item = try #require(try cli.recordings().first)
         #expect(item["frames"] as? Int == 48_000)
-        #expect(Bool(try AudioCLI.decode(cli.store + "/audio/" + (item["file"] as! String)) == AudioCLI.tone(frames: 48_000)))
+        #expect(
+            Bool(
+                try AudioCLI.decode(cli.store + "/audio/" + (item["file"] as! String)) == AudioCLI.tone(frames: 48_000))
+        )
         // --keep stores the bytes with the length filled in, so the file reads on its own.
-        let kept = try importStdin(cli, Self.streamedWAV(frames: 48_000, placeholder: placeholder), ["--name", "k", "--keep"])
+        let kept = try importStdin(
+            cli, Self.streamedWAV(frames: 48_000, placeholder: placeholder), ["--name", "k", "--keep"])
         #expect(kept.status == 0, "\(kept.stderr)")
         let keptItem = try #require(try cli.recordings().first { $0["name"] as? String == "k" })
         #expect(keptItem["frames"] as? Int == 48_000)
@@ -90,7 +111,8 @@ struct StreamedInputTests {
     @Test func aWAVHeaderOnStdinRefusesTheRawOptions() throws {
         let cli = try AudioCLI()
         let data = Self.streamedWAV(frames: 4800, placeholder: 0xFFFF_FFFF)
-        let result = try importStdin(cli, data, ["--name", "r", "--rate", "48000", "--channels", "1", "--encoding", "s16"])
+        let result = try importStdin(
+            cli, data, ["--name", "r", "--rate", "48000", "--channels", "1", "--encoding", "s16"])
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("recnotes: --encoding: stdin starts with a WAV header"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
@@ -101,9 +123,11 @@ struct StreamedInputTests {
     @Test func keepAcceptsSoxTwentyFourBitWAVEX() throws {
         let cli = try AudioCLI()
         let path = cli.home + "/hi.wav"
-        let data = try Self.output(of: "sox", ["-n", "-r", "48000", "-c", "2", "-b", "24", "-t", "wav", "-", "synth", "1", "sine", "440"])
+        let data = try Self.output(
+            of: "sox", ["-n", "-r", "48000", "-c", "2", "-b", "24", "-t", "wav", "-", "synth", "1", "sine", "440"])
         // Through a file this time: sox writes WAVE_FORMAT_EXTENSIBLE for 24 bits.
-        let file = try Self.output(of: "sox", ["-n", "-r", "48000", "-c", "2", "-b", "24", path, "synth", "1", "sine", "440"])
+        let file = try Self.output(
+            of: "sox", ["-n", "-r", "48000", "-c", "2", "-b", "24", path, "synth", "1", "sine", "440"])
         #expect(file.isEmpty)
         let fromFile = try cli.run("import", path, "--keep", "--name", "file")
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
@@ -116,6 +140,8 @@ struct StreamedInputTests {
             #expect(item["frames"] as? Int == 48_000)
         }
         let kept = try #require(items.first { $0["name"] as? String == "file" })
-        #expect(FileManager.default.contents(atPath: cli.store + "/audio/" + (kept["file"] as! String)) == FileManager.default.contents(atPath: path))
+        #expect(
+            FileManager.default.contents(atPath: cli.store + "/audio/" + (kept["file"] as! String))
+                == FileManager.default.contents(atPath: path))
     }
 }

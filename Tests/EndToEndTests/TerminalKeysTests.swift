@@ -58,8 +58,9 @@ struct TerminalKeysTests {
         }
     }
 
-    @Test("space pauses and resumes, q stops, Enter at the prompt keeps the default name",
-          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "space pauses and resumes, q stops, Enter at the prompt keeps the default name",
+        .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func saveWithDefaultName() throws {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
@@ -81,8 +82,9 @@ struct TerminalKeysTests {
         #expect((recordings.first?["frames"] as? Int ?? 0) > 0)
     }
 
-    @Test("a typed name is used, and Esc at the prompt moves the recording to the trash, from where it comes back",
-          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "a typed name is used, and Esc at the prompt moves the recording to the trash, from where it comes back",
+        .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func typedNameAndDiscard() throws {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
@@ -104,7 +106,8 @@ struct TerminalKeysTests {
         #expect(try cli.recordings().map { $0["name"] as? String } == ["standup"])
         // Not lost by one key: it is in the trash, audio included, and the screen says how
         // to bring it back, in words that can be pasted.
-        let said = try #require(text.range(of: "Discarded to the trash; `recnotes trash restore '/Recording "), "\(text)")
+        let said = try #require(
+            text.range(of: "Discarded to the trash; `recnotes trash restore '/Recording "), "\(text)")
         #expect(text[said.upperBound...].contains("'` brings it back."), "\(text)")
         #expect(cli.audioFiles().count == 2)
         let trash = try cli.run("trash")
@@ -117,8 +120,9 @@ struct TerminalKeysTests {
         #expect(try cli.recordings().count == 2)
     }
 
-    @Test("the name prompt edits the line: Ctrl-W, Ctrl-U, Home, End, arrows, Delete",
-          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "the name prompt edits the line: Ctrl-W, Ctrl-U, Home, End, arrows, Delete",
+        .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func namePromptEditing() throws {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
@@ -141,12 +145,14 @@ struct TerminalKeysTests {
         }
     }
 
-    @Test("the record meter and the play bar name the item, show the keys, and fit a 40-column terminal",
-          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "the record meter and the play bar name the item, show the keys, and fit a 40-column terminal",
+        .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func linesFitTheTerminal() throws {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
-        let wide = try Screen(cli, ["record", "A rather long name for a note", "--format", "wav", "--duration", "2"], columns: 120)
+        let wide = try Screen(
+            cli, ["record", "A rather long name for a note", "--format", "wav", "--duration", "2"], columns: 120)
         #expect(wide.waitFor("A rather long name for a note  space pause · m mark · q stop"))
         #expect(wide.finish().status == 0)
 
@@ -160,8 +166,9 @@ struct TerminalKeysTests {
         for line in lines { #expect(StatusLine.visibleWidth(line) < 40, "\(line)") }
     }
 
-    @Test("import at a terminal shows its own line and says what it imported",
-          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "import at a terminal shows its own line and says what it imported",
+        .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func importAtATerminal() throws {
         let cli = try AudioCLI()
         let wav = try PipelineTests.wav(cli, "talk.wav", AudioCLI.tone(frames: 96_000))
@@ -174,8 +181,9 @@ struct TerminalKeysTests {
         #expect(text.contains("Imported /talk (00:02)."), "\(text)")
     }
 
-    @Test("play: arrows seek 5 s while paused, space resumes from there",
-          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "play: arrows seek 5 s while paused, space resumes from there",
+        .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func arrowsSeekAndSpaceResumes() throws {
         let cli = try AudioCLI()
         let rate = 48_000
@@ -201,8 +209,9 @@ struct TerminalKeysTests {
         #expect(written == Array(source[(5 * rate)...]))
     }
 
-    @Test("record: m marks the moment, and the saved recording keeps the marker",
-          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "record: m marks the moment, and the saved recording keeps the marker",
+        .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func markWhileRecording() throws {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
@@ -214,13 +223,15 @@ struct TerminalKeysTests {
         let (status, text) = screen.finish()
         #expect(status == 0, "\(text)")
         let marks = try cli.run("marks", "memo", "--json")
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
+        let list = try #require(
+            try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
         #expect(list.count == 1)
         #expect((list.first?["frame"] as? Int ?? 0) > 0)
     }
 
-    @Test("play: ] and [ go to the next and previous marker, m marks where the player is",
-          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "play: ] and [ go to the next and previous marker, m marks where the player is",
+        .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func markerKeysWhilePlaying() throws {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.noise(frames: 480_000))
@@ -248,12 +259,14 @@ struct TerminalKeysTests {
         // Paused all along: nothing was played.
         #expect(cli.outputSamples().isEmpty)
         let marks = try cli.run("marks", "talk", "--json")
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
+        let list = try #require(
+            try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
         #expect(list.map { $0["frame"] as? Int } == [96_000, 288_000, 288_000])
     }
 
-    @Test("M asks for a marker's label while the audio goes on: the marker is where M was pressed; Esc drops it",
-          .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "M asks for a marker's label while the audio goes on: the marker is where M was pressed; Esc drops it",
+        .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func labelledMarkers() throws {
         let cli = try AudioCLI()
         try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
@@ -266,7 +279,8 @@ struct TerminalKeysTests {
         recording.type("q")
         #expect(recording.finish().status == 0)
         let saved = try cli.run("marks", "memo", "--json")
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(saved.stdout.utf8)) as? [[String: Any]], "\(saved)")
+        let list = try #require(
+            try JSONSerialization.jsonObject(with: Data(saved.stdout.utf8)) as? [[String: Any]], "\(saved)")
         #expect(list.map { $0["label"] as? String } == ["budget q3"])
 
         #expect(try cli.run("mark", "memo", "--at", "2", "intro").status == 0)
@@ -284,7 +298,8 @@ struct TerminalKeysTests {
         playing.type("q")
         #expect(playing.finish().status == 0)
         let marks = try cli.run("marks", "memo", "--json")
-        let all = try #require(try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
+        let all = try #require(
+            try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]], "\(marks)")
         // Paused at intro's frame: the labelled marker is exactly there; the dropped one is not kept.
         #expect(all.filter { $0["label"] as? String == "here" }.map { $0["frame"] as? Int } == [96_000])
         #expect(all.count == 3)

@@ -19,7 +19,10 @@ struct TranscribeTests {
 
     /// Prints a WebVTT transcript with "budget" said at 1.25 s.
     func vttEngine(_ cli: Sandbox) throws -> String {
-        try engine(cli, "vtt-engine", "printf 'WEBVTT\\n\\n00:00.000 --> 00:01.000\\nhello there\\n\\n00:01.250 --> 00:01.900\\nthe budget numbers\\n'")
+        try engine(
+            cli, "vtt-engine",
+            "printf 'WEBVTT\\n\\n00:00.000 --> 00:01.000\\nhello there\\n\\n00:01.250 --> 00:01.900\\nthe budget numbers\\n'"
+        )
     }
 
     func transcripts(_ cli: Sandbox) -> [String] {
@@ -32,10 +35,22 @@ struct TranscribeTests {
         // goforward.raw is 16 kHz mono s16: a WAV header in front makes it importable.
         let raw = try #require(cli.bytes(Self.speech))
         var wav: [UInt8] = []
-        func le(_ value: UInt32, _ count: Int) { for i in 0..<count { wav.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) } }
-        wav += Array("RIFF".utf8); le(UInt32(36 + raw.count), 4); wav += Array("WAVE".utf8)
-        wav += Array("fmt ".utf8); le(16, 4); le(1, 2); le(1, 2); le(16000, 4); le(32000, 4); le(2, 2); le(16, 2)
-        wav += Array("data".utf8); le(UInt32(raw.count), 4)
+        func le(_ value: UInt32, _ count: Int) {
+            for i in 0..<count { wav.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) }
+        }
+        wav += Array("RIFF".utf8)
+        le(UInt32(36 + raw.count), 4)
+        wav += Array("WAVE".utf8)
+        wav += Array("fmt ".utf8)
+        le(16, 4)
+        le(1, 2)
+        le(1, 2)
+        le(16000, 4)
+        le(32000, 4)
+        le(2, 2)
+        le(16, 2)
+        wav += Array("data".utf8)
+        le(UInt32(raw.count), 4)
         try cli.write(cli.root + "/goforward.wav", wav + raw)
         try cli.succeed("import", cli.root + "/goforward.wav", "--format", "flac")
         expectSuccess(try cli.run(["transcribe", "goforward"], environment: ["RECNOTES_TRANSCRIBER": nil]))
@@ -54,13 +69,16 @@ struct TranscribeTests {
         let time = try #require(hits.first?["time"] as? Double)
         #expect(abs(time - said) <= 0.5, "\(hits)")
         // The name matches too ("goforward"); the transcript's match is the one with a time.
-        let match = try #require((hits.first?["matches"] as? [[String: Any]])?.first { $0["field"] as? String == "transcript" }, "\(hits)")
+        let match = try #require(
+            (hits.first?["matches"] as? [[String: Any]])?.first { $0["field"] as? String == "transcript" }, "\(hits)")
         #expect(abs((match["seconds"] as? Double ?? -1) - time) < 0.001)
         #expect((match["snippet"] as? String)?.contains("forward") == true)
 
         #expect(try cli.run("transcript", "goforward").stdout.contains("forward"))
         let info = try cli.run("info", "goforward")
-        #expect(info.stdout.contains("transcript:") && info.stdout.contains("pocketsphinx") && info.stdout.contains("draft"), "\(info)")
+        #expect(
+            info.stdout.contains("transcript:") && info.stdout.contains("pocketsphinx")
+                && info.stdout.contains("draft"), "\(info)")
         let summary = try #require(try cli.run("info", "goforward", "--json").object()["transcript"] as? [String: Any])
         #expect(summary["quality"] as? String == "draft")
         #expect(try cli.run("fsck").status == 0)
@@ -75,11 +93,16 @@ struct TranscribeTests {
         // script(1) runs it on a pseudo-terminal; what the terminal got comes back on stdout.
         let command = [Sandbox.binary, "--store", cli.store, "transcribe", "--all", "--engine", engine]
             .map(Format.shellQuoted).joined(separator: " ")
-        let run = try Sandbox.execute("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: cli.baseEnvironment)
+        let run = try Sandbox.execute(
+            "/usr/bin/script", ["-qfec", command, "/dev/null"], environment: cli.baseEnvironment)
         #expect(run.status == 0, "\(run)")
         let screen = run.stdout
-        #expect(screen.contains("\r\u{1B}[K[>-------------------] 1/2 transcribing /a (00:01)…"), "\(screen.debugDescription)")
-        #expect(screen.contains("\r\u{1B}[K[==========>---------] 2/2 transcribing /b (00:02)…"), "\(screen.debugDescription)")
+        #expect(
+            screen.contains("\r\u{1B}[K[>-------------------] 1/2 transcribing /a (00:01)…"),
+            "\(screen.debugDescription)")
+        #expect(
+            screen.contains("\r\u{1B}[K[==========>---------] 2/2 transcribing /b (00:02)…"),
+            "\(screen.debugDescription)")
         #expect(screen.hasSuffix("\r\u{1B}[KTranscribed 2 recordings.\r\n"), "\(screen.debugDescription)")
         // Not at a terminal: no line at all.
         let quiet = try cli.run("transcribe", "--all", "--force", "--engine", engine)
@@ -94,7 +117,7 @@ struct TranscribeTests {
         let first = try cli.run(["transcribe", "talk", "--progress", "json"], environment: env)
         expectSuccess(first)
         #expect(first.lines.last?.contains("\"event\": \"saved\"") == true, "\(first)")
-        #expect(transcripts(cli).count == 2) // the transcript and its search index
+        #expect(transcripts(cli).count == 2)  // the transcript and its search index
 
         // Found at the segment's time, the snippet shows what was said.
         let hit = try #require((try cli.run("find", "--text", "budget", "--json").json() as? [[String: Any]])?.first)
@@ -109,7 +132,9 @@ struct TranscribeTests {
         #expect(again.status == 0 && again.stderr.contains("has a transcript already"), "\(again)")
         expectSuccess(try cli.run(["transcribe", "--all", "--missing"], environment: env))
         #expect(transcripts(cli).count == 4)
-        let forced = try cli.run(["transcribe", "talk", "--force", "--engine", try engine(cli, "text-engine", "echo replaced words")], environment: env)
+        let forced = try cli.run(
+            ["transcribe", "talk", "--force", "--engine", try engine(cli, "text-engine", "echo replaced words")],
+            environment: env)
         expectSuccess(forced)
         #expect(try cli.run("transcript", "talk").stdout == "replaced words\n")
 
@@ -130,7 +155,9 @@ struct TranscribeTests {
         let cli = try Sandbox()
         try cli.addWAVRecording("talk", in: "/", frames: 96_000)
         expectSuccess(try cli.run(["transcribe", "talk"], environment: ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]))
-        expectSuccess(try cli.run("transcribe", "talk", "--force", "--engine", try engine(cli, "text-engine", "echo replaced words")))
+        expectSuccess(
+            try cli.run(
+                "transcribe", "talk", "--force", "--engine", try engine(cli, "text-engine", "echo replaced words")))
         let undo = cli.store + "/undo"
         let kept = (try? FileManager.default.contentsOfDirectory(atPath: undo)) ?? []
         #expect(kept.count == 1)
@@ -138,21 +165,27 @@ struct TranscribeTests {
         // A copy no journal entry names is reported, and --repair removes only it.
         try cli.write(undo + "/\(ItemID.random()).1.json", Array("{}".utf8))
         let check = try cli.run("fsck")
-        #expect(check.status == 1 && (check.stdout + check.stderr).contains("kept for an undo that the journal no longer has"), "\(check)")
+        #expect(
+            check.status == 1
+                && (check.stdout + check.stderr).contains("kept for an undo that the journal no longer has"), "\(check)"
+        )
         #expect(try cli.run("fsck", "--repair").status == 0)
         #expect((try? FileManager.default.contentsOfDirectory(atPath: undo)) == kept)
 
         // A dry run says what it would take back and changes nothing.
         let preview = try cli.run("undo", "--dry-run")
         expectSuccess(preview)
-        #expect(preview.stdout.hasPrefix("would undo #") && preview.stdout.hasSuffix(": transcribe /talk\n"), "\(preview)")
+        #expect(
+            preview.stdout.hasPrefix("would undo #") && preview.stdout.hasSuffix(": transcribe /talk\n"), "\(preview)")
         #expect(try cli.run("transcript", "talk").stdout == "replaced words\n")
 
         // The replaced transcript comes back, and find searches it again (its index too).
         let first = try cli.run("undo")
         #expect(first.stdout.hasPrefix("undid #") && first.stdout.hasSuffix(": transcribe /talk\n"), "\(first)")
         #expect(try cli.run("transcript", "talk").stdout.contains("the budget numbers"))
-        #expect((try cli.run("find", "--text", "budget", "--json").json() as? [[String: Any]])?.first?["time"] as? Double == 1.25)
+        #expect(
+            (try cli.run("find", "--text", "budget", "--json").json() as? [[String: Any]])?.first?["time"] as? Double
+                == 1.25)
         #expect(try cli.run("find", "--text", "replaced").lines.isEmpty)
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: undo)) ?? []).isEmpty)
 
@@ -171,10 +204,13 @@ struct TranscribeTests {
         expectSuccess(try cli.run(["transcribe", "talk"], environment: env))
         expectSuccess(try cli.run(["transcribe", "talk", "--force"], environment: env))
         let undo = cli.store + "/undo"
-        for name in try FileManager.default.contentsOfDirectory(atPath: undo) { try FileManager.default.removeItem(atPath: undo + "/" + name) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: undo) {
+            try FileManager.default.removeItem(atPath: undo + "/" + name)
+        }
         let journal = cli.bytes(cli.store + "/journal.jsonl")
         let transcript = try cli.run("transcript", "talk", "--format", "json").stdout
-        expectFailure(try cli.run("undo"), status: 1, containing: ["cannot undo", "the transcript it replaced is no longer kept"])
+        expectFailure(
+            try cli.run("undo"), status: 1, containing: ["cannot undo", "the transcript it replaced is no longer kept"])
         #expect(cli.bytes(cli.store + "/journal.jsonl") == journal)
         #expect(try cli.run("transcript", "talk", "--format", "json").stdout == transcript)
     }
@@ -187,21 +223,24 @@ struct TranscribeTests {
         func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).sorted() }
 
         // No transcript: an error that says what to do, and no audio either.
-        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript"), status: 1,
-                      message: "recnotes: talk: has no transcript; run 'recnotes transcribe talk'")
+        expectFailure(
+            try cli.run("export", "talk", out + "/talk.flac", "--transcript"), status: 1,
+            message: "recnotes: talk: has no transcript; run 'recnotes transcribe talk'")
         #expect(files().isEmpty)
         // Usage errors change nothing.
         expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript-format", "vtt"), status: 64)
         expectFailure(try cli.run("export", "talk", "-", "--transcript"), status: 64)
         expectFailure(try cli.run("export", "talk", "--markers", "cue", out + "/talk.cue", "--transcript"), status: 64)
-        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript", "--transcript-format", "doc"), status: 64)
+        expectFailure(
+            try cli.run("export", "talk", out + "/talk.flac", "--transcript", "--transcript-format", "doc"), status: 64)
         #expect(files().isEmpty)
 
         expectSuccess(try cli.run(["transcribe", "talk"], environment: ["RECNOTES_TRANSCRIBER": try vttEngine(cli)]))
         // A directory where the transcript would go: refused before the audio is written.
         try FileManager.default.createDirectory(atPath: out + "/talk.srt", withIntermediateDirectories: true)
-        expectFailure(try cli.run("export", "talk", out + "/talk.flac", "--transcript"), status: 1,
-                      message: "recnotes: \(out)/talk.srt: is a directory")
+        expectFailure(
+            try cli.run("export", "talk", out + "/talk.flac", "--transcript"), status: 1,
+            message: "recnotes: \(out)/talk.srt: is a directory")
         #expect(files() == ["talk.srt"])
         try FileManager.default.removeItem(atPath: out + "/talk.srt")
         // SRT by default, named after the audio file; what `transcript --format srt` prints.
@@ -210,14 +249,19 @@ struct TranscribeTests {
         let srt = try cli.run("transcript", "talk", "--format", "srt").stdout
         #expect(cli.bytes(out + "/talk.srt").map { String(decoding: $0, as: UTF8.self) } == srt)
         // Several formats; a name without an audio extension keeps it.
-        expectSuccess(try cli.run("export", "talk", out + "/copy", "--format", "wav", "--transcript",
-                                  "--transcript-format", "vtt", "--transcript-format", "txt"))
+        expectSuccess(
+            try cli.run(
+                "export", "talk", out + "/copy", "--format", "wav", "--transcript",
+                "--transcript-format", "vtt", "--transcript-format", "txt"))
         #expect(files() == ["copy", "copy.txt", "copy.vtt", "talk.flac", "talk.srt"])
-        #expect(cli.bytes(out + "/copy.txt").map { String(decoding: $0, as: UTF8.self) } == "hello there\nthe budget numbers\n")
+        #expect(
+            cli.bytes(out + "/copy.txt").map { String(decoding: $0, as: UTF8.self) }
+                == "hello there\nthe budget numbers\n")
 
         // Trimmed audio: the transcript is timed from the in point, and what lies before it goes.
         try cli.succeed("trim", "talk", "--in", "1.1", "--out", "2")
-        expectSuccess(try cli.run("export", "talk", out + "/cut.wav", "--trimmed", "--transcript", "--transcript-format", "vtt"))
+        expectSuccess(
+            try cli.run("export", "talk", out + "/cut.wav", "--trimmed", "--transcript", "--transcript-format", "vtt"))
         let vtt = try #require(cli.bytes(out + "/cut.vtt").map { String(decoding: $0, as: UTF8.self) })
         #expect(vtt == "WEBVTT\n\n1\n00:00:00.150 --> 00:00:00.800\nthe budget numbers\n", "\(vtt)")
     }
@@ -245,7 +289,11 @@ struct TranscribeTests {
         expectSuccess(try cli.run(["transcribe", "talk"], environment: env))
         let dir = cli.store + "/transcripts/"
         // An orphan, a transcript past its recording's 1 s end, a lost index, a broken file.
-        try cli.write(dir + "\(ItemID.random()).json", Array("{\"engine\": \"x\", \"model\": \"\", \"created\": \"2026-01-01T00:00:00.000Z\", \"quality\": \"good\", \"segments\": []}\n".utf8))
+        try cli.write(
+            dir + "\(ItemID.random()).json",
+            Array(
+                "{\"engine\": \"x\", \"model\": \"\", \"created\": \"2026-01-01T00:00:00.000Z\", \"quality\": \"good\", \"segments\": []}\n"
+                    .utf8))
         try cli.write(dir + "\(late).json", try #require(cli.bytes(dir + "\(talk).json")))
         try FileManager.default.removeItem(atPath: dir + "\(talk).txt")
         let check = try cli.run("fsck")
@@ -274,9 +322,11 @@ struct TranscribeTests {
         let cli = try Sandbox()
         try cli.write(cli.root + "/memo.wav", wavBytes(frames: 48_000))
         let gate = cli.root + "/go"
-        let waiting = try engine(cli, "waiting-engine", "while [ ! -e '\(gate)' ]; do sleep 0.05; done; echo later words")
-        let imported = try cli.runBounded(["import", cli.root + "/memo.wav", "--transcribe"], timeout: 60,
-                                          environment: ["RECNOTES_TRANSCRIBER": waiting])
+        let waiting = try engine(
+            cli, "waiting-engine", "while [ ! -e '\(gate)' ]; do sleep 0.05; done; echo later words")
+        let imported = try cli.runBounded(
+            ["import", cli.root + "/memo.wav", "--transcribe"], timeout: 60,
+            environment: ["RECNOTES_TRANSCRIBER": waiting])
         #expect(imported.status == 0, "\(imported)")
         #expect(try cli.run("ls").lines == ["memo"])
         #expect(transcripts(cli).filter { !$0.hasPrefix(".") }.isEmpty)
@@ -307,13 +357,19 @@ struct TranscribeTests {
         run.send(signal)
         let (result, signalled, timedOut) = run.finish(timeout: 60)
         #expect(!timedOut)
-        if signal == SIGKILL { #expect(signalled) } else { #expect(result.status == 1 && result.stderr.contains("stopped"), "\(result)") }
+        if signal == SIGKILL {
+            #expect(signalled)
+        } else {
+            #expect(result.status == 1 && result.stderr.contains("stopped"), "\(result)")
+        }
         let saved = transcripts(cli).filter { $0.hasSuffix(".json") }
         #expect(!saved.isEmpty && saved.count < 4, "\(saved)")
         let check = try cli.run("fsck")
         #expect(check.status == 0, "\(check)")
         #expect(try cli.storeItems().filter { $0["type"] as? String == "recording" }.count == 4)
-        expectSuccess(try cli.run("transcribe", "--all", "--missing", "--engine", try engine(cli, "quick", "echo said something")))
+        expectSuccess(
+            try cli.run("transcribe", "--all", "--missing", "--engine", try engine(cli, "quick", "echo said something"))
+        )
         #expect(transcripts(cli).filter { $0.hasSuffix(".json") }.count == 4)
         #expect(try cli.run("find", "--text", "said").lines.count == 4)
     }
@@ -330,13 +386,17 @@ struct TranscribeTests {
         let engine = try engine(cli, "hanging-engine", "if [ -e \(hang) ]; then sleep 300; fi; echo said something")
         try FileManager.default.createDirectory(atPath: hang, withIntermediateDirectories: true)
         func leftovers() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []).filter { $0.hasPrefix("recnotes-transcribe-") }
+            ((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []).filter {
+                $0.hasPrefix("recnotes-transcribe-")
+            }
         }
         let run = try cli.spawn(["transcribe", "--all", "--engine", engine], environment: ["TMPDIR": temporary])
         // Bounded wait for the engine to be running (its pid written beside the audio).
         var pidFile: String?
         for _ in 0..<1500 where pidFile == nil {
-            pidFile = leftovers().map { temporary + "/" + $0 + "/engine.pid" }.first { FileManager.default.fileExists(atPath: $0) }
+            pidFile = leftovers().map { temporary + "/" + $0 + "/engine.pid" }.first {
+                FileManager.default.fileExists(atPath: $0)
+            }
             if pidFile == nil { usleep(20_000) }
         }
         let file = try #require(pidFile, "the engine never started")
@@ -349,7 +409,8 @@ struct TranscribeTests {
         #expect(kill(enginePID, 0) == 0, "the orphaned engine runs on")
 
         try FileManager.default.removeItem(atPath: hang)
-        expectSuccess(try cli.run(["transcribe", "--all", "--missing", "--engine", engine], environment: ["TMPDIR": temporary]))
+        expectSuccess(
+            try cli.run(["transcribe", "--all", "--missing", "--engine", engine], environment: ["TMPDIR": temporary]))
         #expect(leftovers().isEmpty)
         var gone = false
         for _ in 0..<250 where !gone {

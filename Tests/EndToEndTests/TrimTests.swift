@@ -66,7 +66,9 @@ struct TrimTests {
         #expect(info.stdout.contains("trimmed:") && info.stdout.contains("00:02 of 00:04"), "\(info.stdout)")
         let ls = try cli.run("ls", "-l")
         #expect(ls.stdout.contains("00:02✂"), "\(ls.stdout)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run("info", "talk", "--json").stdout.utf8)) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(try cli.run("info", "talk", "--json").stdout.utf8))
+                as? [String: Any])
         let kept = try #require(json["trimmedDuration"] as? Double)
         #expect(abs(kept - Double(outFrame - inFrame) / 48_000) < 0.001)
     }
@@ -136,7 +138,9 @@ struct TrimTests {
         for arguments in bad {
             let run = try cli.run(["trim"] + arguments)
             #expect(run.status == 64, "\(arguments): \(run)")
-            #expect(run.stderr.hasPrefix("recnotes: ") && run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
+            #expect(
+                run.stderr.hasPrefix("recnotes: ") && run.stderr.split(separator: "\n").count == 1,
+                "\(arguments): \(run.stderr)")
             #expect(run.stdout.isEmpty, "\(arguments)")
         }
         #expect(FileManager.default.contents(atPath: store) == before)
@@ -162,7 +166,9 @@ struct TrimTests {
         try cli.writeInput([Int16](repeating: 0, count: 96_000))
         #expect(try cli.run("record", "quiet", "--format", "wav", "--duration", "2").status == 0)
         let run = try cli.run("trim", "quiet", "--auto")
-        #expect(run.status == 1 && run.stderr == "recnotes: quiet: no speech found; the trim points are unchanged\n", "\(run)")
+        #expect(
+            run.status == 1 && run.stderr == "recnotes: quiet: no speech found; the trim points are unchanged\n",
+            "\(run)")
         #expect(try Self.trimJSON(cli, "quiet") == nil)
     }
 }

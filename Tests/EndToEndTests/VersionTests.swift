@@ -9,7 +9,8 @@ struct VersionTests {
         .deletingLastPathComponent().deletingLastPathComponent().path
 
     static func sh(_ script: String, in directory: String) throws -> String {
-        let run = try Sandbox.execute("/bin/sh", ["-c", "cd '\(directory)' && \(script)"], environment: ProcessInfo.processInfo.environment)
+        let run = try Sandbox.execute(
+            "/bin/sh", ["-c", "cd '\(directory)' && \(script)"], environment: ProcessInfo.processInfo.environment)
         #expect(run.status == 0, "\(script): \(run)")
         return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -28,8 +29,9 @@ struct VersionTests {
         let sandbox = try Sandbox()
         let clone = sandbox.root + "/clone"
         let git = "git -c user.name=t -c user.email=t@example.invalid"
-        _ = try Self.sh("git init -q '\(clone)' && mkdir '\(clone)/scripts' && cp '\(Self.repository)/scripts/version.sh' '\(clone)/scripts/'"
-                        + " && cd '\(clone)' && \(git) add . && \(git) commit -qm one", in: sandbox.root)
+        _ = try Self.sh(
+            "git init -q '\(clone)' && mkdir '\(clone)/scripts' && cp '\(Self.repository)/scripts/version.sh' '\(clone)/scripts/'"
+                + " && cd '\(clone)' && \(git) add . && \(git) commit -qm one", in: sandbox.root)
         let short = try Self.sh("git rev-parse --short=7 HEAD", in: clone)
         #expect(try Self.sh("scripts/version.sh", in: clone) == "0.0.0-\(short)")
         _ = try Self.sh("\(git) tag v1.2.3", in: clone)

@@ -14,13 +14,15 @@ struct VoiceTriggerTests {
 
     static func clip(_ name: String = "something") throws -> [Int16] {
         let path = "/usr/share/pocketsphinx/test/data/\(name).raw"
-        let data = try #require(FileManager.default.contents(atPath: path), "\(path) is missing: run scripts/install-deps.sh")
+        let data = try #require(
+            FileManager.default.contents(atPath: path), "\(path) is missing: run scripts/install-deps.sh")
         return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
     }
 
     /// `before` and `after` seconds of noise at about -50 dBFS around the clip, and under it.
     static func padded(_ clip: [Int16], before: Double, after: Double) -> (samples: [Int16], clip: Range<Int>) {
-        let head = Int(before * Double(rate)), tail = Int(after * Double(rate))
+        let head = Int(before * Double(rate))
+        let tail = Int(after * Double(rate))
         let noise = AudioCLI.noise(frames: head + clip.count + tail, seed: 99).map { $0 / 92 }
         var samples = noise
         for (i, s) in clip.enumerated() { samples[head + i] = Int16(clamping: Int(s) + Int(noise[head + i])) }
@@ -38,14 +40,18 @@ struct VoiceTriggerTests {
         let cli = try AudioCLI()
         let (input, clip) = Self.padded(try Self.clip(), before: 2, after: 2)
         try cli.writeInput(input)
-        let run = try cli.run("record", "v", "--rate", "16000", "--format", "wav", "--start-on-voice", "--duration", "3",
-                              "--progress", "json")
+        let run = try cli.run(
+            "record", "v", "--rate", "16000", "--format", "wav", "--start-on-voice", "--duration", "3",
+            "--progress", "json")
         #expect(run.status == 0, "\(run.stderr)")
         // The detector on the same frames says where the speech starts (its 250 ms lead-in included).
         let onset = try #require(VoiceActivity.speechRegions(samples: input, sampleRate: Self.rate).first?.lowerBound)
         let start = Int(onset) - Self.rate / 2
-        #expect(start <= clip.lowerBound, "the file starts at \(start), after the clip's first sample \(clip.lowerBound)")
-        #expect(start >= clip.lowerBound - Self.rate, "the file starts \(clip.lowerBound - start) frames before the clip: not waiting")
+        #expect(
+            start <= clip.lowerBound, "the file starts at \(start), after the clip's first sample \(clip.lowerBound)")
+        #expect(
+            start >= clip.lowerBound - Self.rate,
+            "the file starts \(clip.lowerBound - start) frames before the clip: not waiting")
         let (_, samples) = try recorded(cli)
         #expect(samples.count == 3 * Self.rate)
         #expect(Bool(samples == Array(input[start..<(start + 3 * Self.rate)])))
@@ -60,18 +66,24 @@ struct VoiceTriggerTests {
         let cli = try AudioCLI()
         let (input, _) = Self.padded(try Self.clip("goforward"), before: 1.5, after: 1)
         try cli.writeInput(input)
-        let run = try cli.run("record", "v", "--rate", "16000", "--format", "wav", "--start-on-voice", "--pre-roll", "0", "--duration", "1")
+        let run = try cli.run(
+            "record", "v", "--rate", "16000", "--format", "wav", "--start-on-voice", "--pre-roll", "0", "--duration",
+            "1")
         #expect(run.status == 0, "\(run.stderr)")
-        let onset = Int(try #require(VoiceActivity.speechRegions(samples: input, sampleRate: Self.rate).first?.lowerBound))
+        let onset = Int(
+            try #require(VoiceActivity.speechRegions(samples: input, sampleRate: Self.rate).first?.lowerBound))
         #expect(Bool(try recorded(cli).samples == Array(input[onset..<(onset + Self.rate)])))
     }
 
-    @Test("--stop-on-silence 2s stops within 2 s + 100 ms of the end of speech; the silence is kept, trimmed by an out point")
+    @Test(
+        "--stop-on-silence 2s stops within 2 s + 100 ms of the end of speech; the silence is kept, trimmed by an out point"
+    )
     func stopOnSilence() throws {
         let cli = try AudioCLI()
         let (input, clip) = Self.padded(try Self.clip("goforward"), before: 1, after: 6)
         try cli.writeInput(input)
-        let run = try cli.run("record", "s", "--rate", "16000", "--format", "wav", "--stop-on-silence", "2s", "--progress", "json")
+        let run = try cli.run(
+            "record", "s", "--rate", "16000", "--format", "wav", "--stop-on-silence", "2s", "--progress", "json")
         #expect(run.status == 0, "\(run.stderr)")
         let (item, samples) = try recorded(cli)
         // Nothing is thrown away: the file is the input from its start.
@@ -82,22 +94,27 @@ struct VoiceTriggerTests {
         let speechEnd = Int(region.upperBound) - Self.rate / 2
         #expect(speechEnd <= clip.upperBound + Self.rate / 10)
         #expect(samples.count >= speechEnd + 2 * Self.rate, "\(samples.count) frames, speech ended at \(speechEnd)")
-        #expect(samples.count <= speechEnd + 2 * Self.rate + Self.rate / 10, "\(samples.count) frames, speech ended at \(speechEnd)")
+        #expect(
+            samples.count <= speechEnd + 2 * Self.rate + Self.rate / 10,
+            "\(samples.count) frames, speech ended at \(speechEnd)")
         // The out point: 0.3 s after the region.
         let trim = try #require(item["trim"] as? [String: Any])
         #expect(trim["inFrame"] as? Int == 0)
         #expect(trim["outFrame"] as? Int == Int(region.upperBound) + Self.rate * 3 / 10)
-        #expect(run.lines.contains { $0.contains("\"silenceLimitSeconds\": 2") && $0.contains("\"voice\": \"listening\"") })
+        #expect(
+            run.lines.contains { $0.contains("\"silenceLimitSeconds\": 2") && $0.contains("\"voice\": \"listening\"") })
     }
 
-    @Test("at a terminal the line says 'waiting for voice', then 'silence 00:01 / 00:03'",
-          .enabled(if: TerminalKeysTests.scriptInstalled), .timeLimit(.minutes(1)))
+    @Test(
+        "at a terminal the line says 'waiting for voice', then 'silence 00:01 / 00:03'",
+        .enabled(if: TerminalKeysTests.scriptInstalled), .timeLimit(.minutes(1)))
     func liveLine() throws {
         let cli = try AudioCLI()
         let quiet = [Int16](repeating: 0, count: 96_000)
         try cli.writeInput(quiet + AudioCLI.tone(frames: 48_000) + quiet)
-        let screen = try TerminalKeysTests.Screen(cli, ["record", "v", "--format", "wav", "--start-on-voice", "--stop-on-silence", "3"],
-                                                  columns: 120)
+        let screen = try TerminalKeysTests.Screen(
+            cli, ["record", "v", "--format", "wav", "--start-on-voice", "--stop-on-silence", "3"],
+            columns: 120)
         #expect(screen.waitFor("waiting for voice"))
         #expect(screen.waitFor("silence 00:01 / 00:03"))
         #expect(screen.waitFor("silence 00:02 / 00:03"))
@@ -112,8 +129,9 @@ struct VoiceTriggerTests {
         try cli.writeInput(AudioCLI.noise(frames: 48_000).map { $0 / 92 })
         // Nothing but quiet noise, then the silence the file device gives after its input:
         // --duration counts the file's frames, so only a signal ends this.
-        let stopped = try cli.runUntil("\"waiting\"", thenSend: SIGTERM,
-                                       ["record", "q", "--format", "wav", "--start-on-voice", "--progress", "json"])
+        let stopped = try cli.runUntil(
+            "\"waiting\"", thenSend: SIGTERM,
+            ["record", "q", "--format", "wav", "--start-on-voice", "--progress", "json"])
         #expect(stopped.status == 0, "\(stopped.stderr)")
         #expect(stopped.stderr == "recnotes: record: no speech was heard, so nothing was recorded\n")
         #expect(try cli.recordings().isEmpty)
@@ -124,13 +142,17 @@ struct VoiceTriggerTests {
     func badOptions() throws {
         let cli = try AudioCLI()
         try cli.writeInput([Int16](repeating: 0, count: 16_000))
-        for arguments in [["--pre-roll", "1"], ["--stop-on-silence", "0"], ["--stop-on-silence", "x"],
-                          ["--start-on-voice", "--pre-roll", "-1"], ["--start-on-voice", "--silence-threshold", "loud"],
-                          ["--start-on-voice", "--silence-threshold", "10"], ["--silence-threshold", "-40"],
-                          ["--output", "-", "--start-on-voice"]] {
+        for arguments in [
+            ["--pre-roll", "1"], ["--stop-on-silence", "0"], ["--stop-on-silence", "x"],
+            ["--start-on-voice", "--pre-roll", "-1"], ["--start-on-voice", "--silence-threshold", "loud"],
+            ["--start-on-voice", "--silence-threshold", "10"], ["--silence-threshold", "-40"],
+            ["--output", "-", "--start-on-voice"],
+        ] {
             let run = try cli.run(["record", "r", "--duration", "1"] + arguments)
             #expect(run.status == 64, "\(arguments): \(run)")
-            #expect(run.stderr.hasPrefix("recnotes: ") && run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
+            #expect(
+                run.stderr.hasPrefix("recnotes: ") && run.stderr.split(separator: "\n").count == 1,
+                "\(arguments): \(run.stderr)")
         }
         #expect(cli.audioFiles().isEmpty)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 @Suite("Audio engine: ring buffer, levels, presentation")
@@ -69,8 +70,12 @@ struct AudioEngineBasicsTests {
 
     @Test func eventsAsJSONLines() {
         let p = AudioPosition(frames: 4800, sampleRate: 48000)
-        let line = AudioEventJSON.line(.progress(.init(position: p, level: Level(peak: -6.02, rms: -9.03), bytes: 100, total: nil)))
-        #expect(line == #"{"event": "progress", "frames": 4800, "seconds": 0.1, "peakDBFS": -6.02, "rmsDBFS": -9.03, "bytes": 100}"#)
+        let line = AudioEventJSON.line(
+            .progress(.init(position: p, level: Level(peak: -6.02, rms: -9.03), bytes: 100, total: nil)))
+        #expect(
+            line
+                == #"{"event": "progress", "frames": 4800, "seconds": 0.1, "peakDBFS": -6.02, "rmsDBFS": -9.03, "bytes": 100}"#
+        )
         #expect(AudioEventJSON.line(.paused(p)) == #"{"event": "paused", "frames": 4800, "seconds": 0.1}"#)
     }
 }
@@ -82,20 +87,22 @@ struct AudioEngineDeviceTests {
         let scratch = try AudioScratch()
         let input = TestSignal.noise(frames: 48000 * 2, channels: 2)
         try scratch.writeInput(input)
-        let recorder = try Recorder(device: "capture", rate: 48000, channels: 2, frameLimit: 90_000,
-                                    configuration: scratch.configuration)
-        let file = try SoundFile.create(path: scratch.path + "/rec." + format.fileExtension, format: format, rate: 48000, channels: 2)
+        let recorder = try Recorder(
+            device: "capture", rate: 48000, channels: 2, frameLimit: 90_000,
+            configuration: scratch.configuration)
+        let file = try SoundFile.create(
+            path: scratch.path + "/rec." + format.fileExtension, format: format, rate: 48000, channels: 2)
         var events: [AudioEvent] = []
         let frames = try recorder.run(into: file) { events.append($0) }
         try file.close()
         #expect(frames == 90_000)
         let progress = events.compactMap { event -> Int64? in
-            if case let .progress(p) = event { return p.position.frames }
+            if case .progress(let p) = event { return p.position.frames }
             return nil
         }
         // One progress event per tenth of a second of audio, counted in frames.
         #expect(progress == (1...18).map { Int64($0 * 4800) })
-        guard case .started = events.first, case let .finished(f)? = events.last else {
+        guard case .started = events.first, case .finished(let f)? = events.last else {
             Issue.record("events: \(events.map(\.name))")
             return
         }
@@ -108,8 +115,9 @@ struct AudioEngineDeviceTests {
         let scratch = try AudioScratch()
         let input = TestSignal.noise(frames: 48000)
         try scratch.writeInput(input)
-        let recorder = try Recorder(device: "capture", rate: 48000, channels: 1, frameLimit: 24_000,
-                                    configuration: scratch.configuration)
+        let recorder = try Recorder(
+            device: "capture", rate: 48000, channels: 1, frameLimit: 24_000,
+            configuration: scratch.configuration)
         // Queued before the loop starts, so its first turn takes both at once.
         recorder.controls.submit(.toggle, sequence: 1)
         recorder.controls.submit(.toggle, sequence: 2)

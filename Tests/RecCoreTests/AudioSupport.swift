@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import RecCore
 
 /// Known signals and the file-plugin devices the engine tests run against: the real ALSA
@@ -6,8 +7,10 @@ import Foundation
 /// devices run faster than real time, so everything is counted in frames.
 enum TestSignal {
     /// A sine tone as interleaved s16 (the same value on every channel).
-    static func tone(frequency: Double = 440, rate: Int = 48000, channels: Int = 1, frames: Int,
-                     amplitude: Double = 0.5) -> [Int16] {
+    static func tone(
+        frequency: Double = 440, rate: Int = 48000, channels: Int = 1, frames: Int,
+        amplitude: Double = 0.5
+    ) -> [Int16] {
         var samples = [Int16](repeating: 0, count: frames * channels)
         for i in 0..<frames {
             let value = Int16((sin(2 * .pi * frequency * Double(i) / Double(rate)) * amplitude * 32767).rounded())
@@ -20,7 +23,7 @@ enum TestSignal {
     static func noise(frames: Int, channels: Int = 1, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [Int16] {
         var state = seed
         return (0..<frames * channels).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int16(truncatingIfNeeded: state >> 48) / 2
         }
     }

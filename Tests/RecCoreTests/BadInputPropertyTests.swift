@@ -1,12 +1,15 @@
 import Foundation
 import PropertyBased
 import Testing
+
 @testable import RecCore
 
 extension Gen {
     /// One of the generators, picked uniformly. (The library's own `oneOf` needs the Swift 6
     /// language mode, which these test targets do not use yet.)
-    static func either<each S: Sequence>(_ generators: repeat Generator<Value, each S>) -> Generator<Value, Shrink.None<Value>> {
+    static func either<each S: Sequence>(_ generators: repeat Generator<Value, each S>) -> Generator<
+        Value, Shrink.None<Value>
+    > {
         var runners: [@Sendable (inout any SeededRandomNumberGenerator) -> Value] = []
         for generator in repeat each generators {
             runners.append { rng in generator.run(using: &rng) }
@@ -27,7 +30,8 @@ extension Gen {
 /// a trap; and where a value comes back it must be one the rules allow.
 @Suite("Bad input: generated names, paths, @-prefixes, time specs, store locations and JSON")
 struct BadInputPropertyTests {
-    static let seed: UInt64 = ProcessInfo.processInfo.environment["RECNOTES_TEST_SEED"].flatMap { UInt64($0) } ?? 20_251_122
+    static let seed: UInt64 =
+        ProcessInfo.processInfo.environment["RECNOTES_TEST_SEED"].flatMap { UInt64($0) } ?? 20_251_122
 
     static func rng(_ salt: UInt64) -> Xoshiro {
         var s = seed ^ salt
@@ -61,15 +65,20 @@ struct BadInputPropertyTests {
         Gen.ascii.string(of: 0...10),
         Gen.letter.string(of: 250...260),
         Gen.character(in: "à"..."ÿ").string(of: 120...135),
-        Gen<String?>.element(of: [" a", "a ", "\ta", ".", "..", "...", "a/b", "/", "\n", "a\u{7F}", "\u{85}", "\u{A0}x",
-                                  "x\u{3000}", "\u{2028}", "e\u{301}", "\u{301}", "@3f2a", "-", "--", "*", "~", "\u{FEFF}"]).map { $0! }
+        Gen<String?>.element(of: [
+            " a", "a ", "\ta", ".", "..", "...", "a/b", "/", "\n", "a\u{7F}", "\u{85}", "\u{A0}x",
+            "x\u{3000}", "\u{2028}", "e\u{301}", "\u{301}", "@3f2a", "-", "--", "*", "~", "\u{FEFF}",
+        ]).map { $0! }
     )
 
     static let hex = Gen<Character?>.element(of: Array("0123456789abcdefABCDEF-")).map { $0! }
 
     static let atPrefix = Gen<String>.either(
         hex.string(of: 0...40).map { "@" + $0 },
-        Gen<String?>.element(of: ["@", "@3f2a", "@3F2A", "@3f2a2222", "@beef", "@a0b1", "@0000", "@3f2a-", "@-3-f-2-a", "@zz", "@3f2", "@beef/x", "@3f2a/Ideas"]).map { $0! },
+        Gen<String?>.element(of: [
+            "@", "@3f2a", "@3F2A", "@3f2a2222", "@beef", "@a0b1", "@0000", "@3f2a-", "@-3-f-2-a", "@zz", "@3f2",
+            "@beef/x", "@3f2a/Ideas",
+        ]).map { $0! },
         Gen.ascii.string(of: 0...8).map { "@" + $0 }
     )
 
@@ -95,15 +104,21 @@ struct BadInputPropertyTests {
             let signs = ["", "+", "-", "--", " ", "\t"]
             let suffixes = ["", "s", "%", "ms", "S", " s", "s%", "%s", "h"]
             var text = signs.randomElement(using: &rng)!
-            for i in 0..<Int.random(in: 1...4, using: &rng) { text += (i > 0 ? ":" : "") + String(Int.random(in: 0...120, using: &rng)) }
+            for i in 0..<Int.random(in: 1...4, using: &rng) {
+                text += (i > 0 ? ":" : "") + String(Int.random(in: 0...120, using: &rng))
+            }
             if Bool.random(using: &rng) { text += "." + String(Int.random(in: 0...999, using: &rng)) }
             return text + suffixes.randomElement(using: &rng)!
         }),
-        Gen<String?>.element(of: ["nan", "inf", "-inf", "1e3", "1e400", "0x10", "١٢", "1_000", "99999999999999999999999", "1.", ".5",
-                                  "1..2", "50%%", "100.0001%", "-0", "+0s", "00:00:00.000", "59:59", "60:00", "1:60", "1:2:3:4", "∞"]).map { $0! },
+        Gen<String?>.element(of: [
+            "nan", "inf", "-inf", "1e3", "1e400", "0x10", "١٢", "1_000", "99999999999999999999999", "1.", ".5",
+            "1..2", "50%%", "100.0001%", "-0", "+0s", "00:00:00.000", "59:59", "60:00", "1:60", "1:2:3:4", "∞",
+        ]).map { $0! },
         // Markers (#N, mark:LABEL) and their near-misses.
-        Gen<String?>.element(of: ["#", "#0", "#1", "#2", "#-1", "#01", "#+1", "#1.5", "# 1", "#99999999999999999999", "##1",
-                                  "mark:", "mark: ", "mark:a", "mark:A", "mark:b", "MARK:a", "mark:#1", " mark:a", "mark"]).map { $0! },
+        Gen<String?>.element(of: [
+            "#", "#0", "#1", "#2", "#-1", "#01", "#+1", "#1.5", "# 1", "#99999999999999999999", "##1",
+            "mark:", "mark: ", "mark:a", "mark:A", "mark:b", "MARK:a", "mark:#1", " mark:a", "mark",
+        ]).map { $0! },
         scalar.array(of: 0...6).map { String(String.UnicodeScalarView($0)) }
     )
 
@@ -112,13 +127,19 @@ struct BadInputPropertyTests {
     /// The rules of a name, written out independently of NameRules.
     static func isValidName(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 255, name != ".", name != ".." else { return false }
-        for s in name.unicodeScalars where s == "/" || s.value < 0x20 || (0x7F...0x9F).contains(s.value) { return false }
-        if name.unicodeScalars.first!.properties.isWhitespace || name.unicodeScalars.last!.properties.isWhitespace { return false }
+        for s in name.unicodeScalars where s == "/" || s.value < 0x20 || (0x7F...0x9F).contains(s.value) {
+            return false
+        }
+        if name.unicodeScalars.first!.properties.isWhitespace || name.unicodeScalars.last!.properties.isWhitespace {
+            return false
+        }
         return true
     }
 
     /// A RecError as the CLI prints it: one line, exit code 1 or 64.
-    static func checkError(_ error: Error, _ input: String, expectedKind: RecError.Kind? = nil, problems: inout [String]) {
+    static func checkError(
+        _ error: Error, _ input: String, expectedKind: RecError.Kind? = nil, problems: inout [String]
+    ) {
         guard let error = error as? RecError else {
             problems.append("\(input.debugDescription): not a RecError: \(error)")
             return
@@ -132,8 +153,10 @@ struct BadInputPropertyTests {
     }
 
     /// Runs `count` generated cases through `check`, which appends what is wrong.
-    static func run<T>(_ label: String, count: Int, salt: UInt64, _ gen: Generator<T, some Sequence>,
-                       _ check: (T, inout [String]) -> Void) -> Int {
+    static func run<T>(
+        _ label: String, count: Int, salt: UInt64, _ gen: Generator<T, some Sequence>,
+        _ check: (T, inout [String]) -> Void
+    ) -> Int {
         var rng = rng(salt)
         var problems: [String] = []
         for _ in 0..<count {
@@ -143,7 +166,9 @@ struct BadInputPropertyTests {
             check(value, &problems)
             if problems.count > found { problems[problems.count - 1] += " (case seed \(before))" }
         }
-        #expect(problems.isEmpty, "\(label): \(problems.count) failing cases, e.g.\n\(problems.prefix(8).joined(separator: "\n"))")
+        #expect(
+            problems.isEmpty,
+            "\(label): \(problems.count) failing cases, e.g.\n\(problems.prefix(8).joined(separator: "\n"))")
         return count
     }
 
@@ -156,7 +181,9 @@ struct BadInputPropertyTests {
         total += Self.run("names", count: 3_000, salt: 1, Self.name) { name, problems in
             let valid = Self.isValidName(name)
             if (NameRules.violation(name) == nil) != valid {
-                problems.append("\(name.debugDescription): NameRules says \(NameRules.violation(name) ?? "valid"), the rules say \(valid ? "valid" : "invalid")")
+                problems.append(
+                    "\(name.debugDescription): NameRules says \(NameRules.violation(name) ?? "valid"), the rules say \(valid ? "valid" : "invalid")"
+                )
             }
             do {
                 try NameRules.validate(name)
@@ -164,7 +191,9 @@ struct BadInputPropertyTests {
                 rejected += 1
                 Self.checkError(error, name, expectedKind: .usage, problems: &problems)
             }
-            if NameRules.quoted(name).unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            if NameRules.quoted(name).unicodeScalars.contains(where: {
+                $0.value < 0x20 || (0x7F...0x9F).contains($0.value)
+            }) {
                 problems.append("\(name.debugDescription): quoted form breaks the line")
             }
         }
@@ -177,12 +206,20 @@ struct BadInputPropertyTests {
             let resolver = PathResolver(document: document, currentFolder: folders[folderIndex])
             do {
                 switch try resolver.locate(path) {
-                case let .existing(item):
-                    if document[item.id] != item { problems.append("\(path.debugDescription): resolved to an item not in the document") }
-                    if path.hasSuffix("/") && path.count > 1 && !item.isFolder { problems.append("\(path.debugDescription): a trailing / resolved to a recording") }
-                case let .missing(parent, name):
-                    if document[parent.id] == nil || !Self.isValidName(name) || document.child(named: name, in: parent.id) != nil {
-                        problems.append("\(path.debugDescription): missing(\(parent.name), \(name.debugDescription)) is not a free, valid name in a real folder")
+                case .existing(let item):
+                    if document[item.id] != item {
+                        problems.append("\(path.debugDescription): resolved to an item not in the document")
+                    }
+                    if path.hasSuffix("/") && path.count > 1 && !item.isFolder {
+                        problems.append("\(path.debugDescription): a trailing / resolved to a recording")
+                    }
+                case .missing(let parent, let name):
+                    if document[parent.id] == nil || !Self.isValidName(name)
+                        || document.child(named: name, in: parent.id) != nil
+                    {
+                        problems.append(
+                            "\(path.debugDescription): missing(\(parent.name), \(name.debugDescription)) is not a free, valid name in a real folder"
+                        )
                     }
                 }
             } catch {
@@ -209,13 +246,15 @@ struct BadInputPropertyTests {
                 do {
                     let spec = try TimeSpec.parse(text, allowRelative: allowRelative)
                     switch spec {
-                    case let .absolute(s), let .fromEnd(s):
-                        if !s.isFinite || s < 0 || s > TimeSpec.maximumSeconds { problems.append("\(text.debugDescription): \(spec)") }
-                    case let .percent(p):
+                    case .absolute(let s), .fromEnd(let s):
+                        if !s.isFinite || s < 0 || s > TimeSpec.maximumSeconds {
+                            problems.append("\(text.debugDescription): \(spec)")
+                        }
+                    case .percent(let p):
                         if !(0...100).contains(p) { problems.append("\(text.debugDescription): \(spec)") }
-                    case let .relative(d):
+                    case .relative(let d):
                         if !d.isFinite || !allowRelative { problems.append("\(text.debugDescription): \(spec)") }
-                    case let .marker(selector):
+                    case .marker(let selector):
                         // #N with N from 1, or mark: and a label.
                         let number = selector.hasPrefix("#") ? Int(selector.dropFirst()) : nil
                         if !(selector.hasPrefix("mark:") && selector.count > 5) && !(number.map { $0 > 0 } ?? false) {
@@ -225,7 +264,9 @@ struct BadInputPropertyTests {
                         let markers = [Marker(frame: 10, label: "a")]
                         do {
                             let frame = try spec.markerFrame(in: markers, frames: 5, option: "--seek", path: "r")
-                            if frame != 5 { problems.append("\(text.debugDescription): frame \(String(describing: frame))") }
+                            if frame != 5 {
+                                problems.append("\(text.debugDescription): frame \(String(describing: frame))")
+                            }
                         } catch {
                             Self.checkError(error, text, expectedKind: .usage, problems: &problems)
                         }
@@ -233,7 +274,9 @@ struct BadInputPropertyTests {
                     for duration in [0.0, 0.5, 90, 3600] {
                         do {
                             let at = try spec.resolve(duration: duration, current: duration / 2, spec: text)
-                            if !(0...duration).contains(at) { problems.append("\(text.debugDescription) in \(duration) s resolved to \(at)") }
+                            if !(0...duration).contains(at) {
+                                problems.append("\(text.debugDescription) in \(duration) s resolved to \(at)")
+                            }
                         } catch {
                             Self.checkError(error, text, expectedKind: .usage, problems: &problems)
                         }
@@ -245,9 +288,11 @@ struct BadInputPropertyTests {
             }
         }
 
-        let optionalPath = Gen<String?>.either(Self.path.map(Optional.some), Gen<String?>.always(nil), Gen<String?>.always(""))
-        let environmentValue = Gen<String?>.either(Self.path.map(Optional.some), Gen<String?>.always(nil), Gen<String?>.always(""),
-                                                  Gen<String?>.always("relative/dir"))
+        let optionalPath = Gen<String?>.either(
+            Self.path.map(Optional.some), Gen<String?>.always(nil), Gen<String?>.always(""))
+        let environmentValue = Gen<String?>.either(
+            Self.path.map(Optional.some), Gen<String?>.always(nil), Gen<String?>.always(""),
+            Gen<String?>.always("relative/dir"))
         let locationInput = Gen<(String?, String?, String?, String?)>.either(
             optionalPath.array(of: 4).map { ($0[0], $0[1], $0[2], $0[3]) },
             environmentValue.array(of: 4).map { ($0[0], $0[1], $0[2], $0[3]) }
@@ -273,11 +318,16 @@ struct BadInputPropertyTests {
         try Fixture.build(into: &store)
         try store.remove(Fixture.home)
         let storeBytes = DocumentCodec.encode(store.document)
-        let viewBytes = ViewStateCodec.encode(ViewState(folderStack: [.root, Fixture.work], selection: .init(recording: Fixture.standup, position: 3),
-                                                        recording: nil))
+        let viewBytes = ViewStateCodec.encode(
+            ViewState(
+                folderStack: [.root, Fixture.work], selection: .init(recording: Fixture.standup, position: 3),
+                recording: nil))
         let mutation = Generator<(Bool, [(Int, UInt8, Int)]), Shrink.None<(Bool, [(Int, UInt8, Int)])>>(run: { rng in
             let edits = (0..<Int.random(in: 1...4, using: &rng)).map { _ in
-                (Int.random(in: 0..<4096, using: &rng), UInt8.random(in: 0...255, using: &rng), Int.random(in: 0...3, using: &rng))
+                (
+                    Int.random(in: 0..<4096, using: &rng), UInt8.random(in: 0...255, using: &rng),
+                    Int.random(in: 0...3, using: &rng)
+                )
             }
             return (Bool.random(using: &rng), edits)
         })
@@ -286,10 +336,10 @@ struct BadInputPropertyTests {
             for (offset, byte, kind) in input.1 {
                 let at = offset % (bytes.count + 1)
                 switch kind {
-                case 0: if at < bytes.count { bytes[at] = byte }            // overwrite
-                case 1: bytes.insert(byte, at: at)                          // insert
-                case 2: bytes.removeSubrange(at..<bytes.count)              // truncate
-                default: if at < bytes.count { bytes.remove(at: at) }       // delete
+                case 0: if at < bytes.count { bytes[at] = byte }  // overwrite
+                case 1: bytes.insert(byte, at: at)  // insert
+                case 2: bytes.removeSubrange(at..<bytes.count)  // truncate
+                default: if at < bytes.count { bytes.remove(at: at) }  // delete
                 }
             }
             bytes.withUnsafeBufferPointer { buffer in
@@ -317,10 +367,16 @@ struct BadInputPropertyTests {
             let cut = Array(storeBytes[..<end])
             total += 1
             let decoded = try? cut.withUnsafeBufferPointer { try DocumentCodec.decode($0).0 }
-            if let decoded { #expect(decoded.items.count == store.document.items.count, "truncated at \(end)") } else { rejected += 1 }
+            if let decoded {
+                #expect(decoded.items.count == store.document.items.count, "truncated at \(end)")
+            } else {
+                rejected += 1
+            }
         }
 
-        print("bad-input (RecCore): \(total) generated cases tried (\(rejected) rejections, each a one-line RecError), 0 crashes (seed \(Self.seed))")
+        print(
+            "bad-input (RecCore): \(total) generated cases tried (\(rejected) rejections, each a one-line RecError), 0 crashes (seed \(Self.seed))"
+        )
         #expect(total >= 10_000)
     }
 }

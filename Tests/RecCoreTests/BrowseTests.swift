@@ -1,11 +1,14 @@
-@testable import RecCore
 import Testing
+
+@testable import RecCore
 
 /// `browse` without a terminal: the reducer's decisions and effects, and the frames the view
 /// draws, as plain text.
 @Suite("Browse: update and view")
 struct BrowseTests {
-    static func state(width: Int = 80, height: Int = 24, folder: ItemID = .root, selected: ItemID? = nil) throws -> BrowseState {
+    static func state(width: Int = 80, height: Int = 24, folder: ItemID = .root, selected: ItemID? = nil) throws
+        -> BrowseState
+    {
         BrowseState(width: width, height: height, document: try Fixture.document(), folder: folder, selected: selected)
     }
 
@@ -23,7 +26,9 @@ struct BrowseTests {
 
     static func type(_ state: inout BrowseState, _ text: String) -> [BrowseEffect] {
         var effects: [BrowseEffect] = []
-        for character in text { effects += send(&state, .key(character == " " ? .space : .character(String(character)))) }
+        for character in text {
+            effects += send(&state, .key(character == " " ? .space : .character(String(character))))
+        }
         return effects
     }
 
@@ -47,7 +52,11 @@ struct BrowseTests {
         #expect(Self.send(&state, .key(.enter)) == [.keepPlace(folderStack: [.root, Fixture.work], selected: nil)])
         #expect(state.rows.map(\.name) == ["Ideas"])
         let effects = Self.send(&state, .key(.enter))
-        #expect(effects == [.keepPlace(folderStack: [.root, Fixture.work, Fixture.ideas], selected: Fixture.standup), .loadDetails(Fixture.standup)])
+        #expect(
+            effects == [
+                .keepPlace(folderStack: [.root, Fixture.work, Fixture.ideas], selected: Fixture.standup),
+                .loadDetails(Fixture.standup),
+            ])
         #expect(Self.send(&state, .key(.backspace)) == [.keepPlace(folderStack: [.root, Fixture.work], selected: nil)])
         #expect(state.selected?.id == Fixture.ideas, "back up, the cursor is on the folder we came from")
         _ = Self.send(&state, .key(.character("h")))
@@ -61,7 +70,8 @@ struct BrowseTests {
         #expect(Self.send(&state, .key(.enter)).first == .play(Fixture.standup))
         #expect(Self.send(&state, .key(.space)).isEmpty)
         #expect(state.message?.text == "nothing is playing or recording")
-        _ = Self.send(&state, .playing(.init(id: Fixture.standup, frames: 48000, end: 600_000, sampleRate: 48000, paused: false)))
+        _ = Self.send(
+            &state, .playing(.init(id: Fixture.standup, frames: 48000, end: 600_000, sampleRate: 48000, paused: false)))
         #expect(Self.send(&state, .key(.space)) == [.player(.toggle)])
         #expect(Self.send(&state, .key(.left)) == [.player(.skip(by: -5))])
         #expect(Self.send(&state, .key(.right)) == [.player(.skip(by: 5))])
@@ -71,7 +81,9 @@ struct BrowseTests {
         #expect(Self.send(&state, .key(.character("x"))) == [.player(.stop)])
         _ = Self.send(&state, .playbackEnded(Fixture.standup))
         #expect(state.player == nil)
-        _ = Self.send(&state, .jobsChanged([.init(kind: .recording, id: .random(), path: "/memo", pid: 42, paused: false, position: 3)]))
+        _ = Self.send(
+            &state,
+            .jobsChanged([.init(kind: .recording, id: .random(), path: "/memo", pid: 42, paused: false, position: 3)]))
         #expect(Self.send(&state, .key(.space)) == [.remote(.toggle)])
         #expect(Self.send(&state, .key(.character("x"))) == [.remote(.stop)])
         #expect(Self.send(&state, .key(.left)).isEmpty, "a recording cannot seek")
@@ -85,9 +97,13 @@ struct BrowseTests {
         #expect(state.message == .init("already recording", isError: true))
         #expect(Self.send(&state, .key(.character("m"))) == [.recorder(.mark(label: ""))])
         #expect(Self.send(&state, .key(.space)) == [.recorder(.toggle)])
-        #expect(Self.send(&state, .key(.enter)) == [.recorder(.stop)], "Enter stops a recording rather than opening a row")
+        #expect(
+            Self.send(&state, .key(.enter)) == [.recorder(.stop)], "Enter stops a recording rather than opening a row")
         _ = Self.send(&state, .recordingStopped(defaultName: "Recording 1"))
-        guard case let .alert(alert) = state.mode else { Issue.record("no name alert: \(state.mode)"); return }
+        guard case .alert(let alert) = state.mode else {
+            Issue.record("no name alert: \(state.mode)")
+            return
+        }
         #expect(alert.line.text == "Recording 1")
         // Esc asks; n goes back to the name; Esc and y discard.
         _ = Self.send(&state, .key(.escape))
@@ -97,7 +113,10 @@ struct BrowseTests {
         _ = Self.send(&state, .key(.deleteToStart))
         _ = Self.type(&state, "Ideas")
         #expect(Self.send(&state, .key(.enter)).isEmpty, "a name taken in the folder is refused in place")
-        guard case let .alert(refused) = state.mode else { Issue.record("the alert closed"); return }
+        guard case .alert(let refused) = state.mode else {
+            Issue.record("the alert closed")
+            return
+        }
         #expect(refused.problem == "Ideas already exists here")
         _ = Self.send(&state, .key(.deleteToStart))
         _ = Self.type(&state, "plan b")
@@ -116,7 +135,10 @@ struct BrowseTests {
         _ = Self.send(&state, .key(.character("n")))
         _ = Self.type(&state, "a/b")
         #expect(Self.send(&state, .key(.enter)).isEmpty)
-        guard case let .alert(alert) = state.mode else { Issue.record("the alert closed"); return }
+        guard case .alert(let alert) = state.mode else {
+            Issue.record("the alert closed")
+            return
+        }
         #expect(alert.problem == NameRules.violation("a/b"))
         _ = Self.send(&state, .key(.backspace), .key(.backspace))
         #expect(Self.send(&state, .key(.enter)) == [.makeFolder(name: "a", in: .root)])
@@ -155,7 +177,8 @@ struct BrowseTests {
         #expect(state.quitting)
     }
 
-    @Test("/ filters as you type: the driver's hits narrow the rows; a late answer for older text is dropped; Esc clears")
+    @Test(
+        "/ filters as you type: the driver's hits narrow the rows; a late answer for older text is dropped; Esc clears")
     func filter() throws {
         var state = try Self.state(folder: Fixture.work)
         _ = Self.send(&state, .key(.character("/")))
@@ -168,8 +191,10 @@ struct BrowseTests {
         #expect(state.rows.map(\.name) == ["Ideas"])
         _ = Self.send(&state, .key(.enter))
         #expect(state.filter?.typing == false)
-        #expect(Self.send(&state, .key(.enter)).first == .keepPlace(folderStack: [.root, Fixture.work, Fixture.ideas], selected: Fixture.standup),
-                "after Enter, keys act on the hits")
+        #expect(
+            Self.send(&state, .key(.enter)).first
+                == .keepPlace(folderStack: [.root, Fixture.work, Fixture.ideas], selected: Fixture.standup),
+            "after Enter, keys act on the hits")
         _ = Self.send(&state, .key(.character("h")), .key(.character("/")), .key(.character("x")), .key(.escape))
         #expect(state.filter == nil)
         #expect(state.rows.map(\.name) == ["Ideas"])
@@ -230,7 +255,9 @@ struct BrowseTests {
     @Test("a 120×40 frame uses the room: a wider list, the waveform across the pane, the player line")
     func frame120x40() throws {
         var state = try Self.state(width: 120, height: 40, folder: Fixture.ideas, selected: Fixture.standup)
-        _ = Self.send(&state, .playing(.init(id: Fixture.standup, frames: 300_000, end: 600_000, sampleRate: 48000, paused: false)))
+        _ = Self.send(
+            &state,
+            .playing(.init(id: Fixture.standup, frames: 300_000, end: 600_000, sampleRate: 48000, paused: false)))
         let screen = BrowseView.render(state)
         let lines = screen.lines
         #expect(lines.count == 40)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 /// Collects what a store tells its observers.
@@ -64,11 +65,14 @@ struct DocumentStoreTests {
         for item in [b, a, c, upper] { try store.transaction { try $0.add(item) } }
 
         let placed = log.actions.map { action -> [String] in
-            guard case let .added(item, parent, index) = action else { return [] }
+            guard case .added(let item, let parent, let index) = action else { return [] }
             return [item.name, "\(index)", parent == .root ? "root" : "\(parent)"]
         }
         #expect(placed == [["b", "0", "root"], ["a", "0", "root"], ["c", "2", "root"], ["B", "0", "root"]])
-        guard case let .added(item, _, _) = log.actions[1] else { Issue.record("not added"); return }
+        guard case .added(let item, _, _) = log.actions[1] else {
+            Issue.record("not added")
+            return
+        }
         #expect(item.id == a.id)
         #expect(item.name == "a")
         // Unicode order: uppercase sorts before lowercase.
@@ -83,12 +87,13 @@ struct DocumentStoreTests {
     func addedNested() throws {
         let log = ActionLog(store)
         try store.transaction { try Fixture.build(into: &$0) }
-        #expect(log.actions == [
-            .added(store.document[Fixture.work]!.with(children: []), parent: .root, index: 0),
-            .added(store.document[Fixture.home]!, parent: .root, index: 0),
-            .added(store.document[Fixture.ideas]!.with(children: []), parent: Fixture.work, index: 0),
-            .added(store.document[Fixture.standup]!, parent: Fixture.ideas, index: 0),
-        ])
+        #expect(
+            log.actions == [
+                .added(store.document[Fixture.work]!.with(children: []), parent: .root, index: 0),
+                .added(store.document[Fixture.home]!, parent: .root, index: 0),
+                .added(store.document[Fixture.ideas]!.with(children: []), parent: Fixture.work, index: 0),
+                .added(store.document[Fixture.standup]!, parent: Fixture.ideas, index: 0),
+            ])
         #expect(try reopened() == store.document)
         #expect(try reopened()[Fixture.standup]?.recording == Fixture.info(Fixture.standup))
         #expect(store.document.path(of: Fixture.standup) == "/Work/Ideas/standup")
@@ -123,14 +128,19 @@ struct DocumentStoreTests {
         try store.transaction { try $0.add(.folder(name: "Z", parent: Fixture.home)) }
         let log = ActionLog(store)
         try store.transaction { try $0.move(Fixture.ideas, into: Fixture.home, name: "Ideas") }
-        #expect(log.actions == [.moved(store.document[Fixture.ideas]!, from: Fixture.work, oldIndex: 0, to: Fixture.home, newIndex: 1)])
+        #expect(
+            log.actions == [
+                .moved(store.document[Fixture.ideas]!, from: Fixture.work, oldIndex: 0, to: Fixture.home, newIndex: 1)
+            ])
         #expect(names(in: Fixture.home) == ["A", "Ideas", "Z"])
         #expect(names(in: Fixture.work) == [])
         #expect(store.document[Fixture.ideas]?.parent == Fixture.home)
         #expect(store.document.path(of: Fixture.standup) == "/Home/Ideas/standup")
         // Moving and renaming in one step.
         try store.transaction { try $0.move(Fixture.standup, into: .root, name: "top") }
-        #expect(log.actions.last == .moved(store.document[Fixture.standup]!, from: Fixture.ideas, oldIndex: 0, to: .root, newIndex: 2))
+        #expect(
+            log.actions.last
+                == .moved(store.document[Fixture.standup]!, from: Fixture.ideas, oldIndex: 0, to: .root, newIndex: 2))
         #expect(names(in: .root) == ["Home", "Work", "top"])
         #expect(try reopened() == store.document)
     }
@@ -178,8 +188,10 @@ struct DocumentStoreTests {
     }
 
     /// Runs a change that must be refused, and checks that nothing happened.
-    func expectRefused(_ expected: RecError, sourceLocation: SourceLocation = #_sourceLocation,
-                       _ change: (inout DocumentStore.Transaction) throws -> Void) throws {
+    func expectRefused(
+        _ expected: RecError, sourceLocation: SourceLocation = #_sourceLocation,
+        _ change: (inout DocumentStore.Transaction) throws -> Void
+    ) throws {
         let before = dir.bytes("store.json")
         let document = store.document
         let log = ActionLog(store)
@@ -211,7 +223,9 @@ struct DocumentStoreTests {
         }
         try expectRefused(.failure("/", "the root folder cannot be removed")) { try $0.remove(.root) }
         try expectRefused(.failure("/", "the root folder cannot be renamed")) { try $0.rename(.root, to: "Root") }
-        try expectRefused(.failure("/", "the root folder cannot be moved or renamed")) { try $0.move(.root, into: Fixture.home, name: "x") }
+        try expectRefused(.failure("/", "the root folder cannot be moved or renamed")) {
+            try $0.move(.root, into: Fixture.home, name: "x")
+        }
         try expectRefused(.usage("a/b", "a name cannot contain '/'")) { try $0.rename(Fixture.home, to: "a/b") }
         try expectRefused(.usage("''", "a name cannot be empty")) { try $0.add(.folder(name: "", parent: .root)) }
         try expectRefused(.failure("@\(Fixture.work)", "uuid already in use")) {
@@ -273,17 +287,19 @@ struct FolderOperationTests {
         #expect(tx.actions.count == 4)
     }
 
-    @Test("mkdir refuses existing items, missing parents and recordings on the way", arguments: [
-        ("Work", RecError.failure("Work", "already exists")),
-        ("/", RecError.failure("/", "already exists")),
-        (".", RecError.failure(".", "already exists")),
-        ("..", RecError.failure("..", "already exists")),
-        ("Work/..", RecError.failure("Work/..", "already exists")),
-        ("Nope/x", RecError.failure("Nope/x", "no such folder: /Nope (use -p to create it)")),
-        ("Work/Ideas/standup/x", RecError.failure("Work/Ideas/standup/x", "/Work/Ideas/standup is not a folder")),
-        ("Work/Ideas/standup", RecError.failure("Work/Ideas/standup", "already exists")),
-        ("bad\u{7F}", RecError.usage("bad\\u{7f}", "a name cannot contain control characters")),
-    ])
+    @Test(
+        "mkdir refuses existing items, missing parents and recordings on the way",
+        arguments: [
+            ("Work", RecError.failure("Work", "already exists")),
+            ("/", RecError.failure("/", "already exists")),
+            (".", RecError.failure(".", "already exists")),
+            ("..", RecError.failure("..", "already exists")),
+            ("Work/..", RecError.failure("Work/..", "already exists")),
+            ("Nope/x", RecError.failure("Nope/x", "no such folder: /Nope (use -p to create it)")),
+            ("Work/Ideas/standup/x", RecError.failure("Work/Ideas/standup/x", "/Work/Ideas/standup is not a folder")),
+            ("Work/Ideas/standup", RecError.failure("Work/Ideas/standup", "already exists")),
+            ("bad\u{7F}", RecError.usage("bad\\u{7f}", "a name cannot contain control characters")),
+        ])
     func makeFolderRefused(path: String, expected: RecError) throws {
         var tx = DocumentStore.Transaction(document: try Fixture.document())
         let error = recError { try tx.makeFolder(at: path, from: .root, createParents: false) }
@@ -301,7 +317,8 @@ struct FolderOperationTests {
         #expect(Set(removed.map(\.id)) == [Fixture.work, Fixture.ideas, Fixture.standup])
         #expect(tx.actions.count == 1)
         #expect(tx.document.count == 2)
-        #expect(recError { try tx.removeItems(at: ["Work"], from: .root, recursive: true) }
+        #expect(
+            recError { try tx.removeItems(at: ["Work"], from: .root, recursive: true) }
                 == .failure("Work", "no such folder or recording"))
     }
 
@@ -313,11 +330,14 @@ struct FolderOperationTests {
         #expect(tx.document.path(of: Fixture.standup) == "/Home/standup")
         try tx.moveItems(at: ["standup"], to: "/Work/renamed", from: Fixture.home)
         #expect(tx.document.path(of: Fixture.standup) == "/Work/renamed")
-        #expect(recError { try tx.moveItems(at: ["Home"], to: "/Work/renamed", from: .root) }
+        #expect(
+            recError { try tx.moveItems(at: ["Home"], to: "/Work/renamed", from: .root) }
                 == .failure("/Work/renamed", "already exists"))
-        #expect(recError { try tx.moveItems(at: ["Ideas"], to: "/Work", from: Fixture.work) }
+        #expect(
+            recError { try tx.moveItems(at: ["Ideas"], to: "/Work", from: Fixture.work) }
                 == .failure("Ideas", "already in /Work"))
-        #expect(recError { try tx.moveItems(at: ["/Home", "@3f2a2222"], to: "/New", from: .root) }
+        #expect(
+            recError { try tx.moveItems(at: ["/Home", "@3f2a2222"], to: "/New", from: .root) }
                 == .failure("/New", "no such folder (moving several items needs an existing folder)"))
     }
 }

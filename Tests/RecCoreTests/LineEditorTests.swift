@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RecCore
 
 @Suite("Line editing at the name prompt")
@@ -11,10 +12,13 @@ struct LineEditorTests {
         line.end()
         line.insert("up")
         #expect(line.text == "standup")
-        line.left(); line.left()
+        line.left()
+        line.left()
         line.insert("-")
         #expect(line.text == "stand-up" && line.cursor == 6 && line.columnsAfterCursor == 2)
-        line.right(); line.right(); line.right()
+        line.right()
+        line.right()
+        line.right()
         #expect(line.cursor == 8)
     }
 
@@ -28,18 +32,26 @@ struct LineEditorTests {
         line.home()
         line.delete()
         #expect(line.text == "eam x")
-        line.end(); line.left(); line.left()
+        line.end()
+        line.left()
+        line.left()
         line.deleteToStart()
         #expect(line.text == " x" && line.cursor == 0)
         line.backspace()
         #expect(line.text == " x")
-        line.end(); line.backspace()
+        line.end()
+        line.backspace()
         #expect(line.text == " ")
     }
 
     @Test func edgesDoNothing() {
         var line = LineEditor()
-        line.left(); line.backspace(); line.delete(); line.deleteWordBackward(); line.deleteToStart(); line.right()
+        line.left()
+        line.backspace()
+        line.delete()
+        line.deleteWordBackward()
+        line.deleteToStart()
+        line.right()
         #expect(line == LineEditor())
     }
 }

@@ -1,12 +1,15 @@
 import Testing
+
 @testable import RecCore
 
 @Suite("Name validation")
 struct NameRulesTests {
-    @Test("valid names", arguments: [
-        "a", "Ideas", "take 2", "Café", "émoji 🎙", "...", ".hidden", "a.b", "@home", "a\u{A0}b", "中文名字",
-        String(repeating: "x", count: 255),
-    ])
+    @Test(
+        "valid names",
+        arguments: [
+            "a", "Ideas", "take 2", "Café", "émoji 🎙", "...", ".hidden", "a.b", "@home", "a\u{A0}b", "中文名字",
+            String(repeating: "x", count: 255),
+        ])
     func valid(name: String) throws {
         #expect(NameRules.violation(name) == nil)
         try NameRules.validate(name)
@@ -30,13 +33,17 @@ struct NameRulesTests {
         #expect(euros.utf8.count == 255)
         #expect(NameRules.violation(euros) == nil)
         #expect(NameRules.violation(euros + "a") == "a name is at most 255 bytes of UTF-8 (this one has 256)")
-        #expect(NameRules.violation(String(repeating: "€", count: 86)) == "a name is at most 255 bytes of UTF-8 (this one has 258)")
+        #expect(
+            NameRules.violation(String(repeating: "€", count: 86))
+                == "a name is at most 255 bytes of UTF-8 (this one has 258)")
 
         // A multibyte character straddling the boundary.
         #expect(NameRules.violation(String(repeating: "a", count: 253) + "é") == nil)
         #expect(NameRules.violation(String(repeating: "a", count: 254) + "é") != nil)
         #expect(NameRules.violation(String(repeating: "a", count: 251) + "🎙") == nil)
-        #expect(NameRules.violation(String(repeating: "a", count: 252) + "🎙") == "a name is at most 255 bytes of UTF-8 (this one has 256)")
+        #expect(
+            NameRules.violation(String(repeating: "a", count: 252) + "🎙")
+                == "a name is at most 255 bytes of UTF-8 (this one has 256)")
         // Few characters, many bytes.
         let emoji = String(repeating: "🎙", count: 64)
         #expect(emoji.count == 64)
@@ -48,10 +55,12 @@ struct NameRulesTests {
         #expect(NameRules.violation(name) == "a name cannot contain '/'")
     }
 
-    @Test("no control characters, C0, DEL or C1", arguments: [
-        "a\u{0}b", "a\u{1}", "\u{1}a", "a\tb", "a\nb", "a\rb", "a\u{1B}[31mred", "a\u{1F}",
-        "a\u{7F}", "a\u{80}b", "a\u{85}b", "a\u{9F}b",
-    ])
+    @Test(
+        "no control characters, C0, DEL or C1",
+        arguments: [
+            "a\u{0}b", "a\u{1}", "\u{1}a", "a\tb", "a\nb", "a\rb", "a\u{1B}[31mred", "a\u{1F}",
+            "a\u{7F}", "a\u{80}b", "a\u{85}b", "a\u{9F}b",
+        ])
     func control(name: String) {
         #expect(NameRules.violation(name) == "a name cannot contain control characters")
         let error = recError { try NameRules.validate(name) }
@@ -90,7 +99,9 @@ struct NameRulesTests {
     func reserved() {
         #expect(NameRules.violation(".") == "\".\" is reserved and cannot be a name")
         #expect(NameRules.violation("..") == "\"..\" is reserved and cannot be a name")
-        #expect(recError { try NameRules.validate("..") } == RecError.usage("..", "\"..\" is reserved and cannot be a name"))
+        #expect(
+            recError { try NameRules.validate("..") } == RecError.usage("..", "\"..\" is reserved and cannot be a name")
+        )
     }
 
     @Test("the error line is 'subject: rule'")

@@ -1,5 +1,6 @@
-@testable import RecCore
 import Testing
+
+@testable import RecCore
 
 @Suite("Notes: folding, search, dates, marker export")
 struct NotesTests {
@@ -15,13 +16,16 @@ struct NotesTests {
 
     static func document() throws -> Document {
         var tx = DocumentStore.Transaction(document: try Fixture.document())
-        var talk = Item.recording(name: "Budget talk", parent: Fixture.home, created: Timestamp(millisecondsSinceEpoch: 2_000_000_000_000),
-                                  info: Fixture.info(.random(), duration: 120))
-        talk.annotations = Annotations(note: "Discussed the Q3 bùdget with Zoë.\nNext: hiring.", tags: ["work", "q3"],
-                                       markers: [Marker(frame: 48000 * 5, label: "intro"), Marker(frame: 48000 * 61, label: "Budget numbers")])
+        var talk = Item.recording(
+            name: "Budget talk", parent: Fixture.home, created: Timestamp(millisecondsSinceEpoch: 2_000_000_000_000),
+            info: Fixture.info(.random(), duration: 120))
+        talk.annotations = Annotations(
+            note: "Discussed the Q3 bùdget with Zoë.\nNext: hiring.", tags: ["work", "q3"],
+            markers: [Marker(frame: 48000 * 5, label: "intro"), Marker(frame: 48000 * 61, label: "Budget numbers")])
         try tx.add(talk)
-        var memo = Item.recording(name: "memo", parent: Fixture.home, created: Timestamp(millisecondsSinceEpoch: 1_000_000_000_000),
-                                  info: Fixture.info(.random(), duration: 5))
+        var memo = Item.recording(
+            name: "memo", parent: Fixture.home, created: Timestamp(millisecondsSinceEpoch: 1_000_000_000_000),
+            info: Fixture.info(.random(), duration: 5))
         memo.annotations = Annotations(tags: ["draft"])
         try tx.add(memo)
         return tx.document
@@ -36,7 +40,14 @@ struct NotesTests {
         #expect(hits.map(\.item.name) == ["Budget talk"])
         let fields = try #require(hits.first?.fields)
         #expect(fields.contains(.name))
-        #expect(fields.contains { if case let .note(snippet) = $0 { return snippet.contains("bùdget") && !snippet.contains("\n") } else { return false } })
+        #expect(
+            fields.contains {
+                if case .note(let snippet) = $0 {
+                    return snippet.contains("bùdget") && !snippet.contains("\n")
+                } else {
+                    return false
+                }
+            })
         #expect(fields.contains(.marker(Marker(frame: 48000 * 61, label: "Budget numbers"), index: 2, seconds: 61)))
         #expect(hits.first?.time == 61)
         query.setText("budget nowhere")
@@ -73,7 +84,8 @@ struct NotesTests {
         #expect(try DateSpec.parse("7d", now: now) == Timestamp(iso8601: "2026-11-16T12:00:00.000Z"))
         #expect(try DateSpec.parse("12h", now: now) == Timestamp(iso8601: "2026-11-23T00:00:00.000Z"))
         #expect(try DateSpec.parse("2026-11-20T14:30:00Z", now: now) == Timestamp(iso8601: "2026-11-20T14:30:00.000Z"))
-        let yesterday = try DateSpec.parse("yesterday", now: now), today = try DateSpec.parse("today", now: now)
+        let yesterday = try DateSpec.parse("yesterday", now: now)
+        let today = try DateSpec.parse("today", now: now)
         #expect(today.millisecondsSinceEpoch - yesterday.millisecondsSinceEpoch == 86_400_000)
         #expect(today <= now && now.millisecondsSinceEpoch - today.millisecondsSinceEpoch < 86_400_000)
         #expect(try DateSpec.parse("2026-11-23", now: now) == today)
@@ -84,7 +96,8 @@ struct NotesTests {
 
     @Test("chapters cover the whole recording; every format escapes what it must")
     func markerExport() throws {
-        let info = RecordingInfo(duration: 10, frames: 480_000, sampleRate: 48000, channels: 1, format: .flac, file: "x.flac")
+        let info = RecordingInfo(
+            duration: 10, frames: 480_000, sampleRate: 48000, channels: 1, format: .flac, file: "x.flac")
         let markers = [Marker(frame: 48000 * 2, label: "a = b; #c \"q\""), Marker(frame: 48000 * 7)]
         #expect(MarkerExport.chapters(markers, frames: info.frames).map(\.start) == [0, 96000, 336000])
         #expect(MarkerExport.chapters([Marker(frame: 0, label: "x")], frames: 10).map(\.title) == ["x"])
@@ -95,7 +108,8 @@ struct NotesTests {
         let vtt = MarkerExport.vtt.render(name: "talk", info: info, markers: markers, audioFile: "")
         #expect(vtt.hasPrefix("WEBVTT\n\n1\n00:00:00.000 --> 00:00:02.000\nStart\n"))
         #expect(vtt.contains("3\n00:00:07.000 --> 00:00:10.000\nMarker 2\n"))
-        let escaped = MarkerExport.vtt.render(name: "talk", info: info, markers: [Marker(frame: 0, label: "Q&A <b> --> x")], audioFile: "")
+        let escaped = MarkerExport.vtt.render(
+            name: "talk", info: info, markers: [Marker(frame: 0, label: "Q&A <b> --> x")], audioFile: "")
         #expect(escaped.contains("\nQ&amp;A &lt;b&gt; --&gt; x\n"), "\(escaped)")
         let ff = MarkerExport.ffmetadata.render(name: "t=1", info: info, markers: markers, audioFile: "")
         #expect(ff.hasPrefix(";FFMETADATA1\ntitle=t\\=1\n"))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RecCore
 
 @Suite("Path resolution")
@@ -66,7 +67,9 @@ struct PathResolverTests {
     @Test("a missing last component is a creatable name; a missing intermediate folder is an error")
     func missing() throws {
         #expect(try resolver().locate("/Work/New") == .missing(parent: document[Fixture.work]!, name: "New"))
-        #expect(try resolver(at: Fixture.ideas).locate("take 2") == .missing(parent: document[Fixture.ideas]!, name: "take 2"))
+        #expect(
+            try resolver(at: Fixture.ideas).locate("take 2")
+                == .missing(parent: document[Fixture.ideas]!, name: "take 2"))
         let notFound = recError { _ = try resolver().resolve("/Work/New") }
         #expect(notFound == RecError.failure("/Work/New", "no such folder or recording"))
         #expect(notFound?.exitCode == 1)
@@ -95,15 +98,17 @@ struct PathResolverTests {
         #expect(control == RecError.usage("a\\u{7}b", "a name cannot contain control characters"))
     }
 
-    @Test("a unique UUID prefix of 4 or more hex digits finds the item", arguments: [
-        ("@a0b1", Fixture.home),
-        ("@A0B1C2", Fixture.home),
-        ("@3f2a1", Fixture.work),
-        ("@3f2a-1111", Fixture.work),
-        ("@3F2A2222-0000-4000-8000-000000000002", Fixture.ideas),
-        ("@beef", Fixture.standup),
-        ("@0000", ItemID.root),
-    ])
+    @Test(
+        "a unique UUID prefix of 4 or more hex digits finds the item",
+        arguments: [
+            ("@a0b1", Fixture.home),
+            ("@A0B1C2", Fixture.home),
+            ("@3f2a1", Fixture.work),
+            ("@3f2a-1111", Fixture.work),
+            ("@3F2A2222-0000-4000-8000-000000000002", Fixture.ideas),
+            ("@beef", Fixture.standup),
+            ("@0000", ItemID.root),
+        ])
     func uniquePrefix(path: String, expected: ItemID) throws {
         #expect(try resolver(at: Fixture.home).resolve(path).id == expected)
     }
@@ -121,7 +126,8 @@ struct PathResolverTests {
         let error = recError { _ = try resolver().resolve("@3f2a") }
         #expect(error?.kind == .failure)
         #expect(error?.subject == "@3f2a")
-        #expect(error?.reason == "ambiguous UUID prefix, matching 2 items: @3f2a11110000 /Work, @3f2a22220000 /Work/Ideas")
+        #expect(
+            error?.reason == "ambiguous UUID prefix, matching 2 items: @3f2a11110000 /Work, @3f2a22220000 /Work/Ideas")
     }
 
     @Test("a prefix matching nothing is a failure")
@@ -130,8 +136,9 @@ struct PathResolverTests {
         #expect(error == RecError.failure("@ffff", "no item has a UUID starting with ffff"))
     }
 
-    @Test("a prefix that is too short, too long or not hex is a usage error",
-          arguments: ["@", "@3f2", "@3-f-2", "@zzzz", "@3f2g", "@a0b1c2d3-0000-4000-8000-0000000000030", "@ 3f2a"])
+    @Test(
+        "a prefix that is too short, too long or not hex is a usage error",
+        arguments: ["@", "@3f2", "@3-f-2", "@zzzz", "@3f2g", "@a0b1c2d3-0000-4000-8000-0000000000030", "@ 3f2a"])
     func malformedPrefix(path: String) throws {
         let error = recError { _ = try resolver().resolve(path) }
         #expect(error?.kind == .usage)

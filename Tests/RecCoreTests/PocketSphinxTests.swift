@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 /// Real human speech from `pocketsphinx-testdata` through the built-in engine. The
@@ -8,7 +9,9 @@ import Testing
 @Suite("Transcripts: PocketSphinx on real speech", .serialized)
 struct PocketSphinxTests {
     static let data = "/usr/share/pocketsphinx/test/data"
-    static let reference: [(word: String, start: Double)] = [("go", 0.46), ("forward", 0.64), ("ten", 1.17), ("meters", 1.53)]
+    static let reference: [(word: String, start: Double)] = [
+        ("go", 0.46), ("forward", 0.64), ("ten", 1.17), ("meters", 1.53),
+    ]
 
     func goForward() throws -> SpeechAudio {
         try SpeechAudio.readRaw(path: Self.data + "/goforward.raw")
@@ -22,7 +25,9 @@ struct PocketSphinxTests {
                 Issue.record("\(word) not found in \"\(segment.text)\"")
                 continue
             }
-            #expect(abs(words[found].start - (start + offset)) <= 0.5, "\(word) at \(words[found].start), expected \(start + offset)")
+            #expect(
+                abs(words[found].start - (start + offset)) <= 0.5,
+                "\(word) at \(words[found].start), expected \(start + offset)")
             words = words[(found + 1)...]
         }
     }
@@ -38,7 +43,8 @@ struct PocketSphinxTests {
         #expect(transcript.text == "go forward ten meters")
         expectReference(transcript, offset: 0, in: segment)
         for segment in transcript.segments {
-            let start = try #require(segment.start), end = try #require(segment.end)
+            let start = try #require(segment.start)
+            let end = try #require(segment.end)
             #expect(0 <= start && start < end && end <= audio.duration)
             for word in segment.words { #expect(start <= word.start && word.start < word.end && word.end <= end) }
         }
@@ -48,7 +54,8 @@ struct PocketSphinxTests {
     /// silence, the phrase, three seconds of silence, the phrase again.
     @Test func timesCountFromTheStartAcrossUtterances() throws {
         let phrase = try goForward().samples
-        let audio = SpeechAudio(samples: [Int16](repeating: 0, count: 32_000) + phrase + [Int16](repeating: 0, count: 48_000) + phrase)
+        let audio = SpeechAudio(
+            samples: [Int16](repeating: 0, count: 32_000) + phrase + [Int16](repeating: 0, count: 48_000) + phrase)
         let transcript = try PocketSphinxEngine().transcribe(audio)
         #expect(transcript.segments.count == 2)
         #expect(transcript.segments.map(\.text) == ["go forward ten meters", "go forward ten meters"])
@@ -96,11 +103,16 @@ struct PocketSphinxTests {
             _ = try PocketSphinxEngine(acousticModel: "/nonexistent/hmm").transcribe(SpeechAudio(samples: [0, 0]))
             Issue.record("no error")
         } catch {
-            #expect(error.description == "transcribe: pocketsphinx: acoustic model not found: /nonexistent/hmm (install pocketsphinx-en-us)")
+            #expect(
+                error.description
+                    == "transcribe: pocketsphinx: acoustic model not found: /nonexistent/hmm (install pocketsphinx-en-us)"
+            )
         }
     }
 
-    @Test(arguments: [("<s>", nil), ("</s>", nil), ("<sil>", nil), ("[NOISE]", nil), ("++UH++", nil), ("to(2)", "to"), ("mr", "mr")])
+    @Test(arguments: [
+        ("<s>", nil), ("</s>", nil), ("<sil>", nil), ("[NOISE]", nil), ("++UH++", nil), ("to(2)", "to"), ("mr", "mr"),
+    ])
     func keepsOnlySpokenWords(word: String, spoken: String?) {
         #expect(PocketSphinxEngine.spokenWord(word) == spoken)
     }

@@ -1,9 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PropertyBased
 import Testing
+
 @testable import RecCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `find`'s index (`ItemIndex`, `TranscriptIndex`) must answer exactly as the document
 /// search does, and must never answer once what it was made from has changed.
@@ -13,8 +15,10 @@ struct SearchIndexTests {
     /// seed that reproduces it.
     static func generator(_ seed: UInt64) -> Xoshiro { Xoshiro(seed: (seed, ~seed, 0x9E37_79B9_7F4A_7C15, 1)) }
 
-    static let vocabulary = ["budget", "Zürich", "zurich", "café", "CAFE", "Straße", "strasse", "q3", "hiring", "Œuvre",
-                             "naïve", "日本語", "ПРИВЕТ", "road", "map", "x", "Budget-Plan", "e\u{301}te\u{301}"]
+    static let vocabulary = [
+        "budget", "Zürich", "zurich", "café", "CAFE", "Straße", "strasse", "q3", "hiring", "Œuvre",
+        "naïve", "日本語", "ПРИВЕТ", "road", "map", "x", "Budget-Plan", "e\u{301}te\u{301}",
+    ]
     static let tags = ["work", "q3", "draft", "urgent", "zürich"]
 
     /// A store of folders and recordings with notes, tags, markers and transcripts (some of
@@ -30,22 +34,28 @@ struct SearchIndexTests {
         try library.documents.transaction { tx in
             for k in 0..<40 {
                 let parent = folders.randomElement(using: &random)!
-                let created = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000 + Int64.random(in: 0...100_000_000_000, using: &random))
+                let created = Timestamp(
+                    millisecondsSinceEpoch: 1_700_000_000_000 + Int64.random(in: 0...100_000_000_000, using: &random))
                 var item: Item
                 if k % 4 == 0 {
                     item = Item.folder(name: "f\(k) \(words(1))", parent: parent, created: created)
                     folders.append(item.id)
                 } else {
                     let id = ItemID.random()
-                    item = Item.recording(id: id, name: (["r\(k)"] + [words(Int.random(in: 0...2, using: &random))].filter { !$0.isEmpty }).joined(separator: " "), parent: parent,
-                                          created: created, info: Fixture.info(id, duration: Double.random(in: 1...600, using: &random)))
+                    item = Item.recording(
+                        id: id,
+                        name: (["r\(k)"] + [words(Int.random(in: 0...2, using: &random))].filter { !$0.isEmpty })
+                            .joined(separator: " "), parent: parent,
+                        created: created, info: Fixture.info(id, duration: Double.random(in: 1...600, using: &random)))
                     item.annotations.markers = (0..<Int.random(in: 0...3, using: &random)).map { m in
                         Marker(frame: Int64(m) * 48000 * 3, label: m == 0 ? "" : words(1))
                     }
                     recordings.append(id)
                 }
                 item.annotations.note = Bool.random(using: &random) ? words(Int.random(in: 1...8, using: &random)) : ""
-                item.annotations.tags = Array(Set((0..<Int.random(in: 0...2, using: &random)).map { _ in tags.randomElement(using: &random)! })).sorted()
+                item.annotations.tags = Array(
+                    Set((0..<Int.random(in: 0...2, using: &random)).map { _ in tags.randomElement(using: &random)! })
+                ).sorted()
                 try tx.add(item)
             }
             try tx.remove(recordings[0])
@@ -53,10 +63,12 @@ struct SearchIndexTests {
         let files = TranscriptFiles(location: directory.location)
         for id in recordings where Bool.random(using: &random) {
             let segments = (0..<Int.random(in: 1...4, using: &random)).map { s in
-                Transcript.Segment(start: Double(s) * 2, end: Double(s) * 2 + 2, text: words(Int.random(in: 1...6, using: &random)))
+                Transcript.Segment(
+                    start: Double(s) * 2, end: Double(s) * 2 + 2, text: words(Int.random(in: 1...6, using: &random)))
             }
-            try files.write(Transcript(engine: "test", model: "", created: Fixture.created, quality: .draft, segments: segments),
-                            for: id, duration: 600)
+            try files.write(
+                Transcript(engine: "test", model: "", created: Fixture.created, quality: .draft, segments: segments),
+                for: id, duration: 600)
         }
         return folders
     }
@@ -87,14 +99,21 @@ struct SearchIndexTests {
         default: break
         }
         if Int.random(in: 0..<3, using: &random) == 0 { query.tags = [tags.randomElement(using: &random)!] }
-        if Int.random(in: 0..<4, using: &random) == 0 { query.kind = Bool.random(using: &random) ? .folder : .recording }
+        if Int.random(in: 0..<4, using: &random) == 0 {
+            query.kind = Bool.random(using: &random) ? .folder : .recording
+        }
         if Int.random(in: 0..<4, using: &random) == 0 { query.longer = Double.random(in: 0...600, using: &random) }
         if Int.random(in: 0..<4, using: &random) == 0 { query.shorter = Double.random(in: 0...600, using: &random) }
         if Int.random(in: 0..<4, using: &random) == 0 {
-            query.after = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000 + Int64.random(in: 0...100_000_000_000, using: &random))
+            query.after = Timestamp(
+                millisecondsSinceEpoch: 1_700_000_000_000 + Int64.random(in: 0...100_000_000_000, using: &random))
         }
-        if Int.random(in: 0..<5, using: &random) == 0 { query.namePattern = ["r1*", "*budget*", "f*", "*[0-9] *"].randomElement(using: &random)! }
-        if Int.random(in: 0..<5, using: &random) == 0 { query.caselessNamePattern = ["*ZÜRICH*", "*Budget*", "R2*"].randomElement(using: &random)! }
+        if Int.random(in: 0..<5, using: &random) == 0 {
+            query.namePattern = ["r1*", "*budget*", "f*", "*[0-9] *"].randomElement(using: &random)!
+        }
+        if Int.random(in: 0..<5, using: &random) == 0 {
+            query.caselessNamePattern = ["*ZÜRICH*", "*Budget*", "R2*"].randomElement(using: &random)!
+        }
         return query
     }
 
@@ -109,9 +128,12 @@ struct SearchIndexTests {
         for round in 0..<150 {
             let query = Self.randomQuery(&random)
             let top = folders.randomElement(using: &random)!
-            let path = round % 3 == 0 ? nil : round % 3 == 1 ? library.document.path(of: top) : "@" + String(top.hexDigits.prefix(8))
-            let found = try #require(Finder.fromIndex(query, in: path, details: true, location: directory.location),
-                                     "seed \(seed), round \(round): the index did not answer")
+            let path =
+                round % 3 == 0
+                ? nil : round % 3 == 1 ? library.document.path(of: top) : "@" + String(top.hexDigits.prefix(8))
+            let found = try #require(
+                Finder.fromIndex(query, in: path, details: true, location: directory.location),
+                "seed \(seed), round \(round): the index did not answer")
             let expected = library.document.search(query, under: path == nil ? .root : top, transcripts: files)
             #expect(found.paths == library.document.paths(of: expected.map(\.item)), "seed \(seed), round \(round)")
             #expect(found.hits == expected, "seed \(seed), round \(round)")
@@ -127,10 +149,13 @@ struct SearchIndexTests {
             let query = Self.randomQuery(&random)
             let top = folders.randomElement(using: &random)!
             #expect(Finder.fromIndex(query, in: nil, details: false, location: directory.location) == nil)
-            let found = try Finder.find(query, in: library.document.path(of: top), details: round % 2 == 0,
-                                        location: directory.location) { try Library(location: directory.location) }
+            let found = try Finder.find(
+                query, in: library.document.path(of: top), details: round % 2 == 0,
+                location: directory.location
+            ) { try Library(location: directory.location) }
             let expected = library.document.search(query, under: top, transcripts: files)
-            #expect(found.paths == library.document.paths(of: expected.map(\.item)), "seed \(seed), stale round \(round)")
+            #expect(
+                found.paths == library.document.paths(of: expected.map(\.item)), "seed \(seed), stale round \(round)")
             #expect(found.hits == (round % 2 == 0 ? expected : []), "seed \(seed), stale round \(round)")
         }
     }
@@ -143,10 +168,13 @@ struct SearchIndexTests {
         try library.documents.transaction { tx in
             try tx.add(Item.recording(id: id, name: "lecture", parent: .root, info: Fixture.info(id, duration: 60)))
         }
-        let segments = [Transcript.Segment(start: 0, end: 4, text: "good morning everyone"),
-                        Transcript.Segment(start: 4, end: 9, text: "the Ångström unit matters")]
+        let segments = [
+            Transcript.Segment(start: 0, end: 4, text: "good morning everyone"),
+            Transcript.Segment(start: 4, end: 9, text: "the Ångström unit matters"),
+        ]
         try TranscriptFiles(location: directory.location).write(
-            Transcript(engine: "test", model: "", created: Fixture.created, quality: .draft, segments: segments), for: id, duration: 60)
+            Transcript(engine: "test", model: "", created: Fixture.created, quality: .draft, segments: segments),
+            for: id, duration: 60)
         _ = try Self.indexed(directory.location)
         var query = SearchQuery()
         query.setText("angstrom")
@@ -171,10 +199,14 @@ struct SearchIndexTests {
         query.tags = ["brand-new"]
         #expect(Finder.fromIndex(query, in: nil, details: false, location: directory.location)?.paths == [])
         let someone = library.document.preorder().last!
-        try library.documents.transaction { tx in _ = try tx.tag([library.document.path(of: someone.id)], adding: ["brand-new"], removing: [], from: .root) }
+        try library.documents.transaction { tx in
+            _ = try tx.tag([library.document.path(of: someone.id)], adding: ["brand-new"], removing: [], from: .root)
+        }
         #expect(ItemIndex.current(at: directory.location) == nil)
         #expect(Finder.fromIndex(query, in: nil, details: false, location: directory.location) == nil)
-        let found = try Finder.find(query, in: nil, details: false, location: directory.location) { try Library(location: directory.location) }
+        let found = try Finder.find(query, in: nil, details: false, location: directory.location) {
+            try Library(location: directory.location)
+        }
         #expect(found.paths == [library.document.path(of: someone.id)])
 
         library = try Self.indexed(directory.location)
@@ -183,8 +215,9 @@ struct SearchIndexTests {
         #expect(Finder.fromIndex(query, in: nil, details: false, location: directory.location)?.paths == [])
         let recording = try #require(library.document.preorder().last { $0.recording != nil })
         try TranscriptFiles(location: directory.location).write(
-            Transcript(engine: "test", model: "", created: Fixture.created, quality: .draft,
-                       segments: [Transcript.Segment(start: 1, end: 2, text: "zzyzx road")]), for: recording.id, duration: 600)
+            Transcript(
+                engine: "test", model: "", created: Fixture.created, quality: .draft,
+                segments: [Transcript.Segment(start: 1, end: 2, text: "zzyzx road")]), for: recording.id, duration: 600)
         #expect(TranscriptIndex.current(at: directory.location) == nil)
         // Only the transcripts' index is stale: it is made again without opening the store.
         let again = try #require(Finder.fromIndex(query, in: nil, details: false, location: directory.location))
@@ -199,12 +232,15 @@ struct SearchIndexTests {
         let (first, second) = (ItemID.random(), ItemID.random())
         try library.documents.transaction { tx in
             try tx.add(Item.recording(id: first, name: "first", parent: .root, info: Fixture.info(first, duration: 60)))
-            try tx.add(Item.recording(id: second, name: "second", parent: .root, info: Fixture.info(second, duration: 60)))
+            try tx.add(
+                Item.recording(id: second, name: "second", parent: .root, info: Fixture.info(second, duration: 60)))
         }
         let files = TranscriptFiles(location: location)
         func say(_ text: String, _ id: ItemID) throws {
-            try files.write(Transcript(engine: "test", model: "", created: Fixture.created, quality: .draft,
-                                       segments: [Transcript.Segment(start: 1, end: 2, text: text)]), for: id, duration: 60)
+            try files.write(
+                Transcript(
+                    engine: "test", model: "", created: Fixture.created, quality: .draft,
+                    segments: [Transcript.Segment(start: 1, end: 2, text: text)]), for: id, duration: 60)
         }
         try say("alpha words", first)
         try say("beta words", second)
@@ -216,7 +252,9 @@ struct SearchIndexTests {
             var times = [old, old]
             utimensat(AT_FDCWD, path, &times, 0)
         }
-        for path in [files.indexPath(of: first), files.indexPath(of: second), location.transcriptsDirectory, location.storeFile] { age(path) }
+        for path in [
+            files.indexPath(of: first), files.indexPath(of: second), location.transcriptsDirectory, location.storeFile,
+        ] { age(path) }
         _ = try Self.indexed(location)
         #expect(TranscriptIndex.current(at: location) != nil)
 
@@ -276,18 +314,23 @@ struct SearchIndexTests {
         var random = Self.generator(11)
         // Cut short, zeroed, or with a word of its layout changed: each is refused.
         let headerAndRecords = 8 + 48 + 24 + (try #require(SearchIndexCodec.decodeItems(good))).items.count * 136
-        for damaged in [Array(good.prefix(good.count / 2)), [UInt8](repeating: 0, count: good.count), Array(good.dropLast())]
+        for damaged in [
+            Array(good.prefix(good.count / 2)), [UInt8](repeating: 0, count: good.count), Array(good.dropLast()),
+        ]
             + (0..<40).map({ _ -> [UInt8] in
                 var copy = good
                 copy[Int.random(in: 8..<headerAndRecords, using: &random)] ^= 0x80
                 return copy
-            }) {
+            })
+        {
             try FileSystem.writeAtomically(damaged, to: location.itemIndexFile, durable: false)
             if let index = ItemIndex.current(at: location) {
                 // A flipped bit that still reads (a time, a length of a recording): fsck sees it.
                 let library = try Library(location: location)
-                #expect(SearchIndexFiles.disagreeing(with: library.document, itemRanges: try #require(library.documents.itemRanges),
-                                                     location: location) == ["cache/find-items"])
+                #expect(
+                    SearchIndexFiles.disagreeing(
+                        with: library.document, itemRanges: try #require(library.documents.itemRanges),
+                        location: location) == ["cache/find-items"])
                 _ = index
             }
         }
@@ -301,6 +344,9 @@ struct SearchIndexTests {
         #expect(report.problems.contains(.wrongSearchIndex(file: "cache/find-items")))
         #expect(report.repairs.contains("removed cache/find-items, which find makes again"))
         #expect(!FileSystem.exists(location.itemIndexFile))
-        #expect(!(try StoreCheck(location: location).run(repair: false).problems.contains { if case .wrongSearchIndex = $0 { return true } else { return false } }))
+        #expect(
+            !(try StoreCheck(location: location).run(repair: false).problems.contains {
+                if case .wrongSearchIndex = $0 { return true } else { return false }
+            }))
     }
 }

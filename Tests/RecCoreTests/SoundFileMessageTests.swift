@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 /// libsndfile's texts ("System error : No such file or directory.", "Format not
@@ -7,7 +8,10 @@ import Testing
 @Suite("libsndfile messages in our voice")
 struct SoundFileMessageTests {
     func openError(_ path: String) -> AudioError? {
-        do { _ = try SoundFile.open(path: path); return nil } catch let error as AudioError { return error } catch { return nil }
+        do {
+            _ = try SoundFile.open(path: path)
+            return nil
+        } catch let error as AudioError { return error } catch { return nil }
     }
 
     @Test func systemErrorsAreStrerrorAlone() {
@@ -23,13 +27,21 @@ struct SoundFileMessageTests {
         #expect(openError(path)?.reason == "not an audio format recnotes can read")
     }
 
-    @Test("library texts lose their prefixes and periods", arguments: [
-        ("System error : Permission denied.", Int32(2), "Permission denied"),
-        ("Error : Opus only supports sample rates of 8000 and 48000.", Int32(0), "Opus only supports sample rates of 8000 and 48000"),
-        ("Supported file format but file is malformed.", Int32(3), "the file is damaged: its format is known but its contents are not valid"),
-        ("Supported file format but unsupported encoding.", Int32(4), "its audio encoding is not supported"),
-        ("Unspecified internal error.", Int32(0), "libsndfile failed without saying why"),
-    ])
+    @Test(
+        "library texts lose their prefixes and periods",
+        arguments: [
+            ("System error : Permission denied.", Int32(2), "Permission denied"),
+            (
+                "Error : Opus only supports sample rates of 8000 and 48000.", Int32(0),
+                "Opus only supports sample rates of 8000 and 48000"
+            ),
+            (
+                "Supported file format but file is malformed.", Int32(3),
+                "the file is damaged: its format is known but its contents are not valid"
+            ),
+            ("Supported file format but unsupported encoding.", Int32(4), "its audio encoding is not supported"),
+            ("Unspecified internal error.", Int32(0), "libsndfile failed without saying why"),
+        ])
     func reworded(raw: String, code: Int32, expected: String) {
         #expect(SoundFile.reason(raw, code: code) == expected)
     }

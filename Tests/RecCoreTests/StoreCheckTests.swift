@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 @Suite("fsck")
@@ -26,7 +27,8 @@ struct StoreCheckTests {
     @Test("a store whose recording has no audio reports it, and repair cannot fix it")
     func missingAudio() throws {
         let report = try check.run(repair: false)
-        #expect(report.problems == [.missingAudio(path: "/Work/Ideas/standup", file: Fixture.info(Fixture.standup).file)])
+        #expect(
+            report.problems == [.missingAudio(path: "/Work/Ideas/standup", file: Fixture.info(Fixture.standup).file)])
         let bytes = dir.bytes("store.json")
         let repaired = try check.run(repair: true)
         #expect(repaired.remaining == report.problems)
@@ -38,8 +40,12 @@ struct StoreCheckTests {
         let store = try DocumentStore(location: dir.location)
         let frames = Fixture.info(Fixture.standup).frames
         try store.transaction {
-            try $0.annotate(Fixture.standup, with: Annotations(markers: [Marker(frame: 10, label: "in"), Marker(frame: frames + 5, label: "late"),
-                                                                         Marker(frame: frames * 2)]))
+            try $0.annotate(
+                Fixture.standup,
+                with: Annotations(markers: [
+                    Marker(frame: 10, label: "in"), Marker(frame: frames + 5, label: "late"),
+                    Marker(frame: frames * 2),
+                ]))
         }
         let report = try check.run(repair: false)
         #expect(report.problems.contains(.markersPastEnd(path: "/Work/Ideas/standup", count: 2)))
@@ -47,7 +53,10 @@ struct StoreCheckTests {
         #expect(repaired.repairs.contains("moved the markers past the end of /Work/Ideas/standup to its end"))
         let markers = try DocumentStore(location: dir.location).document[Fixture.standup]!.annotations.markers
         #expect(markers.map(\.frame) == [10, frames, frames])
-        #expect(!(try check.run(repair: false)).problems.contains { if case .markersPastEnd = $0 { return true } else { return false } })
+        #expect(
+            !(try check.run(repair: false)).problems.contains {
+                if case .markersPastEnd = $0 { return true } else { return false }
+            })
     }
 
     @Test("orphan audio is adopted into /Recovered, never deleted; garbage is only reported")
@@ -56,7 +65,10 @@ struct StoreCheckTests {
         let orphanID = ItemID.random()
         try writeWAV("\(orphanID).wav")
         try dir.write("audio/garbage.opus", Array("not audio".utf8))
-        #expect(try check.run(repair: false).problems == [.orphanAudio(file: "\(orphanID).wav"), .orphanAudio(file: "garbage.opus")])
+        #expect(
+            try check.run(repair: false).problems == [
+                .orphanAudio(file: "\(orphanID).wav"), .orphanAudio(file: "garbage.opus"),
+            ])
         let report = try check.run(repair: true)
         #expect(report.repairs == ["adopted audio/\(orphanID).wav as /Recovered/\(orphanID)"])
         let document = try DocumentStore(location: dir.location).document
@@ -82,7 +94,8 @@ struct StoreCheckTests {
         var text = String(decoding: dir.bytes("store.json")!, as: UTF8.self)
         // Rename Home to Work (a duplicate) and point Ideas at a parent that does not exist.
         text = text.replacingOccurrences(of: "\"name\": \"Home\"", with: "\"name\": \"Work\"")
-        text = text.replacingOccurrences(of: "\"parent\": \"\(Fixture.work)\"", with: "\"parent\": \"99999999-0000-4000-8000-000000000000\"")
+        text = text.replacingOccurrences(
+            of: "\"parent\": \"\(Fixture.work)\"", with: "\"parent\": \"99999999-0000-4000-8000-000000000000\"")
         try dir.write("store.json", Array(text.utf8))
         #expect(throws: RecError.self) { _ = try DocumentStore(location: dir.location) }
 
@@ -102,8 +115,9 @@ struct StoreCheckTests {
         try writeWAV(Fixture.info(Fixture.standup).file)
         try writeWAV("\(id).wav")
         let library = try Library(location: dir.location)
-        let entry = ViewState.RecordingInProgress(id: id, parent: Fixture.home, name: "memo", file: "\(id).wav", format: .wav,
-                                                  sampleRate: 8000, channels: 1, pid: 999_999, started: .now())
+        let entry = ViewState.RecordingInProgress(
+            id: id, parent: Fixture.home, name: "memo", file: "\(id).wav", format: .wav,
+            sampleRate: 8000, channels: 1, pid: 999_999, started: .now())
         try library.viewState.transaction { $0.recordingStarted(entry) }
         let report = try check.run(repair: false, isAlive: { _ in false })
         #expect(report.problems == [.staleRecording(name: "memo", pid: 999_999, file: "\(id).wav")])
@@ -121,7 +135,10 @@ struct StoreCheckTests {
         try library.viewState.transaction { $0.navigate(to: [.root, Fixture.work, Fixture.ideas]) }
         // Removed behind the library's back (a library trims the view state with the change).
         try DocumentStore(location: dir.location).transaction { try $0.remove(Fixture.ideas, permanently: true) }
-        #expect(try check.run(repair: false).problems == [.danglingViewState("the folder stack points at folders that no longer exist there")])
+        #expect(
+            try check.run(repair: false).problems == [
+                .danglingViewState("the folder stack points at folders that no longer exist there")
+            ])
         let notes = try StoreCheck.repairViewState(try Library(location: dir.location))
         #expect(notes == ["trimmed the view state to folders and recordings that exist"])
         #expect(try Library(location: dir.location).viewState.state.folderStack == [.root, Fixture.work])
@@ -137,7 +154,10 @@ extension StoreCheckTests {
         try dir.write(".store.json.tmp-999999", Array("{half a sto".utf8))
         try dir.write(".viewstate.json.tmp-999998", Array("{".utf8))
         let report = try check.run(repair: false, isAlive: { _ in false })
-        #expect(report.problems == [.strayTemporary(file: ".store.json.tmp-999999"), .strayTemporary(file: ".viewstate.json.tmp-999998")])
+        #expect(
+            report.problems == [
+                .strayTemporary(file: ".store.json.tmp-999999"), .strayTemporary(file: ".viewstate.json.tmp-999998"),
+            ])
         let repaired = try check.run(repair: true, isAlive: { _ in false })
         #expect(repaired.repairs == ["removed .store.json.tmp-999999", "removed .viewstate.json.tmp-999998"])
         #expect(!dir.exists(".store.json.tmp-999999"))
@@ -154,8 +174,11 @@ extension StoreCheckTests {
         try dir.write("audio/.\(Fixture.standup).wav.tmp-4243", Array("half".utf8))
         #expect(try check.run(repair: false, isAlive: { _ in true }).problems == [])
         let report = try check.run(repair: false, isAlive: { $0 != 4242 && $0 != 4243 })
-        #expect(report.problems == [.strayTemporary(file: "audio/.\(Fixture.standup).wav.tmp-4243"),
-                                    .strayTemporary(file: "audio/.import-4242-0123456789ab.opus")])
+        #expect(
+            report.problems == [
+                .strayTemporary(file: "audio/.\(Fixture.standup).wav.tmp-4243"),
+                .strayTemporary(file: "audio/.import-4242-0123456789ab.opus"),
+            ])
         _ = try check.run(repair: true, isAlive: { _ in false })
         #expect(!dir.exists("audio/.import-4242-0123456789ab.opus"))
         #expect(!dir.exists("audio/.\(Fixture.standup).wav.tmp-4243"))
@@ -168,7 +191,9 @@ extension StoreCheckTests {
         #expect(try check.run(repair: false).problems.count == 1)
         _ = try check.run(repair: true)
         #expect(try check.run(repair: false).problems == [])
-        #expect(try DocumentStore(location: dir.location).document.child(named: StoreCheck.recoveredFolder, in: .root) == nil)
+        #expect(
+            try DocumentStore(location: dir.location).document.child(named: StoreCheck.recoveredFolder, in: .root)
+                == nil)
     }
 }
 
@@ -191,7 +216,8 @@ extension StoreCheckTests {
         let stranger = ItemID.random()
         try writeWAV("\(stranger).wav")
         try FileManager.default.removeItem(atPath: dir.location.storeFile)
-        #expect(recError { _ = try DocumentStore(location: dir.location) }?.description.contains("fsck --repair") == true)
+        #expect(
+            recError { _ = try DocumentStore(location: dir.location) }?.description.contains("fsck --repair") == true)
         #expect(!dir.exists("store.json"))
         #expect(try check.run(repair: false).problems.first == .missingStore)
         let report = try check.run(repair: true)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 /// A fresh directory under the system temporary directory, removed when the value goes away.
@@ -45,10 +46,12 @@ enum Fixture {
     /// With an analysis (of silence), as every recording saved since store version 3 has.
     static func info(_ id: ItemID, duration: Double = 12.5, format: AudioFormat = .opus) -> RecordingInfo {
         let frames = Int64(duration * 48000)
-        return RecordingInfo(duration: duration, frames: frames, sampleRate: 48000, channels: 1,
-                             format: format, file: "\(id).\(format.fileExtension)",
-                             analysis: AudioAnalysis(frames: frames, sampleRate: 48000, level: .silence,
-                                                     peaks: [Double](repeating: 0, count: AudioAnalysis.waveformPoints)))
+        return RecordingInfo(
+            duration: duration, frames: frames, sampleRate: 48000, channels: 1,
+            format: format, file: "\(id).\(format.fileExtension)",
+            analysis: AudioAnalysis(
+                frames: frames, sampleRate: 48000, level: .silence,
+                peaks: [Double](repeating: 0, count: AudioAnalysis.waveformPoints)))
     }
 
     static func build(into tx: inout DocumentStore.Transaction) throws {

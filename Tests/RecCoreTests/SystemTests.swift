@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 @Suite("System: errno values, write-all, clock, semaphore")

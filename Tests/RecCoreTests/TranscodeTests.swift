@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 @Suite("Transcoding: resampler, stream WAV header, truncation checks")
@@ -38,7 +39,9 @@ struct TranscodeTests {
         let header = WAVStream.header(frames: 1000, rate: 44100, channels: 2, bits: 24)
         #expect(header.count == 44)
         #expect(Array(header[0..<4]) == Array("RIFF".utf8))
-        func u32(_ at: Int) -> Int { Int(header[at]) | Int(header[at + 1]) << 8 | Int(header[at + 2]) << 16 | Int(header[at + 3]) << 24 }
+        func u32(_ at: Int) -> Int {
+            Int(header[at]) | Int(header[at + 1]) << 8 | Int(header[at + 2]) << 16 | Int(header[at + 3]) << 24
+        }
         #expect(u32(40) == 1000 * 6)
         #expect(u32(4) == 36 + 6000)
         #expect(u32(24) == 44100 && u32(28) == 44100 * 6)
@@ -55,9 +58,9 @@ struct TranscodeTests {
     }
 }
 
-private extension Array where Element == Int {
+extension Array where Element == Int {
     /// Repeats the sizes until they add up to at least `total`.
-    func cycled(until total: Int) -> [Int] {
+    fileprivate func cycled(until total: Int) -> [Int] {
         var result: [Int] = []
         var sum = 0
         while sum < total {

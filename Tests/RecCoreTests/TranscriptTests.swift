@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 @Suite("Transcripts: command words, engine output formats, renderings")
@@ -14,7 +15,10 @@ struct TranscriptFormatTests {
         ("'' \"\" x", ["", "", "x"]),
         ("'$HOME \\n' \"\\$HOME \\\" \\\\ \\n\"", ["$HOME \\n", "$HOME \" \\ \\n"]),
         ("a\\\nb", ["ab"]),
-        ("cmd --model=/m/ggml.bin;rm -rf / `x` $(y) | z", ["cmd", "--model=/m/ggml.bin;rm", "-rf", "/", "`x`", "$(y)", "|", "z"]),
+        (
+            "cmd --model=/m/ggml.bin;rm -rf / `x` $(y) | z",
+            ["cmd", "--model=/m/ggml.bin;rm", "-rf", "/", "`x`", "$(y)", "|", "z"]
+        ),
         ("", []),
     ])
     func splitsLikeAShellWithoutOne(command: String, words: [String]) throws {
@@ -28,8 +32,9 @@ struct TranscriptFormatTests {
     }
 
     @Test func substitutesTheWAVPathInsideWords() {
-        #expect(CommandWords.substitute(["x", "-f", "{wav}", "in={wav}.json", "{wa}"], wav: "/t/a b.wav")
-            == ["x", "-f", "/t/a b.wav", "in=/t/a b.wav.json", "{wa}"])
+        #expect(
+            CommandWords.substitute(["x", "-f", "{wav}", "in={wav}.json", "{wa}"], wav: "/t/a b.wav")
+                == ["x", "-f", "/t/a b.wav", "in=/t/a b.wav.json", "{wa}"])
     }
 
     // MARK: Parsers
@@ -49,10 +54,11 @@ struct TranscriptFormatTests {
     @Test func readsWhisperJSON() throws {
         let (format, segments) = try TranscriptOutput.parse(Array(Self.whisperJSON.utf8))
         #expect(format == .whisperJSON)
-        #expect(segments == [
-            Transcript.Segment(start: 0, end: 2.5, text: "Go forward"),
-            Transcript.Segment(start: 2.5, end: 63.12, text: "ten \"meters\"."),
-        ])
+        #expect(
+            segments == [
+                Transcript.Segment(start: 0, end: 2.5, text: "Go forward"),
+                Transcript.Segment(start: 2.5, end: 63.12, text: "ten \"meters\"."),
+            ])
     }
 
     @Test(arguments: [
@@ -83,30 +89,35 @@ struct TranscriptFormatTests {
             """
         let (format, segments) = try TranscriptOutput.parse(Array(vtt.utf8))
         #expect(format == .vtt)
-        #expect(segments == [
-            Transcript.Segment(start: 0.5, end: 2, text: "Go forward ten meters"),
-            Transcript.Segment(start: 3601.25, end: 3603, text: "done & dusted"),
-        ])
+        #expect(
+            segments == [
+                Transcript.Segment(start: 0.5, end: 2, text: "Go forward ten meters"),
+                Transcript.Segment(start: 3601.25, end: 3603, text: "done & dusted"),
+            ])
     }
 
     @Test func readsSRT() throws {
-        let srt = "1\r\n00:00:00,460 --> 00:00:02,110\r\nGo forward\r\nten meters\r\n\r\n2\r\n00:01:02,000 --> 00:01:04,5\r\nagain\r\n"
+        let srt =
+            "1\r\n00:00:00,460 --> 00:00:02,110\r\nGo forward\r\nten meters\r\n\r\n2\r\n00:01:02,000 --> 00:01:04,5\r\nagain\r\n"
         let (format, segments) = try TranscriptOutput.parse(Array(srt.utf8))
         #expect(format == .srt)
-        #expect(segments == [
-            Transcript.Segment(start: 0.46, end: 2.11, text: "Go forward ten meters"),
-            Transcript.Segment(start: 62, end: 64.5, text: "again"),
-        ])
+        #expect(
+            segments == [
+                Transcript.Segment(start: 0.46, end: 2.11, text: "Go forward ten meters"),
+                Transcript.Segment(start: 62, end: 64.5, text: "again"),
+            ])
     }
 
     @Test func readsWhisperConsoleLines() throws {
-        let text = "\n[00:00:00.000 --> 00:00:02.340]   Go forward ten meters.\n[00:00:02.340 --> 00:00:04.000]  Stop.\n"
+        let text =
+            "\n[00:00:00.000 --> 00:00:02.340]   Go forward ten meters.\n[00:00:02.340 --> 00:00:04.000]  Stop.\n"
         let (format, segments) = try TranscriptOutput.parse(Array(text.utf8))
         #expect(format == .whisperConsole)
-        #expect(segments == [
-            Transcript.Segment(start: 0, end: 2.34, text: "Go forward ten meters."),
-            Transcript.Segment(start: 2.34, end: 4, text: "Stop."),
-        ])
+        #expect(
+            segments == [
+                Transcript.Segment(start: 0, end: 2.34, text: "Go forward ten meters."),
+                Transcript.Segment(start: 2.34, end: 4, text: "Stop."),
+            ])
     }
 
     @Test func readsPlainTextAsOneSegmentWithoutTimes() throws {
@@ -142,11 +153,15 @@ struct TranscriptFormatTests {
     // MARK: Renderings
 
     static let sample = Transcript(
-        engine: "pocketsphinx", model: "/m/en-us", created: Timestamp(millisecondsSinceEpoch: 1_700_000_000_000), quality: .draft,
+        engine: "pocketsphinx", model: "/m/en-us", created: Timestamp(millisecondsSinceEpoch: 1_700_000_000_000),
+        quality: .draft,
         segments: [
-            Transcript.Segment(start: 0.46, end: 2.12, text: "go forward", words: [
-                Transcript.Word(start: 0.46, end: 0.64, text: "go"), Transcript.Word(start: 0.64, end: 2.12, text: "forward"),
-            ]),
+            Transcript.Segment(
+                start: 0.46, end: 2.12, text: "go forward",
+                words: [
+                    Transcript.Word(start: 0.46, end: 0.64, text: "go"),
+                    Transcript.Word(start: 0.64, end: 2.12, text: "forward"),
+                ]),
             Transcript.Segment(start: 3661.5, end: 3662, text: "a --> b \"q\""),
         ])
 
@@ -156,9 +171,13 @@ struct TranscriptFormatTests {
 
     @Test func rendersSRTAndVTTThatReadBack() throws {
         let srt = TranscriptFormat.srt.render(Self.sample)
-        #expect(srt == "1\n00:00:00,460 --> 00:00:02,120\ngo forward\n\n2\n01:01:01,500 --> 01:01:02,000\na -> b \"q\"\n\n")
+        #expect(
+            srt == "1\n00:00:00,460 --> 00:00:02,120\ngo forward\n\n2\n01:01:01,500 --> 01:01:02,000\na -> b \"q\"\n\n")
         let vtt = TranscriptFormat.vtt.render(Self.sample)
-        #expect(vtt == "WEBVTT\n\n1\n00:00:00.460 --> 00:00:02.120\ngo forward\n\n2\n01:01:01.500 --> 01:01:02.000\na -> b \"q\"\n")
+        #expect(
+            vtt
+                == "WEBVTT\n\n1\n00:00:00.460 --> 00:00:02.120\ngo forward\n\n2\n01:01:01.500 --> 01:01:02.000\na -> b \"q\"\n"
+        )
         for (text, format) in [(srt, TranscriptOutput.srt), (vtt, .vtt)] {
             let parsed = try TranscriptOutput.parse(Array(text.utf8))
             #expect(parsed.format == format)
@@ -168,7 +187,8 @@ struct TranscriptFormatTests {
     }
 
     @Test func untimedSegmentsSpanTheRecordingInSubtitles() {
-        let plain = Transcript(engine: "x", model: "", quality: .good, segments: [Transcript.Segment(start: nil, end: nil, text: "hello")])
+        let plain = Transcript(
+            engine: "x", model: "", quality: .good, segments: [Transcript.Segment(start: nil, end: nil, text: "hello")])
         #expect(TranscriptFormat.srt.render(plain, duration: 4.25) == "1\n00:00:00,000 --> 00:00:04,250\nhello\n\n")
         #expect(TranscriptFormat.json.render(plain).contains("{\"start\": null, \"end\": null, \"text\": \"hello\"}"))
     }
@@ -221,9 +241,13 @@ struct ExternalEngineTests {
 
     @Test func readsEachFormatAndGetsTheWAV() throws {
         // Each script checks that it got a 16 kHz mono WAV (its header) before printing.
-        let check = "head -c 44 \"$1\" | od -An -tx1 | tr -d ' \\n' | grep -q '^52494646.*57415645666d7420100000000100010080' || { echo bad wav >&2; exit 3; }"
+        let check =
+            "head -c 44 \"$1\" | od -An -tx1 | tr -d ' \\n' | grep -q '^52494646.*57415645666d7420100000000100010080' || { echo bad wav >&2; exit 3; }"
         let outputs: [(String, TranscriptOutput)] = [
-            ("printf '%s' '{\"transcription\": [{\"offsets\": {\"from\": 100, \"to\": 900}, \"text\": \" hello there\"}]}'", .whisperJSON),
+            (
+                "printf '%s' '{\"transcription\": [{\"offsets\": {\"from\": 100, \"to\": 900}, \"text\": \" hello there\"}]}'",
+                .whisperJSON
+            ),
             ("printf 'WEBVTT\\n\\n00:00.100 --> 00:00.900\\nhello there\\n'", .vtt),
             ("printf '1\\n00:00:00,100 --> 00:00:00,900\\nhello there\\n'", .srt),
             ("printf '[00:00:00.100 --> 00:00:00.900]  hello there\\n'", .whisperConsole),
@@ -249,7 +273,10 @@ struct ExternalEngineTests {
 
     @Test func readsAFileWrittenBesideTheWAV() throws {
         // whisper-cli -oj writes <input>.json and prints nothing we need on stdout.
-        let path = try script("writer", "printf '%s' '{\"transcription\": [{\"offsets\": {\"from\": 0, \"to\": 500}, \"text\": \"from a file\"}]}' > \"$1.json\"")
+        let path = try script(
+            "writer",
+            "printf '%s' '{\"transcription\": [{\"offsets\": {\"from\": 0, \"to\": 500}, \"text\": \"from a file\"}]}' > \"$1.json\""
+        )
         let transcript = try engine("\(path) {wav}").transcribe(audio)
         #expect(transcript.text == "from a file")
         #expect(try leftovers() == [])
@@ -332,14 +359,19 @@ struct ExternalEngineTests {
 @Suite("Transcripts: the stored file, its search index, and find")
 struct TranscriptStorageTests {
     static let sample = Transcript(
-        engine: "pocketsphinx", model: "en-us", created: Timestamp(iso8601: "2026-11-23T12:00:00.000Z")!, quality: .draft,
+        engine: "pocketsphinx", model: "en-us", created: Timestamp(iso8601: "2026-11-23T12:00:00.000Z")!,
+        quality: .draft,
         segments: [
             Transcript.Segment(start: 0.5, end: 2, text: "hello there"),
-            Transcript.Segment(start: 10, end: 14, text: "the Budget\tnumbers are in", words: [
-                Transcript.Word(start: 10, end: 10.2, text: "the"), Transcript.Word(start: 10.2, end: 11, text: "Budget"),
-                Transcript.Word(start: 11.5, end: 12, text: "numbers"), Transcript.Word(start: 12, end: 13, text: "are"),
-                Transcript.Word(start: 13, end: 14, text: "in"),
-            ]),
+            Transcript.Segment(
+                start: 10, end: 14, text: "the Budget\tnumbers are in",
+                words: [
+                    Transcript.Word(start: 10, end: 10.2, text: "the"),
+                    Transcript.Word(start: 10.2, end: 11, text: "Budget"),
+                    Transcript.Word(start: 11.5, end: 12, text: "numbers"),
+                    Transcript.Word(start: 12, end: 13, text: "are"),
+                    Transcript.Word(start: 13, end: 14, text: "in"),
+                ]),
             Transcript.Segment(start: nil, end: nil, text: "Crème brûlée à Noël"),
         ])
 
@@ -347,7 +379,9 @@ struct TranscriptStorageTests {
         let bytes = Array(TranscriptFormat.json.render(Self.sample).utf8)
         #expect(try TranscriptFiles.decode(bytes) == Self.sample)
         #expect(throws: (any Error).self) { try TranscriptFiles.decode(Array("{\"engine\": \"x\"}".utf8)) }
-        #expect(throws: (any Error).self) { try TranscriptFiles.decode(Array("{\"segments\": [{\"start\": -1}]}".utf8)) }
+        #expect(throws: (any Error).self) {
+            try TranscriptFiles.decode(Array("{\"segments\": [{\"start\": -1}]}".utf8))
+        }
     }
 
     @Test func theIndexIsOneLinePerSegmentWithItsStart() {
@@ -364,12 +398,15 @@ struct TranscriptStorageTests {
         let first = try #require(search.first)
         #expect(first.line == line)
         let offset = try #require(first.offset)
-        let start = TranscriptFiles.wordStart(in: Self.sample.segments[line], atByte: offset) ?? Self.sample.segments[line].start
+        let start =
+            TranscriptFiles.wordStart(in: Self.sample.segments[line], atByte: offset)
+            ?? Self.sample.segments[line].start
         #expect(start == seconds)
     }
 
     @Test func accentsAndCaseAreIgnoredAndMissingWordsReported() throws {
-        let search = TranscriptIndexSearch(index: TranscriptFiles.index(Self.sample), words: ["creme", "noel", "zebra"])
+        let search = TranscriptIndexSearch(
+            index: TranscriptFiles.index(Self.sample), words: ["creme", "noel", "zebra"])
         #expect(search.found == [true, true, false])
         let first = try #require(search.first)
         #expect(first.line == 2 && first.offset == nil && first.seconds == nil)

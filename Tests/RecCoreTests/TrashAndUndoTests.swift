@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 @Suite("Trash, journal and undo")
@@ -43,7 +44,8 @@ struct TrashAndUndoTests {
         try store.transaction { try $0.remove(Fixture.standup) }
         try store.transaction { try $0.remove(Fixture.ideas, permanently: true) }
         let gone = recError { try store.transaction { _ = try $0.restore(Fixture.standup) } }
-        #expect(gone?.description == "/Work/Ideas (old)/standup: its folder no longer exists; restore it with --to FOLDER")
+        #expect(
+            gone?.description == "/Work/Ideas (old)/standup: its folder no longer exists; restore it with --to FOLDER")
         try store.transaction { try $0.restore(Fixture.standup, into: Fixture.home) }
         #expect(store.document.path(of: Fixture.standup) == "/Home/standup")
     }
@@ -85,7 +87,9 @@ struct TrashAndUndoTests {
 
         store.summary = "permanent"
         try store.transaction { try $0.remove(Fixture.home, permanently: true) }
-        #expect(recError { _ = try store.undo() }?.description == "undo: cannot undo 'permanent': /Home was removed permanently")
+        #expect(
+            recError { _ = try store.undo() }?.description
+                == "undo: cannot undo 'permanent': /Home was removed permanently")
     }
 
     @Test("a damaged journal line is skipped, and a lost journal loses only history")
@@ -103,9 +107,15 @@ struct TrashAndUndoTests {
     func keptNamesStayInUndo() throws {
         var bytes = dir.bytes("journal.jsonl")!
         for name in ["../store.json", ".hidden", ""] {
-            bytes += Journal.encode(.init(sequence: 2, time: .now(), summary: "transcribe", steps: [.transcribed(Fixture.standup, replaced: name)]))
+            bytes += Journal.encode(
+                .init(
+                    sequence: 2, time: .now(), summary: "transcribe",
+                    steps: [.transcribed(Fixture.standup, replaced: name)]))
         }
-        bytes += Journal.encode(.init(sequence: 2, time: .now(), summary: "transcribe", steps: [.transcribed(Fixture.standup, replaced: "\(Fixture.standup).1.json")]))
+        bytes += Journal.encode(
+            .init(
+                sequence: 2, time: .now(), summary: "transcribe",
+                steps: [.transcribed(Fixture.standup, replaced: "\(Fixture.standup).1.json")]))
         try dir.write("journal.jsonl", bytes)
         let entries = Journal(location: dir.location).entries()
         #expect(entries.map(\.summary) == ["build", "transcribe"])
@@ -133,23 +143,27 @@ struct TrashAndUndoTests {
     @Test("trimming the journal lets go of the transcripts its dropped entries kept for undo")
     func boundedKeptTranscripts() throws {
         try FileManager.default.createDirectory(atPath: dir.location.undoDirectory, withIntermediateDirectories: true)
-        let dropped = "\(Fixture.standup).1.json", kept = "\(Fixture.standup).2.json"
+        let dropped = "\(Fixture.standup).1.json"
+        let kept = "\(Fixture.standup).2.json"
         try dir.write("undo/" + dropped, Array("{}".utf8))
         try dir.write("undo/" + kept, Array("{}".utf8))
         var lines: [UInt8] = []
         for i in 2..<Journal.trimAt {
-            let step: Journal.Step = switch i {
-            case 2: .transcribed(Fixture.standup, replaced: dropped)
-            case Journal.trimAt - 1: .transcribed(Fixture.standup, replaced: kept)
-            default: .added(.random())
-            }
+            let step: Journal.Step =
+                switch i {
+                case 2: .transcribed(Fixture.standup, replaced: dropped)
+                case Journal.trimAt - 1: .transcribed(Fixture.standup, replaced: kept)
+                default: .added(.random())
+                }
             lines += Journal.encode(.init(sequence: i, time: .now(), summary: "step \(i)", steps: [step]))
         }
         try dir.write("journal.jsonl", dir.bytes("journal.jsonl")! + lines)
         try store.transaction { try $0.add(.folder(name: "last", parent: .root)) }
         #expect(!dir.exists("undo/" + dropped))
         #expect(dir.exists("undo/" + kept))
-        #expect(Journal(location: dir.location).entries().flatMap(\.steps).contains(.transcribed(Fixture.standup, replaced: kept)))
+        #expect(
+            Journal(location: dir.location).entries().flatMap(\.steps).contains(
+                .transcribed(Fixture.standup, replaced: kept)))
     }
 }
 
@@ -158,9 +172,17 @@ extension TrashAndUndoTests {
     func placements() throws {
         let entries = Journal(location: dir.location).entries()
         let steps = try #require(entries.first?.steps)
-        #expect(steps[0] == .added(Fixture.work, .init(parent: .root, name: "Work", kind: .folder, created: Fixture.created)))
-        #expect(steps[3] == .added(Fixture.standup, .init(parent: Fixture.ideas, name: "standup", kind: .recording, created: Fixture.created)))
-        let old = Array(#"{"seq": 9, "time": "2023-11-14T22:13:20.000Z", "summary": "old", "steps": [{"op": "added", "uuid": "3f2a1111-0000-4000-8000-000000000001"}]}"#.utf8)
+        #expect(
+            steps[0]
+                == .added(Fixture.work, .init(parent: .root, name: "Work", kind: .folder, created: Fixture.created)))
+        #expect(
+            steps[3]
+                == .added(
+                    Fixture.standup,
+                    .init(parent: Fixture.ideas, name: "standup", kind: .recording, created: Fixture.created)))
+        let old = Array(
+            #"{"seq": 9, "time": "2023-11-14T22:13:20.000Z", "summary": "old", "steps": [{"op": "added", "uuid": "3f2a1111-0000-4000-8000-000000000001"}]}"#
+                .utf8)
         let decoded = try old.withUnsafeBufferPointer { try Journal.decode($0) }
         #expect(decoded.steps == [.added(Fixture.work)])
     }
@@ -171,7 +193,8 @@ extension TrashAndUndoTests {
         try store.transaction { try $0.move(Fixture.ideas, into: Fixture.home, name: "Thoughts") }
         store.summary = "recnotes rm -r /Work"
         try store.transaction { try $0.remove(Fixture.work) }
-        let bytes = dir.bytes("store.json"), journal = dir.bytes("journal.jsonl")
+        let bytes = dir.bytes("store.json")
+        let journal = dir.bytes("journal.jsonl")
         let preview = try store.undo(dryRun: true)
         #expect(preview.change == "rm /Work")
         #expect(preview.entry.sequence == 3)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 /// Trim points as document data: in store.json as an optional field of the recording, in
@@ -59,9 +60,13 @@ struct TrimPointsTests {
 
         let written = try TemporaryDirectory()
         try written.write("store.json", Array(store(trim: ", \"trim\": {\"in\": 4800, \"out\": 96000}").utf8))
-        #expect(try DocumentStore(location: written.location).document[Fixture.standup]?.annotations.trim == TrimPoints(inFrame: 4800, outFrame: 96000))
+        #expect(
+            try DocumentStore(location: written.location).document[Fixture.standup]?.annotations.trim
+                == TrimPoints(inFrame: 4800, outFrame: 96000))
         // Nonsense is refused with its position, as any corrupt field is.
-        for bad in [", \"trim\": {\"in\": 5, \"out\": 5}", ", \"trim\": {\"in\": -1, \"out\": 5}", ", \"trim\": {\"out\": 5}"] {
+        for bad in [
+            ", \"trim\": {\"in\": 5, \"out\": 5}", ", \"trim\": {\"in\": -1, \"out\": 5}", ", \"trim\": {\"out\": 5}",
+        ] {
             let reason = corruptReason(store(trim: bad))
             #expect(reason?.contains("trim needs frames") == true, "\(bad): \(reason ?? "")")
         }
@@ -84,7 +89,8 @@ struct TrimPointsTests {
         // store.json lost: fsck --repair replays the journal, trim points included.
         try FileManager.default.removeItem(atPath: dir.path + "/store.json")
         try FileManager.default.createDirectory(atPath: dir.location.audioDirectory, withIntermediateDirectories: true)
-        let audio = try SoundFile.create(path: dir.location.audioPath("\(Fixture.standup).wav"), format: .wav, rate: 48000, channels: 1)
+        let audio = try SoundFile.create(
+            path: dir.location.audioPath("\(Fixture.standup).wav"), format: .wav, rate: 48000, channels: 1)
         var silence = [Int16](repeating: 0, count: 600_000)
         try silence.withUnsafeMutableBufferPointer { try audio.write($0.baseAddress!, frames: 600_000) }
         try audio.close()
@@ -95,12 +101,25 @@ struct TrimPointsTests {
     @Test("bad points are usage errors and change nothing")
     func badPoints() throws {
         let before = dir.bytes("store.json")
-        for (inTime, outTime) in [("5", "4"), ("5", "5"), ("0", "20"), ("13", nil), (nil, "1:00")] as [(String?, String?)] {
-            let error = recError { _ = try store.transaction { try $0.setTrim(at: Self.path, in: inTime, out: outTime, from: .root) } }
-            #expect(error?.kind == .usage, "\(String(describing: inTime)) \(String(describing: outTime)): \(String(describing: error))")
+        for (inTime, outTime) in [("5", "4"), ("5", "5"), ("0", "20"), ("13", nil), (nil, "1:00")]
+            as [(String?, String?)]
+        {
+            let error = recError {
+                _ = try store.transaction { try $0.setTrim(at: Self.path, in: inTime, out: outTime, from: .root) }
+            }
+            #expect(
+                error?.kind == .usage,
+                "\(String(describing: inTime)) \(String(describing: outTime)): \(String(describing: error))")
         }
-        #expect(recError { _ = try store.transaction { try $0.setTrim(at: "/Work", in: "1", out: nil, from: .root) } }?.kind == .usage)
-        #expect(recError { _ = try store.transaction { try $0.setTrim(TrimPoints(inFrame: 0, outFrame: 600_001), at: Self.path, from: .root) } }?.kind == .usage)
+        #expect(
+            recError { _ = try store.transaction { try $0.setTrim(at: "/Work", in: "1", out: nil, from: .root) } }?.kind
+                == .usage)
+        #expect(
+            recError {
+                _ = try store.transaction {
+                    try $0.setTrim(TrimPoints(inFrame: 0, outFrame: 600_001), at: Self.path, from: .root)
+                }
+            }?.kind == .usage)
         #expect(dir.bytes("store.json") == before)
     }
 
@@ -118,17 +137,24 @@ struct TrimPointsTests {
         #expect(!(try check.run(repair: false)).problems.contains(.trimPastEnd(path: Self.path)))
         // Nothing left between them: removed.
         try store.transaction {
-            try $0.annotate(Fixture.standup, with: Annotations(trim: TrimPoints(inFrame: frames + 10, outFrame: frames + 500)))
+            try $0.annotate(
+                Fixture.standup, with: Annotations(trim: TrimPoints(inFrame: frames + 10, outFrame: frames + 500)))
         }
-        #expect(try check.run(repair: true).repairs.contains("removed the trim points of \(Self.path), which were past its end"))
+        #expect(
+            try check.run(repair: true).repairs.contains(
+                "removed the trim points of \(Self.path), which were past its end"))
         #expect(try trim == nil)
     }
 
     @Test("--auto: the margin around the first and last region, inside the recording")
     func auto() {
         let regions: [Range<Int64>] = [48_000..<60_000, 100_000..<120_000]
-        #expect(TrimPoints.around(speech: regions, margin: 0.3, sampleRate: 48_000, length: 200_000) == TrimPoints(inFrame: 33_600, outFrame: 134_400))
-        #expect(TrimPoints.around(speech: [0..<10], margin: 0.3, sampleRate: 48_000, length: 20) == TrimPoints(inFrame: 0, outFrame: 20))
+        #expect(
+            TrimPoints.around(speech: regions, margin: 0.3, sampleRate: 48_000, length: 200_000)
+                == TrimPoints(inFrame: 33_600, outFrame: 134_400))
+        #expect(
+            TrimPoints.around(speech: [0..<10], margin: 0.3, sampleRate: 48_000, length: 20)
+                == TrimPoints(inFrame: 0, outFrame: 20))
         #expect(TrimPoints.around(speech: [], margin: 0.3, sampleRate: 48_000, length: 20) == nil)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 final class ViewStateLog {
@@ -33,8 +34,9 @@ struct ViewStateStoreTests {
     let c = ItemID("cccccccc-0000-4000-8000-000000000003")!
 
     func entry() -> ViewState.RecordingInProgress {
-        .init(id: c, parent: a, name: "take \"1\"", file: "\(c).flac", format: .flac, sampleRate: 44100,
-              channels: 2, pid: 4242, started: Timestamp(millisecondsSinceEpoch: 1_700_000_000_123))
+        .init(
+            id: c, parent: a, name: "take \"1\"", file: "\(c).flac", format: .flac, sampleRate: 44100,
+            channels: 2, pid: 4242, started: Timestamp(millisecondsSinceEpoch: 1_700_000_000_123))
     }
 
     @Test("a missing file gives the root folder and no warning")
@@ -86,8 +88,11 @@ struct ViewStateStoreTests {
         let playback = ViewState.Playback(id: c, pid: 4242, started: .now())
         try store.transaction { $0.playbackStarted(playback) }
         try store.transaction { $0.acknowledgeControl(of: .playback, through: 0, paused: false, position: 42.25) }
-        #expect(log.actions == [.selectRecording(c), .playbackStarted(playback),
-                                .controlAcknowledged(.playback, through: 0, paused: false, position: 42.25)])
+        #expect(
+            log.actions == [
+                .selectRecording(c), .playbackStarted(playback),
+                .controlAcknowledged(.playback, through: 0, paused: false, position: 42.25),
+            ])
         #expect(store.state.selection == .init(recording: c, position: 42.25))
         #expect(store.state.position(of: .playback) == 42.25)
         #expect(try reopened().state.selection == .init(recording: c, position: 42.25))
@@ -97,8 +102,9 @@ struct ViewStateStoreTests {
         #expect(try reopened().state.selection == nil)
     }
 
-    @Test("a watcher without inotify still sees a change, by looking, and still wakes and stops",
-          arguments: [ViewStateWatcher.Source.inotify, .looking])
+    @Test(
+        "a watcher without inotify still sees a change, by looking, and still wakes and stops",
+        arguments: [ViewStateWatcher.Source.inotify, .looking])
     func watcherWithAndWithoutInotify(source: ViewStateWatcher.Source) throws {
         let watcher = try ViewStateWatcher(location: dir.location, source: source)
         try store.transaction { $0.pushFolder(a) }
@@ -120,8 +126,9 @@ struct ViewStateStoreTests {
 
     @Test("a recorder's position is its entry's, and round-trips")
     func recordingPosition() throws {
-        let entry = ViewState.RecordingInProgress(id: c, parent: .root, name: "n", file: "f.opus", format: .opus,
-                                                  sampleRate: 48000, channels: 1, pid: 4242, started: .now())
+        let entry = ViewState.RecordingInProgress(
+            id: c, parent: .root, name: "n", file: "f.opus", format: .opus,
+            sampleRate: 48000, channels: 1, pid: 4242, started: .now())
         try store.transaction { $0.recordingStarted(entry) }
         try store.transaction { $0.acknowledgeControl(of: .recording, through: 0, paused: true, position: 12.5) }
         #expect(try reopened().state.position(of: .recording) == 12.5)
@@ -155,8 +162,10 @@ struct ViewStateStoreTests {
         #expect(try reopened().state.recording == entry())
         #expect(try reopened().warnings.isEmpty)
         // A marker with a negative frame is a corrupt file, rebuilt with a warning.
-        try old.replacingOccurrences(of: "\"control\"", with: "\"markers\": [{\"frame\": -1, \"label\": \"\"}], \"control\"")
-            .write(toFile: dir.location.viewStateFile, atomically: true, encoding: .utf8)
+        try old.replacingOccurrences(
+            of: "\"control\"", with: "\"markers\": [{\"frame\": -1, \"label\": \"\"}], \"control\""
+        )
+        .write(toFile: dir.location.viewStateFile, atomically: true, encoding: .utf8)
         #expect(try reopened().warnings.count == 1)
     }
 
@@ -178,8 +187,9 @@ struct ViewStateStoreTests {
 
     @Test("the file round-trips every field")
     func roundTrip() throws {
-        let state = ViewState(folderStack: [.root, a, b], selection: .init(recording: c, position: 0.1),
-                              recording: entry())
+        let state = ViewState(
+            folderStack: [.root, a, b], selection: .init(recording: c, position: 0.1),
+            recording: entry())
         let bytes = ViewStateCodec.encode(state)
         let decoded = try bytes.withUnsafeBufferPointer { try ViewStateCodec.decode($0) }
         #expect(decoded == state)
@@ -191,8 +201,9 @@ struct ViewStateStoreTests {
     @Test("a recording to --output round-trips with its output and no file; others have no output key")
     func outputRoundTrip() throws {
         for output in ["-", "/tmp/live take.wav"] {
-            let entry = ViewState.RecordingInProgress(id: c, parent: .root, name: output, file: "", output: output, format: nil,
-                                                      sampleRate: 8000, channels: 1, pid: 77, started: Timestamp(millisecondsSinceEpoch: 5))
+            let entry = ViewState.RecordingInProgress(
+                id: c, parent: .root, name: output, file: "", output: output, format: nil,
+                sampleRate: 8000, channels: 1, pid: 77, started: Timestamp(millisecondsSinceEpoch: 5))
             let bytes = ViewStateCodec.encode(ViewState(recording: entry))
             #expect(try bytes.withUnsafeBufferPointer { try ViewStateCodec.decode($0) }.recording == entry)
             let json = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
@@ -202,27 +213,33 @@ struct ViewStateStoreTests {
         #expect(!String(decoding: plain, as: UTF8.self).contains("\"output\""))
     }
 
-    @Test("a recording entry must name a file in audio/ or, alone, an output that is - or absolute", arguments: [
-        (#""file": "x.wav", "output": "-""#, "a file and an output"),
-        (#""file": "", "output": "relative.wav""#, "a relative output"),
-        (#""file": "", "output": """#, "an empty output"),
-        (#""file": """#, "no file and no output"),
-    ])
+    @Test(
+        "a recording entry must name a file in audio/ or, alone, an output that is - or absolute",
+        arguments: [
+            (#""file": "x.wav", "output": "-""#, "a file and an output"),
+            (#""file": "", "output": "relative.wav""#, "a relative output"),
+            (#""file": "", "output": """#, "an empty output"),
+            (#""file": """#, "no file and no output"),
+        ])
     func badOutputEntries(fields: String, what: String) throws {
-        let text = #"{"version": 1, "folderStack": [], "recording": {"uuid": "\#(c)", "parent": "\#(ItemID.root)", "name": "n", "#
-            + fields + #", "format": "wav", "sampleRate": 8000, "channels": 1, "pid": 5, "started": "2026-01-01T00:00:00.000Z"}}"#
+        let text =
+            #"{"version": 1, "folderStack": [], "recording": {"uuid": "\#(c)", "parent": "\#(ItemID.root)", "name": "n", "#
+            + fields
+            + #", "format": "wav", "sampleRate": 8000, "channels": 1, "pid": 5, "started": "2026-01-01T00:00:00.000Z"}}"#
         #expect(throws: JSONReader.Failure.self, "\(what)") {
             _ = try Array(text.utf8).withUnsafeBufferPointer { try ViewStateCodec.decode($0) }
         }
     }
 
-    @Test("a corrupt file is rebuilt with one warning that names it, once", arguments: [
-        "{\"version\": 1, \"folderStack\": [",
-        "garbage",
-        "{\"version\": 99, \"folderStack\": []}",
-        "{\"folderStack\": []}",
-        "{\"version\": 1, \"folderStack\": [\"not-a-uuid\"]}",
-    ])
+    @Test(
+        "a corrupt file is rebuilt with one warning that names it, once",
+        arguments: [
+            "{\"version\": 1, \"folderStack\": [",
+            "garbage",
+            "{\"version\": 99, \"folderStack\": []}",
+            "{\"folderStack\": []}",
+            "{\"version\": 1, \"folderStack\": [\"not-a-uuid\"]}",
+        ])
     func corrupt(text: String) throws {
         try dir.write("viewstate.json", Array(text.utf8))
         let loaded = try reopened()
@@ -280,8 +297,9 @@ struct ViewStateRestorationTests {
     @Test("a recording on the stack is skipped, and a vanished selection is dropped")
     func recordingsAndSelection() throws {
         var tx = DocumentStore.Transaction(document: try Fixture.document())
-        let state = ViewState(folderStack: [.root, Fixture.work, Fixture.ideas, Fixture.standup],
-                              selection: .init(recording: Fixture.standup, position: 4))
+        let state = ViewState(
+            folderStack: [.root, Fixture.work, Fixture.ideas, Fixture.standup],
+            selection: .init(recording: Fixture.standup, position: 4))
         let kept = state.restored(against: tx.document)
         #expect(kept.folderStack == [.root, Fixture.work, Fixture.ideas])
         #expect(kept.selection == .init(recording: Fixture.standup, position: 4))

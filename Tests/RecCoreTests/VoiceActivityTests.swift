@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RecCore
 
 /// Real speech that nobody on this project recorded: the clips Debian's pocketsphinx-testdata
@@ -27,10 +28,16 @@ enum SpeechClips {
     /// Pink noise (Paul Kellet's filter over a fixed-seed LCG), scaled to `dBFS` RMS.
     static func pinkNoise(frames: Int, dBFS: Double, seed: UInt64 = 0x2545_F491_4F6C_DD1D) -> [Double] {
         var state = seed
-        var b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0, b4 = 0.0, b5 = 0.0, b6 = 0.0
+        var b0 = 0.0
+        var b1 = 0.0
+        var b2 = 0.0
+        var b3 = 0.0
+        var b4 = 0.0
+        var b5 = 0.0
+        var b6 = 0.0
         var out = [Double](repeating: 0, count: frames)
         for i in 0..<frames {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let white = Double(Int64(bitPattern: state) >> 11) / Double(1 << 52)
             b0 = 0.99886 * b0 + white * 0.0555179
             b1 = 0.99332 * b1 + white * 0.0750759
@@ -54,7 +61,8 @@ enum SpeechClips {
     /// The clip with `pad` seconds of noise and hum before and after it, and the noise and hum
     /// under it too. Returns the samples and where the clip is.
     static func padded(_ clip: [Int16], pad: Double = 3, noise: Double = -50, hum humLevel: Double = -30)
-        -> (samples: [Int16], clip: Range<Int64>) {
+        -> (samples: [Int16], clip: Range<Int64>)
+    {
         let padFrames = Int(pad * Double(rate))
         let total = clip.count + 2 * padFrames
         let n = pinkNoise(frames: total, dBFS: noise)
@@ -131,37 +139,45 @@ struct VoiceActivityTests {
         #expect(reference.reduce(0) { $0 + $1.count } > clip.count / 4)
     }
 
-    @Test("padded with pink noise and a 60 Hz hum, all of a clip's speech is kept, with 100 ms on either side",
-          arguments: SpeechClips.names, [16000, 48000])
+    @Test(
+        "padded with pink noise and a 60 Hz hum, all of a clip's speech is kept, with 100 ms on either side",
+        arguments: SpeechClips.names, [16000, 48000])
     func keepsAllSpeech(name: String, rate: Int) throws {
         let clip = try SpeechClips.clip(name)
-        let (padded, where_) = SpeechClips.padded(clip)
+        let (padded, clipSpan) = SpeechClips.padded(clip)
         let samples = SpeechClips.resampled(padded, to: rate)
         let regions = VoiceActivity.speechRegions(samples: samples, sampleRate: rate)
         let scale = Int64(rate / SpeechClips.rate)
         let margin = Int64(rate / 10)
         for speech in SpeechClips.referenceSpeech(clip) {
-            let placed = (scale * (where_.lowerBound + speech.lowerBound) - margin)..<(scale * (where_.lowerBound + speech.upperBound) + margin)
-            #expect(covered(placed, by: regions), "\(name) at \(rate) Hz: speech at \(placed) (frames) not all in \(regions)")
+            let start = scale * (clipSpan.lowerBound + speech.lowerBound) - margin
+            let end = scale * (clipSpan.lowerBound + speech.upperBound) + margin
+            let placed = start..<end
+            #expect(
+                covered(placed, by: regions),
+                "\(name) at \(rate) Hz: speech at \(placed) (frames) not all in \(regions)")
         }
     }
 
-    @Test("the padding (noise and hum, away from the clip by the pre-roll and hangover) is mostly silence",
-          arguments: SpeechClips.names, [16000, 48000])
+    @Test(
+        "the padding (noise and hum, away from the clip by the pre-roll and hangover) is mostly silence",
+        arguments: SpeechClips.names, [16000, 48000])
     func paddingIsSilence(name: String, rate: Int) throws {
         let clip = try SpeechClips.clip(name)
         let (padded, clipFrames) = SpeechClips.padded(clip)
         let samples = SpeechClips.resampled(padded, to: rate)
         let scale = Int64(rate / SpeechClips.rate)
-        let where_ = (scale * clipFrames.lowerBound)..<(scale * clipFrames.upperBound)
+        let clipSpan = (scale * clipFrames.lowerBound)..<(scale * clipFrames.upperBound)
         let regions = VoiceActivity.speechRegions(samples: samples, sampleRate: rate)
         let config = VoiceActivityConfiguration()
-        let before = 0..<(where_.lowerBound - Int64(config.preRoll * Double(rate)))
-        let after = (where_.upperBound + Int64(config.hangover * Double(rate)))..<Int64(samples.count)
+        let before = 0..<(clipSpan.lowerBound - Int64(config.preRoll * Double(rate)))
+        let after = (clipSpan.upperBound + Int64(config.hangover * Double(rate)))..<Int64(samples.count)
         let padding = Int64(before.count + after.count)
         let kept = overlap(before, regions) + overlap(after, regions)
         // Measured: 0% on all three clips; the bound leaves room, not slack for a broken floor.
-        #expect(Double(kept) / Double(padding) <= 0.05, "\(name): \(kept) of \(padding) padding frames kept as speech: \(regions)")
+        #expect(
+            Double(kept) / Double(padding) <= 0.05,
+            "\(name): \(kept) of \(padding) padding frames kept as speech: \(regions)")
     }
 
     @Test("a 60 Hz hum, however loud, over pink noise is silence; so is digital silence")
@@ -171,9 +187,13 @@ struct VoiceActivityTests {
             let hum = SpeechClips.hum(frames: frames, dBFS: level)
             let noise = SpeechClips.pinkNoise(frames: frames, dBFS: -60)
             let samples = (0..<frames).map { Int16((hum[$0] + noise[$0]).rounded()) }
-            #expect(VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate) == [], "hum at \(level) dBFS")
+            #expect(
+                VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate) == [],
+                "hum at \(level) dBFS")
         }
-        #expect(VoiceActivity.speechRegions(samples: [Int16](repeating: 0, count: frames), sampleRate: SpeechClips.rate) == [])
+        #expect(
+            VoiceActivity.speechRegions(samples: [Int16](repeating: 0, count: frames), sampleRate: SpeechClips.rate)
+                == [])
     }
 
     @Test("a minute of pink noise and hum alone is silence: the 4 dB margin is above the noise's own swing")
@@ -201,7 +221,9 @@ struct VoiceActivityTests {
         #expect(regions.regions.count == 1)
         if let region = regions.regions.first {
             #expect(region.lowerBound >= Int64(5 * rate) - Int64(config.preRoll * Double(rate)) - Int64(rate / 50))
-            #expect(region.upperBound <= Int64(5 * rate) + Int64((config.floorWindow + config.hangover + 0.1) * Double(rate)))
+            #expect(
+                region.upperBound <= Int64(5 * rate)
+                    + Int64((config.floorWindow + config.hangover + 0.1) * Double(rate)))
         }
         #expect(!detector.isSpeech)
         #expect(detector.noiseFloor > -50)
@@ -274,7 +296,8 @@ struct VoiceActivityTests {
     func streamingState() throws {
         let (samples, _) = SpeechClips.padded(try SpeechClips.clip("goforward"))
         var detector = VoiceActivityDetector(sampleRate: SpeechClips.rate)
-        var sawStart = false, sawEnd = false
+        var sawStart = false
+        var sawEnd = false
         var at = 0
         while at < samples.count {
             let n = min(320, samples.count - at)
@@ -304,18 +327,22 @@ struct VoiceActivityTests {
     func stereo() throws {
         let (samples, _) = SpeechClips.padded(try SpeechClips.clip("something"))
         let stereo = samples.flatMap { [$0, $0] }
-        #expect(VoiceActivity.speechRegions(samples: stereo, sampleRate: SpeechClips.rate, channels: 2)
-            == VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate))
+        #expect(
+            VoiceActivity.speechRegions(samples: stereo, sampleRate: SpeechClips.rate, channels: 2)
+                == VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate))
     }
 
-    @Test("a silence threshold replaces the floor: above the clip's level nothing is speech, below the noise everything")
+    @Test(
+        "a silence threshold replaces the floor: above the clip's level nothing is speech, below the noise everything")
     func silenceThreshold() throws {
         let (samples, _) = SpeechClips.padded(try SpeechClips.clip("numbers"))
-        let none = VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate,
-                                               configuration: .init(silenceThreshold: -3))
+        let none = VoiceActivity.speechRegions(
+            samples: samples, sampleRate: SpeechClips.rate,
+            configuration: .init(silenceThreshold: -3))
         #expect(none == [])
-        let all = VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate,
-                                              configuration: .init(silenceThreshold: -80))
+        let all = VoiceActivity.speechRegions(
+            samples: samples, sampleRate: SpeechClips.rate,
+            configuration: .init(silenceThreshold: -80))
         #expect(all == [0..<Int64(samples.count)])
     }
 
@@ -333,6 +360,8 @@ struct VoiceActivityTests {
         let file = try SoundFile.create(path: path, format: .wav, rate: SpeechClips.rate, channels: 1)
         try samples.withUnsafeBufferPointer { try file.write($0.baseAddress!, frames: samples.count) }
         try file.close()
-        #expect(try VoiceActivity.speechRegions(path: path) == VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate))
+        #expect(
+            try VoiceActivity.speechRegions(path: path)
+                == VoiceActivity.speechRegions(samples: samples, sampleRate: SpeechClips.rate))
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RecCore
 
 /// The stage between a recorder's ring and its file: what it lets through does not depend
@@ -15,8 +16,8 @@ struct VoiceGateTests {
                 let n = min(chunk, buffer.count - at)
                 switch gate.pass(buffer.baseAddress! + at, frames: n) {
                 case .nothing: break
-                case let .frames(k): file += buffer[at..<(at + k)]
-                case let .held(held): file += held
+                case .frames(let k): file += buffer[at..<(at + k)]
+                case .held(let held): file += held
                 }
                 at += n
             }
@@ -30,7 +31,9 @@ struct VoiceGateTests {
         return quiet(16_000, 1) + TestSignal.tone(rate: 16_000, frames: 16_000) + quiet(64_000, 2)
     }()
 
-    @Test("start on voice: the file starts the pre-roll before the detector's onset, whatever the chunks", arguments: [7, 160, 1000, 8000])
+    @Test(
+        "start on voice: the file starts the pre-roll before the detector's onset, whatever the chunks",
+        arguments: [7, 160, 1000, 8000])
     func startOnVoice(chunk: Int) throws {
         let onset = try #require(VoiceActivity.speechRegions(samples: Self.input, sampleRate: 16_000).first?.lowerBound)
         let (file, gate) = Self.gated(Self.input, trigger: VoiceTrigger(startOnVoice: true, preRoll: 0.5), chunk: chunk)
@@ -39,7 +42,9 @@ struct VoiceGateTests {
         #expect(file == Array(Self.input[start...]))
     }
 
-    @Test("stop on silence: the file ends the silence after the last active block, to the block", arguments: [7, 160, 1000, 8000])
+    @Test(
+        "stop on silence: the file ends the silence after the last active block, to the block",
+        arguments: [7, 160, 1000, 8000])
     func stopOnSilence(chunk: Int) throws {
         let region = try #require(VoiceActivity.speechRegions(samples: Self.input, sampleRate: 16_000).last)
         let lastActive = Int(region.upperBound) - 8000  // less the 500 ms hangover

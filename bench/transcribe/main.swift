@@ -4,7 +4,7 @@
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func printError(_ line: String) {
@@ -16,7 +16,8 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let raw = arguments.contains("--raw")
 arguments.removeAll { $0 == "--raw" }
 guard let path = arguments.first, arguments.count <= 2,
-      let format = TranscriptFormat(rawValue: arguments.count == 2 ? arguments[1] : "txt") else {
+    let format = TranscriptFormat(rawValue: arguments.count == 2 ? arguments[1] : "txt")
+else {
     printError("usage: recnotes-transcribe FILE [txt|srt|vtt|json] [--raw]")
     exit(ExitStatus.usage)
 }

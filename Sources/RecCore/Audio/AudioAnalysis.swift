@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `info` shows about a recording's sound: its overall peak and RMS level, the
@@ -51,8 +51,10 @@ public struct AudioAnalysis: Equatable, Sendable {
     public var speechFrames: Int64 { speech.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
 
     /// Decodes `path` once, start to end.
-    public static func analyze(path: String, buckets: Int = waveformPoints,
-                               voice: VoiceActivityConfiguration = .init()) throws -> AudioAnalysis {
+    public static func analyze(
+        path: String, buckets: Int = waveformPoints,
+        voice: VoiceActivityConfiguration = .init()
+    ) throws -> AudioAnalysis {
         let file = try SoundFile.open(path: path)
         let buckets = max(buckets, 1)
         let declared = max(file.frames, 1)
@@ -83,7 +85,9 @@ public struct AudioAnalysis: Equatable, Sendable {
             throw AudioError(.file(path), "cannot decode", reason: "no audio could be read")
         }
         speech.add(detector.finish())
-        return AudioAnalysis(frames: frame, sampleRate: file.sampleRate, level: total.level, peaks: peaks,
-                             speech: speech.regions).compacted()
+        return AudioAnalysis(
+            frames: frame, sampleRate: file.sampleRate, level: total.level, peaks: peaks,
+            speech: speech.regions
+        ).compacted()
     }
 }

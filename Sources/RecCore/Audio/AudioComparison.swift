@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How close decoded audio is to what was encoded: for judging lossy round trips (tests,
@@ -20,11 +20,16 @@ public enum AudioComparison {
                 dot += Double(reference[i]) * Double(decoded[i + lag])
                 i += 7
             }
-            if dot > best { best = dot; bestLag = lag }
+            if dot > best {
+                best = dot
+                bestLag = lag
+            }
         }
-        var signal = 0.0, noise = 0.0
+        var signal = 0.0
+        var noise = 0.0
         for i in skip..<(skip + length) {
-            let r = Double(reference[i]), d = Double(decoded[i + bestLag])
+            let r = Double(reference[i])
+            let d = Double(decoded[i + bestLag])
             signal += r * r
             noise += (r - d) * (r - d)
         }

@@ -1,7 +1,7 @@
 import CAudio
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One ALSA PCM as `snd_device_name_hint` describes it.
@@ -28,7 +28,8 @@ public struct AudioDevice: Equatable, Sendable {
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         let result = snd_device_name_hint(-1, "pcm", &hints)
         guard result >= 0, let hints else {
-            throw AudioError(.device("pcm"), "cannot list devices", reason: String(cString: snd_strerror(result)), code: result)
+            throw AudioError(
+                .device("pcm"), "cannot list devices", reason: String(cString: snd_strerror(result)), code: result)
         }
         defer { snd_device_name_free_hint(hints) }
         func value(_ hint: UnsafeMutableRawPointer, _ id: String) -> String? {
@@ -41,11 +42,14 @@ public struct AudioDevice: Equatable, Sendable {
         while let hint = hints[index] {
             index += 1
             guard let name = value(hint, "NAME"), !devices.contains(where: { $0.name == name }) else { continue }
-            var description = (value(hint, "DESC") ?? "").split(separator: "\n").map(String.init).joined(separator: " — ")
+            var description = (value(hint, "DESC") ?? "").split(separator: "\n").map(String.init).joined(
+                separator: " — ")
             if description.isEmpty && name == "default" { description = "ALSA's default device" }
             let io = value(hint, "IOID")
-            devices.append(AudioDevice(name: name, description: description, capture: io == nil || io == "Input",
-                                       playback: io == nil || io == "Output"))
+            devices.append(
+                AudioDevice(
+                    name: name, description: description, capture: io == nil || io == "Input",
+                    playback: io == nil || io == "Output"))
         }
         return devices
     }

@@ -38,8 +38,8 @@ public struct AudioError: Error, Equatable, CustomStringConvertible, Sendable {
     /// How the CLI reports it: `audio device "hw:9": cannot open for capture: No such file or directory`.
     public var recError: RecError {
         switch subject {
-        case let .device(name): return .failure("audio device \"\(name)\"", "\(operation): \(reason)")
-        case let .file(path): return .failure(path, "\(operation): \(reason)")
+        case .device(let name): return .failure("audio device \"\(name)\"", "\(operation): \(reason)")
+        case .file(let path): return .failure(path, "\(operation): \(reason)")
         }
     }
 }

@@ -79,7 +79,9 @@ public final class ControlMailbox: @unchecked Sendable {
 
     /// What the loop last published.
     public var state: (applied: Int, paused: Bool, frames: Int64) {
-        (appliedSequence.load(ordering: .acquiring), pausedState.load(ordering: .relaxed),
-         Int64(positionFrames.load(ordering: .relaxed)))
+        (
+            appliedSequence.load(ordering: .acquiring), pausedState.load(ordering: .relaxed),
+            Int64(positionFrames.load(ordering: .relaxed))
+        )
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Peak and RMS level of a stretch of audio, in dBFS (0 is full scale). Silence reads as
@@ -57,8 +57,9 @@ public struct LevelMeter: Sendable {
 
     public var level: Level {
         guard samples > 0 else { return .silence }
-        return Level(peak: Level.decibels(Double(peak) / 32768),
-                     rms: Level.decibels((sumOfSquares / Double(samples)).squareRoot() / 32768))
+        return Level(
+            peak: Level.decibels(Double(peak) / 32768),
+            rms: Level.decibels((sumOfSquares / Double(samples)).squareRoot() / 32768))
     }
 
     /// The linear peak, 0...1.

@@ -1,7 +1,7 @@
 import CAudio
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One ALSA PCM opened for interleaved signed 16-bit frames, playback or capture.
@@ -33,9 +33,11 @@ public final class PCM {
     /// Opens `name` (`default`, `hw:0`, `pulse`, a name from `.asoundrc`) and configures it.
     /// `configuration`, when given, is ALSA configuration text used instead of the system's
     /// (for tests that define their own devices).
-    public init(name: String, direction: Direction, rate: Int, channels: Int,
-                bufferMicroseconds: Int = 500_000, periodMicroseconds: Int = 50_000,
-                configuration: String? = nil) throws {
+    public init(
+        name: String, direction: Direction, rate: Int, channels: Int,
+        bufferMicroseconds: Int = 500_000, periodMicroseconds: Int = 50_000,
+        configuration: String? = nil
+    ) throws {
         caudio_silence_alsa_errors()
         self.name = name
         self.direction = direction
@@ -62,8 +64,10 @@ public final class PCM {
 
     /// Opens `device` and sets it up; on any failure the handle is closed again, so that a
     /// second try (or the caller) starts clean.
-    private func openAndConfigure(_ device: String, _ config: OpaquePointer?, _ bufferMicroseconds: Int,
-                                  _ periodMicroseconds: Int) throws {
+    private func openAndConfigure(
+        _ device: String, _ config: OpaquePointer?, _ bufferMicroseconds: Int,
+        _ periodMicroseconds: Int
+    ) throws {
         do {
             handle = try PCM.open(device, direction, config)
             try configure(bufferMicroseconds: bufferMicroseconds, periodMicroseconds: periodMicroseconds)
@@ -101,7 +105,8 @@ public final class PCM {
 
     private static func open(_ name: String, _ direction: Direction, _ config: OpaquePointer?) throws -> OpaquePointer {
         var pcm: OpaquePointer?
-        let result = config.map { snd_pcm_open_lconf(&pcm, name, direction.stream, 0, $0) }
+        let result =
+            config.map { snd_pcm_open_lconf(&pcm, name, direction.stream, 0, $0) }
             ?? snd_pcm_open(&pcm, name, direction.stream, 0)
         guard result >= 0, let pcm else { throw AudioError.alsa(name, "cannot open for \(direction.word)", result) }
         return pcm
@@ -137,9 +142,13 @@ public final class PCM {
         defer { snd_pcm_hw_params_free(hw) }
         try check(snd_pcm_hw_params_any(handle, hw), "cannot read its parameters")
         try check(snd_pcm_hw_params_set_rate_resample(handle, hw, 1), "cannot enable resampling")
-        try checkFormat(snd_pcm_hw_params_set_access(handle, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "device cannot do interleaved access")
-        try checkFormat(snd_pcm_hw_params_set_format(handle, hw, SND_PCM_FORMAT_S16_LE), "device cannot do signed 16-bit samples")
-        try checkFormat(snd_pcm_hw_params_set_channels(handle, hw, UInt32(channels)), "device cannot do \(channels) channel(s)")
+        try checkFormat(
+            snd_pcm_hw_params_set_access(handle, hw, SND_PCM_ACCESS_RW_INTERLEAVED),
+            "device cannot do interleaved access")
+        try checkFormat(
+            snd_pcm_hw_params_set_format(handle, hw, SND_PCM_FORMAT_S16_LE), "device cannot do signed 16-bit samples")
+        try checkFormat(
+            snd_pcm_hw_params_set_channels(handle, hw, UInt32(channels)), "device cannot do \(channels) channel(s)")
         try checkFormat(snd_pcm_hw_params_set_rate(handle, hw, UInt32(rate), 0), "device cannot do \(rate) Hz")
         var bufferTime = UInt32(bufferMicroseconds)
         var dir: Int32 = 0
@@ -165,7 +174,8 @@ public final class PCM {
         // capture starts with the first read.
         let threshold = direction == .playback ? snd_pcm_uframes_t(bufferFrames) : 1
         try check(snd_pcm_sw_params_set_start_threshold(handle, sw, threshold), "cannot set the start threshold")
-        try check(snd_pcm_sw_params_set_avail_min(handle, sw, snd_pcm_uframes_t(periodFrames)), "cannot set the wake-up size")
+        try check(
+            snd_pcm_sw_params_set_avail_min(handle, sw, snd_pcm_uframes_t(periodFrames)), "cannot set the wake-up size")
         // No snd_pcm_prepare() here: snd_pcm_hw_params() has prepared the device already, and
         // preparing ALSA's pulse plugin a second time leaves its poll descriptor always ready,
         // which made every blocking read spin in poll() (1.2 CPU s per minute of audio).
@@ -208,8 +218,10 @@ public final class PCM {
     /// second at a time). The device's poll descriptor is not used for this: the pulse
     /// plugin's fires only once a whole period is free, so short polls woke the player
     /// some 22 times a second for nothing.
-    public func write(_ buffer: UnsafePointer<Int16>, frames: Int, interrupted: () -> Bool = { false },
-                      wait: (_ milliseconds: Int) -> Void = { usleep(UInt32($0) * 1000) }) throws -> Int {
+    public func write(
+        _ buffer: UnsafePointer<Int16>, frames: Int, interrupted: () -> Bool = { false },
+        wait: (_ milliseconds: Int) -> Void = { usleep(UInt32($0) * 1000) }
+    ) throws -> Int {
         guard let handle else { throw AudioError(.device(name), "write failed", reason: "device is closed") }
         if !nonblocking {
             try check(snd_pcm_nonblock(handle, 1), "cannot switch to non-blocking writes")

@@ -1,7 +1,7 @@
 import Atomics
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Plays a stretch of a sound file through an ALSA PCM.
@@ -23,8 +23,9 @@ public final class Player: @unchecked Sendable {
 
     public init(file: SoundFile, device: String, configuration: String? = nil) throws {
         self.file = file
-        pcm = try PCM(name: device, direction: .playback, rate: file.sampleRate, channels: file.channels,
-                      bufferMicroseconds: 500_000, periodMicroseconds: 125_000, configuration: configuration)
+        pcm = try PCM(
+            name: device, direction: .playback, rate: file.sampleRate, channels: file.channels,
+            bufferMicroseconds: 500_000, periodMicroseconds: 125_000, configuration: configuration)
     }
 
     /// Safe from any thread, also one that must not take a lock (the signal watcher).
@@ -36,7 +37,9 @@ public final class Player: @unchecked Sendable {
     public func togglePause() { controls.submit(.toggle) }
 
     /// To the next or previous of `frames` (keys `]` and `[`).
-    public func seekMark(forward: Bool, frames: [Int64]) { controls.submit(.seekMark(forward: forward, frames: frames)) }
+    public func seekMark(forward: Bool, frames: [Int64]) {
+        controls.submit(.seekMark(forward: forward, frames: frames))
+    }
 
     /// A marker where the listener is (a key: `m`, `M`).
     public func mark(label: String = "") { controls.submit(.mark(label: label)) }
@@ -60,15 +63,20 @@ public final class Player: @unchecked Sendable {
     /// `skipping` (sorted, apart): stretches jumped over as if they were not there
     /// (`play --skip-silence`); positions stay in the file's own time. Seeks stop at
     /// `floor` (a trim's in point) and `end`.
-    public func run(from start: Int64, until end: Int64, paused startPaused: Bool = false, skipping: [Range<Int64>] = [],
-                    floor: Int64 = 0, onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Ending) {
+    public func run(
+        from start: Int64, until end: Int64, paused startPaused: Bool = false, skipping: [Range<Int64>] = [],
+        floor: Int64 = 0, onEvent: (AudioEvent) -> Void
+    ) throws -> (AudioPosition, Ending) {
         var loop = PlayLoop(player: self, start: start, end: max(start, end), paused: startPaused)
         loop.skips = skipping
         loop.floor = min(max(floor, 0), start)
         do {
             try file.seek(to: start)
-            onEvent(.started(.init(device: pcm.name, file: file.path, sampleRate: loop.rate, channels: loop.channels,
-                                   position: loop.at(start), total: loop.total)))
+            onEvent(
+                .started(
+                    .init(
+                        device: pcm.name, file: file.path, sampleRate: loop.rate, channels: loop.channels,
+                        position: loop.at(start), total: loop.total)))
             if loop.paused { onEvent(.paused(loop.at(loop.position))) }
             controls.publish(paused: loop.paused, frames: loop.position, applied: 0)
             var ending = Ending.completed
@@ -100,7 +108,9 @@ public final class Player: @unchecked Sendable {
             }
             controls.publish(paused: loop.paused, frames: final, applied: 0)  // where it ended, for the follower
             pcm.close()
-            onEvent(.finished(.init(position: loop.at(final), xruns: pcm.recoveries, overruns: 0, level: loop.overall.level)))
+            onEvent(
+                .finished(
+                    .init(position: loop.at(final), xruns: pcm.recoveries, overruns: 0, level: loop.overall.level)))
             return (loop.at(final), ending)
         } catch {
             let reached = loop.heard()
@@ -172,16 +182,17 @@ public final class Player: @unchecked Sendable {
                     if pause != paused { restart = try setPaused(pause, onEvent) || restart }
                 case .stop:
                     player.stop()
-                case let .seek(to):
+                case .seek(let to):
                     restart = try seek(to: frames(to), onEvent) || restart
-                case let .skip(by):
+                case .skip(let by):
                     restart = try seek(to: heard() + frames(by), onEvent) || restart
-                case let .mark(label):
+                case .mark(let label):
                     onEvent(.marked(at(heard()), label: label))
-                case let .markAt(label, frame):
+                case .markAt(let label, let frame):
                     onEvent(.marked(at(min(max(frame, 0), end)), label: label))
-                case let .seekMark(forward, frames):
-                    let here = heard(), sorted = frames.sorted()
+                case .seekMark(let forward, let frames):
+                    let here = heard()
+                    let sorted = frames.sorted()
                     let target = forward ? sorted.first { $0 > here } : sorted.last { $0 < here - Int64(rate / 2) } ?? 0
                     if let target { restart = try seek(to: target, onEvent) || restart }
                 }
@@ -247,7 +258,9 @@ public final class Player: @unchecked Sendable {
                 // than a frame of its own; more than that is a truncated file.
                 let file = player.file
                 if file.frames - position > 2048 {
-                    throw AudioError(.file(file.path), "cannot decode", reason: "the audio ends at frame \(position) of \(file.frames); the file is truncated")
+                    throw AudioError(
+                        .file(file.path), "cannot decode",
+                        reason: "the audio ends at frame \(position) of \(file.frames); the file is truncated")
                 }
                 return false
             }
@@ -264,9 +277,10 @@ public final class Player: @unchecked Sendable {
         mutating func writeChunk() throws {
             let player = player
             // The wait for room is the mailbox's, which a command or stop() ends at once.
-            let written = try player.pcm.write(chunk + (chunkFrames - unwritten) * channels, frames: unwritten,
-                                               interrupted: { player.controls.hasQueued || player.isStopping },
-                                               wait: { player.controls.wait(milliseconds: $0) })
+            let written = try player.pcm.write(
+                chunk + (chunkFrames - unwritten) * channels, frames: unwritten,
+                interrupted: { player.controls.hasQueued || player.isStopping },
+                wait: { player.controls.wait(milliseconds: $0) })
             unwritten -= written
             position += Int64(written)
         }

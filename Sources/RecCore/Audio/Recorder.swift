@@ -1,7 +1,7 @@
 import Atomics
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Captures from an ALSA PCM into a sound file.
@@ -44,13 +44,16 @@ public final class Recorder: @unchecked Sendable {
     public let controls = ControlMailbox()
 
     /// Opens the device now, so a bad device fails before any file exists.
-    public init(device: String, rate: Int, channels: Int, frameLimit: Int64? = nil,
-                ringSeconds: Double = 4, configuration: String? = nil, voice: VoiceTrigger? = nil) throws {
+    public init(
+        device: String, rate: Int, channels: Int, frameLimit: Int64? = nil,
+        ringSeconds: Double = 4, configuration: String? = nil, voice: VoiceTrigger? = nil
+    ) throws {
         // Periods of an eighth of a second (arecord's choice for a half-second buffer): each
         // one wakes the capture thread and the writer, and a round trip to a sound server.
         // Commands do not wait for a period: they wake the writer themselves.
-        pcm = try PCM(name: device, direction: .capture, rate: rate, channels: channels,
-                      periodMicroseconds: 125_000, configuration: configuration)
+        pcm = try PCM(
+            name: device, direction: .capture, rate: rate, channels: channels,
+            periodMicroseconds: 125_000, configuration: configuration)
         ring = SampleRing(minimumCapacity: Int(Double(rate * channels) * max(ringSeconds, 2)))
         self.frameLimit = frameLimit
         self.voice = voice
@@ -137,8 +140,11 @@ public final class Recorder: @unchecked Sendable {
             stoppedOnSilence = loop.gate?.isStopped ?? false
             speechEnd = loop.gate?.speechEndInFile.map { min($0, loop.written) }
         }
-        onEvent(.started(.init(device: pcm.name, file: file.path, sampleRate: pcm.rate, channels: pcm.channels,
-                               position: loop.position, total: nil)))
+        onEvent(
+            .started(
+                .init(
+                    device: pcm.name, file: file.path, sampleRate: pcm.rate, channels: pcm.channels,
+                    position: loop.position, total: nil)))
         let thread = try JoinableThread { [self] in captureLoop() }
         while true {
             let ended = captureEnded.load(ordering: .acquiring)
@@ -166,7 +172,9 @@ public final class Recorder: @unchecked Sendable {
             throw error
         }
         pcm.close()
-        onEvent(.finished(.init(position: loop.position, xruns: pcm.recoveries, overruns: overruns, level: loop.total.level)))
+        onEvent(
+            .finished(
+                .init(position: loop.position, xruns: pcm.recoveries, overruns: overruns, level: loop.total.level)))
         return loop.written
     }
 
@@ -222,12 +230,12 @@ public final class Recorder: @unchecked Sendable {
                 case .toggle: pause = !paused
                 case .stop: recorder.stop()
                 case .seek, .skip, .seekMark: break  // nothing to seek in a recording; refused before it is sent
-                case let .mark(label):
+                case .mark(let label):
                     // At what has been captured, not only written: the moment the user
                     // means is now, and the ring may still hold what came before it.
                     let frames = written + Int64(recorder.ring.count / channels)
                     onEvent(.marked(AudioPosition(frames: frames, sampleRate: rate), label: label))
-                case let .markAt(label, frame):
+                case .markAt(let label, let frame):
                     onEvent(.marked(AudioPosition(frames: frame, sampleRate: rate), label: label))
                 }
                 if pause != paused {
@@ -266,7 +274,9 @@ public final class Recorder: @unchecked Sendable {
 
         /// Levels per tenth of a second of audio: the chunk is split at event boundaries.
         /// The file's size is asked once per chunk, not once per event.
-        mutating func measureAndReport(_ frames: Int, _ onEvent: (AudioEvent) -> Void, from samples: UnsafePointer<Int16>? = nil) {
+        mutating func measureAndReport(
+            _ frames: Int, _ onEvent: (AudioEvent) -> Void, from samples: UnsafePointer<Int16>? = nil
+        ) {
             let samples = samples ?? UnsafePointer(chunk)
             var bytes: Int64?? = nil
             var offset = 0
@@ -278,7 +288,10 @@ public final class Recorder: @unchecked Sendable {
                 if written == nextEvent {
                     nextEvent += eventEvery
                     if bytes == nil { bytes = .some(FileSystem.size(file.path)) }
-                    onEvent(.progress(.init(position: position, level: meter.level, bytes: bytes!, total: nil, voice: gate?.state)))
+                    onEvent(
+                        .progress(
+                            .init(position: position, level: meter.level, bytes: bytes!, total: nil, voice: gate?.state)
+                        ))
                     total.merge(meter)
                     meter.reset()
                 }
@@ -293,13 +306,15 @@ public final class Recorder: @unchecked Sendable {
             switch gate!.pass(chunk, frames: frames) {
             case .nothing:
                 if gate!.isWaiting { reportWaiting(frames, onEvent) }
-            case let .frames(n):
+            case .frames(let n):
                 let n = Int(min(Int64(n), remaining))
                 if n > 0, writeChunk(n) { measureAndReport(n, onEvent) }
-            case let .held(samples):
+            case .held(let samples):
                 let n = Int(min(Int64(samples.count / channels), remaining))
                 samples.withUnsafeBufferPointer { buffer in
-                    if n > 0, writeChunk(n, from: buffer.baseAddress!) { measureAndReport(n, onEvent, from: buffer.baseAddress!) }
+                    if n > 0, writeChunk(n, from: buffer.baseAddress!) {
+                        measureAndReport(n, onEvent, from: buffer.baseAddress!)
+                    }
                 }
             }
             if gate!.isStopped || (recorder.frameLimit.map { written >= $0 } ?? false) { recorder.stop() }
@@ -312,7 +327,8 @@ public final class Recorder: @unchecked Sendable {
             let captured = gate!.captured
             guard captured >= nextWaitingEvent else { return }
             while nextWaitingEvent <= captured { nextWaitingEvent += eventEvery }
-            onEvent(.progress(.init(position: position, level: meter.level, bytes: nil, total: nil, voice: gate!.state)))
+            onEvent(
+                .progress(.init(position: position, level: meter.level, bytes: nil, total: nil, voice: gate!.state)))
             meter.reset()
         }
 

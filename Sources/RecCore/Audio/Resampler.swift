@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Changes the sample rate of interleaved float audio, for targets that cannot take the

@@ -1,7 +1,7 @@
 import CAudio
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An audio file through libsndfile, opened either to write a new file or to read one,
@@ -44,8 +44,9 @@ public final class SoundFile {
         guard format.encoderRates?.contains(rate) ?? true else {
             throw AudioError(.file(path), "cannot create", reason: "\(format.rawValue) cannot be written at \(rate) Hz")
         }
-        return try create(path: path, sndfileFormat: format.sndfileFormat, rate: rate, channels: channels,
-                          describing: format.rawValue)
+        return try create(
+            path: path, sndfileFormat: format.sndfileFormat, rate: rate, channels: channels,
+            describing: format.rawValue)
     }
 
     /// Opens an existing file for reading.
@@ -56,7 +57,8 @@ public final class SoundFile {
         }
         guard info.channels > 0, info.samplerate > 0 else {
             sf_close(handle)
-            throw AudioError(.file(path), "cannot read audio", reason: "the file declares no channels or no sample rate")
+            throw AudioError(
+                .file(path), "cannot read audio", reason: "the file declares no channels or no sample rate")
         }
         return SoundFile(path: path, handle: handle, info: info)
     }
@@ -74,7 +76,8 @@ public final class SoundFile {
     static func reason(_ raw: String, code: Int32) -> String {
         switch code {
         case Int32(SF_ERR_UNRECOGNISED_FORMAT): return "not an audio format recnotes can read"
-        case Int32(SF_ERR_MALFORMED_FILE): return "the file is damaged: its format is known but its contents are not valid"
+        case Int32(SF_ERR_MALFORMED_FILE):
+            return "the file is damaged: its format is known but its contents are not valid"
         case Int32(SF_ERR_UNSUPPORTED_ENCODING): return "its audio encoding is not supported"
         default: break
         }
@@ -94,13 +97,17 @@ public final class SoundFile {
         try create(path: path, sndfileFormat: sndfileFormat, rate: rate, channels: channels, describing: "this format")
     }
 
-    private static func create(path: String, sndfileFormat: Int32, rate: Int, channels: Int, describing name: String) throws -> SoundFile {
+    private static func create(path: String, sndfileFormat: Int32, rate: Int, channels: Int, describing name: String)
+        throws -> SoundFile
+    {
         var info = SF_INFO()
         info.samplerate = Int32(clamping: rate)
         info.channels = Int32(clamping: channels)
         info.format = sndfileFormat
         guard sf_format_check(&info) == SF_TRUE else {
-            throw AudioError(.file(path), "cannot create", reason: "\(name) cannot be written at \(rate) Hz with \(channels) channel(s)")
+            throw AudioError(
+                .file(path), "cannot create",
+                reason: "\(name) cannot be written at \(rate) Hz with \(channels) channel(s)")
         }
         // sf_open creates the file before its encoder can refuse; what it leaves goes again.
         var before = stat()
@@ -127,7 +134,6 @@ public final class SoundFile {
 
     /// The open libsndfile handle, for extensions that read or write other sample types.
     var sndfileHandle: OpaquePointer? { handle }
-
 
     public var duration: Double { Double(frames) / Double(sampleRate) }
 
@@ -188,7 +194,9 @@ public final class SoundFile {
         }
         let result = sf_close(handle)
         if result != 0 {
-            throw AudioError(.file(path), "cannot finish writing", reason: Self.reason(String(cString: sf_error_number(result)), code: result), code: result)
+            throw AudioError(
+                .file(path), "cannot finish writing",
+                reason: Self.reason(String(cString: sf_error_number(result)), code: result), code: result)
         }
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension SoundFile {
@@ -24,7 +24,8 @@ extension SoundFile {
     /// Decodes `source` from its start into a new file; returns the frames copied.
     static func copy(_ source: SoundFile, to path: String, format: AudioFormat) throws -> Int64 {
         try source.seek(to: 0)
-        let target = try SoundFile.create(path: path, format: format, rate: source.sampleRate, channels: source.channels)
+        let target = try SoundFile.create(
+            path: path, format: format, rate: source.sampleRate, channels: source.channels)
         let chunk = 16384
         let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: chunk * source.channels)
         defer { buffer.deallocate() }

@@ -31,10 +31,12 @@ extension AudioFormat {
     /// `--rate`/`--channels` within `channelRange` and `rateRange`; a usage error otherwise.
     public static func validateLayout(rate: Int, channels: Int) throws {
         guard channelRange.contains(channels) else {
-            throw RecError.usage("--channels \(channels)", "must be between \(channelRange.lowerBound) and \(channelRange.upperBound)")
+            throw RecError.usage(
+                "--channels \(channels)", "must be between \(channelRange.lowerBound) and \(channelRange.upperBound)")
         }
         guard rateRange.contains(rate) else {
-            throw RecError.usage("--rate \(rate)", "must be between \(rateRange.lowerBound) and \(rateRange.upperBound) Hz")
+            throw RecError.usage(
+                "--rate \(rate)", "must be between \(rateRange.lowerBound) and \(rateRange.upperBound) Hz")
         }
     }
 
@@ -60,16 +62,21 @@ extension AudioFormat {
     public func validate(rate: Int, channels: Int) throws {
         try Self.validateLayout(rate: rate, channels: channels)
         if !isSupported(rate: defaultRate, channels: 1) {
-            throw RecError.failure("--format \(rawValue)", "this libsndfile (\(LibraryVersions.sndfile)) cannot write it")
+            throw RecError.failure(
+                "--format \(rawValue)", "this libsndfile (\(LibraryVersions.sndfile)) cannot write it")
         }
-        let commonRates = encoderRates ?? [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000, 176400, 192000]
+        let commonRates =
+            encoderRates ?? [
+                8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000, 176400, 192000,
+            ]
         let rates = commonRates.filter { canWrite(rate: $0, channels: 1) }
         if !canWrite(rate: rate, channels: 1) {
             throw RecError.usage("--rate \(rate)", "\(rawValue) takes \(Self.list(rates)) Hz")
         }
         if !canWrite(rate: rate, channels: channels) {
             let counts = Self.channelRange.filter { canWrite(rate: rate, channels: $0) }
-            let allowed = counts.count > 2 && counts == Array(counts.first!...counts.last!)
+            let allowed =
+                counts.count > 2 && counts == Array(counts.first!...counts.last!)
                 ? "\(counts.first!) to \(counts.last!)" : Self.list(counts)
             throw RecError.usage("--channels \(channels)", "\(rawValue) takes \(allowed) channels at \(rate) Hz")
         }

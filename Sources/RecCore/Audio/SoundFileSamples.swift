@@ -1,7 +1,7 @@
 import CAudio
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reading and writing other sample types than `Int16`, for importing and exporting:
@@ -18,7 +18,7 @@ extension SoundFile {
     public var isHighResolution: Bool {
         switch Int(subtype) {
         case Int(SF_FORMAT_PCM_24), Int(SF_FORMAT_PCM_32), Int(SF_FORMAT_FLOAT), Int(SF_FORMAT_DOUBLE),
-             Int(SF_FORMAT_ALAC_20), Int(SF_FORMAT_ALAC_24), Int(SF_FORMAT_ALAC_32):
+            Int(SF_FORMAT_ALAC_20), Int(SF_FORMAT_ALAC_24), Int(SF_FORMAT_ALAC_32):
             return true
         default:
             return false
@@ -116,7 +116,9 @@ extension AudioFormat {
     static func describe(_ file: SoundFile) -> String {
         var info = SF_FORMAT_INFO()
         info.format = file.container
-        if sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let name = info.name {
+        if sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
+            let name = info.name
+        {
             var text = String(cString: name)
             if let space = text.firstIndex(of: " ") { text = String(text[..<space]) }
             return text

@@ -1,7 +1,7 @@
 import CAudio
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a `Recorder` writes: a sound file in the store, or a stream for another program.
@@ -14,7 +14,6 @@ public protocol AudioSink: AnyObject {
 }
 
 extension SoundFile: AudioSink {}
-
 
 /// Live audio on a file descriptor that may not seek (a pipe): raw samples, or WAV whose
 /// header is written first. The header declares `frames` when the length is known in advance
@@ -52,12 +51,18 @@ public final class StreamSink: AudioSink {
         case .raw(.s32):
             scratch.removeAll(keepingCapacity: true)
             scratch.reserveCapacity(count * 4)
-            for i in 0..<count { withUnsafeBytes(of: (Int32(samples[i]) << 16).littleEndian) { scratch.append(contentsOf: $0) } }
+            for i in 0..<count {
+                withUnsafeBytes(of: (Int32(samples[i]) << 16).littleEndian) { scratch.append(contentsOf: $0) }
+            }
             try scratch.withUnsafeBytes { try writeFully(fd, $0.baseAddress!, $0.count, name: path) }
         case .raw(.f32):
             scratch.removeAll(keepingCapacity: true)
             scratch.reserveCapacity(count * 4)
-            for i in 0..<count { withUnsafeBytes(of: (Float(samples[i]) / 32768).bitPattern.littleEndian) { scratch.append(contentsOf: $0) } }
+            for i in 0..<count {
+                withUnsafeBytes(of: (Float(samples[i]) / 32768).bitPattern.littleEndian) {
+                    scratch.append(contentsOf: $0)
+                }
+            }
             try scratch.withUnsafeBytes { try writeFully(fd, $0.baseAddress!, $0.count, name: path) }
         }
     }
@@ -96,7 +101,9 @@ public final class PipeFLACSink: AudioSink {
             seek: { offset, whence, user in
                 let sink = Unmanaged<PipeFLACSink>.fromOpaque(user!).takeUnretainedValue()
                 // Only "where am I" can be answered on a pipe.
-                if (whence == SEEK_CUR && offset == 0) || (whence == SEEK_SET && offset == sink.written) { return sink.written }
+                if (whence == SEEK_CUR && offset == 0) || (whence == SEEK_SET && offset == sink.written) {
+                    return sink.written
+                }
                 sink.rewriting = true
                 return -1
             },
@@ -115,7 +122,8 @@ public final class PipeFLACSink: AudioSink {
             },
             tell: { user in Unmanaged<PipeFLACSink>.fromOpaque(user!).takeUnretainedValue().written }
         )
-        guard let handle = sf_open_virtual(&io, Int32(SFM_WRITE), &info, Unmanaged.passUnretained(self).toOpaque()) else {
+        guard let handle = sf_open_virtual(&io, Int32(SFM_WRITE), &info, Unmanaged.passUnretained(self).toOpaque())
+        else {
             throw AudioError.sndfile(path, "cannot write FLAC", nil)
         }
         self.handle = handle

@@ -1,7 +1,7 @@
 import CAudio
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Peak and RMS of 32-bit integer or float samples, reported like `LevelMeter`'s.
@@ -11,7 +11,8 @@ struct WideLevelMeter {
     private var samples = 0
 
     mutating func add(_ buffer: UnsafePointer<Float>, count: Int) {
-        var p = Float(0), sum = Float(0)
+        var p = Float(0)
+        var sum = Float(0)
         for i in 0..<count {
             let s = buffer[i]
             p = max(p, abs(s))
@@ -70,15 +71,20 @@ public final class TranscodeProgress {
     /// Bytes of output so far, when the caller knows them.
     var bytes: () -> Int64? = { nil }
 
-    public init(source: String, destination: String, rate: Int, channels: Int, totalFrames: Int64?,
-                onEvent: @escaping (AudioEvent) -> Void) {
+    public init(
+        source: String, destination: String, rate: Int, channels: Int, totalFrames: Int64?,
+        onEvent: @escaping (AudioEvent) -> Void
+    ) {
         self.onEvent = onEvent
         self.rate = rate
         total = totalFrames.map { AudioPosition(frames: $0, sampleRate: rate) }
         interval = max(Int64(rate), (totalFrames ?? 0) / 100)
         nextReport = interval
-        onEvent(.started(.init(device: source, file: destination, sampleRate: rate, channels: channels,
-                               position: AudioPosition(frames: 0, sampleRate: rate), total: total)))
+        onEvent(
+            .started(
+                .init(
+                    device: source, file: destination, sampleRate: rate, channels: channels,
+                    position: AudioPosition(frames: 0, sampleRate: rate), total: total)))
     }
 
     func advance(_ count: Int, float buffer: UnsafePointer<Float>, channels: Int) {
@@ -107,16 +113,22 @@ public final class TranscodeProgress {
     private func advance(_ count: Int) {
         frames += Int64(count)
         while frames >= nextReport {
-            onEvent(.progress(.init(position: AudioPosition(frames: frames, sampleRate: rate), level: sinceLast.level,
-                                    bytes: bytes(), total: total)))
+            onEvent(
+                .progress(
+                    .init(
+                        position: AudioPosition(frames: frames, sampleRate: rate), level: sinceLast.level,
+                        bytes: bytes(), total: total)))
             sinceLast = WideLevelMeter()
             nextReport += interval
         }
     }
 
     func finish() {
-        onEvent(.finished(.init(position: AudioPosition(frames: frames, sampleRate: rate), xruns: 0, overruns: 0,
-                                level: overall.level)))
+        onEvent(
+            .finished(
+                .init(
+                    position: AudioPosition(frames: frames, sampleRate: rate), xruns: 0, overruns: 0,
+                    level: overall.level)))
     }
 
     func fail(_ message: String) {
@@ -147,8 +159,10 @@ public enum Transcode {
     /// `limit` frames if given). Lossless targets are written from 32-bit integers, so
     /// 24-bit audio stays bit-exact; lossy ones (and float sources) from floats, through
     /// `resampler` when the target's rate differs.
-    static func copy(_ source: SoundFile, into target: SoundFile, resampler: Resampler?, progress: TranscodeProgress?,
-                     cancel: CancelFlag?, limit: Int64? = nil) throws -> Result {
+    static func copy(
+        _ source: SoundFile, into target: SoundFile, resampler: Resampler?, progress: TranscodeProgress?,
+        cancel: CancelFlag?, limit: Int64? = nil
+    ) throws -> Result {
         let channels = source.channels
         var remaining = limit ?? .max
         func want() -> Int { Int(min(Int64(chunk), remaining)) }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Voice activity: where in a stream of Int16 frames someone is speaking.
@@ -102,9 +102,13 @@ struct Biquad: Sendable {
         let a0 = 1 + alpha
         switch kind {
         case .lowPass:
-            b0 = (1 - c) / 2 / a0; b1 = (1 - c) / a0; b2 = b0
+            b0 = (1 - c) / 2 / a0
+            b1 = (1 - c) / a0
+            b2 = b0
         case .highPass:
-            b0 = (1 + c) / 2 / a0; b1 = -(1 + c) / a0; b2 = b0
+            b0 = (1 + c) / 2 / a0
+            b1 = -(1 + c) / a0
+            b2 = b0
         }
         a1 = -2 * c / a0
         a2 = (1 - alpha) / a0
@@ -214,9 +218,15 @@ public struct VoiceActivityDetector: Sendable {
     /// Feeds `count` frames of interleaved samples; returns the events they complete.
     public mutating func feed(_ samples: UnsafePointer<Int16>, frames count: Int) -> [VoiceActivityEvent] {
         var events: [VoiceActivityEvent] = []
-        var h1 = voiceHigh1, h2 = voiceHigh2, lp = voiceLow, hf = fricative
-        var voice = voiceSum, fric = fricativeSum, fill = blockFill
-        let channels = self.channels, blockFrames = self.blockFrames
+        var h1 = voiceHigh1
+        var h2 = voiceHigh2
+        var lp = voiceLow
+        var hf = fricative
+        var voice = voiceSum
+        var fric = fricativeSum
+        var fill = blockFill
+        let channels = self.channels
+        let blockFrames = self.blockFrames
         let scale = 1 / (32768 * Double(channels))
         var p = samples
         for _ in 0..<max(count, 0) {
@@ -236,11 +246,18 @@ public struct VoiceActivityDetector: Sendable {
             fill += 1
             if fill == blockFrames {
                 endBlock(voice: voice / Double(fill), fricative: fric / Double(fill), frames: fill, events: &events)
-                voice = 0; fric = 0; fill = 0
+                voice = 0
+                fric = 0
+                fill = 0
             }
         }
-        voiceHigh1 = h1; voiceHigh2 = h2; voiceLow = lp; fricative = hf
-        voiceSum = voice; fricativeSum = fric; blockFill = fill
+        voiceHigh1 = h1
+        voiceHigh2 = h2
+        voiceLow = lp
+        fricative = hf
+        voiceSum = voice
+        fricativeSum = fric
+        blockFill = fill
         return events
     }
 
@@ -257,8 +274,11 @@ public struct VoiceActivityDetector: Sendable {
         var events: [VoiceActivityEvent] = []
         if blockFill > 0 {
             let fill = blockFill
-            endBlock(voice: voiceSum / Double(fill), fricative: fricativeSum / Double(fill), frames: fill, events: &events)
-            voiceSum = 0; fricativeSum = 0; blockFill = 0
+            endBlock(
+                voice: voiceSum / Double(fill), fricative: fricativeSum / Double(fill), frames: fill, events: &events)
+            voiceSum = 0
+            fricativeSum = 0
+            blockFill = 0
         }
         if isSpeech {
             isSpeech = false
@@ -268,8 +288,10 @@ public struct VoiceActivityDetector: Sendable {
         return events
     }
 
-    private mutating func endBlock(voice: Double, fricative fricativeEnergy: Double, frames count: Int,
-                                   events: inout [VoiceActivityEvent]) {
+    private mutating func endBlock(
+        voice: Double, fricative fricativeEnergy: Double, frames count: Int,
+        events: inout [VoiceActivityEvent]
+    ) {
         let blockStart = frames
         frames += Int64(count)
         let voiceFloorNow = voiceFloor.add(voice)
@@ -279,7 +301,8 @@ public struct VoiceActivityDetector: Sendable {
         if let threshold = activeThreshold {
             active = voice > threshold || fricativeEnergy > threshold
         } else {
-            active = (voice > minimumEnergy && voice > voiceFloorNow * marginFactor)
+            active =
+                (voice > minimumEnergy && voice > voiceFloorNow * marginFactor)
                 || (fricativeEnergy > minimumEnergy && fricativeEnergy > fricativeFloorNow * marginFactor)
         }
         blockIndex += 1
@@ -346,7 +369,9 @@ public struct SpeechRegions: Equatable, Sendable {
 
     /// The silences of `span` longer than `minimum` frames (before the first region, between
     /// regions, after the last): what `play --skip-silence` jumps over.
-    public static func silences(between regions: [Range<Int64>], in span: Range<Int64>, longerThan minimum: Int64) -> [Range<Int64>] {
+    public static func silences(between regions: [Range<Int64>], in span: Range<Int64>, longerThan minimum: Int64)
+        -> [Range<Int64>]
+    {
         var gaps: [Range<Int64>] = []
         var at = span.lowerBound
         for region in regions + [span.upperBound..<span.upperBound] {
@@ -361,8 +386,10 @@ public struct SpeechRegions: Equatable, Sendable {
 
 public enum VoiceActivity {
     /// The speech regions of interleaved samples, fed in chunks of 8192 frames.
-    public static func speechRegions(samples: [Int16], sampleRate: Int, channels: Int = 1,
-                                     configuration: VoiceActivityConfiguration = .init()) -> [Range<Int64>] {
+    public static func speechRegions(
+        samples: [Int16], sampleRate: Int, channels: Int = 1,
+        configuration: VoiceActivityConfiguration = .init()
+    ) -> [Range<Int64>] {
         var detector = VoiceActivityDetector(sampleRate: sampleRate, channels: channels, configuration: configuration)
         var regions = SpeechRegions()
         let channels = detector.channels

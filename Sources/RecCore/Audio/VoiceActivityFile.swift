@@ -2,9 +2,12 @@
 // bench/vad.sh can compile the detector alone and time it without the rest of RecCore.
 extension VoiceActivity {
     /// The speech regions of a sound file, decoded once.
-    public static func speechRegions(path: String, configuration: VoiceActivityConfiguration = .init()) throws -> [Range<Int64>] {
+    public static func speechRegions(path: String, configuration: VoiceActivityConfiguration = .init()) throws
+        -> [Range<Int64>]
+    {
         let file = try SoundFile.open(path: path)
-        var detector = VoiceActivityDetector(sampleRate: file.sampleRate, channels: file.channels, configuration: configuration)
+        var detector = VoiceActivityDetector(
+            sampleRate: file.sampleRate, channels: file.channels, configuration: configuration)
         var regions = SpeechRegions()
         let chunk = 8192
         let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: chunk * file.channels)
@@ -25,7 +28,8 @@ extension RecordingInfo {
     /// for a `silenceThreshold` of the user's, or a recording from an older store.
     public func speechRegions(in location: StoreLocation, silenceThreshold: Double? = nil) throws -> [Range<Int64>] {
         if silenceThreshold == nil, let analysis { return analysis.speech }
-        return try VoiceActivity.speechRegions(path: location.audioPath(file),
-                                               configuration: VoiceActivityConfiguration(silenceThreshold: silenceThreshold))
+        return try VoiceActivity.speechRegions(
+            path: location.audioPath(file),
+            configuration: VoiceActivityConfiguration(silenceThreshold: silenceThreshold))
     }
 }

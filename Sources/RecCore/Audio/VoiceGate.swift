@@ -10,8 +10,10 @@ public struct VoiceTrigger: Equatable, Sendable {
     /// The detector's settings (`--silence-threshold`).
     public var detector: VoiceActivityConfiguration
 
-    public init(startOnVoice: Bool = false, preRoll: Double = 0.5, stopOnSilence: Double? = nil,
-                detector: VoiceActivityConfiguration = .init()) {
+    public init(
+        startOnVoice: Bool = false, preRoll: Double = 0.5, stopOnSilence: Double? = nil,
+        detector: VoiceActivityConfiguration = .init()
+    ) {
         self.startOnVoice = startOnVoice
         self.preRoll = preRoll
         self.stopOnSilence = stopOnSilence
@@ -67,7 +69,9 @@ struct VoiceGate {
     var isStopped: Bool { stoppedAt != nil }
 
     var state: VoiceState {
-        VoiceState(waiting: isWaiting, silence: Double(detector.silenceRun) / Double(rate), silenceLimit: trigger.stopOnSilence)
+        VoiceState(
+            waiting: isWaiting, silence: Double(detector.silenceRun) / Double(rate), silenceLimit: trigger.stopOnSilence
+        )
     }
 
     /// What the file gets of the frames just captured.
@@ -89,7 +93,11 @@ struct VoiceGate {
             let events = detector.feed(samples, frames: count)
             hold(samples, frames: count)
             captured += Int64(count)
-            guard let onset = events.lazy.compactMap({ if case let .speechStarted(at) = $0 { return at } else { return nil } }).first else {
+            guard
+                let onset = events.lazy.compactMap({
+                    if case .speechStarted(let at) = $0 { return at } else { return nil }
+                }).first
+            else {
                 return .nothing
             }
             let start = max(onset - preRollFrames, heldStart)

@@ -23,7 +23,8 @@ public enum BrowseKeymap {
         Binding(keys: [.character("g"), .home], label: "g Home", command: .first, help: "first row"),
         Binding(keys: [.character("G"), .end], label: "G End", command: .last, help: "last row"),
         Binding(keys: [.enter, .character("l")], label: "Enter l", command: .open, help: "open folder / play"),
-        Binding(keys: [.backspace, .character("h")], label: "Bksp h", command: .parent, help: "up to the parent folder"),
+        Binding(
+            keys: [.backspace, .character("h")], label: "Bksp h", command: .parent, help: "up to the parent folder"),
         Binding(keys: [.space], label: "Space", command: .togglePause, help: "pause / resume"),
         Binding(keys: [.left], label: "←", command: .back, help: "5 s back"),
         Binding(keys: [.right], label: "→", command: .forward, help: "5 s forward"),

@@ -1,7 +1,7 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs what `BrowseUpdate` asks for against the stores and the audio engine, and reports
@@ -18,8 +18,10 @@ public final class BrowseRuntime {
     private var playback: (session: PlaybackSession, thread: JoinableThread)?
     private var recording: (session: RecordingSession, thread: JoinableThread?)?
 
-    public init(library: Library, device: String, editNote: @escaping (String, String) throws -> String?,
-                post: @escaping @Sendable (BrowseMessage) -> Void) {
+    public init(
+        library: Library, device: String, editNote: @escaping (String, String) throws -> String?,
+        post: @escaping @Sendable (BrowseMessage) -> Void
+    ) {
         self.library = library
         self.device = device
         self.editNote = editNote
@@ -41,7 +43,8 @@ public final class BrowseRuntime {
         let rate = Double(session.sampleRate)
         let allowance = Int64(rate * Self.periodAllowance)
         func carried(_ anchor: PlayAnchor) -> Int64 {
-            anchor.paused ? anchor.frames
+            anchor.paused
+                ? anchor.frames
                 : min(anchor.frames + Int64((now - anchor.time) * rate), anchor.reported + allowance, session.end)
         }
         if playAnchor?.reported != state.frames || playAnchor?.paused != state.paused {
@@ -52,8 +55,10 @@ public final class BrowseRuntime {
             }
             playAnchor = PlayAnchor(reported: state.frames, frames: base, time: now, paused: state.paused)
         }
-        return .playing(.init(id: session.item.id, frames: playAnchor.map(carried) ?? state.frames, end: session.end,
-                              sampleRate: session.sampleRate, paused: state.paused))
+        return .playing(
+            .init(
+                id: session.item.id, frames: playAnchor.map(carried) ?? state.frames, end: session.end,
+                sampleRate: session.sampleRate, paused: state.paused))
     }
 
     private struct PlayAnchor {
@@ -69,7 +74,7 @@ public final class BrowseRuntime {
     /// recording's capture joins its thread.
     public func received(_ message: BrowseMessage) {
         switch message {
-        case let .playbackEnded(id):
+        case .playbackEnded(let id):
             if let (session, thread) = playback, session.item.id == id {
                 thread.join()
                 playback = nil
@@ -77,7 +82,7 @@ public final class BrowseRuntime {
         case .recordingStopped:
             recording?.thread?.join()
             recording?.thread = nil
-        case let .recordingFinished(text, id):
+        case .recordingFinished(let text, let id):
             // The store changed on another thread: read it here, then tell the browser, in
             // this order (the inbox keeps it), so that the saved item can be selected.
             finishing?.join()
@@ -100,32 +105,34 @@ public final class BrowseRuntime {
 
     private func perform(_ effect: BrowseEffect) throws {
         switch effect {
-        case let .play(id): try play(id)
-        case let .player(action): control(action)
-        case let .seekMark(forward):
-            if let session = playback?.session { session.player.seekMark(forward: forward, frames: session.markerFrames) }
-        case let .record(folder): try record(into: folder)
-        case let .recorder(action):
+        case .play(let id): try play(id)
+        case .player(let action): control(action)
+        case .seekMark(let forward):
+            if let session = playback?.session {
+                session.player.seekMark(forward: forward, frames: session.markerFrames)
+            }
+        case .record(let folder): try record(into: folder)
+        case .recorder(let action):
             guard let recorder = recording?.session.recorder else { return }
             switch action {
             case .toggle, .pause, .resume: recorder.togglePause()
             case .stop: recorder.stop()
-            case let .mark(label): recorder.mark(label: label)
+            case .mark(let label): recorder.mark(label: label)
             default: break
             }
-        case let .saveRecording(name): try finishRecording(as: name)
+        case .saveRecording(let name): try finishRecording(as: name)
         case .discardRecording: try discardRecording()
-        case let .makeFolder(name, folder):
+        case .makeFolder(let name, let folder):
             let path = child(name, of: folder)
             let made = try change { try $0.makeFolder(at: path, from: .root, createParents: false) }
             post(.done("made \(path)", select: made.last?.id))
-        case let .rename(id, name):
+        case .rename(let id, let name):
             guard let item = library.document[id] else { return }
             let from = library.document.path(of: id)
             let to = child(name, of: item.parent ?? .root)
             try change { try $0.moveItems(at: [from], to: to, from: .root) }
             post(.done("renamed \(from) to \(to)", select: id))
-        case let .trash(id):
+        case .trash(let id):
             let path = library.document.path(of: id)
             try change { try $0.removeItems(at: [path], from: .root, recursive: true) }
             post(.done("moved \(path) to the trash (u undoes)"))
@@ -133,13 +140,20 @@ public final class BrowseRuntime {
             let undone = try library.documents.undo()
             post(.documentChanged(library.document))
             post(.done("undid #\(undone.entry.sequence): \(undone.change)"))
-        case let .setTags(id, tags):
+        case .setTags(let id, let tags):
             guard let item = library.document[id] else { return }
             let old = item.annotations.tags
             let path = library.document.path(of: id)
-            try change { try $0.tag([path], adding: tags.filter { !old.contains($0) }, removing: old.filter { !tags.contains($0) }, from: .root) }
-            post(.done(tags.isEmpty ? "no tags on \(path)" : "tagged \(path): " + tags.map { "#" + $0 }.joined(separator: " ")))
-        case let .editNote(id):
+            try change {
+                try $0.tag(
+                    [path], adding: tags.filter { !old.contains($0) }, removing: old.filter { !tags.contains($0) },
+                    from: .root)
+            }
+            post(
+                .done(
+                    tags.isEmpty
+                        ? "no tags on \(path)" : "tagged \(path): " + tags.map { "#" + $0 }.joined(separator: " ")))
+        case .editNote(let id):
             guard let item = library.document[id] else { return }
             guard let text = try editNote(item.annotations.note, item.name) else {
                 post(.done("the note is unchanged"))
@@ -148,19 +162,22 @@ public final class BrowseRuntime {
             let path = library.document.path(of: id)
             try change { try $0.setNote(text, at: path, from: .root) }
             post(.done("saved the note of \(path)"))
-        case let .loadDetails(id):
+        case .loadDetails(let id):
             guard let item = library.document[id] else { return }
-            let lines = (try? TranscriptFiles(location: library.location).read(id))?.segments.prefix(BrowseLayout.transcriptLines).map(\.text) ?? []
+            let lines =
+                (try? TranscriptFiles(location: library.location).read(id))?.segments.prefix(
+                    BrowseLayout.transcriptLines
+                ).map(\.text) ?? []
             post(.details(.init(id: id, size: library.audioSize(of: item), transcript: Array(lines))))
-        case let .filter(text, folder):
+        case .filter(let text, let folder):
             post(.filtered(query: text, hits: filter(text, in: folder)))
-        case let .keepPlace(stack, selected):
+        case .keepPlace(let stack, let selected):
             guard !library.isReadOnly else { return }
             try library.viewState.transaction { vs in
                 if vs.state.folderStack != stack { vs.navigate(to: stack) }
                 if let selected, vs.state.selection?.recording != selected { vs.selectRecording(selected) }
             }
-        case let .remote(action):
+        case .remote(let action):
             let sent = try RemoteControl(library: library).send(action)
             post(.done("sent \(action) to the \(sent.job.rawValue) in pid \(sent.pid)"))
         case .quit:
@@ -205,18 +222,20 @@ public final class BrowseRuntime {
         // A library of its own: the session writes the view state from its thread.
         let own = try Library(location: library.location)
         own.documents.summary = library.documents.summary
-        let session = try PlaybackSession(library: own, path: own.document.path(of: id), seek: nil, until: nil,
-                                          fromStart: false, device: device)
+        let session = try PlaybackSession(
+            library: own, path: own.document.path(of: id), seek: nil, until: nil,
+            fromStart: false, device: device)
         try session.register()
         let post = self.post
-        let start = BrowseState.PlayerLine(id: id, frames: session.start, end: session.end, sampleRate: session.sampleRate, paused: false)
+        let start = BrowseState.PlayerLine(
+            id: id, frames: session.start, end: session.end, sampleRate: session.sampleRate, paused: false)
         post(.playing(start))
         let thread = try JoinableThread {
             do {
                 try session.play { event in
                     switch event {
-                    case let .failed(_, message): post(.failed("play: \(message)"))
-                    case let .marked(position, _): post(.done("marked \(Format.clock(position.seconds))"))
+                    case .failed(_, let message): post(.failed("play: \(message)"))
+                    case .marked(let position, _): post(.done("marked \(Format.clock(position.seconds))"))
                     default: break
                     }
                 }
@@ -232,8 +251,8 @@ public final class BrowseRuntime {
         guard let player = playback?.session.player else { return }
         switch action {
         case .toggle, .pause, .resume: player.togglePause()
-        case let .skip(by): player.seek(by: by)
-        case let .mark(label): player.mark(label: label)
+        case .skip(let by): player.seek(by: by)
+        case .mark(let label): player.mark(label: label)
         case .stop: player.stop()
         default: break
         }
@@ -253,22 +272,27 @@ public final class BrowseRuntime {
             let own = try Library(location: library.location)
             own.documents.summary = "recnotes browse: record"
             let format = AudioFormat.default
-            let session = try RecordingSession(library: own, path: own.document.path(of: folder), format: format,
-                                               rate: format.defaultRate, channels: AudioFormat.defaultChannels,
-                                               device: device, frameLimit: nil)
+            let session = try RecordingSession(
+                library: own, path: own.document.path(of: folder), format: format,
+                rate: format.defaultRate, channels: AudioFormat.defaultChannels,
+                device: device, frameLimit: nil)
             let post = self.post
             let thread = try JoinableThread {
                 do {
                     try session.record { event in
                         switch event {
-                        case let .progress(progress):
-                            post(.recording(frames: progress.position.frames, sampleRate: progress.position.sampleRate,
-                                            peak: progress.level.peak, bytes: progress.bytes ?? 0, paused: false))
-                        case let .paused(position):
-                            post(.recording(frames: position.frames, sampleRate: position.sampleRate, peak: Level.floor,
-                                            bytes: FileSystem.size(session.filePath) ?? 0, paused: true))
-                        case let .marked(position, _): post(.done("marked \(Format.clock(position.seconds))"))
-                        case let .failed(_, message): post(.failed("record: \(message)"))
+                        case .progress(let progress):
+                            post(
+                                .recording(
+                                    frames: progress.position.frames, sampleRate: progress.position.sampleRate,
+                                    peak: progress.level.peak, bytes: progress.bytes ?? 0, paused: false))
+                        case .paused(let position):
+                            post(
+                                .recording(
+                                    frames: position.frames, sampleRate: position.sampleRate, peak: Level.floor,
+                                    bytes: FileSystem.size(session.filePath) ?? 0, paused: true))
+                        case .marked(let position, _): post(.done("marked \(Format.clock(position.seconds))"))
+                        case .failed(_, let message): post(.failed("record: \(message)"))
                         default: break
                         }
                     }

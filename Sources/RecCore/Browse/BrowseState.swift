@@ -50,7 +50,9 @@ public struct BrowseState: Equatable, Sendable {
     /// folder, a rename and tags.
     public struct Alert: Equatable, Sendable {
         public enum Purpose: Equatable, Sendable {
-            case nameRecording, newFolder, rename(ItemID), tags(ItemID)
+            case nameRecording, newFolder
+            case rename(ItemID)
+            case tags(ItemID)
         }
 
         public var purpose: Purpose

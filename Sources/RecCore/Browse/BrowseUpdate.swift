@@ -14,12 +14,12 @@ public enum BrowseUpdate {
 
     private static func apply(_ message: BrowseMessage, to state: inout BrowseState) -> [BrowseEffect] {
         switch message {
-        case let .key(key):
+        case .key(let key):
             return press(key, in: &state)
-        case let .resized(width, height):
+        case .resized(let width, let height):
             state.width = width
             state.height = height
-        case let .documentChanged(document):
+        case .documentChanged(let document):
             let selected = state.selected?.id
             state.document = document
             if document[state.folder]?.isFolder != true {
@@ -33,19 +33,19 @@ public enum BrowseUpdate {
                 // Its tags, note or markers may have changed; its size and transcript too.
                 state.detailsAsked = nil
             }
-        case let .jobsChanged(jobs):
+        case .jobsChanged(let jobs):
             state.jobs = jobs
-        case let .playing(line):
+        case .playing(let line):
             state.player = line
-        case let .playbackEnded(id):
+        case .playbackEnded(let id):
             if state.player?.id == id { state.player = nil }
-        case let .recording(frames, sampleRate, peak, bytes, paused):
+        case .recording(let frames, let sampleRate, let peak, let bytes, let paused):
             state.recorder?.frames = frames
             state.recorder?.sampleRate = sampleRate
             state.recorder?.peak = peak
             state.recorder?.bytes = bytes
             state.recorder?.paused = paused
-        case let .recordingStopped(defaultName):
+        case .recordingStopped(let defaultName):
             state.recorder?.stopped = true
             state.recorder?.defaultName = defaultName
             state.mode = .alert(.init(.nameRecording, text: defaultName))
@@ -55,17 +55,17 @@ public enum BrowseUpdate {
             state.recorder = nil
             if case .alert(let alert) = state.mode, alert.purpose == .nameRecording { state.mode = .list }
             if state.mode == .confirm(.discardRecording) { state.mode = .list }
-        case let .details(details):
+        case .details(let details):
             if details.id == state.selected?.id { state.details = details }
-        case let .filtered(query, hits):
+        case .filtered(let query, let hits):
             guard var filter = state.filter, filter.line.text == query else { return [] }
             filter.hits = Set(hits)
             state.filter = filter
             state.cursor = 0
-        case let .done(text, select):
+        case .done(let text, let select):
             state.message = .init(text)
             if let select, let index = state.rows.firstIndex(where: { $0.id == select }) { state.cursor = index }
-        case let .failed(text):
+        case .failed(let text):
             state.message = .init(text, isError: true)
         }
         return []
@@ -79,9 +79,9 @@ public enum BrowseUpdate {
         case .help:
             state.mode = .list
             return []
-        case let .confirm(confirmation):
+        case .confirm(let confirmation):
             return confirm(confirmation, key, in: &state)
-        case let .alert(alert):
+        case .alert(let alert):
             return edit(alert, key, in: &state)
         case .list:
             break
@@ -184,7 +184,9 @@ public enum BrowseUpdate {
         return []
     }
 
-    private static func typeFilter(_ filter: BrowseState.Filter, _ key: Key, in state: inout BrowseState) -> [BrowseEffect] {
+    private static func typeFilter(_ filter: BrowseState.Filter, _ key: Key, in state: inout BrowseState)
+        -> [BrowseEffect]
+    {
         var filter = filter
         switch key {
         case .escape, .interrupt:
@@ -210,12 +212,14 @@ public enum BrowseUpdate {
 
     // MARK: Alerts
 
-    private static func confirm(_ confirmation: BrowseState.Confirmation, _ key: Key, in state: inout BrowseState) -> [BrowseEffect] {
+    private static func confirm(_ confirmation: BrowseState.Confirmation, _ key: Key, in state: inout BrowseState)
+        -> [BrowseEffect]
+    {
         let yes = key == .character("y") || key == .character("Y") || key == .enter
         let no = key == .character("n") || key == .character("N") || key == .escape || key == .interrupt
         guard yes || no else { return [] }
         switch confirmation {
-        case let .trash(id):
+        case .trash(let id):
             state.mode = .list
             return yes ? [.trash(id)] : []
         case .discardRecording:
@@ -256,8 +260,10 @@ public enum BrowseUpdate {
     }
 
     /// What Enter in an alert does: a problem to show (the alert stays), or the effect.
-    private static func submit(_ purpose: BrowseState.Alert.Purpose, _ text: String,
-                               in state: BrowseState) -> (String?, BrowseEffect?)? {
+    private static func submit(
+        _ purpose: BrowseState.Alert.Purpose, _ text: String,
+        in state: BrowseState
+    ) -> (String?, BrowseEffect?)? {
         switch purpose {
         case .nameRecording:
             let name = text.isEmpty ? state.recorder?.defaultName ?? "" : text
@@ -267,12 +273,12 @@ public enum BrowseUpdate {
         case .newFolder:
             if let problem = nameProblem(text, in: state.folder, except: nil, state) { return (problem, nil) }
             return (nil, .makeFolder(name: text, in: state.folder))
-        case let .rename(id):
+        case .rename(let id):
             guard let item = state.document[id] else { return (nil, nil) }
             if text == item.name { return (nil, nil) }
             if let problem = nameProblem(text, in: item.parent ?? .root, except: id, state) { return (problem, nil) }
             return (nil, .rename(id, to: text))
-        case let .tags(id):
+        case .tags(let id):
             let tags = text.split(whereSeparator: { $0.isWhitespace || $0 == "," }).map { word in
                 String(word.first == "#" ? word.dropFirst() : word[...])
             }
@@ -283,7 +289,8 @@ public enum BrowseUpdate {
         }
     }
 
-    private static func nameProblem(_ name: String, in folder: ItemID, except: ItemID?, _ state: BrowseState) -> String? {
+    private static func nameProblem(_ name: String, in folder: ItemID, except: ItemID?, _ state: BrowseState) -> String?
+    {
         if let problem = NameRules.violation(name) { return problem }
         if let existing = state.document.child(named: name, in: folder), existing.id != except {
             return "\(NameRules.quoted(name)) already exists here"
@@ -294,7 +301,8 @@ public enum BrowseUpdate {
     // MARK: Helpers
 
     static func keepPlace(_ state: BrowseState) -> BrowseEffect {
-        .keepPlace(folderStack: state.folderStack, selected: state.selected.flatMap { $0.recording != nil ? $0.id : nil })
+        .keepPlace(
+            folderStack: state.folderStack, selected: state.selected.flatMap { $0.recording != nil ? $0.id : nil })
     }
 
     /// The cursor on a row that exists, and the list scrolled to show it.

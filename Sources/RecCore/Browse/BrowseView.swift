@@ -7,7 +7,8 @@ public enum BrowseView {
         var screen = Screen(width: state.width, height: state.height)
         guard state.width >= BrowseLayout.minimumWidth, state.height >= BrowseLayout.minimumHeight else {
             screen.write("Too small for browse:", row: 0, column: 0)
-            screen.write("needs \(BrowseLayout.minimumWidth)×\(BrowseLayout.minimumHeight) (q quits)", row: 1, column: 0)
+            screen.write(
+                "needs \(BrowseLayout.minimumWidth)×\(BrowseLayout.minimumHeight) (q quits)", row: 1, column: 0)
             return screen
         }
         drawHeader(state, on: &screen)
@@ -20,8 +21,8 @@ public enum BrowseView {
         switch state.mode {
         case .list: break
         case .help: drawHelp(on: &screen)
-        case let .alert(alert): drawAlert(alert, state, on: &screen)
-        case let .confirm(confirmation): drawConfirmation(confirmation, state, on: &screen)
+        case .alert(let alert): drawAlert(alert, state, on: &screen)
+        case .confirm(let confirmation): drawConfirmation(confirmation, state, on: &screen)
         }
         return screen
     }
@@ -33,15 +34,17 @@ public enum BrowseView {
         let crumbs = state.document.ancestry(of: state.folder).map(\.name).joined(separator: " › ")
         let count = state.filter?.hits != nil ? "\(state.rows.count) found" : Format.count(state.rows.count, "item")
         let right = " " + count + " "
-        screen.write(" " + crumbs, row: 0, column: 0, limit: state.width - TextWidth.of(right) - 1, style: Palette.header)
+        screen.write(
+            " " + crumbs, row: 0, column: 0, limit: state.width - TextWidth.of(right) - 1, style: Palette.header)
         screen.write(right, row: 0, column: state.width - TextWidth.of(right), style: Palette.header)
     }
 
     private static func drawList(_ state: BrowseState, width: Int, on screen: inout Screen) {
         let rows = state.rows
         if rows.isEmpty {
-            screen.write(state.filter?.hits != nil ? "  nothing matches" : "  (empty: r records, n makes a folder)",
-                         row: 1, column: 0, limit: width, style: Palette.meta)
+            screen.write(
+                state.filter?.hits != nil ? "  nothing matches" : "  (empty: r records, n makes a folder)",
+                row: 1, column: 0, limit: width, style: Palette.meta)
             return
         }
         for line in 0..<state.listHeight {
@@ -51,12 +54,15 @@ public enum BrowseView {
         }
     }
 
-    private static func drawRow(_ item: Item, _ state: BrowseState, selected: Bool, row: Int, width: Int, on screen: inout Screen) {
+    private static func drawRow(
+        _ item: Item, _ state: BrowseState, selected: Bool, row: Int, width: Int, on screen: inout Screen
+    ) {
         let base = selected ? Palette.cursor : CellStyle.plain
         if selected { screen.fill(row: row, to: width, style: base) }
         let playing = state.player?.id == item.id || state.jobs.contains { $0.kind == .playback && $0.id == item.id }
         let mark = item.isFolder ? "▸ " : playing ? "▶ " : "  "
-        var col = screen.write(mark, row: row, column: 0, style: selected ? base : playing ? Palette.playing : Palette.folder)
+        var col = screen.write(
+            mark, row: row, column: 0, style: selected ? base : playing ? Palette.playing : Palette.folder)
         let meta: String
         if item.recording != nil {
             meta = Format.duration(item.trimmedDuration) + "  " + String(Format.date(item.created).prefix(10))
@@ -66,8 +72,9 @@ public enum BrowseView {
         let showMeta = width - 2 - TextWidth.of(meta) >= 12
         let nameRoom = width - col - (showMeta ? TextWidth.of(meta) + 2 : 1)
         let name = item.isFolder ? item.name + "/" : item.name
-        col = screen.write(name, row: row, column: col, limit: nameRoom,
-                           style: selected ? (item.isFolder ? Palette.cursorFolder : base) : item.isFolder ? Palette.folder : base)
+        col = screen.write(
+            name, row: row, column: col, limit: nameRoom,
+            style: selected ? (item.isFolder ? Palette.cursorFolder : base) : item.isFolder ? Palette.folder : base)
         for tag in item.annotations.tags {
             let text = " #" + tag
             guard col + TextWidth.of(text) <= 2 + nameRoom else { break }
@@ -100,18 +107,29 @@ public enum BrowseView {
         guard let info = item.recording else {
             let children = state.document.children(of: item.id)
             let folders = children.filter(\.isFolder).count
-            field("Folder", Format.count(folders, "folder") + ", " + Format.count(children.count - folders, "recording"))
+            field(
+                "Folder", Format.count(folders, "folder") + ", " + Format.count(children.count - folders, "recording"))
             field("Created", Format.date(item.created))
-            if !item.annotations.tags.isEmpty { field("Tags", item.annotations.tags.map { "#" + $0 }.joined(separator: " "), Palette.tag) }
+            if !item.annotations.tags.isEmpty {
+                field("Tags", item.annotations.tags.map { "#" + $0 }.joined(separator: " "), Palette.tag)
+            }
             noteLines(item.annotations.note, width: width).forEach { line($0) }
             return
         }
         field("Created", Format.date(item.created))
-        field("Format", "\(info.format.rawValue) · \(info.sampleRate) Hz · \(info.channels == 1 ? "mono" : info.channels == 2 ? "stereo" : "\(info.channels) ch")")
-        field("Duration", Format.duration(info.duration) + (item.annotations.trim != nil ? " (plays \(Format.duration(item.trimmedDuration)))" : ""))
+        field(
+            "Format",
+            "\(info.format.rawValue) · \(info.sampleRate) Hz · \(info.channels == 1 ? "mono" : info.channels == 2 ? "stereo" : "\(info.channels) ch")"
+        )
+        field(
+            "Duration",
+            Format.duration(info.duration)
+                + (item.annotations.trim != nil ? " (plays \(Format.duration(item.trimmedDuration)))" : ""))
         let details = state.details?.id == item.id ? state.details : nil
         field("Size", details?.size.map(Format.size) ?? "…")
-        if !item.annotations.tags.isEmpty { field("Tags", item.annotations.tags.map { "#" + $0 }.joined(separator: " "), Palette.tag) }
+        if !item.annotations.tags.isEmpty {
+            field("Tags", item.annotations.tags.map { "#" + $0 }.joined(separator: " "), Palette.tag)
+        }
         row += 1
         if row <= last {
             drawWaveform(item, info, state, row: row, column: column, width: width - 1, on: &screen)
@@ -124,7 +142,9 @@ public enum BrowseView {
             for (n, marker) in markers.prefix(BrowseLayout.markerLines).enumerated() {
                 line(" #\(n + 1)  \(Format.clock(Double(marker.frame) / rate))  \(marker.label)")
             }
-            if markers.count > BrowseLayout.markerLines { line(" … \(markers.count - BrowseLayout.markerLines) more", Palette.meta) }
+            if markers.count > BrowseLayout.markerLines {
+                line(" … \(markers.count - BrowseLayout.markerLines) more", Palette.meta)
+            }
         }
         if !item.annotations.note.isEmpty {
             line("Note", Palette.label)
@@ -143,8 +163,10 @@ public enum BrowseView {
 
     /// The waveform across the pane, the cell under the play position drawn as the play head,
     /// and the position's clock under it.
-    private static func drawWaveform(_ item: Item, _ info: RecordingInfo, _ state: BrowseState,
-                                     row: Int, column: Int, width: Int, on screen: inout Screen) {
+    private static func drawWaveform(
+        _ item: Item, _ info: RecordingInfo, _ state: BrowseState,
+        row: Int, column: Int, width: Int, on screen: inout Screen
+    ) {
         guard width > 0 else { return }
         let peaks = info.analysis.map { resample($0.peaks, to: width) } ?? Array(repeating: 0, count: width)
         screen.write(Sparkline.render(peaks), row: row, column: column, style: Palette.waveform)
@@ -180,26 +202,33 @@ public enum BrowseView {
         let row = state.height - 2
         if let recorder = state.recorder {
             let rate = Double(max(recorder.sampleRate, 1))
-            let line = StatusLine(symbol: recorder.paused ? "❚❚" : "●", time: Format.clock(Double(recorder.frames) / rate),
-                                  level: recorder.paused ? nil : recorder.peak,
-                                  extras: [Format.size(recorder.bytes)],
-                                  state: recorder.stopped ? "stopped" : recorder.paused ? "paused" : "recording",
-                                  hints: recorder.stopped ? nil : "space pause · m mark · s stop")
+            let line = StatusLine(
+                symbol: recorder.paused ? "❚❚" : "●", time: Format.clock(Double(recorder.frames) / rate),
+                level: recorder.paused ? nil : recorder.peak,
+                extras: [Format.size(recorder.bytes)],
+                state: recorder.stopped ? "stopped" : recorder.paused ? "paused" : "recording",
+                hints: recorder.stopped ? nil : "space pause · m mark · s stop")
             screen.write(line.render(width: state.width), row: row, column: 0, style: Palette.recording)
         } else if let player = state.player {
             let rate = Double(max(player.sampleRate, 1))
             let name = state.document[player.id]?.name
-            let line = StatusLine(symbol: player.paused ? "❚❚" : "▶",
-                                  // To the hundredth: the time moves at every frame while playing (up to 33 a second).
-                                  time: Format.preciseClock(Double(player.frames) / rate) + " / " + Format.clock(Double(player.end) / rate),
-                                  name: name, state: player.paused ? "paused" : nil, hints: "space pause · ←/→ 5 s · [ ] marks · x stop")
+            let line = StatusLine(
+                symbol: player.paused ? "❚❚" : "▶",
+                // To the hundredth: the time moves at every frame while playing (up to 33 a second).
+                time: Format.preciseClock(Double(player.frames) / rate) + " / "
+                    + Format.clock(Double(player.end) / rate),
+                name: name, state: player.paused ? "paused" : nil, hints: "space pause · ←/→ 5 s · [ ] marks · x stop")
             screen.write(line.render(width: state.width), row: row, column: 0, style: Palette.playing)
         } else if let job = state.jobs.first {
             let symbol = job.kind == .recording ? (job.paused ? "❚❚" : "●") : (job.paused ? "❚❚" : "▶")
-            let line = StatusLine(symbol: symbol, time: Format.clock(job.position), name: job.path,
-                                  state: "\(job.kind == .recording ? "recording" : "playing") in pid \(job.pid)\(job.paused ? ", paused" : "")",
-                                  hints: "space pause · x stop")
-            screen.write(line.render(width: state.width), row: row, column: 0, style: job.kind == .recording ? Palette.recording : Palette.playing)
+            let line = StatusLine(
+                symbol: symbol, time: Format.clock(job.position), name: job.path,
+                state:
+                    "\(job.kind == .recording ? "recording" : "playing") in pid \(job.pid)\(job.paused ? ", paused" : "")",
+                hints: "space pause · x stop")
+            screen.write(
+                line.render(width: state.width), row: row, column: 0,
+                style: job.kind == .recording ? Palette.recording : Palette.playing)
         }
     }
 
@@ -207,21 +236,30 @@ public enum BrowseView {
         let row = state.height - 1
         if let filter = state.filter, filter.typing {
             let end = screen.write("/" + filter.line.text, row: row, column: 0)
-            if case .list = state.mode { screen.cursor = (row, end - TextWidth.of(String(filter.line.text.suffix(filter.line.columnsAfterCursor)))) }
+            if case .list = state.mode {
+                screen.cursor = (
+                    row, end - TextWidth.of(String(filter.line.text.suffix(filter.line.columnsAfterCursor)))
+                )
+            }
             return
         }
         if let message = state.message {
             screen.write(message.text, row: row, column: 0, style: message.isError ? Palette.error : .plain)
             return
         }
-        let hint = state.filter != nil ? "filter: \(state.filter!.line.text) · Esc clears · ? keys" : "Enter open · Space pause · r record · n folder · / filter · ? keys · q quit"
+        let hint =
+            state.filter != nil
+            ? "filter: \(state.filter!.line.text) · Esc clears · ? keys"
+            : "Enter open · Space pause · r record · n folder · / filter · ? keys · q quit"
         screen.write(hint, row: row, column: 0, style: Palette.meta)
     }
 
     // MARK: Overlays
 
     /// A box in the middle of the screen; returns its first inner row and column and width.
-    private static func box(_ title: String, rows: Int, width wanted: Int, on screen: inout Screen) -> (row: Int, column: Int, width: Int) {
+    private static func box(_ title: String, rows: Int, width wanted: Int, on screen: inout Screen) -> (
+        row: Int, column: Int, width: Int
+    ) {
         let width = min(wanted, screen.width - 4)
         let left = (screen.width - width) / 2
         let top = max((screen.height - rows - 2) / 2, 1)
@@ -262,10 +300,12 @@ public enum BrowseView {
         screen.cursor = (inner.row, inner.column + cursorColumn)
     }
 
-    private static func drawConfirmation(_ confirmation: BrowseState.Confirmation, _ state: BrowseState, on screen: inout Screen) {
+    private static func drawConfirmation(
+        _ confirmation: BrowseState.Confirmation, _ state: BrowseState, on screen: inout Screen
+    ) {
         let question: String
         switch confirmation {
-        case let .trash(id): question = "Move \(NameRules.quoted(state.document[id]?.name ?? "it")) to the trash?"
+        case .trash(let id): question = "Move \(NameRules.quoted(state.document[id]?.name ?? "it")) to the trash?"
         case .discardRecording: question = "Discard this recording? Its audio goes to the trash."
         }
         let inner = box("Confirm", rows: 2, width: BrowseLayout.alertWidth, on: &screen)
@@ -281,11 +321,13 @@ public enum BrowseView {
         let inner = box("Keys (any key closes)", rows: rows, width: columns == 2 ? 96 : 60, on: &screen)
         let columnWidth = inner.width / columns
         for (n, binding) in bindings.enumerated() {
-            let c = n / perColumn, r = n % perColumn
+            let c = n / perColumn
+            let r = n % perColumn
             guard r < rows else { continue }
             let col = inner.column + c * columnWidth
             screen.write(TextWidth.padded(binding.label, to: 9), row: inner.row + r, column: col, style: Palette.title)
-            screen.write(binding.help, row: inner.row + r, column: col + 9, limit: columnWidth - 10, style: Palette.alert)
+            screen.write(
+                binding.help, row: inner.row + r, column: col + 9, limit: columnWidth - 10, style: Palette.alert)
         }
     }
 }

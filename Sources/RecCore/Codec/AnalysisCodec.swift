@@ -64,6 +64,7 @@ enum AnalysisCodec {
         guard let peak, let rms, let waveform, peak.isFinite, rms.isFinite else {
             throw r.failure("analysis needs peak, rms and waveform", at: start)
         }
-        return AudioAnalysis(frames: 0, sampleRate: 0, level: Level(peak: peak, rms: rms), peaks: waveform, speech: speech)
+        return AudioAnalysis(
+            frames: 0, sampleRate: 0, level: Level(peak: peak, rms: rms), peaks: waveform, speech: speech)
     }
 }

@@ -46,11 +46,15 @@ enum AnnotationCodec {
 
     /// Reads the value of `key` into `annotations` if it is one of the four; false otherwise
     /// (the caller reads the value).
-    static func read(_ key: UnsafeBufferPointer<UInt8>, from r: inout JSONReader, into annotations: inout Annotations) throws -> Bool {
+    static func read(_ key: UnsafeBufferPointer<UInt8>, from r: inout JSONReader, into annotations: inout Annotations)
+        throws -> Bool
+    {
         if key.equals("note") {
             let at = r.position
             annotations.note = try r.readString()
-            if annotations.note.utf8.count > NoteRules.maxBytes { throw r.failure("note is longer than \(NoteRules.maxBytes) bytes", at: at) }
+            if annotations.note.utf8.count > NoteRules.maxBytes {
+                throw r.failure("note is longer than \(NoteRules.maxBytes) bytes", at: at)
+            }
         } else if key.equals("tags") {
             annotations.tags.reserveCapacity(4)  // one allocation for the usual few
             try r.beginArray()
@@ -75,13 +79,18 @@ enum AnnotationCodec {
     /// Both points, in frames, in before out. (Past the end of the audio is fsck's to report.)
     private static func readTrim(_ r: inout JSONReader) throws -> TrimPoints {
         let start = r.position
-        var inFrame: Int64?, outFrame: Int64?
+        var inFrame: Int64?
+        var outFrame: Int64?
         try r.beginObject()
         var first = true
         while let key = try r.nextKey(first: &first) {
-            if key.equals("in") { inFrame = try r.readInt() }
-            else if key.equals("out") { outFrame = try r.readInt() }
-            else { try r.skipValue() }
+            if key.equals("in") {
+                inFrame = try r.readInt()
+            } else if key.equals("out") {
+                outFrame = try r.readInt()
+            } else {
+                try r.skipValue()
+            }
         }
         guard let inFrame, let outFrame, inFrame >= 0, outFrame > inFrame else {
             throw r.failure("trim needs frames \"in\" of 0 or more and \"out\" after it", at: start)
@@ -116,9 +125,13 @@ enum AnnotationCodec {
             try r.beginObject()
             var firstKey = true
             while let key = try r.nextKey(first: &firstKey) {
-                if key.equals("frame") { frame = try r.readInt() }
-                else if key.equals("label") { label = try r.readString() }
-                else { try r.skipValue() }
+                if key.equals("frame") {
+                    frame = try r.readInt()
+                } else if key.equals("label") {
+                    label = try r.readString()
+                } else {
+                    try r.skipValue()
+                }
             }
             guard let frame, frame >= 0 else { throw r.failure("a marker needs a \"frame\" of 0 or more", at: start) }
             markers.append(Marker(frame: frame, label: label))

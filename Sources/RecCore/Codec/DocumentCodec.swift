@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The on-disk layout of `store.json`. One object per item, one item per line, written
@@ -98,19 +98,23 @@ public enum DocumentCodec {
         public var description: String {
             switch self {
             case .missingRoot: return "the root folder \(ItemID.root) is missing"
-            case let .missingParent(id, parent): return "item \(id) has parent \(parent), which does not exist"
-            case let .parentNotAFolder(id, parent): return "item \(id) has parent \(parent), which is not a folder"
-            case let .childListMismatch(folder): return "folder \(folder) lists children that do not match its items' parent links"
-            case let .unreachable(id): return "item \(id) cannot be reached from the root (a parent cycle)"
-            case let .duplicateName(folder, name): return "folder \(folder) holds more than one item named \"\(name)\""
-            case let .duplicateID(id): return "uuid \(id) is used by more than one item"
+            case .missingParent(let id, let parent): return "item \(id) has parent \(parent), which does not exist"
+            case .parentNotAFolder(let id, let parent): return "item \(id) has parent \(parent), which is not a folder"
+            case .childListMismatch(let folder):
+                return "folder \(folder) lists children that do not match its items' parent links"
+            case .unreachable(let id): return "item \(id) cannot be reached from the root (a parent cycle)"
+            case .duplicateName(let folder, let name):
+                return "folder \(folder) holds more than one item named \"\(name)\""
+            case .duplicateID(let id): return "uuid \(id) is used by more than one item"
             }
         }
     }
 
     /// Decodes and checks. In strict mode any link problem is an error; otherwise the links
     /// are rebuilt from the parent pointers and the problems are returned.
-    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws -> (Document, [LinkProblem]) {
+    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws -> (
+        Document, [LinkProblem]
+    ) {
         let decoded = try decodeVersioned(bytes, strict: strict)
         return (decoded.document, decoded.problems)
     }
@@ -119,7 +123,8 @@ public enum DocumentCodec {
     /// `itemRanges` says where each item of the `items` array lies in `bytes` (what `find`'s
     /// index keeps, so that it decodes only the items it prints); the trash's are not listed.
     public static func decodeVersioned(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws
-        -> (document: Document, problems: [LinkProblem], version: Int, itemRanges: [(id: ItemID, range: Range<Int>)]) {
+        -> (document: Document, problems: [LinkProblem], version: Int, itemRanges: [(id: ItemID, range: Range<Int>)])
+    {
         var reader = JSONReader(bytes)
         var items: [ItemID: Item] = [:]
         var ranges: [(id: ItemID, range: Range<Int>)] = []
@@ -135,7 +140,10 @@ public enum DocumentCodec {
                     let at = reader.position
                     version = try reader.readInt()
                     if version! > Int64(Document.currentVersion) {
-                        throw Corrupt(reason: "version \(version!) is newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes")
+                        throw Corrupt(
+                            reason:
+                                "version \(version!) is newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes"
+                        )
                     }
                     if version! < 1 { throw reader.failure("version must be 1 or more", at: at) }
                 } else if key.equals("items") {
@@ -167,7 +175,10 @@ public enum DocumentCodec {
         let problems = duplicates + document.checkLinks()
         if !problems.isEmpty {
             if strict {
-                let more = problems.count > 1 ? " (and \(problems.count - 1) more problem\(problems.count > 2 ? "s" : ""); run recnotes fsck)" : "; run recnotes fsck"
+                let more =
+                    problems.count > 1
+                    ? " (and \(problems.count - 1) more problem\(problems.count > 2 ? "s" : ""); run recnotes fsck)"
+                    : "; run recnotes fsck"
                 throw Corrupt(reason: "broken links: \(problems[0])\(more)")
             }
             document.rebuildLinks()
@@ -207,13 +218,17 @@ public enum DocumentCodec {
         while let key = try r.nextKey(first: &first) {
             if key.equals("parent") {
                 let at = r.position
-                guard let id = ItemID(utf8: try r.readRawString()) else { throw r.failure("parent is not a UUID", at: at) }
+                guard let id = ItemID(utf8: try r.readRawString()) else {
+                    throw r.failure("parent is not a UUID", at: at)
+                }
                 parent = id
             } else if key.equals("path") {
                 path = try r.readString()
             } else if key.equals("removed") {
                 let at = r.position
-                guard let t = Timestamp(utf8: try r.readRawString()) else { throw r.failure("removed is not an ISO 8601 time", at: at) }
+                guard let t = Timestamp(utf8: try r.readRawString()) else {
+                    throw r.failure("removed is not an ISO 8601 time", at: at)
+                }
                 removed = t
             } else if key.equals("items") {
                 try r.beginArray()
@@ -261,7 +276,11 @@ public enum DocumentCodec {
             } else if key.equals("type") {
                 let at = r.position
                 let raw = try r.readRawString()
-                if raw.equals("folder") { type = .folder } else if raw.equals("recording") { type = .recording } else {
+                if raw.equals("folder") {
+                    type = .folder
+                } else if raw.equals("recording") {
+                    type = .recording
+                } else {
                     throw r.failure("type must be \"folder\" or \"recording\"", at: at)
                 }
             } else if key.equals("name") {
@@ -289,7 +308,9 @@ public enum DocumentCodec {
                 let at = r.position
                 let name = try r.readString()
                 guard let known = AudioFormat(rawValue: name) else {
-                    throw r.failure("unknown audio format \"\(name)\" (known: \(AudioFormat.allCases.map(\.rawValue).joined(separator: ", ")))", at: at)
+                    throw r.failure(
+                        "unknown audio format \"\(name)\" (known: \(AudioFormat.allCases.map(\.rawValue).joined(separator: ", ")))",
+                        at: at)
                 }
                 format = known
             } else if key.equals("file") {
@@ -314,12 +335,17 @@ public enum DocumentCodec {
         if let problem = NameRules.violation(name), id != .root {
             throw r.failure("item \(id) has an invalid name: \(problem)", at: start)
         }
-        if type == .folder, !annotations.markers.isEmpty { throw r.failure("folder \(id) has markers; only recordings do", at: start) }
-        if type == .folder, annotations.trim != nil { throw r.failure("folder \(id) has trim points; only recordings do", at: start) }
+        if type == .folder, !annotations.markers.isEmpty {
+            throw r.failure("folder \(id) has markers; only recordings do", at: start)
+        }
+        if type == .folder, annotations.trim != nil {
+            throw r.failure("folder \(id) has trim points; only recordings do", at: start)
+        }
         switch type {
         case .folder:
-            return Item(id: id, parent: parent, name: name, created: created, children: children, recording: nil,
-                        annotations: annotations)
+            return Item(
+                id: id, parent: parent, name: name, created: created, children: children, recording: nil,
+                annotations: annotations)
         case .recording:
             guard let duration else { throw missing("duration") }
             guard let frames else { throw missing("frames") }
@@ -327,7 +353,9 @@ public enum DocumentCodec {
             guard let channels else { throw missing("channels") }
             guard let format else { throw missing("format") }
             guard let file else { throw missing("file") }
-            guard duration >= 0, frames >= 0, StoredLayout.isPlausible(rate: Int64(sampleRate), channels: Int64(channels)) else {
+            guard duration >= 0, frames >= 0,
+                StoredLayout.isPlausible(rate: Int64(sampleRate), channels: Int64(channels))
+            else {
                 throw r.failure("recording \(id) has out-of-range audio fields", at: start)
             }
             guard !file.isEmpty, !file.utf8.contains(47), file != ".", file != ".." else {
@@ -335,10 +363,12 @@ public enum DocumentCodec {
             }
             analysis?.frames = frames
             analysis?.sampleRate = Int(sampleRate)
-            return Item(id: id, parent: parent, name: name, created: created, children: [],
-                        recording: RecordingInfo(duration: duration, frames: frames, sampleRate: Int(sampleRate),
-                                                 channels: Int(channels), format: format, file: file, analysis: analysis),
-                        annotations: annotations)
+            return Item(
+                id: id, parent: parent, name: name, created: created, children: [],
+                recording: RecordingInfo(
+                    duration: duration, frames: frames, sampleRate: Int(sampleRate),
+                    channels: Int(channels), format: format, file: file, analysis: analysis),
+                annotations: annotations)
         }
     }
 }

@@ -26,7 +26,9 @@ struct JSONReader {
     func failure(_ message: String, at offset: Int? = nil) -> Failure {
         var end = min(offset ?? position, bytes.count)
         // Point at the value itself, not at the whitespace before it.
-        while end < bytes.count, bytes[end] == 0x20 || bytes[end] == 0x0A || bytes[end] == 0x0D || bytes[end] == 0x09 { end += 1 }
+        while end < bytes.count, bytes[end] == 0x20 || bytes[end] == 0x0A || bytes[end] == 0x0D || bytes[end] == 0x09 {
+            end += 1
+        }
         var line = 1
         var lineStart = 0
         for i in 0..<end where bytes[i] == 10 {
@@ -104,15 +106,18 @@ struct JSONReader {
 
     mutating func finish() throws {
         skipWhitespace()
-        guard position == bytes.count else { throw failure("unexpected \(describeNext()) after the end of the document") }
+        guard position == bytes.count else {
+            throw failure("unexpected \(describeNext()) after the end of the document")
+        }
     }
 
     // MARK: Scalars
 
     mutating func readNull() -> Bool {
         guard peek() == UInt8(ascii: "n"), position + 4 <= bytes.count,
-              bytes[position + 1] == UInt8(ascii: "u"), bytes[position + 2] == UInt8(ascii: "l"),
-              bytes[position + 3] == UInt8(ascii: "l") else { return false }
+            bytes[position + 1] == UInt8(ascii: "u"), bytes[position + 2] == UInt8(ascii: "l"),
+            bytes[position + 3] == UInt8(ascii: "l")
+        else { return false }
         position += 4
         return true
     }
@@ -155,7 +160,9 @@ struct JSONReader {
             if b == UInt8(ascii: "\"") {
                 position = i + 1
                 let raw = UnsafeBufferPointer(rebasing: bytes[start..<i])
-                if highBits & Self.highBitOfEachByte != 0, !isValidUTF8(raw) { throw failure("invalid UTF-8 in a string", at: start) }
+                if highBits & Self.highBitOfEachByte != 0, !isValidUTF8(raw) {
+                    throw failure("invalid UTF-8 in a string", at: start)
+                }
                 return raw
             }
             if b == UInt8(ascii: "\\") { return try readEscapedString(from: start) }
@@ -176,7 +183,8 @@ struct JSONReader {
     private static func needsLook(_ chunk: UInt64) -> Bool {
         @inline(__always) func hasZeroByte(_ x: UInt64) -> Bool { (x &- oneInEachByte) & ~x & highBitOfEachByte != 0 }
         let lessThanSpace = (chunk &- 0x20 &* oneInEachByte) & ~chunk & highBitOfEachByte != 0
-        return lessThanSpace || hasZeroByte(chunk ^ (0x22 &* oneInEachByte)) || hasZeroByte(chunk ^ (0x5C &* oneInEachByte))
+        return lessThanSpace || hasZeroByte(chunk ^ (0x22 &* oneInEachByte))
+            || hasZeroByte(chunk ^ (0x5C &* oneInEachByte))
     }
 
     private mutating func readEscapedString(from start: Int) throws -> UnsafeBufferPointer<UInt8> {
@@ -208,7 +216,9 @@ struct JSONReader {
                         guard i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "\\"), bytes[i + 2] == UInt8(ascii: "u")
                         else { throw failure("unpaired surrogate in a string", at: i) }
                         let low = try hex4(at: i + 3)
-                        guard (0xDC00..<0xE000).contains(low) else { throw failure("unpaired surrogate in a string", at: i) }
+                        guard (0xDC00..<0xE000).contains(low) else {
+                            throw failure("unpaired surrogate in a string", at: i)
+                        }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         i += 6
                     } else if (0xDC00..<0xE000).contains(scalar) {
@@ -369,5 +379,5 @@ extension UnsafeBufferPointer where Element == UInt8 {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The on-disk layout of `find`'s two index files (`ItemIndex`, `TranscriptIndex`):
@@ -30,7 +30,9 @@ enum SearchIndexCodec {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var header = [UInt8](repeating: 0, count: 8 + 48)
-        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress!, $0.count, 0) }) == header.count else { return nil }
+        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress!, $0.count, 0) }) == header.count else {
+            return nil
+        }
         return source(in: header)
     }
 
@@ -69,21 +71,25 @@ enum SearchIndexCodec {
     static func decodeItems(_ bytes: [UInt8]) -> ItemIndex? {
         var r = WordReader(bytes)
         guard r.magic(itemsMagic), let source = r.source(), let count = r.count(), let stringsLength = r.count(),
-              let textLength = r.count(), count <= bytes.count / 136 else { return nil }
+            let textLength = r.count(), count <= bytes.count / 136
+        else { return nil }
         var items: [IndexedItem] = []
         items.reserveCapacity(count)
         for position in 0..<count {
             guard let high = r.word(), let low = r.word(), let flags = r.word(), let created = r.word(),
-                  let duration = r.word(), let parent = r.signed(), let subtreeEnd = r.count(),
-                  let storeRange = r.range(within: Int.max), let name = r.range(within: stringsLength),
-                  let path = r.range(within: stringsLength), let tags = r.range(within: stringsLength),
-                  let text = r.range(within: textLength),
-                  parent < position, parent >= -1, (position == 0) == (parent == -1),
-                  subtreeEnd > position, subtreeEnd <= count else { return nil }
-            items.append(IndexedItem(id: ItemID(high: high, low: low), isFolder: flags & 1 != 0,
-                                     created: Timestamp(millisecondsSinceEpoch: Int64(bitPattern: created)),
-                                     duration: Double(bitPattern: duration), parent: parent, subtreeEnd: subtreeEnd,
-                                     storeRange: storeRange, name: name, path: path, tags: tags, text: text))
+                let duration = r.word(), let parent = r.signed(), let subtreeEnd = r.count(),
+                let storeRange = r.range(within: Int.max), let name = r.range(within: stringsLength),
+                let path = r.range(within: stringsLength), let tags = r.range(within: stringsLength),
+                let text = r.range(within: textLength),
+                parent < position, parent >= -1, (position == 0) == (parent == -1),
+                subtreeEnd > position, subtreeEnd <= count
+            else { return nil }
+            items.append(
+                IndexedItem(
+                    id: ItemID(high: high, low: low), isFolder: flags & 1 != 0,
+                    created: Timestamp(millisecondsSinceEpoch: Int64(bitPattern: created)),
+                    duration: Double(bitPattern: duration), parent: parent, subtreeEnd: subtreeEnd,
+                    storeRange: storeRange, name: name, path: path, tags: tags, text: text))
         }
         // The runs are not copied out of the file: its ranges are moved to where they lie in it.
         let stringsBase = r.at
@@ -122,12 +128,15 @@ enum SearchIndexCodec {
     static func decodeTranscripts(_ bytes: [UInt8]) -> TranscriptIndex? {
         var r = WordReader(bytes)
         guard r.magic(transcriptsMagic), let source = r.source(), let count = r.count(), let textLength = r.count(),
-              count <= bytes.count / 80 else { return nil }
+            count <= bytes.count / 80
+        else { return nil }
         var entries: [(id: ItemID, file: SourceIdentity, text: Range<Int>)] = []
         entries.reserveCapacity(count)
         for _ in 0..<count {
-            guard let high = r.word(), let low = r.word(), let file = r.source(), let text = r.range(within: textLength),
-                  text.lowerBound >= (entries.last?.text.upperBound ?? 0) else { return nil }
+            guard let high = r.word(), let low = r.word(), let file = r.source(),
+                let text = r.range(within: textLength),
+                text.lowerBound >= (entries.last?.text.upperBound ?? 0)
+            else { return nil }
             entries.append((ItemID(high: high, low: low), file, text))
         }
         let textBase = r.at
@@ -151,8 +160,10 @@ private struct Words {
     mutating func source(_ source: SourceIdentity) {
         switch source {
         case .untrusted: for _ in 0..<6 { word(0) }
-        case .absent: word(2); for _ in 0..<5 { word(0) }
-        case let .present(identity):
+        case .absent:
+            word(2)
+            for _ in 0..<5 { word(0) }
+        case .present(let identity):
             word(1)
             word(identity.device)
             word(identity.inode)
@@ -207,11 +218,15 @@ private struct WordReader {
 
     mutating func source() -> SourceIdentity? {
         guard let state = word(), let device = word(), let inode = word(), let size = signed(),
-              let seconds = signed(), let nanoseconds = signed() else { return nil }
+            let seconds = signed(), let nanoseconds = signed()
+        else { return nil }
         switch state {
         case 0: return .untrusted
-        case 1: return .present(FileIdentity(device: device, inode: inode, size: Int64(size),
-                                             modifiedSeconds: seconds, modifiedNanoseconds: nanoseconds))
+        case 1:
+            return .present(
+                FileIdentity(
+                    device: device, inode: inode, size: Int64(size),
+                    modifiedSeconds: seconds, modifiedNanoseconds: nanoseconds))
         case 2: return .absent
         default: return nil
         }

@@ -102,19 +102,19 @@ enum ViewStateCodec {
             case .resume: w.string("resume")
             case .toggle: w.string("toggle")
             case .stop: w.string("stop")
-            case let .seek(to):
+            case .seek(let to):
                 w.string("seek")
                 w.raw(", \"seconds\": ")
                 w.double(to)
-            case let .skip(by):
+            case .skip(let by):
                 w.string("skip")
                 w.raw(", \"seconds\": ")
                 w.double(by)
-            case let .mark(label):
+            case .mark(let label):
                 w.string("mark")
                 w.raw(", \"label\": ")
                 w.string(label)
-            case let .seekMark(forward, frames):
+            case .seekMark(let forward, let frames):
                 w.string(forward ? "nextMark" : "prevMark")
                 w.raw(", \"frames\": ")
                 w.array(frames) { $0.int($1) }
@@ -131,28 +131,39 @@ enum ViewStateCodec {
         try r.beginObject()
         var f = true
         while let k = try r.nextKey(first: &f) {
-            if k.equals("paused") { control.paused = try r.readBool() }
-            else if k.equals("lastSequence") { control.lastSequence = Int(try r.readInt()) }
-            else if k.equals("pending") {
+            if k.equals("paused") {
+                control.paused = try r.readBool()
+            } else if k.equals("lastSequence") {
+                control.lastSequence = Int(try r.readInt())
+            } else if k.equals("pending") {
                 try r.beginArray()
                 var first = true
                 while try r.nextElement(first: &first) {
-                    var sequence: Int64?, action: String?, seconds: Double?, label: String?, frames: [Int64]?
+                    var sequence: Int64?
+                    var action: String?
+                    var seconds: Double?
+                    var label: String?
+                    var frames: [Int64]?
                     try r.beginObject()
                     var g = true
                     while let key = try r.nextKey(first: &g) {
-                        if key.equals("sequence") { sequence = try r.readInt() }
-                        else if key.equals("action") { action = try r.readString() }
-                        else if key.equals("seconds") { seconds = try r.readDouble() }
-                        else if key.equals("label") { label = try r.readString() }
-                        else if key.equals("frames") {
+                        if key.equals("sequence") {
+                            sequence = try r.readInt()
+                        } else if key.equals("action") {
+                            action = try r.readString()
+                        } else if key.equals("seconds") {
+                            seconds = try r.readDouble()
+                        } else if key.equals("label") {
+                            label = try r.readString()
+                        } else if key.equals("frames") {
                             var list: [Int64] = []
                             try r.beginArray()
                             var h = true
                             while try r.nextElement(first: &h) { list.append(try r.readInt()) }
                             frames = list
+                        } else {
+                            try r.skipValue()
                         }
-                        else { try r.skipValue() }
                     }
                     let decoded: ViewState.ControlAction?
                     switch action {
@@ -163,13 +174,18 @@ enum ViewStateCodec {
                     case "seek": decoded = seconds.map { .seek(to: $0) }
                     case "skip": decoded = seconds.map { .skip(by: $0) }
                     case "mark": decoded = label.map { .mark(label: $0) }
-                    case "nextMark", "prevMark": decoded = frames.map { .seekMark(forward: action == "nextMark", frames: $0) }
+                    case "nextMark", "prevMark":
+                        decoded = frames.map { .seekMark(forward: action == "nextMark", frames: $0) }
                     default: decoded = nil
                     }
-                    guard let sequence, let decoded, sequence > 0 else { throw r.failure("malformed control command", at: start) }
+                    guard let sequence, let decoded, sequence > 0 else {
+                        throw r.failure("malformed control command", at: start)
+                    }
                     control.pending.append(.init(sequence: Int(sequence), action: decoded))
                 }
-            } else { try r.skipValue() }
+            } else {
+                try r.skipValue()
+            }
         }
         guard control.pending.allSatisfy({ $0.sequence <= control.lastSequence }) else {
             throw r.failure("malformed control state", at: start)
@@ -177,18 +193,28 @@ enum ViewStateCodec {
         return control
     }
 
-    private static func decodePlayback(_ r: inout JSONReader, id: (inout JSONReader) throws -> ItemID) throws -> ViewState.Playback {
+    private static func decodePlayback(_ r: inout JSONReader, id: (inout JSONReader) throws -> ItemID) throws
+        -> ViewState.Playback
+    {
         let start = r.position
-        var uuid: ItemID?, pid: Int64?, started: Timestamp?
+        var uuid: ItemID?
+        var pid: Int64?
+        var started: Timestamp?
         var control = ViewState.Control()
         try r.beginObject()
         var f = true
         while let k = try r.nextKey(first: &f) {
-            if k.equals("uuid") { uuid = try id(&r) }
-            else if k.equals("pid") { pid = try r.readInt() }
-            else if k.equals("started") { started = Timestamp(utf8: try r.readRawString()) }
-            else if k.equals("control") { control = try decodeControl(&r) }
-            else { try r.skipValue() }
+            if k.equals("uuid") {
+                uuid = try id(&r)
+            } else if k.equals("pid") {
+                pid = try r.readInt()
+            } else if k.equals("started") {
+                started = Timestamp(utf8: try r.readRawString())
+            } else if k.equals("control") {
+                control = try decodeControl(&r)
+            } else {
+                try r.skipValue()
+            }
         }
         guard let uuid, let pid, let started, pid > 0, pid <= Int64(Int32.max) else {
             throw r.failure("incomplete playback entry", at: start)
@@ -213,7 +239,9 @@ enum ViewStateCodec {
             if key.equals("version") {
                 let at = r.position
                 let version = try r.readInt()
-                guard version == Int64(ViewState.currentVersion) else { throw r.failure("unsupported version \(version)", at: at) }
+                guard version == Int64(ViewState.currentVersion) else {
+                    throw r.failure("unsupported version \(version)", at: at)
+                }
                 sawVersion = true
             } else if key.equals("folderStack") {
                 var stack: [ItemID] = []
@@ -228,11 +256,17 @@ enum ViewStateCodec {
                 try r.beginObject()
                 var f = true
                 while let k = try r.nextKey(first: &f) {
-                    if k.equals("recording") { recording = try id(&r) } else if k.equals("position") {
+                    if k.equals("recording") {
+                        recording = try id(&r)
+                    } else if k.equals("position") {
                         position = try r.readDouble()
-                    } else { try r.skipValue() }
+                    } else {
+                        try r.skipValue()
+                    }
                 }
-                guard let recording, position >= 0 else { throw r.failure("selection needs a recording and a position") }
+                guard let recording, position >= 0 else {
+                    throw r.failure("selection needs a recording and a position")
+                }
                 state.selection = .init(recording: recording, position: position)
             } else if key.equals("recording") {
                 if r.readNull() { continue }
@@ -249,37 +283,67 @@ enum ViewStateCodec {
         return state
     }
 
-    private static func decodeInProgress(_ r: inout JSONReader, id: (inout JSONReader) throws -> ItemID) throws -> ViewState.RecordingInProgress {
+    private static func decodeInProgress(_ r: inout JSONReader, id: (inout JSONReader) throws -> ItemID) throws
+        -> ViewState.RecordingInProgress
+    {
         let start = r.position
-        var uuid: ItemID?, parent: ItemID?, name: String?, file: String?, output: String?, format: AudioFormat??
-        var rate: Int64?, channels: Int64?, pid: Int64?, started: Timestamp?, position = 0.0
+        var uuid: ItemID?
+        var parent: ItemID?
+        var name: String?
+        var file: String?
+        var output: String?
+        var format: AudioFormat??
+        var rate: Int64?
+        var channels: Int64?
+        var pid: Int64?
+        var started: Timestamp?
+        var position = 0.0
         // An entry written before markers has none.
         var markers: [Marker] = []
         var control = ViewState.Control()
         try r.beginObject()
         var f = true
         while let k = try r.nextKey(first: &f) {
-            if k.equals("uuid") { uuid = try id(&r) }
-            else if k.equals("parent") { parent = try id(&r) }
-            else if k.equals("name") { name = try r.readString() }
-            else if k.equals("file") { file = try r.readString() }
-            else if k.equals("output") { output = try r.readString() }
-            else if k.equals("format") { format = .some(AudioFormat(rawValue: try r.readString())) }
-            else if k.equals("sampleRate") { rate = try r.readInt() }
-            else if k.equals("channels") { channels = try r.readInt() }
-            else if k.equals("pid") { pid = try r.readInt() }
-            else if k.equals("started") { started = Timestamp(utf8: try r.readRawString()) }
-            else if k.equals("position") { position = try r.readDouble() }
-            else if k.equals("markers") { markers = try AnnotationCodec.readMarkers(&r) }
-            else if k.equals("control") { control = try decodeControl(&r) }
-            else { try r.skipValue() }
+            if k.equals("uuid") {
+                uuid = try id(&r)
+            } else if k.equals("parent") {
+                parent = try id(&r)
+            } else if k.equals("name") {
+                name = try r.readString()
+            } else if k.equals("file") {
+                file = try r.readString()
+            } else if k.equals("output") {
+                output = try r.readString()
+            } else if k.equals("format") {
+                format = .some(AudioFormat(rawValue: try r.readString()))
+            } else if k.equals("sampleRate") {
+                rate = try r.readInt()
+            } else if k.equals("channels") {
+                channels = try r.readInt()
+            } else if k.equals("pid") {
+                pid = try r.readInt()
+            } else if k.equals("started") {
+                started = Timestamp(utf8: try r.readRawString())
+            } else if k.equals("position") {
+                position = try r.readDouble()
+            } else if k.equals("markers") {
+                markers = try AnnotationCodec.readMarkers(&r)
+            } else if k.equals("control") {
+                control = try decodeControl(&r)
+            } else {
+                try r.skipValue()
+            }
         }
-        guard let uuid, let parent, let name, let file, case let format?? = Optional(format), let rate, let channels, let pid, let started,
-              StoredLayout.isPlausible(rate: rate, channels: channels), position.isFinite, position >= 0, pid > 0, pid <= Int64(Int32.max),
-              !file.contains("/"), output.map({ file.isEmpty && ViewState.RecordingInProgress.isValidOutput($0) }) ?? !file.isEmpty
+        guard let uuid, let parent, let name, let file, case let format?? = Optional(format), let rate, let channels,
+            let pid, let started,
+            StoredLayout.isPlausible(rate: rate, channels: channels), position.isFinite, position >= 0, pid > 0,
+            pid <= Int64(Int32.max),
+            !file.contains("/"),
+            output.map({ file.isEmpty && ViewState.RecordingInProgress.isValidOutput($0) }) ?? !file.isEmpty
         else { throw r.failure("incomplete recording-in-progress entry", at: start) }
-        return .init(id: uuid, parent: parent, name: name, file: file, output: output, format: format, sampleRate: Int(rate),
-                     channels: Int(channels), pid: Int32(pid), started: started, position: position, markers: markers,
-                     control: control)
+        return .init(
+            id: uuid, parent: parent, name: name, file: file, output: output, format: format, sampleRate: Int(rate),
+            channels: Int(channels), pid: Int32(pid), started: started, position: position, markers: markers,
+            control: control)
     }
 }

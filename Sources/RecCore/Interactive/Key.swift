@@ -24,7 +24,9 @@ public enum Key: Equatable, Sendable {
         case 0x17: return .deleteWord
         case 0x1B:
             guard let introducer = next(30) else { return .escape }
-            guard introducer == UInt8(ascii: "[") || introducer == UInt8(ascii: "O"), var final = next(30) else { return .escape }
+            guard introducer == UInt8(ascii: "[") || introducer == UInt8(ascii: "O"), var final = next(30) else {
+                return .escape
+            }
             var number = 0
             while (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(final) || final == UInt8(ascii: ";") {
                 if final != UInt8(ascii: ";") { number = number * 10 + Int(final - UInt8(ascii: "0")) }
@@ -68,7 +70,7 @@ extension LineEditor {
         case .backspace: backspace()
         case .delete: delete()
         case .space: insert(" ")
-        case let .character(c):
+        case .character(let c):
             if text.utf8.count + c.utf8.count <= limit { insert(c) }
         case .left: left()
         case .right: right()

@@ -1,6 +1,11 @@
 /// A terminal colour (the eight-colour palette every terminal has).
 public enum TerminalColor: Int, Sendable {
-    case red = 31, green = 32, yellow = 33, blue = 34, magenta = 35, cyan = 36
+    case red = 31
+    case green = 32
+    case yellow = 33
+    case blue = 34
+    case magenta = 35
+    case cyan = 36
 }
 
 /// How a cell is drawn. Semantic names for these are in `Palette`.
@@ -62,7 +67,9 @@ public struct Screen: Equatable, Sendable {
     /// Writes `text` from (row, column), at most `limit` cells (to the right edge by default),
     /// cutting it with "…" when it does not fit. Returns the column after the text.
     @discardableResult
-    public mutating func write(_ text: String, row: Int, column: Int, limit: Int? = nil, style: CellStyle = .plain) -> Int {
+    public mutating func write(_ text: String, row: Int, column: Int, limit: Int? = nil, style: CellStyle = .plain)
+        -> Int
+    {
         guard row >= 0, row < height, column >= 0, column < width else { return column }
         let room = min(limit ?? width - column, width - column)
         var col = column

@@ -57,8 +57,10 @@ public enum ScreenDiff {
         return runs
     }
 
-    private static func write(row: Int, columns: Range<Int>, of screen: Screen, color: Bool,
-                              style current: inout CellStyle?, to out: inout String) {
+    private static func write(
+        row: Int, columns: Range<Int>, of screen: Screen, color: Bool,
+        style current: inout CellStyle?, to out: inout String
+    ) {
         for col in columns {
             let cell = screen[row, col]
             if cell.isContinuation { continue }

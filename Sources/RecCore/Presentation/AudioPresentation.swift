@@ -104,7 +104,7 @@ public enum AudioEventJSON {
             w.double((l.rms * 100).rounded() / 100)
         }
         switch event {
-        case let .started(s):
+        case .started(let s):
             position(s.position)
             if let total = s.total { position(total, prefix: "total") }
             w.raw(transcoding ? ", \"source\": " : ", \"device\": ")
@@ -115,7 +115,7 @@ public enum AudioEventJSON {
             w.int(s.sampleRate)
             w.raw(", \"channels\": ")
             w.int(s.channels)
-        case let .progress(p):
+        case .progress(let p):
             position(p.position)
             if let total = p.total { position(total, prefix: "total") }
             level(p.level)
@@ -133,16 +133,16 @@ public enum AudioEventJSON {
                     w.double(limit)
                 }
             }
-        case let .paused(p), let .resumed(p):
+        case .paused(let p), .resumed(let p):
             position(p)
-        case let .seeked(from, to):
+        case .seeked(let from, let to):
             position(to)
             position(from, prefix: "from")
-        case let .xrun(p, count):
+        case .xrun(let p, let count):
             position(p)
             w.raw(", \"count\": ")
             w.int(count)
-        case let .finished(f):
+        case .finished(let f):
             position(f.position)
             level(f.level)
             if !transcoding {
@@ -151,11 +151,11 @@ public enum AudioEventJSON {
                 w.raw(", \"overruns\": ")
                 w.int(f.overruns)
             }
-        case let .failed(p, message):
+        case .failed(let p, let message):
             position(p)
             w.raw(", \"message\": ")
             w.string(message)
-        case let .marked(p, label):
+        case .marked(let p, let label):
             position(p)
             w.raw(", \"label\": ")
             w.string(label)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A moment as typed after `find --after` or `--before`:
@@ -20,12 +20,16 @@ public enum DateSpec {
         }
         if let date = localDate(trimmed) { return date }
         if let time = Timestamp(iso8601: text.trimmingWhitespace) { return time }
-        throw RecError.usage(NameRules.quoted(text), "not a date: use 2026-11-20, an ISO time, today, yesterday, or an age such as 7d, 12h, 2w")
+        throw RecError.usage(
+            NameRules.quoted(text),
+            "not a date: use 2026-11-20, an ISO time, today, yesterday, or an age such as 7d, 12h, 2w")
     }
 
     /// `7d` → milliseconds, for the units m, h, d, w.
     private static func age(_ text: String) -> Int64? {
-        guard let unit = text.last, let count = Int64(text.dropLast()), count >= 0, count < 1_000_000 else { return nil }
+        guard let unit = text.last, let count = Int64(text.dropLast()), count >= 0, count < 1_000_000 else {
+            return nil
+        }
         let minute: Int64 = 60_000
         switch unit {
         case "m": return count * minute
@@ -40,8 +44,9 @@ public enum DateSpec {
     private static func localDate(_ text: String) -> Timestamp? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int32(parts[0]), let month = Int32(parts[1]), let day = Int32(parts[2]),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+            let year = Int32(parts[0]), let month = Int32(parts[1]), let day = Int32(parts[2]),
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
         var fields = tm()
         fields.tm_year = year - 1900
         fields.tm_mon = month - 1

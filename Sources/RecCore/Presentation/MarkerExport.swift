@@ -21,7 +21,12 @@ public enum MarkerExport: String, CaseIterable, Sendable {
 
     /// The chapters the markers of a recording of `frames` frames make.
     public static func chapters(_ markers: [Marker], frames: Int64) -> [Chapter] {
-        var starts = markers.enumerated().map { (frame: min($0.element.frame, frames), title: $0.element.label.isEmpty ? "Marker \($0.offset + 1)" : $0.element.label) }
+        var starts = markers.enumerated().map {
+            (
+                frame: min($0.element.frame, frames),
+                title: $0.element.label.isEmpty ? "Marker \($0.offset + 1)" : $0.element.label
+            )
+        }
         if starts.first.map({ $0.frame > 0 }) ?? true { starts.insert((frame: 0, title: "Start"), at: 0) }
         return starts.enumerated().map { i, start in
             Chapter(start: start.frame, end: i + 1 < starts.count ? starts[i + 1].frame : frames, title: start.title)
@@ -45,14 +50,16 @@ public enum MarkerExport: String, CaseIterable, Sendable {
         case .vtt:
             var text = "WEBVTT\n"
             for (i, chapter) in chapters.enumerated() {
-                text += "\n\(i + 1)\n\(Self.vttTime(chapter.start, rate: rate)) --> \(Self.vttTime(chapter.end, rate: rate))\n"
+                text +=
+                    "\n\(i + 1)\n\(Self.vttTime(chapter.start, rate: rate)) --> \(Self.vttTime(chapter.end, rate: rate))\n"
                 text += Self.vttEscaped(chapter.title) + "\n"
             }
             return text
         case .ffmetadata:
             var text = ";FFMETADATA1\ntitle=\(Self.ffEscaped(name))\n"
             for chapter in chapters {
-                text += "\n[CHAPTER]\nTIMEBASE=1/\(rate)\nSTART=\(chapter.start)\nEND=\(chapter.end)\ntitle=\(Self.ffEscaped(chapter.title))\n"
+                text +=
+                    "\n[CHAPTER]\nTIMEBASE=1/\(rate)\nSTART=\(chapter.start)\nEND=\(chapter.end)\ntitle=\(Self.ffEscaped(chapter.title))\n"
             }
             return text
         case .json:

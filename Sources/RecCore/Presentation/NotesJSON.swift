@@ -50,11 +50,11 @@ extension ItemJSON {
             switch field {
             case .name:
                 w.raw("{\"field\": \"name\"}")
-            case let .note(snippet):
+            case .note(let snippet):
                 w.raw("{\"field\": \"note\", \"snippet\": ")
                 w.string(snippet)
                 w.raw("}")
-            case let .marker(marker, index, seconds):
+            case .marker(let marker, let index, let seconds):
                 w.raw("{\"field\": \"marker\", \"index\": ")
                 w.int(index)
                 w.raw(", \"label\": ")
@@ -62,7 +62,7 @@ extension ItemJSON {
                 w.raw(", \"seconds\": ")
                 w.double((seconds * 1000).rounded() / 1000)
                 w.raw("}")
-            case let .transcript(seconds, snippet):
+            case .transcript(let seconds, let snippet):
                 w.raw("{\"field\": \"transcript\", \"seconds\": ")
                 if let seconds { w.double((seconds * 1000).rounded() / 1000) } else { w.raw("null") }
                 w.raw(", \"snippet\": ")

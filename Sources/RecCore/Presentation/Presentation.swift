@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How values read to a person. Kept apart from drawing: the terminal renderer decides
@@ -8,10 +8,14 @@ public enum Format {
     /// A word the shell reads back as `text`: as it is when it is plain, else in single
     /// quotes (`'/Recording 2024-01-02 10.00.00'`, `'it'\''s'`).
     public static func shellQuoted(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy {
-            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "/._-+=:,@%".unicodeScalars.contains($0)
-        }
-        return plain ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+                    || "/._-+=:,@%".unicodeScalars.contains($0)
+            }
+        return plain
+            ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// `1 item`, `3 items`: a count and its noun (a regular plural).
@@ -23,7 +27,9 @@ public enum Format {
     public static func duration(_ seconds: Double) -> String {
         // Clamped: a time typed as 99999999999999999999999 must print, not trap converting to Int.
         let total = Int(min(max(0, seconds), 1e15).rounded(.down))
-        let h = total / 3600, m = total / 60 % 60, s = total % 60
+        let h = total / 3600
+        let m = total / 60 % 60
+        let s = total % 60
         return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(two(m)):\(two(s))"
     }
 
@@ -73,14 +79,17 @@ public enum SortKey: String, CaseIterable, Sendable {
             // Folders first (they have no duration), then shortest recording first, by the
             // duration `ls -l` shows: what plays, between the trim points.
             ordered = items.sorted {
-                let a = $0.isFolder ? -1 : $0.trimmedDuration, b = $1.isFolder ? -1 : $1.trimmedDuration
+                let a = $0.isFolder ? -1 : $0.trimmedDuration
+                let b = $1.isFolder ? -1 : $1.trimmedDuration
                 return a != b ? a < b : displayOrder($0, $1)
             }
         case .size:
             // Folders first, then recordings whose audio is missing, then smallest first.
-            let sizes = Dictionary(items.map { ($0.id, $0.isFolder ? -2 : size($0) ?? -1) }, uniquingKeysWith: { a, _ in a })
+            let sizes = Dictionary(
+                items.map { ($0.id, $0.isFolder ? -2 : size($0) ?? -1) }, uniquingKeysWith: { a, _ in a })
             ordered = items.sorted {
-                let a = sizes[$0.id]!, b = sizes[$1.id]!
+                let a = sizes[$0.id]!
+                let b = sizes[$1.id]!
                 return a != b ? a < b : displayOrder($0, $1)
             }
         }
@@ -95,7 +104,9 @@ public enum ItemJSON {
     /// With `analysis` (info --json): also peakDBFS, rmsDBFS, waveform (the sparkline),
     /// speechSeconds and speech (the regions, each [start, end] in seconds).
     /// With `transcript` (info --json of a recording): "transcript", its summary or null.
-    public static func object(_ item: Item, in library: Library, analysis: AudioAnalysis? = nil, transcript: Transcript?? = nil) -> String {
+    public static func object(
+        _ item: Item, in library: Library, analysis: AudioAnalysis? = nil, transcript: Transcript?? = nil
+    ) -> String {
         var w = JSONWriter()
         write(item, in: library, to: &w)
         if let transcript {
@@ -147,13 +158,17 @@ public enum ItemJSON {
 
     /// An item's object; `more` adds fields of the caller's before it closes (a find hit's
     /// matches, a tree folder's contents).
-    static func write(_ item: Item, in library: Library, path: String? = nil, to w: inout JSONWriter,
-                      more: ((inout JSONWriter) -> Void)? = nil) {
+    static func write(
+        _ item: Item, in library: Library, path: String? = nil, to w: inout JSONWriter,
+        more: ((inout JSONWriter) -> Void)? = nil
+    ) {
         write(item, path: path ?? library.document.path(of: item.id), location: library.location, to: &w, more: more)
     }
 
-    static func write(_ item: Item, path: String, location: StoreLocation, to w: inout JSONWriter,
-                      more: ((inout JSONWriter) -> Void)? = nil) {
+    static func write(
+        _ item: Item, path: String, location: StoreLocation, to w: inout JSONWriter,
+        more: ((inout JSONWriter) -> Void)? = nil
+    ) {
         w.raw("{\"uuid\": ")
         w.id(item.id)
         w.raw(", \"name\": ")
@@ -250,7 +265,8 @@ public enum ItemJSON {
         w.raw(",\n  \"currentFolder\": ")
         w.string(document.path(of: state.currentFolder))
         w.raw(",\n  \"selection\": ")
-        ViewStateCodec.writeSelection(state.selection, path: state.selection.map { document.path(of: $0.recording) }, to: &w)
+        ViewStateCodec.writeSelection(
+            state.selection, path: state.selection.map { document.path(of: $0.recording) }, to: &w)
         w.raw(",\n  \"recording\": ")
         if let r = state.recording {
             ViewStateCodec.writeEntryHead(r, to: &w)

@@ -3,8 +3,10 @@ extension RemoteControl.Status {
     public var line: String {
         var position = Format.clock(self.position)
         if let duration { position += " / " + Format.clock(duration) }
-        return [job == .recording ? "recording" : "playing", path, position, paused ? "paused" : "running", "pid \(pid)"]
-            .joined(separator: "  ")
+        return [
+            job == .recording ? "recording" : "playing", path, position, paused ? "paused" : "running", "pid \(pid)",
+        ]
+        .joined(separator: "  ")
     }
 }
 

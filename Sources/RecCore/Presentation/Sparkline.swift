@@ -6,13 +6,14 @@ public enum Sparkline {
     /// Each value is a linear peak in 0...1 (values outside are clamped). Levels are shown on
     /// a decibel scale from -60 dBFS, as hearing is logarithmic: quiet speech still shows.
     public static func render(_ peaks: [Double]) -> String {
-        String(peaks.map { peak -> Character in
-            let clamped = min(max(peak.isFinite ? peak : 0, 0), 1)
-            guard clamped > 0 else { return blocks[0] }
-            let db = 20 * log10(clamped)
-            let level = Int(((db + 60) / 60 * Double(blocks.count - 1)).rounded(.up))
-            return blocks[min(max(level, 0), blocks.count - 1)]
-        })
+        String(
+            peaks.map { peak -> Character in
+                let clamped = min(max(peak.isFinite ? peak : 0, 0), 1)
+                guard clamped > 0 else { return blocks[0] }
+                let db = 20 * log10(clamped)
+                let level = Int(((db + 60) / 60 * Double(blocks.count - 1)).rounded(.up))
+                return blocks[min(max(level, 0), blocks.count - 1)]
+            })
     }
 
     /// A line to go under the waveform: `▀` under each of `buckets` equal stretches of
@@ -31,5 +32,5 @@ public enum Sparkline {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

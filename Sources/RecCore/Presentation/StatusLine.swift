@@ -20,8 +20,10 @@ public struct StatusLine: Equatable, Sendable {
     /// `space pause · q stop`.
     public var hints: String?
 
-    public init(symbol: String, time: String, fraction: Double? = nil, level: Double? = nil, extras: [String] = [],
-                name: String? = nil, state: String? = nil, hints: String? = nil) {
+    public init(
+        symbol: String, time: String, fraction: Double? = nil, level: Double? = nil, extras: [String] = [],
+        name: String? = nil, state: String? = nil, hints: String? = nil
+    ) {
         self.symbol = symbol
         self.time = time
         self.fraction = fraction
@@ -59,7 +61,8 @@ public struct StatusLine: Equatable, Sendable {
         return String(short.prefix(limit))
     }
 
-    private func compose(bar: Int, meter: Int, extras showExtras: Bool, hints showHints: Bool, name: String?) -> String {
+    private func compose(bar: Int, meter: Int, extras showExtras: Bool, hints showHints: Bool, name: String?) -> String
+    {
         var text = "\(symbol) \(time)"
         if let fraction, bar > 0 { text += " " + Format.progressBar(fraction, width: bar) }
         if let level, meter > 0 { text += "  " + Format.levelBar(level, width: meter) }
@@ -79,7 +82,10 @@ public struct StatusLine: Equatable, Sendable {
                 if scalar == "m" { inEscape = false }
                 continue
             }
-            if scalar == "\u{1B}" { inEscape = true; continue }
+            if scalar == "\u{1B}" {
+                inEscape = true
+                continue
+            }
             // Combining marks take no column of their own.
             if scalar.properties.generalCategory == .nonspacingMark { continue }
             count += 1

@@ -41,11 +41,15 @@ public enum TimeSpec: Equatable, Sendable {
         if sign == "+" && !allowRelative { throw bad("'+' is only for relative seeks; \(expected)") }
         if body.hasSuffix("%") {
             guard sign == nil else { throw bad("a percentage cannot be signed") }
-            guard let value = decimal(body.dropLast()), value <= 100 else { throw bad("a percentage must be between 0% and 100%") }
+            guard let value = decimal(body.dropLast()), value <= 100 else {
+                throw bad("a percentage must be between 0% and 100%")
+            }
             return .percent(value)
         }
         guard let seconds = clockSeconds(body) ?? unitSeconds(body) else { throw bad(expected) }
-        guard seconds <= maximumSeconds else { throw bad("longer than recnotes handles (at most \(Int(maximumSeconds)) s)") }
+        guard seconds <= maximumSeconds else {
+            throw bad("longer than recnotes handles (at most \(Int(maximumSeconds)) s)")
+        }
         switch sign {
         case "+": return .relative(seconds)
         case "-": return allowRelative ? .relative(-seconds) : .fromEnd(seconds)
@@ -59,18 +63,21 @@ public enum TimeSpec: Equatable, Sendable {
     public func resolve(duration: Double, current: Double = 0, spec: String? = nil) throws -> Double {
         let subject = NameRules.quoted(spec ?? description)
         func outside(_ value: Double) -> RecError {
-            RecError.usage(subject, "\(Format.clock(value)) is outside the recording (00:00:00 to \(Format.clock(duration)))")
+            RecError.usage(
+                subject, "\(Format.clock(value)) is outside the recording (00:00:00 to \(Format.clock(duration)))")
         }
         switch self {
-        case let .absolute(s):
+        case .absolute(let s):
             guard s <= duration else { throw outside(s) }
             return s
-        case let .percent(p):
+        case .percent(let p):
             return duration * p / 100
-        case let .fromEnd(s):
-            guard s <= duration else { throw RecError.usage(subject, "the recording is only \(Format.clock(duration)) long") }
+        case .fromEnd(let s):
+            guard s <= duration else {
+                throw RecError.usage(subject, "the recording is only \(Format.clock(duration)) long")
+            }
             return duration - s
-        case let .relative(delta):
+        case .relative(let delta):
             return min(max(current + delta, 0), duration)
         case .marker:
             throw RecError.usage(subject, "a marker (#N or mark:LABEL) is a time only for play --seek and --until")
@@ -81,7 +88,7 @@ public enum TimeSpec: Equatable, Sendable {
     /// by label, exactly or ignoring case and accents), clamped to `frames`. Nil for a spec
     /// that is not a marker. A marker that is not there is a usage error naming the option.
     public func markerFrame(in markers: [Marker], frames: Int64, option: String, path: String) throws -> Int64? {
-        guard case let .marker(selector) = self else { return nil }
+        guard case .marker(let selector) = self else { return nil }
         let subject = "\(option) \(NameRules.quoted(selector))"
         guard !markers.isEmpty else { throw RecError.usage(subject, "\(path) has no markers") }
         do {
@@ -95,7 +102,7 @@ public enum TimeSpec: Equatable, Sendable {
     /// Where a playback starts for `--seek`: as `resolve`, except that a time from the end
     /// that reaches before the beginning starts at 0, as mpv does, with a note saying so.
     public func resolveStart(duration: Double, spec: String) throws -> (seconds: Double, note: String?) {
-        if case let .fromEnd(s) = self, s > duration {
+        if case .fromEnd(let s) = self, s > duration {
             return (0, "--seek \(spec): the recording is only \(Format.clock(duration)) long; playing from the start")
         }
         return (try resolve(duration: duration, spec: spec), nil)
@@ -103,11 +110,11 @@ public enum TimeSpec: Equatable, Sendable {
 
     public var description: String {
         switch self {
-        case let .absolute(s): return "\(s)s"
-        case let .percent(p): return "\(p)%"
-        case let .fromEnd(s): return "-\(s)s"
-        case let .relative(d): return d >= 0 ? "+\(d)s" : "\(d)s"
-        case let .marker(selector): return selector
+        case .absolute(let s): return "\(s)s"
+        case .percent(let p): return "\(p)%"
+        case .fromEnd(let s): return "-\(s)s"
+        case .relative(let d): return d >= 0 ? "+\(d)s" : "\(d)s"
+        case .marker(let selector): return selector
         }
     }
 
@@ -149,7 +156,8 @@ public enum TimeSpec: Equatable, Sendable {
         while !rest.isEmpty {
             guard let end = rest.firstIndex(where: { !$0.isASCIIDigit && $0 != "." }) else { return nil }
             let number = rest[..<end]
-            guard let index = units[next...].firstIndex(where: { $0.0 == rest[end] }), let value = decimal(number) else { return nil }
+            guard let index = units[next...].firstIndex(where: { $0.0 == rest[end] }), let value = decimal(number)
+            else { return nil }
             rest = rest[rest.index(after: end)...]
             if number.contains(".") && !rest.isEmpty { return nil }
             if fields > 0 && value >= 60 { return nil }
@@ -181,7 +189,7 @@ extension TimeSpec {
     /// A length of time as an option takes it (`--duration`, `--longer`): 90, 90s, 1:30, 5m.
     /// `allowingZero` for a margin or a pre-roll, which may be none.
     public static func length(_ text: String, option: String, allowingZero: Bool = false) throws -> Double {
-        guard case let .absolute(seconds) = try? parse(text), seconds > 0 || (allowingZero && seconds == 0) else {
+        guard case .absolute(let seconds) = try? parse(text), seconds > 0 || (allowingZero && seconds == 0) else {
             let least = allowingZero ? "zero or more" : "greater than zero"
             throw RecError.usage("\(option) \(text)", "must be a length of time \(least), such as 90, 90s or 1:30")
         }

@@ -36,13 +36,13 @@ public enum TranscriptJSON {
             w.id(item.id)
         }
         switch event {
-        case let .started(index, count, it):
+        case .started(let index, let count, let it):
             w.raw("{\"event\": \"started\", \"index\": ")
             w.int(index)
             w.raw(", \"count\": ")
             w.int(count)
             item(it)
-        case let .saved(index, it, transcript):
+        case .saved(let index, let it, let transcript):
             w.raw("{\"event\": \"saved\", \"index\": ")
             w.int(index)
             item(it)
@@ -52,12 +52,12 @@ public enum TranscriptJSON {
             w.string(transcript.quality.rawValue)
             w.raw(", \"segments\": ")
             w.int(transcript.segments.count)
-        case let .skipped(it, reason):
+        case .skipped(let it, let reason):
             w.raw("{\"event\": \"skipped\"")
             item(it)
             w.raw(", \"reason\": ")
             w.string(reason)
-        case let .failed(index, it, error):
+        case .failed(let index, let it, let error):
             w.raw("{\"event\": \"failed\", \"index\": ")
             w.int(index)
             item(it)

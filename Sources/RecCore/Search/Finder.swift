@@ -16,8 +16,10 @@ public enum Finder {
     /// The items under the folder at `path` (the current folder when nil) that match `query`.
     /// `openLibrary` opens the store as every command does: it is called only when the
     /// index cannot answer, and its errors are `find`'s.
-    public static func find(_ query: SearchQuery, in path: String?, details: Bool, location: StoreLocation,
-                            openLibrary: () throws -> Library) throws -> Found {
+    public static func find(
+        _ query: SearchQuery, in path: String?, details: Bool, location: StoreLocation,
+        openLibrary: () throws -> Library
+    ) throws -> Found {
         if let found = fromIndex(query, in: path, details: details, location: location) { return found }
         let library = try openLibrary()
         let top = try library.item(at: path)
@@ -28,13 +30,15 @@ public enum Finder {
         if let index = indexes.items, let position = index.position(of: top.id) {
             let positions = index.search(query, under: position, transcripts: indexes.transcripts)
             if let hits = details ? hits(positions.map { library.document[index.items[$0].id] }, query, files) : [] {
-                return Found(location: library.location, paths: positions.map(index.path(at:)), hits: hits, warnings: [])
+                return Found(
+                    location: library.location, paths: positions.map(index.path(at:)), hits: hits, warnings: [])
             }
         }
         // No index (store.json changed since it was read): the document itself.
         let hits = library.document.search(query, under: top.id, transcripts: query.hasTextFilters ? files : nil)
-        return Found(location: library.location, paths: library.document.paths(of: hits.lazy.map(\.item)),
-                     hits: details ? hits : [], warnings: [])
+        return Found(
+            location: library.location, paths: library.document.paths(of: hits.lazy.map(\.item)),
+            hits: details ? hits : [], warnings: [])
     }
 
     /// Where each of the index's hits matched, from its whole item; nil if an item is
@@ -63,15 +67,20 @@ public enum Finder {
         // A folder's path resolves in the folders alone; whatever else it names (a recording,
         // nothing) the document answers. A UUID prefix is unique or not among all items.
         let skeleton = index.skeleton(foldersOnly: !(path ?? "").hasPrefix("@"))
-        let resolver = PathResolver(document: skeleton, currentFolder: viewState.state.restored(against: skeleton).currentFolder)
-        guard let top = try? resolver.resolve(path ?? "."), let position = index.position(of: top.id) else { return nil }
+        let resolver = PathResolver(
+            document: skeleton, currentFolder: viewState.state.restored(against: skeleton).currentFolder)
+        guard let top = try? resolver.resolve(path ?? "."), let position = index.position(of: top.id) else {
+            return nil
+        }
         let positions = index.search(query, under: position, transcripts: transcripts)
         var hits: [SearchHit] = []
         if details {
             guard let items = index.items(at: positions, location: location),
-                  let matched = Self.hits(items, query, TranscriptFiles(location: location)) else { return nil }
+                let matched = Self.hits(items, query, TranscriptFiles(location: location))
+            else { return nil }
             hits = matched
         }
-        return Found(location: location, paths: positions.map(index.path(at:)), hits: hits, warnings: viewState.warnings)
+        return Found(
+            location: location, paths: positions.map(index.path(at:)), hits: hits, warnings: viewState.warnings)
     }
 }

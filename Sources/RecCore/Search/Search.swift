@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CAudio
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `find`: which items under a folder match every filter given, and where in them the
 /// text was found. A hit in a marker or a transcript carries its time, so that the moment
@@ -33,7 +34,9 @@ public struct SearchQuery: Sendable {
 
     /// `--text WORDS`: split on whitespace and folded.
     public mutating func setText(_ text: String) {
-        words = text.split(whereSeparator: { $0.isWhitespace }).map { TextFolding.fold(String($0)) }.filter { !$0.isEmpty }
+        words = text.split(whereSeparator: { $0.isWhitespace }).map { TextFolding.fold(String($0)) }.filter {
+            !$0.isEmpty
+        }
     }
 
     public var hasTextFilters: Bool { !words.isEmpty }
@@ -57,8 +60,8 @@ public struct SearchHit: Equatable, Sendable {
     /// The moment to play: the first marker that matched, else where the transcript matched,
     /// else nil.
     public var time: Double? {
-        for field in fields { if case let .marker(_, _, seconds) = field { return seconds } }
-        for field in fields { if case let .transcript(seconds?, _) = field { return seconds } }
+        for field in fields { if case .marker(_, _, let seconds) = field { return seconds } }
+        for field in fields { if case .transcript(let seconds?, _) = field { return seconds } }
         return nil
     }
 }
@@ -71,7 +74,9 @@ extension Document {
         var hits: [SearchHit] = []
         let indexes = query.hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil
         forEachInSubtree(of: top) { item in
-            guard item.id != top, let hit = query.match(item, transcripts: transcripts, indexes: indexes) else { return }
+            guard item.id != top, let hit = query.match(item, transcripts: transcripts, indexes: indexes) else {
+                return
+            }
             hits.append(hit)
         }
         return hits
@@ -81,19 +86,26 @@ extension Document {
 extension SearchQuery {
     /// The hit for `item`, or nil if any filter rejects it. Cheap filters first.
     public func match(_ item: Item, transcripts: TranscriptFiles? = nil) -> SearchHit? {
-        match(item, transcripts: transcripts, indexes: hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil)
+        match(
+            item, transcripts: transcripts,
+            indexes: hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil)
     }
 
     func match(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?) -> SearchHit? {
-        guard admits(kind: item.kind, created: item.created, duration: item.recording?.duration,
-                     hasTag: item.annotations.tags.contains, name: { item.name }) else { return nil }
+        guard
+            admits(
+                kind: item.kind, created: item.created, duration: item.recording?.duration,
+                hasTag: item.annotations.tags.contains, name: { item.name })
+        else { return nil }
         guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
         return textHit(item, transcripts: transcripts, indexes: indexes)
     }
 
     /// Every filter but the text, cheap ones first: on an item of the document, or of
     /// `find`'s index (`ItemIndex`). `duration` is nil for a folder.
-    func admits(kind: ItemKind, created: Timestamp, duration: Double?, hasTag: (String) -> Bool, name: () -> String) -> Bool {
+    func admits(kind: ItemKind, created: Timestamp, duration: Double?, hasTag: (String) -> Bool, name: () -> String)
+        -> Bool
+    {
         if let wanted = self.kind, kind != wanted { return false }
         if let after, created < after { return false }
         if let before, !(created < before) { return false }
@@ -107,7 +119,9 @@ extension SearchQuery {
         let name = name()
         if let namePattern, fnmatch(namePattern, name, 0) != 0 { return false }
         // Lower-cased on both sides: fnmatch's FNM_CASEFOLD knows only ASCII letters.
-        if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), name.lowercased(), 0) != 0 { return false }
+        if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), name.lowercased(), 0) != 0 {
+            return false
+        }
         return true
     }
 
@@ -115,21 +129,29 @@ extension SearchQuery {
     /// Folded text is compared as UTF-8 bytes (memmem): folding has already made equal
     /// what should match, and a UTF-8 substring is a whole-scalar substring. A transcript
     /// is searched through its index (a folder has none).
-    private func textHit(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?) -> SearchHit? {
-        let spoken = item.recording == nil ? nil : indexes?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: self.words) }
+    private func textHit(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?)
+        -> SearchHit?
+    {
+        let spoken =
+            item.recording == nil
+            ? nil : indexes?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: self.words) }
         let words = wordBytes
         let name = TextFolding.foldedUTF8(item.name)
         let note = item.annotations.note.isEmpty ? [] : TextFolding.foldedUTF8(item.annotations.note)
         let labels = item.annotations.markers.map { $0.label.isEmpty ? [] : TextFolding.foldedUTF8($0.label) }
         func has(_ text: [UInt8]) -> ([UInt8]) -> Bool { { TextFolding.contains(text, $0) } }
-        for (k, word) in words.enumerated() where !TextFolding.contains(name, word) && !TextFolding.contains(note, word)
-            && !labels.contains(where: { TextFolding.contains($0, word) }) && spoken?.found[k] != true {
+        for (k, word) in words.enumerated()
+        where !TextFolding.contains(name, word) && !TextFolding.contains(note, word)
+            && !labels.contains(where: { TextFolding.contains($0, word) }) && spoken?.found[k] != true
+        {
             return nil
         }
         var fields: [SearchField] = []
         if words.contains(where: has(name)) { fields.append(.name) }
         if let word = words.first(where: has(note)) {
-            let snippet = snippets ? TextFolding.snippet(of: item.annotations.note, around: String(decoding: word, as: UTF8.self)) : ""
+            let snippet =
+                snippets
+                ? TextFolding.snippet(of: item.annotations.note, around: String(decoding: word, as: UTF8.self)) : ""
             fields.append(.note(snippet: snippet))
         }
         let rate = item.recording?.sampleRate ?? 1
@@ -139,8 +161,10 @@ extension SearchQuery {
         if let first = spoken?.first {
             // The word's own time, from the transcript itself (read only for a hit).
             var seconds = first.seconds
-            if let offset = first.offset, let transcript = try? transcripts?.read(item.id), first.line < transcript.segments.count,
-               let start = TranscriptFiles.wordStart(in: transcript.segments[first.line], atByte: offset) {
+            if let offset = first.offset, let transcript = try? transcripts?.read(item.id),
+                first.line < transcript.segments.count,
+                let start = TranscriptFiles.wordStart(in: transcript.segments[first.line], atByte: offset)
+            {
                 seconds = start
             }
             fields.append(.transcript(seconds: seconds, snippet: first.snippet))
@@ -171,7 +195,10 @@ struct TranscriptIndexSearch {
             var ascii = true
             folded.removeAll(keepingCapacity: true)
             for b in text {
-                if b >= 0x80 { ascii = false; break }
+                if b >= 0x80 {
+                    ascii = false
+                    break
+                }
                 folded.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
             }
             if !ascii { folded = TextFolding.foldedUTF8(String(decoding: text, as: UTF8.self)) }
@@ -194,8 +221,10 @@ struct TranscriptIndexSearch {
     /// has a tab: its number from 0 (a segment's index; lines without a tab are counted
     /// too), its start and its text, until `body` returns false. `ItemIndex` folds
     /// transcripts through the same lines.
-    static func forEachLine(of index: [UInt8],
-                            _ body: (_ number: Int, _ start: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Bool) {
+    static func forEachLine(
+        of index: [UInt8],
+        _ body: (_ number: Int, _ start: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Bool
+    ) {
         index.withUnsafeBufferPointer { bytes in
             var lineStart = 0
             var lineNumber = -1
@@ -207,8 +236,11 @@ struct TranscriptIndexSearch {
                 var tab = lineStart
                 while tab < lineEnd && bytes[tab] != 0x09 { tab += 1 }
                 guard tab < lineEnd else { continue }
-                guard body(lineNumber, UnsafeBufferPointer(rebasing: bytes[lineStart..<tab]),
-                           UnsafeBufferPointer(rebasing: bytes[(tab + 1)..<lineEnd])) else { return }
+                guard
+                    body(
+                        lineNumber, UnsafeBufferPointer(rebasing: bytes[lineStart..<tab]),
+                        UnsafeBufferPointer(rebasing: bytes[(tab + 1)..<lineEnd]))
+                else { return }
             }
         }
     }
@@ -338,7 +370,8 @@ public enum TextFolding {
         let start = firstOffset(of: Array(word.utf8), in: folded).map { owner[$0] } ?? 0
         let from = max(0, start - width / 3)
         let to = min(characters.count, from + width)
-        var piece = String(characters[from..<to]).map { $0.isNewline || $0 == "\t" ? " " : $0 }.map(String.init).joined()
+        var piece = String(characters[from..<to]).map { $0.isNewline || $0 == "\t" ? " " : $0 }.map(String.init)
+            .joined()
         if from > 0 { piece = "…" + piece }
         if to < characters.count { piece += "…" }
         return piece

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `find`'s index (issues 12 and 13): what its filters look at, so that a search reads one
@@ -47,9 +47,10 @@ struct ItemIndex {
         for position in range {
             if let textHits, !textHits[position - range.lowerBound] { continue }
             let item = items[position]
-            let admitted = query.admits(kind: item.isFolder ? .folder : .recording, created: item.created,
-                                        duration: item.isFolder ? nil : item.duration,
-                                        hasTag: { hasTag($0, item) }, name: { String(decoding: strings[item.name], as: UTF8.self) })
+            let admitted = query.admits(
+                kind: item.isFolder ? .folder : .recording, created: item.created,
+                duration: item.isFolder ? nil : item.duration,
+                hasTag: { hasTag($0, item) }, name: { String(decoding: strings[item.name], as: UTF8.self) })
             if admitted { hits.append(position) }
         }
         return hits
@@ -92,9 +93,13 @@ struct ItemIndex {
             }
             if let transcripts, !recordings.isEmpty {
                 let entries = transcripts.entries
-                TextFolding.occurrences(of: word, in: transcripts.text, from: entries.first?.text.lowerBound ?? 0,
-                                        to: entries.last?.text.upperBound ?? 0) { offset in
-                    let entry = Self.last(in: entries.indices, startingAtOrBefore: offset) { entries[$0].text.lowerBound }
+                TextFolding.occurrences(
+                    of: word, in: transcripts.text, from: entries.first?.text.lowerBound ?? 0,
+                    to: entries.last?.text.upperBound ?? 0
+                ) { offset in
+                    let entry = Self.last(in: entries.indices, startingAtOrBefore: offset) {
+                        entries[$0].text.lowerBound
+                    }
                     if let position = recordings[entries[entry].id] { found[position - range.lowerBound] = true }
                     return entries[entry].text.upperBound
                 }
@@ -107,7 +112,8 @@ struct ItemIndex {
     /// The last position in `range` whose run starts at or before `offset` (runs lie one
     /// after another in order): the one holding `offset`, a word found there.
     static func last(in range: Range<Int>, startingAtOrBefore offset: Int, start: (Int) -> Int) -> Int {
-        var low = range.lowerBound, high = range.upperBound
+        var low = range.lowerBound
+        var high = range.upperBound
         while high - low > 1 {
             let middle = (low + high) / 2
             if start(middle) <= offset { low = middle } else { high = middle }
@@ -124,9 +130,13 @@ struct ItemIndex {
         table.reserveCapacity(foldersOnly ? 64 : items.count)
         for item in items where item.isFolder || !foldersOnly {
             let parent = item.parent >= 0 ? items[item.parent].id : nil
-            let recording = item.isFolder ? nil : RecordingInfo(duration: item.duration, frames: 0, sampleRate: 0, channels: 0, format: .wav, file: "")
-            table[item.id] = Item(id: item.id, parent: parent, name: String(decoding: strings[item.name], as: UTF8.self),
-                                  created: item.created, children: [], recording: recording)
+            let recording =
+                item.isFolder
+                ? nil
+                : RecordingInfo(duration: item.duration, frames: 0, sampleRate: 0, channels: 0, format: .wav, file: "")
+            table[item.id] = Item(
+                id: item.id, parent: parent, name: String(decoding: strings[item.name], as: UTF8.self),
+                created: item.created, children: [], recording: recording)
             if let parent { table[parent]?.children.append(item.id) }
         }
         return Document(items: table)
@@ -135,7 +145,7 @@ struct ItemIndex {
     /// The whole items at `positions`, decoded from their places in `store.json`; nil when
     /// the file is no longer the one the index was made from.
     func items(at positions: [Int], location: StoreLocation) -> [Item]? {
-        guard case let .present(identity) = source else { return nil }
+        guard case .present(let identity) = source else { return nil }
         let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -146,10 +156,13 @@ struct ItemIndex {
         for position in positions {
             let range = items[position].storeRange
             buffer = [UInt8](repeating: 0, count: range.count)
-            let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, range.count, off_t(range.lowerBound)) }
+            let read = buffer.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress!, range.count, off_t(range.lowerBound))
+            }
             guard read == range.count,
-                  let item = try? buffer.withUnsafeBufferPointer({ try DocumentCodec.decodeItem($0) }),
-                  item.id == items[position].id else { return nil }
+                let item = try? buffer.withUnsafeBufferPointer({ try DocumentCodec.decodeItem($0) }),
+                item.id == items[position].id
+            else { return nil }
             decoded.append(item)
         }
         return decoded
@@ -188,9 +201,10 @@ struct TranscriptIndex {
     /// The same transcripts with the same folded text (what `find` compares), whatever the
     /// identities say.
     func hasSameText(as other: TranscriptIndex) -> Bool {
-        entries.count == other.entries.count && zip(entries, other.entries).allSatisfy { a, b in
-            a.id == b.id && text[a.text].elementsEqual(other.text[b.text])
-        }
+        entries.count == other.entries.count
+            && zip(entries, other.entries).allSatisfy { a, b in
+                a.id == b.id && text[a.text].elementsEqual(other.text[b.text])
+            }
     }
 }
 
@@ -218,7 +232,7 @@ enum SourceIdentity: Equatable {
     /// Whether `path` is still what this names.
     func isCurrent(_ path: String) -> Bool {
         switch self {
-        case let .present(identity): return FileIdentity(path: path) == identity
+        case .present(let identity): return FileIdentity(path: path) == identity
         case .absent: return FileIdentity(path: path) == nil
         case .untrusted: return false
         }
@@ -230,18 +244,23 @@ extension ItemIndex {
     /// when `store.json` has changed since it was read.
     static func build(from library: Library) -> ItemIndex? {
         let location = library.location
-        guard let loaded = library.documents.identity, FileIdentity(path: location.storeFile) == loaded else { return nil }
+        guard let loaded = library.documents.identity, FileIdentity(path: location.storeFile) == loaded else {
+            return nil
+        }
         let source = SourceIdentity.of(loaded)
         // Where the items lie, as the store found them when it read the file; if it has
         // written the file since (a recovery), it is read again.
         if let ranges = library.documents.itemRanges { return build(library.document, ranges: ranges, source: source) }
         guard let bytes = try? FileSystem.read(location.storeFile), FileIdentity(path: location.storeFile) == loaded,
-              let decoded = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decodeVersioned($0) }) else { return nil }
+            let decoded = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decodeVersioned($0) })
+        else { return nil }
         return build(library.document, ranges: decoded.itemRanges, source: source)
     }
 
     /// The index of `document`, whose items lie at `ranges` in the `store.json` it was read from.
-    static func build(_ document: Document, ranges itemRanges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity) -> ItemIndex? {
+    static func build(
+        _ document: Document, ranges itemRanges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity
+    ) -> ItemIndex? {
         var ranges: [ItemID: Range<Int>] = [:]
         ranges.reserveCapacity(itemRanges.count)
         for (id, range) in itemRanges { ranges[id] = range }
@@ -277,11 +296,13 @@ extension ItemIndex {
                 index.text.append(0)
             }
             let position = index.items.count
-            index.items.append(IndexedItem(
-                id: item.id, isFolder: item.isFolder, created: item.created, duration: item.recording?.duration ?? 0,
-                parent: item.parent.flatMap { positions[$0] } ?? -1, subtreeEnd: position + sizes[position],
-                storeRange: storeRange, name: name, path: path, tags: tagsStart..<index.strings.count,
-                text: textStart..<index.text.count))
+            index.items.append(
+                IndexedItem(
+                    id: item.id, isFolder: item.isFolder, created: item.created,
+                    duration: item.recording?.duration ?? 0,
+                    parent: item.parent.flatMap { positions[$0] } ?? -1, subtreeEnd: position + sizes[position],
+                    storeRange: storeRange, name: name, path: path, tags: tagsStart..<index.strings.count,
+                    text: textStart..<index.text.count))
         }
         return index
     }
@@ -298,7 +319,9 @@ extension TranscriptIndex {
         build(location: location, source: SourceIdentity.of(location.transcriptsDirectory), reusing: previous)
     }
 
-    static func build(location: StoreLocation, source: SourceIdentity, reusing previous: TranscriptIndex? = nil) -> TranscriptIndex {
+    static func build(location: StoreLocation, source: SourceIdentity, reusing previous: TranscriptIndex? = nil)
+        -> TranscriptIndex
+    {
         let directory = location.transcriptsDirectory
         var index = TranscriptIndex(source: source, entries: [], text: [])
         guard source != .absent else { return index }
@@ -307,11 +330,13 @@ extension TranscriptIndex {
         var lent: [ItemID: (file: FileIdentity, text: Range<Int>)] = [:]
         lent.reserveCapacity(previous?.entries.count ?? 0)
         for entry in previous?.entries ?? [] {
-            if case let .present(file) = entry.file { lent[entry.id] = (file, entry.text) }
+            if case .present(let file) = entry.file { lent[entry.id] = (file, entry.text) }
         }
         let reader = TranscriptFiles.IndexReader(TranscriptFiles(location: location))
         for name in FileSystem.entries(of: directory) where name.hasSuffix(".txt") && !name.hasPrefix(".") {
-            guard let id = ItemID(String(name.dropLast(4))), let identity = reader.indexIdentity(of: id) else { continue }
+            guard let id = ItemID(String(name.dropLast(4))), let identity = reader.indexIdentity(of: id) else {
+                continue
+            }
             let start = index.text.count
             if let previous, let old = lent[id], old.file == identity {
                 index.text.append(contentsOf: previous.text[old.text])
@@ -339,7 +364,8 @@ extension ItemIndex {
 
 extension TranscriptIndex {
     static func current(at location: StoreLocation) -> TranscriptIndex? {
-        SearchIndexFiles.current(location.transcriptIndexFile, madeFrom: location.transcriptsDirectory, SearchIndexCodec.decodeTranscripts)
+        SearchIndexFiles.current(
+            location.transcriptIndexFile, madeFrom: location.transcriptsDirectory, SearchIndexCodec.decodeTranscripts)
     }
 }
 
@@ -349,7 +375,8 @@ enum SearchIndexFiles {
     static func current<Index>(_ path: String, madeFrom source: String, _ decode: ([UInt8]) -> Index?) -> Index? {
         // The source first, from the file's first words: a stale index is not read whole.
         guard SearchIndexCodec.source(of: path)?.isCurrent(source) == true, let bytes = try? FileSystem.read(path),
-              SearchIndexCodec.source(in: bytes)?.isCurrent(source) == true else { return nil }
+            SearchIndexCodec.source(in: bytes)?.isCurrent(source) == true
+        else { return nil }
         return decode(bytes)
     }
 
@@ -383,16 +410,21 @@ enum SearchIndexFiles {
     /// the sources say (a hand edit, a disk error, or a bug): `fsck` reports them, and
     /// `--repair` removes them. Paths relative to the store directory.
     /// `document` and `itemRanges` are `store.json` as fsck read it.
-    static func disagreeing(with document: Document, itemRanges: [(id: ItemID, range: Range<Int>)], location: StoreLocation) -> [String] {
+    static func disagreeing(
+        with document: Document, itemRanges: [(id: ItemID, range: Range<Int>)], location: StoreLocation
+    ) -> [String] {
         var wrong: [String] = []
         if let bytes = try? FileSystem.read(location.itemIndexFile), let stored = SearchIndexCodec.decodeItems(bytes),
-           stored.source.isCurrent(location.storeFile),
-           ItemIndex.build(document, ranges: itemRanges, source: stored.source).map(SearchIndexCodec.encode) != bytes {
+            stored.source.isCurrent(location.storeFile),
+            ItemIndex.build(document, ranges: itemRanges, source: stored.source).map(SearchIndexCodec.encode) != bytes
+        {
             wrong.append("cache/" + FileSystem.baseName(of: location.itemIndexFile))
         }
-        if let bytes = try? FileSystem.read(location.transcriptIndexFile), let stored = SearchIndexCodec.decodeTranscripts(bytes),
-           stored.source.isCurrent(location.transcriptsDirectory),
-           !TranscriptIndex.build(location: location, source: stored.source).hasSameText(as: stored) {
+        if let bytes = try? FileSystem.read(location.transcriptIndexFile),
+            let stored = SearchIndexCodec.decodeTranscripts(bytes),
+            stored.source.isCurrent(location.transcriptsDirectory),
+            !TranscriptIndex.build(location: location, source: stored.source).hasSameText(as: stored)
+        {
             wrong.append("cache/" + FileSystem.baseName(of: location.transcriptIndexFile))
         }
         return wrong

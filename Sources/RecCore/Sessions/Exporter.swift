@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `recnotes export`: a recording's audio, decoded (or copied as it is, when the format
@@ -25,7 +25,9 @@ public final class Exporter {
     /// With `trimmed`, the frames between the recording's trim points (nil: all of it).
     public let range: Range<Int64>?
 
-    public init(library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false) throws {
+    public init(library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false)
+        throws
+    {
         let item = try library.resolver.resolve(path)
         guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
         self.item = item
@@ -34,17 +36,18 @@ public final class Exporter {
         sourcePath = library.location.audioPath(info.file)
         self.destination = destination
         switch (format, destination) {
-        case let (format?, _):
+        case (let format?, _):
             self.format = format
         case (nil, .stream):
             self.format = .wav
-        case let (nil, .file(file)):
+        case (nil, .file(let file)):
             guard let guessed = AudioFormat(fileName: file) else {
-                throw RecError.usage(file, "cannot tell the format from the extension; add --format wav|flac|opus|vorbis|mp3")
+                throw RecError.usage(
+                    file, "cannot tell the format from the extension; add --format wav|flac|opus|vorbis|mp3")
             }
             self.format = guessed
         }
-        if case let .file(file) = destination { try Self.refuseDirectory(file) }
+        if case .file(let file) = destination { try Self.refuseDirectory(file) }
     }
 
     /// A file to export to that is a directory is refused before anything is written.
@@ -56,7 +59,7 @@ public final class Exporter {
     private var destinationLabel: String {
         switch destination {
         case .stream: return "-"
-        case let .file(path): return path
+        case .file(let path): return path
         }
     }
 
@@ -69,8 +72,9 @@ public final class Exporter {
             try source.seek(to: clamped.lowerBound)
             total = clamped.upperBound - clamped.lowerBound
         }
-        let progress = TranscodeProgress(source: sourcePath, destination: destinationLabel, rate: source.sampleRate,
-                                         channels: source.channels, totalFrames: total, onEvent: onEvent)
+        let progress = TranscodeProgress(
+            source: sourcePath, destination: destinationLabel, rate: source.sampleRate,
+            channels: source.channels, totalFrames: total, onEvent: onEvent)
         do {
             try write(source, frames: total, progress: progress)
         } catch {
@@ -86,7 +90,7 @@ public final class Exporter {
         let sameFormat = AudioFormat(exactly: source) == format && range == nil
         let limit = range == nil ? nil : frames
         switch destination {
-        case let .stream(fd):
+        case .stream(let fd):
             if sameFormat {
                 try copyStored(to: fd, progress: progress, total: frames)
             } else if format == .wav {
@@ -94,7 +98,7 @@ public final class Exporter {
             } else {
                 try encodeThroughTemporary(source, to: fd, progress: progress, limit: limit)
             }
-        case let .file(path):
+        case .file(let path):
             let directory = FileSystem.parentDirectory(of: path)
             let temporary = "\(directory)/.\(FileSystem.baseName(of: path)).tmp-\(getpid())"
             do {
@@ -113,7 +117,9 @@ public final class Exporter {
                     throw RecError.failure(path, "cannot write: \(reason)")
                 }
                 close(fd)
-                guard rename(temporary, path) == 0 else { throw RecError.failure(path, "cannot write: \(systemReason(errno))") }
+                guard rename(temporary, path) == 0 else {
+                    throw RecError.failure(path, "cannot write: \(systemReason(errno))")
+                }
                 FileSystem.syncDirectory(directory)
             } catch {
                 unlink(temporary)
@@ -131,31 +137,40 @@ public final class Exporter {
         progress.skip(to: total)
     }
 
-    private func encode(_ source: SoundFile, into path: String, label: String, progress: TranscodeProgress, limit: Int64?) throws {
+    private func encode(
+        _ source: SoundFile, into path: String, label: String, progress: TranscodeProgress, limit: Int64?
+    ) throws {
         let rate = try format.storableRate(for: source.sampleRate, channels: source.channels, name: label)
         let target: SoundFile
         do {
-            target = try SoundFile.create(path: path, sndfileFormat: format.sndfileFormat(highResolution: source.isHighResolution),
-                                          rate: rate, channels: source.channels)
+            target = try SoundFile.create(
+                path: path, sndfileFormat: format.sndfileFormat(highResolution: source.isHighResolution),
+                rate: rate, channels: source.channels)
         } catch let error as AudioError {
             throw RecError.failure(label, "\(error.operation): \(error.reason)")
         }
         progress.bytes = { FileSystem.size(path) }
-        let resampler = rate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: rate, channels: source.channels)
-        _ = try Transcode.copy(source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit)
+        let resampler =
+            rate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: rate, channels: source.channels)
+        _ = try Transcode.copy(
+            source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit)
         try target.close()
     }
 
     /// Encodes into a temporary file that is unlinked at once (nothing is left behind, even
     /// if recnotes is killed), then copies it to the stream.
-    private func encodeThroughTemporary(_ source: SoundFile, to fd: Int32, progress: TranscodeProgress, limit: Int64?) throws {
+    private func encodeThroughTemporary(_ source: SoundFile, to fd: Int32, progress: TranscodeProgress, limit: Int64?)
+        throws
+    {
         let directory = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        let path = "\(directory)/.recnotes-export-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(format.fileExtension)"
+        let path =
+            "\(directory)/.recnotes-export-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(format.fileExtension)"
         let target: SoundFile
         do {
-            target = try SoundFile.create(path: path, sndfileFormat: format.sndfileFormat(highResolution: source.isHighResolution),
-                                          rate: try format.storableRate(for: source.sampleRate, channels: source.channels, name: "-"),
-                                          channels: source.channels)
+            target = try SoundFile.create(
+                path: path, sndfileFormat: format.sndfileFormat(highResolution: source.isHighResolution),
+                rate: try format.storableRate(for: source.sampleRate, channels: source.channels, name: "-"),
+                channels: source.channels)
         } catch let error as AudioError {
             unlink(path)
             throw RecError.failure("-", "\(error.operation): \(error.reason)")
@@ -164,8 +179,11 @@ public final class Exporter {
         unlink(path)
         guard reader >= 0 else { throw RecError.failure(path, "cannot read: \(systemReason(errno))") }
         defer { close(reader) }
-        let resampler = target.sampleRate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
-        _ = try Transcode.copy(source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit)
+        let resampler =
+            target.sampleRate == source.sampleRate
+            ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
+        _ = try Transcode.copy(
+            source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit)
         try target.close()
         _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
     }
@@ -187,15 +205,28 @@ enum WAVStream {
         let dataBytes = min(UInt64(max(frames, 0)) * UInt64(blockAlign), UInt64(UInt32.max - 36))
         var bytes: [UInt8] = []
         bytes.reserveCapacity(44)
-        func le(_ value: UInt64, _ count: Int) { for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt64(i))) & 0xFF)) } }
-        bytes += Array("RIFF".utf8); le(36 + dataBytes, 4); bytes += Array("WAVE".utf8)
-        bytes += Array("fmt ".utf8); le(16, 4); le(1, 2); le(UInt64(channels), 2); le(UInt64(rate), 4)
-        le(UInt64(rate * blockAlign), 4); le(UInt64(blockAlign), 2); le(UInt64(bits), 2)
-        bytes += Array("data".utf8); le(dataBytes, 4)
+        func le(_ value: UInt64, _ count: Int) {
+            for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt64(i))) & 0xFF)) }
+        }
+        bytes += Array("RIFF".utf8)
+        le(36 + dataBytes, 4)
+        bytes += Array("WAVE".utf8)
+        bytes += Array("fmt ".utf8)
+        le(16, 4)
+        le(1, 2)
+        le(UInt64(channels), 2)
+        le(UInt64(rate), 4)
+        le(UInt64(rate * blockAlign), 4)
+        le(UInt64(blockAlign), 2)
+        le(UInt64(bits), 2)
+        bytes += Array("data".utf8)
+        le(dataBytes, 4)
         return bytes
     }
 
-    static func write(_ source: SoundFile, to fd: Int32, frames: Int64, progress: TranscodeProgress, cancel: CancelFlag) throws {
+    static func write(_ source: SoundFile, to fd: Int32, frames: Int64, progress: TranscodeProgress, cancel: CancelFlag)
+        throws
+    {
         let channels = source.channels
         let wide = source.isHighResolution
         let bits = wide ? 24 : 16
@@ -245,11 +276,17 @@ extension Exporter {
     /// `export PATH --markers FORMAT`: a recording's markers as chapters in FORMAT's text.
     /// A cue sheet's FILE line names the audio as `export PATH NAME.EXT` would write it in
     /// the recording's own format, with no re-encoding.
-    public static func markers(library: Library, path: String, format: MarkerExport) throws -> (item: Item, text: String) {
+    public static func markers(library: Library, path: String, format: MarkerExport) throws -> (
+        item: Item, text: String
+    ) {
         let item = try library.resolver.resolve(path)
-        guard let info = item.recording else { throw RecError.failure(path, "is a folder; only recordings have markers") }
+        guard let info = item.recording else {
+            throw RecError.failure(path, "is a folder; only recordings have markers")
+        }
         let audioFile = "\(item.name).\(info.format.fileExtension)"
-        return (item, format.render(name: item.name, info: info, markers: item.annotations.markers, audioFile: audioFile))
+        return (
+            item, format.render(name: item.name, info: info, markers: item.annotations.markers, audioFile: audioFile)
+        )
     }
 
     /// `export FILE --transcript`: the recording's transcript in each of `formats`, with
@@ -257,8 +294,10 @@ extension Exporter {
     /// an audio one (`talk.flac` → `talk.srt`). Timed like the exported audio, from the in
     /// point when trimmed. Throws, before any audio is written, when the recording has no
     /// transcript (`path` as typed, for the message).
-    public func transcriptSidecars(_ formats: [TranscriptFormat], library: Library, path: String) throws -> [(file: String, text: String)] {
-        guard case let .file(file) = destination else {
+    public func transcriptSidecars(_ formats: [TranscriptFormat], library: Library, path: String) throws -> [(
+        file: String, text: String
+    )] {
+        guard case .file(let file) = destination else {
             throw RecError.usage("--transcript", "writes files beside the audio; name a FILE to export to")
         }
         var transcript = try TranscriptFiles(location: library.location).required(item.id, path: path)

@@ -1,7 +1,7 @@
 import CAudio
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The layout of headerless audio on stdin: `--rate --channels --encoding`.
@@ -57,8 +57,10 @@ public final class Importer {
     /// `--to` with `-p`: the folder to make, with the items, in the transaction that adds them.
     private let folderToMake: String?
 
-    public init(library: Library, files: [String], folder: String?, name: String?, storage: ImportStorage,
-                raw: RawLayout?, stdin: Int32 = 0, now: Timestamp = .now(), createParents: Bool = false) throws {
+    public init(
+        library: Library, files: [String], folder: String?, name: String?, storage: ImportStorage,
+        raw: RawLayout?, stdin: Int32 = 0, now: Timestamp = .now(), createParents: Bool = false
+    ) throws {
         self.library = library
         self.storage = storage
         self.raw = raw
@@ -66,13 +68,19 @@ public final class Importer {
         guard !files.isEmpty else { throw RecError.usage("import", "give at least one FILE, or - for stdin") }
         if name != nil && files.count > 1 { throw RecError.usage("--name", "can only name a single imported file") }
         if files.filter({ $0 == "-" }).count > 1 { throw RecError.usage("-", "stdin can be imported only once") }
-        if raw != nil && !files.contains("-") { throw RecError.usage("--encoding", "raw audio can only be read from stdin (-)") }
+        if raw != nil && !files.contains("-") {
+            throw RecError.usage("--encoding", "raw audio can only be read from stdin (-)")
+        }
         if let raw { try AudioFormat.validateLayout(rate: raw.rate, channels: raw.channels) }
-        if raw != nil && storage == .keep { throw RecError.usage("--keep", "raw audio has no container to keep; choose a --format") }
+        if raw != nil && storage == .keep {
+            throw RecError.usage("--keep", "raw audio has no container to keep; choose a --format")
+        }
         let resolver = library.resolver
         var toMake: String?
         do {
-            self.folder = try folder.map { try resolver.resolveFolder($0) } ?? (library.document[library.state.currentFolder] ?? library.document.root)
+            self.folder =
+                try folder.map { try resolver.resolveFolder($0) }
+                ?? (library.document[library.state.currentFolder] ?? library.document.root)
         } catch let error as RecError where error.reason.hasPrefix("no such folder") {
             guard createParents, let folder else {
                 throw RecError(error.kind, error.subject, error.reason + " (use -p to create it)")
@@ -93,7 +101,10 @@ public final class Importer {
                 throw RecError.failure(library.document.path(of: existing.id), "already exists")
             }
             guard seen.insert(chosen).inserted else {
-                throw RecError.usage(file, "another FILE would also be imported as \(NameRules.quoted(chosen)); import them separately with --name")
+                throw RecError.usage(
+                    file,
+                    "another FILE would also be imported as \(NameRules.quoted(chosen)); import them separately with --name"
+                )
             }
             sources.append(Source(path: file, name: chosen))
         }
@@ -135,7 +146,8 @@ public final class Importer {
                 var parent: ItemID?
                 if let folderToMake {
                     try tx.makeFolder(at: folderToMake, from: current, createParents: true)
-                    parent = try PathResolver(document: tx.document, currentFolder: current).resolveFolder(folderToMake).id
+                    parent = try PathResolver(document: tx.document, currentFolder: current).resolveFolder(folderToMake)
+                        .id
                 }
                 for var item in items {
                     if let parent { item.parent = parent }
@@ -162,7 +174,10 @@ public final class Importer {
         _ = try copyBytes(from: stdinFD, to: fd, source: "stdin", destination: path, cancel: cancel)
         let container = StreamedInput.container(at: path)
         if raw != nil, let container {
-            throw RecError.usage("--encoding", "stdin starts with a \(container.rawValue) header, which describes the audio; leave out --rate, --channels and --encoding")
+            throw RecError.usage(
+                "--encoding",
+                "stdin starts with a \(container.rawValue) header, which describes the audio; leave out --rate, --channels and --encoding"
+            )
         }
         // A stream's length is known only now that it has ended: a WAV written to a pipe
         // states a placeholder, and the audio is what arrived.
@@ -173,11 +188,14 @@ public final class Importer {
     private func openSource(_ source: Source, at path: String) throws -> SoundFile {
         do {
             if source.path == "-", let raw {
-                return try SoundFile.openRaw(path: path, sndfileFormat: raw.sndfileFormat, rate: raw.rate, channels: raw.channels)
+                return try SoundFile.openRaw(
+                    path: path, sndfileFormat: raw.sndfileFormat, rate: raw.rate, channels: raw.channels)
             }
             return try SoundFile.open(path: path)
         } catch let error as AudioError {
-            if source.path != "-", !FileSystem.exists(path) { throw RecError.failure(source.label, systemReason(ENOENT)) }
+            if source.path != "-", !FileSystem.exists(path) {
+                throw RecError.failure(source.label, systemReason(ENOENT))
+            }
             throw RecError.failure(source.label, error.reason)
         }
     }
@@ -186,7 +204,9 @@ public final class Importer {
         let inputPath = source.path == "-" ? try spoolStdin() : source.path
         if source.path != "-" {
             var info = stat()
-            if stat(inputPath, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(source.label, "is a directory") }
+            if stat(inputPath, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                throw RecError.failure(source.label, "is a directory")
+            }
         }
         let input = try openSource(source, at: inputPath)
         let id = ItemID.random()
@@ -194,10 +214,14 @@ public final class Importer {
         switch storage {
         case .keep:
             guard let format = AudioFormat(exactly: input) else {
-                throw RecError.failure(source.label, "--keep stores only wav, flac, opus, vorbis and mp3 files, not \(AudioFormat.describe(input)); leave out --keep to convert it")
+                throw RecError.failure(
+                    source.label,
+                    "--keep stores only wav, flac, opus, vorbis and mp3 files, not \(AudioFormat.describe(input)); leave out --keep to convert it"
+                )
             }
-            let progress = TranscodeProgress(source: source.path, destination: "\(id).\(format.fileExtension)", rate: input.sampleRate,
-                                             channels: input.channels, totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
+            let progress = TranscodeProgress(
+                source: source.path, destination: "\(id).\(format.fileExtension)", rate: input.sampleRate,
+                channels: input.channels, totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
             let frames: Int64
             do { frames = try Transcode.verify(input, name: source.label, progress: progress) } catch {
                 progress.fail("\(error)")
@@ -214,25 +238,33 @@ public final class Importer {
             }
             try place(temporary, as: file)
             progress.finish()
-            item = .recording(id: id, name: source.name, parent: folder.id, created: .now(),
-                              info: RecordingInfo(duration: Double(frames) / Double(input.sampleRate), frames: frames,
-                                                  sampleRate: input.sampleRate, channels: input.channels,
-                                                  format: format, file: file).analyzed(path: library.location.audioPath(file)))
-        case let .transcode(format):
+            item = .recording(
+                id: id, name: source.name, parent: folder.id, created: .now(),
+                info: RecordingInfo(
+                    duration: Double(frames) / Double(input.sampleRate), frames: frames,
+                    sampleRate: input.sampleRate, channels: input.channels,
+                    format: format, file: file
+                ).analyzed(path: library.location.audioPath(file)))
+        case .transcode(let format):
             let rate = try format.storableRate(for: input.sampleRate, channels: input.channels, name: source.label)
             let file = "\(id).\(format.fileExtension)"
             let temporary = temporaryPath(format.fileExtension)
             created.append(temporary)
-            let progress = TranscodeProgress(source: source.path, destination: file, rate: input.sampleRate, channels: input.channels,
-                                             totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
+            let progress = TranscodeProgress(
+                source: source.path, destination: file, rate: input.sampleRate, channels: input.channels,
+                totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
             progress.bytes = { FileSystem.size(temporary) }
             let result: Transcode.Result
             do {
-                let target = try SoundFile.create(path: temporary, sndfileFormat: format.sndfileFormat(highResolution: input.isHighResolution),
-                                                  rate: rate, channels: input.channels)
-                let resampler = rate == input.sampleRate ? nil : Resampler(from: input.sampleRate, to: rate, channels: input.channels)
+                let target = try SoundFile.create(
+                    path: temporary, sndfileFormat: format.sndfileFormat(highResolution: input.isHighResolution),
+                    rate: rate, channels: input.channels)
+                let resampler =
+                    rate == input.sampleRate
+                    ? nil : Resampler(from: input.sampleRate, to: rate, channels: input.channels)
                 do {
-                    result = try Transcode.copy(input, into: target, resampler: resampler, progress: progress, cancel: cancel)
+                    result = try Transcode.copy(
+                        input, into: target, resampler: resampler, progress: progress, cancel: cancel)
                 } catch let error as AudioError where error.subject == .file(inputPath) {
                     throw RecError.failure(source.label, error.reason)
                 }
@@ -244,10 +276,13 @@ public final class Importer {
             }
             try place(temporary, as: file)
             progress.finish()
-            item = .recording(id: id, name: source.name, parent: folder.id, created: .now(),
-                              info: RecordingInfo(duration: Double(result.framesWritten) / Double(rate), frames: result.framesWritten,
-                                                  sampleRate: rate, channels: input.channels, format: format, file: file)
-                                .analyzed(path: library.location.audioPath(file)))
+            item = .recording(
+                id: id, name: source.name, parent: folder.id, created: .now(),
+                info: RecordingInfo(
+                    duration: Double(result.framesWritten) / Double(rate), frames: result.framesWritten,
+                    sampleRate: rate, channels: input.channels, format: format, file: file
+                )
+                .analyzed(path: library.location.audioPath(file)))
         }
         if source.path == "-", inputPath != library.location.audioPath(item.recording!.file) {
             try? FileSystem.remove(inputPath)
@@ -260,7 +295,9 @@ public final class Importer {
     private func place(_ temporary: String, as file: String) throws {
         try FileSystem.syncFile(temporary)
         let final = library.location.audioPath(file)
-        guard rename(temporary, final) == 0 else { throw RecError.failure(final, "cannot create: \(systemReason(errno))") }
+        guard rename(temporary, final) == 0 else {
+            throw RecError.failure(final, "cannot create: \(systemReason(errno))")
+        }
         FileSystem.syncDirectory(FileSystem.parentDirectory(of: final))
         created.removeAll { $0 == temporary }
         created.append(final)
@@ -284,8 +321,11 @@ extension AudioFormat {
         if canWrite(rate: rate, channels: channels) { return rate }
         if canWrite(rate: defaultRate, channels: channels) { return defaultRate }
         if !isSupported(rate: defaultRate, channels: 1) {
-            throw RecError.failure("--format \(rawValue)", "this libsndfile (\(LibraryVersions.sndfile)) cannot write it")
+            throw RecError.failure(
+                "--format \(rawValue)", "this libsndfile (\(LibraryVersions.sndfile)) cannot write it")
         }
-        throw RecError.failure(name, "\(channels) channels cannot be stored as \(rawValue); choose another --format (flac or wav hold any)")
+        throw RecError.failure(
+            name, "\(channels) channels cannot be stored as \(rawValue); choose another --format (flac or wav hold any)"
+        )
     }
 }

@@ -1,7 +1,7 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The play screen as store changes around a `Player`: the recording becomes the selected
@@ -44,9 +44,11 @@ public final class PlaybackSession {
     /// `skipSilence` (seconds): silences longer than that, between the speech regions stored
     /// with the recording (or, with `silenceThreshold`, a fixed level instead of the
     /// detector's adaptive floor, found in the file before playing), are jumped over.
-    public init(library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
-                untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-                device: String, deviceConfiguration: String? = nil) throws {
+    public init(
+        library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
+        untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
+        device: String, deviceConfiguration: String? = nil
+    ) throws {
         self.library = library
         let seekSpec = try seek.map { try TimeSpec.parse($0) }
         let untilSpec = try until.map { try TimeSpec.parse($0) }
@@ -78,7 +80,9 @@ public final class PlaybackSession {
         self.markers = Mutex(markers.map(\.frame))
         let shownPath = path ?? library.document.path(of: item.id)
         if let seekSpec, let text = seek {
-            if let markerFrame = try seekSpec.markerFrame(in: markers, frames: frameCount, option: "--seek", path: shownPath) {
+            if let markerFrame = try seekSpec.markerFrame(
+                in: markers, frames: frameCount, option: "--seek", path: shownPath)
+            {
                 from = markerFrame
             } else {
                 let (seconds, note) = try seekSpec.resolveStart(duration: length, spec: text)
@@ -86,7 +90,9 @@ public final class PlaybackSession {
                 from = frame(seconds)
             }
             if !bounds.contains(from) {
-                notes.append("--seek \(text) is outside the trim points; playing from \(Format.clock(Double(bounds.lowerBound) / rate)) (--untrimmed plays it all)")
+                notes.append(
+                    "--seek \(text) is outside the trim points; playing from \(Format.clock(Double(bounds.lowerBound) / rate)) (--untrimmed plays it all)"
+                )
                 from = bounds.lowerBound
             }
         } else if let resumeAt, resumeAt < length - 0.05, bounds.contains(frame(resumeAt)) {
@@ -94,10 +100,12 @@ public final class PlaybackSession {
         }
         var to = bounds.upperBound
         if let untilSpec, let text = until {
-            to = min(try untilSpec.markerFrame(in: markers, frames: frameCount, option: "--until", path: shownPath)
-                        ?? frame(try untilSpec.resolve(duration: length, spec: text)), bounds.upperBound)
+            to = min(
+                try untilSpec.markerFrame(in: markers, frames: frameCount, option: "--until", path: shownPath)
+                    ?? frame(try untilSpec.resolve(duration: length, spec: text)), bounds.upperBound)
             guard to > from else {
-                throw RecError.usage(NameRules.quoted(text), "--until must come after the start (\(Format.clock(Double(from) / rate)))")
+                throw RecError.usage(
+                    NameRules.quoted(text), "--until must come after the start (\(Format.clock(Double(from) / rate)))")
             }
         }
         start = from
@@ -110,7 +118,9 @@ public final class PlaybackSession {
         // ends (and lets go of the device) before the device is opened.
         if library.isReadOnly {
             // A backup on read-only media still plays; nothing of it can be written.
-            notes.append("the store is read-only; the play position will not be saved, and other shells cannot control this playback")
+            notes.append(
+                "the store is read-only; the play position will not be saved, and other shells cannot control this playback"
+            )
         } else {
             replaced = try RemoteControl(library: library).stopOtherPlayback()
         }
@@ -130,8 +140,9 @@ public final class PlaybackSession {
         let startSeconds = Double(start) / Double(sampleRate)
         // A player still registered (one that started meanwhile) loses its slot: the
         // newest playback is the one a hotkey means.
-        let entry = ViewState.Playback(id: id, pid: getpid(), started: .now(),
-                                       control: .init(paused: paused))
+        let entry = ViewState.Playback(
+            id: id, pid: getpid(), started: .now(),
+            control: .init(paused: paused))
         try library.viewState.transaction {
             $0.selectRecording(id, position: startSeconds)
             $0.playbackStarted(entry)
@@ -145,25 +156,34 @@ public final class PlaybackSession {
     @discardableResult
     public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
         try register(paused: startsPaused)
-        if library.isReadOnly { return try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, onEvent: onEvent) }
+        if library.isReadOnly {
+            return try player.run(
+                from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, onEvent: onEvent)
+        }
         let id = item.id
         let library = library
         var ended = false
         defer { if !ended { unregister() } }
         // Without a follower (no pipe to be had) the audio still plays; only the position
         // is not kept and other shells cannot reach it.
-        let follower = try? RemoteFollower(location: library.location, job: .playback, id: item.id,
-                                           mailbox: player.controls, sampleRate: sampleRate)
+        let follower = try? RemoteFollower(
+            location: library.location, job: .playback, id: item.id,
+            mailbox: player.controls, sampleRate: sampleRate)
         try? follower?.start()
         defer { follower?.stop() }
         // A marker made while playing is a change to the recording, undoable like `mark --at`.
         // It is written by a worker of its own: the events come on the audio thread, which a
         // store write (an fsync) must not hold up.
         let writer = try? SerialWorker()
-        let result = try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor) { event in
-            if case let .marked(position, label) = event {
+        let result = try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor) {
+            event in
+            if case .marked(let position, let label) = event {
                 markers.withLock { $0.append(position.frames) }
-                let save = { _ = try? library.documents.transaction { try $0.addMarker(to: id, Marker(frame: position.frames, label: label)) } }
+                let save = {
+                    _ = try? library.documents.transaction {
+                        try $0.addMarker(to: id, Marker(frame: position.frames, label: label))
+                    }
+                }
                 if let writer { writer.submit(save) } else { save() }
             }
             onEvent(event)
@@ -175,7 +195,8 @@ public final class PlaybackSession {
     }
 
     private func unregister() {
-        let id = item.id, pid = getpid()
+        let id = item.id
+        let pid = getpid()
         try? library.viewState.transaction { vs in
             if vs.state.playing?.id == id && vs.state.playing?.pid == pid { vs.playbackEnded() }
         }

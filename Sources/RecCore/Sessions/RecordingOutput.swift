@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `record --output`: where a recording goes when it goes to another program or to a file
@@ -21,20 +21,29 @@ public struct RecordingOutput {
         self.encoding = encoding
         if target == "-" {
             if let encoding {
-                if let format { throw RecError.usage("--encoding \(encoding.rawValue)", "raw output has no format; drop --format \(format.rawValue)") }
+                if let format {
+                    throw RecError.usage(
+                        "--encoding \(encoding.rawValue)", "raw output has no format; drop --format \(format.rawValue)")
+                }
                 self.format = nil
             } else {
                 switch format ?? .wav {
                 case .wav: self.format = .wav
                 case .flac: self.format = .flac
                 case let other:
-                    throw RecError.usage("--format \(other.rawValue)", "standard output takes wav, flac, or raw samples with --encoding s16|s32|f32")
+                    throw RecError.usage(
+                        "--format \(other.rawValue)",
+                        "standard output takes wav, flac, or raw samples with --encoding s16|s32|f32")
                 }
             }
         } else {
-            if let encoding { throw RecError.usage("--encoding \(encoding.rawValue)", "raw samples go to standard output only (--output -)") }
+            if let encoding {
+                throw RecError.usage(
+                    "--encoding \(encoding.rawValue)", "raw samples go to standard output only (--output -)")
+            }
             guard let chosen = format ?? AudioFormat(fileName: target) else {
-                throw RecError.usage(target, "cannot tell the format from the extension; add --format wav|flac|opus|vorbis|mp3")
+                throw RecError.usage(
+                    target, "cannot tell the format from the extension; add --format wav|flac|opus|vorbis|mp3")
             }
             self.format = chosen
         }
@@ -59,7 +68,8 @@ public struct RecordingOutput {
             return try SoundFile.create(path: target, format: format ?? .wav, rate: rate, channels: channels)
         }
         if let encoding {
-            return try StreamSink(fd: STDOUT_FILENO, container: .raw(encoding), rate: rate, channels: channels, frames: frames)
+            return try StreamSink(
+                fd: STDOUT_FILENO, container: .raw(encoding), rate: rate, channels: channels, frames: frames)
         }
         if format == .flac { return try PipeFLACSink(fd: STDOUT_FILENO, rate: rate, channels: channels) }
         return try StreamSink(fd: STDOUT_FILENO, container: .wav, rate: rate, channels: channels, frames: frames)
@@ -82,8 +92,10 @@ public final class OutputRecordingSession {
     private let location: StoreLocation
     private var viewState: ViewStateStore?
 
-    public init(location: StoreLocation, output: RecordingOutput, device: String, frameLimit: Int64?,
-                started: Timestamp = .now()) throws {
+    public init(
+        location: StoreLocation, output: RecordingOutput, device: String, frameLimit: Int64?,
+        started: Timestamp = .now()
+    ) throws {
         self.location = location
         self.output = output
         var state: ViewState?
@@ -113,7 +125,10 @@ public final class OutputRecordingSession {
         do {
             try viewState.transaction { vs in
                 // Checked again under the lock: another recording may have started meanwhile.
-                do { try vs.state.refuseAnotherRecording() } catch { refusal = error; return }
+                do { try vs.state.refuseAnotherRecording() } catch {
+                    refusal = error
+                    return
+                }
                 vs.recordingStarted(entry)
             }
             if refusal == nil { self.entry = entry }
@@ -131,8 +146,10 @@ public final class OutputRecordingSession {
     @discardableResult
     public func record(onEvent: (AudioEvent) -> Void) throws -> Int64 {
         guard let entry else { return try recorder.run(into: sink, onEvent: onEvent) }
-        return try RemoteFollower.following(location: location, job: .recording, id: entry.id,
-                                            mailbox: recorder.controls, sampleRate: entry.sampleRate) {
+        return try RemoteFollower.following(
+            location: location, job: .recording, id: entry.id,
+            mailbox: recorder.controls, sampleRate: entry.sampleRate
+        ) {
             try recorder.run(into: sink, onEvent: onEvent)
         }
     }

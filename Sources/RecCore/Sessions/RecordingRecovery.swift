@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension Library {
@@ -18,7 +18,8 @@ extension Library {
             try viewState.transaction { vs in
                 if vs.state.recording?.id == entry.id { vs.recordingEnded() }
             }
-            return "a recording to \(entry.destination) (pid \(entry.pid)) ended without clearing its entry; it was cleared"
+            return
+                "a recording to \(entry.destination) (pid \(entry.pid)) ended without clearing its entry; it was cleared"
         }
         let path = location.audioPath(entry.file)
         var note: String?
@@ -26,7 +27,8 @@ extension Library {
         // seconds to decode, and every other change to the store would wait for it. Two
         // commands recovering at once both measure (each rewrites through a file of its own
         // and renames, so the file is always whole); the first to add the item wins.
-        let recovered = documents.document[entry.id] == nil ? Self.recoverAudio(entry, path: path)?.analyzed(path: path) : nil
+        let recovered =
+            documents.document[entry.id] == nil ? Self.recoverAudio(entry, path: path)?.analyzed(path: path) : nil
         try documents.transaction { tx in
             guard tx.document[entry.id] == nil else { return }
             guard let info = recovered else {
@@ -40,7 +42,8 @@ extension Library {
             // The markers made before the crash come back with the audio.
             item.annotations.markers = MarkerRules.saved(entry.markers, frames: info.frames)
             try tx.add(item)
-            note = "recovered an interrupted recording as \(tx.document.path(of: entry.id)) (\(Format.duration(info.duration)))"
+            note =
+                "recovered an interrupted recording as \(tx.document.path(of: entry.id)) (\(Format.duration(info.duration)))"
         }
         try viewState.transaction { vs in
             if vs.state.recording?.id == entry.id { vs.recordingEnded() }
@@ -53,18 +56,22 @@ extension Library {
     /// and seeks like any other. nil when there is no readable audio.
     static func recoverAudio(_ entry: ViewState.RecordingInProgress, path: String) -> RecordingInfo? {
         guard let frames = try? SoundFile.countFrames(path: path), frames > 0,
-              let file = try? SoundFile.open(path: path) else { return nil }
+            let file = try? SoundFile.open(path: path)
+        else { return nil }
         var finalFrames = frames
         if file.frames != frames, let format = entry.format {
             let temporary = path + ".recovering-\(getpid())"
             if let copied = try? SoundFile.copy(file, to: temporary, format: format), copied > 0,
-               (try? FileSystem.syncFile(temporary)) != nil, rename(temporary, path) == 0 {
+                (try? FileSystem.syncFile(temporary)) != nil, rename(temporary, path) == 0
+            {
                 finalFrames = copied
             } else {
                 try? FileSystem.remove(temporary)
             }
         }
-        return RecordingInfo(duration: Double(finalFrames) / Double(file.sampleRate), frames: finalFrames,
-                             sampleRate: file.sampleRate, channels: file.channels, format: entry.format ?? AudioFormat(fileName: entry.file) ?? .wav, file: entry.file)
+        return RecordingInfo(
+            duration: Double(finalFrames) / Double(file.sampleRate), frames: finalFrames,
+            sampleRate: file.sampleRate, channels: file.channels,
+            format: entry.format ?? AudioFormat(fileName: entry.file) ?? .wav, file: entry.file)
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The record screen as a sequence of store changes around a `Recorder`:
@@ -34,9 +34,11 @@ public final class RecordingSession {
     /// Resolves PATH (a folder, a name in the current folder, or `Folder/name`) and starts.
     /// `createParents` (`record -p`): folders in PATH that do not exist yet are made once
     /// the device is open.
-    public init(library: Library, path: String?, format: AudioFormat, rate: Int, channels: Int,
-                device: String, frameLimit: Int64?, started: Timestamp = .now(),
-                deviceConfiguration: String? = nil, createParents: Bool = false, voice: VoiceTrigger? = nil) throws {
+    public init(
+        library: Library, path: String?, format: AudioFormat, rate: Int, channels: Int,
+        device: String, frameLimit: Int64?, started: Timestamp = .now(),
+        deviceConfiguration: String? = nil, createParents: Bool = false, voice: VoiceTrigger? = nil
+    ) throws {
         self.library = library
         self.format = format
         try format.validate(rate: rate, channels: channels)
@@ -48,7 +50,8 @@ public final class RecordingSession {
         // -p: the folder part of PATH, when it is not there yet.
         var foldersToMake: String?
         if createParents, let path, let slash = path.lastIndex(of: "/"), slash != path.startIndex,
-           (try? resolver.resolveFolder(String(path[..<slash]))) == nil {
+            (try? resolver.resolveFolder(String(path[..<slash]))) == nil
+        {
             foldersToMake = String(path[..<slash])
         }
         if let folders = foldersToMake, let path {
@@ -64,17 +67,21 @@ public final class RecordingSession {
             parentItem = library.document.root
         } else if let path {
             let target: PathResolver.Target
-            do { target = try resolver.locate(path) } catch let error as RecError where error.reason.hasPrefix("no such folder") {
+            do { target = try resolver.locate(path) } catch let error as RecError
+                where error.reason.hasPrefix("no such folder")
+            {
                 throw RecError(error.kind, error.subject, error.reason + " (use -p to create it)")
             }
             switch target {
-            case let .existing(item) where item.isFolder:
+            case .existing(let item) where item.isFolder:
                 parentItem = item
             case .existing:
                 throw RecError.failure(path, "already exists")
-            case let .missing(parent, missingName):
+            case .missing(let parent, let missingName):
                 if path.hasSuffix("/") { throw RecError.failure(path, "no such folder (use -p to create it)") }
-                guard parent.isFolder else { throw RecError.failure(path, "\(library.document.path(of: parent.id)) is not a folder") }
+                guard parent.isFolder else {
+                    throw RecError.failure(path, "\(library.document.path(of: parent.id)) is not a folder")
+                }
                 parentItem = parent
                 name = missingName
                 given = true
@@ -89,8 +96,9 @@ public final class RecordingSession {
         try library.viewState.state.refuseAnotherRecording()
 
         // The device first: if it cannot be opened, no file (and no folder) is made.
-        recorder = try Recorder(device: device, rate: rate, channels: channels, frameLimit: frameLimit,
-                                configuration: deviceConfiguration, voice: voice)
+        recorder = try Recorder(
+            device: device, rate: rate, channels: channels, frameLimit: frameLimit,
+            configuration: deviceConfiguration, voice: voice)
         if let folders = foldersToMake {
             let current = library.state.currentFolder
             try library.documents.transaction { tx in
@@ -108,8 +116,9 @@ public final class RecordingSession {
         file = try SoundFile.create(path: path, format: format, rate: rate, channels: channels)
         // The file's name survives a power cut from the start, so its periodic syncs count.
         FileSystem.syncDirectory(library.location.audioDirectory)
-        entry = .init(id: id, parent: parent, name: name, file: fileName, format: format,
-                      sampleRate: rate, channels: channels, pid: getpid(), started: started)
+        entry = .init(
+            id: id, parent: parent, name: name, file: fileName, format: format,
+            sampleRate: rate, channels: channels, pid: getpid(), started: started)
         do {
             try library.viewState.transaction { vs in
                 // Checked again under the lock: another recording may have started meanwhile.
@@ -127,10 +136,12 @@ public final class RecordingSession {
     /// Other shells can pause, resume and stop it meanwhile, through the view state.
     public func record(onEvent: (AudioEvent) -> Void) throws {
         defer { frames = recorder.framesWritten }
-        try RemoteFollower.following(location: library.location, job: .recording, id: entry.id,
-                                     mailbox: recorder.controls, sampleRate: entry.sampleRate) {
+        try RemoteFollower.following(
+            location: library.location, job: .recording, id: entry.id,
+            mailbox: recorder.controls, sampleRate: entry.sampleRate
+        ) {
             _ = try recorder.run(into: file) { event in
-                if case let .marked(position, label) = event { keep(Marker(frame: position.frames, label: label)) }
+                if case .marked(let position, let label) = event { keep(Marker(frame: position.frames, label: label)) }
                 onEvent(event)
             }
         }
@@ -160,7 +171,9 @@ public final class RecordingSession {
     @discardableResult
     public func save(as name: String? = nil, cutShort: Bool = false) throws -> Item {
         try commit(as: name, cutShort: cutShort, toTrash: false)
-        guard let item = library.document[entry.id] else { throw RecError.failure(name ?? defaultName, "was not saved") }
+        guard let item = library.document[entry.id] else {
+            throw RecError.failure(name ?? defaultName, "was not saved")
+        }
         return item
     }
 
@@ -170,7 +183,9 @@ public final class RecordingSession {
     @discardableResult
     public func discardToTrash() throws -> String {
         try commit(as: nil, cutShort: false, toTrash: true)
-        guard let entry = library.document.trashEntry(entry.id) else { throw RecError.failure(defaultName, "was not saved") }
+        guard let entry = library.document.trashEntry(entry.id) else {
+            throw RecError.failure(defaultName, "was not saved")
+        }
         return entry.path
     }
 
@@ -188,7 +203,8 @@ public final class RecordingSession {
         try library.documents.transaction { tx in
             let parentID = tx.document[parent]?.isFolder == true ? parent : .root
             let candidate = tx.document.freeName(chosen, in: parentID, except: nil)
-            var item = Item.recording(id: entry.id, name: candidate, parent: parentID, created: entry.started, info: info)
+            var item = Item.recording(
+                id: entry.id, name: candidate, parent: parentID, created: entry.started, info: info)
             item.annotations.trim = trailingSilenceTrim(frames: info.frames)
             item.annotations.markers = MarkerRules.saved(markers, frames: info.frames)
             try tx.add(item)
@@ -203,15 +219,19 @@ public final class RecordingSession {
     /// trimmed by an out point `TrimPoints.defaultMargin` after the end of the last speech.
     private func trailingSilenceTrim(frames: Int64) -> TrimPoints? {
         guard recorder.stoppedOnSilence, let end = recorder.speechEnd else { return nil }
-        guard let trim = TrimPoints.around(speech: [0..<end], margin: TrimPoints.defaultMargin, sampleRate: entry.sampleRate, length: frames),
-              trim.outFrame < frames else { return nil }
+        guard
+            let trim = TrimPoints.around(
+                speech: [0..<end], margin: TrimPoints.defaultMargin, sampleRate: entry.sampleRate, length: frames),
+            trim.outFrame < frames
+        else { return nil }
         return trim
     }
 
     private func measuredInfo() -> RecordingInfo {
         let written = frames
-        return RecordingInfo(duration: Double(written) / Double(entry.sampleRate), frames: written,
-                             sampleRate: entry.sampleRate, channels: entry.channels, format: format, file: entry.file)
+        return RecordingInfo(
+            duration: Double(written) / Double(entry.sampleRate), frames: written,
+            sampleRate: entry.sampleRate, channels: entry.channels, format: format, file: entry.file)
     }
 
     /// Throws the recording away: the file is deleted and the in-progress entry cleared.

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Audio that arrived on a stream (stdin), spooled to a file of our own: its length is known
@@ -9,7 +9,12 @@ import Glibc
 enum StreamedInput {
     /// The container a spooled stream starts with, from its first bytes.
     enum Container: String {
-        case wav = "WAV", flac = "FLAC", ogg = "Ogg", aiff = "AIFF", au = "AU", mp3 = "MP3"
+        case wav = "WAV"
+        case flac = "FLAC"
+        case ogg = "Ogg"
+        case aiff = "AIFF"
+        case au = "AU"
+        case mp3 = "MP3"
     }
 
     /// The container `path` starts with, if it has a header a raw stream would not.
@@ -22,7 +27,8 @@ enum StreamedInput {
         guard n >= 4 else { return nil }
         let magic = String(decoding: bytes[0..<4], as: UTF8.self)
         switch magic {
-        case "RIFF", "RIFX", "RF64": return n >= 12 && String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE" ? .wav : nil
+        case "RIFF", "RIFX", "RF64":
+            return n >= 12 && String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE" ? .wav : nil
         case "fLaC": return .flac
         case "OggS": return .ogg
         case "FORM": return .aiff
@@ -59,7 +65,9 @@ enum StreamedInput {
             let body = offset + 8
             if chunk.tag == "data" {
                 let arrived = size - body
-                guard chunk.value == 0 || Int64(chunk.value) > arrived, arrived > 0, arrived <= Int64(UInt32.max) else { return false }
+                guard chunk.value == 0 || Int64(chunk.value) > arrived, arrived > 0, arrived <= Int64(UInt32.max) else {
+                    return false
+                }
                 try write32(UInt32(arrived), at: offset + 4)
                 try write32(UInt32(clamping: size - 8), at: 4)
                 return true

@@ -37,7 +37,8 @@ public final class Transcriber {
         var seen = Set<ItemID>()
         let tops: [Item] = all ? [library.document[.root]!] : try paths.map { try library.item(at: $0) }
         for top in tops {
-            for item in library.document.subtree(of: top.id) where item.recording != nil && seen.insert(item.id).inserted {
+            for item in library.document.subtree(of: top.id)
+            where item.recording != nil && seen.insert(item.id).inserted {
                 chosen.append(item)
             }
         }
@@ -58,12 +59,14 @@ public final class Transcriber {
             }
             events(.started(index: index, count: recordings.count, item: item))
             do {
-                let transcript = try Transcription.transcribe(file: library.location.audioPath(item.recording!.file), with: engine)
+                let transcript = try Transcription.transcribe(
+                    file: library.location.audioPath(item.recording!.file), with: engine)
                 let duration = item.recording!.duration
                 // Under the store lock, so that a removal cannot slip in between the check
                 // and the write (removal deletes the transcript after the document).
                 let stillThere = try library.documents.transaction { transaction -> Bool in
-                    guard let current = transaction.document[item.id], current.recording?.file == item.recording?.file else { return false }
+                    guard let current = transaction.document[item.id], current.recording?.file == item.recording?.file
+                    else { return false }
                     // The one it replaces is kept for undo (see Journal.Step.transcribed).
                     let replaced = try files.keepForUndo(item.id)
                     do {

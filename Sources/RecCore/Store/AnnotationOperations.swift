@@ -3,7 +3,9 @@ extension DocumentStore.Transaction {
     /// `tag PATH... +work -draft`: adds and removes tags on every item. Returns the items
     /// that changed.
     @discardableResult
-    public mutating func tag(_ paths: [String], adding: [String], removing: [String], from currentFolder: ItemID) throws -> [Item] {
+    public mutating func tag(_ paths: [String], adding: [String], removing: [String], from currentFolder: ItemID) throws
+        -> [Item]
+    {
         for tag in adding + removing { try TagRules.validate(tag) }
         var changed: [Item] = []
         for (_, item) in try items(at: paths, from: currentFolder) {
@@ -29,10 +31,14 @@ extension DocumentStore.Transaction {
     /// the recording's length). Returns the recording and the marker's number (1-based, in
     /// time order).
     @discardableResult
-    public mutating func addMarker(at path: String, time: String, label: String, from currentFolder: ItemID) throws -> (Item, Int) {
+    public mutating func addMarker(at path: String, time: String, label: String, from currentFolder: ItemID) throws -> (
+        Item, Int
+    ) {
         try MarkerRules.validate(label: label)
         let item = try items(at: [path], from: currentFolder)[0].item
-        guard let info = item.recording else { throw RecError.failure(path, "is a folder; only recordings have markers") }
+        guard let info = item.recording else {
+            throw RecError.failure(path, "is a folder; only recordings have markers")
+        }
         let seconds = try TimeSpec.parse(time).resolve(duration: info.duration, spec: time)
         let frame = min(Int64((seconds * Double(info.sampleRate)).rounded()), info.frames)
         let marker = Marker(frame: frame, label: label)
@@ -74,7 +80,9 @@ extension DocumentStore.Transaction {
     /// against the recording's length). A point not given stays where it was (or at the
     /// start / the end). Returns the recording.
     @discardableResult
-    public mutating func setTrim(at path: String, in inTime: String?, out outTime: String?, from currentFolder: ItemID) throws -> Item {
+    public mutating func setTrim(at path: String, in inTime: String?, out outTime: String?, from currentFolder: ItemID)
+        throws -> Item
+    {
         let (item, info) = try trimmable(path, from: currentFolder)
         let rate = Double(info.sampleRate)
         func frame(_ spec: String) throws -> Int64 {
@@ -85,8 +93,12 @@ extension DocumentStore.Transaction {
         let inFrame = try inTime.map(frame) ?? current.inFrame
         let outFrame = try outTime.map(frame) ?? current.outFrame
         guard outFrame > inFrame else {
-            let subject = [inTime.map { "--in \($0)" }, outTime.map { "--out \($0)" }].compactMap { $0 }.joined(separator: " ")
-            throw RecError.usage(subject, "the in point (\(Format.clock(Double(inFrame) / rate))) must come before the out point (\(Format.clock(Double(outFrame) / rate)))")
+            let subject = [inTime.map { "--in \($0)" }, outTime.map { "--out \($0)" }].compactMap { $0 }.joined(
+                separator: " ")
+            throw RecError.usage(
+                subject,
+                "the in point (\(Format.clock(Double(inFrame) / rate))) must come before the out point (\(Format.clock(Double(outFrame) / rate)))"
+            )
         }
         return try setTrim(TrimPoints(inFrame: inFrame, outFrame: outFrame), at: path, from: currentFolder)
     }
@@ -97,7 +109,8 @@ extension DocumentStore.Transaction {
     public mutating func setTrim(_ trim: TrimPoints?, at path: String, from currentFolder: ItemID) throws -> Item {
         let (item, info) = try trimmable(path, from: currentFolder)
         if let trim, trim.inFrame < 0 || trim.outFrame <= trim.inFrame || trim.outFrame > info.frames {
-            throw RecError.usage(path, "trim points \(trim.inFrame)..<\(trim.outFrame) are not inside its \(info.frames) frames")
+            throw RecError.usage(
+                path, "trim points \(trim.inFrame)..<\(trim.outFrame) are not inside its \(info.frames) frames")
         }
         var annotations = item.annotations
         annotations.trim = trim
@@ -107,7 +120,9 @@ extension DocumentStore.Transaction {
 
     private func trimmable(_ path: String, from currentFolder: ItemID) throws -> (Item, RecordingInfo) {
         let item = try items(at: [path], from: currentFolder)[0].item
-        guard let info = item.recording else { throw RecError.usage(path, "is a folder; only recordings have trim points") }
+        guard let info = item.recording else {
+            throw RecError.usage(path, "is a folder; only recordings have trim points")
+        }
         return (item, info)
     }
 }
@@ -133,7 +148,11 @@ extension Annotations {
     /// that several markers share is ambiguous.
     public func marker(matching selector: String, in path: String) throws -> (Int, Marker) {
         var text = selector
-        if text.hasPrefix("mark:") { text.removeFirst(5) } else if text.hasPrefix("#"), Int(text.dropFirst()) != nil { text.removeFirst() }
+        if text.hasPrefix("mark:") {
+            text.removeFirst(5)
+        } else if text.hasPrefix("#"), Int(text.dropFirst()) != nil {
+            text.removeFirst()
+        }
         guard !markers.isEmpty else { throw RecError.failure(path, "has no markers") }
         if !selector.hasPrefix("mark:"), let number = Int(text) {
             guard (1...markers.count).contains(number) else {
@@ -146,9 +165,14 @@ extension Annotations {
             let folded = TextFolding.fold(text)
             matches = markers.indices.filter { TextFolding.fold(markers[$0].label) == folded }
         }
-        guard let first = matches.first else { throw RecError.failure(NameRules.quoted(selector), "no marker of \(path) has this label") }
+        guard let first = matches.first else {
+            throw RecError.failure(NameRules.quoted(selector), "no marker of \(path) has this label")
+        }
         guard matches.count == 1 else {
-            throw RecError.failure(NameRules.quoted(selector), "several markers have this label (\(matches.map { "#\($0 + 1)" }.joined(separator: ", "))); give its number")
+            throw RecError.failure(
+                NameRules.quoted(selector),
+                "several markers have this label (\(matches.map { "#\($0 + 1)" }.joined(separator: ", "))); give its number"
+            )
         }
         return (first + 1, markers[first])
     }

@@ -49,10 +49,13 @@ public struct TrimPoints: Equatable, Hashable, Sendable {
 
     /// `trim --auto`: from `margin` seconds before the first speech to `margin` after the
     /// last, within the recording; nil when there is no speech.
-    public static func around(speech regions: [Range<Int64>], margin: Double, sampleRate: Int, length: Int64) -> TrimPoints? {
+    public static func around(speech regions: [Range<Int64>], margin: Double, sampleRate: Int, length: Int64)
+        -> TrimPoints?
+    {
         guard let first = regions.first, let last = regions.last else { return nil }
         let pad = Int64((max(margin, 0) * Double(sampleRate)).rounded())
-        return TrimPoints(inFrame: max(first.lowerBound - pad, 0), outFrame: min(last.upperBound + pad, length)).clamped(to: length)
+        return TrimPoints(inFrame: max(first.lowerBound - pad, 0), outFrame: min(last.upperBound + pad, length))
+            .clamped(to: length)
     }
 }
 
@@ -77,7 +80,8 @@ public enum NoteRules {
 
     public static func validate(_ note: String, subject: String) throws {
         guard note.utf8.count <= maxBytes else {
-            throw RecError.usage(subject, "a note is at most \(maxBytes) bytes of UTF-8 (this one has \(note.utf8.count))")
+            throw RecError.usage(
+                subject, "a note is at most \(maxBytes) bytes of UTF-8 (this one has \(note.utf8.count))")
         }
     }
 }
@@ -95,7 +99,9 @@ public enum TagRules {
         if let first = tag.first, "+-#".contains(first) { return "a tag cannot start with '\(first)'" }
         for scalar in tag.unicodeScalars {
             if scalar.properties.isWhitespace { return "a tag cannot contain whitespace" }
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { return "a tag cannot contain control characters" }
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                return "a tag cannot contain control characters"
+            }
             if scalar == "," { return "a tag cannot contain ','" }
         }
         return nil
@@ -109,7 +115,8 @@ public enum TagRules {
         var tag = tag
         return tag.withUTF8 { b in
             guard b.count > 0, b.count <= maxBytes, b[0] != UInt8(ascii: "+"), b[0] != UInt8(ascii: "-"),
-                  b[0] != UInt8(ascii: "#") else { return false }
+                b[0] != UInt8(ascii: "#")
+            else { return false }
             for byte in b where byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: ",") { return false }
             return true
         }
@@ -135,7 +142,8 @@ public enum MarkerRules {
             throw RecError.usage(NameRules.quoted(label), "a marker label is at most \(maxLabelBytes) bytes of UTF-8")
         }
         if label.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-            throw RecError.usage(NameRules.quoted(label), "a marker label cannot contain control characters or line breaks")
+            throw RecError.usage(
+                NameRules.quoted(label), "a marker label cannot contain control characters or line breaks")
         }
     }
 
@@ -143,10 +151,11 @@ public enum MarkerRules {
     /// recording of `frames` frames keeps them: within it, in order; a label that breaks
     /// the rules is dropped, the marker kept.
     public static func saved(_ markers: [Marker], frames: Int64) -> [Marker] {
-        sorted(markers.map { marker in
-            let label = (try? validate(label: marker.label)) != nil ? marker.label : ""
-            return Marker(frame: min(max(marker.frame, 0), frames), label: label)
-        })
+        sorted(
+            markers.map { marker in
+                let label = (try? validate(label: marker.label)) != nil ? marker.label : ""
+                return Marker(frame: min(max(marker.frame, 0), frames), label: label)
+            })
     }
 
     /// The order markers are kept and numbered in: by frame, then label.

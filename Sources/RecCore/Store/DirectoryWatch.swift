@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// inotify on a store directory: which of its files were replaced or written. The directory

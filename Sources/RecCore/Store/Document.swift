@@ -132,7 +132,8 @@ public struct Document: Equatable, Sendable {
     mutating func link(_ id: ItemID, into parentID: ItemID) -> Int {
         let item = items[id]!
         let siblings = items[parentID]!.children
-        var low = 0, high = siblings.count
+        var low = 0
+        var high = siblings.count
         while low < high {
             let mid = (low + high) / 2
             if let other = items[siblings[mid]], displayOrder(other, item) { low = mid + 1 } else { high = mid }

@@ -68,7 +68,9 @@ public final class DocumentStore {
 
     /// The one-line refusal of a change to a read-only store.
     public var readOnlyError: RecError {
-        RecError.failure(location.directory, "the store is read-only (\(location.writeProblem ?? "not writable")); nothing was changed")
+        RecError.failure(
+            location.directory,
+            "the store is read-only (\(location.writeProblem ?? "not writable")); nothing was changed")
     }
 
     private func refuseIfLost() throws {
@@ -124,7 +126,8 @@ public final class DocumentStore {
             var transaction = Transaction(document: document)
             let result = try body(&transaction)
             // A transcript saved or taken back changes no document, only the journal.
-            guard !transaction.actions.isEmpty || !transaction.steps.isEmpty || !transaction.transcriptsToPutBack.isEmpty
+            guard
+                !transaction.actions.isEmpty || !transaction.steps.isEmpty || !transaction.transcriptsToPutBack.isEmpty
             else { return result }
             guard !isReadOnly else { throw readOnlyError }
             if !transaction.actions.isEmpty {
@@ -183,10 +186,10 @@ public final class DocumentStore {
         var recordings: [ItemID] = []
         for action in actions {
             switch action {
-            case let .removed(item, _, _, subtree) where document.trashEntry(item.id) == nil:
+            case .removed(let item, _, _, let subtree) where document.trashEntry(item.id) == nil:
                 files += subtree.compactMap(\.recording?.file)
                 recordings += subtree.filter { $0.recording != nil }.map(\.id)
-            case let .purged(entries):
+            case .purged(let entries):
                 files += entries.flatMap(\.audioFiles)
                 recordings += entries.flatMap(\.items).filter { $0.recording != nil }.map(\.id)
             default:
@@ -238,7 +241,8 @@ public final class DocumentStore {
             var item = item
             item.children = []
             let index = document.insert(item)
-            steps.append(.added(item.id, .init(parent: parentID, name: item.name, kind: item.kind, created: item.created)))
+            steps.append(
+                .added(item.id, .init(parent: parentID, name: item.name, kind: item.kind, created: item.created)))
             // What it was born with (a recording's markers) is journaled too, so that a
             // store.json rebuilt from the journal has it.
             if !item.annotations.isEmpty { steps.append(.annotated(item.id, before: .none, after: item.annotations)) }
@@ -253,8 +257,12 @@ public final class DocumentStore {
             var new = annotations
             new.tags = TagRules.normalized(new.tags)
             new.markers = MarkerRules.sorted(new.markers)
-            if item.isFolder, !new.markers.isEmpty { throw RecError.failure(document.path(of: id), "a folder has no markers; only recordings do") }
-            if item.isFolder, new.trim != nil { throw RecError.usage(document.path(of: id), "a folder has no trim points; only recordings do") }
+            if item.isFolder, !new.markers.isEmpty {
+                throw RecError.failure(document.path(of: id), "a folder has no markers; only recordings do")
+            }
+            if item.isFolder, new.trim != nil {
+                throw RecError.usage(document.path(of: id), "a folder has no trim points; only recordings do")
+            }
             guard new != item.annotations else { return nil }
             document.items[id]!.annotations = new
             steps.append(.annotated(id, before: item.annotations, after: new))
@@ -276,7 +284,8 @@ public final class DocumentStore {
             guard let item = document[id] else { throw RecError.failure("@\(id)", "no such item") }
             _ = try folder(newParent)
             if newParent == id || document.isDescendant(newParent, of: id) {
-                throw RecError.failure(document.path(of: id), "cannot move a folder into itself or one of its subfolders")
+                throw RecError.failure(
+                    document.path(of: id), "cannot move a folder into itself or one of its subfolders")
             }
             try checkFree(name, in: newParent, except: id)
             let oldParent = item.parent!
@@ -294,7 +303,8 @@ public final class DocumentStore {
         @discardableResult
         public mutating func rename(_ id: ItemID, to name: String) throws -> Action {
             guard let parent = document[id]?.parent else {
-                throw RecError.failure(id == .root ? "/" : "@\(id)", id == .root ? "the root folder cannot be renamed" : "no such item")
+                throw RecError.failure(
+                    id == .root ? "/" : "@\(id)", id == .root ? "the root folder cannot be renamed" : "no such item")
             }
             return try move(id, into: parent, name: name)
         }
@@ -303,7 +313,9 @@ public final class DocumentStore {
         @discardableResult
         public mutating func remove(_ id: ItemID, permanently: Bool = false) throws -> Action {
             guard id != .root else { throw RecError.failure("/", "the root folder cannot be removed") }
-            guard let item = document[id], let parent = item.parent else { throw RecError.failure("@\(id)", "no such item") }
+            guard let item = document[id], let parent = item.parent else {
+                throw RecError.failure("@\(id)", "no such item")
+            }
             let path = document.path(of: id)
             let index = document.unlink(id)
             let subtree = document.removeSubtree(id)
@@ -327,7 +339,8 @@ public final class DocumentStore {
             let newName = name ?? entry.item.name
             try NameRules.validate(newName)
             if document.child(named: newName, in: parentID) != nil {
-                let taken = document.path(of: parentID) == "/" ? "/\(newName)" : "\(document.path(of: parentID))/\(newName)"
+                let taken =
+                    document.path(of: parentID) == "/" ? "/\(newName)" : "\(document.path(of: parentID))/\(newName)"
                 throw RecError.failure(taken, "already exists; restore it with --to FOLDER or --name NAME")
             }
             if let clash = entry.items.first(where: { document[$0.id] != nil }) {

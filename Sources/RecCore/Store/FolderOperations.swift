@@ -22,15 +22,22 @@ extension DocumentStore.Transaction {
                 continue
             }
             try NameRules.validate(component)
-            guard current.isFolder else { throw RecError.failure(path, "\(document.path(of: current.id)) is not a folder") }
+            guard current.isFolder else {
+                throw RecError.failure(path, "\(document.path(of: current.id)) is not a folder")
+            }
             if let existing = document.child(named: component, in: current.id) {
                 if isLast && !(createParents && existing.isFolder) { throw RecError.failure(path, "already exists") }
-                if !existing.isFolder { throw RecError.failure(path, "\(document.path(of: existing.id)) is not a folder") }
+                if !existing.isFolder {
+                    throw RecError.failure(path, "\(document.path(of: existing.id)) is not a folder")
+                }
                 current = existing
                 continue
             }
             guard isLast || createParents else {
-                throw RecError.failure(path, "no such folder: \(document.path(of: current.id) == "/" ? "" : document.path(of: current.id))/\(component) (use -p to create it)")
+                throw RecError.failure(
+                    path,
+                    "no such folder: \(document.path(of: current.id) == "/" ? "" : document.path(of: current.id))/\(component) (use -p to create it)"
+                )
             }
             let folder = Item.folder(name: component, parent: current.id)
             try add(folder)
@@ -51,7 +58,9 @@ extension DocumentStore.Transaction {
     /// `rm PATH...`: removes the items and everything under them. A non-empty folder needs
     /// `recursive`. Items already under another one being removed are taken with it.
     @discardableResult
-    public mutating func removeItems(at paths: [String], from currentFolder: ItemID, recursive: Bool, permanently: Bool = false) throws -> [Item] {
+    public mutating func removeItems(
+        at paths: [String], from currentFolder: ItemID, recursive: Bool, permanently: Bool = false
+    ) throws -> [Item] {
         let targets = try items(at: paths, from: currentFolder)
         for (path, item) in targets {
             if item.id == .root { throw RecError.failure(path, "the root folder cannot be removed") }
@@ -63,7 +72,9 @@ extension DocumentStore.Transaction {
         var removed: [Item] = []
         for (_, item) in targets where document[item.id] != nil {
             if ids.contains(where: { $0 != item.id && document.isDescendant(item.id, of: $0) }) { continue }
-            if case let .removed(_, _, _, subtree) = try remove(item.id, permanently: permanently) { removed.append(contentsOf: subtree) }
+            if case .removed(_, _, _, let subtree) = try remove(item.id, permanently: permanently) {
+                removed.append(contentsOf: subtree)
+            }
         }
         return removed
     }
@@ -71,14 +82,18 @@ extension DocumentStore.Transaction {
     /// `mv SRC... DEST`: into DEST when it is an existing folder, otherwise (one source only)
     /// to DEST's parent under DEST's name. Nothing is ever replaced.
     @discardableResult
-    public mutating func moveItems(at paths: [String], to destination: String, from currentFolder: ItemID) throws -> [Item] {
+    public mutating func moveItems(at paths: [String], to destination: String, from currentFolder: ItemID) throws
+        -> [Item]
+    {
         let sources = try items(at: paths, from: currentFolder)
         let resolver = PathResolver(document: document, currentFolder: currentFolder)
         var moved: [Item] = []
         switch try resolver.locate(destination) {
-        case let .existing(target) where target.isFolder:
+        case .existing(let target) where target.isFolder:
             for (path, item) in sources {
-                guard let current = document[item.id] else { throw RecError.failure(path, "no such folder or recording") }
+                guard let current = document[item.id] else {
+                    throw RecError.failure(path, "no such folder or recording")
+                }
                 if current.parent == target.id {
                     throw RecError.failure(path, "already in \(document.path(of: target.id))")
                 }
@@ -87,9 +102,13 @@ extension DocumentStore.Transaction {
             }
         case .existing:
             throw RecError.failure(destination, "already exists")
-        case let .missing(parent, name):
-            guard sources.count == 1 else { throw RecError.failure(destination, "no such folder (moving several items needs an existing folder)") }
-            guard parent.isFolder else { throw RecError.failure(destination, "\(document.path(of: parent.id)) is not a folder") }
+        case .missing(let parent, let name):
+            guard sources.count == 1 else {
+                throw RecError.failure(destination, "no such folder (moving several items needs an existing folder)")
+            }
+            guard parent.isFolder else {
+                throw RecError.failure(destination, "\(document.path(of: parent.id)) is not a folder")
+            }
             try move(sources[0].item.id, into: parent.id, name: name)
             moved.append(document[sources[0].item.id]!)
         }
@@ -101,9 +120,13 @@ extension DocumentStore.Transaction {
     /// `trash restore SPEC [--to FOLDER] [--name NAME]`: `spec` as `Document.trashEntry`
     /// reads it, `folder` as any path.
     @discardableResult
-    public mutating func restore(_ spec: String, into folder: String?, name: String?, from currentFolder: ItemID) throws -> DocumentStore.Action {
+    public mutating func restore(_ spec: String, into folder: String?, name: String?, from currentFolder: ItemID) throws
+        -> DocumentStore.Action
+    {
         let entry = try document.trashEntry(matching: spec, from: currentFolder)
-        let target = try folder.map { try PathResolver(document: document, currentFolder: currentFolder).resolveFolder($0).id }
+        let target = try folder.map {
+            try PathResolver(document: document, currentFolder: currentFolder).resolveFolder($0).id
+        }
         return try restore(entry.id, into: target, name: name)
     }
 }

@@ -14,8 +14,10 @@ public struct RecordingInfo: Equatable, Sendable {
     /// then measures them each time, and `fsck --repair` stores them.
     public var analysis: AudioAnalysis?
 
-    public init(duration: Double, frames: Int64, sampleRate: Int, channels: Int, format: AudioFormat, file: String,
-                analysis: AudioAnalysis? = nil) {
+    public init(
+        duration: Double, frames: Int64, sampleRate: Int, channels: Int, format: AudioFormat, file: String,
+        analysis: AudioAnalysis? = nil
+    ) {
         self.duration = duration
         self.frames = frames
         self.sampleRate = sampleRate
@@ -66,11 +68,15 @@ public struct Item: Equatable, Sendable {
     public var kind: ItemKind { recording == nil ? .folder : .recording }
     public var isFolder: Bool { recording == nil }
 
-    public static func folder(id: ItemID = .random(), name: String, parent: ItemID?, created: Timestamp = .now()) -> Item {
+    public static func folder(id: ItemID = .random(), name: String, parent: ItemID?, created: Timestamp = .now())
+        -> Item
+    {
         Item(id: id, parent: parent, name: name, created: created, children: [], recording: nil)
     }
 
-    public static func recording(id: ItemID = .random(), name: String, parent: ItemID, created: Timestamp = .now(), info: RecordingInfo) -> Item {
+    public static func recording(
+        id: ItemID = .random(), name: String, parent: ItemID, created: Timestamp = .now(), info: RecordingInfo
+    ) -> Item {
         Item(id: id, parent: parent, name: name, created: created, children: [], recording: info)
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A recording's or folder's UUID, held as two words so that a 100,000-item store parses

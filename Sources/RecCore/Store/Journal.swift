@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The history of changes to the document store, newest last, in `journal.jsonl` beside
@@ -26,8 +26,9 @@ public struct Journal {
         /// The item the step is about.
         public var id: ItemID {
             switch self {
-            case let .added(id, _), let .moved(id, _, _, _, _), let .trashed(id), let .removedPermanently(id, _), let .restored(id, _),
-                 let .annotated(id, _, _), let .transcribed(id, _):
+            case .added(let id, _), .moved(let id, _, _, _, _), .trashed(let id), .removedPermanently(let id, _),
+                .restored(let id, _),
+                .annotated(let id, _, _), .transcribed(let id, _):
                 return id
             }
         }
@@ -81,7 +82,8 @@ public struct Journal {
     func record(_ transaction: DocumentStore.Transaction, summary: String) {
         guard transaction.journaled, !transaction.steps.isEmpty else { return }
         let existing = entries()
-        let entry = Entry(sequence: (existing.last?.sequence ?? 0) + 1, time: .now(), summary: summary, steps: transaction.steps)
+        let entry = Entry(
+            sequence: (existing.last?.sequence ?? 0) + 1, time: .now(), summary: summary, steps: transaction.steps)
         if existing.count + 1 >= Journal.trimAt {
             let kept = Array(existing.suffix(Journal.keep - 1)) + [entry]
             rewrite(kept)
@@ -121,11 +123,11 @@ public struct Journal {
         for (i, step) in entry.steps.enumerated() {
             if i > 0 { w.raw(", ") }
             switch step {
-            case let .added(id, placement):
+            case .added(let id, let placement):
                 w.raw("{\"op\": \"added\", \"uuid\": ")
                 w.id(id)
                 encode(placement, to: &w)
-            case let .moved(id, fromParent, fromName, toParent, toName):
+            case .moved(let id, let fromParent, let fromName, let toParent, let toName):
                 w.raw("{\"op\": \"moved\", \"uuid\": ")
                 w.id(id)
                 w.raw(", \"fromParent\": ")
@@ -136,26 +138,26 @@ public struct Journal {
                 w.id(toParent)
                 w.raw(", \"toName\": ")
                 w.string(toName)
-            case let .trashed(id):
+            case .trashed(let id):
                 w.raw("{\"op\": \"trashed\", \"uuid\": ")
                 w.id(id)
-            case let .removedPermanently(id, path):
+            case .removedPermanently(let id, let path):
                 w.raw("{\"op\": \"removedPermanently\", \"uuid\": ")
                 w.id(id)
                 w.raw(", \"path\": ")
                 w.string(path)
-            case let .restored(id, placement):
+            case .restored(let id, let placement):
                 w.raw("{\"op\": \"restored\", \"uuid\": ")
                 w.id(id)
                 encode(placement, to: &w)
-            case let .annotated(id, before, after):
+            case .annotated(let id, let before, let after):
                 w.raw("{\"op\": \"annotated\", \"uuid\": ")
                 w.id(id)
                 w.raw(", \"before\": ")
                 AnnotationCodec.writeObject(before, to: &w)
                 w.raw(", \"after\": ")
                 AnnotationCodec.writeObject(after, to: &w)
-            case let .transcribed(id, replaced):
+            case .transcribed(let id, let replaced):
                 w.raw("{\"op\": \"transcribed\", \"uuid\": ")
                 w.id(id)
                 if let replaced {
@@ -191,34 +193,64 @@ public struct Journal {
         try r.beginObject()
         var first = true
         while let key = try r.nextKey(first: &first) {
-            if key.equals("seq") { entry.sequence = Int(try r.readInt()) }
-            else if key.equals("time") { entry.time = Timestamp(utf8: try r.readRawString()) ?? entry.time }
-            else if key.equals("summary") { entry.summary = try r.readString() }
-            else if key.equals("steps") {
+            if key.equals("seq") {
+                entry.sequence = Int(try r.readInt())
+            } else if key.equals("time") {
+                entry.time = Timestamp(utf8: try r.readRawString()) ?? entry.time
+            } else if key.equals("summary") {
+                entry.summary = try r.readString()
+            } else if key.equals("steps") {
                 try r.beginArray()
                 var firstStep = true
                 while try r.nextElement(first: &firstStep) {
-                    var op = "", uuid: ItemID?, fromParent: ItemID?, toParent: ItemID?, parent: ItemID?
-                    var fromName = "", toName = "", path = "", name: String?, kind: ItemKind?, created: Timestamp?, replaced: String?
-                    var before = Annotations(), after = Annotations()
+                    var op = ""
+                    var uuid: ItemID?
+                    var fromParent: ItemID?
+                    var toParent: ItemID?
+                    var parent: ItemID?
+                    var fromName = ""
+                    var toName = ""
+                    var path = ""
+                    var name: String?
+                    var kind: ItemKind?
+                    var created: Timestamp?
+                    var replaced: String?
+                    var before = Annotations()
+                    var after = Annotations()
                     try r.beginObject()
                     var f = true
                     while let k = try r.nextKey(first: &f) {
-                        if k.equals("op") { op = try r.readString() }
-                        else if k.equals("uuid") { uuid = try id(&r) }
-                        else if k.equals("fromParent") { fromParent = try id(&r) }
-                        else if k.equals("toParent") { toParent = try id(&r) }
-                        else if k.equals("fromName") { fromName = try r.readString() }
-                        else if k.equals("toName") { toName = try r.readString() }
-                        else if k.equals("path") { path = try r.readString() }
-                        else if k.equals("parent") { parent = try id(&r) }
-                        else if k.equals("name") { name = try r.readString() }
-                        else if k.equals("type") { kind = ItemKind(rawValue: try r.readString()) }
-                        else if k.equals("created") { created = Timestamp(utf8: try r.readRawString()) }
-                        else if k.equals("before") { before = try AnnotationCodec.readObject(&r) }
-                        else if k.equals("after") { after = try AnnotationCodec.readObject(&r) }
-                        else if k.equals("replaced") { replaced = try r.readString() }
-                        else { try r.skipValue() }
+                        if k.equals("op") {
+                            op = try r.readString()
+                        } else if k.equals("uuid") {
+                            uuid = try id(&r)
+                        } else if k.equals("fromParent") {
+                            fromParent = try id(&r)
+                        } else if k.equals("toParent") {
+                            toParent = try id(&r)
+                        } else if k.equals("fromName") {
+                            fromName = try r.readString()
+                        } else if k.equals("toName") {
+                            toName = try r.readString()
+                        } else if k.equals("path") {
+                            path = try r.readString()
+                        } else if k.equals("parent") {
+                            parent = try id(&r)
+                        } else if k.equals("name") {
+                            name = try r.readString()
+                        } else if k.equals("type") {
+                            kind = ItemKind(rawValue: try r.readString())
+                        } else if k.equals("created") {
+                            created = Timestamp(utf8: try r.readRawString())
+                        } else if k.equals("before") {
+                            before = try AnnotationCodec.readObject(&r)
+                        } else if k.equals("after") {
+                            after = try AnnotationCodec.readObject(&r)
+                        } else if k.equals("replaced") {
+                            replaced = try r.readString()
+                        } else {
+                            try r.skipValue()
+                        }
                     }
                     guard let uuid else { throw r.failure("step without uuid") }
                     var placement: Placement?
@@ -232,15 +264,21 @@ public struct Journal {
                     case "annotated": entry.steps.append(.annotated(uuid, before: before, after: after))
                     case "removedPermanently": entry.steps.append(.removedPermanently(uuid, path: path))
                     case "transcribed":
-                        if let replaced, !TranscriptFiles.isKeptName(replaced) { throw r.failure("not a kept transcript's name") }
+                        if let replaced, !TranscriptFiles.isKeptName(replaced) {
+                            throw r.failure("not a kept transcript's name")
+                        }
                         entry.steps.append(.transcribed(uuid, replaced: replaced))
                     case "moved":
                         guard let fromParent, let toParent else { throw r.failure("moved step without parents") }
-                        entry.steps.append(.moved(uuid, fromParent: fromParent, fromName: fromName, toParent: toParent, toName: toName))
+                        entry.steps.append(
+                            .moved(uuid, fromParent: fromParent, fromName: fromName, toParent: toParent, toName: toName)
+                        )
                     default: throw r.failure("unknown step")
                     }
                 }
-            } else { try r.skipValue() }
+            } else {
+                try r.skipValue()
+            }
         }
         try r.finish()
         return entry
@@ -270,8 +308,10 @@ extension DocumentStore {
                 }
                 let change = entry.change(in: tx.document)
                 try tx.undo(entry)
-                for case let (_, replaced?) in tx.transcriptsToPutBack where !TranscriptFiles(location: location).isKept(replaced) {
-                    throw RecError.failure("undo", "cannot undo '\(entry.summary)': the transcript it replaced is no longer kept")
+                for case (_, let replaced?) in tx.transcriptsToPutBack
+                where !TranscriptFiles(location: location).isKept(replaced) {
+                    throw RecError.failure(
+                        "undo", "cannot undo '\(entry.summary)': the transcript it replaced is no longer kept")
                 }
                 undone = Undone(entry: entry, change: change)
                 // Throwing out of the transaction discards the change, unsaved and unannounced.
@@ -305,7 +345,9 @@ extension Journal.Entry {
             case nil: verb = "change"
             }
         }
-        func path(_ id: ItemID) -> String { document[id] != nil ? document.path(of: id) : "@\(id.description.prefix(8))" }
+        func path(_ id: ItemID) -> String {
+            document[id] != nil ? document.path(of: id) : "@\(id.description.prefix(8))"
+        }
         func join(_ parent: ItemID, _ name: String) -> String {
             let base = path(parent)
             return (base == "/" ? "" : base) + "/" + name
@@ -313,19 +355,21 @@ extension Journal.Entry {
         var paths: [String] = []
         for step in steps {
             switch step {
-            case let .added(id, _), let .restored(id, _):
+            case .added(let id, _), .restored(let id, _):
                 paths.append(path(id))
-            case let .moved(id, fromParent, fromName, _, _):
+            case .moved(let id, let fromParent, let fromName, _, _):
                 paths.append("\(join(fromParent, fromName)) -> \(path(id))")
-            case let .trashed(id):
+            case .trashed(let id):
                 paths.append(document.trashEntry(id)?.path ?? path(id))
-            case let .removedPermanently(_, removed):
+            case .removedPermanently(_, let removed):
                 paths.append(removed)
-            case let .annotated(id, _, _), let .transcribed(id, _):
+            case .annotated(let id, _, _), .transcribed(let id, _):
                 paths.append(path(id))
             }
         }
-        let shown = paths.filter { candidate in !paths.contains { candidate != $0 && candidate.hasPrefix($0 == "/" ? "/" : $0 + "/") } }
+        let shown = paths.filter { candidate in
+            !paths.contains { candidate != $0 && candidate.hasPrefix($0 == "/" ? "/" : $0 + "/") }
+        }
         let listed = shown.prefix(3).joined(separator: " ")
         let more = shown.count > 3 ? " and \(shown.count - 3) more" : ""
         return listed.isEmpty ? verb : "\(verb) \(listed)\(more)"
@@ -339,12 +383,16 @@ extension DocumentStore.Transaction {
         func conflict(_ why: String) -> RecError { RecError.failure("undo", "\(what): \(why)") }
         for step in entry.steps.reversed() {
             switch step {
-            case let .added(id, _), let .restored(id, _):
-                guard let item = document[id] else { throw conflict("@\(id.description.prefix(8)) has since been removed") }
+            case .added(let id, _), .restored(let id, _):
+                guard let item = document[id] else {
+                    throw conflict("@\(id.description.prefix(8)) has since been removed")
+                }
                 // An empty folder holds nothing worth keeping; anything else goes to the trash.
                 try remove(id, permanently: item.isFolder && item.children.isEmpty)
-            case let .moved(id, fromParent, fromName, toParent, toName):
-                guard let item = document[id] else { throw conflict("@\(id.description.prefix(8)) has since been removed") }
+            case .moved(let id, let fromParent, let fromName, let toParent, let toName):
+                guard let item = document[id] else {
+                    throw conflict("@\(id.description.prefix(8)) has since been removed")
+                }
                 guard item.parent == toParent, item.name == toName else {
                     throw conflict("\(document.path(of: id)) has since been moved or renamed")
                 }
@@ -353,24 +401,29 @@ extension DocumentStore.Transaction {
                 } catch let error as RecError {
                     throw conflict("\(error.description)")
                 }
-            case let .trashed(id):
+            case .trashed(let id):
                 guard document.trashEntry(id) != nil else { throw conflict("the trash has been emptied since") }
                 do {
                     try restore(id)
                 } catch let error as RecError {
                     throw conflict(error.description)
                 }
-            case let .removedPermanently(_, path):
+            case .removedPermanently(_, let path):
                 throw conflict("\(path) was removed permanently")
-            case let .annotated(id, before, after):
-                guard let item = document[id] else { throw conflict("@\(id.description.prefix(8)) has since been removed") }
+            case .annotated(let id, let before, let after):
+                guard let item = document[id] else {
+                    throw conflict("@\(id.description.prefix(8)) has since been removed")
+                }
                 guard item.annotations == after else {
-                    throw conflict("the notes, tags, markers or trim points of \(document.path(of: id)) have changed since")
+                    throw conflict(
+                        "the notes, tags, markers or trim points of \(document.path(of: id)) have changed since")
                 }
                 try annotate(id, with: before)
-            case let .transcribed(id, replaced):
+            case .transcribed(let id, let replaced):
                 let trashed = document.trash.contains { $0.items.contains { $0.id == id } }
-                guard document[id] != nil || trashed else { throw conflict("@\(id.description.prefix(8)) has since been removed") }
+                guard document[id] != nil || trashed else {
+                    throw conflict("@\(id.description.prefix(8)) has since been removed")
+                }
                 transcriptsToPutBack.append((id, replaced))
             }
         }
@@ -382,7 +435,7 @@ extension Journal.Entry {
     /// The files this entry keeps in `TranscriptFiles.undoDirectory`.
     var keptTranscripts: [String] {
         steps.compactMap { step in
-            if case let .transcribed(_, replaced?) = step { return replaced }
+            if case .transcribed(_, let replaced?) = step { return replaced }
             return nil
         }
     }

@@ -16,7 +16,9 @@ public enum NameRules {
     public static func violation(_ name: String) -> String? {
         if isPlainASCIIName(name) { return nil }
         if name.isEmpty { return "a name cannot be empty" }
-        if name.utf8.count > maxBytes { return "a name is at most \(maxBytes) bytes of UTF-8 (this one has \(name.utf8.count))" }
+        if name.utf8.count > maxBytes {
+            return "a name is at most \(maxBytes) bytes of UTF-8 (this one has \(name.utf8.count))"
+        }
         if name == "." || name == ".." { return "\"\(name)\" is reserved and cannot be a name" }
         for scalar in name.unicodeScalars {
             if scalar == "/" { return "a name cannot contain '/'" }

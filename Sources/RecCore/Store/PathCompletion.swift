@@ -4,19 +4,21 @@ public enum PathCompletion {
     /// Candidates for `prefix`, as paths the user can type: folders end in `/`.
     public static func candidates(words: [String], prefix: String, environment: [String: String]) -> [String] {
         guard let location = try? StoreLocation.resolve(explicit: storeOption(in: words), environment: environment),
-              let bytes = try? FileSystem.read(location.storeFile),
-              let (document, _) = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decode($0) })
+            let bytes = try? FileSystem.read(location.storeFile),
+            let (document, _) = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decode($0) })
         else { return [] }
         var current = ItemID.root
         if let viewBytes = try? FileSystem.read(location.viewStateFile),
-           let state = try? viewBytes.withUnsafeBufferPointer({ try ViewStateCodec.decode($0) }) {
+            let state = try? viewBytes.withUnsafeBufferPointer({ try ViewStateCodec.decode($0) })
+        {
             current = state.restored(against: document).currentFolder
         }
         let resolver = PathResolver(document: document, currentFolder: current)
         let slash = prefix.lastIndex(of: "/")
         let folderPart = slash.map { String(prefix[...$0]) } ?? ""
         let namePart = slash.map { String(prefix[prefix.index(after: $0)...]) } ?? prefix
-        guard let folder = try? (folderPart.isEmpty ? document[current] : resolver.resolve(folderPart)), folder.isFolder else {
+        guard let folder = try? (folderPart.isEmpty ? document[current] : resolver.resolve(folderPart)), folder.isFolder
+        else {
             return []
         }
         return document.children(of: folder.id)
@@ -40,8 +42,15 @@ public enum PathCompletion {
         var result = ""
         var escaped = false
         for c in word {
-            if escaped { result.append(c); escaped = false; continue }
-            if c == "\\" { escaped = true; continue }
+            if escaped {
+                result.append(c)
+                escaped = false
+                continue
+            }
+            if c == "\\" {
+                escaped = true
+                continue
+            }
             if c == "'" || c == "\"" { continue }
             result.append(c)
         }

@@ -23,7 +23,7 @@ public struct PathResolver {
     /// The existing item at `path`.
     public func resolve(_ path: String) throws -> Item {
         switch try locate(path) {
-        case let .existing(item): return item
+        case .existing(let item): return item
         case .missing: throw RecError.failure(path, "no such folder or recording")
         }
     }
@@ -54,7 +54,9 @@ public struct PathResolver {
                 try NameRules.validate(component)
             }
             if let child = document.child(named: component, in: current.id) {
-                if !isLast && !child.isFolder { throw RecError.failure(path, "\(document.path(of: child.id)) is not a folder") }
+                if !isLast && !child.isFolder {
+                    throw RecError.failure(path, "\(document.path(of: child.id)) is not a folder")
+                }
                 current = child
             } else if isLast {
                 return .missing(parent: current, name: component)
@@ -101,9 +103,13 @@ public struct PathResolver {
         case 1:
             return matches[0]
         default:
-            let listed = matches.sorted { $0.id < $1.id }.prefix(10).map { "@\(String($0.id.hexDigits.prefix(12))) \(document.path(of: $0.id))" }
+            let listed = matches.sorted { $0.id < $1.id }.prefix(10).map {
+                "@\(String($0.id.hexDigits.prefix(12))) \(document.path(of: $0.id))"
+            }
             let more = matches.count > 10 ? ", and \(matches.count - 10) more" : ""
-            throw RecError.failure(typed, "ambiguous UUID prefix, matching \(matches.count) items: \(listed.joined(separator: ", "))\(more)")
+            throw RecError.failure(
+                typed,
+                "ambiguous UUID prefix, matching \(matches.count) items: \(listed.joined(separator: ", "))\(more)")
         }
     }
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `fsck`: checks `store.json` against `audio/` and `viewstate.json`, and repairs only what
@@ -53,31 +53,42 @@ public struct StoreCheck {
 
         public var description: String {
             switch self {
-            case let .link(problem): return "store.json: \(problem)"
-            case let .missingAudio(path, file): return "\(path): audio file audio/\(file) is missing"
-            case let .unreadableAudio(path, file, reason): return "\(path): audio file audio/\(file) is unreadable: \(reason)"
-            case let .orphanAudio(file): return "audio/\(file): belongs to no recording"
-            case let .staleRecording(name, pid, file) where file.isEmpty:
-                return "viewstate.json: a recording to \(name == "-" ? "standard output" : name) was left in progress by pid \(pid), which is gone"
-            case let .staleRecording(name, pid, file): return "viewstate.json: recording \"\(name)\" (audio/\(file)) was left in progress by pid \(pid), which is gone"
-            case let .danglingViewState(what): return "viewstate.json: \(what)"
-            case let .strayTemporary(file) where file.hasPrefix("audio/.import-"):
+            case .link(let problem): return "store.json: \(problem)"
+            case .missingAudio(let path, let file): return "\(path): audio file audio/\(file) is missing"
+            case .unreadableAudio(let path, let file, let reason):
+                return "\(path): audio file audio/\(file) is unreadable: \(reason)"
+            case .orphanAudio(let file): return "audio/\(file): belongs to no recording"
+            case .staleRecording(let name, let pid, let file) where file.isEmpty:
+                return
+                    "viewstate.json: a recording to \(name == "-" ? "standard output" : name) was left in progress by pid \(pid), which is gone"
+            case .staleRecording(let name, let pid, let file):
+                return
+                    "viewstate.json: recording \"\(name)\" (audio/\(file)) was left in progress by pid \(pid), which is gone"
+            case .danglingViewState(let what): return "viewstate.json: \(what)"
+            case .strayTemporary(let file) where file.hasPrefix("audio/.import-"):
                 return "\(file): left by an import that was interrupted (its process is gone)"
-            case let .strayTemporary(file): return "\(file): left by a write that was interrupted (the file it was replacing is intact)"
-            case let .emptyOrphanAudio(file): return "audio/\(file): empty, and belongs to no recording"
-            case .missingStore: return "store.json: missing, but audio/ or journal.jsonl is there (--repair rebuilds it from them)"
-            case let .markersPastEnd(path, count): return "\(path): \(count) marker\(count == 1 ? " is" : "s are") past the end of the recording"
-            case let .missingAnalysis(paths):
+            case .strayTemporary(let file):
+                return "\(file): left by a write that was interrupted (the file it was replacing is intact)"
+            case .emptyOrphanAudio(let file): return "audio/\(file): empty, and belongs to no recording"
+            case .missingStore:
+                return "store.json: missing, but audio/ or journal.jsonl is there (--repair rebuilds it from them)"
+            case .markersPastEnd(let path, let count):
+                return "\(path): \(count) marker\(count == 1 ? " is" : "s are") past the end of the recording"
+            case .missingAnalysis(let paths):
                 let named = paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "")
-                return "\(paths.count) recording\(paths.count == 1 ? " has" : "s have") no stored levels and waveform (\(named)); info measures them each time, --repair stores them"
-            case let .trimPastEnd(path): return "\(path): its trim points are past the end of the recording"
-            case let .orphanTranscript(file): return "transcripts/\(file): belongs to no recording"
-            case let .unreadableTranscript(path, file, reason): return "\(path): transcript transcripts/\(file) is unreadable: \(reason)"
-            case let .transcriptPastEnd(path, file, seconds):
-                return "\(path): transcript transcripts/\(file) goes on to \(Format.clock(seconds)), past the end of the recording"
-            case let .staleTranscriptIndex(path, file): return "\(path): the search index of transcripts/\(file) is missing or out of date"
-            case let .unusedUndoCopy(file): return "undo/\(file): kept for an undo that the journal no longer has"
-            case let .wrongSearchIndex(file): return "\(file): find's index does not match what it was made from"
+                return
+                    "\(paths.count) recording\(paths.count == 1 ? " has" : "s have") no stored levels and waveform (\(named)); info measures them each time, --repair stores them"
+            case .trimPastEnd(let path): return "\(path): its trim points are past the end of the recording"
+            case .orphanTranscript(let file): return "transcripts/\(file): belongs to no recording"
+            case .unreadableTranscript(let path, let file, let reason):
+                return "\(path): transcript transcripts/\(file) is unreadable: \(reason)"
+            case .transcriptPastEnd(let path, let file, let seconds):
+                return
+                    "\(path): transcript transcripts/\(file) goes on to \(Format.clock(seconds)), past the end of the recording"
+            case .staleTranscriptIndex(let path, let file):
+                return "\(path): the search index of transcripts/\(file) is missing or out of date"
+            case .unusedUndoCopy(let file): return "undo/\(file): kept for an undo that the journal no longer has"
+            case .wrongSearchIndex(let file): return "\(file): find's index does not match what it was made from"
             }
         }
 
@@ -114,7 +125,9 @@ public struct StoreCheck {
     public func run(repair: Bool, isAlive: (Int32) -> Bool = processIsAlive) throws -> Report {
         if !location.isWritable {
             if repair {
-                throw RecError.failure(location.directory, "the store is read-only (\(location.writeProblem ?? "not writable")); fsck --repair must write it")
+                throw RecError.failure(
+                    location.directory,
+                    "the store is read-only (\(location.writeProblem ?? "not writable")); fsck --repair must write it")
             }
             return try check(repair: false, isAlive: isAlive)
         }
@@ -129,14 +142,17 @@ public struct StoreCheck {
         problems += audioProblems(document)
         let lateMarkers = document.preorder().filter(\.hasMarkersPastEnd)
         problems += lateMarkers.map { item in
-            Problem.markersPastEnd(path: document.path(of: item.id), count: item.annotations.markers.filter { $0.frame > item.recording!.frames }.count)
+            Problem.markersPastEnd(
+                path: document.path(of: item.id),
+                count: item.annotations.markers.filter { $0.frame > item.recording!.frames }.count)
         }
-        let unreadable = Set(problems.compactMap { problem -> String? in
-            switch problem {
-            case let .missingAudio(_, file), let .unreadableAudio(_, file, _): return file
-            default: return nil
-            }
-        })
+        let unreadable = Set(
+            problems.compactMap { problem -> String? in
+                switch problem {
+                case .missingAudio(_, let file), .unreadableAudio(_, let file, _): return file
+                default: return nil
+                }
+            })
         let unmeasured = document.preorder().filter { item in
             guard let info = item.recording else { return false }
             return info.analysis == nil && !unreadable.contains(info.file)
@@ -163,7 +179,9 @@ public struct StoreCheck {
         let unusedUndoCopies = Self.unusedUndoCopies(location)
         problems += unusedUndoCopies.map { Problem.unusedUndoCopy(file: $0) }
         // Compared only with a store that loads as it is: find's index is made from that.
-        let wrongIndexes = linkProblems.isEmpty && !storeMissing ? SearchIndexFiles.disagreeing(with: document, itemRanges: itemRanges, location: location) : []
+        let wrongIndexes =
+            linkProblems.isEmpty && !storeMissing
+            ? SearchIndexFiles.disagreeing(with: document, itemRanges: itemRanges, location: location) : []
         problems += wrongIndexes.map { Problem.wrongSearchIndex(file: $0) }
         let strays = strayTemporaries(isAlive: isAlive)
         problems += strays.map { Problem.strayTemporary(file: $0) }
@@ -184,14 +202,17 @@ public struct StoreCheck {
         repairs += adopt(orphans, into: &document)
         for item in lateMarkers {
             let end = item.recording!.frames
-            document.items[item.id]!.annotations.markers = MarkerRules.sorted(item.annotations.markers.map { Marker(frame: min($0.frame, end), label: $0.label) })
+            document.items[item.id]!.annotations.markers = MarkerRules.sorted(
+                item.annotations.markers.map { Marker(frame: min($0.frame, end), label: $0.label) })
             repairs.append("moved the markers past the end of \(document.path(of: item.id)) to its end")
         }
         for item in lateTrims {
             let clamped = item.annotations.trim?.clamped(to: item.recording!.frames)
             document.items[item.id]!.annotations.trim = clamped
-            repairs.append(clamped == nil ? "removed the trim points of \(document.path(of: item.id)), which were past its end"
-                                          : "clamped the trim points of \(document.path(of: item.id)) to its audio")
+            repairs.append(
+                clamped == nil
+                    ? "removed the trim points of \(document.path(of: item.id)), which were past its end"
+                    : "clamped the trim points of \(document.path(of: item.id)) to its audio")
         }
         var measured = 0
         for item in unmeasured {
@@ -202,9 +223,12 @@ public struct StoreCheck {
             measured += 1
         }
         if measured > 0 {
-            repairs.append("measured and stored the levels and waveform of \(measured) recording\(measured == 1 ? "" : "s")")
+            repairs.append(
+                "measured and stored the levels and waveform of \(measured) recording\(measured == 1 ? "" : "s")")
         }
-        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty || !lateMarkers.isEmpty || !lateTrims.isEmpty || measured > 0 {
+        if storeMissing || !linkProblems.isEmpty || !orphans.isEmpty || !lateMarkers.isEmpty || !lateTrims.isEmpty
+            || measured > 0
+        {
             if !storeMissing { try DocumentStore.keepOriginal(location, writtenAs: version) }
             try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
         }
@@ -222,7 +246,8 @@ public struct StoreCheck {
         for file in strays where (try? FileSystem.remove(location.directory + "/" + file)) != nil {
             repairs.append("removed \(file)")
         }
-        return Report(problems: problems, repairs: repairs, remaining: problems.filter { !$0.isRepairable }, document: document)
+        return Report(
+            problems: problems, repairs: repairs, remaining: problems.filter { !$0.isRepairable }, document: document)
     }
 
     /// After the store is sound, the view state is trimmed and a stale recording recovered;
@@ -262,13 +287,17 @@ public struct StoreCheck {
         for entry in entries {
             for step in entry.steps {
                 switch step {
-                case let .added(id, placement?), let .restored(id, placement?):
+                case .added(let id, let placement?), .restored(let id, let placement?):
                     // A restored item comes back with its note, tags, markers and trim points.
-                    learn(id, Known(kind: placement.kind, name: placement.name, parent: placement.parent, created: placement.created,
-                                    annotations: known[id]?.annotations ?? Annotations()))
-                case let .added(id, nil), let .restored(id, nil):
+                    learn(
+                        id,
+                        Known(
+                            kind: placement.kind, name: placement.name, parent: placement.parent,
+                            created: placement.created,
+                            annotations: known[id]?.annotations ?? Annotations()))
+                case .added(let id, nil), .restored(let id, nil):
                     known[id]?.inTrash = false
-                case let .moved(id, _, _, toParent, toName):
+                case .moved(let id, _, _, let toParent, let toName):
                     if var item = known[id] {
                         item.name = toName
                         item.parent = toParent
@@ -276,11 +305,11 @@ public struct StoreCheck {
                     } else {
                         learn(id, Known(kind: nil, name: toName, parent: toParent, created: entry.time))
                     }
-                case let .trashed(id):
+                case .trashed(let id):
                     known[id]?.inTrash = true
-                case let .removedPermanently(id, _):
+                case .removedPermanently(let id, _):
                     known[id] = nil
-                case let .annotated(id, _, after):
+                case .annotated(let id, _, let after):
                     known[id]?.annotations = after
                 case .transcribed:
                     continue  // transcripts are files of their own, not in store.json
@@ -300,8 +329,11 @@ public struct StoreCheck {
         var resolved: [ItemID: Bool] = [.root: true]
         func reachesRoot(_ id: ItemID, depth: Int = 0) -> Bool {
             if let done = resolved[id] { return done }
-            guard depth <= known.count, let item = known[id], !item.inTrash, kind(id) == .folder || depth == 0 else { return false }
-            let result = item.parent == .root || (kind(item.parent) == .folder && reachesRoot(item.parent, depth: depth + 1))
+            guard depth <= known.count, let item = known[id], !item.inTrash, kind(id) == .folder || depth == 0 else {
+                return false
+            }
+            let result =
+                item.parent == .root || (kind(item.parent) == .folder && reachesRoot(item.parent, depth: depth + 1))
             resolved[id] = result
             return result
         }
@@ -309,11 +341,17 @@ public struct StoreCheck {
         let folders = order.filter { kind($0) == .folder && known[$0] != nil }
         let placedFolders = folders.filter { reachesRoot($0) }
         func depth(_ id: ItemID) -> Int {
-            var n = 0, current = id
-            while current != .root, let parent = known[current]?.parent, n <= known.count { n += 1; current = parent }
+            var n = 0
+            var current = id
+            while current != .root, let parent = known[current]?.parent, n <= known.count {
+                n += 1
+                current = parent
+            }
             return n
         }
-        var created = 0, recordings = 0, recovered = 0
+        var created = 0
+        var recordings = 0
+        var recovered = 0
         for id in placedFolders.sorted(by: { depth($0) < depth($1) }) {
             let item = known[id]!
             guard document[item.parent]?.isFolder == true, document[id] == nil else { continue }
@@ -325,7 +363,9 @@ public struct StoreCheck {
             created += 1
         }
         for id in order where kind(id) == .recording {
-            guard let item = known[id], document[id] == nil, let file = audio[id], let info = recordingInfo(file) else { continue }
+            guard let item = known[id], document[id] == nil, let file = audio[id], let info = recordingInfo(file) else {
+                continue
+            }
             var parent = item.parent
             if item.inTrash || document[parent]?.isFolder != true {
                 parent = recoveredFolder(&document)
@@ -337,8 +377,11 @@ public struct StoreCheck {
             _ = document.insert(recording)
             recordings += 1
         }
-        let counts = "\(created) folder\(created == 1 ? "" : "s") and \(recordings) recording\(recordings == 1 ? "" : "s")"
-        let into = recovered > 0 ? " (\(recovered) of them into /\(Self.recoveredFolder): their folder is unknown or was in the trash)" : ""
+        let counts =
+            "\(created) folder\(created == 1 ? "" : "s") and \(recordings) recording\(recordings == 1 ? "" : "s")"
+        let into =
+            recovered > 0
+            ? " (\(recovered) of them into /\(Self.recoveredFolder): their folder is unknown or was in the trash)" : ""
         return ["rebuilt store.json from journal.jsonl (\(entries.count) changes): \(counts)\(into)"]
     }
 
@@ -346,18 +389,29 @@ public struct StoreCheck {
     /// or in a format the store cannot name (such a file stays where it is, reported).
     private func recordingInfo(_ file: String) -> RecordingInfo? {
         guard let audio = try? SoundFile.open(path: location.audioPath(file)), audio.frames > 0,
-              let format = audio.audioFormat else { return nil }
-        return RecordingInfo(duration: audio.duration, frames: audio.frames, sampleRate: audio.sampleRate,
-                             channels: audio.channels, format: format, file: file).analyzed(path: location.audioPath(file))
+            let format = audio.audioFormat
+        else { return nil }
+        return RecordingInfo(
+            duration: audio.duration, frames: audio.frames, sampleRate: audio.sampleRate,
+            channels: audio.channels, format: format, file: file
+        ).analyzed(path: location.audioPath(file))
     }
 
     private func loadLeniently() throws
-        -> (document: Document, problems: [DocumentCodec.LinkProblem], version: Int, itemRanges: [(id: ItemID, range: Range<Int>)]) {
-        guard let bytes = try FileSystem.read(location.storeFile) else { return (Document(), [], Document.currentVersion, []) }
+        -> (
+            document: Document, problems: [DocumentCodec.LinkProblem], version: Int,
+            itemRanges: [(id: ItemID, range: Range<Int>)]
+        )
+    {
+        guard let bytes = try FileSystem.read(location.storeFile) else {
+            return (Document(), [], Document.currentVersion, [])
+        }
         do {
             return try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0, strict: false) }
         } catch let corrupt as DocumentCodec.Corrupt {
-            throw RecError.failure(location.storeFile, corrupt.reason + " (fsck repairs links, not JSON syntax; the file was left as it is)")
+            throw RecError.failure(
+                location.storeFile,
+                corrupt.reason + " (fsck repairs links, not JSON syntax; the file was left as it is)")
         }
     }
 
@@ -393,8 +447,11 @@ public struct StoreCheck {
     /// relative to the store directory. A live pid's files are its work in progress.
     private func strayTemporaries(isAlive: (Int32) -> Bool) -> [String] {
         var strays: [String] = []
-        for (directory, prefix) in [(location.directory, ""), (location.audioDirectory, "audio/"), (location.transcriptsDirectory, "transcripts/"),
-                                    (location.undoDirectory, "undo/"), (location.cacheDirectory, "cache/")] {
+        for (directory, prefix) in [
+            (location.directory, ""), (location.audioDirectory, "audio/"),
+            (location.transcriptsDirectory, "transcripts/"),
+            (location.undoDirectory, "undo/"), (location.cacheDirectory, "cache/"),
+        ] {
             for name in FileSystem.entries(of: directory) {
                 guard let pid = Self.temporaryFileOwner(name), !isAlive(pid) else { continue }
                 strays.append(prefix + name)
@@ -413,7 +470,8 @@ public struct StoreCheck {
             return pid
         }
         guard let pidText = name.split(separator: "-").last, name.dropLast(pidText.count + 1).hasSuffix(".tmp"),
-              let pid = Int32(pidText), pid > 0 else { return nil }
+            let pid = Int32(pidText), pid > 0
+        else { return nil }
         return pid
     }
 
@@ -467,16 +525,21 @@ public struct StoreCheck {
         }
         for problem in problems {
             switch problem {
-            case let .orphanTranscript(file) where durations[file] == nil:
-                if (try? FileSystem.remove(files.directory + "/" + file)) != nil { repairs.append("removed transcripts/\(file), which belongs to no recording") }
-            case let .unreadableTranscript(_, file, _):
+            case .orphanTranscript(let file) where durations[file] == nil:
+                if (try? FileSystem.remove(files.directory + "/" + file)) != nil {
+                    repairs.append("removed transcripts/\(file), which belongs to no recording")
+                }
+            case .unreadableTranscript(_, let file, _):
                 if let id = ItemID(String(file.dropLast(5))), (try? FileSystem.remove(files.path(of: id))) != nil {
                     try? FileSystem.remove(files.indexPath(of: id))
-                    repairs.append("removed transcripts/\(file), which was unreadable ('recnotes transcribe --missing' makes it again)")
+                    repairs.append(
+                        "removed transcripts/\(file), which was unreadable ('recnotes transcribe --missing' makes it again)"
+                    )
                 }
-            case let .transcriptPastEnd(path, file, _), let .staleTranscriptIndex(path, file):
+            case .transcriptPastEnd(let path, let file, _), .staleTranscriptIndex(let path, let file):
                 guard let duration = durations[file], let id = ItemID(String(file.dropLast(5))),
-                      let transcript = try? files.read(id) else { continue }
+                    let transcript = try? files.read(id)
+                else { continue }
                 if (try? files.write(transcript.clipped(to: duration), for: id, duration: duration)) != nil {
                     if case .transcriptPastEnd = problem {
                         repairs.append("cut the transcript of \(path) at the end of the recording")
@@ -497,7 +560,9 @@ public struct StoreCheck {
 
     private func danglingDescription(_ state: ViewState, _ document: Document) -> String? {
         let restored = state.restored(against: document)
-        if restored.folderStack != state.folderStack { return "the folder stack points at folders that no longer exist there" }
+        if restored.folderStack != state.folderStack {
+            return "the folder stack points at folders that no longer exist there"
+        }
         if restored.selection != state.selection { return "the selected recording no longer exists" }
         return nil
     }
@@ -525,7 +590,9 @@ public struct StoreCheck {
         for id in strays.sorted() {
             document.items[id]!.parent = folder
             document.items[id]!.name = document.freeName(document[id]!.name, in: folder, except: id)
-            repairs.append("moved @\(id.description.prefix(8)) (\(document[id]!.name)), whose parent was lost, into /\(Self.recoveredFolder)")
+            repairs.append(
+                "moved @\(id.description.prefix(8)) (\(document[id]!.name)), whose parent was lost, into /\(Self.recoveredFolder)"
+            )
         }
         document.rebuildLinks()
         return repairs
@@ -535,7 +602,9 @@ public struct StoreCheck {
         var repairs: [String] = []
         for folder in document.items.values where folder.isFolder {
             var seen = Set<String>()
-            for child in document.children(of: folder.id).sorted(by: { $0.created != $1.created ? $0.created < $1.created : $0.id < $1.id }) {
+            for child in document.children(of: folder.id).sorted(by: {
+                $0.created != $1.created ? $0.created < $1.created : $0.id < $1.id
+            }) {
                 if seen.insert(child.name).inserted { continue }
                 let name = document.freeName(child.name, in: folder.id, except: child.id)
                 document.items[child.id]!.name = name
@@ -556,7 +625,8 @@ public struct StoreCheck {
             let id = ItemID(stem) ?? .random()
             guard document[id] == nil else { continue }
             let folder = recoveredFolder(&document)
-            let name = document.freeName(NameRules.violation(stem) == nil ? stem : "Recovered audio", in: folder, except: nil)
+            let name = document.freeName(
+                NameRules.violation(stem) == nil ? stem : "Recovered audio", in: folder, except: nil)
             let item = Item.recording(id: id, name: name, parent: folder, created: .now(), info: info)
             _ = document.insert(item)
             repairs.append("adopted audio/\(file) as /\(Self.recoveredFolder)/\(name)")
@@ -565,7 +635,9 @@ public struct StoreCheck {
     }
 
     private func recoveredFolder(_ document: inout Document) -> ItemID {
-        if let existing = document.child(named: Self.recoveredFolder, in: .root), existing.isFolder { return existing.id }
+        if let existing = document.child(named: Self.recoveredFolder, in: .root), existing.isFolder {
+            return existing.id
+        }
         let folder = Item.folder(name: document.freeName(Self.recoveredFolder, in: .root, except: nil), parent: .root)
         _ = document.insert(folder)
         return folder.id

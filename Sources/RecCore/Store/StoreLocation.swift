@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a store lives and the files inside it.
@@ -26,9 +26,12 @@ public struct StoreLocation: Equatable, Sendable {
             return StoreLocation(directory: explicit)
         }
         if let home = environment["RECNOTES_HOME"], !home.isEmpty { return StoreLocation(directory: home) }
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return StoreLocation(directory: data + "/recnotes") }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return StoreLocation(directory: data + "/recnotes")
+        }
         guard let home = environment["HOME"], !home.isEmpty else {
-            throw RecError.usage("--store", "no store given and $HOME is not set; pass --store DIR or set RECNOTES_HOME")
+            throw RecError.usage(
+                "--store", "no store given and $HOME is not set; pass --store DIR or set RECNOTES_HOME")
         }
         return StoreLocation(directory: home + "/.local/share/recnotes")
     }

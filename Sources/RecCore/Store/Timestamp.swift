@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A point in time with millisecond precision, written in the store as ISO 8601 UTC
@@ -66,8 +66,10 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         var seconds = time_t(millisecondsSinceEpoch.floorDivided(by: 1000).quotient)
         var parts = tm()
         localtime_r(&seconds, &parts)
-        return (Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-                Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        return (
+            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec)
+        )
     }
 
     public init?(iso8601 text: String) {
@@ -97,12 +99,14 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             return true
         }
         guard let year = digits(4), literal(45), let month = digits(2), literal(45), let day = digits(2),
-              i < b.count, b[i] == 84 || b[i] == 116 || b[i] == 32 else { return nil }
+            i < b.count, b[i] == 84 || b[i] == 116 || b[i] == 32
+        else { return nil }
         i += 1
         guard let hour = digits(2), literal(58), let minute = digits(2), literal(58), let second = digits(2)
         else { return nil }
         guard (1...12).contains(month), (1...daysInMonth(year, month)).contains(day),
-              hour < 24, minute < 60, second < 61 else { return nil }
+            hour < 24, minute < 60, second < 61
+        else { return nil }
         var millis = 0
         if literal(46) {
             var scale = 100

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where transcripts live: `transcripts/<uuid>.json` beside `audio/`, one file per
@@ -86,7 +86,8 @@ public struct TranscriptFiles: Sendable {
     /// new one, never half of either.
     public func write(_ transcript: Transcript, for id: ItemID, duration: Double?) throws {
         try FileSystem.makeDirectories(directory)
-        try FileSystem.writeAtomically(Array(TranscriptFormat.json.render(transcript, duration: duration).utf8), to: path(of: id))
+        try FileSystem.writeAtomically(
+            Array(TranscriptFormat.json.render(transcript, duration: duration).utf8), to: path(of: id))
         try FileSystem.writeAtomically(Self.index(transcript), to: indexPath(of: id))
     }
 
@@ -198,7 +199,9 @@ public struct TranscriptFiles: Sendable {
     public func orphanIndexes() -> [String] {
         let transcripts = Set(ids())
         return FileSystem.entries(of: directory).filter { name in
-            guard !name.hasPrefix("."), name.hasSuffix(".txt"), let id = ItemID(String(name.dropLast(4))) else { return false }
+            guard !name.hasPrefix("."), name.hasSuffix(".txt"), let id = ItemID(String(name.dropLast(4))) else {
+                return false
+            }
             return !transcripts.contains(id)
         }
     }
@@ -212,7 +215,8 @@ public struct TranscriptFiles: Sendable {
         do {
             return try bytes.withUnsafeBufferPointer { buffer in
                 var r = JSONReader(buffer)
-                var transcript = Transcript(engine: "", model: "", created: Timestamp(millisecondsSinceEpoch: 0), quality: .draft, segments: [])
+                var transcript = Transcript(
+                    engine: "", model: "", created: Timestamp(millisecondsSinceEpoch: 0), quality: .draft, segments: [])
                 var seenSegments = false
                 try r.beginObject()
                 var first = true
@@ -223,7 +227,9 @@ public struct TranscriptFiles: Sendable {
                         transcript.model = try r.readString()
                     } else if key.equals("created") {
                         let text = try r.readString()
-                        guard let time = Timestamp(iso8601: text) else { throw Unreadable(description: "\"created\" is not a time: \(text)") }
+                        guard let time = Timestamp(iso8601: text) else {
+                            throw Unreadable(description: "\"created\" is not a time: \(text)")
+                        }
                         transcript.created = time
                     } else if key.equals("quality") {
                         let text = try r.readString()
@@ -261,10 +267,13 @@ public struct TranscriptFiles: Sendable {
             var first = true
             while let key = try r.nextKey(first: &first) {
                 // Keys compared as bytes: a transcript has three a word.
-                if key.equals("start") { segment.start = try optionalSeconds(&r) }
-                else if key.equals("end") { segment.end = try optionalSeconds(&r) }
-                else if key.equals("text") { segment.text = try r.readString() }
-                else if key.equals("words") {
+                if key.equals("start") {
+                    segment.start = try optionalSeconds(&r)
+                } else if key.equals("end") {
+                    segment.end = try optionalSeconds(&r)
+                } else if key.equals("text") {
+                    segment.text = try r.readString()
+                } else if key.equals("words") {
                     try r.beginArray()
                     var firstWord = true
                     while try r.nextElement(first: &firstWord) {
@@ -272,10 +281,15 @@ public struct TranscriptFiles: Sendable {
                         try r.beginObject()
                         var firstKey = true
                         while let wordKey = try r.nextKey(first: &firstKey) {
-                            if wordKey.equals("start") { word.start = try optionalSeconds(&r) ?? 0 }
-                            else if wordKey.equals("end") { word.end = try optionalSeconds(&r) ?? 0 }
-                            else if wordKey.equals("text") { word.text = try r.readString() }
-                            else { try r.skipValue() }
+                            if wordKey.equals("start") {
+                                word.start = try optionalSeconds(&r) ?? 0
+                            } else if wordKey.equals("end") {
+                                word.end = try optionalSeconds(&r) ?? 0
+                            } else if wordKey.equals("text") {
+                                word.text = try r.readString()
+                            } else {
+                                try r.skipValue()
+                            }
                         }
                         segment.words.append(word)
                     }
@@ -326,7 +340,9 @@ extension Transcript {
             if let start = segment.start, start > duration { return nil }
             var s = segment
             s.end = s.end.map { min($0, duration) }
-            s.words = s.words.filter { $0.start <= duration }.map { Transcript.Word(start: $0.start, end: min($0.end, duration), text: $0.text) }
+            s.words = s.words.filter { $0.start <= duration }.map {
+                Transcript.Word(start: $0.start, end: min($0.end, duration), text: $0.text)
+            }
             return s
         }
         return copy

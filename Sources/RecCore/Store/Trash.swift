@@ -34,12 +34,16 @@ extension Document {
             let nibbles = try PathResolver.prefixNibbles(spec.dropFirst(), typed: spec)
             let matches = trash.filter { $0.id.hasPrefix(nibbles: nibbles) }
             guard let match = matches.last else { throw RecError.failure(spec, "not in the trash") }
-            guard matches.count == 1 else { throw RecError.failure(spec, "ambiguous UUID prefix, matching \(matches.count) items in the trash") }
+            guard matches.count == 1 else {
+                throw RecError.failure(spec, "ambiguous UUID prefix, matching \(matches.count) items in the trash")
+            }
             return match
         }
         let current = path(of: currentFolder)
         let absolute = spec.hasPrefix("/") ? spec : (current == "/" ? "/" : current + "/") + spec
-        guard let match = trash.last(where: { $0.path == absolute }) else { throw RecError.failure(spec, "not in the trash") }
+        guard let match = trash.last(where: { $0.path == absolute }) else {
+            throw RecError.failure(spec, "not in the trash")
+        }
         return match
     }
 }

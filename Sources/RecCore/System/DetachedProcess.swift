@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process that outlives the shell that started it: its own session (no terminal,
@@ -20,8 +20,10 @@ public struct DetachedProcess: Sendable {
     /// Starts `executable` with `arguments`. `output` becomes its descriptors 1 and 2,
     /// `report` its descriptor `reportDescriptor`. Signals this process blocks or handles
     /// are back to their defaults in the child. Throws the spawn's errno.
-    public static func spawn(executable: String, arguments: [String], output: Int32,
-                             report: Int32, reportDescriptor: Int32) throws(SpawnError) -> DetachedProcess {
+    public static func spawn(
+        executable: String, arguments: [String], output: Int32,
+        report: Int32, reportDescriptor: Int32
+    ) throws(SpawnError) -> DetachedProcess {
         closeInheritedOnExec()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -33,7 +35,9 @@ public struct DetachedProcess: Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = withSpawnAttributes(flags: spawnSetsid) { posix_spawn(&pid, executable, &actions, &$0, argv, environ) }
+        let result = withSpawnAttributes(flags: spawnSetsid) {
+            posix_spawn(&pid, executable, &actions, &$0, argv, environ)
+        }
         guard result == 0 else { throw SpawnError(code: result) }
         return DetachedProcess(pid: pid)
     }

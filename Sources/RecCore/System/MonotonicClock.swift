@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Seconds on a clock that only goes forward (CLOCK_MONOTONIC): for pacing, timeouts and

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Whether a process with this pid is running. One we may not signal still runs; a zombie
@@ -9,7 +9,8 @@ public func processIsAlive(_ pid: Int32) -> Bool {
     guard kill(pid, 0) == 0 || errno == EPERM else { return false }
     // /proc/PID/stat reads "PID (command) STATE ...": the state follows the last ')'.
     guard let stat = try? FileSystem.read("/proc/\(pid)/stat"),
-          let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count else { return true }
+        let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count
+    else { return true }
     let state = stat[close + 2]
     return state != UInt8(ascii: "Z") && state != UInt8(ascii: "X")
 }

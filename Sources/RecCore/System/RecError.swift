@@ -43,7 +43,11 @@ public struct RecError: Error, Equatable, CustomStringConvertible, Sendable {
         guard line.unicodeScalars.contains(where: RecError.breaksLine) else { return line }
         var out = ""
         for scalar in line.unicodeScalars {
-            if RecError.breaksLine(scalar) { out += "\\u{\(String(scalar.value, radix: 16))}" } else { out.unicodeScalars.append(scalar) }
+            if RecError.breaksLine(scalar) {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
         }
         return out
     }
@@ -65,7 +69,7 @@ public func systemReason(_ code: Int32) -> String {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif

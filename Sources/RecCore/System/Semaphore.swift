@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A POSIX counting semaphore: any thread signals (an audio thread too: `sem_post` never

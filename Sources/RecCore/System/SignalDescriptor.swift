@@ -1,7 +1,7 @@
 import CAudio
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Signals taken as a readable descriptor (signalfd), to be polled with others in one
@@ -16,7 +16,9 @@ public final class SignalDescriptor {
         for signal in signals { sigaddset(&set, signal) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
         descriptor = signalfd(-1, &set, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        guard descriptor >= 0 else { throw RecError.failure("signals", "cannot take them as a descriptor: \(systemReason(errno))") }
+        guard descriptor >= 0 else {
+            throw RecError.failure("signals", "cannot take them as a descriptor: \(systemReason(errno))")
+        }
     }
 
     deinit { close(descriptor) }

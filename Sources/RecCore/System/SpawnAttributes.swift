@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The `posix_spawnattr_t` every child recnotes starts gets: no blocked signals, and the

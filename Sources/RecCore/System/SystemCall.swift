@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The C library's conventions, wrapped once: a call interrupted by a signal is made

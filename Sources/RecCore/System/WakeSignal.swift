@@ -1,7 +1,7 @@
 import CAudio
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SIGURG, meaning "look at the view state": what a remote command sends the process it

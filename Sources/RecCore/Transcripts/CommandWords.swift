@@ -27,7 +27,10 @@ public enum CommandWords {
                 inWord = true
                 var closed = false
                 while let q = characters.next() {
-                    if q == "'" { closed = true; break }
+                    if q == "'" {
+                        closed = true
+                        break
+                    }
                     word.append(q)
                 }
                 if !closed { throw unterminated("single quote") }
@@ -35,13 +38,18 @@ public enum CommandWords {
                 inWord = true
                 var closed = false
                 while let q = characters.next() {
-                    if q == "\"" { closed = true; break }
+                    if q == "\"" {
+                        closed = true
+                        break
+                    }
                     if q == "\\" {
                         guard let next = characters.next() else { break }
                         switch next {
                         case "\"", "\\", "$", "`": word.append(next)
                         case "\n": break
-                        default: word.append("\\"); word.append(next)
+                        default:
+                            word.append("\\")
+                            word.append(next)
                         }
                     } else {
                         word.append(q)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One run of an external engine: argv without a shell (`posix_spawnp` finds the program on
@@ -27,13 +27,16 @@ struct EngineProcess {
     static let stderrLimit = 8192
 
     /// `started` is told the engine's pid (its process group's too) once it runs.
-    static func run(_ argv: [String], timeout seconds: Double, started: (pid_t) -> Void = { _ in }) throws(Failure) -> Outcome {
+    static func run(_ argv: [String], timeout seconds: Double, started: (pid_t) -> Void = { _ in }) throws(Failure)
+        -> Outcome
+    {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         guard makePipe(&outPipe) else { throw .cannotStart(errno) }
         guard makePipe(&errPipe) else {
             let code = errno
-            close(outPipe[0]); close(outPipe[1])
+            close(outPipe[0])
+            close(outPipe[1])
             throw .cannotStart(code)
         }
         var readEnds = [outPipe[0], errPipe[0]]
@@ -72,7 +75,10 @@ struct EngineProcess {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while readEnds[0] >= 0 || readEnds[1] >= 0 {
             let left = deadline - MonotonicClock.now()
-            if left <= 0 { killAll(); throw .timedOut }
+            if left <= 0 {
+                killAll()
+                throw .timedOut
+            }
             var fds = readEnds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&fds, nfds_t(fds.count), Int32(min(left * 1000, 60_000)) + 1)
             if ready <= 0 { continue }  // EINTR or nothing yet: the deadline decides
@@ -84,7 +90,10 @@ struct EngineProcess {
                     readEnds[k] = -1
                 } else if k == 0 {
                     out += buffer[0..<n]
-                    if out.count > outputLimit { killAll(); throw .outputTooLong }
+                    if out.count > outputLimit {
+                        killAll()
+                        throw .outputTooLong
+                    }
                 } else {
                     err += buffer[0..<n]
                     if err.count > 2 * stderrLimit { err.removeFirst(err.count - stderrLimit) }
@@ -97,12 +106,17 @@ struct EngineProcess {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid { break }
             if reaped < 0 && errno != EINTR { break }
-            if MonotonicClock.now() >= deadline { killAll(); throw .timedOut }
+            if MonotonicClock.now() >= deadline {
+                killAll()
+                throw .timedOut
+            }
             var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
             nanosleep(&pause, nil)
         }
         let signaled = (status & 0x7F) != 0
-        return Outcome(status: signaled ? nil : (status >> 8) & 0xFF, signal: signaled ? status & 0x7F : nil, stdout: out, stderr: err)
+        return Outcome(
+            status: signaled ? nil : (status >> 8) & 0xFF, signal: signaled ? status & 0x7F : nil, stdout: out,
+            stderr: err)
     }
 
     /// A pipe whose ends close on exec (pipe2 is a GNU extension Swift does not import):

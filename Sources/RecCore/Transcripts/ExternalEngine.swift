@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Any program that turns a WAV file into text: `whisper-cli -m MODEL -f {wav}`, or a
@@ -21,8 +21,10 @@ public struct ExternalEngine: TranscriptionEngine {
     public var quality: Transcript.Quality
 
     /// Splits `command` into words (`CommandWords`). A usage error when it is empty or badly quoted.
-    public init(command: String, timeout: Double? = nil, quality: Transcript.Quality = .good,
-                temporaryDirectory: String? = nil) throws(RecError) {
+    public init(
+        command: String, timeout: Double? = nil, quality: Transcript.Quality = .good,
+        temporaryDirectory: String? = nil
+    ) throws(RecError) {
         let words = try CommandWords.split(command)
         guard !words.isEmpty else { throw .usage("transcriber command", "empty") }
         self.command = command
@@ -36,7 +38,8 @@ public struct ExternalEngine: TranscriptionEngine {
     /// The engine `$RECNOTES_TRANSCRIBER` names, or nil when it is unset or empty.
     public static func fromEnvironment(timeout: Double? = nil) throws(RecError) -> ExternalEngine? {
         guard let command = Environment.value(environmentVariable),
-              command.contains(where: { !$0.isWhitespace }) else { return nil }
+            command.contains(where: { !$0.isWhitespace })
+        else { return nil }
         return try ExternalEngine(command: command, timeout: timeout)
     }
 
@@ -61,7 +64,8 @@ public struct ExternalEngine: TranscriptionEngine {
         Self.sweep(temporaryDirectory)
         var template = Array((temporaryDirectory + "/\(Self.directoryPrefix)\(getpid())-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw .transcribe(name, "cannot create a temporary directory in \(temporaryDirectory): \(systemReason(errno))")
+            throw .transcribe(
+                name, "cannot create a temporary directory in \(temporaryDirectory): \(systemReason(errno))")
         }
         let directory = String(cString: made)
         defer { Self.removeTree(directory) }
@@ -74,7 +78,8 @@ public struct ExternalEngine: TranscriptionEngine {
         do {
             outcome = try EngineProcess.run(argv, timeout: deadline(for: audio.duration)) { pid in
                 // For the sweep, should this process be killed while the engine runs.
-                try? FileSystem.writeAtomically(Array("\(pid)\n".utf8), to: directory + "/" + Self.enginePIDFile, durable: false)
+                try? FileSystem.writeAtomically(
+                    Array("\(pid)\n".utf8), to: directory + "/" + Self.enginePIDFile, durable: false)
             }
         } catch .cannotStart(let code) {
             throw .transcribe(name, "cannot run \(arguments[0]): \(systemReason(code))")
@@ -107,7 +112,8 @@ public struct ExternalEngine: TranscriptionEngine {
         let names = FileSystem.entries(of: directory).filter { $0 != "audio.wav" }
         for suffix in [".json", ".vtt", ".srt", ".txt"] {
             if let name = names.first(where: { $0.hasSuffix(suffix) }),
-               let bytes = try? FileSystem.read(directory + "/" + name) {
+                let bytes = try? FileSystem.read(directory + "/" + name)
+            {
                 return bytes
             }
         }
@@ -126,13 +132,15 @@ public struct ExternalEngine: TranscriptionEngine {
     static func sweep(_ temporary: String) {
         for name in FileSystem.entries(of: temporary) where name.hasPrefix(directoryPrefix) {
             guard let owner = Int32(name.dropFirst(directoryPrefix.count).prefix { $0 != "-" }),
-                  !processIsAlive(owner) else { continue }
+                !processIsAlive(owner)
+            else { continue }
             let directory = temporary + "/" + name
             if let text = try? FileSystem.read(directory + "/" + enginePIDFile),
-               let engine = Int32(String(decoding: text.prefix { $0 != 0x0A }, as: UTF8.self)),
-               engine > 0, processIsAlive(engine),
-               let arguments = try? FileSystem.read("/proc/\(engine)/cmdline"),
-               String(decoding: arguments, as: UTF8.self).contains(directory) {
+                let engine = Int32(String(decoding: text.prefix { $0 != 0x0A }, as: UTF8.self)),
+                engine > 0, processIsAlive(engine),
+                let arguments = try? FileSystem.read("/proc/\(engine)/cmdline"),
+                String(decoding: arguments, as: UTF8.self).contains(directory)
+            {
                 _ = kill(-engine, SIGKILL)
                 _ = kill(engine, SIGKILL)
             }
@@ -159,7 +167,11 @@ public struct ExternalEngine: TranscriptionEngine {
     /// ": <the last line it wrote to stderr>", or "" when it wrote none.
     static func lastLine(_ stderr: [UInt8]) -> String {
         let text = String(decoding: stderr, as: UTF8.self)
-        guard let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).last(where: { $0.contains(where: { !$0.isWhitespace }) }) else { return "" }
+        guard
+            let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).last(where: {
+                $0.contains(where: { !$0.isWhitespace })
+            })
+        else { return "" }
         return ": " + line.trimmingBlanks().prefix(200)
     }
 

@@ -1,7 +1,7 @@
 import CPocketSphinx
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The built-in engine: CMU PocketSphinx with the US English model Debian ships
@@ -19,9 +19,11 @@ public struct PocketSphinxEngine: TranscriptionEngine {
     public var languageModel: String
     public var dictionary: String
 
-    public init(acousticModel: String = modelDirectory + "/en-us",
-                languageModel: String = modelDirectory + "/en-us.lm.bin",
-                dictionary: String = modelDirectory + "/cmudict-en-us.dict") {
+    public init(
+        acousticModel: String = modelDirectory + "/en-us",
+        languageModel: String = modelDirectory + "/en-us.lm.bin",
+        dictionary: String = modelDirectory + "/cmudict-en-us.dict"
+    ) {
         self.acousticModel = acousticModel
         self.languageModel = languageModel
         self.dictionary = dictionary
@@ -34,7 +36,9 @@ public struct PocketSphinxEngine: TranscriptionEngine {
     static let block = 2048
 
     public func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript {
-        for (path, what) in [(acousticModel, "acoustic model"), (languageModel, "language model"), (dictionary, "dictionary")]
+        for (path, what) in [
+            (acousticModel, "acoustic model"), (languageModel, "language model"), (dictionary, "dictionary"),
+        ]
         where !FileSystem.exists(path) {
             throw .transcribe(name, "\(what) not found: \(path) (install pocketsphinx-en-us)")
         }
@@ -88,12 +92,14 @@ public struct PocketSphinxEngine: TranscriptionEngine {
                 var first: Int32 = 0
                 var last: Int32 = 0
                 ps_seg_frames(seg, &first, &last)
-                words.append(Transcript.Word(start: Double(first) / frameRate, end: Double(last + 1) / frameRate, text: word))
+                words.append(
+                    Transcript.Word(start: Double(first) / frameRate, end: Double(last + 1) / frameRate, text: word))
             }
             iterator = ps_seg_next(seg)
         }
         guard let first = words.first, let last = words.last else { return nil }
-        return Transcript.Segment(start: first.start, end: last.end, text: words.map(\.text).joined(separator: " "), words: words)
+        return Transcript.Segment(
+            start: first.start, end: last.end, text: words.map(\.text).joined(separator: " "), words: words)
     }
 
     /// A dictionary word as spoken: nil for `<s>`, `</s>`, `<sil>` and fillers (`[NOISE]`,

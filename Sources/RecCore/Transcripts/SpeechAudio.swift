@@ -20,9 +20,12 @@ public struct SpeechAudio: Equatable, Sendable {
             let chunk = 4096
             var buffer = [Float](repeating: 0, count: chunk * channels)
             var mono = [Float](repeating: 0, count: chunk)
-            var resampler = file.sampleRate == sampleRate ? nil : Resampler(from: file.sampleRate, to: sampleRate, channels: 1)
+            var resampler =
+                file.sampleRate == sampleRate ? nil : Resampler(from: file.sampleRate, to: sampleRate, channels: 1)
             var samples: [Int16] = []
-            if file.declaresLength { samples.reserveCapacity(Int(file.frames * Int64(sampleRate) / Int64(file.sampleRate)) + 1) }
+            if file.declaresLength {
+                samples.reserveCapacity(Int(file.frames * Int64(sampleRate) / Int64(file.sampleRate)) + 1)
+            }
             func append(_ values: some Collection<Float>) {
                 for value in values {
                     let scaled = (value * 32768).rounded()
@@ -30,7 +33,9 @@ public struct SpeechAudio: Equatable, Sendable {
                 }
             }
             while true {
-                let n = try buffer.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, frames: chunk) }
+                let n = try buffer.withUnsafeMutableBufferPointer {
+                    try file.read(into: $0.baseAddress!, frames: chunk)
+                }
                 if n == 0 { break }
                 for i in 0..<n {
                     var sum: Float = 0
@@ -38,7 +43,8 @@ public struct SpeechAudio: Equatable, Sendable {
                     mono[i] = sum / Float(channels)
                 }
                 if resampler != nil {
-                    append(mono.withUnsafeBufferPointer { resampler!.process(UnsafeBufferPointer(rebasing: $0[0..<n])) })
+                    append(
+                        mono.withUnsafeBufferPointer { resampler!.process(UnsafeBufferPointer(rebasing: $0[0..<n])) })
                 } else {
                     append(mono[0..<n])
                 }

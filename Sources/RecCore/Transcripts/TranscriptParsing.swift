@@ -35,11 +35,15 @@ public enum TranscriptOutput: String, Sendable, CaseIterable {
     }
 
     /// Detects the format and reads the segments.
-    public static func parse(_ bytes: [UInt8]) throws(Unreadable) -> (format: TranscriptOutput, segments: [Transcript.Segment]) {
+    public static func parse(_ bytes: [UInt8]) throws(Unreadable) -> (
+        format: TranscriptOutput, segments: [Transcript.Segment]
+    ) {
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         guard let text = String(validating: body, as: UTF8.self) else { throw Unreadable("output is not UTF-8 text") }
-        if text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t") || $0.value == 0x7F }) {
+        if text.unicodeScalars.contains(where: {
+            ($0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t") || $0.value == 0x7F
+        }) {
             throw Unreadable("output holds control characters (not a transcript)")
         }
         guard text.contains(where: { !$0.isWhitespace }) else { throw Unreadable("no output") }
@@ -65,11 +69,16 @@ public enum TranscriptOutput: String, Sendable, CaseIterable {
                 try r.beginObject()
                 var first = true
                 while let key = try r.nextKey(first: &first) {
-                    guard String(decoding: key, as: UTF8.self) == "transcription" else { try r.skipValue(); continue }
+                    guard String(decoding: key, as: UTF8.self) == "transcription" else {
+                        try r.skipValue()
+                        continue
+                    }
                     segments = try readTranscription(&r)
                 }
                 try r.finish()
-                guard let segments else { throw Unreadable("JSON without a \"transcription\" array (not whisper.cpp's output)") }
+                guard let segments else {
+                    throw Unreadable("JSON without a \"transcription\" array (not whisper.cpp's output)")
+                }
                 return segments
             }
         } catch let error as Unreadable {
@@ -108,7 +117,9 @@ public enum TranscriptOutput: String, Sendable, CaseIterable {
                 }
             }
             guard let text else { throw Unreadable("a transcription entry has no \"text\"") }
-            guard let from, let to, from >= 0, to >= from else { throw Unreadable("a transcription entry has no valid \"offsets\"") }
+            guard let from, let to, from >= 0, to >= from else {
+                throw Unreadable("a transcription entry has no valid \"offsets\"")
+            }
             let trimmed = collapse(text)
             if !trimmed.isEmpty { segments.append(Transcript.Segment(start: from, end: to, text: trimmed)) }
         }
@@ -120,14 +131,19 @@ public enum TranscriptOutput: String, Sendable, CaseIterable {
     /// Cues: a timing line `start --> end [settings]`, then text lines up to a blank line.
     /// WebVTT's NOTE, STYLE and REGION blocks and cue identifiers are skipped, as are SRT's numbers.
     static func parseCues(_ text: String, vtt: Bool) throws(Unreadable) -> [Transcript.Segment] {
-        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map { $0.trimmingBlanks() }
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map {
+            $0.trimmingBlanks()
+        }
         var segments: [Transcript.Segment] = []
         var i = vtt ? 1 : 0  // WebVTT's header line
         let name = vtt ? "WebVTT" : "SRT"
         while i < lines.count {
             // One block: the lines up to the next blank one.
             var block: [Substring] = []
-            while i < lines.count, !lines[i].isEmpty { block.append(lines[i]); i += 1 }
+            while i < lines.count, !lines[i].isEmpty {
+                block.append(lines[i])
+                i += 1
+            }
             while i < lines.count, lines[i].isEmpty { i += 1 }
             guard let first = block.first else { continue }
             if vtt, first.hasPrefix("NOTE") || first == "STYLE" || first == "REGION" { continue }
@@ -137,7 +153,8 @@ public enum TranscriptOutput: String, Sendable, CaseIterable {
             }
             let parts = block[timing].pieces(separatedBy: "-->")
             guard parts.count == 2, let start = clockTime(parts[0].trimmingBlanks()),
-                  let end = clockTime(parts[1].trimmingBlanks().split(separator: " ").first ?? ""), end >= start else {
+                let end = clockTime(parts[1].trimmingBlanks().split(separator: " ").first ?? ""), end >= start
+            else {
                 throw Unreadable("bad \(name) timing line: \"\(block[timing].prefix(60))\"")
             }
             let words = collapse(block[(timing + 1)...].map { stripTags($0) }.joined(separator: " "))
@@ -158,7 +175,9 @@ public enum TranscriptOutput: String, Sendable, CaseIterable {
                 throw Unreadable("a line without a [start --> end] time: \"\(line.prefix(40))\"")
             }
             let parts = line[line.index(after: line.startIndex)..<close].pieces(separatedBy: "-->")
-            guard parts.count == 2, let start = clockTime(parts[0].trimmingBlanks()), let end = clockTime(parts[1].trimmingBlanks()), end >= start else {
+            guard parts.count == 2, let start = clockTime(parts[0].trimmingBlanks()),
+                let end = clockTime(parts[1].trimmingBlanks()), end >= start
+            else {
                 throw Unreadable("bad time: \"\(line[...close])\"")
             }
             let words = collapse(String(line[line.index(after: close)...]))
@@ -181,10 +200,13 @@ public enum TranscriptOutput: String, Sendable, CaseIterable {
             } else {
                 let parts = field.split(omittingEmptySubsequences: false) { $0 == "." || $0 == "," }
                 guard parts.count <= 2, let whole = Int(parts[0]), whole >= 0, whole < 60,
-                      parts[0].count == 2, parts[0].allSatisfy(\.isASCII) else { return nil }
+                    parts[0].count == 2, parts[0].allSatisfy(\.isASCII)
+                else { return nil }
                 var fraction = 0.0
                 if parts.count == 2 {
-                    guard !parts[1].isEmpty, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let digits = Double("0." + parts[1]) else { return nil }
+                    guard !parts[1].isEmpty, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }),
+                        let digits = Double("0." + parts[1])
+                    else { return nil }
                     fraction = digits
                 }
                 seconds = seconds * 60 + Double(whole) + fraction
@@ -212,7 +234,8 @@ public enum TranscriptOutput: String, Sendable, CaseIterable {
 extension StringProtocol {
     func trimmingBlanks() -> Substring {
         let s = self[...]
-        guard let first = s.firstIndex(where: { !$0.isWhitespace }), let last = s.lastIndex(where: { !$0.isWhitespace }) else {
+        guard let first = s.firstIndex(where: { !$0.isWhitespace }), let last = s.lastIndex(where: { !$0.isWhitespace })
+        else {
             return Substring()
         }
         return Substring(s[first...last])

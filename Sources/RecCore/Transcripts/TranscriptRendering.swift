@@ -78,6 +78,7 @@ public enum TranscriptFormat: String, CaseIterable, Sendable {
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s
         }
-        return "\(pad(ms / 3_600_000, 2)):\(pad(ms / 60_000 % 60, 2)):\(pad(ms / 1000 % 60, 2))\(vtt ? "." : ",")\(pad(ms % 1000, 3))"
+        return
+            "\(pad(ms / 3_600_000, 2)):\(pad(ms / 60_000 % 60, 2)):\(pad(ms / 1000 % 60, 2))\(vtt ? "." : ",")\(pad(ms % 1000, 3))"
     }
 }

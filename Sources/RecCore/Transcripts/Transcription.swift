@@ -2,7 +2,9 @@
 public enum Transcription {
     /// The engine to use: `command` (a `--engine`/`--transcriber` option) if given, else
     /// `$RECNOTES_TRANSCRIBER`, else the built-in PocketSphinx.
-    public static func engine(command: String? = nil, timeout: Double? = nil) throws(RecError) -> any TranscriptionEngine {
+    public static func engine(command: String? = nil, timeout: Double? = nil) throws(RecError)
+        -> any TranscriptionEngine
+    {
         if let command, command.contains(where: { !$0.isWhitespace }) {
             return try ExternalEngine(command: command, timeout: timeout)
         }
@@ -13,7 +15,9 @@ public enum Transcription {
     /// Decodes the audio file at `path` (any format the store holds) to 16 kHz mono and
     /// transcribes it. Throws `RecError`: the file cannot be read, or the engine failed
     /// (`transcribe: <engine>: <why>`).
-    public static func transcribe(file path: String, with engine: any TranscriptionEngine) throws(RecError) -> Transcript {
+    public static func transcribe(file path: String, with engine: any TranscriptionEngine) throws(RecError)
+        -> Transcript
+    {
         try engine.transcribe(SpeechAudio.decode(path: path))
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The other side: what `pause`, `resume`, `toggle`, `stop`, `seek` and `status` do. Each
@@ -17,7 +17,8 @@ public struct RemoteControl {
     /// what it is; anything else finds nothing running.
     static func noTarget(for action: ViewState.ControlAction, in state: ViewState) -> RecError {
         switch action {
-        case .seek where state.recording != nil, .skip where state.recording != nil, .seekMark where state.recording != nil:
+        case .seek where state.recording != nil, .skip where state.recording != nil,
+            .seekMark where state.recording != nil:
             return RecError.failure("seek", "a recording cannot seek; only a playback can")
         default:
             return nothingRunning
@@ -46,14 +47,18 @@ public struct RemoteControl {
         if let r = state.recording {
             let folder = document.path(of: r.parent)
             let path = r.output ?? (folder == "/" ? "" : folder) + "/" + r.name
-            result.append(Status(job: .recording, id: r.id, path: path, pid: r.pid,
-                                 paused: r.control.paused, position: r.position, duration: nil,
-                                 pending: r.control.pending.count))
+            result.append(
+                Status(
+                    job: .recording, id: r.id, path: path, pid: r.pid,
+                    paused: r.control.paused, position: r.position, duration: nil,
+                    pending: r.control.pending.count))
         }
         if let p = state.playing {
-            result.append(Status(job: .playback, id: p.id, path: document.path(of: p.id), pid: p.pid,
-                                 paused: p.control.paused, position: state.position(of: .playback) ?? 0,
-                                 duration: document[p.id]?.recording?.duration, pending: p.control.pending.count))
+            result.append(
+                Status(
+                    job: .playback, id: p.id, path: document.path(of: p.id), pid: p.pid,
+                    paused: p.control.paused, position: state.position(of: .playback) ?? 0,
+                    duration: document[p.id]?.recording?.duration, pending: p.control.pending.count))
         }
         return result
     }
@@ -65,9 +70,12 @@ public struct RemoteControl {
         if let entry = library.viewState.state.recording, !processIsAlive(entry.pid) {
             let note = try library.recoverInterruptedRecording()
             if entry.output != nil {
-                notes.append("the recorder to \(entry.destination) (pid \(entry.pid)) is no longer running; its entry was cleared")
+                notes.append(
+                    "the recorder to \(entry.destination) (pid \(entry.pid)) is no longer running; its entry was cleared"
+                )
             } else {
-                notes.append("the recorder (pid \(entry.pid)) is no longer running; " + (note ?? "its entry was cleared"))
+                notes.append(
+                    "the recorder (pid \(entry.pid)) is no longer running; " + (note ?? "its entry was cleared"))
             }
         }
         var dead: ViewState.Playback?
@@ -80,7 +88,9 @@ public struct RemoteControl {
             }
         }
         if let dead {
-            notes.append("the player of \(library.document.path(of: dead.id)) (pid \(dead.pid)) is no longer running; its entry was cleared")
+            notes.append(
+                "the player of \(library.document.path(of: dead.id)) (pid \(dead.pid)) is no longer running; its entry was cleared"
+            )
         }
         return notes
     }
@@ -119,12 +129,15 @@ public struct RemoteControl {
             throw Self.noTarget(for: action, in: library.viewState.state)
         }
         let sent = try library.viewState.transaction { vs in
-            guard let job = Self.target(for: action, in: vs.state) else { throw Self.noTarget(for: action, in: vs.state) }
+            guard let job = Self.target(for: action, in: vs.state) else {
+                throw Self.noTarget(for: action, in: vs.state)
+            }
             let id = job == .recording ? vs.state.recording!.id : vs.state.playing!.id
             let pid = vs.state.pid(of: job)!
             guard let sequence = vs.requestControl(action, for: job) else { throw Self.nothingRunning }
-            return Sent(job: job, id: id, pid: pid, sequence: sequence,
-                        output: job == .recording ? vs.state.recording?.output : nil)
+            return Sent(
+                job: job, id: id, pid: pid, sequence: sequence,
+                output: job == .recording ? vs.state.recording?.output : nil)
         }
         // After the write, never before: the job reads the file when it wakes.
         WakeSignal.send(to: sent.pid)
@@ -137,7 +150,7 @@ public struct RemoteControl {
         guard let playing = library.viewState.state.playing, processIsAlive(playing.pid) else {
             throw Self.noTarget(for: .seek(to: 0), in: library.viewState.state)
         }
-        if case let .relative(delta) = spec { return try send(.skip(by: delta)) }
+        if case .relative(let delta) = spec { return try send(.skip(by: delta)) }
         let duration = library.document[playing.id]?.recording?.duration ?? 0
         return try send(.seek(to: try spec.resolve(duration: duration, spec: text)))
     }
@@ -151,7 +164,8 @@ public struct RemoteControl {
         let item = library.document[playing.id]
         let frames = item?.annotations.markers.map(\.frame) ?? []
         guard !frames.isEmpty else {
-            throw RecError.failure(forward ? "next-mark" : "prev-mark", "\(library.document.path(of: playing.id)) has no markers")
+            throw RecError.failure(
+                forward ? "next-mark" : "prev-mark", "\(library.document.path(of: playing.id)) has no markers")
         }
         return try send(.seekMark(forward: forward, frames: frames))
     }
@@ -161,13 +175,15 @@ public struct RemoteControl {
     /// what was stopped, or nil when nothing else was playing.
     public func stopOtherPlayback(timeout: Double = 10) throws -> Status? {
         guard let playing = (ViewStateStore.peek(library.location) ?? library.viewState.state).playing,
-              playing.pid != getpid(), processIsAlive(playing.pid) else { return nil }
+            playing.pid != getpid(), processIsAlive(playing.pid)
+        else { return nil }
         let watcher = try ViewStateWatcher(location: library.location)
         var sent: Sent?
         var stopped: Status?
         try library.viewState.transaction { vs in
             guard let entry = vs.state.playing, entry.pid != getpid(), processIsAlive(entry.pid),
-                  let sequence = vs.requestControl(.stop, for: .playback) else { return }
+                let sequence = vs.requestControl(.stop, for: .playback)
+            else { return }
             stopped = statuses(vs.state).first { $0.job == .playback }
             sent = Sent(job: .playback, id: entry.id, pid: entry.pid, sequence: sequence, output: nil)
         }
@@ -177,7 +193,8 @@ public struct RemoteControl {
         case .ended, .died, .applied:
             return stopped
         case .timedOut:
-            throw RecError.failure("play", "the playback of \(stopped.path) (pid \(sent.pid)) did not stop within \(Int(timeout)) s")
+            throw RecError.failure(
+                "play", "the playback of \(stopped.path) (pid \(sent.pid)) did not stop within \(Int(timeout)) s")
         }
     }
 
@@ -195,7 +212,9 @@ public struct RemoteControl {
     /// Waits until the running process has acknowledged `sent` (for a stop: until the job is
     /// over and its item saved). The watcher must have been made before the command was
     /// sent, so that no change can slip between sending and waiting.
-    public func wait(for sent: Sent, until: ViewState.ControlAction, watcher: ViewStateWatcher, timeout: Double) -> Outcome {
+    public func wait(for sent: Sent, until: ViewState.ControlAction, watcher: ViewStateWatcher, timeout: Double)
+        -> Outcome
+    {
         let deadline = MonotonicClock.now() + timeout
         while true {
             let state = ViewStateStore.peek(library.location) ?? ViewState()
@@ -203,7 +222,8 @@ public struct RemoteControl {
                 return .ended
             }
             if until != .stop, !control.pending.contains(where: { $0.sequence <= sent.sequence }),
-               let status = statuses(state).first(where: { $0.job == sent.job }) {
+                let status = statuses(state).first(where: { $0.job == sent.job })
+            {
                 return .applied(status)
             }
             if !processIsAlive(sent.pid) {

@@ -1,7 +1,7 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Keeps a running recorder or player in step with the view state, on a thread of its own
@@ -31,7 +31,9 @@ public final class RemoteFollower: @unchecked Sendable {
     /// What the owner wants done in the follower's last write (the job's end).
     private let closing = Mutex<(@Sendable (inout ViewStateStore.Transaction) -> Void)?>(nil)
 
-    public init(location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: ControlMailbox, sampleRate: Int) throws {
+    public init(location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: ControlMailbox, sampleRate: Int)
+        throws
+    {
         self.location = location
         self.job = job
         self.id = id
@@ -49,9 +51,12 @@ public final class RemoteFollower: @unchecked Sendable {
 
     /// Runs `body` (the engine's loop) while a follower keeps the job in step with the view
     /// state. Without inotify (out of watches) the job still runs, only not remotely.
-    public static func following<T>(location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: ControlMailbox,
-                                    sampleRate: Int, _ body: () throws -> T) rethrows -> T {
-        let follower = try? RemoteFollower(location: location, job: job, id: id, mailbox: mailbox, sampleRate: sampleRate)
+    public static func following<T>(
+        location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: ControlMailbox,
+        sampleRate: Int, _ body: () throws -> T
+    ) rethrows -> T {
+        let follower = try? RemoteFollower(
+            location: location, job: job, id: id, mailbox: mailbox, sampleRate: sampleRate)
         try? follower?.start()
         defer { follower?.stop() }
         return try body()
@@ -76,13 +81,15 @@ public final class RemoteFollower: @unchecked Sendable {
     deinit { stop() }
 
     private func loop() {
-        var forwarded = 0, acknowledged = 0
+        var forwarded = 0
+        var acknowledged = 0
         var written: (paused: Bool, frames: Int64)?
         var lastWrite = MonotonicClock.now()
         var reread = true
         while true {
             if reread, let state = ViewStateStore.peek(location), state.isOwn(job, id: id, pid: pid),
-               let control = state.control(of: job) {
+                let control = state.control(of: job)
+            {
                 for command in control.pending where command.sequence > forwarded {
                     mailbox.submit(command.action.engineCommand, sequence: command.sequence)
                     forwarded = command.sequence
@@ -120,9 +127,13 @@ public final class RemoteFollower: @unchecked Sendable {
         }
     }
 
-    private func acknowledge(_ now: (applied: Int, paused: Bool, frames: Int64),
-                             closing: ((inout ViewStateStore.Transaction) -> Void)? = nil) {
-        let job = job, id = id, pid = pid
+    private func acknowledge(
+        _ now: (applied: Int, paused: Bool, frames: Int64),
+        closing: ((inout ViewStateStore.Transaction) -> Void)? = nil
+    ) {
+        let job = job
+        let id = id
+        let pid = pid
         let seconds = Double(now.frames) / Double(sampleRate)
         try? store.transaction { vs in
             guard vs.state.isOwn(job, id: id, pid: pid) else { return }
@@ -141,10 +152,10 @@ extension ViewState.ControlAction {
         case .resume: return .resume
         case .toggle: return .toggle
         case .stop: return .stop
-        case let .seek(to): return .seek(to: to)
-        case let .skip(by): return .skip(by: by)
-        case let .mark(label): return .mark(label: label)
-        case let .seekMark(forward, frames): return .seekMark(forward: forward, frames: frames)
+        case .seek(let to): return .seek(to: to)
+        case .skip(let by): return .skip(by: by)
+        case .mark(let label): return .mark(label: label)
+        case .seekMark(let forward, let frames): return .seekMark(forward: forward, frames: frames)
         }
     }
 }

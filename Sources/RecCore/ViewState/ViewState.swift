@@ -42,9 +42,11 @@ public struct ViewState: Equatable, Sendable {
         public var markers: [Marker]
         public var control: Control
 
-        public init(id: ItemID, parent: ItemID, name: String, file: String, output: String? = nil, format: AudioFormat?,
-                    sampleRate: Int, channels: Int, pid: Int32, started: Timestamp, position: Double = 0,
-                    markers: [Marker] = [], control: Control = .init()) {
+        public init(
+            id: ItemID, parent: ItemID, name: String, file: String, output: String? = nil, format: AudioFormat?,
+            sampleRate: Int, channels: Int, pid: Int32, started: Timestamp, position: Double = 0,
+            markers: [Marker] = [], control: Control = .init()
+        ) {
             self.id = id
             self.parent = parent
             self.name = name
@@ -147,8 +149,10 @@ public struct ViewState: Equatable, Sendable {
     public var recording: RecordingInProgress?
     public var playing: Playback?
 
-    public init(folderStack: [ItemID] = [.root], selection: Selection? = nil, recording: RecordingInProgress? = nil,
-                playing: Playback? = nil) {
+    public init(
+        folderStack: [ItemID] = [.root], selection: Selection? = nil, recording: RecordingInProgress? = nil,
+        playing: Playback? = nil
+    ) {
         self.folderStack = folderStack.isEmpty ? [.root] : folderStack
         self.selection = selection
         self.recording = recording

@@ -47,7 +47,9 @@ public final class ViewStateStore {
             guard let bytes = try FileSystem.read(path) else { return ViewState() }
             return try bytes.withUnsafeBufferPointer { try ViewStateCodec.decode($0) }
         } catch let failure as JSONReader.Failure {
-            return rebuild("\(path): corrupt at line \(failure.line), column \(failure.column) (\(failure.message)); starting again from the root folder")
+            return rebuild(
+                "\(path): corrupt at line \(failure.line), column \(failure.column) (\(failure.message)); starting again from the root folder"
+            )
         } catch {
             return rebuild("\(error); starting again from the root folder")
         }
@@ -72,7 +74,8 @@ public final class ViewStateStore {
         try withLock {
             var fresh = ViewState()
             if let bytes = try? FileSystem.read(location.viewStateFile),
-               let decoded = try? bytes.withUnsafeBufferPointer({ try ViewStateCodec.decode($0) }) {
+                let decoded = try? bytes.withUnsafeBufferPointer({ try ViewStateCodec.decode($0) })
+            {
                 fresh = decoded
             }
             var transaction = Transaction(state: fresh)
@@ -85,7 +88,8 @@ public final class ViewStateStore {
             // Not fsynced: view state is disposable (a power cut at worst takes back the last
             // cd or play position; a lost recording-in-progress entry leaves an orphan file
             // that fsck adopts), and record and play write it several times per run.
-            try FileSystem.writeAtomically(ViewStateCodec.encode(transaction.state), to: location.viewStateFile, durable: false)
+            try FileSystem.writeAtomically(
+                ViewStateCodec.encode(transaction.state), to: location.viewStateFile, durable: false)
             state = transaction.state
             for action in transaction.actions {
                 for observer in observers { observer(action, state) }
@@ -96,7 +100,9 @@ public final class ViewStateStore {
 
     /// The one-line refusal of a change to the view state of a read-only store.
     public var readOnlyError: RecError {
-        RecError.failure(location.viewStateFile, "cannot change the view state: the store is read-only (\(location.writeProblem ?? "not writable"))")
+        RecError.failure(
+            location.viewStateFile,
+            "cannot change the view state: the store is read-only (\(location.writeProblem ?? "not writable"))")
     }
 
     /// The view-state lock; a read-only store takes none (it never writes).
@@ -127,7 +133,9 @@ public final class ViewStateStore {
         public mutating func navigate(to path: [ItemID]) {
             guard let first = path.first else { return }
             var common = 0
-            while common < min(path.count, state.folderStack.count), path[common] == state.folderStack[common] { common += 1 }
+            while common < min(path.count, state.folderStack.count), path[common] == state.folderStack[common] {
+                common += 1
+            }
             if common == 0 {
                 // A saved stack that does not start at the root (a hand edit): start over.
                 state.folderStack = [first]
@@ -216,7 +224,9 @@ public final class ViewStateStore {
             switch job {
             case .recording: state.recording?.position = seconds
             case .playback:
-                if let playing = state.playing, state.selection?.recording == playing.id { state.selection?.position = seconds }
+                if let playing = state.playing, state.selection?.recording == playing.id {
+                    state.selection?.position = seconds
+                }
             }
             actions.append(.controlAcknowledged(job, through: through, paused: paused, position: position))
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Tells when `viewstate.json` has been replaced, through inotify or the wake signal.
@@ -31,11 +31,13 @@ public final class ViewStateWatcher: Sendable {
     }
 
     private enum Descriptor: Sendable {
-        case inotify(Int32), signal(Int32), none
+        case inotify(Int32)
+        case signal(Int32)
+        case none
 
         var fd: Int32 {
             switch self {
-            case let .inotify(fd), let .signal(fd): return fd
+            case .inotify(let fd), .signal(let fd): return fd
             case .none: return -1
             }
         }
@@ -51,7 +53,9 @@ public final class ViewStateWatcher: Sendable {
 
     public init(location: StoreLocation, source: Source = .inotify) throws {
         fileName = FileSystem.baseName(of: location.viewStateFile)
-        do { wakePipe = try WakePipe() } catch { throw RecError.failure(location.directory, "cannot watch: \(systemReason(errno))") }
+        do { wakePipe = try WakePipe() } catch {
+            throw RecError.failure(location.directory, "cannot watch: \(systemReason(errno))")
+        }
         switch source {
         case .wakeSignal:
             if let fd = WakeSignal.descriptor() {
@@ -92,10 +96,14 @@ public final class ViewStateWatcher: Sendable {
     /// Blocks until the view state is replaced, `wake` is called, or `milliseconds` pass.
     public func wait(milliseconds: Int32) -> Wake {
         if stopping.isSet { return .stopped }
-        var fds = [pollfd(fd: changes.fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: changes.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0),
+        ]
         let looking = changes.fd < 0
-        let ready = poll(&fds, 2, looking && (milliseconds < 0 || milliseconds > Self.pollInterval) ? Self.pollInterval : milliseconds)
+        let ready = poll(
+            &fds, 2,
+            looking && (milliseconds < 0 || milliseconds > Self.pollInterval) ? Self.pollInterval : milliseconds)
         if stopping.isSet { return .stopped }
         guard ready > 0 else { return looking ? .changed : .timedOut }
         var result = Wake.timedOut
@@ -110,8 +118,8 @@ public final class ViewStateWatcher: Sendable {
     /// Takes what the change descriptor has; true if it tells of a change.
     private func drainChanges() -> Bool {
         switch changes {
-        case let .inotify(fd): return drainEvents(fd)
-        case let .signal(fd): return WakeSignal.drain(fd)
+        case .inotify(let fd): return drainEvents(fd)
+        case .signal(let fd): return WakeSignal.drain(fd)
         case .none: return false
         }
     }

@@ -6,22 +6,22 @@ struct Check: ParsableCommand {
         commandName: "fsck",
         abstract: "Check the store against its audio files and view state; repair what is safe.",
         discussion: """
-        Finds recordings whose audio is missing or unreadable, audio files that belong to no \
-        recording, broken parent/child links, duplicate names, a recording left in progress by \
-        a process that died, a view state that points at items that are gone, temporary files \
-        of a process that is gone, and a store.json lost beside its audio and journal. One \
-        line per problem; exit status 1 when any problem is found (with --repair: when any \
-        remains). When none is left it says so in one line: 'fsck: 12 folders, 40 recordings, \
-        0 problems'.
+            Finds recordings whose audio is missing or unreadable, audio files that belong to no \
+            recording, broken parent/child links, duplicate names, a recording left in progress by \
+            a process that died, a view state that points at items that are gone, temporary files \
+            of a process that is gone, and a store.json lost beside its audio and journal. One \
+            line per problem; exit status 1 when any problem is found (with --repair: when any \
+            remains). When none is left it says so in one line: 'fsck: 12 folders, 40 recordings, \
+            0 problems'.
 
-        --repair never deletes audio: orphan audio is adopted into /Recovered, links are rebuilt \
-        from the items' parent pointers, duplicates get a " (2)" suffix, an interrupted \
-        recording is recovered, and the view state is trimmed. A lost store.json is rebuilt \
-        from the journal (names and folders) and the audio files; what the journal does not \
-        know goes into /Recovered. Empty orphan audio files and temporary files of a dead \
-        process hold nothing and are removed. Missing or unreadable audio is only reported. \
-        A read-only store is checked without taking its lock, and --repair is refused.
-        """
+            --repair never deletes audio: orphan audio is adopted into /Recovered, links are rebuilt \
+            from the items' parent pointers, duplicates get a " (2)" suffix, an interrupted \
+            recording is recovered, and the view state is trimmed. A lost store.json is rebuilt \
+            from the journal (names and folders) and the audio files; what the journal does not \
+            know goes into /Recovered. Empty orphan audio files and temporary files of a dead \
+            process hold nothing and are removed. Missing or unreadable audio is only reported. \
+            A read-only store is checked without taking its lock, and --repair is refused.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -48,7 +48,8 @@ struct Check: ParsableCommand {
             for problem in report.problems { print(problem.description) }
             for line in report.repairs { print("repaired: \(line)") }
             if report.remaining.isEmpty {
-                print("fsck: \(plural(report.folders, "folder")), \(plural(report.recordings, "recording")), 0 problems")
+                print(
+                    "fsck: \(plural(report.folders, "folder")), \(plural(report.recordings, "recording")), 0 problems")
             }
         }
         if !report.remaining.isEmpty { throw ExitCode(ExitStatus.failure) }

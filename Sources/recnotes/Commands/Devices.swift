@@ -6,12 +6,12 @@ struct Devices: ParsableCommand {
         commandName: "devices",
         abstract: "List the ALSA PCMs recnotes can record from and play to.",
         discussion: """
-        The names are what --device and $RECNOTES_DEVICE take. They come from ALSA's \
-        configuration: sound cards, 'default', and plugins defined with a hint block in \
-        ~/.asoundrc or /etc/asound.conf. Only those with a description are listed, and \
-        the one recnotes uses when no --device is given ($RECNOTES_DEVICE, else 'default') \
-        is marked '(default)'; --all lists every PCM ALSA names.
-        """
+            The names are what --device and $RECNOTES_DEVICE take. They come from ALSA's \
+            configuration: sound cards, 'default', and plugins defined with a hint block in \
+            ~/.asoundrc or /etc/asound.conf. Only those with a description are listed, and \
+            the one recnotes uses when no --device is given ($RECNOTES_DEVICE, else 'default') \
+            is marked '(default)'; --all lists every PCM ALSA names.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -28,7 +28,8 @@ struct Devices: ParsableCommand {
             return
         }
         let rows = devices.map { device -> [String] in
-            let io = [device.capture ? "capture" : nil, device.playback ? "playback" : nil].compactMap { $0 }.joined(separator: "+")
+            let io = [device.capture ? "capture" : nil, device.playback ? "playback" : nil].compactMap { $0 }.joined(
+                separator: "+")
             return [device.name, io, device.description + (device.name == chosen ? " (default)" : "")]
         }
         for line in Terminal.table(rows) { print(line) }

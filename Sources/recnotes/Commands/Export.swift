@@ -2,7 +2,7 @@ import ArgumentParser
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Export: ParsableCommand {
@@ -10,29 +10,29 @@ struct Export: ParsableCommand {
         commandName: "export",
         abstract: "Write a recording's audio to a file or to stdout.",
         discussion: """
-        FILE '-' (or no FILE, when stdout is not a terminal) writes to stdout, as WAV unless \
-        --format says otherwise: recnotes export standup - | sox -t wav - -n stat. With a \
-        FILE the format follows its extension (.wav .flac .opus .ogg .mp3) unless --format \
-        is given; the file appears complete or not at all. Exporting in the format the \
-        recording is stored in copies it without re-encoding. Audio is never written to a \
-        terminal.
+            FILE '-' (or no FILE, when stdout is not a terminal) writes to stdout, as WAV unless \
+            --format says otherwise: recnotes export standup - | sox -t wav - -n stat. With a \
+            FILE the format follows its extension (.wav .flac .opus .ogg .mp3) unless --format \
+            is given; the file appears complete or not at all. Exporting in the format the \
+            recording is stored in copies it without re-encoding. Audio is never written to a \
+            terminal.
 
-        --markers writes the recording's markers instead, as chapters: each marker starts \
-        one that runs to the next marker or the end (with a first chapter 'Start' when the \
-        first marker is later than 0:00). cue is a cue sheet (shntool, cuetools; its FILE \
-        names NAME.EXT in the stored format; times in CD frames of 1/75 s, each at or \
-        before its marker), vtt WebVTT chapters, ffmetadata FFmpeg's \
-        metadata file (ffmpeg -i audio -i chapters.txt -map_metadata 1 out.m4a) and json \
-        {"name", "sampleRate", "duration", "markers": [{"index", "frame", "seconds", "label"}]}. \
-        FILE '-' or none writes to stdout, a terminal included.
+            --markers writes the recording's markers instead, as chapters: each marker starts \
+            one that runs to the next marker or the end (with a first chapter 'Start' when the \
+            first marker is later than 0:00). cue is a cue sheet (shntool, cuetools; its FILE \
+            names NAME.EXT in the stored format; times in CD frames of 1/75 s, each at or \
+            before its marker), vtt WebVTT chapters, ffmetadata FFmpeg's \
+            metadata file (ffmpeg -i audio -i chapters.txt -map_metadata 1 out.m4a) and json \
+            {"name", "sampleRate", "duration", "markers": [{"index", "frame", "seconds", "label"}]}. \
+            FILE '-' or none writes to stdout, a terminal included.
 
-        --transcript also writes the recording's transcript ('recnotes transcribe') beside \
-        the audio file, under FILE's name with .srt instead of the audio extension \
-        (talk.flac, talk.srt), which players such as mpv and VLC pick up; \
-        --transcript-format chooses txt, srt, vtt or json instead (repeat it for several). \
-        With --trimmed its times count from the in point, as the exported audio does. A \
-        recording without a transcript is an error, and nothing is written.
-        """
+            --transcript also writes the recording's transcript ('recnotes transcribe') beside \
+            the audio file, under FILE's name with .srt instead of the audio extension \
+            (talk.flac, talk.srt), which players such as mpv and VLC pick up; \
+            --transcript-format chooses txt, srt, vtt or json instead (repeat it for several). \
+            With --trimmed its times count from the in point, as the exported audio does. A \
+            recording without a transcript is an error, and nothing is written.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -46,28 +46,42 @@ struct Export: ParsableCommand {
     @Option(help: "wav, flac, opus, vorbis or mp3.")
     var format: AudioFormat?
 
-    @Flag(help: "Only the audio between the recording's trim points ('recnotes trim'); decodes even into the stored format.")
+    @Flag(
+        help:
+            "Only the audio between the recording's trim points ('recnotes trim'); decodes even into the stored format."
+    )
     var trimmed = false
 
-    @Option(help: ArgumentHelp("Write the markers instead of the audio: cue, vtt, ffmetadata or json.", valueName: "format"))
+    @Option(
+        help: ArgumentHelp("Write the markers instead of the audio: cue, vtt, ffmetadata or json.", valueName: "format")
+    )
     var markers: MarkerExport?
 
     @Flag(help: "Also write the transcript beside the audio file: FILE's name with .srt (see --transcript-format).")
     var transcript = false
 
-    @Option(name: .customLong("transcript-format"),
-            help: ArgumentHelp("With --transcript: txt, srt (the default), vtt or json; repeat for several.", valueName: "format"))
+    @Option(
+        name: .customLong("transcript-format"),
+        help: ArgumentHelp(
+            "With --transcript: txt, srt (the default), vtt or json; repeat for several.", valueName: "format"))
     var transcriptFormats: [TranscriptFormat] = []
 
-    @Option(help: "tty (a line on stderr), json (NDJSON events; on stderr when the audio goes to stdout) or none. Default: tty on a terminal, else none.")
+    @Option(
+        help:
+            "tty (a line on stderr), json (NDJSON events; on stderr when the audio goes to stdout) or none. Default: tty on a terminal, else none."
+    )
     var progress: ProgressMode?
 
     func run() throws {
         let toStdout = file == nil || file == "-"
-        if !transcriptFormats.isEmpty && !transcript { throw RecError.usage("--transcript-format", "needs --transcript") }
+        if !transcriptFormats.isEmpty && !transcript {
+            throw RecError.usage("--transcript-format", "needs --transcript")
+        }
         if let markers {
             if format != nil { throw RecError.usage("--markers", "writes text; --format is for audio") }
-            if transcript { throw RecError.usage("--markers", "writes the markers; --transcript goes beside exported audio") }
+            if transcript {
+                throw RecError.usage("--markers", "writes the markers; --transcript goes beside exported audio")
+            }
             if progress != nil { throw RecError.usage("--markers", "writes text at once; --progress is for audio") }
             let library = try global.openLibrary()
             let (_, text) = try Exporter.markers(library: library, path: path, format: markers)
@@ -75,15 +89,21 @@ struct Export: ParsableCommand {
             return
         }
         if toStdout && Terminal.isTTY(STDOUT_FILENO) {
-            throw RecError.failure("stdout", "is a terminal; refusing to write binary audio to it (name a FILE, or redirect or pipe stdout)")
+            throw RecError.failure(
+                "stdout",
+                "is a terminal; refusing to write binary audio to it (name a FILE, or redirect or pipe stdout)")
         }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
-        let exporter = try Exporter(library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
-                                    format: format, trimmed: trimmed)
+        let exporter = try Exporter(
+            library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
+            format: format, trimmed: trimmed)
         // Read before any audio is written: no transcript, no export.
-        let sidecars = transcript ? try exporter.transcriptSidecars(transcriptFormats.isEmpty ? [.srt] : transcriptFormats,
-                                                                    library: library, path: path) : []
+        let sidecars =
+            transcript
+            ? try exporter.transcriptSidecars(
+                transcriptFormats.isEmpty ? [.srt] : transcriptFormats,
+                library: library, path: path) : []
         let cancel = exporter.cancel
         signals.onSignal { _ in cancel.cancel() }
         // A reader that goes away (| head) ends the export the usual way, by SIGPIPE.

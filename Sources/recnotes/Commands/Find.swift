@@ -2,25 +2,24 @@ import ArgumentParser
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-
 
 struct Find: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "find",
         abstract: "Search a folder and everything under it.",
         discussion: """
-        Prints the absolute path of each match, parents before children, in name order. Every \
-        filter given must match. --text matches names, notes, marker labels and transcripts \
-        (see transcribe), ignoring case and accents; every word must occur. At a terminal, \
-        where a word was found is shown too; --json gives it as "matches", and "time" is the \
-        first matching marker's time, else when the transcript says it: \
-        recnotes play "$(recnotes find --text budget --json | jq -r '.[0].path')" \
-        --seek "$(recnotes find --text budget --json | jq -r '.[0].time // 0')". \
-        Searches go through an index in the store's cache/ folder; the first search after a \
-        change reads the store itself and writes the index again.
-        """
+            Prints the absolute path of each match, parents before children, in name order. Every \
+            filter given must match. --text matches names, notes, marker labels and transcripts \
+            (see transcribe), ignoring case and accents; every word must occur. At a terminal, \
+            where a word was found is shown too; --json gives it as "matches", and "time" is the \
+            first matching marker's time, else when the transcript says it: \
+            recnotes play "$(recnotes find --text budget --json | jq -r '.[0].path')" \
+            --seek "$(recnotes find --text budget --json | jq -r '.[0].time // 0')". \
+            Searches go through an index in the store's cache/ folder; the first search after a \
+            change reads the store itself and writes the index again.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -32,7 +31,8 @@ struct Find: ParsableCommand {
     @Option(help: ArgumentHelp("Only names matching this shell pattern (*, ?, [...]).", valueName: "glob"))
     var name: String?
 
-    @Option(help: ArgumentHelp("Like --name, but letters match in either case, accented ones included.", valueName: "glob"))
+    @Option(
+        help: ArgumentHelp("Like --name, but letters match in either case, accented ones included.", valueName: "glob"))
     var iname: String?
 
     @Option(help: "Only folders or only recordings.")
@@ -41,10 +41,16 @@ struct Find: ParsableCommand {
     @Option(help: ArgumentHelp("Only items with this tag; repeat for several (all must be there).", valueName: "tag"))
     var tag: [String] = []
 
-    @Option(help: ArgumentHelp("Words that must all occur in the name, the note, a marker label or the transcript (case and accents ignored).", valueName: "words"))
+    @Option(
+        help: ArgumentHelp(
+            "Words that must all occur in the name, the note, a marker label or the transcript (case and accents ignored).",
+            valueName: "words"))
     var text: String?
 
-    @Option(help: ArgumentHelp("Only items created at or after this: 2026-11-20, an ISO time, today, yesterday, 7d, 12h, 2w.", valueName: "date"))
+    @Option(
+        help: ArgumentHelp(
+            "Only items created at or after this: 2026-11-20, an ISO time, today, yesterday, 7d, 12h, 2w.",
+            valueName: "date"))
     var after: String?
 
     @Option(help: ArgumentHelp("Only items created before this (same forms as --after).", valueName: "date"))
@@ -65,8 +71,10 @@ struct Find: ParsableCommand {
         }
         for warning in found.warnings { Terminal.warning(warning) }
         if output.json {
-            print(query.hasTextFilters ? ItemJSON.hits(found.hits, paths: found.paths, location: found.location)
-                                       : ItemJSON.array(found.hits.map(\.item), paths: found.paths, location: found.location))
+            print(
+                query.hasTextFilters
+                    ? ItemJSON.hits(found.hits, paths: found.paths, location: found.location)
+                    : ItemJSON.array(found.hits.map(\.item), paths: found.paths, location: found.location))
             return
         }
         for (k, path) in found.paths.enumerated() {
@@ -75,9 +83,11 @@ struct Find: ParsableCommand {
             for field in found.hits[k].fields {
                 switch field {
                 case .name: continue
-                case let .note(snippet): print("    note: \(snippet)")
-                case let .marker(marker, index, seconds): print("    \(Format.clock(seconds))  #\(index) \(marker.label)")
-                case let .transcript(seconds, snippet): print("    \(seconds.map(Format.clock) ?? "--:--")  said: \(snippet)")
+                case .note(let snippet): print("    note: \(snippet)")
+                case .marker(let marker, let index, let seconds):
+                    print("    \(Format.clock(seconds))  #\(index) \(marker.label)")
+                case .transcript(let seconds, let snippet):
+                    print("    \(seconds.map(Format.clock) ?? "--:--")  said: \(snippet)")
                 }
             }
         }

@@ -5,7 +5,8 @@ struct History: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "List recent changes to your recordings and folders, newest first.",
-        discussion: "Read from journal.jsonl beside store.json, which keeps the last few hundred changes. 'recnotes undo' takes back the newest."
+        discussion:
+            "Read from journal.jsonl beside store.json, which keeps the last few hundred changes. 'recnotes undo' takes back the newest."
     )
 
     @OptionGroup var global: GlobalOptions

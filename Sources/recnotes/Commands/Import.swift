@@ -2,27 +2,26 @@ import ArgumentParser
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import audio files as recordings.",
         discussion: """
-        Reads anything libsndfile reads (WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3, AIFF, ...). By \
-        default the audio is converted to Opus; --format picks another format, and --keep \
-        stores the file's own bytes when it already is WAV, FLAC, Opus, Vorbis or MP3. \
-        Lossless audio with more than 16 bits per sample stays 24-bit in FLAC and WAV. A rate \
-        the target cannot take (Opus and 44.1 kHz) is resampled to 48 kHz.
+            Reads anything libsndfile reads (WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3, AIFF, ...). By \
+            default the audio is converted to Opus; --format picks another format, and --keep \
+            stores the file's own bytes when it already is WAV, FLAC, Opus, Vorbis or MP3. \
+            Lossless audio with more than 16 bits per sample stays 24-bit in FLAC and WAV. A rate \
+            the target cannot take (Opus and 44.1 kHz) is resampled to 48 kHz.
 
-        The name is the file's name without its extension, or --name. '-' reads stdin: WAV, \
-        FLAC and Ogg describe themselves; raw samples need --rate, --channels and --encoding.
+            The name is the file's name without its extension, or --name. '-' reads stdin: WAV, \
+            FLAC and Ogg describe themselves; raw samples need --rate, --channels and --encoding.
 
-        Every file is imported, or none: names are checked before any audio is read, and a \
-        file that cannot be read leaves the store as it was.
-        """
+            Every file is imported, or none: names are checked before any audio is read, and a \
+            file that cannot be read leaves the store as it was.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -31,11 +30,14 @@ struct Import: ParsableCommand {
     @Argument(help: ArgumentHelp("Audio files; - for stdin.", valueName: "file"), completion: .file())
     var files: [String] = []
 
-    @Option(help: ArgumentHelp("The folder to import into; the current folder by default.", valueName: "folder"),
-            completion: .storePath)
+    @Option(
+        help: ArgumentHelp("The folder to import into; the current folder by default.", valueName: "folder"),
+        completion: .storePath)
     var to: String?
 
-    @Flag(name: [.short, .customLong("parents")], help: "With --to: create the folder and the folders on the way, as mkdir -p does.")
+    @Flag(
+        name: [.short, .customLong("parents")],
+        help: "With --to: create the folder and the folders on the way, as mkdir -p does.")
     var parents = false
 
     @Option(help: ArgumentHelp("The recording's name (one FILE only).", valueName: "name"))
@@ -56,7 +58,8 @@ struct Import: ParsableCommand {
     @Option(help: ArgumentHelp("Raw stdin: s16, s32 or f32, little-endian.", valueName: "encoding"))
     var encoding: RawEncoding?
 
-    @Option(help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
+    @Option(
+        help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
     @Flag(help: "Once imported, transcribe the recordings in a detached process (see transcribe).")
@@ -69,7 +72,7 @@ struct Import: ParsableCommand {
         if keep && format != nil { throw RecError.usage("--keep", "cannot be combined with --format") }
         if parents && to == nil { throw RecError.usage("-p", "goes with --to FOLDER") }
         if encoding != nil || rate != nil || channels != nil {
-            guard let _ = encoding, let _ = rate, let _ = channels else {
+            guard encoding != nil, rate != nil, channels != nil else {
                 throw RecError.usage("import", "raw audio on stdin needs all of --rate, --channels and --encoding")
             }
         }
@@ -84,9 +87,10 @@ struct Import: ParsableCommand {
         let signals = SignalWatcher()
         let library = try global.openLibrary()
         let changes = ChangeRenderer(library: library)
-        let importer = try Importer(library: library, files: files, folder: to, name: name,
-                                    storage: keep ? .keep : .transcode(format ?? .default), raw: raw,
-                                    createParents: parents)
+        let importer = try Importer(
+            library: library, files: files, folder: to, name: name,
+            storage: keep ? .keep : .transcode(format ?? .default), raw: raw,
+            createParents: parents)
         let cancel = importer.cancel
         signals.onSignal { _ in cancel.cancel() }
         let events = TranscodeEventRenderer(mode: ProgressMode.resolved(progress), toStderr: false)
@@ -97,7 +101,9 @@ struct Import: ParsableCommand {
         }
         if events.mode == .tty && !Output.quiet {
             for item in items {
-                Terminal.writeStderr("Imported \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n")
+                Terminal.writeStderr(
+                    "Imported \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n"
+                )
             }
         }
         if transcribe { BackgroundTranscription.start(items, in: library) }

@@ -47,7 +47,9 @@ struct Info: ParsableCommand {
             }
         }
         if output.json {
-            print(ItemJSON.object(item, in: library, analysis: analysis, transcript: item.recording != nil ? .some(transcript) : nil))
+            print(
+                ItemJSON.object(
+                    item, in: library, analysis: analysis, transcript: item.recording != nil ? .some(transcript) : nil))
             return
         }
         let document = library.document
@@ -59,20 +61,32 @@ struct Info: ParsableCommand {
             ["created:", "\(Format.date(item.created)) (\(item.created.iso8601))"],
         ]
         if let info = item.recording {
-            rows += [
-                ["duration:", "\(Format.duration(info.duration)) (\(info.duration) s, \(info.frames) frames)"],
-            ] + trimRows(item, info) + [
-                ["format:", "\(info.format.rawValue), \(info.sampleRate) Hz, \(info.channels) channel\(info.channels == 1 ? "" : "s")"],
-                ["file:", library.location.audioPath(info.file)],
-                ["size:", library.audioSize(of: item).map { "\(Format.size($0)) (\($0) bytes)" } ?? "missing"],
-            ]
+            rows +=
+                [
+                    ["duration:", "\(Format.duration(info.duration)) (\(info.duration) s, \(info.frames) frames)"]
+                ] + trimRows(item, info) + [
+                    [
+                        "format:",
+                        "\(info.format.rawValue), \(info.sampleRate) Hz, \(info.channels) channel\(info.channels == 1 ? "" : "s")",
+                    ],
+                    ["file:", library.location.audioPath(info.file)],
+                    ["size:", library.audioSize(of: item).map { "\(Format.size($0)) (\($0) bytes)" } ?? "missing"],
+                ]
             if let analysis {
                 rows += [
-                    ["level:", "peak \(Format.decibels(analysis.level.peak)), RMS \(Format.decibels(analysis.level.rms))"],
+                    [
+                        "level:",
+                        "peak \(Format.decibels(analysis.level.peak)), RMS \(Format.decibels(analysis.level.rms))",
+                    ],
                     ["waveform:", "▕" + Sparkline.render(analysis.peaks) + "▏"],
                     // Under the waveform: where the speech is, then how much.
-                    ["speech:", " " + Sparkline.speechMarks(analysis.speech, frames: analysis.frames, buckets: analysis.peaks.count)
-                        + "  " + Format.speech(analysis)],
+                    [
+                        "speech:",
+                        " "
+                            + Sparkline.speechMarks(
+                                analysis.speech, frames: analysis.frames, buckets: analysis.peaks.count)
+                            + "  " + Format.speech(analysis),
+                    ],
                 ]
             }
         } else {
@@ -80,17 +94,25 @@ struct Info: ParsableCommand {
             let recordings = all.compactMap(\.recording)
             let total = recordings.reduce(0) { $0 + $1.duration }
             rows += [
-                ["contains:", "\(Format.count(item.children.count, "item")) (\(all.count - recordings.count) folders and \(recordings.count) recordings in all)"],
+                [
+                    "contains:",
+                    "\(Format.count(item.children.count, "item")) (\(all.count - recordings.count) folders and \(recordings.count) recordings in all)",
+                ],
                 ["total:", Format.duration(total)],
             ]
         }
         if let transcript {
             let quality = transcript.quality == .draft ? ", draft" : ""
-            rows.append(["transcript:", "\(transcript.engine)\(transcript.model.isEmpty ? "" : " (\(transcript.model))")\(quality), \(Format.date(transcript.created)), \(Format.count(transcript.segments.count, "segment"))"])
+            rows.append([
+                "transcript:",
+                "\(transcript.engine)\(transcript.model.isEmpty ? "" : " (\(transcript.model))")\(quality), \(Format.date(transcript.created)), \(Format.count(transcript.segments.count, "segment"))",
+            ])
             for segment in transcript.segments.prefix(TranscriptJSON.previewLines) {
                 rows.append(["", "\(segment.start.map(Format.clock) ?? "")  \(segment.text)"])
             }
-            if transcript.segments.count > TranscriptJSON.previewLines { rows.append(["", "… (recnotes transcript PATH)"]) }
+            if transcript.segments.count > TranscriptJSON.previewLines {
+                rows.append(["", "… (recnotes transcript PATH)"])
+            }
         }
         rows += annotationRows(item)
         for line in Terminal.table(rows) { print(line) }
@@ -108,11 +130,16 @@ struct Info: ParsableCommand {
         let a = item.annotations
         if !a.tags.isEmpty { rows.append(["tags:", a.tags.map { "+" + $0 }.joined(separator: " ")]) }
         let noteLines = a.note.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        for (i, line) in noteLines.prefix(5).enumerated() where !a.note.isEmpty { rows.append([i == 0 ? "note:" : "", line]) }
+        for (i, line) in noteLines.prefix(5).enumerated() where !a.note.isEmpty {
+            rows.append([i == 0 ? "note:" : "", line])
+        }
         if noteLines.count > 5 { rows.append(["", "… (\(noteLines.count - 5) more lines; recnotes note PATH)"]) }
         let rate = item.recording?.sampleRate ?? 1
         for (i, marker) in a.markers.enumerated() {
-            rows.append([i == 0 ? "markers:" : "", "#\(i + 1)  \(Format.clock(marker.seconds(sampleRate: rate)))  \(marker.label)"])
+            rows.append([
+                i == 0 ? "markers:" : "",
+                "#\(i + 1)  \(Format.clock(marker.seconds(sampleRate: rate)))  \(marker.label)",
+            ])
         }
         return rows
     }

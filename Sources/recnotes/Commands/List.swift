@@ -1,12 +1,12 @@
 import ArgumentParser
 import RecCore
 
-
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
         abstract: "List a folder's folders and recordings.",
-        discussion: "Sorted by name as in the app, ties broken by UUID. On a terminal, folders end in '/' and are coloured."
+        discussion:
+            "Sorted by name as in the app, ties broken by UUID. On a terminal, folders end in '/' and are coloured."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -18,7 +18,10 @@ struct List: ParsableCommand {
     @Flag(name: .customShort("l"), help: "Long format: type, duration, format, size, created date.")
     var long = false
 
-    @Option(help: "Sort by name, date (created), duration or size (of the audio file); folders come first for duration and size.")
+    @Option(
+        help:
+            "Sort by name, date (created), duration or size (of the audio file); folders come first for duration and size."
+    )
     var sort: SortKey = .name
 
     @Flag(help: "Reverse the order.")
@@ -27,8 +30,9 @@ struct List: ParsableCommand {
     func run() throws {
         let library = try global.openLibrary()
         let item = try library.item(at: path)
-        let items = sort.sorted(item.isFolder ? library.document.children(of: item.id) : [item], reverse: reverse,
-                                size: library.audioSize(of:))
+        let items = sort.sorted(
+            item.isFolder ? library.document.children(of: item.id) : [item], reverse: reverse,
+            size: library.audioSize(of:))
         if output.json {
             print(ItemJSON.array(items, in: library))
         } else if long {

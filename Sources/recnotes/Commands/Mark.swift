@@ -6,17 +6,17 @@ struct Mark: ParsableCommand {
         commandName: "mark",
         abstract: "Mark a moment in a recording.",
         discussion: """
-        'recnotes mark PATH --at TIME [LABEL]' adds a marker to a saved recording (TIME as \
-        play --seek takes it: 90, 1:30, 50%, -10s). 'marks' lists them, 'unmark' removes one, \
-        'play --seek #N' or 'mark:LABEL' starts there, and 'find --text' searches the labels.
+            'recnotes mark PATH --at TIME [LABEL]' adds a marker to a saved recording (TIME as \
+            play --seek takes it: 90, 1:30, 50%, -10s). 'marks' lists them, 'unmark' removes one, \
+            'play --seek #N' or 'mark:LABEL' starts there, and 'find --text' searches the labels.
 
-        Without --at, 'recnotes mark [LABEL]' marks the running recording or playback where \
-        it is now (a recording first, if both run), from any shell or a hotkey: every word \
-        is the label, never a PATH. The running process reports it in its progress stream \
-        ({"event": "marked", ...}); a recording keeps it through a crash, a playback adds it \
-        to the saved recording at once ('undo' takes it back); a 'record --output' run only \
-        reports it. With nothing running: exit status 1.
-        """
+            Without --at, 'recnotes mark [LABEL]' marks the running recording or playback where \
+            it is now (a recording first, if both run), from any shell or a hotkey: every word \
+            is the label, never a PATH. The running process reports it in its progress stream \
+            ({"event": "marked", ...}); a recording keeps it through a crash, a playback adds it \
+            to the saved recording at once ('undo' takes it back); a 'record --output' run only \
+            reports it. With nothing running: exit status 1.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -25,8 +25,10 @@ struct Mark: ParsableCommand {
     @Option(help: ArgumentHelp("Where in the recording.", valueName: "time"))
     var at: String?
 
-    @Argument(help: ArgumentHelp("With --at: the recording, then an optional label. Without: the label.", valueName: "path [label]"),
-              completion: .storePath)
+    @Argument(
+        help: ArgumentHelp(
+            "With --at: the recording, then an optional label. Without: the label.", valueName: "path [label]"),
+        completion: .storePath)
     var words: [String] = []
 
     func run() throws {
@@ -45,9 +47,12 @@ struct Mark: ParsableCommand {
         let label = words.filter { $0 != "--" }.joined(separator: " ")
         try MarkerRules.validate(label: label)
         do {
-            try RemoteCommand.run(global, json: output.json, action: .mark(label: label)) { try $0.send(.mark(label: label)) }
+            try RemoteCommand.run(global, json: output.json, action: .mark(label: label)) {
+                try $0.send(.mark(label: label))
+            }
         } catch let error as RecError where error == RemoteControl.nothingRunning {
-            throw RecError.failure("mark", "nothing is recording or playing; to mark a saved recording: mark PATH --at TIME [LABEL]")
+            throw RecError.failure(
+                "mark", "nothing is recording or playing; to mark a saved recording: mark PATH --at TIME [LABEL]")
         }
     }
 }

@@ -5,7 +5,8 @@ struct Marks: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "marks",
         abstract: "List a recording's markers.",
-        discussion: "In time order, numbered as 'play --seek #N' and 'unmark PATH N' count them. With --json: an array of {\"index\", \"frame\", \"seconds\", \"label\"}."
+        discussion:
+            "In time order, numbered as 'play --seek #N' and 'unmark PATH N' count them. With --json: an array of {\"index\", \"frame\", \"seconds\", \"label\"}."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -17,7 +18,9 @@ struct Marks: ParsableCommand {
     func run() throws {
         let library = try global.openLibrary()
         let item = try library.item(at: path)
-        guard let info = item.recording else { throw RecError.failure(path, "is a folder; only recordings have markers") }
+        guard let info = item.recording else {
+            throw RecError.failure(path, "is a folder; only recordings have markers")
+        }
         if output.json {
             print(ItemJSON.markers(item))
             return

@@ -6,16 +6,18 @@ struct Move: ParsableCommand {
         commandName: "mv",
         abstract: "Rename an item, or move items into a folder.",
         discussion: """
-        With an existing folder as DEST, the sources move into it. Otherwise the one source \
-        is renamed (and moved) to DEST. An existing item is never replaced, and a folder \
-        cannot move into itself or below itself.
-        """
+            With an existing folder as DEST, the sources move into it. Otherwise the one source \
+            is renamed (and moved) to DEST. An existing item is never replaced, and a folder \
+            cannot move into itself or below itself.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Argument(help: ArgumentHelp("The items to move, then the destination.", valueName: "src... dest"), completion: .storePath)
+    @Argument(
+        help: ArgumentHelp("The items to move, then the destination.", valueName: "src... dest"), completion: .storePath
+    )
     var paths: [String]
 
     /// Usage checks, run first by `run()`: argument-parser wraps whatever `validate()`
@@ -26,6 +28,8 @@ struct Move: ParsableCommand {
 
     func run() throws {
         try checkUsage()
-        try global.changeDocuments(json: output.json) { tx, current in try tx.moveItems(at: Array(paths.dropLast()), to: paths.last!, from: current) }
+        try global.changeDocuments(json: output.json) { tx, current in
+            try tx.moveItems(at: Array(paths.dropLast()), to: paths.last!, from: current)
+        }
     }
 }

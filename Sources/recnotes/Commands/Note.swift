@@ -2,7 +2,7 @@ import ArgumentParser
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Note: ParsableCommand {
@@ -10,11 +10,11 @@ struct Note: ParsableCommand {
         commandName: "note",
         abstract: "Read or write the note of a recording or folder.",
         discussion: """
-        At a terminal, opens $VISUAL (else $EDITOR, else vi) on the note; saving an unchanged \
-        text, or an editor that fails, changes nothing. --set TEXT writes it without an \
-        editor (--set - reads standard input; --set '' removes the note). Otherwise the note \
-        is printed. A note is free UTF-8 text of up to 1 MB; 'find --text' searches it.
-        """
+            At a terminal, opens $VISUAL (else $EDITOR, else vi) on the note; saving an unchanged \
+            text, or an editor that fails, changes nothing. --set TEXT writes it without an \
+            editor (--set - reads standard input; --set '' removes the note). Otherwise the note \
+            is printed. A note is free UTF-8 text of up to 1 MB; 'find --text' searches it.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -63,9 +63,13 @@ struct Note: ParsableCommand {
             if n < 0 { throw RecError.failure("stdin", systemReason(errno)) }
             if n == 0 { break }
             bytes += buffer[0..<n]
-            if bytes.count > NoteRules.maxBytes { throw RecError.usage("--set -", "a note is at most \(NoteRules.maxBytes) bytes of UTF-8") }
+            if bytes.count > NoteRules.maxBytes {
+                throw RecError.usage("--set -", "a note is at most \(NoteRules.maxBytes) bytes of UTF-8")
+            }
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw RecError.usage("--set -", "the note is not valid UTF-8") }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw RecError.usage("--set -", "the note is not valid UTF-8")
+        }
         return text
     }
 }

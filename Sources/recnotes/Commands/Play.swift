@@ -2,7 +2,7 @@ import ArgumentParser
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Play: ParsableCommand {
@@ -10,20 +10,20 @@ struct Play: ParsableCommand {
         commandName: "play",
         abstract: "Play a recording through an ALSA device.",
         discussion: """
-        Times (--seek, --until) are written 90, 90s, 1:30, 1:02:03.5, 2m30s, 1h2m3s, 50% or \
-        -10s (from the end; one longer than the recording starts at the beginning), or as a \
-        marker of the recording: '#3' by its number ('marks' lists them) or 'mark:LABEL' by \
-        its label (exactly, else ignoring case and accents). Seeking is sample-accurate and \
-        does not decode what comes before.
+            Times (--seek, --until) are written 90, 90s, 1:30, 1:02:03.5, 2m30s, 1h2m3s, 50% or \
+            -10s (from the end; one longer than the recording starts at the beginning), or as a \
+            marker of the recording: '#3' by its number ('marks' lists them) or 'mark:LABEL' by \
+            its label (exactly, else ignoring case and accents). Seeking is sample-accurate and \
+            does not decode what comes before.
 
-        On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
-        forward, m marks the moment (M also asks for its label, the audio going on), ] and [ \
-        go to the next and previous marker, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
-        'stop' (with --background the playback runs detached). A recording with trim points \
-        ('recnotes trim') plays between them unless --untrimmed is given. The recording and position are kept in the view state: 'play' \
-        with no PATH resumes the last recording where it stopped. One playback runs at a \
-        time: a new 'play' stops the running one first, and says so.
-        """
+            On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
+            forward, m marks the moment (M also asks for its label, the audio going on), ] and [ \
+            go to the next and previous marker, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
+            'stop' (with --background the playback runs detached). A recording with trim points \
+            ('recnotes trim') plays between them unless --untrimmed is given. The recording and position are kept in the view state: 'play' \
+            with no PATH resumes the last recording where it stopped. One playback runs at a \
+            time: a new 'play' stops the running one first, and says so.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -31,7 +31,9 @@ struct Play: ParsableCommand {
     @Argument(help: "The recording to play; the last one played by default.", completion: .storePath)
     var path: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Start here; -10s counts from the end, #3 and mark:LABEL are markers.", valueName: "time"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Start here; -10s counts from the end, #3 and mark:LABEL are markers.", valueName: "time"))
     var seek: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop here (the same forms).", valueName: "time"))
@@ -40,17 +42,27 @@ struct Play: ParsableCommand {
     @Flag(help: "Start from the beginning instead of the saved position.")
     var fromStart = false
 
-    @Option(help: ArgumentHelp("The ALSA PCM to play to; defaults to $RECNOTES_DEVICE, then 'default'.", valueName: "name"))
+    @Option(
+        help: ArgumentHelp("The ALSA PCM to play to; defaults to $RECNOTES_DEVICE, then 'default'.", valueName: "name"))
     var device: String?
 
-    @Option(help: "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
+    @Option(
+        help:
+            "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none."
+    )
     var progress: ProgressMode?
 
-    @Option(help: ArgumentHelp("Jump over silences longer than this (alone: 1 s), found by the voice-activity detector; positions stay in the recording's own time.", valueName: "time"))
+    @Option(
+        help: ArgumentHelp(
+            "Jump over silences longer than this (alone: 1 s), found by the voice-activity detector; positions stay in the recording's own time.",
+            valueName: "time"))
     var skipSilence: String?
 
-    @Option(parsing: .unconditional,
-            help: ArgumentHelp("With --skip-silence: a fixed level (dBFS, e.g. -45) below which the audio is silence, instead of the adaptive noise floor.", valueName: "dB"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --skip-silence: a fixed level (dBFS, e.g. -45) below which the audio is silence, instead of the adaptive noise floor.",
+            valueName: "dB"))
     var silenceThreshold: String?
 
     @Flag(help: "Play all of the audio, ignoring the recording's trim points ('recnotes trim').")
@@ -92,16 +104,22 @@ struct Play: ParsableCommand {
         if let seek { _ = try TimeSpec.parse(seek) }
         if let until { _ = try TimeSpec.parse(until) }
         let skip = try skipSilence.map { try TimeSpec.length($0, option: "--skip-silence") }
-        if silenceThreshold != nil && skip == nil { throw RecError.usage("--silence-threshold", "goes with --skip-silence") }
+        if silenceThreshold != nil && skip == nil {
+            throw RecError.usage("--silence-threshold", "goes with --skip-silence")
+        }
         let threshold = try silenceThreshold.map(VoiceOptions.decibels)
         if try detached.detachIfAsked(command: "play") { return }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
         if detached.child && library.isReadOnly {
-            throw RecError.failure("play --background", "the store is read-only, so a detached player could not be reached; play it in the foreground")
+            throw RecError.failure(
+                "play --background",
+                "the store is read-only, so a detached player could not be reached; play it in the foreground")
         }
-        let session = try PlaybackSession(library: library, path: path, seek: seek, until: until,
-                                          fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold, device: audioDevice(device))
+        let session = try PlaybackSession(
+            library: library, path: path, seek: seek, until: until,
+            fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
+            device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")

@@ -3,43 +3,42 @@ import RecCore
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-
 
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Record a voice note from an ALSA device.",
         discussion: """
-        PATH is a destination folder and/or name (Ideas/standup); by default the current \
-        folder and the name 'Recording YYYY-MM-DD HH.MM.SS'. An existing name is refused \
-        before recording starts; -p creates missing folders (once the device is open).
+            PATH is a destination folder and/or name (Ideas/standup); by default the current \
+            folder and the name 'Recording YYYY-MM-DD HH.MM.SS'. An existing name is refused \
+            before recording starts; -p creates missing folders (once the device is open).
 
-        Recording stops after --duration, on Ctrl-C, on SIGTERM, on 'q' at a terminal, or \
-        on 'recnotes stop' from another shell; every way of stopping saves what was \
-        recorded. 'recnotes pause', 'resume' and 'toggle' work from anywhere (paused time \
-        is not recorded); with --background the recording runs detached. On a terminal, space pauses and \
-        resumes, m marks the moment (M also asks for its label, the recording going on; \
-        'recnotes mark [LABEL]' does it from another shell), and when no name was given you are asked for one: Enter keeps the default, \
-        Esc moves the recording to the trash ('recnotes trash restore' brings it back). If recnotes is killed, the next command recovers the \
-        audio as '<name> (recovered)'. With --json (and no --background) the saved recording \
-        is printed as JSON when it ends, as mkdir --json prints what it made.
+            Recording stops after --duration, on Ctrl-C, on SIGTERM, on 'q' at a terminal, or \
+            on 'recnotes stop' from another shell; every way of stopping saves what was \
+            recorded. 'recnotes pause', 'resume' and 'toggle' work from anywhere (paused time \
+            is not recorded); with --background the recording runs detached. On a terminal, space pauses and \
+            resumes, m marks the moment (M also asks for its label, the recording going on; \
+            'recnotes mark [LABEL]' does it from another shell), and when no name was given you are asked for one: Enter keeps the default, \
+            Esc moves the recording to the trash ('recnotes trash restore' brings it back). If recnotes is killed, the next command recovers the \
+            audio as '<name> (recovered)'. With --json (and no --background) the saved recording \
+            is printed as JSON when it ends, as mkdir --json prints what it made.
 
-        --output - streams the recording to standard output instead of the store (WAV, \
-        --format flac, or raw samples with --encoding), for another program to read live; \
-        --progress json then writes its events to standard error. --output FILE writes a file \
-        outside the store, its format following the extension. Such a recording is \
-        registered too: 'recnotes status' shows it, and stop, pause, resume and toggle reach \
-        it; a reader that goes away ends it by SIGPIPE.
+            --output - streams the recording to standard output instead of the store (WAV, \
+            --format flac, or raw samples with --encoding), for another program to read live; \
+            --progress json then writes its events to standard error. --output FILE writes a file \
+            outside the store, its format following the extension. Such a recording is \
+            registered too: 'recnotes status' shows it, and stop, pause, resume and toggle reach \
+            it; a reader that goes away ends it by SIGPIPE.
 
-        --start-on-voice writes nothing until someone speaks, then starts the file \
-        --pre-roll (0.5 s) before the first syllable. --stop-on-silence T stops after T of \
-        continuous silence; the silence stays in the file behind an out point 0.3 s after \
-        the speech ('recnotes trim', 'play --untrimmed'). The live line shows 'waiting for \
-        voice' and 'silence 00:03 / 00:05'. With --start-on-voice, --duration counts the \
-        audio written.
-        """
+            --start-on-voice writes nothing until someone speaks, then starts the file \
+            --pre-roll (0.5 s) before the first syllable. --stop-on-silence T stops after T of \
+            continuous silence; the silence stays in the file behind an out point 0.3 s after \
+            the speech ('recnotes trim', 'play --untrimmed'). The live line shows 'waiting for \
+            voice' and 'silence 00:03 / 00:05'. With --start-on-voice, --duration counts the \
+            audio written.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -47,17 +46,22 @@ struct Record: ParsableCommand {
     @Argument(help: "Where to put the recording: a folder, a name, or Folder/name.", completion: .storePath)
     var path: String?
 
-    @Flag(name: [.short, .customLong("parents")], help: "Create the folders in PATH that do not exist yet, as mkdir -p does.")
+    @Flag(
+        name: [.short, .customLong("parents")],
+        help: "Create the folders in PATH that do not exist yet, as mkdir -p does.")
     var parents = false
 
     @Option(help: "opus (Ogg Opus, the default), flac, wav, vorbis (Ogg Vorbis) or mp3.")
     var format: AudioFormat?
 
-    @Option(help: ArgumentHelp("Write the audio here instead of the store; '-' is standard output.", valueName: "file|-"),
-            completion: .file())
+    @Option(
+        help: ArgumentHelp("Write the audio here instead of the store; '-' is standard output.", valueName: "file|-"),
+        completion: .file())
     var output: String?
 
-    @Option(help: ArgumentHelp("With --output -: raw samples, s16, s32 or f32 (little-endian), no header.", valueName: "encoding"))
+    @Option(
+        help: ArgumentHelp(
+            "With --output -: raw samples, s16, s32 or f32 (little-endian), no header.", valueName: "encoding"))
     var encoding: RawEncoding?
 
     @Option(help: ArgumentHelp("Sample rate in Hz (default 48000).", valueName: "hz"))
@@ -66,13 +70,20 @@ struct Record: ParsableCommand {
     @Option(help: ArgumentHelp("Channels (default 1).", valueName: "n"))
     var channels: Int = AudioFormat.defaultChannels
 
-    @Option(help: ArgumentHelp("The ALSA PCM to record from; defaults to $RECNOTES_DEVICE, then 'default'.", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "The ALSA PCM to record from; defaults to $RECNOTES_DEVICE, then 'default'.", valueName: "name"))
     var device: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this long: 90, 90s, 1:30, 5m, 1h2m3s, 1:02:03.5.", valueName: "time"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Stop after this long: 90, 90s, 1:30, 5m, 1h2m3s, 1:02:03.5.", valueName: "time"))
     var duration: String?
 
-    @Option(help: "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
+    @Option(
+        help:
+            "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none."
+    )
     var progress: ProgressMode?
 
     @OptionGroup var voice: VoiceOptions
@@ -85,7 +96,9 @@ struct Record: ParsableCommand {
     func run() throws {
         let format = self.format ?? .default
         let sampleRate = rate ?? format.defaultRate
-        let frameLimit = try duration.map { Int64((try TimeSpec.length($0, option: "--duration") * Double(sampleRate)).rounded()) }
+        let frameLimit = try duration.map {
+            Int64((try TimeSpec.length($0, option: "--duration") * Double(sampleRate)).rounded())
+        }
         if let output {
             try checkOutputAlone()
             return try recordToOutput(output, rate: sampleRate, frameLimit: frameLimit)
@@ -104,11 +117,17 @@ struct Record: ParsableCommand {
             throw RecError.usage(path, "a store PATH cannot go with --output, which writes outside the store")
         }
         if parents { throw RecError.usage("-p", "goes with a store PATH, not with --output") }
-        if voice.isSet { throw RecError.usage("--output", "cannot be combined with --start-on-voice, --stop-on-silence or --silence-threshold") }
+        if voice.isSet {
+            throw RecError.usage(
+                "--output", "cannot be combined with --start-on-voice, --stop-on-silence or --silence-threshold")
+        }
         // A detached recorder has no stdout of its own to stream to, and a file outside
         // the store is what a plain 'record --background' gives better: background
         // recordings go to the store.
-        if transcribe { throw RecError.usage("--output", "cannot be combined with --transcribe (only recordings in the store are transcribed)") }
+        if transcribe {
+            throw RecError.usage(
+                "--output", "cannot be combined with --transcribe (only recordings in the store are transcribed)")
+        }
         if detached.background || detached.log != nil || detached.json {
             throw RecError.usage("--output", "cannot be combined with --background, --log or --json")
         }
@@ -120,9 +139,10 @@ struct Record: ParsableCommand {
         let signals = SignalWatcher()
         let library = try global.openLibrary()
         let changes = ChangeRenderer(library: library)
-        let session = try RecordingSession(library: library, path: path, format: format, rate: rate,
-                                           channels: channels, device: audioDevice(device), frameLimit: frameLimit,
-                                           createParents: parents, voice: voice)
+        let session = try RecordingSession(
+            library: library, path: path, format: format, rate: rate,
+            channels: channels, device: audioDevice(device), frameLimit: frameLimit,
+            createParents: parents, voice: voice)
         signals.onSignal { [recorder = session.recorder] _ in recorder.stop() }
         detached.registered(.recording, in: library)
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)
@@ -167,7 +187,8 @@ struct Record: ParsableCommand {
         }
         let interrupted = InterruptFlag()
         signals.onSignal { _ in interrupted.set() }
-        return NamePrompt.ask(defaultName: session.defaultName, problem: session.nameProblem, interrupted: interrupted.isSet)
+        return NamePrompt.ask(
+            defaultName: session.defaultName, problem: session.nameProblem, interrupted: interrupted.isSet)
     }
 }
 
@@ -176,13 +197,16 @@ extension Record {
     /// registered in the view state so that `status`, `pause` and `stop` reach it.
     func recordToOutput(_ target: String, rate: Int, frameLimit: Int64?) throws {
         let toStdout = target == "-"
-        let output = try RecordingOutput(target: target, format: format, encoding: encoding, rate: rate, channels: channels)
+        let output = try RecordingOutput(
+            target: target, format: format, encoding: encoding, rate: rate, channels: channels)
         if toStdout && Terminal.isTTY(STDOUT_FILENO) {
-            throw RecError.failure("stdout", "is a terminal; refusing to write binary audio to it (redirect or pipe stdout)")
+            throw RecError.failure(
+                "stdout", "is a terminal; refusing to write binary audio to it (redirect or pipe stdout)")
         }
         let signals = SignalWatcher()
-        let session = try OutputRecordingSession(location: global.location(), output: output,
-                                                 device: audioDevice(device), frameLimit: frameLimit)
+        let session = try OutputRecordingSession(
+            location: global.location(), output: output,
+            device: audioDevice(device), frameLimit: frameLimit)
         for note in session.notes { Terminal.warning(note) }
         let recorder = session.recorder
         signals.onSignal { _ in recorder.stop() }

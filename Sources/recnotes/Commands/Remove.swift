@@ -5,13 +5,15 @@ struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
         abstract: "Move recordings and folders to the trash.",
-        discussion: "A removed item goes to the trash with everything under it, audio included, until 'recnotes trash empty'; 'recnotes trash restore' or 'recnotes undo' bring it back. --permanent deletes at once, audio files too. The root folder cannot be removed."
+        discussion:
+            "A removed item goes to the trash with everything under it, audio included, until 'recnotes trash empty'; 'recnotes trash restore' or 'recnotes undo' bring it back. --permanent deletes at once, audio files too. The root folder cannot be removed."
     )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Remove non-empty folders and everything in them.")
+    @Flag(
+        name: [.customShort("r"), .customLong("recursive")], help: "Remove non-empty folders and everything in them.")
     var recursive = false
 
     @Flag(help: "Delete at once instead of moving to the trash; this cannot be undone.")
@@ -28,6 +30,8 @@ struct Remove: ParsableCommand {
 
     func run() throws {
         try checkUsage()
-        try global.changeDocuments(json: output.json) { tx, current in try tx.removeItems(at: paths, from: current, recursive: recursive, permanently: permanent) }
+        try global.changeDocuments(json: output.json) { tx, current in
+            try tx.removeItems(at: paths, from: current, recursive: recursive, permanently: permanent)
+        }
     }
 }

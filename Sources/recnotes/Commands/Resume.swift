@@ -6,10 +6,10 @@ struct Resume: ParsableCommand {
         commandName: "resume",
         abstract: "Resume a paused recording or playback.",
         discussion: """
-        Acts on a 'record' or 'play' running in any shell (the recording, if both run). \
-         It returns once the running process has applied it, and prints the \
-        state it reached. With nothing running: exit status 1.
-        """
+            Acts on a 'record' or 'play' running in any shell (the recording, if both run). \
+             It returns once the running process has applied it, and prints the \
+            state it reached. With nothing running: exit status 1.
+            """
     )
 
     @OptionGroup var global: GlobalOptions

@@ -6,10 +6,10 @@ struct ShowTranscript: ParsableCommand {
         commandName: "transcript",
         abstract: "Print a recording's transcript.",
         discussion: """
-        As plain text (one segment a line), SRT or WebVTT subtitles, or the JSON kept in \
-        transcripts/UUID.json. A recording without a transcript is an error (exit status 1): \
-        run 'recnotes transcribe PATH' first.
-        """
+            As plain text (one segment a line), SRT or WebVTT subtitles, or the JSON kept in \
+            transcripts/UUID.json. A recording without a transcript is an error (exit status 1): \
+            run 'recnotes transcribe PATH' first.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -28,4 +28,3 @@ struct ShowTranscript: ParsableCommand {
         print(format.render(transcript, duration: recording.duration), terminator: "")
     }
 }
-

@@ -5,7 +5,8 @@ struct State: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "state",
         abstract: "Print the view state as JSON.",
-        discussion: "The book's state logging: the folder stack, the selected recording and its play position, and any recording in progress, as they apply to the current store."
+        discussion:
+            "The book's state logging: the folder stack, the selected recording and its play position, and any recording in progress, as they apply to the current store."
     )
 
     @OptionGroup var global: GlobalOptions

@@ -6,11 +6,11 @@ struct Status: ParsableCommand {
         commandName: "status",
         abstract: "Show what is recording or playing.",
         discussion: """
-        One line per running job: recording or playing, the item, the position, paused or \
-        running, and the pid. A job whose process has died is reported and cleared (a \
-        recording is recovered). With nothing running: exit status 1, and with --json the \
-        object {"recording": null, "playing": null} on standard output.
-        """
+            One line per running job: recording or playing, the item, the position, paused or \
+            running, and the pid. A job whose process has died is reported and cleared (a \
+            recording is recovered). With nothing running: exit status 1, and with --json the \
+            object {"recording": null, "playing": null} on standard output.
+            """
     )
 
     @OptionGroup var global: GlobalOptions

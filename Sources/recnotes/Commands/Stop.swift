@@ -6,10 +6,10 @@ struct Stop: ParsableCommand {
         commandName: "stop",
         abstract: "End the running recording (saved, as with Ctrl-C) or playback.",
         discussion: """
-        Acts on a 'record' or 'play' running in any shell (the recording, if both run). \
-        Returns once the recording is saved, so the next command sees it. It returns once the running process has applied it, and prints the \
-        state it reached. With nothing running: exit status 1.
-        """
+            Acts on a 'record' or 'play' running in any shell (the recording, if both run). \
+            Returns once the recording is saved, so the next command sees it. It returns once the running process has applied it, and prints the \
+            state it reached. With nothing running: exit status 1.
+            """
     )
 
     @OptionGroup var global: GlobalOptions

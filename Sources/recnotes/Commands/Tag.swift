@@ -6,31 +6,44 @@ struct Tag: ParsableCommand, TakesDashWords {
         commandName: "tag",
         abstract: "Add and remove tags on recordings and folders.",
         discussion: """
-        Words starting with + add a tag, words starting with - remove one, every other word \
-        is a PATH: 'recnotes tag Ideas/standup memo +work -draft'. After --, every word is a \
-        PATH. A tag is one word of up to 64 bytes: no spaces, no commas, and it does not start \
-        with +, - or #. 'recnotes tags' lists them; 'find --tag T' finds them.
-        """
+            Words starting with + add a tag, words starting with - remove one, every other word \
+            is a PATH: 'recnotes tag Ideas/standup memo +work -draft'. After --, every word is a \
+            PATH. A tag is one word of up to 64 bytes: no spaces, no commas, and it does not start \
+            with +, - or #. 'recnotes tags' lists them; 'find --tag T' finds them.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
     // Taken whole, so that -draft reaches the command instead of reading as an option.
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The items, then +TAG to add and -TAG to remove.", valueName: "path... +tag... -tag..."))
+    @Argument(
+        parsing: .allUnrecognized,
+        help: ArgumentHelp("The items, then +TAG to add and -TAG to remove.", valueName: "path... +tag... -tag..."))
     var words: [String] = []
 
     func run() throws {
-        var paths: [String] = [], adding: [String] = [], removing: [String] = []
+        var paths: [String] = []
+        var adding: [String] = []
+        var removing: [String] = []
         var onlyPaths = false
         for word in words {
-            if !onlyPaths && word == "--" { onlyPaths = true }
-            else if !onlyPaths && word.hasPrefix("+") { adding.append(String(word.dropFirst())) }
-            else if !onlyPaths && word.hasPrefix("-") && word.count > 1 { removing.append(String(word.dropFirst())) }
-            else { paths.append(word) }
+            if !onlyPaths && word == "--" {
+                onlyPaths = true
+            } else if !onlyPaths && word.hasPrefix("+") {
+                adding.append(String(word.dropFirst()))
+            } else if !onlyPaths && word.hasPrefix("-") && word.count > 1 {
+                removing.append(String(word.dropFirst()))
+            } else {
+                paths.append(word)
+            }
         }
         if paths.isEmpty { throw RecError.usage("tag", "needs at least one PATH") }
-        if adding.isEmpty && removing.isEmpty { throw RecError.usage("tag", "needs +TAG or -TAG; 'recnotes tags' lists the tags in use") }
-        try global.changeDocuments(json: output.json) { tx, current in try tx.tag(paths, adding: adding, removing: removing, from: current) }
+        if adding.isEmpty && removing.isEmpty {
+            throw RecError.usage("tag", "needs +TAG or -TAG; 'recnotes tags' lists the tags in use")
+        }
+        try global.changeDocuments(json: output.json) { tx, current in
+            try tx.tag(paths, adding: adding, removing: removing, from: current)
+        }
     }
 }

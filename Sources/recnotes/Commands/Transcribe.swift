@@ -2,7 +2,7 @@ import ArgumentParser
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Transcribe: ParsableCommand {
@@ -10,21 +10,21 @@ struct Transcribe: ParsableCommand {
         commandName: "transcribe",
         abstract: "Turn recordings into searchable text, offline.",
         discussion: """
-        Transcribes the recordings named (a folder means every recording under it), or every \
-        recording with --all, one at a time, and keeps each transcript in \
-        transcripts/UUID.json beside audio/. Recordings that have a transcript are skipped \
-        unless --force is given. The engine is --engine, else $RECNOTES_TRANSCRIBER, else the \
-        built-in PocketSphinx (US English; its transcripts are labelled a draft). An external \
-        engine is a command, split into words without a shell, in which {wav} is replaced by a \
-        16 kHz mono WAV file; it prints whisper.cpp JSON, WebVTT, SRT or plain text. For \
-        whisper.cpp: --engine 'whisper-cli -m MODEL -np -oj -f {wav}'.
+            Transcribes the recordings named (a folder means every recording under it), or every \
+            recording with --all, one at a time, and keeps each transcript in \
+            transcripts/UUID.json beside audio/. Recordings that have a transcript are skipped \
+            unless --force is given. The engine is --engine, else $RECNOTES_TRANSCRIBER, else the \
+            built-in PocketSphinx (US English; its transcripts are labelled a draft). An external \
+            engine is a command, split into words without a shell, in which {wav} is replaced by a \
+            16 kHz mono WAV file; it prints whisper.cpp JSON, WebVTT, SRT or plain text. For \
+            whisper.cpp: --engine 'whisper-cli -m MODEL -np -oj -f {wav}'.
 
-        Ctrl-C stops after the recording in progress; the transcripts finished are kept, and \
-        no transcript is ever half written, so 'transcribe --all --missing' goes on where a \
-        stopped or killed run left off. Exit status: 0 when every recording was transcribed \
-        or skipped, 1 when one failed (the others are still done) or the run was stopped, \
-        64 for a usage error.
-        """
+            Ctrl-C stops after the recording in progress; the transcripts finished are kept, and \
+            no transcript is ever half written, so 'transcribe --all --missing' goes on where a \
+            stopped or killed run left off. Exit status: 0 when every recording was transcribed \
+            or skipped, 1 when one failed (the others are still done) or the run was stopped, \
+            64 for a usage error.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -41,13 +41,20 @@ struct Transcribe: ParsableCommand {
     @Flag(help: "Transcribe again recordings that have a transcript.")
     var force = false
 
-    @Option(help: ArgumentHelp("The engine command, with {wav} for the audio; default $RECNOTES_TRANSCRIBER, else the built-in PocketSphinx.", valueName: "command"))
+    @Option(
+        help: ArgumentHelp(
+            "The engine command, with {wav} for the audio; default $RECNOTES_TRANSCRIBER, else the built-in PocketSphinx.",
+            valueName: "command"))
     var engine: String?
 
-    @Option(help: ArgumentHelp("How long an external engine may take per recording (90, 1:30, 5m); default 5 times the audio's length plus 30 s.", valueName: "time"))
+    @Option(
+        help: ArgumentHelp(
+            "How long an external engine may take per recording (90, 1:30, 5m); default 5 times the audio's length plus 30 s.",
+            valueName: "time"))
     var timeout: String?
 
-    @Option(help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
+    @Option(
+        help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
     func checkUsage() throws {
@@ -68,7 +75,9 @@ struct Transcribe: ParsableCommand {
         let mode = ProgressMode.resolved(progress)
         func report(_ event: Transcriber.Event) {
             switch mode {
-            case .json: print(TranscriptJSON.event(event, in: library)); Output.flush()
+            case .json:
+                print(TranscriptJSON.event(event, in: library))
+                Output.flush()
             case .tty: TranscribeLine.show(event, in: library)
             case .none: break
             }
@@ -77,28 +86,40 @@ struct Transcribe: ParsableCommand {
         if !all && !missing {
             for item in transcriber.alreadyDone {
                 let reason = "has a transcript already (--force makes it again)"
-                if mode == .json { report(.skipped(item: item, reason: reason)) } else { Terminal.note("\(library.document.path(of: item.id)): \(reason)") }
+                if mode == .json {
+                    report(.skipped(item: item, reason: reason))
+                } else {
+                    Terminal.note("\(library.document.path(of: item.id)): \(reason)")
+                }
             }
         }
         let single = transcriber.recordings.count == 1
         var lastError: RecError?
         let summary = transcriber.run(engine: chosenEngine) { event in
             report(event)
-            guard case let .failed(_, _, error) = event else { return }
+            guard case .failed(_, _, let error) = event else { return }
             lastError = error
             // One recording: its error is the command's own one line.
             if mode != .json && !single { Terminal.writeStderr("recnotes: \(error)\n") }
         }
         if mode == .tty { TranscribeLine.clear() }
         if summary.interrupted {
-            throw RecError.failure("transcribe", "stopped; \(summary.saved) transcript\(summary.saved == 1 ? "" : "s") saved, \(transcriber.recordings.count - summary.saved - summary.failed - summary.skipped) left ('transcribe --all --missing' goes on)")
+            throw RecError.failure(
+                "transcribe",
+                "stopped; \(summary.saved) transcript\(summary.saved == 1 ? "" : "s") saved, \(transcriber.recordings.count - summary.saved - summary.failed - summary.skipped) left ('transcribe --all --missing' goes on)"
+            )
         }
         if single, let lastError { throw lastError }
         if summary.failed > 0 {
-            throw RecError.failure("transcribe", "\(summary.failed) of \(transcriber.recordings.count) recording\(transcriber.recordings.count == 1 ? "" : "s") failed")
+            throw RecError.failure(
+                "transcribe",
+                "\(summary.failed) of \(transcriber.recordings.count) recording\(transcriber.recordings.count == 1 ? "" : "s") failed"
+            )
         }
         if mode == .tty && !Output.quiet {
-            Terminal.writeStderr("Transcribed \(summary.saved) recording\(summary.saved == 1 ? "" : "s")\(transcriber.alreadyDone.isEmpty ? "" : " (\(transcriber.alreadyDone.count) had a transcript)").\n")
+            Terminal.writeStderr(
+                "Transcribed \(summary.saved) recording\(summary.saved == 1 ? "" : "s")\(transcriber.alreadyDone.isEmpty ? "" : " (\(transcriber.alreadyDone.count) had a transcript)").\n"
+            )
         }
     }
 }
@@ -107,13 +128,13 @@ struct Transcribe: ParsableCommand {
 enum TranscribeLine {
     static func show(_ event: Transcriber.Event, in library: Library) {
         switch event {
-        case let .started(index, count, item):
+        case .started(let index, let count, let item):
             let path = library.document.path(of: item.id)
             let length = Format.duration(item.recording?.duration ?? 0)
             // A bar of the recordings done, then which one is being done.
             let bar = Format.progressBar(Double(index) / Double(max(count, 1)), width: 20)
             Terminal.writeStderr("\r\u{1B}[K\(bar) \(index + 1)/\(count) transcribing \(path) (\(length))…")
-        case let .skipped(item, reason):
+        case .skipped(let item, let reason):
             clear()
             Terminal.writeStderr("recnotes: \(library.document.path(of: item.id)): \(reason)\n")
         case .saved, .failed:

@@ -12,7 +12,8 @@ struct Trash: ParsableCommand {
 }
 
 struct ListTrash: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ls", abstract: "List what is in the trash, newest last.")
+    static let configuration = CommandConfiguration(
+        commandName: "ls", abstract: "List what is in the trash, newest last.")
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
@@ -26,7 +27,10 @@ struct ListTrash: ParsableCommand {
         }
         let rows = trash.map { entry -> [String] in
             let extra = entry.items.count > 1 ? "\(entry.items.count - 1) inside" : ""
-            return [Format.date(entry.removed), entry.item.kind.rawValue, "@" + String(entry.id.hexDigits.prefix(8)), extra, entry.path]
+            return [
+                Format.date(entry.removed), entry.item.kind.rawValue, "@" + String(entry.id.hexDigits.prefix(8)), extra,
+                entry.path,
+            ]
         }
         for line in Terminal.table(rows) { print(line) }
     }
@@ -52,7 +56,9 @@ struct RestoreTrash: ParsableCommand {
     var name: String?
 
     func run() throws {
-        try global.changeDocuments(json: output.json) { tx, current in try tx.restore(path, into: to, name: name, from: current) }
+        try global.changeDocuments(json: output.json) { tx, current in
+            try tx.restore(path, into: to, name: name, from: current)
+        }
     }
 }
 
@@ -61,9 +67,9 @@ struct EmptyTrash: ParsableCommand {
         commandName: "empty",
         abstract: "Delete everything in the trash for good, audio files included.",
         discussion: """
-        This cannot be undone. At a terminal it asks first (y/N); elsewhere it refuses \
-        without --yes.
-        """
+            This cannot be undone. At a terminal it asks first (y/N); elsewhere it refuses \
+            without --yes.
+            """
     )
 
     @OptionGroup var global: GlobalOptions

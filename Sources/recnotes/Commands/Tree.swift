@@ -30,9 +30,13 @@ struct Tree: ParsableCommand {
         for (i, child) in children.enumerated() {
             let last = i == children.count - 1
             var line = prefix + (last ? "└── " : "├── ") + renderer.displayName(child)
-            if let info = child.recording { line += "  " + Terminal.styled(Format.duration(info.duration), .dim, enabled: renderer.color) }
+            if let info = child.recording {
+                line += "  " + Terminal.styled(Format.duration(info.duration), .dim, enabled: renderer.color)
+            }
             print(line)
-            if child.isFolder { draw(child, prefix: prefix + (last ? "    " : "│   "), library: library, renderer: renderer) }
+            if child.isFolder {
+                draw(child, prefix: prefix + (last ? "    " : "│   "), library: library, renderer: renderer)
+            }
         }
     }
 }

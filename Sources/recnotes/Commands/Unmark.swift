@@ -5,7 +5,8 @@ struct Unmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unmark",
         abstract: "Remove a marker from a recording.",
-        discussion: "The marker is named by its number ('marks' lists them; 3 or #3) or its label. 'undo' brings it back."
+        discussion:
+            "The marker is named by its number ('marks' lists them; 3 or #3) or its label. 'undo' brings it back."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -18,6 +19,8 @@ struct Unmark: ParsableCommand {
     var marker: String
 
     func run() throws {
-        try global.changeDocuments(json: output.json) { tx, current in try tx.removeMarker(at: path, selector: marker, from: current) }
+        try global.changeDocuments(json: output.json) { tx, current in
+            try tx.removeMarker(at: path, selector: marker, from: current)
+        }
     }
 }

@@ -1,8 +1,8 @@
-import Synchronization
 import RecCore
+import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The terminal side of `browse`: raw mode and the alternate screen, keys, signals, the store
@@ -23,12 +23,16 @@ final class BrowseTerminal {
     /// Refuses (exit 64) where a full-screen view cannot work: not at a terminal, or TERM=dumb.
     init() throws {
         guard Terminal.isTTY(STDIN_FILENO), Terminal.isTTY(STDOUT_FILENO) else {
-            throw RecError.usage("browse", "needs a terminal on stdin and stdout; in scripts use ls, find, info, play and record")
+            throw RecError.usage(
+                "browse", "needs a terminal on stdin and stdout; in scripts use ls, find, info, play and record")
         }
         if Environment.value("TERM") == "dumb" {
-            throw RecError.usage("browse", "TERM=dumb cannot show a full-screen view; use ls, cd, info, find, play and record instead")
+            throw RecError.usage(
+                "browse", "TERM=dumb cannot show a full-screen view; use ls, cd, info, find, play and record instead")
         }
-        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw RecError.failure("browse", "cannot read the terminal's modes: \(systemReason(errno))") }
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
+            throw RecError.failure("browse", "cannot read the terminal's modes: \(systemReason(errno))")
+        }
         color = Environment.value("NO_COLOR")?.isEmpty ?? true
         // Signals are taken by a descriptor, in the loop, and blocked before any thread starts.
         // Ctrl-C is a key in raw mode; SIGINT from elsewhere, SIGTERM and SIGHUP (the terminal
@@ -37,7 +41,10 @@ final class BrowseTerminal {
         WakeSignal.block()
         signal(SIGPIPE, SIG_IGN)
         inbox = Inbox(wake: try WakePipe())
-        trace = Environment.value("RECNOTES_BROWSE_TRACE").map { open($0, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) } ?? -1
+        trace =
+            Environment.value("RECNOTES_BROWSE_TRACE").map {
+                open($0, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            } ?? -1
     }
 
     deinit {
@@ -74,7 +81,9 @@ final class BrowseTerminal {
 
     private func size() -> (width: Int, height: Int) {
         var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else {
+            return (80, 24)
+        }
         return (Int(size.ws_col), Int(size.ws_row))
     }
 
@@ -123,16 +132,19 @@ final class BrowseTerminal {
     func run(library: Library, device: String) throws {
         let watch = DirectoryWatch(library.location.directory)
         let (width, height) = size()
-        var state = BrowseState(width: width, height: height, document: library.document, folder: library.state.currentFolder,
-                                selected: library.state.selection?.recording)
-        let runtime = BrowseRuntime(library: library, device: device, editNote: { [unowned self] text, name in
-            leave()
-            defer {
-                enter()
-                shown = nil
-            }
-            return try NoteEditor.edit(text, name: name)
-        }, post: { [inbox] in inbox.post($0) })
+        var state = BrowseState(
+            width: width, height: height, document: library.document, folder: library.state.currentFolder,
+            selected: library.state.selection?.recording)
+        let runtime = BrowseRuntime(
+            library: library, device: device,
+            editNote: { [unowned self] text, name in
+                leave()
+                defer {
+                    enter()
+                    shown = nil
+                }
+                return try NoteEditor.edit(text, name: name)
+            }, post: { [inbox] in inbox.post($0) })
         enter()
         defer {
             runtime.shutdown()
@@ -159,10 +171,12 @@ final class BrowseTerminal {
             draw(state, cause: cause, since: inputAt, started: started)
             if state.quitting { break }
             let ticking = runtime.isRunningAudio
-            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: inbox.wake.readEnd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: watch?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: inbox.wake.readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: watch?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, nfds_t(fds.count), ticking ? Self.tickMilliseconds : -1)
             inputAt = MonotonicClock.now()
             cause = "tick"
@@ -250,6 +264,9 @@ final class BrowseTerminal {
         let me = getpid()
         return RemoteControl(library: library).statuses(state)
             .filter { $0.pid != me && processIsAlive($0.pid) }
-            .map { BrowseState.Job(kind: $0.job, id: $0.id, path: $0.path, pid: $0.pid, paused: $0.paused, position: $0.position) }
+            .map {
+                BrowseState.Job(
+                    kind: $0.job, id: $0.id, path: $0.path, pid: $0.pid, paused: $0.paused, position: $0.position)
+            }
     }
 }

@@ -13,15 +13,16 @@ final class ChangeRenderer {
         self.library = library
         library.documents.observe { [unowned self] action, document in
             switch action {
-            case let .added(item, _, _), let .renamed(item, _, _, _), let .moved(item, _, _, _, _), let .annotated(item, _):
+            case .added(let item, _, _), .renamed(let item, _, _, _), .moved(let item, _, _, _, _),
+                .annotated(let item, _):
                 affected.append(document[item.id] ?? item)
-            case let .removed(_, _, _, subtree):
+            case .removed(_, _, _, let subtree):
                 for item in subtree {
                     let parentPath = item.parent.map { removedPaths[$0] ?? document.path(of: $0) } ?? ""
                     removedPaths[item.id] = (parentPath == "/" ? "" : parentPath) + "/" + item.name
                 }
                 affected.append(contentsOf: subtree)
-            case let .purged(entries):
+            case .purged(let entries):
                 for entry in entries { removedPaths[entry.id] = entry.path }
                 affected.append(contentsOf: entries.map(\.item))
             }

@@ -21,7 +21,9 @@ struct ItemRenderer {
         if let info = item.recording {
             let size = library.audioSize(of: item).map(Format.size) ?? "missing"
             // Trimmed recordings show what plays, marked: 0:42✂.
-            let duration = item.annotations.trim == nil ? Format.duration(info.duration) : Format.duration(item.trimmedDuration) + "✂"
+            let duration =
+                item.annotations.trim == nil
+                ? Format.duration(info.duration) : Format.duration(item.trimmedDuration) + "✂"
             return ["recording", duration, info.format.rawValue, size, Format.date(item.created), name]
         }
         let count = item.children.count

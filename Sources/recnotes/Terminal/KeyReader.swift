@@ -1,8 +1,8 @@
-import Synchronization
 import RecCore
+import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Puts the terminal in character-at-a-time mode without echo and reads keys on a thread
@@ -21,11 +21,13 @@ final class KeyReader: @unchecked Sendable {
         self.handler = handler
         Self.enterRawMode(saved)
         let unmanaged = Unmanaged.passUnretained(self).toOpaque()
-        pthread_create(&thread, nil, { raw in
-            let reader = Unmanaged<KeyReader>.fromOpaque(raw!).takeUnretainedValue()
-            reader.loop()
-            return nil
-        }, unmanaged)
+        pthread_create(
+            &thread, nil,
+            { raw in
+                let reader = Unmanaged<KeyReader>.fromOpaque(raw!).takeUnretainedValue()
+                reader.loop()
+                return nil
+            }, unmanaged)
     }
 
     static func enterRawMode(_ saved: termios) {

@@ -1,5 +1,5 @@
-import Synchronization
 import RecCore
+import Synchronization
 
 /// `M` while recording or playing: the marker is where the audio was when M was pressed,
 /// and its label is typed on the live line while the audio goes on. Enter adds it (an empty

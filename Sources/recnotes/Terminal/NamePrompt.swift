@@ -1,7 +1,7 @@
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The "Save recording" alert: asks for a name on the terminal, with line editing (←/→,

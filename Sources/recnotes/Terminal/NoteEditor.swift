@@ -1,7 +1,7 @@
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `note PATH` at a terminal: the text in $VISUAL or $EDITOR, as git does it.
@@ -9,22 +9,30 @@ enum NoteEditor {
     /// The edited text, or nil when it came back unchanged. Throws when the editor fails:
     /// then, too, nothing is saved.
     static func edit(_ text: String, name: String) throws -> String? {
-        var template = Array("\(Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")/recnotes-note-XXXXXX.txt".utf8CString)
+        var template = Array(
+            "\(Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")/recnotes-note-XXXXXX.txt"
+                .utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
         guard fd >= 0 else { throw RecError.failure("note", "cannot make a temporary file: \(systemReason(errno))") }
         let path = String(cBuffer: template)
         close(fd)
         defer { unlink(path) }
         try FileSystem.writeAtomically(Array(text.utf8), to: path, durable: false)
-        let editor = [Environment.value("VISUAL"), Environment.value("EDITOR")].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+        let editor =
+            [Environment.value("VISUAL"), Environment.value("EDITOR")].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
         // The editor setting is a shell command line by convention ("code --wait"); the file
         // name is passed as an argument, never spliced into it.
         let status = try ChildProcess.run(["/bin/sh", "-c", editor + " \"$1\"", "recnotes-note", path])
         guard status == 0 else {
-            throw RecError.failure("note", "the editor (\(editor)) exited with status \(status); the note of \"\(name)\" is unchanged")
+            throw RecError.failure(
+                "note", "the editor (\(editor)) exited with status \(status); the note of \"\(name)\" is unchanged")
         }
-        guard let bytes = try FileSystem.read(path) else { throw RecError.failure("note", "the editor removed the file; the note is unchanged") }
-        guard let edited = String(validating: bytes, as: UTF8.self) else { throw RecError.usage("note", "the edited note is not valid UTF-8; nothing was saved") }
+        guard let bytes = try FileSystem.read(path) else {
+            throw RecError.failure("note", "the editor removed the file; the note is unchanged")
+        }
+        guard let edited = String(validating: bytes, as: UTF8.self) else {
+            throw RecError.usage("note", "the edited note is not valid UTF-8; nothing was saved")
+        }
         return edited == text ? nil : edited
     }
 }

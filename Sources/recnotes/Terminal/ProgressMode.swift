@@ -1,7 +1,7 @@
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where `record` and `play` report progress.

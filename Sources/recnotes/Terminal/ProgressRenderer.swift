@@ -1,8 +1,8 @@
-import Synchronization
 import RecCore
+import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Draws a recorder's or player's events: a live line on stderr, NDJSON on stdout, or
@@ -66,7 +66,9 @@ final class ProgressRenderer {
     func reportSaved(_ item: Item, in library: Library) {
         switch mode {
         case .json: printLine(AudioEventJSON.saved(item, in: library))
-        case .tty: Terminal.writeStderr("Saved \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n")
+        case .tty:
+            Terminal.writeStderr(
+                "Saved \(library.document.path(of: item.id)) (\(Format.duration(item.recording?.duration ?? 0))).\n")
         case .none: break
         }
     }
@@ -75,7 +77,8 @@ final class ProgressRenderer {
     func reportDiscarded(trashPath: String) {
         if mode == .json { printLine(AudioEventJSON.discarded(trashPath: trashPath)) }
         if mode != .json && !Output.quiet {
-            Terminal.writeStderr("Discarded to the trash; `recnotes trash restore \(Format.shellQuoted(trashPath))` brings it back.\n")
+            Terminal.writeStderr(
+                "Discarded to the trash; `recnotes trash restore \(Format.shellQuoted(trashPath))` brings it back.\n")
         }
     }
 
@@ -88,7 +91,10 @@ final class ProgressRenderer {
         guard keysActive else { return nil }
         switch screen {
         case .record: return paused ? "space resumes · m mark · q stop" : "space pause · m mark · q stop"
-        case .play: return paused ? "space resumes · ←→ 5s · m mark · [] marks · q quit" : "space pause · ←→ 5s · m mark · [] marks · q quit"
+        case .play:
+            return paused
+                ? "space resumes · ←→ 5s · m mark · [] marks · q quit"
+                : "space pause · ←→ 5s · m mark · [] marks · q quit"
         case .transcode: return nil
         }
     }
@@ -113,41 +119,59 @@ final class ProgressRenderer {
 
     private func draw(_ event: AudioEvent) {
         switch event {
-        case let .started(s):
+        case .started(let s):
             total = screen == .record ? nil : s.total
-            update(StatusLine(symbol: running, time: time(s.position), fraction: fraction(s.position), name: title, hints: hints))
-        case let .progress(p):
+            update(
+                StatusLine(
+                    symbol: running, time: time(s.position), fraction: fraction(s.position), name: title, hints: hints))
+        case .progress(let p):
             if screen == .record {
                 var extras = [Format.decibels(p.level.peak)]
                 if p.level.isClipping { extras.append(Terminal.styled("CLIP", .warning, enabled: true)) }
                 if let bytes = p.bytes { extras.append(Format.size(bytes)) }
                 if let voice = p.voice, let text = Format.voice(voice) {
                     if voice.waiting {
-                        update(StatusLine(symbol: "…", time: time(p.position), level: p.level.peak, name: title, state: text, hints: hints))
+                        update(
+                            StatusLine(
+                                symbol: "…", time: time(p.position), level: p.level.peak, name: title, state: text,
+                                hints: hints))
                         return
                     }
                     extras.append(text)
                 }
-                update(StatusLine(symbol: running, time: time(p.position), level: p.level.peak, extras: extras, name: title, hints: hints))
+                update(
+                    StatusLine(
+                        symbol: running, time: time(p.position), level: p.level.peak, extras: extras, name: title,
+                        hints: hints))
             } else {
-                update(StatusLine(symbol: running, time: time(p.position), fraction: fraction(p.position), name: title, hints: hints))
+                update(
+                    StatusLine(
+                        symbol: running, time: time(p.position), fraction: fraction(p.position), name: title,
+                        hints: hints))
             }
-        case let .paused(p):
+        case .paused(let p):
             paused = true
-            update(StatusLine(symbol: "❚❚", time: time(p), fraction: fraction(p), name: title, state: "paused", hints: hints))
-        case let .resumed(p):
+            update(
+                StatusLine(
+                    symbol: "❚❚", time: time(p), fraction: fraction(p), name: title, state: "paused", hints: hints))
+        case .resumed(let p):
             paused = false
             update(StatusLine(symbol: running, time: time(p), fraction: fraction(p), name: title, hints: hints))
-        case let .seeked(_, to):
+        case .seeked(_, let to):
             // While playing, the next progress line shows where it went; paused, nothing
             // else would.
-            if paused { update(StatusLine(symbol: "❚❚", time: time(to), fraction: fraction(to), name: title, state: "paused", hints: hints)) }
-        case let .marked(p, label):
+            if paused {
+                update(
+                    StatusLine(
+                        symbol: "❚❚", time: time(to), fraction: fraction(to), name: title, state: "paused", hints: hints
+                    ))
+            }
+        case .marked(let p, let label):
             // A line of its own above the live line, which the next event redraws.
             Terminal.writeStderr("\r\u{1B}[K")
             Terminal.writeStderr("marked \(Format.clock(p.seconds))\(label.isEmpty ? "" : "  " + label)\n")
             drewLine = false
-        case let .xrun(_, count):
+        case .xrun(_, let count):
             Terminal.writeStderr("\r\u{1B}[K")
             Terminal.warning("audio device xrun (\(count) so far)")
             drewLine = false

@@ -1,8 +1,8 @@
-import Synchronization
 import RecCore
+import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SIGINT and SIGTERM, taken by a thread of their own with `sigwait`, so they stop a
@@ -23,19 +23,21 @@ final class SignalWatcher: @unchecked Sendable {
         WakeSignal.block()
         signal(SIGPIPE, SIG_IGN)
         let unmanaged = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&thread, nil, { raw in
-            let watcher = Unmanaged<SignalWatcher>.fromOpaque(raw!).takeRetainedValue()
-            var set = sigset_t()
-            sigemptyset(&set)
-            sigaddset(&set, SIGINT)
-            sigaddset(&set, SIGTERM)
-            while true {
-                var signal: Int32 = 0
-                if sigwait(&set, &signal) != 0 { continue }
-                let handler = watcher.handler.withLock { $0 }
-                handler?(signal)
-            }
-        }, unmanaged)
+        pthread_create(
+            &thread, nil,
+            { raw in
+                let watcher = Unmanaged<SignalWatcher>.fromOpaque(raw!).takeRetainedValue()
+                var set = sigset_t()
+                sigemptyset(&set)
+                sigaddset(&set, SIGINT)
+                sigaddset(&set, SIGTERM)
+                while true {
+                    var signal: Int32 = 0
+                    if sigwait(&set, &signal) != 0 { continue }
+                    let handler = watcher.handler.withLock { $0 }
+                    handler?(signal)
+                }
+            }, unmanaged)
         pthread_detach(thread)
     }
 

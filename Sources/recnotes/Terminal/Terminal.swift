@@ -1,7 +1,7 @@
 import RecCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Everything that knows it is talking to a terminal: TTY checks, colour, stderr.

@@ -15,7 +15,8 @@ final class AudioCLI: @unchecked Sendable {
     var extraEnvironment: [String: String] = [:]
 
     static var binary: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var directory = URL(fileURLWithPath: exe).deletingLastPathComponent()
         // swift test runs .../debug/<package>PackageTests.xctest; the binary sits beside it.
         if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
@@ -25,13 +26,14 @@ final class AudioCLI: @unchecked Sendable {
     init(asoundrc: String? = nil) throws {
         home = NSTemporaryDirectory() + "recnotes-audio-e2e-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        let config = asoundrc ?? """
-        pcm.!default {
-          type asym
-          playback.pcm { type file slave.pcm null file "\(output)" format "raw" }
-          capture.pcm { type file slave.pcm null file "/dev/null" infile "\(input)" format "raw" }
-        }
-        """
+        let config =
+            asoundrc ?? """
+                pcm.!default {
+                  type asym
+                  playback.pcm { type file slave.pcm null file "\(output)" format "raw" }
+                  capture.pcm { type file slave.pcm null file "/dev/null" infile "\(input)" format "raw" }
+                }
+                """
         try config.write(toFile: home + "/.asoundrc", atomically: true, encoding: .utf8)
     }
 
@@ -69,7 +71,8 @@ final class AudioCLI: @unchecked Sendable {
         process.arguments = arguments
         process.environment = environment
         process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         return (process, out, err)
@@ -88,8 +91,9 @@ final class AudioCLI: @unchecked Sendable {
         let errData = DrainedPipe(err)
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData.wait(), as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData.wait(), as: UTF8.self))
     }
 
     /// Starts `recnotes` in the background, waits until its stdout has printed a line
@@ -111,15 +115,17 @@ final class AudioCLI: @unchecked Sendable {
             }
         }
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: collected, as: UTF8.self),
-                      stderr: String(decoding: errData.wait(), as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: collected, as: UTF8.self),
+            stderr: String(decoding: errData.wait(), as: UTF8.self))
     }
 
     /// The recordings in the store, from `find --json`.
     func recordings() throws -> [[String: Any]] {
         let result = try run("find", "/", "--type", "recording", "--json")
         guard result.status == 0, let data = result.stdout.data(using: .utf8),
-              let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
+            let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+        else { return [] }
         return array
     }
 
@@ -143,7 +149,7 @@ final class AudioCLI: @unchecked Sendable {
     static func noise(frames: Int, channels: Int = 1, seed: UInt64 = 12345) -> [Int16] {
         var state = seed
         return (0..<frames * channels).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int16(truncatingIfNeeded: state >> 48) / 2
         }
     }

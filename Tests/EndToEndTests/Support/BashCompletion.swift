@@ -18,12 +18,12 @@ struct BashCompletion {
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
         let line = words.joined(separator: " ")
         let program = """
-        source '\(scriptPath)'
-        COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1)
-        COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}
-        _recnotes recnotes '\(words.last!)' '\(words[words.count - 2])'
-        for word in "${COMPREPLY[@]}"; do printf '%s\\n' "$word"; done
-        """
+            source '\(scriptPath)'
+            COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1)
+            COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}
+            _recnotes recnotes '\(words.last!)' '\(words[words.count - 2])'
+            for word in "${COMPREPLY[@]}"; do printf '%s\\n' "$word"; done
+            """
         var env = sandbox.baseEnvironment
         let binDir = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
         env["PATH"] = binDir + ":" + (env["PATH"] ?? "")

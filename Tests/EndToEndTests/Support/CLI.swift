@@ -40,7 +40,8 @@ final class Sandbox: Sendable {
     /// `$RECNOTES_BIN`, else `recnotes` beside the running test executable.
     static let binary: String = {
         if let path = ProcessInfo.processInfo.environment["RECNOTES_BIN"], !path.isEmpty { return path }
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("recnotes").path
     }()
 
@@ -82,7 +83,8 @@ final class Sandbox: Sendable {
     func run(_ arguments: [String], store: Bool = true, environment: [String: String?] = [:]) throws -> Run {
         var env = baseEnvironment
         for (key, value) in environment { env[key] = value }
-        return try Sandbox.execute(Sandbox.binary, (store ? ["--store", self.store] : []) + arguments, environment: env)
+        return try Sandbox.execute(
+            Sandbox.binary, (store ? ["--store", self.store] : []) + arguments, environment: env)
     }
 
     /// Runs any program with pipes for stdout and stderr and /dev/null as stdin.
@@ -91,7 +93,8 @@ final class Sandbox: Sendable {
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -108,8 +111,9 @@ final class Sandbox: Sendable {
         let output = out.fileHandleForReading.readDataToEndOfFile()
         done.wait()
         process.waitUntilExit()
-        return Run(arguments: arguments, status: process.terminationStatus,
-                   stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: errors.data, as: UTF8.self))
+        return Run(
+            arguments: arguments, status: process.terminationStatus,
+            stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: errors.data, as: UTF8.self))
     }
 
     // MARK: Files
@@ -165,17 +169,21 @@ final class Sandbox: Sendable {
 
     /// Adds a recording (and, with `audioBytes`, its audio file) through RecCore.
     @discardableResult
-    func addRecording(_ name: String, in folderPath: String, id: ItemID = .random(), duration: Double,
-                      format: AudioFormat = .opus, created: String = "2023-11-14T22:13:20.000Z", audioBytes: Int? = nil,
-                      measuredFrom audio: String? = nil) throws -> ItemID {
+    func addRecording(
+        _ name: String, in folderPath: String, id: ItemID = .random(), duration: Double,
+        format: AudioFormat = .opus, created: String = "2023-11-14T22:13:20.000Z", audioBytes: Int? = nil,
+        measuredFrom audio: String? = nil
+    ) throws -> ItemID {
         let store = try DocumentStore(location: StoreLocation(directory: self.store))
         let parent = try PathResolver(document: store.document, currentFolder: .root).resolveFolder(folderPath)
-        var info = RecordingInfo(duration: duration, frames: Int64(duration * 48000), sampleRate: 48000, channels: 1,
-                                 format: format, file: "\(id).\(format.fileExtension)")
+        var info = RecordingInfo(
+            duration: duration, frames: Int64(duration * 48000), sampleRate: 48000, channels: 1,
+            format: format, file: "\(id).\(format.fileExtension)")
         // As recnotes saves audio: with its analysis measured from the file.
         if let audio { info = info.analyzed(path: audio) }
         try store.transaction {
-            try $0.add(.recording(id: id, name: name, parent: parent.id, created: Timestamp(iso8601: created)!, info: info))
+            try $0.add(
+                .recording(id: id, name: name, parent: parent.id, created: Timestamp(iso8601: created)!, info: info))
         }
         if let audioBytes {
             try FileManager.default.createDirectory(atPath: audioDirectory, withIntermediateDirectories: true)
@@ -189,15 +197,28 @@ final class Sandbox: Sendable {
     func addWAVRecording(_ name: String, in folderPath: String, frames: Int) throws -> ItemID {
         let id = ItemID.random()
         var bytes: [UInt8] = []
-        func le(_ value: UInt32, _ count: Int) { for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) } }
-        bytes += Array("RIFF".utf8); le(UInt32(36 + frames * 2), 4); bytes += Array("WAVE".utf8)
-        bytes += Array("fmt ".utf8); le(16, 4); le(1, 2); le(1, 2); le(48000, 4); le(96000, 4); le(2, 2); le(16, 2)
-        bytes += Array("data".utf8); le(UInt32(frames * 2), 4)
+        func le(_ value: UInt32, _ count: Int) {
+            for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) }
+        }
+        bytes += Array("RIFF".utf8)
+        le(UInt32(36 + frames * 2), 4)
+        bytes += Array("WAVE".utf8)
+        bytes += Array("fmt ".utf8)
+        le(16, 4)
+        le(1, 2)
+        le(1, 2)
+        le(48000, 4)
+        le(96000, 4)
+        le(2, 2)
+        le(16, 2)
+        bytes += Array("data".utf8)
+        le(UInt32(frames * 2), 4)
         for frame in 0..<frames { le(UInt32(UInt16(bitPattern: Int16((frame % 200) * 100 - 10000))), 2) }
         // Beside the store until the recording names it: audio/ without a store.json is a lost store.
         let outside = root + "/\(id).wav"
         try write(outside, bytes)
-        try addRecording(name, in: folderPath, id: id, duration: Double(frames) / 48000, format: .wav, measuredFrom: outside)
+        try addRecording(
+            name, in: folderPath, id: id, duration: Double(frames) / 48000, format: .wav, measuredFrom: outside)
         try FileManager.default.createDirectory(atPath: audioDirectory, withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: outside, toPath: audioDirectory + "/\(id).wav")
         return id
@@ -205,18 +226,24 @@ final class Sandbox: Sendable {
 
     /// Adds a folder with a chosen UUID and creation time through RecCore.
     @discardableResult
-    func addFolder(_ name: String, in folderPath: String, id: ItemID = .random(), created: String = "2023-11-14T22:13:20.000Z") throws -> ItemID {
+    func addFolder(
+        _ name: String, in folderPath: String, id: ItemID = .random(), created: String = "2023-11-14T22:13:20.000Z"
+    ) throws -> ItemID {
         let store = try DocumentStore(location: StoreLocation(directory: self.store))
         let parent = try PathResolver(document: store.document, currentFolder: .root).resolveFolder(folderPath)
-        try store.transaction { try $0.add(.folder(id: id, name: name, parent: parent.id, created: Timestamp(iso8601: created)!)) }
+        try store.transaction {
+            try $0.add(.folder(id: id, name: name, parent: parent.id, created: Timestamp(iso8601: created)!))
+        }
         return id
     }
 }
 
 /// Checks a run that must fail: exit status, exactly one stderr line `recnotes: …`, nothing on
 /// stdout, and (when given) the exact message.
-func expectFailure(_ run: Run, status: Int32, message: String? = nil, containing fragments: [String] = [],
-                   sourceLocation: SourceLocation = #_sourceLocation) {
+func expectFailure(
+    _ run: Run, status: Int32, message: String? = nil, containing fragments: [String] = [],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
     #expect(run.stderrLines.count == 1, "\(run)", sourceLocation: sourceLocation)
     #expect(run.stderr.hasPrefix("recnotes: "), "\(run)", sourceLocation: sourceLocation)

@@ -15,7 +15,8 @@ final class Spawned {
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         process.environment = environment
-        let outPipe = Pipe(), errPipe = Pipe()
+        let outPipe = Pipe()
+        let errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
@@ -60,8 +61,9 @@ final class Spawned {
         }
         process.waitUntilExit()
         let signalled = process.terminationReason == .uncaughtSignal
-        let run = Run(arguments: arguments, status: process.terminationStatus,
-                      stdout: String(decoding: out.wait(), as: UTF8.self), stderr: String(decoding: err.wait(), as: UTF8.self))
+        let run = Run(
+            arguments: arguments, status: process.terminationStatus,
+            stdout: String(decoding: out.wait(), as: UTF8.self), stderr: String(decoding: err.wait(), as: UTF8.self))
         return (run, signalled, timedOut)
     }
 }
@@ -78,7 +80,11 @@ extension Sandbox {
     /// reported as status -1, so a hang fails the test instead of stalling it.
     func runBounded(_ arguments: [String], timeout: Double = 60, environment: [String: String?] = [:]) throws -> Run {
         let (run, _, timedOut) = try spawn(arguments, environment: environment).finish(timeout: timeout)
-        if timedOut { return Run(arguments: arguments, status: -1, stdout: run.stdout, stderr: "timed out after \(timeout) s\n" + run.stderr) }
+        if timedOut {
+            return Run(
+                arguments: arguments, status: -1, stdout: run.stdout,
+                stderr: "timed out after \(timeout) s\n" + run.stderr)
+        }
         return run
     }
 }
@@ -131,11 +137,19 @@ struct StoreSnapshot: Equatable {
 
     /// Parses store.json with JSONSerialization; throws a description of what is wrong.
     init(storeFile: String) throws {
-        guard let data = FileManager.default.contents(atPath: storeFile) else { throw SnapshotError("store.json is missing") }
-        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { throw SnapshotError("store.json is not an object") }
-        guard let items = object["items"] as? [[String: Any]] else { throw SnapshotError("store.json has no items array") }
+        guard let data = FileManager.default.contents(atPath: storeFile) else {
+            throw SnapshotError("store.json is missing")
+        }
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw SnapshotError("store.json is not an object")
+        }
+        guard let items = object["items"] as? [[String: Any]] else {
+            throw SnapshotError("store.json has no items array")
+        }
         func node(_ item: [String: Any]) throws -> (String, Node) {
-            guard let id = item["uuid"] as? String, let name = item["name"] as? String, let type = item["type"] as? String else {
+            guard let id = item["uuid"] as? String, let name = item["name"] as? String,
+                let type = item["type"] as? String
+            else {
                 throw SnapshotError("an item without uuid, name or type: \(item)")
             }
             return (id, Node(name: name, parent: item["parent"] as? String, isFolder: type == "folder"))
@@ -147,7 +161,9 @@ struct StoreSnapshot: Equatable {
         }
         for entry in object["trash"] as? [[String: Any]] ?? [] {
             let entryItems = try (entry["items"] as? [[String: Any]] ?? []).map(node)
-            guard let first = entryItems.first, let parent = entry["parent"] as? String, let path = entry["path"] as? String else {
+            guard let first = entryItems.first, let parent = entry["parent"] as? String,
+                let path = entry["path"] as? String
+            else {
                 throw SnapshotError("a malformed trash entry: \(entry)")
             }
             trash.append(TrashEntry(id: first.0, parent: parent, path: path, items: entryItems.map { ($0.0, $0.1) }))
@@ -165,7 +181,8 @@ struct StoreSnapshot: Equatable {
 
     /// Items whose parent is missing or not a folder (the root excepted).
     var strays: [String] {
-        nodes.filter { id, node in id != Self.root && (node.parent.flatMap { nodes[$0]?.isFolder } != true) }.map(\.key).sorted()
+        nodes.filter { id, node in id != Self.root && (node.parent.flatMap { nodes[$0]?.isFolder } != true) }.map(\.key)
+            .sorted()
     }
 
     func path(of id: String) -> String? {
@@ -182,7 +199,9 @@ struct StoreSnapshot: Equatable {
 
     /// Every live item as "F /path" or "R /path", sorted: what two stores are compared by.
     var paths: [String] {
-        nodes.keys.filter { $0 != Self.root }.map { id in (nodes[id]!.isFolder ? "F " : "R ") + (path(of: id) ?? "?\(id)") }.sorted()
+        nodes.keys.filter { $0 != Self.root }.map { id in
+            (nodes[id]!.isFolder ? "F " : "R ") + (path(of: id) ?? "?\(id)")
+        }.sorted()
     }
 
     var trashPaths: [String] { trash.map { "\($0.path) (\($0.items.count))" } }
@@ -228,10 +247,22 @@ struct StoreSnapshot: Equatable {
 /// A 16-bit mono PCM WAV file at 48 kHz holding `frames` frames of a ramp.
 func wavBytes(frames: Int, rate: Int = 48_000) -> [UInt8] {
     var bytes: [UInt8] = []
-    func le(_ value: UInt32, _ count: Int) { for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) } }
-    bytes += Array("RIFF".utf8); le(UInt32(36 + frames * 2), 4); bytes += Array("WAVE".utf8)
-    bytes += Array("fmt ".utf8); le(16, 4); le(1, 2); le(1, 2); le(UInt32(rate), 4); le(UInt32(rate * 2), 4); le(2, 2); le(16, 2)
-    bytes += Array("data".utf8); le(UInt32(frames * 2), 4)
+    func le(_ value: UInt32, _ count: Int) {
+        for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) }
+    }
+    bytes += Array("RIFF".utf8)
+    le(UInt32(36 + frames * 2), 4)
+    bytes += Array("WAVE".utf8)
+    bytes += Array("fmt ".utf8)
+    le(16, 4)
+    le(1, 2)
+    le(1, 2)
+    le(UInt32(rate), 4)
+    le(UInt32(rate * 2), 4)
+    le(2, 2)
+    le(16, 2)
+    bytes += Array("data".utf8)
+    le(UInt32(frames * 2), 4)
     for frame in 0..<frames { le(UInt32(UInt16(bitPattern: Int16((frame % 200) * 100 - 10000))), 2) }
     return bytes
 }

@@ -13,8 +13,9 @@ final class TmuxSession {
     /// tmux must be there: CI installs it (scripts/install-deps.sh), so a missing tmux fails
     /// the test with this message rather than skipping it.
     static func requireInstalled(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        try #require(FileManager.default.isExecutableFile(atPath: tmux),
-                     "tmux is not installed at \(tmux): scripts/install-deps.sh installs it", sourceLocation: sourceLocation)
+        try #require(
+            FileManager.default.isExecutableFile(atPath: tmux),
+            "tmux is not installed at \(tmux): scripts/install-deps.sh installs it", sourceLocation: sourceLocation)
     }
 
     let target = "browse"
@@ -34,7 +35,10 @@ final class TmuxSession {
     /// exactly `environment` (plus the LANG that tmux needs for UTF-8). The pane stays after
     /// the command exits, so `exitStatus` can read it.
     /// `directory` is the command's working directory.
-    init(width: Int = 80, height: Int = 24, directory workingDirectory: String, environment: [String: String], command: [String]) throws {
+    init(
+        width: Int = 80, height: Int = 24, directory workingDirectory: String, environment: [String: String],
+        command: [String]
+    ) throws {
         try Self.requireInstalled()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         statusFile = directory + "/status"
@@ -53,9 +57,12 @@ final class TmuxSession {
         env["LC_ALL"] = "C.UTF-8"
         env["TERM"] = env["TERM"] ?? "tmux-256color"
         let assignments = env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let started = try run(["new-session", "-d", "-s", target, "-x", "\(width)", "-y", "\(height)", "-c", workingDirectory, "--",
-                               "/usr/bin/env", "-i"] + assignments
-                               + ["/bin/sh", "-c", "\"$@\"; echo $? > \"$0\"", statusFile] + command)
+        let started = try run(
+            [
+                "new-session", "-d", "-s", target, "-x", "\(width)", "-y", "\(height)", "-c", workingDirectory, "--",
+                "/usr/bin/env", "-i",
+            ] + assignments
+                + ["/bin/sh", "-c", "\"$@\"; echo $? > \"$0\"", statusFile] + command)
         serverPID = format("#{pid}").flatMap { Int32($0) } ?? 0
         try #require(started.status == 0 && serverPID > 0, "tmux new-session: \(started)")
     }
@@ -76,7 +83,8 @@ final class TmuxSession {
     /// socket its child inherits) would ever see the client end.
     @discardableResult
     func run(_ arguments: [String]) throws -> Run {
-        let out = directory + "/" + UUID().uuidString + ".out", err = out + ".err"
+        let out = directory + "/" + UUID().uuidString + ".out"
+        let err = out + ".err"
         defer {
             try? FileManager.default.removeItem(atPath: out)
             try? FileManager.default.removeItem(atPath: err)
@@ -101,7 +109,8 @@ final class TmuxSession {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
+        var none = sigset_t()
+        var all = sigset_t()
         sigemptyset(&none)
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
@@ -109,10 +118,14 @@ final class TmuxSession {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, Self.tmux, &actions, &attributes, argv, envp)
-        guard spawned == 0 else { throw RecError.failure("tmux", "cannot start: \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw RecError.failure("tmux", "cannot start: \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        func text(_ path: String) -> String { String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
+        func text(_ path: String) -> String {
+            String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+        }
         // The exit status, or 128 + the signal that ended it.
         let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Run(arguments: arguments, status: code, stdout: text(out), stderr: text(err))
@@ -120,10 +133,12 @@ final class TmuxSession {
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc does not
     /// import.
-    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
+        {
+            guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+            return unsafeBitCast(
+                symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     /// Keys by tmux's names: "j", "Enter", "BSpace", "Escape", "Space", "Left", "C-u".
     func send(_ keys: String...) throws {
@@ -161,7 +176,9 @@ final class TmuxSession {
     @discardableResult
     func waitFor(_ text: String, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         let seen = waitUntil(timeout: timeout) { $0.contains { $0.contains(text) } }
-        #expect(seen, "\(text.debugDescription) did not show within \(timeout) s; the screen:\n\(screen())", sourceLocation: sourceLocation)
+        #expect(
+            seen, "\(text.debugDescription) did not show within \(timeout) s; the screen:\n\(screen())",
+            sourceLocation: sourceLocation)
         return seen
     }
 
@@ -169,7 +186,9 @@ final class TmuxSession {
     @discardableResult
     func waitForGone(_ text: String, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         let gone = waitUntil(timeout: timeout) { !$0.contains { $0.contains(text) } }
-        #expect(gone, "\(text.debugDescription) still showed after \(timeout) s; the screen:\n\(screen())", sourceLocation: sourceLocation)
+        #expect(
+            gone, "\(text.debugDescription) still showed after \(timeout) s; the screen:\n\(screen())",
+            sourceLocation: sourceLocation)
         return gone
     }
 
@@ -180,7 +199,9 @@ final class TmuxSession {
     }
 
     private func format(_ format: String) -> String? {
-        guard let result = try? run(["display-message", "-p", "-t", target, format]), result.status == 0 else { return nil }
+        guard let result = try? run(["display-message", "-p", "-t", target, format]), result.status == 0 else {
+            return nil
+        }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -189,7 +210,9 @@ final class TmuxSession {
 
     /// The command's exit status once it has ended, nil while it runs.
     var exitStatus: Int32? {
-        guard let text = try? String(contentsOfFile: statusFile, encoding: .utf8), text.hasSuffix("\n") else { return nil }
+        guard let text = try? String(contentsOfFile: statusFile, encoding: .utf8), text.hasSuffix("\n") else {
+            return nil
+        }
         return Int32(text.dropLast())
     }
 
@@ -209,7 +232,8 @@ final class TmuxSession {
         var parents: [Int32: (parent: Int32, name: Substring)] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let id = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(id)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { continue }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 1, let parent = Int32(fields[1]) else { continue }
             parents[id] = (parent, stat[stat.index(after: open)..<close])
