@@ -18,8 +18,12 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# Each layer may import only the targets Package.swift names as its dependencies: without
+# this check, a target could import any module that happened to be built before it.
+LAYERS = --explicit-target-dependency-import-check error
+
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(LAYERS)
 
 # The Swift runtime is linked statically, so the binary needs only Debian's own libraries
 # (libasound2, libsndfile1, libc, libstdc++) and keeps working without a Swift toolchain.
@@ -39,7 +43,7 @@ lint:
 	$(SWIFT) format lint --strict -r -p $(FORMAT_PATHS)
 
 test: deps lint
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(LAYERS)
 	$(SWIFT) test
 	scripts/man.sh --check
 	$(MAKE) test-tsan

@@ -9,10 +9,11 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
+        // The few POSIX things Swift cannot call: signalfd's header, sync_file_range, memmem.
+        .systemLibrary(name: "CSystem"),
         .systemLibrary(
             name: "CAudio",
             pkgConfig: "sndfile",
@@ -24,13 +25,21 @@ let package = Package(
             pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]
         ),
+        // The layers, bottom to top; each may use only those it names (ARCHITECTURE.md).
+        // POSIX in typed pieces.
+        .target(name: "RecSystem", dependencies: ["CSystem"]),
+        // Plain values that the engine and the stores both hold, and JSON's primitives.
+        .target(name: "RecValues", dependencies: ["RecSystem"]),
+        // The audio engine: ALSA and libsndfile. Knows no store.
+        .target(name: "RecAudio", dependencies: ["RecSystem", "RecValues", "CAudio"]),
+        // Speech to text; decodes through the engine. Knows no store.
+        .target(name: "RecTranscripts", dependencies: ["RecSystem", "RecValues", "RecAudio", "CPocketSphinx"]),
+        // The two stores, their codecs, paths and search. Knows no device and decodes no audio.
+        .target(name: "RecStore", dependencies: ["RecSystem", "RecValues"]),
+        // Where the engine meets the stores: sessions, presentation, browse.
         .target(
             name: "RecCore",
-            dependencies: [
-                "CAudio",
-                "CPocketSphinx",
-                .product(name: "Atomics", package: "swift-atomics"),
-            ],
+            dependencies: ["RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecStore"],
             plugins: ["VersionStamp"]
         ),
         // Writes BuildInfo.version from git before each build (scripts/version.sh).
@@ -45,12 +54,26 @@ let package = Package(
         // The transcription engines alone, for bench/transcribe.sh.
         .executableTarget(
             name: "recnotes-transcribe",
-            dependencies: ["RecCore"],
+            dependencies: ["RecTranscripts"],
             path: "bench/transcribe"
+        ),
+        // What the unit tests of every layer share (a scratch directory, a small store).
+        .target(name: "RecTestSupport", dependencies: ["RecStore"], path: "Tests/RecTestSupport"),
+        // The unit tests of each layer, against that layer alone.
+        .testTarget(name: "RecSystemTests", dependencies: ["RecSystem"]),
+        .testTarget(name: "RecAudioTests", dependencies: ["RecAudio", "RecTestSupport"]),
+        .testTarget(name: "RecTranscriptsTests", dependencies: ["RecTranscripts", "RecTestSupport"]),
+        .testTarget(
+            name: "RecStoreTests",
+            dependencies: [
+                "RecStore", "RecTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "RecCoreTests",
-            dependencies: ["RecCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "RecCore", "RecTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",

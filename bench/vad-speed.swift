@@ -1,4 +1,4 @@
-// bench/vad.sh compiles this with Sources/RecCore/Audio/VoiceActivity.swift alone
+// bench/vad.sh compiles this with Sources/RecAudio/Audio/VoiceActivity.swift alone
 // (swiftc -O) and runs it: the detector's speed on samples in memory, nothing else timed.
 //   vad-speed FILE.raw RATE ROUNDS   (FILE: s16le mono)
 import Foundation

@@ -2,7 +2,7 @@
 # Voice activity (issue 15): the detector's speed, and on real speech padded with room noise,
 # how much speech it misses and how much silence it keeps, beside sox's `silence` effect on
 # the same files in the same run.
-#   - speed: Sources/RecCore/Audio/VoiceActivity.swift compiled alone with bench/vad-speed.swift
+#   - speed: Sources/RecAudio/Audio/VoiceActivity.swift compiled alone with bench/vad-speed.swift
 #     (swiftc -O), fed ~10 minutes of speech in memory in 1024-frame periods, at 16 and 48 kHz:
 #     the detector and nothing else; then `recnotes info` on the same 10 minutes as a WAV
 #     recording (decode + levels + waveform + speech regions), hyperfine;
@@ -10,7 +10,7 @@
 #     pink noise at -50 dBFS and a 60 Hz hum at -30 dBFS under all of it (sox); then again
 #     without the hum, where a fixed threshold has its best chance. The reference
 #     speech of a clip is found in the clean clip by the rule of the unit tests
-#     (Tests/RecCoreTests/VoiceActivityTests.swift, SpeechClips.referenceSpeech): pre-emphasis,
+#     (Tests/RecAudioTests/VoiceActivityTests.swift, SpeechClips.referenceSpeech): pre-emphasis,
 #     10 ms blocks within 40 dB of the loudest and 10 dB above the clip's quietest tenth, runs
 #     of 30 ms or more. recnotes' regions come from `info --json` of the imported file; sox's
 #     from what `silence 1 0.1 T reverse silence 1 0.1 T reverse` leaves (its leading and
@@ -49,7 +49,7 @@ EOF
 if [[ -z ${VAD_SKIP_SPEED:-} ]]; then
 echo "== speed"
 swiftc -O -parse-as-library -module-name VadBench bench/vad-speed.swift \
-  Sources/RecCore/Audio/VoiceActivity.swift -o "$work/vad-speed"
+  Sources/RecAudio/Audio/VoiceActivity.swift -o "$work/vad-speed"
 for c in "${clips[@]}"; do cat "$data/$c.raw"; done > "$work/clips.raw"
 for _ in $(seq 60); do cat "$work/clips.raw"; done > "$work/long16.raw"     # 588 s
 sox $raw "$work/long16.raw" -r 48000 -t raw -e signed -b 16 "$work/long48.raw"

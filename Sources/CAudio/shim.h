@@ -3,9 +3,6 @@
 
 #include <alsa/asoundlib.h>
 #include <sndfile.h>
-#include <sys/signalfd.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 // ALSA prints its own diagnostics to stderr through a variadic handler, which Swift
 // cannot define. recnotes reports every failure itself, as one line, so the library's
@@ -17,22 +14,6 @@ static void caudio_quiet_error_handler(const char *file, int line, const char *f
 
 static inline void caudio_silence_alsa_errors(void) {
     snd_lib_error_set_handler(caudio_quiet_error_handler);
-}
-
-// sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writing a file's dirty pages
-// to the disk without waiting for them. Through syscall(2), which Swift cannot call
-// (variadic), and because glibc declares sync_file_range only under _GNU_SOURCE.
-static inline int caudio_start_writeback(int fd) {
-    return (int)syscall(SYS_sync_file_range, fd, (long)0, (long)0, 2u /* SYNC_FILE_RANGE_WRITE */);
-}
-
-// glibc's memmem (a two-way search, far faster than a byte loop on megabytes), which
-// Swift's Glibc module does not show: glibc declares it only under _GNU_SOURCE.
-extern void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);
-
-static inline const void *caudio_memmem(const void *haystack, size_t haystack_length,
-                                        const void *needle, size_t needle_length) {
-    return memmem(haystack, haystack_length, needle, needle_length);
 }
 
 #endif

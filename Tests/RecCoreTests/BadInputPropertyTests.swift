@@ -1,8 +1,10 @@
 import Foundation
 import PropertyBased
+import RecTestSupport
 import Testing
 
 @testable import RecCore
+@testable import RecSystem
 
 extension Gen {
     /// One of the generators, picked uniformly. (The library's own `oneOf` needs the Swift 6

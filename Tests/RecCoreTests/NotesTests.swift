@@ -1,3 +1,4 @@
+import RecTestSupport
 import Testing
 
 @testable import RecCore

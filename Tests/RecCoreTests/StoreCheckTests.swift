@@ -1,4 +1,5 @@
 import Foundation
+import RecTestSupport
 import Testing
 
 @testable import RecCore

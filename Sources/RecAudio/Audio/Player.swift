@@ -1,0 +1,305 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Plays a stretch of a sound file through an ALSA PCM.
+///
+/// The start is reached with `sf_seek`, so the first frame the device gets is the decoded
+/// frame at the start position, whatever the file's length. Controls (pause, seek, stop)
+/// may come from any thread; the playing thread picks them up between periods.
+// @unchecked Sendable: only `stop`, `togglePause`, `seek(by:)` and `controls` are used from
+// other threads (an atomic flag and the mailbox); everything else belongs to the thread
+// that calls `run`.
+public final class Player: @unchecked Sendable {
+    public let pcm: PCM
+    public let file: SoundFile
+
+    private let stopRequested = Atomic<Bool>(false)
+    /// Pause, resume and seeks, from keys and from other processes alike: one ordered queue,
+    /// so a key and a remote command arriving together are both applied.
+    public let controls = ControlMailbox()
+
+    public init(file: SoundFile, device: String, configuration: String? = nil) throws {
+        self.file = file
+        pcm = try PCM(
+            name: device, direction: .playback, rate: file.sampleRate, channels: file.channels,
+            bufferMicroseconds: 500_000, periodMicroseconds: 125_000, configuration: configuration)
+    }
+
+    /// Safe from any thread, also one that must not take a lock (the signal watcher).
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        controls.wakeWaiter()  // sem_post: no lock, safe from the signal watcher
+    }
+
+    public func togglePause() { controls.submit(.toggle) }
+
+    /// To the next or previous of `frames` (keys `]` and `[`).
+    public func seekMark(forward: Bool, frames: [Int64]) {
+        controls.submit(.seekMark(forward: forward, frames: frames))
+    }
+
+    /// A marker where the listener is (a key: `m`, `M`).
+    public func mark(label: String = "") { controls.submit(.mark(label: label)) }
+
+    /// A marker at `frame` (`M`: taken when the key was pressed, labelled later).
+    public func mark(label: String, at frame: Int64) { controls.submit(.markAt(label: label, frame: frame)) }
+
+    /// Moves the play position by `seconds` (negative: back), stopping at either end.
+    public func seek(by seconds: Double) { controls.submit(.skip(by: seconds)) }
+
+    public enum Ending: Equatable, Sendable {
+        /// Reached the end (or `--until`).
+        case completed
+        /// Stopped by `stop()`.
+        case stopped
+    }
+
+    /// Plays from frame `start` up to (not including) frame `end`, beginning paused if
+    /// `paused`. Returns where playback ended, counted as the frames the listener has
+    /// heard, and why.
+    /// `skipping` (sorted, apart): stretches jumped over as if they were not there
+    /// (`play --skip-silence`); positions stay in the file's own time. Seeks stop at
+    /// `floor` (a trim's in point) and `end`.
+    public func run(
+        from start: Int64, until end: Int64, paused startPaused: Bool = false, skipping: [Range<Int64>] = [],
+        floor: Int64 = 0, onEvent: (AudioEvent) -> Void
+    ) throws -> (AudioPosition, Ending) {
+        var loop = PlayLoop(player: self, start: start, end: max(start, end), paused: startPaused)
+        loop.skips = skipping
+        loop.floor = min(max(floor, 0), start)
+        do {
+            try file.seek(to: start)
+            onEvent(
+                .started(
+                    .init(
+                        device: pcm.name, file: file.path, sampleRate: loop.rate, channels: loop.channels,
+                        position: loop.at(start), total: loop.total)))
+            if loop.paused { onEvent(.paused(loop.at(loop.position))) }
+            controls.publish(paused: loop.paused, frames: loop.position, applied: 0)
+            var ending = Ending.completed
+            while true {
+                if isStopping {
+                    ending = .stopped
+                    break
+                }
+                try loop.applyCommands(onEvent)
+                if isStopping {
+                    ending = .stopped
+                    break
+                }
+                if loop.paused {
+                    controls.wait(milliseconds: 500)  // a command or stop() wakes it at once
+                    continue
+                }
+                guard try loop.fillChunk() else { break }
+                try loop.writeChunk()
+                loop.emitProgress(onEvent)
+                loop.reportXruns(onEvent)
+            }
+            let final: Int64
+            if ending == .completed {
+                try pcm.drain()
+                final = loop.position
+            } else {
+                final = loop.heard()
+            }
+            controls.publish(paused: loop.paused, frames: final, applied: 0)  // where it ended, for the follower
+            pcm.close()
+            onEvent(
+                .finished(
+                    .init(position: loop.at(final), xruns: pcm.recoveries, overruns: 0, level: loop.overall.level)))
+            return (loop.at(final), ending)
+        } catch {
+            let reached = loop.heard()
+            pcm.close()
+            onEvent(.failed(loop.at(reached), message: (error as? AudioError)?.description ?? "\(error)"))
+            throw error
+        }
+    }
+
+    private var isStopping: Bool { stopRequested.load(ordering: .relaxed) }
+
+    /// The state of `run` that lives across turns of its loop, and its steps by name.
+    private struct PlayLoop: ~Copyable {
+        let player: Player
+        let rate: Int, channels: Int
+        let end: Int64
+        let total: AudioPosition
+        let period: Int
+        let chunk: UnsafeMutablePointer<Int16>
+        let eventEvery: Int64
+        /// Frames written to the device so far (or the position reached by a pause or seek).
+        var position: Int64
+        /// Where the device was last started from: nothing before it can still be queued.
+        var base: Int64
+        var nextEvent: Int64
+        var paused: Bool
+        /// The chunk last read from the file, and how much of its end is not yet written.
+        var chunkFrames = 0, unwritten = 0
+        var meter = LevelMeter(), overall = LevelMeter()
+        var reportedXruns = 0
+        var skips: [Range<Int64>] = []
+        var floor: Int64 = 0
+
+        init(player: Player, start: Int64, end: Int64, paused: Bool) {
+            self.player = player
+            rate = player.file.sampleRate
+            channels = player.file.channels
+            self.end = end
+            total = AudioPosition(frames: end, sampleRate: rate)
+            period = player.pcm.periodFrames
+            chunk = .allocate(capacity: period * channels)
+            eventEvery = Int64(max(rate / 10, 1))
+            position = start
+            base = start
+            nextEvent = start + eventEvery
+            self.paused = paused
+        }
+
+        deinit { chunk.deallocate() }
+
+        func at(_ frames: Int64) -> AudioPosition { AudioPosition(frames: frames, sampleRate: rate) }
+
+        /// What the listener has heard: what was written, less what the device still holds.
+        func heard() -> Int64 { paused ? position : max(base, position - Int64(player.pcm.delay())) }
+
+        func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
+
+        /// Takes the queued commands, applies each with its event, publishes the state
+        /// reached, and only then drops what the device holds if a pause or seek needs it:
+        /// that can take a round trip to a sound server (PulseAudio re-creates its stream),
+        /// so the new state shows at once and the audio stops a moment later.
+        mutating func applyCommands(_ onEvent: (AudioEvent) -> Void) throws {
+            var applied = 0
+            var restart = false
+            for entry in player.controls.take() {
+                switch entry.command {
+                case .pause, .resume, .toggle:
+                    let pause = entry.command == .toggle ? !paused : entry.command == .pause
+                    if pause != paused { restart = try setPaused(pause, onEvent) || restart }
+                case .stop:
+                    player.stop()
+                case .seek(let to):
+                    restart = try seek(to: frames(to), onEvent) || restart
+                case .skip(let by):
+                    restart = try seek(to: heard() + frames(by), onEvent) || restart
+                case .mark(let label):
+                    onEvent(.marked(at(heard()), label: label))
+                case .markAt(let label, let frame):
+                    onEvent(.marked(at(min(max(frame, 0), end)), label: label))
+                case .seekMark(let forward, let frames):
+                    let here = heard()
+                    let sorted = frames.sorted()
+                    let target = forward ? sorted.first { $0 > here } : sorted.last { $0 < here - Int64(rate / 2) } ?? 0
+                    if let target { restart = try seek(to: target, onEvent) || restart }
+                }
+                applied = max(applied, entry.sequence)
+            }
+            player.controls.publish(paused: paused, frames: heard(), applied: applied)
+            if restart { try player.pcm.restart() }
+        }
+
+        /// Pauses (at what was heard: what the device still holds is dropped, so resuming
+        /// plays from exactly there) or resumes. True if the device must be restarted.
+        private mutating func setPaused(_ pause: Bool, _ onEvent: (AudioEvent) -> Void) throws -> Bool {
+            if pause {
+                position = heard()
+                try player.file.seek(to: position)
+                base = position
+                unwritten = 0
+                paused = true
+                onEvent(.paused(at(position)))
+                return true
+            }
+            paused = false
+            onEvent(.resumed(at(position)))
+            return false
+        }
+
+        /// Moves to `target` (clamped to the stretch played). True if the device must be
+        /// restarted (it is playing).
+        private mutating func seek(to target: Int64, _ onEvent: (AudioEvent) -> Void) throws -> Bool {
+            let from = heard()
+            let target = min(max(target, floor), end)
+            try player.file.seek(to: target)
+            unwritten = 0
+            position = target
+            base = target
+            nextEvent = target + eventEvery
+            meter.reset()
+            onEvent(.seeked(from: at(from), to: at(target)))
+            return !paused
+        }
+
+        /// Makes sure there is something to write: the rest of the last chunk, or the next
+        /// period from the file. False at the end.
+        mutating func fillChunk() throws -> Bool {
+            guard unwritten == 0 else { return true }
+            var limit = end
+            if let skip = skips.first(where: { $0.upperBound > position && $0.lowerBound < end }) {
+                if skip.lowerBound <= position {
+                    // Jump over it: what was written before it plays on; the events go on
+                    // from the far side.
+                    position = min(skip.upperBound, end)
+                    try player.file.seek(to: position)
+                    nextEvent = position + eventEvery
+                    return try fillChunk()
+                }
+                limit = skip.lowerBound
+            }
+            if position >= end { return false }
+            let want = Int(min(Int64(period), limit - position))
+            let frames = try player.file.read(into: chunk, frames: want)
+            if frames == 0 {
+                // Shorter than its header says. A lossy codec's count may be off by less
+                // than a frame of its own; more than that is a truncated file.
+                let file = player.file
+                if file.frames - position > 2048 {
+                    throw AudioError(
+                        .file(file.path), "cannot decode",
+                        reason: "the audio ends at frame \(position) of \(file.frames); the file is truncated")
+                }
+                return false
+            }
+            meter.add(chunk, count: frames * channels)
+            overall.add(chunk, count: frames * channels)
+            chunkFrames = frames
+            unwritten = frames
+            return true
+        }
+
+        /// Writes what is unwritten of the chunk. Commands that arrive while the device is
+        /// full end the write early; the rest waits for the next turn, unless a pause or
+        /// seek drops it.
+        mutating func writeChunk() throws {
+            let player = player
+            // The wait for room is the mailbox's, which a command or stop() ends at once.
+            let written = try player.pcm.write(
+                chunk + (chunkFrames - unwritten) * channels, frames: unwritten,
+                interrupted: { player.controls.hasQueued || player.isStopping },
+                wait: { player.controls.wait(milliseconds: $0) })
+            unwritten -= written
+            position += Int64(written)
+        }
+
+        /// A progress event for every tenth of a second of audio written.
+        mutating func emitProgress(_ onEvent: (AudioEvent) -> Void) {
+            while position >= nextEvent {
+                onEvent(.progress(.init(position: at(nextEvent), level: meter.level, bytes: nil, total: total)))
+                meter.reset()
+                nextEvent += eventEvery
+            }
+        }
+
+        mutating func reportXruns(_ onEvent: (AudioEvent) -> Void) {
+            let xruns = player.pcm.recoveries
+            if xruns != reportedXruns {
+                reportedXruns = xruns
+                onEvent(.xrun(at(position), count: xruns))
+            }
+        }
+    }
+}

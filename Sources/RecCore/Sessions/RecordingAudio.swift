@@ -1,0 +1,70 @@
+/// What a recording's audio holds, measured by the engine: the store keeps the values but
+/// never decodes (RecStore knows no audio), so the measuring lives here, where the two meet.
+extension RecordingInfo {
+    /// This recording with its analysis measured from its audio at `path`, decoded once;
+    /// without one when the file cannot be decoded (`fsck` then reports it).
+    public func analyzed(path: String) -> RecordingInfo {
+        var copy = self
+        copy.analysis = try? measureAnalysis(path: path)
+        return copy
+    }
+
+    /// The analysis of this recording's audio at `path`, decoded once, as the store keeps it.
+    public func measureAnalysis(path: String) throws -> AudioAnalysis {
+        var analysis = try AudioAnalysis.analyze(path: path)
+        // The recording's own length and rate, as store.json reads it back.
+        analysis.frames = frames
+        analysis.sampleRate = sampleRate
+        return analysis
+    }
+
+    /// Its speech regions: those stored with it (measured at the default settings when the
+    /// audio was saved), so that nothing is decoded a second time; the file is decoded only
+    /// for a `silenceThreshold` of the user's, or a recording from an older store.
+    public func speechRegions(in location: StoreLocation, silenceThreshold: Double? = nil) throws -> [Range<Int64>] {
+        if silenceThreshold == nil, let analysis { return analysis.speech }
+        return try VoiceActivity.speechRegions(
+            path: location.audioPath(file),
+            configuration: VoiceActivityConfiguration(silenceThreshold: silenceThreshold))
+    }
+}
+
+/// `fsck`'s questions about audio files, answered by the engine.
+struct SoundFileInspection: AudioInspection {
+    func check(path: String) throws {
+        _ = try SoundFile.open(path: path)
+    }
+
+    func recordingInfo(path: String, file: String) -> RecordingInfo? {
+        guard let audio = try? SoundFile.open(path: path), audio.frames > 0, let format = audio.audioFormat else {
+            return nil
+        }
+        return RecordingInfo(
+            duration: audio.duration, frames: audio.frames, sampleRate: audio.sampleRate,
+            channels: audio.channels, format: format, file: file
+        ).analyzed(path: path)
+    }
+
+    func analyzed(_ info: RecordingInfo, path: String) -> RecordingInfo {
+        info.analyzed(path: path)
+    }
+}
+
+extension StoreCheck {
+    /// `fsck` on the store at `location`, the audio files read by the engine.
+    public init(location: StoreLocation) {
+        self.init(location: location, audio: SoundFileInspection())
+    }
+
+    /// After the store is sound, the view state is trimmed and a stale recording recovered;
+    /// both go through the stores' own paths.
+    public static func repairViewState(_ library: Library) throws -> [String] {
+        var repairs: [String] = []
+        if let note = try library.recoverInterruptedRecording() { repairs.append(note) }
+        let document = library.document
+        if try library.viewState.transaction({ $0.trim(to: document) }) {
+            repairs.append("trimmed the view state to folders and recordings that exist")
+        }
+        return repairs
+    }
+}

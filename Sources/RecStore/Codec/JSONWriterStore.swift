@@ -1,0 +1,35 @@
+/// What only the store's values need from the JSON writer.
+extension JSONWriter {
+    package mutating func id(_ value: ItemID) {
+        bytes.append(UInt8(ascii: "\""))
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 36))
+        bytes.withUnsafeMutableBufferPointer { value.writeUTF8(into: $0.baseAddress! + start) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `[id, id, ...]`
+    mutating func ids(_ values: [ItemID]) {
+        array(values) { $0.id($1) }
+    }
+
+    /// The recording fields shared by `store.json` and `--json` output, each preceded by a comma.
+    package mutating func recordingFields(_ info: RecordingInfo) {
+        raw(", \"duration\": ")
+        double(info.duration)
+        raw(", \"frames\": ")
+        int(info.frames)
+        raw(", \"sampleRate\": ")
+        int(info.sampleRate)
+        raw(", \"channels\": ")
+        int(info.channels)
+        raw(", \"format\": ")
+        string(info.format.rawValue)
+        raw(", \"file\": ")
+        string(info.file)
+    }
+
+    package mutating func optionalID(_ value: ItemID?) {
+        if let value { id(value) } else { raw("null") }
+    }
+}

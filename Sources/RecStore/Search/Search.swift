@@ -1,0 +1,409 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `find`: which items under a folder match every filter given, and where in them the
+/// text was found. A hit in a marker or a transcript carries its time, so that the moment
+/// can be played (`play PATH --seek TIME`).
+public struct SearchQuery: Sendable {
+    /// A shell pattern on the name (`--name`), and one matched in either case (`--iname`).
+    public var namePattern: String?
+    public var caselessNamePattern: String?
+    public var kind: ItemKind?
+    /// Every one of these tags.
+    public var tags: [String] = []
+    /// Every word, folded (`TextFolding`), somewhere in the name, the note, a marker label or
+    /// the transcript.
+    public var words: [String] = [] {
+        didSet { wordBytes = words.map { Array($0.utf8) } }
+    }
+    /// `words` as UTF-8, as they are compared with every item.
+    private(set) var wordBytes: [[UInt8]] = []
+    /// Created at or after / before these times.
+    public var after: Timestamp?
+    public var before: Timestamp?
+    /// Recordings longer / shorter than these many seconds (folders never match).
+    public var longer: Double?
+    public var shorter: Double?
+    /// Whether note hits carry a snippet (JSON and a terminal show them; a pipe does not).
+    public var snippets = true
+
+    public init() {}
+
+    /// `--text WORDS`: split on whitespace and folded.
+    public mutating func setText(_ text: String) {
+        words = text.split(whereSeparator: { $0.isWhitespace }).map { TextFolding.fold(String($0)) }.filter {
+            !$0.isEmpty
+        }
+    }
+
+    public var hasTextFilters: Bool { !words.isEmpty }
+}
+
+/// Where a text search matched.
+public enum SearchField: Equatable, Sendable {
+    case name
+    case note(snippet: String)
+    case marker(Marker, index: Int, seconds: Double)
+    /// The first segment of the transcript where a word occurs: when the word (or, without
+    /// word times, the segment) starts, nil when the engine gave no times.
+    case transcript(seconds: Double?, snippet: String)
+}
+
+public struct SearchHit: Equatable, Sendable {
+    public var item: Item
+    /// Empty when no text was searched for.
+    public var fields: [SearchField]
+
+    /// The moment to play: the first marker that matched, else where the transcript matched,
+    /// else nil.
+    public var time: Double? {
+        for field in fields { if case .marker(_, _, let seconds) = field { return seconds } }
+        for field in fields { if case .transcript(let seconds?, _) = field { return seconds } }
+        return nil
+    }
+}
+
+extension Document {
+    /// The items under `top` (not `top` itself) that match `query`, parents before
+    /// children in name order, as `find` lists them.
+    /// With `transcripts`, a recording's transcript is searched too (through its index).
+    public func search(_ query: SearchQuery, under top: ItemID, transcripts: TranscriptFiles? = nil) -> [SearchHit] {
+        var hits: [SearchHit] = []
+        let indexes = query.hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil
+        forEachInSubtree(of: top) { item in
+            guard item.id != top, let hit = query.match(item, transcripts: transcripts, indexes: indexes) else {
+                return
+            }
+            hits.append(hit)
+        }
+        return hits
+    }
+}
+
+extension SearchQuery {
+    /// The hit for `item`, or nil if any filter rejects it. Cheap filters first.
+    public func match(_ item: Item, transcripts: TranscriptFiles? = nil) -> SearchHit? {
+        match(
+            item, transcripts: transcripts,
+            indexes: hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil)
+    }
+
+    func match(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?) -> SearchHit? {
+        guard
+            admits(
+                kind: item.kind, created: item.created, duration: item.recording?.duration,
+                hasTag: item.annotations.tags.contains, name: { item.name })
+        else { return nil }
+        guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
+        return textHit(item, transcripts: transcripts, indexes: indexes)
+    }
+
+    /// Every filter but the text, cheap ones first: on an item of the document, or of
+    /// `find`'s index (`ItemIndex`). `duration` is nil for a folder.
+    func admits(kind: ItemKind, created: Timestamp, duration: Double?, hasTag: (String) -> Bool, name: () -> String)
+        -> Bool
+    {
+        if let wanted = self.kind, kind != wanted { return false }
+        if let after, created < after { return false }
+        if let before, !(created < before) { return false }
+        if longer != nil || shorter != nil {
+            guard let duration else { return false }
+            if let longer, !(duration > longer) { return false }
+            if let shorter, !(duration < shorter) { return false }
+        }
+        for tag in tags where !hasTag(tag) { return false }
+        if namePattern == nil && caselessNamePattern == nil { return true }
+        let name = name()
+        if let namePattern, fnmatch(namePattern, name, 0) != 0 { return false }
+        // Lower-cased on both sides: fnmatch's FNM_CASEFOLD knows only ASCII letters.
+        if let caselessNamePattern, fnmatch(caselessNamePattern.lowercased(), name.lowercased(), 0) != 0 {
+            return false
+        }
+        return true
+    }
+
+    /// Every word must occur in some field; the fields where any word occurs are reported.
+    /// Folded text is compared as UTF-8 bytes (memmem): folding has already made equal
+    /// what should match, and a UTF-8 substring is a whole-scalar substring. A transcript
+    /// is searched through its index (a folder has none).
+    private func textHit(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?)
+        -> SearchHit?
+    {
+        let spoken =
+            item.recording == nil
+            ? nil : indexes?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: self.words) }
+        let words = wordBytes
+        let name = TextFolding.foldedUTF8(item.name)
+        let note = item.annotations.note.isEmpty ? [] : TextFolding.foldedUTF8(item.annotations.note)
+        let labels = item.annotations.markers.map { $0.label.isEmpty ? [] : TextFolding.foldedUTF8($0.label) }
+        func has(_ text: [UInt8]) -> ([UInt8]) -> Bool { { TextFolding.contains(text, $0) } }
+        for (k, word) in words.enumerated()
+        where !TextFolding.contains(name, word) && !TextFolding.contains(note, word)
+            && !labels.contains(where: { TextFolding.contains($0, word) }) && spoken?.found[k] != true
+        {
+            return nil
+        }
+        var fields: [SearchField] = []
+        if words.contains(where: has(name)) { fields.append(.name) }
+        if let word = words.first(where: has(note)) {
+            let snippet =
+                snippets
+                ? TextFolding.snippet(of: item.annotations.note, around: String(decoding: word, as: UTF8.self)) : ""
+            fields.append(.note(snippet: snippet))
+        }
+        let rate = item.recording?.sampleRate ?? 1
+        for (index, marker) in item.annotations.markers.enumerated() where words.contains(where: has(labels[index])) {
+            fields.append(.marker(marker, index: index + 1, seconds: marker.seconds(sampleRate: rate)))
+        }
+        if let first = spoken?.first {
+            // The word's own time, from the transcript itself (read only for a hit).
+            var seconds = first.seconds
+            if let offset = first.offset, let transcript = try? transcripts?.read(item.id),
+                first.line < transcript.segments.count,
+                let start = TranscriptFiles.wordStart(in: transcript.segments[first.line], atByte: offset)
+            {
+                seconds = start
+            }
+            fields.append(.transcript(seconds: seconds, snippet: first.snippet))
+        }
+        return SearchHit(item: item, fields: fields)
+    }
+}
+
+/// Words looked for in a transcript's search index (`TranscriptFiles.index`), line by
+/// line, on bytes: an ASCII line is lower-cased in place, any other is folded as text.
+struct TranscriptIndexSearch {
+    /// Which of the words occur somewhere.
+    var found: [Bool]
+    /// The first line where any does (from 0, a segment's index): when it starts, the
+    /// match's byte offset in its text (nil when the line is not ASCII), and a snippet.
+    var first: (line: Int, offset: Int?, seconds: Double?, snippet: String)?
+
+    init(index: [UInt8], words: [String]) {
+        found = Array(repeating: false, count: words.count)
+        let needles = words.map { Array($0.utf8) }
+        // Most files hold none of the words: an ASCII file is lower-cased whole and looked
+        // through once (times included, so this can only say yes too often), and only a
+        // file where some word occurs is read line by line.
+        if !Self.mayContain(needles, index) { return }
+        var folded: [UInt8] = []
+        Self.forEachLine(of: index) { lineNumber, start, text in
+            if first != nil && !found.contains(false) { return false }
+            var ascii = true
+            folded.removeAll(keepingCapacity: true)
+            for b in text {
+                if b >= 0x80 {
+                    ascii = false
+                    break
+                }
+                folded.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
+            }
+            if !ascii { folded = TextFolding.foldedUTF8(String(decoding: text, as: UTF8.self)) }
+            var hitAt: Int?
+            for (k, needle) in needles.enumerated() {
+                guard let at = TextFolding.firstOffset(of: needle, in: folded) else { continue }
+                found[k] = true
+                if hitAt == nil { hitAt = at }
+            }
+            guard first == nil, let hitAt else { return true }
+            let line = String(decoding: text, as: UTF8.self)
+            let seconds = Double(String(decoding: start, as: UTF8.self))
+            let word = words[needles.firstIndex { TextFolding.firstOffset(of: $0, in: folded) != nil }!]
+            first = (lineNumber, ascii ? hitAt : nil, seconds, TextFolding.snippet(of: line, around: word))
+            return true
+        }
+    }
+
+    /// Calls `body` with each line of a transcript's search index (`START<TAB>TEXT`) that
+    /// has a tab: its number from 0 (a segment's index; lines without a tab are counted
+    /// too), its start and its text, until `body` returns false. `ItemIndex` folds
+    /// transcripts through the same lines.
+    static func forEachLine(
+        of index: [UInt8],
+        _ body: (_ number: Int, _ start: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Bool
+    ) {
+        index.withUnsafeBufferPointer { bytes in
+            var lineStart = 0
+            var lineNumber = -1
+            while lineStart < bytes.count {
+                lineNumber += 1
+                var lineEnd = lineStart
+                while lineEnd < bytes.count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
+                defer { lineStart = lineEnd + 1 }
+                var tab = lineStart
+                while tab < lineEnd && bytes[tab] != 0x09 { tab += 1 }
+                guard tab < lineEnd else { continue }
+                guard
+                    body(
+                        lineNumber, UnsafeBufferPointer(rebasing: bytes[lineStart..<tab]),
+                        UnsafeBufferPointer(rebasing: bytes[(tab + 1)..<lineEnd]))
+                else { return }
+            }
+        }
+    }
+
+    /// False only when the index is ASCII and, lower-cased, holds none of the needles.
+    static func mayContain(_ needles: [[UInt8]], _ index: [UInt8]) -> Bool {
+        var folded = index
+        let ascii = folded.withUnsafeMutableBufferPointer { bytes -> Bool in
+            var any: UInt8 = 0
+            for i in bytes.indices {
+                let b = bytes[i]
+                any |= b
+                bytes[i] = b &- 0x41 < 26 ? b | 0x20 : b
+            }
+            return any < 0x80
+        }
+        guard ascii else { return true }
+        return needles.contains { TextFolding.contains(folded, $0) }
+    }
+}
+
+/// Text as search compares it: lower case, without diacritics (é → e, ß → ss, Å → a), so
+/// that what a person types finds what was written with or without accents. The standard
+/// library has no Unicode decomposition, so precomposed Latin letters are mapped by table
+/// (Latin-1 Supplement and Latin Extended-A, which cover the languages with accents written
+/// in Latin script), and combining marks (U+0300–U+036F) are dropped.
+public enum TextFolding {
+    public static func fold(_ text: String) -> String {
+        String(decoding: foldedUTF8(text), as: UTF8.self)
+    }
+
+    /// `fold` as UTF-8 bytes, without making a String on the way: what search compares.
+    public static func foldedUTF8(_ text: String) -> [UInt8] {
+        var text = text
+        return text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            // Straight off the UTF-8: ASCII, most of any text, is only lower-cased, and the
+            // few other scalars are decoded here rather than through String's iterator.
+            var i = 0
+            while i < bytes.count {
+                var end = i
+                while end < bytes.count && bytes[end] < 0x80 { end += 1 }
+                if end > i {
+                    // A run of ASCII is copied whole and lower-cased in place.
+                    let from = out.count
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<end]))
+                    out.withUnsafeMutableBufferPointer { copied in
+                        for k in from..<copied.count where copied[k] &- 0x41 < 26 { copied[k] |= 0x20 }
+                    }
+                    i = end
+                    continue
+                }
+                let lead = bytes[i]
+                let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                var value = UInt32(lead) & (0x7F >> length)
+                for k in 1..<length { value = value << 6 | UInt32(bytes[i + k] & 0x3F) }
+                i += length
+                append(Unicode.Scalar(value) ?? "\u{FFFD}", to: &out)
+            }
+            return out
+        }
+    }
+
+    /// Folds `scalars` onto `out` (UTF-8).
+    static func append(_ scalars: some Sequence<Unicode.Scalar>, to out: inout [UInt8]) {
+        for scalar in scalars { append(scalar, to: &out) }
+    }
+
+    @inline(__always)
+    private static func append(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
+        let value = scalar.value
+        if value < 0x80 {
+            out.append(UInt8(value) + ((0x41...0x5A).contains(value) ? 32 : 0))
+        } else if (0x300...0x36F).contains(value) {
+            return
+        } else if let base = latinBase[value] {
+            out.append(contentsOf: base.utf8)
+        } else {
+            out.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
+        }
+    }
+
+    /// Whether `needle` occurs in `haystack`, byte for byte.
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        firstOffset(of: needle, in: haystack) != nil
+    }
+
+    static func firstOffset(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard !needle.isEmpty else { return 0 }
+        var first: Int?
+        occurrences(of: needle, in: haystack, from: 0, to: haystack.count) { offset in
+            first = offset
+            return .max
+        }
+        return first
+    }
+
+    /// Calls `body` with each place `word` occurs in `haystack[from..<to]`; `body` returns
+    /// where to look on from. glibc's `memmem` (`System.firstOccurrence`) is a two-way
+    /// search, far faster than a byte loop on megabytes.
+    static func occurrences(of word: [UInt8], in haystack: [UInt8], from: Int, to: Int, _ body: (Int) -> Int) {
+        guard !word.isEmpty else { return }
+        haystack.withUnsafeBytes { h in
+            word.withUnsafeBytes { w in
+                var at = from
+                while to - at >= w.count {
+                    guard
+                        let hit = System.firstOccurrence(
+                            of: w.baseAddress!, count: w.count, in: h.baseAddress! + at, count: to - at)
+                    else { return }
+                    at = max(body(h.baseAddress!.distance(to: hit)), at + 1)
+                }
+            }
+        }
+    }
+
+    /// About 60 characters of `text` around the first place `word` (folded) occurs, on one line.
+    public static func snippet(of text: String, around word: String, width: Int = 60) -> String {
+        let characters = Array(text)
+        // The folded text, and for each of its bytes the character it came from.
+        var folded: [UInt8] = []
+        var owner: [Int] = []
+        folded.reserveCapacity(text.utf8.count)
+        owner.reserveCapacity(text.utf8.count)
+        for (i, character) in characters.enumerated() {
+            append(character.unicodeScalars, to: &folded)
+            owner.append(contentsOf: repeatElement(i, count: folded.count - owner.count))
+        }
+        let start = firstOffset(of: Array(word.utf8), in: folded).map { owner[$0] } ?? 0
+        let from = max(0, start - width / 3)
+        let to = min(characters.count, from + width)
+        var piece = String(characters[from..<to]).map { $0.isNewline || $0 == "\t" ? " " : $0 }.map(String.init)
+            .joined()
+        if from > 0 { piece = "…" + piece }
+        if to < characters.count { piece += "…" }
+        return piece
+    }
+
+    /// Precomposed Latin letters and their folded base.
+    static let latinBase: [UInt32: String] = {
+        var table: [UInt32: String] = [:]
+        let groups: [(String, String)] = [
+            ("ÀÁÂÃÄÅàáâãäåĀāĂăĄą", "a"), ("ÇçĆćĈĉĊċČč", "c"), ("ĎďĐđÐð", "d"),
+            ("ÈÉÊËèéêëĒēĔĕĖėĘęĚě", "e"), ("ĜĝĞğĠġĢģ", "g"), ("ĤĥĦħ", "h"),
+            ("ÌÍÎÏìíîïĨĩĪīĬĭĮįİı", "i"), ("Ĵĵ", "j"), ("Ķķĸ", "k"), ("ĹĺĻļĽľĿŀŁł", "l"),
+            ("ÑñŃńŅņŇňŉŊŋ", "n"), ("ÒÓÔÕÖØòóôõöøŌōŎŏŐő", "o"), ("ŔŕŖŗŘř", "r"),
+            ("ŚśŜŝŞşŠšſ", "s"), ("ŢţŤťŦŧ", "t"), ("ÙÚÛÜùúûüŨũŪūŬŭŮůŰűŲų", "u"),
+            ("Ŵŵ", "w"), ("ÝýÿŶŷŸ", "y"), ("ŹźŻżŽž", "z"),
+            ("Ææ", "ae"), ("Œœ", "oe"), ("ß", "ss"), ("Þþ", "th"), ("Ĳĳ", "ij"),
+        ]
+        for (letters, base) in groups {
+            for scalar in letters.unicodeScalars { table[scalar.value] = base }
+        }
+        return table
+    }()
+}
+
+extension Document {
+    /// Every tag on an item outside the trash, with how many items carry it, by tag.
+    public func tagCounts() -> [(tag: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        for item in items.values {
+            for tag in item.annotations.tags { counts[tag, default: 0] += 1 }
+        }
+        return counts.sorted { $0.key < $1.key }.map { (tag: $0.key, count: $0.value) }
+    }
+}

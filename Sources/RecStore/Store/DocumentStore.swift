@@ -1,0 +1,374 @@
+/// The document store: recordings and folders, persisted in `store.json`.
+///
+/// As in the book's MVC+ViewState version, every change takes one path: a transaction
+/// validates and applies each change to a value-typed copy, the copy is persisted
+/// atomically under the store lock, and only then are observers told, with an `Action`
+/// that carries the item's index in its parent's display order. A change that fails
+/// validation or cannot be written leaves the file and the in-memory state as they were.
+public final class DocumentStore {
+    public enum Action: Equatable, Sendable {
+        case added(Item, parent: ItemID, index: Int)
+        case renamed(Item, oldName: String, oldIndex: Int, newIndex: Int)
+        case moved(Item, from: ItemID, oldIndex: Int, to: ItemID, newIndex: Int)
+        /// The item and, for a folder, everything that was under it. Unless removed
+        /// permanently, the document's trash now holds them.
+        case removed(Item, parent: ItemID, index: Int, subtree: [Item])
+        /// Trash entries deleted for good, audio and all.
+        case purged([TrashEntry])
+        /// The item's note, tags, markers or trim points changed; `before` is what they were.
+        case annotated(Item, before: Annotations)
+    }
+
+    public let location: StoreLocation
+    public private(set) var document: Document
+    /// The identity of the `store.json` that `document` was read from (see `FileIdentity`).
+    private(set) var identity: FileIdentity? {
+        didSet { itemRanges = nil }
+    }
+    /// Where each item lies in the `store.json` that `document` was read from; nil once the
+    /// store has written it since (`find`'s index keeps them).
+    private(set) var itemRanges: [(id: ItemID, range: Range<Int>)]?
+    /// The version `store.json` was last read as; an older one is kept once as
+    /// `store.json.v<N>` before the first write upgrades it.
+    public private(set) var loadedVersion = Document.currentVersion
+    private var observers: [(Action, Document) -> Void] = []
+    /// What the journal calls the change, e.g. the command line that made it.
+    public var summary = ""
+    public var journal: Journal { Journal(location: location) }
+
+    /// Loads the store, creating it on first use. A corrupt or too-new `store.json` is an
+    /// error naming the file and what is wrong; it is never replaced. Neither is a missing
+    /// one beside audio files or a journal: that store lost its documents, and `fsck
+    /// --repair` rebuilds them.
+    ///
+    /// A store the process cannot write (see `StoreLocation.isWritable`) is opened
+    /// read-only: it takes no lock, creates nothing, and every change is refused.
+    public init(location: StoreLocation) throws {
+        self.location = location
+        document = Document()
+        isReadOnly = !location.isWritable
+        if isReadOnly {
+            if try !reloadIfChanged() { try refuseIfLost() }
+            return
+        }
+        try FileSystem.makeDirectories(location.directory)
+        if try !reloadIfChanged() {
+            try FileLock.withLock(location.storeLockFile) {
+                if try !reloadIfChanged() {
+                    try refuseIfLost()
+                    try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
+                    identity = FileIdentity(path: location.storeFile)
+                }
+            }
+        }
+    }
+
+    /// True when the store was opened read-only: changes are refused with `readOnlyError`.
+    public let isReadOnly: Bool
+
+    /// The one-line refusal of a change to a read-only store.
+    public var readOnlyError: RecError {
+        RecError.failure(
+            location.directory,
+            "the store is read-only (\(location.writeProblem ?? "not writable")); nothing was changed")
+    }
+
+    private func refuseIfLost() throws {
+        if location.hasLostDocuments {
+            throw RecError.failure(location.storeFile, Self.lostDocumentsReason)
+        }
+    }
+
+    /// Why a store without `store.json` but with audio or a journal is not started afresh.
+    public static let lostDocumentsReason =
+        "missing, but audio/ or journal.jsonl is there; run 'recnotes fsck --repair' to rebuild it from them"
+
+    /// Subscribes to every later change.
+    public func observe(_ observer: @escaping (Action, Document) -> Void) {
+        observers.append(observer)
+    }
+
+    /// Reads `store.json` again if another process replaced it since (`browse` follows other
+    /// shells' changes). Returns whether the document is a new one.
+    @discardableResult
+    public func refresh() throws -> Bool {
+        let before = identity
+        try reloadIfChanged()
+        return identity != before
+    }
+
+    /// Returns false when there is no store file yet.
+    @discardableResult
+    private func reloadIfChanged() throws -> Bool {
+        let current = FileIdentity(path: location.storeFile)
+        guard let current else { return false }
+        if current == identity { return true }
+        guard let bytes = try FileSystem.read(location.storeFile) else { return false }
+        do {
+            let decoded = try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0) }
+            document = decoded.document
+            loadedVersion = decoded.version
+            identity = current
+            itemRanges = decoded.itemRanges
+        } catch let corrupt as DocumentCodec.Corrupt {
+            throw RecError.failure(location.storeFile, corrupt.reason)
+        }
+        return true
+    }
+
+    /// Runs `body` against the current document under the store lock; persists once if it
+    /// returns, then notifies observers of each action in order. Throwing from `body`
+    /// discards every change it made.
+    @discardableResult
+    public func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
+        try withLock {
+            try reloadIfChanged()
+            var transaction = Transaction(document: document)
+            let result = try body(&transaction)
+            // A transcript saved or taken back changes no document, only the journal.
+            guard
+                !transaction.actions.isEmpty || !transaction.steps.isEmpty || !transaction.transcriptsToPutBack.isEmpty
+            else { return result }
+            guard !isReadOnly else { throw readOnlyError }
+            if !transaction.actions.isEmpty {
+                try keepOriginalBeforeUpgrade()
+                try FileSystem.writeAtomically(DocumentCodec.encode(transaction.document), to: location.storeFile)
+                identity = FileIdentity(path: location.storeFile)
+                document = transaction.document
+                removeAudio(of: transaction.actions)
+            }
+            let transcripts = TranscriptFiles(location: location)
+            for (id, replaced) in transaction.transcriptsToPutBack {
+                if let replaced { try transcripts.putBack(kept: replaced, for: id) } else { transcripts.remove(id) }
+            }
+            if transaction.journaled {
+                journal.record(transaction, summary: summary)
+            } else {
+                journal.dropLast()
+            }
+            for action in transaction.actions {
+                for observer in observers { observer(action, document) }
+            }
+            return result
+        }
+    }
+
+    /// The first write after reading an older version keeps what that version wrote, once,
+    /// as `store.json.v<N>`: an older recnotes can still be pointed at it.
+    private func keepOriginalBeforeUpgrade() throws {
+        try Self.keepOriginal(location, writtenAs: loadedVersion)
+        loadedVersion = Document.currentVersion
+    }
+
+    /// Keeps `store.json` as `store.json.v<version>` once, if `version` is older than the
+    /// current one; called before anything (a transaction, `fsck --repair`) rewrites it.
+    static func keepOriginal(_ location: StoreLocation, writtenAs version: Int) throws {
+        guard version < Document.currentVersion else { return }
+        let backup = location.storeFile + ".v\(version)"
+        if !FileSystem.exists(backup), let original = try FileSystem.read(location.storeFile) {
+            try FileSystem.writeAtomically(original, to: backup)
+        }
+    }
+
+    /// The store lock, which a read-only store does not take (it cannot create or open the
+    /// lock file for writing, and it never writes).
+    private func withLock<T>(_ body: () throws -> T) throws -> T {
+        if isReadOnly { return try body() }
+        return try FileLock.withLock(location.storeLockFile, body)
+    }
+
+    /// Audio goes only after the document that referenced it is safely gone: a crash in
+    /// between leaves an orphan file (which fsck adopts), never a recording without audio.
+    /// Trashed recordings keep theirs.
+    /// Transcripts (`transcripts/<uuid>.json`) go the same way, with their recording.
+    private func removeAudio(of actions: [Action]) {
+        var files: [String] = []
+        var recordings: [ItemID] = []
+        for action in actions {
+            switch action {
+            case .removed(let item, _, _, let subtree) where document.trashEntry(item.id) == nil:
+                files += subtree.compactMap(\.recording?.file)
+                recordings += subtree.filter { $0.recording != nil }.map(\.id)
+            case .purged(let entries):
+                files += entries.flatMap(\.audioFiles)
+                recordings += entries.flatMap(\.items).filter { $0.recording != nil }.map(\.id)
+            default:
+                continue
+            }
+        }
+        let kept = Set(document.items.values.compactMap(\.recording?.file) + document.trash.flatMap(\.audioFiles))
+        for file in files where !kept.contains(file) { try? FileSystem.remove(location.audioPath(file)) }
+        let transcripts = TranscriptFiles(location: location)
+        let trashed = Set(document.trash.flatMap { $0.items.map(\.id) })
+        for id in recordings where document[id] == nil && !trashed.contains(id) { transcripts.remove(id) }
+    }
+
+    /// A working copy of the document; each method validates, applies and records one action.
+    public struct Transaction {
+        public private(set) var document: Document
+        public private(set) var actions: [Action] = []
+        /// How to take this transaction back, for the journal; `undo` clears it.
+        var steps: [Journal.Step] = []
+        /// False for a transaction that undoes an earlier one.
+        var journaled = true
+        /// Transcripts an undo takes back once the document is written: each recording's
+        /// kept earlier one (`TranscriptFiles.keepForUndo`), or none.
+        var transcriptsToPutBack: [(id: ItemID, replaced: String?)] = []
+
+        package init(document: Document) {
+            self.document = document
+        }
+
+        private func folder(_ id: ItemID) throws -> Item {
+            guard let item = document[id] else { throw RecError.failure("@\(id)", "no such item") }
+            guard item.isFolder else { throw RecError.failure(document.path(of: id), "not a folder") }
+            return item
+        }
+
+        private func checkFree(_ name: String, in parent: ItemID, except: ItemID? = nil) throws {
+            try NameRules.validate(name)
+            if let existing = document.child(named: name, in: parent), existing.id != except {
+                throw RecError.failure(document.path(of: existing.id), "already exists")
+            }
+        }
+
+        @discardableResult
+        public mutating func add(_ item: Item) throws -> Action {
+            guard let parentID = item.parent else { throw RecError.failure(item.name, "an item needs a parent folder") }
+            _ = try folder(parentID)
+            guard document[item.id] == nil else { throw RecError.failure("@\(item.id)", "uuid already in use") }
+            try checkFree(item.name, in: parentID)
+            var item = item
+            item.children = []
+            let index = document.insert(item)
+            steps.append(
+                .added(item.id, .init(parent: parentID, name: item.name, kind: item.kind, created: item.created)))
+            // What it was born with (a recording's markers) is journaled too, so that a
+            // store.json rebuilt from the journal has it.
+            if !item.annotations.isEmpty { steps.append(.annotated(item.id, before: .none, after: item.annotations)) }
+            return record(.added(document[item.id]!, parent: parentID, index: index))
+        }
+
+        /// Replaces an item's note, tags, markers and trim points (kept normalized: tags sorted and unique,
+        /// markers in order). Nothing is recorded when nothing changes.
+        @discardableResult
+        public mutating func annotate(_ id: ItemID, with annotations: Annotations) throws -> Action? {
+            guard let item = document[id] else { throw RecError.failure("@\(id)", "no such item") }
+            var new = annotations
+            new.tags = TagRules.normalized(new.tags)
+            new.markers = MarkerRules.sorted(new.markers)
+            if item.isFolder, !new.markers.isEmpty {
+                throw RecError.failure(document.path(of: id), "a folder has no markers; only recordings do")
+            }
+            if item.isFolder, new.trim != nil {
+                throw RecError.usage(document.path(of: id), "a folder has no trim points; only recordings do")
+            }
+            guard new != item.annotations else { return nil }
+            document.items[id]!.annotations = new
+            steps.append(.annotated(id, before: item.annotations, after: new))
+            return record(.annotated(document[id]!, before: item.annotations))
+        }
+
+        /// `transcribe` has saved a transcript for `id` (the file write is its own);
+        /// journaled so that `undo` can take it back to `replaced`, the kept earlier one.
+        public mutating func transcribed(_ id: ItemID, replaced: String?) throws {
+            guard document[id]?.recording != nil else { throw RecError.failure("@\(id)", "no such recording") }
+            steps.append(.transcribed(id, replaced: replaced))
+        }
+
+        /// Renames and/or moves. Moving a folder into itself or below itself is refused, and
+        /// an existing item of the same name is never replaced.
+        @discardableResult
+        public mutating func move(_ id: ItemID, into newParent: ItemID, name: String) throws -> Action {
+            guard id != .root else { throw RecError.failure("/", "the root folder cannot be moved or renamed") }
+            guard let item = document[id] else { throw RecError.failure("@\(id)", "no such item") }
+            _ = try folder(newParent)
+            if newParent == id || document.isDescendant(newParent, of: id) {
+                throw RecError.failure(
+                    document.path(of: id), "cannot move a folder into itself or one of its subfolders")
+            }
+            try checkFree(name, in: newParent, except: id)
+            let oldParent = item.parent!
+            let oldIndex = document.unlink(id)
+            document.setName(name, of: id)
+            let newIndex = document.link(id, into: newParent)
+            let updated = document[id]!
+            steps.append(.moved(id, fromParent: oldParent, fromName: item.name, toParent: newParent, toName: name))
+            if oldParent == newParent {
+                return record(.renamed(updated, oldName: item.name, oldIndex: oldIndex, newIndex: newIndex))
+            }
+            return record(.moved(updated, from: oldParent, oldIndex: oldIndex, to: newParent, newIndex: newIndex))
+        }
+
+        @discardableResult
+        public mutating func rename(_ id: ItemID, to name: String) throws -> Action {
+            guard let parent = document[id]?.parent else {
+                throw RecError.failure(
+                    id == .root ? "/" : "@\(id)", id == .root ? "the root folder cannot be renamed" : "no such item")
+            }
+            return try move(id, into: parent, name: name)
+        }
+
+        /// Removes an item and its subtree into the trash, or for good with `permanently`.
+        @discardableResult
+        public mutating func remove(_ id: ItemID, permanently: Bool = false) throws -> Action {
+            guard id != .root else { throw RecError.failure("/", "the root folder cannot be removed") }
+            guard let item = document[id], let parent = item.parent else {
+                throw RecError.failure("@\(id)", "no such item")
+            }
+            let path = document.path(of: id)
+            let index = document.unlink(id)
+            let subtree = document.removeSubtree(id)
+            if permanently {
+                steps.append(.removedPermanently(id, path: path))
+            } else {
+                document.trash.append(TrashEntry(parent: parent, path: path, removed: .now(), items: subtree))
+                steps.append(.trashed(id))
+            }
+            return record(.removed(item, parent: parent, index: index, subtree: subtree))
+        }
+
+        /// Puts a trashed item back: where it was, or into `folder` and/or under `name`.
+        @discardableResult
+        public mutating func restore(_ id: ItemID, into folder: ItemID? = nil, name: String? = nil) throws -> Action {
+            guard let entry = document.trashEntry(id) else { throw RecError.failure("@\(id)", "not in the trash") }
+            let parentID = folder ?? entry.parent
+            guard let parent = document[parentID], parent.isFolder else {
+                throw RecError.failure(entry.path, "its folder no longer exists; restore it with --to FOLDER")
+            }
+            let newName = name ?? entry.item.name
+            try NameRules.validate(newName)
+            if document.child(named: newName, in: parentID) != nil {
+                let taken =
+                    document.path(of: parentID) == "/" ? "/\(newName)" : "\(document.path(of: parentID))/\(newName)"
+                throw RecError.failure(taken, "already exists; restore it with --to FOLDER or --name NAME")
+            }
+            if let clash = entry.items.first(where: { document[$0.id] != nil }) {
+                throw RecError.failure("@\(clash.id)", "uuid already in use")
+            }
+            for item in entry.items.dropFirst() { document.items[item.id] = item }
+            var top = entry.item
+            top.name = newName
+            top.parent = parentID
+            document.items[top.id] = top
+            let index = document.link(top.id, into: parentID)
+            document.trash.removeAll { $0.id == id }
+            steps.append(.restored(id, .init(parent: parentID, name: newName, kind: top.kind, created: top.created)))
+            return record(.added(document[top.id]!, parent: parentID, index: index))
+        }
+
+        /// Deletes trash entries for good (all of them by default); their audio goes too.
+        @discardableResult
+        public mutating func emptyTrash(_ ids: Set<ItemID>? = nil) -> Action? {
+            let purged = document.trash.filter { ids?.contains($0.id) ?? true }
+            guard !purged.isEmpty else { return nil }
+            document.trash.removeAll { ids?.contains($0.id) ?? true }
+            return record(.purged(purged))
+        }
+
+        private mutating func record(_ action: Action) -> Action {
+            actions.append(action)
+            return action
+        }
+    }
+}

@@ -1,0 +1,73 @@
+/// What a recording carries besides its name: enough to list, sort and play it without
+/// opening the audio file.
+public struct RecordingInfo: Equatable, Sendable {
+    public var duration: Double
+    public var frames: Int64
+    public var sampleRate: Int
+    public var channels: Int
+    /// The container and codec.
+    public var format: AudioFormat
+    /// The audio file's name inside `audio/`: the recording's UUID plus an extension.
+    public var file: String
+    /// Levels, waveform and speech regions, measured once when the audio was saved (store
+    /// version 3). nil in older stores, or when the file could not be decoded: `info`
+    /// then measures them each time, and `fsck --repair` stores them.
+    public var analysis: AudioAnalysis?
+
+    public init(
+        duration: Double, frames: Int64, sampleRate: Int, channels: Int, format: AudioFormat, file: String,
+        analysis: AudioAnalysis? = nil
+    ) {
+        self.duration = duration
+        self.frames = frames
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.format = format
+        self.file = file
+        self.analysis = analysis
+    }
+}
+
+public enum ItemKind: String, Sendable, CaseIterable {
+    case folder
+    case recording
+}
+
+/// One node of the document: a folder or a recording. A value type, as the book's
+/// `Item` subclasses are replaced here by a kind and optional recording details.
+public struct Item: Equatable, Sendable {
+    public var id: ItemID
+    /// nil only for the root folder.
+    public var parent: ItemID?
+    public var name: String
+    public var created: Timestamp
+    /// For folders: the children's UUIDs, kept in display order (name, then UUID).
+    public var children: [ItemID]
+    /// For recordings.
+    public var recording: RecordingInfo?
+    /// Note, tags and (for recordings) markers.
+    public var annotations: Annotations = .none
+
+    public var kind: ItemKind { recording == nil ? .folder : .recording }
+    public var isFolder: Bool { recording == nil }
+
+    public static func folder(id: ItemID = .random(), name: String, parent: ItemID?, created: Timestamp = .now())
+        -> Item
+    {
+        Item(id: id, parent: parent, name: name, created: created, children: [], recording: nil)
+    }
+
+    public static func recording(
+        id: ItemID = .random(), name: String, parent: ItemID, created: Timestamp = .now(), info: RecordingInfo
+    ) -> Item {
+        Item(id: id, parent: parent, name: name, created: created, children: [], recording: info)
+    }
+}
+
+/// Display order within a folder: by name as the app sorts, ties broken by UUID so that
+/// the order is total and stable across runs.
+@inline(__always)
+public func displayOrder(_ a: Item, _ b: Item) -> Bool {
+    if a.name != b.name { return a.name < b.name }
+    return a.id < b.id
+}

@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A recording's or folder's UUID, held as two words so that a 100,000-item store parses
+/// and hashes without going through Foundation's string-based UUID.
+public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var high: UInt64
+    public var low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// The root folder, as in the book: the all-zero UUID.
+    public static let root = ItemID(high: 0, low: 0)
+
+    /// A random version-4 UUID.
+    public static func random() -> ItemID {
+        var g = SystemRandomNumberGenerator()
+        var high = g.next() as UInt64
+        var low = g.next() as UInt64
+        high = (high & ~0xF000) | 0x4000
+        low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        return ItemID(high: high, low: low)
+    }
+
+    public init?(_ text: String) {
+        var text = text
+        let parsed: ItemID? = text.withUTF8 { ItemID(utf8: $0) }
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    /// Parses the canonical 8-4-4-4-12 form, either case. Unrolled over the fixed layout:
+    /// this runs once per UUID in the store, a few hundred thousand times per load.
+    init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count == 36, bytes[8] == 45, bytes[13] == 45, bytes[18] == 45, bytes[23] == 45 else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var bad: UInt8 = 0
+        @inline(__always) func nibble(_ i: Int) -> UInt64 {
+            let v = hexLookup(bytes[i])
+            bad |= v
+            return UInt64(v & 0x0F)
+        }
+        for i in 0..<8 { high = high << 4 | nibble(i) }
+        for i in 9..<13 { high = high << 4 | nibble(i) }
+        for i in 14..<18 { high = high << 4 | nibble(i) }
+        for i in 19..<23 { low = low << 4 | nibble(i) }
+        for i in 24..<36 { low = low << 4 | nibble(i) }
+        guard bad & 0x80 == 0 else { return nil }
+        self.init(high: high, low: low)
+    }
+
+    /// The lowercase canonical form, as `uuidgen` prints it.
+    public var description: String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            writeUTF8(into: buffer.baseAddress!)
+            return 36
+        }
+    }
+
+    /// The 32 hex digits without dashes; `@` prefixes are matched against this.
+    public var hexDigits: String {
+        String(description.filter { $0 != "-" })
+    }
+
+    /// Whether the UUID's hex digits begin with these nibble values (0...15).
+    public func hasPrefix(nibbles: [UInt8]) -> Bool {
+        for (i, nibble) in nibbles.enumerated() {
+            let word = i < 16 ? high : low
+            if UInt8((word >> UInt64(60 - (i % 16) * 4)) & 0xF) != nibble { return false }
+        }
+        return true
+    }
+
+    func writeUTF8(into out: UnsafeMutablePointer<UInt8>) {
+        var index = 0
+        for wordIndex in 0..<2 {
+            let word = wordIndex == 0 ? high : low
+            for nibbleIndex in 0..<16 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    out[index] = UInt8(ascii: "-")
+                    index += 1
+                }
+                let nibble = UInt8((word >> UInt64(60 - nibbleIndex * 4)) & 0xF)
+                out[index] = nibble < 10 ? 48 + nibble : 87 + nibble
+                index += 1
+            }
+        }
+    }
+
+    public static func < (lhs: ItemID, rhs: ItemID) -> Bool {
+        (lhs.high, lhs.low) < (rhs.high, rhs.low)
+    }
+}
+
+/// The value of a hex digit, or 0x80 for anything else.
+@inline(__always)
+func hexLookup(_ byte: UInt8) -> UInt8 {
+    switch byte {
+    case 48...57: return byte &- 48
+    case 97...102: return byte &- 87
+    case 65...70: return byte &- 55
+    default: return 0x80
+    }
+}

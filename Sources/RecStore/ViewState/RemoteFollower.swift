@@ -1,0 +1,157 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The engine a follower keeps in step. RecStore knows no engine: the layer above hands the
+/// follower the engine's mailbox (`ControlMailbox` conforms in RecCore).
+package protocol FollowedEngine: AnyObject, Sendable {
+    /// Queues a view-state command, numbered `sequence`, for the engine.
+    func submit(_ action: ViewState.ControlAction, sequence: Int)
+    /// What the engine last published: the highest sequence it applied, whether it is
+    /// paused, and the frame it reached.
+    var state: (applied: Int, paused: Bool, frames: Int64) { get }
+    /// Called by the engine after it applied remote commands (on its audio thread: it must
+    /// only signal, never block).
+    var onApplied: (() -> Void)? { get set }
+}
+
+/// Keeps a running recorder or player in step with the view state, on a thread of its own
+/// so that neither capture nor playback ever waits for the disk or the lock.
+///
+/// When another process queues commands for this job, the follower hands the new ones (by
+/// sequence number) to the engine's mailbox. When the engine has applied them and sent its
+/// events, the follower acknowledges under the view-state lock: it removes what was
+/// applied and writes the paused flag and position the engine reached. About once a
+/// second it also writes the position, so `status` stays current, and when it stops it
+/// writes where the engine ended. It is the only writer of a running job's position.
+// @unchecked Sendable: `thread` is set by `start` and cleared by `stop`, both on the
+// thread that owns the follower; the follower thread uses only the immutable members, its
+// own store object, `closing` (behind a Mutex) and the watcher and mailbox, which are
+// thread-safe.
+public final class RemoteFollower: @unchecked Sendable {
+    private let location: StoreLocation
+    private let job: ViewState.Job
+    private let id: ItemID
+    private let pid = getpid()
+    private let mailbox: any FollowedEngine
+    private let sampleRate: Int
+    private let watcher: ViewStateWatcher
+    /// Its own store object: the session's belongs to the main thread.
+    private let store: ViewStateStore
+    private var thread: JoinableThread?
+    /// What the owner wants done in the follower's last write (the job's end).
+    private let closing = Mutex<(@Sendable (inout ViewStateStore.Transaction) -> Void)?>(nil)
+
+    package init(location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: any FollowedEngine, sampleRate: Int)
+        throws
+    {
+        self.location = location
+        self.job = job
+        self.id = id
+        self.mailbox = mailbox
+        self.sampleRate = sampleRate
+        watcher = try ViewStateWatcher(location: location, source: .wakeSignal)
+        store = try ViewStateStore(location: location)
+        mailbox.onApplied = { [watcher] in watcher.wake() }
+    }
+
+    public func start() throws {
+        guard thread == nil else { return }
+        thread = try JoinableThread { [self] in loop() }
+    }
+
+    /// Runs `body` (the engine's loop) while a follower keeps the job in step with the view
+    /// state. Without inotify (out of watches) the job still runs, only not remotely.
+    package static func following<T>(
+        location: StoreLocation, job: ViewState.Job, id: ItemID, mailbox: any FollowedEngine,
+        sampleRate: Int, _ body: () throws -> T
+    ) rethrows -> T {
+        let follower = try? RemoteFollower(
+            location: location, job: job, id: id, mailbox: mailbox, sampleRate: sampleRate)
+        try? follower?.start()
+        defer { follower?.stop() }
+        return try body()
+    }
+
+    /// Stops following; what the engine applied by now, and where it ended, are
+    /// acknowledged first. `closing` joins that last write, so that a job's end and its
+    /// final position reach the disk together (run only if the follower was running).
+    /// Returns whether it was running, that is whether `closing` had its write.
+    @discardableResult
+    public func stop(closing: (@Sendable (inout ViewStateStore.Transaction) -> Void)? = nil) -> Bool {
+        let running = thread != nil
+        if running { self.closing.withLock { $0 = closing } }
+        watcher.stop()
+        thread?.join()
+        thread = nil
+        self.closing.withLock { $0 = nil }
+        mailbox.onApplied = nil
+        return running
+    }
+
+    deinit { stop() }
+
+    private func loop() {
+        var forwarded = 0
+        var acknowledged = 0
+        var written: (paused: Bool, frames: Int64)?
+        var lastWrite = MonotonicClock.now()
+        var reread = true
+        while true {
+            if reread, let state = ViewStateStore.peek(location), state.isOwn(job, id: id, pid: pid),
+                let control = state.control(of: job)
+            {
+                for command in control.pending where command.sequence > forwarded {
+                    mailbox.submit(command.action, sequence: command.sequence)
+                    forwarded = command.sequence
+                }
+            }
+            reread = false
+            let now = mailbox.state
+            let second = MonotonicClock.now() - lastWrite >= 1
+            let moved = written.map { $0 != (now.paused, now.frames) } ?? true
+            if now.applied > acknowledged || (second && moved) {
+                acknowledge(now)
+                acknowledged = max(acknowledged, now.applied)
+                written = (now.paused, now.frames)
+                lastWrite = MonotonicClock.now()
+            } else if second {
+                lastWrite = MonotonicClock.now()  // unchanged (paused): look again in a second
+            }
+            // Nothing to do until a change, a wake-up from the engine, or the next position
+            // write is due: no polling in between.
+            let untilDue = 1 - (MonotonicClock.now() - lastWrite)
+            switch watcher.wait(milliseconds: Int32(max(untilDue, 0.05) * 1000)) {
+            case .stopped:
+                let final = mailbox.state
+                // Where a player ended is what `play` resumes from; a recorder's entry is
+                // about to go, so its last position is not worth a write.
+                let moved = job == .playback && (written.map { $0 != (final.paused, final.frames) } ?? true)
+                let closing = closing.withLock { $0 }
+                if final.applied > acknowledged || moved || closing != nil { acknowledge(final, closing: closing) }
+                return
+            // A timeout rereads too: a wake signal that went to a thread not blocking it
+            // (ignored there) costs at most a second, never a lost command.
+            case .changed, .timedOut: reread = true
+            case .woken: break
+            }
+        }
+    }
+
+    private func acknowledge(
+        _ now: (applied: Int, paused: Bool, frames: Int64),
+        closing: ((inout ViewStateStore.Transaction) -> Void)? = nil
+    ) {
+        let job = job
+        let id = id
+        let pid = pid
+        let seconds = Double(now.frames) / Double(sampleRate)
+        try? store.transaction { vs in
+            guard vs.state.isOwn(job, id: id, pid: pid) else { return }
+            vs.acknowledgeControl(of: job, through: now.applied, paused: now.paused, position: seconds)
+            closing?(&vs)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A child process that outlives the shell that started it: its own session (no terminal,
+/// so no SIGHUP or Ctrl-C from that shell), stdin from /dev/null, stdout and stderr to a
+/// file the caller opened, and one extra descriptor for reporting back to the parent.
+public struct DetachedProcess: Sendable {
+    public let pid: pid_t
+
+    /// Why `posix_spawn` failed: its error number.
+    public struct SpawnError: Error, Sendable, CustomStringConvertible {
+        public let code: Int32
+        public var description: String { systemReason(code) }
+    }
+
+    /// glibc's POSIX_SPAWN_SETSID, which Swift does not import (it is a GNU extension).
+    private static let spawnSetsid: Int32 = 0x80
+
+    /// Starts `executable` with `arguments`. `output` becomes its descriptors 1 and 2,
+    /// `report` its descriptor `reportDescriptor`. Signals this process blocks or handles
+    /// are back to their defaults in the child. Throws the spawn's errno.
+    public static func spawn(
+        executable: String, arguments: [String], output: Int32,
+        report: Int32, reportDescriptor: Int32
+    ) throws(SpawnError) -> DetachedProcess {
+        closeInheritedOnExec()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, output, 2)
+        posix_spawn_file_actions_adddup2(&actions, report, reportDescriptor)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = withSpawnAttributes(flags: spawnSetsid) {
+            posix_spawn(&pid, executable, &actions, &$0, argv, environ)
+        }
+        guard result == 0 else { throw SpawnError(code: result) }
+        return DetachedProcess(pid: pid)
+    }
+
+    /// Kills it and reaps it.
+    public func kill() {
+        _ = Glibc.kill(pid, SIGKILL)
+        _ = waitpid(pid, nil, 0)
+    }
+
+    /// Waits for it to end: its exit status, or `ExitStatus.failure` if a signal ended it.
+    public func exitStatus() -> Int32 {
+        var status: Int32 = 0
+        _ = System.retrying { waitpid(pid, &status, 0) }
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : ExitStatus.failure
+    }
+
+    /// This program's own executable, as the kernel knows it.
+    public static var currentExecutable: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return CommandLine.arguments[0] }
+        return String(cBuffer: buffer)
+    }
+
+    /// Whatever this process inherited without close-on-exec (a pipe from the shell or a
+    /// test harness) must not reach a long-lived child: whoever reads that pipe would wait
+    /// for its end as long as the child runs. (An external transcription engine too.)
+    package static func closeInheritedOnExec() {
+        // Listed first: the listing's own descriptor is closed by the time these are marked.
+        for name in FileSystem.entries(of: "/proc/self/fd") {
+            guard let fd = Int32(name), fd > 2 else { continue }
+            _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+        }
+    }
+
+    /// Everything readable from `fd` until its writers close it, or nil if `seconds` pass first.
+    public static func readToEnd(_ fd: Int32, within seconds: Double) -> [UInt8]? {
+        var received: [UInt8] = []
+        let deadline = MonotonicClock.now() + seconds
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let left = deadline - MonotonicClock.now()
+            if left <= 0 { return nil }
+            var fds = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&fds, 1, Int32(left * 1000) + 1)
+            if ready <= 0 { continue }  // EINTR or a spurious wake: the deadline decides
+            let n = System.retrying { read(fd, &buffer, buffer.count) }
+            if n <= 0 { return received }
+            received += buffer[0..<n]
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import CSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The few file operations the stores need, on raw file descriptors so that every failure
+/// carries its errno and nothing is buffered behind our back.
+public enum FileSystem {
+    /// The whole file, or nil if it does not exist.
+    public static func read(_ path: String) throws -> [UInt8]? {
+        try read(path) { open(path, O_RDONLY | O_CLOEXEC) }
+    }
+
+    /// `read(_:)` of `name` in the directory open as `directory`: a lookup of one name
+    /// instead of a whole path, for reading many files of one directory.
+    package static func read(_ name: String, relativeTo directory: Int32) throws -> [UInt8]? {
+        try read(name) { openat(directory, name, O_RDONLY | O_CLOEXEC) }
+    }
+
+    private static func read(_ path: String, opening: () -> Int32) throws -> [UInt8]? {
+        let fd = System.retrying(opening)
+        if fd < 0 {
+            let error = Errno.current
+            if error == .noSuchFile { return nil }
+            throw RecError.failure(path, "\(error)")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw RecError.failure(path, "\(Errno.current)") }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(path, "is a directory") }
+        // Room for the whole file and one byte more (a file that grew since fstat fills
+        // it and reads on), filled by read(2) rather than zeroed first: a store is megabytes.
+        let expected = max(Int(info.st_size), 0) + 1
+        var filled = 0
+        var failure: Errno?
+        var buffer = [UInt8](unsafeUninitializedCapacity: expected) { raw, count in
+            while filled < expected {
+                let n = System.retrying { Glibc.read(fd, raw.baseAddress! + filled, expected - filled) }
+                if n < 0 { failure = Errno.current }
+                if n <= 0 { break }
+                filled += n
+            }
+            count = filled
+        }
+        if let failure { throw RecError.failure(path, "\(failure)") }
+        // The spare byte was filled too: the file grew since fstat. Read on to its end.
+        var full = filled == expected
+        while full {
+            buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+            full = false
+            while !full {
+                let n = buffer.withUnsafeMutableBytes { raw in
+                    System.retrying { Glibc.read(fd, raw.baseAddress! + filled, raw.count - filled) }
+                }
+                if n < 0 { throw RecError.failure(path, "\(Errno.current)") }
+                if n == 0 { break }
+                filled += n
+                full = filled == buffer.count
+            }
+        }
+        buffer.removeSubrange(filled...)
+        return buffer
+    }
+
+    /// Replaces `path` so that a crash at any instant leaves either the old or the new
+    /// content: write a temporary file beside it, fsync, rename over, fsync the directory.
+    /// On any failure the temporary file is removed and the old file is untouched.
+    /// Without `durable` the two fsyncs are skipped: still atomic for any process that
+    /// reads it, but a power cut may take the change back (fine for disposable state).
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true) throws {
+        let directory = parentDirectory(of: path)
+        let temporary = "\(directory)/.\(baseName(of: path)).tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
+        do {
+            try writeAll(fd, bytes, path: path)
+            guard !durable || fsync(fd) == 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
+            guard close(fd) == 0 else {
+                throw RecError.failure(path, "cannot write: \(Errno.current)")
+            }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = Errno.current
+            unlink(temporary)
+            throw RecError.failure(path, "cannot replace: \(reason)")
+        }
+        if durable { syncDirectory(directory) }
+    }
+
+    /// All of `bytes`, or an error naming `path`.
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        do throws(Errno) {
+            try System.writeAll(fd, bytes)
+        } catch {
+            throw RecError.failure(path, "cannot write: \(error)")
+        }
+    }
+
+    /// Pushes a finished file's data to the disk (libsndfile closes without syncing).
+    /// Starts writing `fd`'s dirty pages to the disk without waiting for them
+    /// (sync_file_range with SYNC_FILE_RANGE_WRITE), so that a later fsync has little left.
+    package static func startWriteback(_ fd: Int32) {
+        _ = csystem_start_writeback(fd)
+    }
+
+    public static func syncFile(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw RecError.failure(path, "cannot sync: \(Errno.current)") }
+        let synced = fsync(fd)
+        let reason = Errno.current
+        close(fd)
+        guard synced == 0 else { throw RecError.failure(path, "cannot sync: \(reason)") }
+    }
+
+    public static func syncDirectory(_ directory: String) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    /// Creates the directory and its parents, like `mkdir -p`.
+    public static func makeDirectories(_ path: String) throws {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw RecError.failure(path, "cannot create directory: \(Errno.current)")
+            }
+        }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw RecError.failure(path, "not a directory")
+        }
+    }
+
+    /// The names in `directory` other than `.` and `..`, sorted; none if it cannot be read.
+    public static func entries(of directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        while let entry = readdir(dir) {
+            // Read in place, up to its NUL: a dirent is only as long as its name (d_reclen),
+            // so copying the whole 256-byte d_name reads past the end of the last one in
+            // the buffer (AddressSanitizer caught it).
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    public static func size(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    public static func remove(_ path: String) throws {
+        if unlink(path) != 0 && errno != ENOENT {
+            throw RecError.failure(path, "cannot remove: \(Errno.current)")
+        }
+    }
+
+    public static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    public static func baseName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+}
+
+/// An exclusive advisory lock on a file (`flock`), held for one read-modify-write.
+/// The kernel drops it if the process dies, so a killed command never wedges the store.
+public final class FileLock {
+    private let fd: Int32
+
+    public init(path: String) throws {
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RecError.failure(path, "cannot open lock file: \(Errno.current)") }
+        if System.retrying({ flock(fd, LOCK_EX) }) != 0 {
+            let reason = Errno.current
+            close(fd)
+            throw RecError.failure(path, "cannot lock: \(reason)")
+        }
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+
+    /// Runs `body` with the lock held.
+    public static func withLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        let lock = try FileLock(path: path)
+        defer { withExtendedLifetime(lock) {} }
+        return try body()
+    }
+}

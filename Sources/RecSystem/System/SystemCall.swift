@@ -1,0 +1,60 @@
+import CSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The C library's conventions, wrapped once: a call interrupted by a signal is made
+/// again; a short write is continued; a failure becomes an `Errno`.
+public enum System {
+    /// Calls `body` again for as long as it fails with EINTR, and returns its last result.
+    /// For calls that report failure as -1 with `errno` set (read, write, poll, flock,
+    /// waitpid, sem_timedwait ...); not for those that return the error (pthread_*).
+    @inlinable
+    public static func retrying<Result: BinaryInteger>(_ body: () -> Result) -> Result {
+        while true {
+            let result = body()
+            if result == -1 && errno == EINTR { continue }
+            return result
+        }
+    }
+
+    /// As `retrying`, but a failure is thrown as its `Errno`.
+    @inlinable
+    public static func checked<Result: BinaryInteger>(_ body: () -> Result) throws(Errno) -> Result {
+        let result = retrying(body)
+        if result == -1 { throw Errno.current }
+        return result
+    }
+
+    /// Writes every byte to `fd`, continuing after short writes and interruptions.
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let n = try checked { write(fd, base + offset, bytes.count - offset) }
+            // write(2) of a non-empty buffer returns 0 only on a broken device.
+            if n == 0 { throw Errno.ioError }
+            offset += n
+        }
+    }
+
+    /// `writeAll` of an array.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
+        // withUnsafeBytes rethrows untyped; keep the typed error by carrying it out.
+        var failure: Errno?
+        bytes.withUnsafeBytes { raw in
+            do throws(Errno) { try writeAll(fd, raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Where `needle` first occurs in `haystack`'s `count` bytes, or nil: glibc's `memmem`, a
+    /// two-way search far faster than a byte loop on megabytes (Swift's Glibc module does
+    /// not show it: glibc declares it only under _GNU_SOURCE).
+    package static func firstOccurrence(
+        of needle: UnsafeRawPointer, count needleCount: Int, in haystack: UnsafeRawPointer, count: Int
+    ) -> UnsafeRawPointer? {
+        csystem_memmem(haystack, count, needle, needleCount)
+    }
+}

@@ -1,0 +1,109 @@
+/// Builds JSON text straight into a byte buffer. Paired with `JSONReader`, it replaces
+/// Codable for the stores, whose layout is fixed and documented.
+package struct JSONWriter {
+    package var bytes: [UInt8] = []
+
+    package init(capacity: Int = 4096) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    @inline(__always)
+    package mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    package mutating func raw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// `[e, e, ...]`, each element written by `element`.
+    package mutating func array<T>(_ values: [T], _ element: (inout JSONWriter, T) -> Void) {
+        raw("[")
+        for (i, value) in values.enumerated() {
+            if i > 0 { raw(", ") }
+            element(&self, value)
+        }
+        raw("]")
+    }
+
+    /// `["a", "b"]`.
+    package mutating func strings(_ values: [String]) {
+        array(values) { $0.string($1) }
+    }
+
+    package mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                switch b {
+                case 0x22: raw("\\\"")
+                case 0x5C: raw("\\\\")
+                case 0x0A: raw("\\n")
+                case 0x0D: raw("\\r")
+                case 0x09: raw("\\t")
+                default:
+                    raw("\\u00")
+                    bytes.append(hexDigit(b >> 4))
+                    bytes.append(hexDigit(b & 0xF))
+                }
+                runStart = i + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    package mutating func timestamp(_ value: Timestamp) {
+        bytes.append(UInt8(ascii: "\""))
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 24))
+        bytes.withUnsafeMutableBufferPointer { value.writeISO8601(into: $0.baseAddress! + start) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    package mutating func int(_ value: some BinaryInteger) {
+        var v = Int64(value)
+        if v < 0 {
+            guard v != .min else { return raw(String(v)) }
+            bytes.append(UInt8(ascii: "-"))
+            v = -v
+        }
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var i = buffer.count
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(48 + v % 10)
+                v /= 10
+            } while v > 0
+            bytes.append(contentsOf: buffer[i...])
+        }
+    }
+
+    /// Shortest text that reads back as the same Double; JSON has no infinities.
+    package mutating func double(_ value: Double) {
+        guard value.isFinite else { return raw("null") }
+        if value == value.rounded(), abs(value) < 1e15 {
+            int(Int64(value))
+        } else {
+            raw(value.description)
+        }
+    }
+
+    package mutating func bool(_ value: Bool) {
+        value ? raw("true") : raw("false")
+    }
+}
+
+@inline(__always)
+private func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? 48 + nibble : 87 + nibble
+}

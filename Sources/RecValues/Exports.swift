@@ -1,0 +1,2 @@
+// The layers below this one, for every file here (and for those that import this one).
+@_exported import RecSystem

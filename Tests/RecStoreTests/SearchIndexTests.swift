@@ -1,0 +1,353 @@
+import PropertyBased
+import RecTestSupport
+import Testing
+
+@testable import RecStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `find`'s index (`ItemIndex`, `TranscriptIndex`) must answer exactly as the document
+/// search does, and must never answer once what it was made from has changed.
+@Suite("find's index")
+struct SearchIndexTests {
+    /// A deterministic generator (the property-test library's), so that a failure names a
+    /// seed that reproduces it.
+    static func generator(_ seed: UInt64) -> Xoshiro { Xoshiro(seed: (seed, ~seed, 0x9E37_79B9_7F4A_7C15, 1)) }
+
+    static let vocabulary = [
+        "budget", "Zürich", "zurich", "café", "CAFE", "Straße", "strasse", "q3", "hiring", "Œuvre",
+        "naïve", "日本語", "ПРИВЕТ", "road", "map", "x", "Budget-Plan", "e\u{301}te\u{301}",
+    ]
+    static let tags = ["work", "q3", "draft", "urgent", "zürich"]
+
+    /// A store of folders and recordings with notes, tags, markers and transcripts (some of
+    /// them in the trash), written through the usual transactions.
+    static func makeStore(in directory: TemporaryDirectory, seed: UInt64) throws -> [ItemID] {
+        var random = Self.generator(seed)
+        func words(_ count: Int) -> String {
+            (0..<count).map { _ in vocabulary.randomElement(using: &random)! }.joined(separator: " ")
+        }
+        let library = try Library(location: directory.location)
+        var folders: [ItemID] = [.root]
+        var recordings: [ItemID] = []
+        try library.documents.transaction { tx in
+            for k in 0..<40 {
+                let parent = folders.randomElement(using: &random)!
+                let created = Timestamp(
+                    millisecondsSinceEpoch: 1_700_000_000_000 + Int64.random(in: 0...100_000_000_000, using: &random))
+                var item: Item
+                if k % 4 == 0 {
+                    item = Item.folder(name: "f\(k) \(words(1))", parent: parent, created: created)
+                    folders.append(item.id)
+                } else {
+                    let id = ItemID.random()
+                    item = Item.recording(
+                        id: id,
+                        name: (["r\(k)"] + [words(Int.random(in: 0...2, using: &random))].filter { !$0.isEmpty })
+                            .joined(separator: " "), parent: parent,
+                        created: created, info: Fixture.info(id, duration: Double.random(in: 1...600, using: &random)))
+                    item.annotations.markers = (0..<Int.random(in: 0...3, using: &random)).map { m in
+                        Marker(frame: Int64(m) * 48000 * 3, label: m == 0 ? "" : words(1))
+                    }
+                    recordings.append(id)
+                }
+                item.annotations.note = Bool.random(using: &random) ? words(Int.random(in: 1...8, using: &random)) : ""
+                item.annotations.tags = Array(
+                    Set((0..<Int.random(in: 0...2, using: &random)).map { _ in tags.randomElement(using: &random)! })
+                ).sorted()
+                try tx.add(item)
+            }
+            try tx.remove(recordings[0])
+        }
+        let files = TranscriptFiles(location: directory.location)
+        for id in recordings where Bool.random(using: &random) {
+            let segments = (0..<Int.random(in: 1...4, using: &random)).map { s in
+                Transcript.Segment(
+                    start: Double(s) * 2, end: Double(s) * 2 + 2, text: words(Int.random(in: 1...6, using: &random)))
+            }
+            try files.write(
+                Transcript(engine: "test", model: "", created: Fixture.created, quality: .draft, segments: segments),
+                for: id, duration: 600)
+        }
+        return folders
+    }
+
+    /// Sets the sources' times ten seconds back: a source changed within the last second
+    /// is not trusted (`SourceIdentity.of`), and these were all just written.
+    static func age(_ location: StoreLocation) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var times = [timespec(tv_sec: now.tv_sec - 10, tv_nsec: 0), timespec(tv_sec: now.tv_sec - 10, tv_nsec: 0)]
+        for path in [location.storeFile, location.transcriptsDirectory] { utimensat(AT_FDCWD, path, &times, 0) }
+    }
+
+    /// The index made as `find` makes it, from a library opened afresh.
+    static func indexed(_ location: StoreLocation) throws -> Library {
+        age(location)
+        let library = try Library(location: location)
+        SearchIndexFiles.refresh(library, transcripts: true)
+        return library
+    }
+
+    static func randomQuery(_ random: inout Xoshiro) -> SearchQuery {
+        var query = SearchQuery()
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: query.setText(vocabulary.randomElement(using: &random)!)
+        case 1: query.setText((0..<2).map { _ in vocabulary.randomElement(using: &random)! }.joined(separator: " "))
+        case 2: query.setText(String(TextFolding.fold(vocabulary.randomElement(using: &random)!).prefix(3)))
+        default: break
+        }
+        if Int.random(in: 0..<3, using: &random) == 0 { query.tags = [tags.randomElement(using: &random)!] }
+        if Int.random(in: 0..<4, using: &random) == 0 {
+            query.kind = Bool.random(using: &random) ? .folder : .recording
+        }
+        if Int.random(in: 0..<4, using: &random) == 0 { query.longer = Double.random(in: 0...600, using: &random) }
+        if Int.random(in: 0..<4, using: &random) == 0 { query.shorter = Double.random(in: 0...600, using: &random) }
+        if Int.random(in: 0..<4, using: &random) == 0 {
+            query.after = Timestamp(
+                millisecondsSinceEpoch: 1_700_000_000_000 + Int64.random(in: 0...100_000_000_000, using: &random))
+        }
+        if Int.random(in: 0..<5, using: &random) == 0 {
+            query.namePattern = ["r1*", "*budget*", "f*", "*[0-9] *"].randomElement(using: &random)!
+        }
+        if Int.random(in: 0..<5, using: &random) == 0 {
+            query.caselessNamePattern = ["*ZÜRICH*", "*Budget*", "R2*"].randomElement(using: &random)!
+        }
+        return query
+    }
+
+    @Test("the index finds what the document search finds, hit for hit", arguments: [1, 2, 3] as [UInt64])
+    func sameAnswers(seed: UInt64) throws {
+        let directory = try TemporaryDirectory()
+        let folders = try Self.makeStore(in: directory, seed: seed)
+        let library = try Self.indexed(directory.location)
+        let files = TranscriptFiles(location: directory.location)
+        var random = Self.generator(seed &* 7919)
+        var nonEmpty = 0
+        for round in 0..<150 {
+            let query = Self.randomQuery(&random)
+            let top = folders.randomElement(using: &random)!
+            let path =
+                round % 3 == 0
+                ? nil : round % 3 == 1 ? library.document.path(of: top) : "@" + String(top.hexDigits.prefix(8))
+            let found = try #require(
+                Finder.fromIndex(query, in: path, details: true, location: directory.location),
+                "seed \(seed), round \(round): the index did not answer")
+            let expected = library.document.search(query, under: path == nil ? .root : top, transcripts: files)
+            #expect(found.paths == library.document.paths(of: expected.map(\.item)), "seed \(seed), round \(round)")
+            #expect(found.hits == expected, "seed \(seed), round \(round)")
+            if !expected.isEmpty { nonEmpty += 1 }
+        }
+        // The comparison means something only if searches find things, and not always.
+        #expect(nonEmpty > 30 && nonEmpty < 150)
+
+        // store.json just changed (its time now): the index is made again on each search,
+        // from the library as it was opened, and searched in memory.
+        utimensat(AT_FDCWD, directory.location.storeFile, nil, 0)
+        for round in 0..<30 {
+            let query = Self.randomQuery(&random)
+            let top = folders.randomElement(using: &random)!
+            #expect(Finder.fromIndex(query, in: nil, details: false, location: directory.location) == nil)
+            let found = try Finder.find(
+                query, in: library.document.path(of: top), details: round % 2 == 0,
+                location: directory.location
+            ) { try Library(location: directory.location) }
+            let expected = library.document.search(query, under: top, transcripts: files)
+            #expect(
+                found.paths == library.document.paths(of: expected.map(\.item)), "seed \(seed), stale round \(round)")
+            #expect(found.hits == (round % 2 == 0 ? expected : []), "seed \(seed), stale round \(round)")
+        }
+    }
+
+    @Test("a transcript's words are found through the index, with the segment's time")
+    func transcriptHits() throws {
+        let directory = try TemporaryDirectory()
+        let library = try Library(location: directory.location)
+        let id = ItemID.random()
+        try library.documents.transaction { tx in
+            try tx.add(Item.recording(id: id, name: "lecture", parent: .root, info: Fixture.info(id, duration: 60)))
+        }
+        let segments = [
+            Transcript.Segment(start: 0, end: 4, text: "good morning everyone"),
+            Transcript.Segment(start: 4, end: 9, text: "the Ångström unit matters"),
+        ]
+        try TranscriptFiles(location: directory.location).write(
+            Transcript(engine: "test", model: "", created: Fixture.created, quality: .draft, segments: segments),
+            for: id, duration: 60)
+        _ = try Self.indexed(directory.location)
+        var query = SearchQuery()
+        query.setText("angstrom")
+        let found = try #require(Finder.fromIndex(query, in: "/", details: true, location: directory.location))
+        #expect(found.paths == ["/lecture"])
+        #expect(found.hits.first?.time == 4)
+        query.setText("morning angstrom")
+        #expect(Finder.fromIndex(query, in: "/", details: false, location: directory.location)?.paths == ["/lecture"])
+        // Words must each lie within one line: across two segments is not a match.
+        query.setText("everyone the")
+        #expect(Finder.fromIndex(query, in: "/", details: false, location: directory.location)?.paths == ["/lecture"])
+        query.setText("everyonethe")
+        #expect(Finder.fromIndex(query, in: "/", details: false, location: directory.location)?.paths == [])
+    }
+
+    @Test("a change to store.json or transcripts/ makes the index stale, and find makes it again")
+    func staleAfterChanges() throws {
+        let directory = try TemporaryDirectory()
+        _ = try Self.makeStore(in: directory, seed: 9)
+        var library = try Self.indexed(directory.location)
+        var query = SearchQuery()
+        query.tags = ["brand-new"]
+        #expect(Finder.fromIndex(query, in: nil, details: false, location: directory.location)?.paths == [])
+        let someone = library.document.preorder().last!
+        try library.documents.transaction { tx in
+            _ = try tx.tag([library.document.path(of: someone.id)], adding: ["brand-new"], removing: [], from: .root)
+        }
+        #expect(ItemIndex.current(at: directory.location) == nil)
+        #expect(Finder.fromIndex(query, in: nil, details: false, location: directory.location) == nil)
+        let found = try Finder.find(query, in: nil, details: false, location: directory.location) {
+            try Library(location: directory.location)
+        }
+        #expect(found.paths == [library.document.path(of: someone.id)])
+
+        library = try Self.indexed(directory.location)
+        query = SearchQuery()
+        query.setText("zzyzx")
+        #expect(Finder.fromIndex(query, in: nil, details: false, location: directory.location)?.paths == [])
+        let recording = try #require(library.document.preorder().last { $0.recording != nil })
+        try TranscriptFiles(location: directory.location).write(
+            Transcript(
+                engine: "test", model: "", created: Fixture.created, quality: .draft,
+                segments: [Transcript.Segment(start: 1, end: 2, text: "zzyzx road")]), for: recording.id, duration: 600)
+        #expect(TranscriptIndex.current(at: directory.location) == nil)
+        // Only the transcripts' index is stale: it is made again without opening the store.
+        let again = try #require(Finder.fromIndex(query, in: nil, details: false, location: directory.location))
+        #expect(again.paths == [library.document.path(of: recording.id)])
+    }
+
+    @Test("making the transcripts' index again reads only the files that changed")
+    func transcriptsIndexLendsUnchangedText() throws {
+        let directory = try TemporaryDirectory()
+        let location = directory.location
+        let library = try Library(location: location)
+        let (first, second) = (ItemID.random(), ItemID.random())
+        try library.documents.transaction { tx in
+            try tx.add(Item.recording(id: first, name: "first", parent: .root, info: Fixture.info(first, duration: 60)))
+            try tx.add(
+                Item.recording(id: second, name: "second", parent: .root, info: Fixture.info(second, duration: 60)))
+        }
+        let files = TranscriptFiles(location: location)
+        func say(_ text: String, _ id: ItemID) throws {
+            try files.write(
+                Transcript(
+                    engine: "test", model: "", created: Fixture.created, quality: .draft,
+                    segments: [Transcript.Segment(start: 1, end: 2, text: text)]), for: id, duration: 60)
+        }
+        try say("alpha words", first)
+        try say("beta words", second)
+        var old = timespec()
+        clock_gettime(CLOCK_REALTIME, &old)
+        old.tv_sec -= 10
+        old.tv_nsec = 0
+        func age(_ path: String) {
+            var times = [old, old]
+            utimensat(AT_FDCWD, path, &times, 0)
+        }
+        for path in [
+            files.indexPath(of: first), files.indexPath(of: second), location.transcriptsDirectory, location.storeFile,
+        ] { age(path) }
+        _ = try Self.indexed(location)
+        #expect(TranscriptIndex.current(at: location) != nil)
+
+        // The first file changed in place, its identity kept (size, inode, time): its text
+        // is lent from the index, not read. The second is replaced, as recnotes writes.
+        let fd = open(files.indexPath(of: first), O_WRONLY)
+        let bytes = Array("1\tzzzzz words\n".utf8)
+        #expect(pwrite(fd, bytes, bytes.count, 0) == bytes.count)
+        close(fd)
+        age(files.indexPath(of: first))
+        try say("gamma words", second)
+        // Back in time again, but not to the time the index recorded.
+        old.tv_sec += 1
+        age(location.transcriptsDirectory)
+        let remade = SearchIndexFiles.currentTranscripts(location)
+        #expect(TranscriptIndex.current(at: location) != nil)
+        func found(_ word: String) -> [String] {
+            var query = SearchQuery()
+            query.setText(word)
+            return Finder.fromIndex(query, in: "/", details: false, location: location)?.paths ?? ["(no answer)"]
+        }
+        #expect(found("alpha") == ["/first"])
+        #expect(found("zzzzz") == [])
+        #expect(found("gamma") == ["/second"])
+        #expect(found("beta") == [])
+        // Made from nothing, it reads every file: the lent text is what differs.
+        #expect(!TranscriptIndex.build(location: location).hasSameText(as: remade))
+    }
+
+    @Test("a source changed within the last second is not trusted")
+    func racySources() throws {
+        let directory = try TemporaryDirectory()
+        _ = try Library(location: directory.location)
+        #expect(SourceIdentity.of(directory.location.storeFile) == .untrusted)
+        #expect(SourceIdentity.of(directory.location.transcriptsDirectory) == .absent)
+        Self.age(directory.location)
+        guard case .present = SourceIdentity.of(directory.location.storeFile) else {
+            Issue.record("an old store.json should be trusted")
+            return
+        }
+        // An index made from an untrusted source is written, but never answers.
+        let library = try Library(location: directory.location)
+        try library.documents.transaction { tx in _ = try tx.add(Item.folder(name: "new", parent: .root)) }
+        SearchIndexFiles.refresh(try Library(location: directory.location), transcripts: true)
+        #expect(FileSystem.exists(directory.location.itemIndexFile))
+        #expect(ItemIndex.current(at: directory.location) == nil)
+    }
+
+    @Test("a damaged index file is never used; one that reads but lies is what fsck reports and removes")
+    func damagedIndexes() throws {
+        let directory = try TemporaryDirectory()
+        _ = try Self.makeStore(in: directory, seed: 5)
+        _ = try Self.indexed(directory.location)
+        let location = directory.location
+        let good = try #require(try FileSystem.read(location.itemIndexFile))
+        #expect(ItemIndex.current(at: location) != nil)
+        var random = Self.generator(11)
+        // Cut short, zeroed, or with a word of its layout changed: each is refused.
+        let headerAndRecords = 8 + 48 + 24 + (try #require(SearchIndexCodec.decodeItems(good))).items.count * 136
+        for damaged in [
+            Array(good.prefix(good.count / 2)), [UInt8](repeating: 0, count: good.count), Array(good.dropLast()),
+        ]
+            + (0..<40).map({ _ -> [UInt8] in
+                var copy = good
+                copy[Int.random(in: 8..<headerAndRecords, using: &random)] ^= 0x80
+                return copy
+            })
+        {
+            try FileSystem.writeAtomically(damaged, to: location.itemIndexFile, durable: false)
+            if let index = ItemIndex.current(at: location) {
+                // A flipped bit that still reads (a time, a length of a recording): fsck sees it.
+                let library = try Library(location: location)
+                #expect(
+                    SearchIndexFiles.disagreeing(
+                        with: library.document, itemRanges: try #require(library.documents.itemRanges),
+                        location: location) == ["cache/find-items"])
+                _ = index
+            }
+        }
+        // A changed letter in the folded text: current by identity, but wrong.
+        var lying = good
+        let text = try #require(SearchIndexCodec.decodeItems(good)).items.last!.text
+        lying[text.lowerBound] = lying[text.lowerBound] == 0x71 ? 0x72 : 0x71
+        try FileSystem.writeAtomically(lying, to: location.itemIndexFile, durable: false)
+        #expect(ItemIndex.current(at: location) != nil)
+        let report = try StoreCheck(location: location, audio: NoAudioInspection()).run(repair: true)
+        #expect(report.problems.contains(.wrongSearchIndex(file: "cache/find-items")))
+        #expect(report.repairs.contains("removed cache/find-items, which find makes again"))
+        #expect(!FileSystem.exists(location.itemIndexFile))
+        #expect(
+            !(try StoreCheck(location: location, audio: NoAudioInspection()).run(repair: false).problems.contains {
+                if case .wrongSearchIndex = $0 { return true } else { return false }
+            }))
+    }
+}

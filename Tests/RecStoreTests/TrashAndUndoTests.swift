@@ -1,0 +1,208 @@
+import Foundation
+import RecTestSupport
+import Testing
+
+@testable import RecStore
+
+@Suite("Trash, journal and undo")
+struct TrashAndUndoTests {
+    let dir: TemporaryDirectory
+    let store: DocumentStore
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        store = try DocumentStore(location: dir.location)
+        store.summary = "build"
+        try store.transaction { try Fixture.build(into: &$0) }
+    }
+
+    func reopened() throws -> Document { try DocumentStore(location: dir.location).document }
+
+    @Test("restore puts a trashed subtree back where it was, with the same UUIDs")
+    func restore() throws {
+        let before = store.document
+        try store.transaction { try $0.remove(Fixture.work) }
+        #expect(store.document[Fixture.ideas] == nil)
+        let log = ActionLog(store)
+        try store.transaction { try $0.restore(Fixture.work) }
+        #expect(store.document.items == before.items)
+        #expect(store.document.trash.isEmpty)
+        #expect(log.actions == [.added(store.document[Fixture.work]!, parent: .root, index: 1)])
+        #expect(try reopened() == store.document)
+    }
+
+    @Test("restore refuses a taken name or a vanished folder, and --to/--name get round it")
+    func restoreConflicts() throws {
+        try store.transaction { try $0.remove(Fixture.ideas) }
+        try store.transaction { try $0.add(.folder(name: "Ideas", parent: Fixture.work)) }
+        let bytes = dir.bytes("store.json")
+        let taken = recError { try store.transaction { _ = try $0.restore(Fixture.ideas) } }
+        #expect(taken?.description == "/Work/Ideas: already exists; restore it with --to FOLDER or --name NAME")
+        #expect(dir.bytes("store.json") == bytes)
+        try store.transaction { try $0.restore(Fixture.ideas, name: "Ideas (old)") }
+        #expect(store.document.path(of: Fixture.standup) == "/Work/Ideas (old)/standup")
+
+        try store.transaction { try $0.remove(Fixture.standup) }
+        try store.transaction { try $0.remove(Fixture.ideas, permanently: true) }
+        let gone = recError { try store.transaction { _ = try $0.restore(Fixture.standup) } }
+        #expect(
+            gone?.description == "/Work/Ideas (old)/standup: its folder no longer exists; restore it with --to FOLDER")
+        try store.transaction { try $0.restore(Fixture.standup, into: Fixture.home) }
+        #expect(store.document.path(of: Fixture.standup) == "/Home/standup")
+    }
+
+    @Test("every journaled change is undone newest first, back to the start")
+    func undoAll() throws {
+        let start = store.document
+        store.summary = "mv"
+        try store.transaction { try $0.move(Fixture.ideas, into: Fixture.home, name: "Thoughts") }
+        let afterMove = store.document
+        store.summary = "rm"
+        try store.transaction { try $0.remove(Fixture.work) }
+        #expect(Journal(location: dir.location).entries().map(\.summary) == ["build", "mv", "rm"])
+
+        #expect(try store.undo().entry.summary == "rm")
+        #expect(store.document.items == afterMove.items)
+        #expect(try store.undo().entry.summary == "mv")
+        #expect(store.document.items == start.items)
+        #expect(try store.undo().entry.summary == "build")
+        #expect(store.document.count == 1)
+        // The recording added by "build" went to the trash, with its audio, not away.
+        #expect(store.document.trash.flatMap(\.items).contains { $0.id == Fixture.standup })
+        #expect(recError { _ = try store.undo() }?.description == "undo: nothing to undo")
+    }
+
+    @Test("undo refuses, changing nothing, when a later change conflicts")
+    func undoConflicts() throws {
+        store.summary = "rm standup"
+        try store.transaction { try $0.remove(Fixture.standup) }
+        store.summary = "empty"
+        try store.transaction { _ = $0.emptyTrash() }  // not journaled: it cannot be undone
+        let bytes = dir.bytes("store.json")
+        let journal = dir.bytes("journal.jsonl")
+        let error = recError { _ = try store.undo() }
+        #expect(error?.description == "undo: cannot undo 'rm standup': the trash has been emptied since")
+        #expect(error?.exitCode == 1)
+        #expect(dir.bytes("store.json") == bytes)
+        #expect(dir.bytes("journal.jsonl") == journal)
+
+        store.summary = "permanent"
+        try store.transaction { try $0.remove(Fixture.home, permanently: true) }
+        #expect(
+            recError { _ = try store.undo() }?.description
+                == "undo: cannot undo 'permanent': /Home was removed permanently")
+    }
+
+    @Test("a damaged journal line is skipped, and a lost journal loses only history")
+    func damagedJournal() throws {
+        var bytes = dir.bytes("journal.jsonl")!
+        bytes += Array("{not json\n".utf8)
+        try dir.write("journal.jsonl", bytes)
+        #expect(Journal(location: dir.location).entries().map(\.summary) == ["build"])
+        try FileManager.default.removeItem(atPath: dir.path + "/journal.jsonl")
+        #expect(recError { _ = try store.undo() }?.description == "undo: nothing to undo")
+        #expect(store.document.count == 5)
+    }
+
+    @Test("a transcribed step that names a file outside undo/ is a damaged line, skipped")
+    func keptNamesStayInUndo() throws {
+        var bytes = dir.bytes("journal.jsonl")!
+        for name in ["../store.json", ".hidden", ""] {
+            bytes += Journal.encode(
+                .init(
+                    sequence: 2, time: .now(), summary: "transcribe",
+                    steps: [.transcribed(Fixture.standup, replaced: name)]))
+        }
+        bytes += Journal.encode(
+            .init(
+                sequence: 2, time: .now(), summary: "transcribe",
+                steps: [.transcribed(Fixture.standup, replaced: "\(Fixture.standup).1.json")]))
+        try dir.write("journal.jsonl", bytes)
+        let entries = Journal(location: dir.location).entries()
+        #expect(entries.map(\.summary) == ["build", "transcribe"])
+        #expect(entries.last?.steps == [.transcribed(Fixture.standup, replaced: "\(Fixture.standup).1.json")])
+    }
+
+    @Test("the journal stays bounded")
+    func bounded() throws {
+        // Fill the journal to just below the trim point without hundreds of fsynced stores.
+        var lines: [UInt8] = []
+        for i in 2..<Journal.trimAt {
+            lines += Journal.encode(.init(sequence: i, time: .now(), summary: "mkdir \(i)", steps: [.added(.random())]))
+        }
+        try dir.write("journal.jsonl", dir.bytes("journal.jsonl")! + lines)
+        #expect(Journal(location: dir.location).entries().count == Journal.trimAt - 1)
+        store.summary = "the last one"
+        try store.transaction { try $0.add(.folder(name: "last", parent: .root)) }
+        let entries = Journal(location: dir.location).entries()
+        #expect(entries.count == Journal.keep)
+        #expect(entries.last?.summary == "the last one")
+        #expect(entries.last?.sequence == Journal.trimAt)
+        #expect(entries.map(\.sequence) == entries.map(\.sequence).sorted())
+    }
+
+    @Test("trimming the journal lets go of the transcripts its dropped entries kept for undo")
+    func boundedKeptTranscripts() throws {
+        try FileManager.default.createDirectory(atPath: dir.location.undoDirectory, withIntermediateDirectories: true)
+        let dropped = "\(Fixture.standup).1.json"
+        let kept = "\(Fixture.standup).2.json"
+        try dir.write("undo/" + dropped, Array("{}".utf8))
+        try dir.write("undo/" + kept, Array("{}".utf8))
+        var lines: [UInt8] = []
+        for i in 2..<Journal.trimAt {
+            let step: Journal.Step =
+                switch i {
+                case 2: .transcribed(Fixture.standup, replaced: dropped)
+                case Journal.trimAt - 1: .transcribed(Fixture.standup, replaced: kept)
+                default: .added(.random())
+                }
+            lines += Journal.encode(.init(sequence: i, time: .now(), summary: "step \(i)", steps: [step]))
+        }
+        try dir.write("journal.jsonl", dir.bytes("journal.jsonl")! + lines)
+        try store.transaction { try $0.add(.folder(name: "last", parent: .root)) }
+        #expect(!dir.exists("undo/" + dropped))
+        #expect(dir.exists("undo/" + kept))
+        #expect(
+            Journal(location: dir.location).entries().flatMap(\.steps).contains(
+                .transcribed(Fixture.standup, replaced: kept)))
+    }
+}
+
+extension TrashAndUndoTests {
+    @Test("the journal records where added and restored items went, and reads old entries without it")
+    func placements() throws {
+        let entries = Journal(location: dir.location).entries()
+        let steps = try #require(entries.first?.steps)
+        #expect(
+            steps[0]
+                == .added(Fixture.work, .init(parent: .root, name: "Work", kind: .folder, created: Fixture.created)))
+        #expect(
+            steps[3]
+                == .added(
+                    Fixture.standup,
+                    .init(parent: Fixture.ideas, name: "standup", kind: .recording, created: Fixture.created)))
+        let old = Array(
+            #"{"seq": 9, "time": "2023-11-14T22:13:20.000Z", "summary": "old", "steps": [{"op": "added", "uuid": "3f2a1111-0000-4000-8000-000000000001"}]}"#
+                .utf8)
+        let decoded = try old.withUnsafeBufferPointer { try Journal.decode($0) }
+        #expect(decoded.steps == [.added(Fixture.work)])
+    }
+
+    @Test("undo names the change by command and absolute paths; a dry run changes nothing")
+    func undoDescribesTheChange() throws {
+        store.summary = "recnotes mv Work/Ideas /Home/Thoughts"
+        try store.transaction { try $0.move(Fixture.ideas, into: Fixture.home, name: "Thoughts") }
+        store.summary = "recnotes rm -r /Work"
+        try store.transaction { try $0.remove(Fixture.work) }
+        let bytes = dir.bytes("store.json")
+        let journal = dir.bytes("journal.jsonl")
+        let preview = try store.undo(dryRun: true)
+        #expect(preview.change == "rm /Work")
+        #expect(preview.entry.sequence == 3)
+        #expect(dir.bytes("store.json") == bytes && dir.bytes("journal.jsonl") == journal)
+        #expect(try store.undo().change == "rm /Work")
+        #expect(try store.undo().change == "mv /Work/Ideas -> /Home/Thoughts")
+        // No command line (a change made through RecCore): named by its first step.
+        #expect(try store.undo().change == "build /Work /Home")
+    }
+}

@@ -1,0 +1,121 @@
+// What the unit tests of every layer share: a scratch directory and a small store.
+import Foundation
+import RecStore
+import Testing
+
+/// A fresh directory under the system temporary directory, removed when the value goes away.
+package final class TemporaryDirectory {
+    package let path: String
+
+    package init() throws {
+        path = NSTemporaryDirectory() + "recnotes-unit-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    package var location: StoreLocation { StoreLocation(directory: path) }
+
+    package func bytes(_ name: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path + "/" + name).map { [UInt8]($0) }
+    }
+
+    package func write(_ name: String, _ bytes: [UInt8]) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path + "/" + name))
+    }
+
+    package func exists(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: path + "/" + name)
+    }
+}
+
+/// A small document with UUIDs chosen so that prefixes can be unique or ambiguous:
+///
+///     /                         00000000-…
+///     ├── Home/                 a0b1c2d3-…
+///     └── Work/                 3f2a1111-…
+///         └── Ideas/            3f2a2222-…
+///             └── standup       beef0000-…   (recording)
+package enum Fixture {
+    package static let work = ItemID("3f2a1111-0000-4000-8000-000000000001")!
+    package static let ideas = ItemID("3f2a2222-0000-4000-8000-000000000002")!
+    package static let home = ItemID("a0b1c2d3-0000-4000-8000-000000000003")!
+    package static let standup = ItemID("beef0000-0000-4000-8000-000000000004")!
+    package static let created = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000)
+
+    /// With an analysis (of silence), as every recording saved since store version 3 has.
+    package static func info(_ id: ItemID, duration: Double = 12.5, format: AudioFormat = .opus) -> RecordingInfo {
+        let frames = Int64(duration * 48000)
+        return RecordingInfo(
+            duration: duration, frames: frames, sampleRate: 48000, channels: 1,
+            format: format, file: "\(id).\(format.fileExtension)",
+            analysis: AudioAnalysis(
+                frames: frames, sampleRate: 48000, level: .silence,
+                peaks: [Double](repeating: 0, count: AudioAnalysis.waveformPoints)))
+    }
+
+    package static func build(into tx: inout DocumentStore.Transaction) throws {
+        try tx.add(.folder(id: work, name: "Work", parent: .root, created: created))
+        try tx.add(.folder(id: home, name: "Home", parent: .root, created: created))
+        try tx.add(.folder(id: ideas, name: "Ideas", parent: work, created: created))
+        try tx.add(.recording(id: standup, name: "standup", parent: ideas, created: created, info: info(standup)))
+    }
+
+    package static func document() throws -> Document {
+        var tx = DocumentStore.Transaction(document: Document())
+        try build(into: &tx)
+        return tx.document
+    }
+}
+
+/// Runs `body` and returns the RecError it threw; records an issue if it threw nothing or
+/// something else.
+@discardableResult
+package func recError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> RecError? {
+    do {
+        try body()
+        Issue.record("expected a RecError, nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as RecError {
+        return error
+    } catch {
+        Issue.record("expected a RecError, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+/// The reason a corrupt store.json is refused; records an issue if it decodes.
+package func corruptReason(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+    do {
+        _ = try bytes.withUnsafeBufferPointer { try DocumentCodec.decode($0) }
+        Issue.record("decoded without error", sourceLocation: sourceLocation)
+    } catch let corrupt as DocumentCodec.Corrupt {
+        return corrupt.reason
+    } catch {
+        Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+package func corruptReason(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+    corruptReason(Array(text.utf8), sourceLocation: sourceLocation)
+}
+
+/// The engine's side of `fsck` for a store that holds no audio file: the check must never
+/// need it, so each question records an issue (RecStore's tests run without the engine).
+package struct NoAudioInspection: AudioInspection {
+    package init() {}
+
+    package func check(path: String) throws {
+        Issue.record("fsck opened \(path), in a store without audio")
+    }
+
+    package func recordingInfo(path: String, file: String) -> RecordingInfo? {
+        Issue.record("fsck measured \(path), in a store without audio")
+        return nil
+    }
+
+    package func analyzed(_ info: RecordingInfo, path: String) -> RecordingInfo {
+        Issue.record("fsck analysed \(path), in a store without audio")
+        return info
+    }
+}
