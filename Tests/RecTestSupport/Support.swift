@@ -1,7 +1,10 @@
 // What the unit tests of every layer share: a scratch directory and a small store.
 import Foundation
 import RecStore
-import Testing
+
+#if canImport(Testing)
+    import Testing
+#endif
 
 /// A fresh directory under the system temporary directory, removed when the value goes away.
 package final class TemporaryDirectory {
@@ -68,54 +71,57 @@ package enum Fixture {
     }
 }
 
-/// Runs `body` and returns the RecError it threw; records an issue if it threw nothing or
-/// something else.
-@discardableResult
-package func recError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> RecError? {
-    do {
-        try body()
-        Issue.record("expected a RecError, nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as RecError {
-        return error
-    } catch {
-        Issue.record("expected a RecError, got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
-}
-
-/// The reason a corrupt store.json is refused; records an issue if it decodes.
-package func corruptReason(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> String? {
-    do {
-        _ = try bytes.withUnsafeBufferPointer { try DocumentCodec.decode($0) }
-        Issue.record("decoded without error", sourceLocation: sourceLocation)
-    } catch let corrupt as DocumentCodec.Corrupt {
-        return corrupt.reason
-    } catch {
-        Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
-}
-
-package func corruptReason(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
-    corruptReason(Array(text.utf8), sourceLocation: sourceLocation)
-}
-
-/// The engine's side of `fsck` for a store that holds no audio file: the check must never
-/// need it, so each question records an issue (RecStore's tests run without the engine).
-package struct NoAudioInspection: AudioInspection {
-    package init() {}
-
-    package func check(path: String) throws {
-        Issue.record("fsck opened \(path), in a store without audio")
-    }
-
-    package func recordingInfo(path: String, file: String) -> RecordingInfo? {
-        Issue.record("fsck measured \(path), in a store without audio")
+// What needs Swift Testing: a release build (which builds this target too) has no Testing module.
+#if canImport(Testing)
+    /// Runs `body` and returns the RecError it threw; records an issue if it threw nothing or
+    /// something else.
+    @discardableResult
+    package func recError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> RecError? {
+        do {
+            try body()
+            Issue.record("expected a RecError, nothing was thrown", sourceLocation: sourceLocation)
+        } catch let error as RecError {
+            return error
+        } catch {
+            Issue.record("expected a RecError, got \(error)", sourceLocation: sourceLocation)
+        }
         return nil
     }
 
-    package func analyzed(_ info: RecordingInfo, path: String) -> RecordingInfo {
-        Issue.record("fsck analysed \(path), in a store without audio")
-        return info
+    /// The reason a corrupt store.json is refused; records an issue if it decodes.
+    package func corruptReason(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+        do {
+            _ = try bytes.withUnsafeBufferPointer { try DocumentCodec.decode($0) }
+            Issue.record("decoded without error", sourceLocation: sourceLocation)
+        } catch let corrupt as DocumentCodec.Corrupt {
+            return corrupt.reason
+        } catch {
+            Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+        }
+        return nil
     }
-}
+
+    package func corruptReason(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+        corruptReason(Array(text.utf8), sourceLocation: sourceLocation)
+    }
+
+    /// The engine's side of `fsck` for a store that holds no audio file: the check must never
+    /// need it, so each question records an issue (RecStore's tests run without the engine).
+    package struct NoAudioInspection: AudioInspection {
+        package init() {}
+
+        package func check(path: String) throws {
+            Issue.record("fsck opened \(path), in a store without audio")
+        }
+
+        package func recordingInfo(path: String, file: String) -> RecordingInfo? {
+            Issue.record("fsck measured \(path), in a store without audio")
+            return nil
+        }
+
+        package func analyzed(_ info: RecordingInfo, path: String) -> RecordingInfo {
+            Issue.record("fsck analysed \(path), in a store without audio")
+            return info
+        }
+    }
+#endif

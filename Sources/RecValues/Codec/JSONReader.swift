@@ -370,8 +370,9 @@ private func isValidUTF8(_ bytes: [UInt8]) -> Bool {
 }
 
 extension UnsafeBufferPointer where Element == UInt8 {
-    /// Compares against an ASCII key without allocating.
-    @inline(__always)
+    /// Compares against an ASCII key without allocating. Inlinable: the store codecs call it
+    /// for every key of every item, from another module.
+    @inlinable
     package func equals(_ key: StaticString) -> Bool {
         guard count == key.utf8CodeUnitCount else { return false }
         return memcmp(baseAddress!, key.utf8Start, count) == 0
