@@ -121,7 +121,9 @@ struct StoreCheckTests {
         try library.viewState.transaction { $0.recordingStarted(entry) }
         let report = try check.run(repair: false, isAlive: { _ in false })
         #expect(report.problems == [.staleRecording(name: "memo", pid: 999_999, file: "\(id).wav")])
-        let notes = try StoreCheck.repairViewState(try Library(location: dir.location))
+        var repaired = StoreCheck.Report(problems: [], repairs: [], remaining: [])
+        try StoreCheck.repairViewState(try Library(location: dir.location), into: &repaired)
+        let notes = repaired.repairs
         #expect(notes.count == 1)
         let document = try DocumentStore(location: dir.location).document
         #expect(document.path(of: id) == "/Home/memo (recovered)")
@@ -139,7 +141,9 @@ struct StoreCheckTests {
             try check.run(repair: false).problems == [
                 .danglingViewState("the folder stack points at folders that no longer exist there")
             ])
-        let notes = try StoreCheck.repairViewState(try Library(location: dir.location))
+        var repaired = StoreCheck.Report(problems: [], repairs: [], remaining: [])
+        try StoreCheck.repairViewState(try Library(location: dir.location), into: &repaired)
+        let notes = repaired.repairs
         #expect(notes == ["trimmed the view state to folders and recordings that exist"])
         #expect(try Library(location: dir.location).viewState.state.folderStack == [.root, Fixture.work])
         #expect(try check.run(repair: false).problems == [])

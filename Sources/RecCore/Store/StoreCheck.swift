@@ -67,6 +67,8 @@ public struct StoreCheck {
             case .danglingViewState(let what): return "viewstate.json: \(what)"
             case .strayTemporary(let file) where file.hasPrefix("audio/.import-"):
                 return "\(file): left by an import that was interrupted (its process is gone)"
+            case .strayTemporary(let file) where SaveReserve.isReserve(file):
+                return "\(file): room a recording set aside to save in, left by a process that is gone"
             case .strayTemporary(let file):
                 return "\(file): left by a write that was interrupted (the file it was replacing is intact)"
             case .emptyOrphanAudio(let file): return "audio/\(file): empty, and belongs to no recording"
@@ -107,6 +109,8 @@ public struct StoreCheck {
         public var repairs: [String]
         /// Problems still there afterwards (the CLI checks again after a repair).
         public var remaining: [Problem]
+        /// With `--repair`: what could not be repaired now, and why (one line each).
+        public var unrepaired: [String] = []
         /// What the checked (or repaired) document holds, the root folder not counted.
         public var folders = 0
         public var recordings = 0
@@ -251,15 +255,19 @@ public struct StoreCheck {
     }
 
     /// After the store is sound, the view state is trimmed and a stale recording recovered;
-    /// both go through the stores' own paths.
-    public static func repairViewState(_ library: Library) throws -> [String] {
-        var repairs: [String] = []
-        if let note = try library.recoverInterruptedRecording() { repairs.append(note) }
+    /// both go through the stores' own paths. A recovery that must wait (the store cannot be
+    /// written) is left, and `report` says why.
+    public static func repairViewState(_ library: Library, into report: inout Report) throws {
+        do {
+            if let note = try library.recoverInterruptedRecording() { report.repairs.append(note) }
+        } catch let waiting as RecoveryWaits {
+            report.unrepaired.append(waiting.description)
+            return
+        }
         let document = library.document
         if try library.viewState.transaction({ $0.trim(to: document) }) {
-            repairs.append("trimmed the view state to folders and recordings that exist")
+            report.repairs.append("trimmed the view state to folders and recordings that exist")
         }
-        return repairs
     }
 
     /// Rebuilds a lost `store.json` from what the journal knows: every folder and recording

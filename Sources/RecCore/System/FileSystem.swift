@@ -157,6 +157,27 @@ public enum FileSystem {
         return Int64(info.st_size)
     }
 
+    /// Bytes this process may still write on the file system that holds `path` (statvfs's
+    /// `f_bavail`: what is left for users other than root's reserve), or nil when it
+    /// cannot be asked.
+    public static func availableBytes(_ path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// Sets `bytes` of disk aside as a new file at `path` (`posix_fallocate`), so that a
+    /// write that must not fail for lack of room later gets it by removing the file.
+    /// False, and no file, when the room is not there.
+    static func reserve(_ path: String, bytes: Int64) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        let failed = posix_fallocate(fd, 0, off_t(bytes))
+        close(fd)
+        if failed != 0 { unlink(path) }
+        return failed == 0
+    }
+
     public static func remove(_ path: String) throws {
         if unlink(path) != 0 && errno != ENOENT {
             throw RecError.failure(path, "cannot remove: \(Errno.current)")

@@ -37,7 +37,7 @@ struct Check: ParsableCommand {
         if repair && !report.problems.isEmpty {
             // The store is sound now; the view state is repaired through the stores themselves.
             let library = try global.openLibrary(recover: false)
-            report.repairs += try StoreCheck.repairViewState(library)
+            try StoreCheck.repairViewState(library, into: &report)
             let after = try check.run(repair: false)
             report.remaining = after.problems
             (report.folders, report.recordings) = (after.folders, after.recordings)
@@ -47,6 +47,7 @@ struct Check: ParsableCommand {
         } else {
             for problem in report.problems { print(problem.description) }
             for line in report.repairs { print("repaired: \(line)") }
+            for line in report.unrepaired { print("not repaired: \(line)") }
             if report.remaining.isEmpty {
                 print(
                     "fsck: \(plural(report.folders, "folder")), \(plural(report.recordings, "recording")), 0 problems")
