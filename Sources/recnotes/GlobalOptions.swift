@@ -29,6 +29,7 @@ struct GlobalOptions: ParsableArguments {
     /// a read-only store, and a change fails with its own error.
     func openLibrary(recover: Bool = true) throws -> Library {
         let library = try Library(location: location())
+        Self.opened = library
         for warning in library.warnings { Terminal.warning(warning) }
         library.documents.summary = Self.commandSummary(CommandLine.arguments)
         // A read-only store cannot be repaired here; fsck reports what it finds.
@@ -40,6 +41,15 @@ struct GlobalOptions: ParsableArguments {
             }
         }
         return library
+    }
+
+    /// The store this run opened (the main thread's, set once by `openLibrary`).
+    nonisolated(unsafe) private static var opened: Library?
+
+    /// Runs a command so that what it throws names what the user knows, not a file inside
+    /// the store (`Library.inUserTerms`): whatever path an error took to get here.
+    static func inUserTerms(_ body: () throws -> Void) throws {
+        do { try body() } catch { throw opened?.inUserTerms(error) ?? error }
     }
 
     func location() throws -> StoreLocation {

@@ -271,7 +271,19 @@ struct FirstUseTests {
         expectFailure(try ro("play", "/Work/memo", "--background"), status: 1, containing: ["read-only"])
 
         expectFailure(try ro("cd", "Ideas"), status: 1, containing: ["read-only", "cd must write"])
-        expectFailure(try ro("mkdir", "/New"), status: 1, containing: ["read-only"])
+        let refused = try ro("mkdir", "/New")
+        expectFailure(refused, status: 1, containing: ["read-only"])
+        // record and import are refused in the same one line, naming the store, not a file in it.
+        let stdinImport = try Sandbox.execute(
+            "/bin/sh",
+            ["-c", "exec \"$@\" < '\(try wavFile())'", "sh"] + (prefix.isEmpty ? [] : prefix)
+                + [Sandbox.binary, "--store", sandbox.store, "import", "-"], environment: sandbox.baseEnvironment)
+        for run in [
+            try ro("record", "/Work/new", "--duration", "1"), try ro("import", try wavFile(), "--to", "/Work"),
+            stdinImport,
+        ] {
+            #expect(run.status == 1 && run.stderr == refused.stderr, "\(run)")
+        }
         expectFailure(try ro("fsck", "--repair"), status: 1, containing: ["read-only"])
         #expect(try sandbox.storeListing() == listing)
         #expect(sandbox.viewStateBytes == viewState)

@@ -24,12 +24,14 @@ public final class Exporter {
     public let cancel = CancelFlag()
     /// With `trimmed`, the frames between the recording's trim points (nil: all of it).
     public let range: Range<Int64>?
+    private let library: Library
 
     public init(library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false)
         throws
     {
         let item = try library.resolver.resolve(path)
         guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
+        self.library = library
         self.item = item
         self.info = info
         range = trimmed && item.annotations.trim != nil ? item.playedRange : nil
@@ -63,8 +65,33 @@ public final class Exporter {
         }
     }
 
-    /// Writes the audio. On failure a file destination is left as it was.
+    /// Writes the audio. On failure a file destination is left as it was, and the error
+    /// names the recording or the destination, never a file of the store or a temporary.
     public func run(onEvent: @escaping (AudioEvent) -> Void = { _ in }) throws {
+        do { try export(onEvent: onEvent) } catch { throw inUserTerms(error) }
+    }
+
+    /// The error as the user should read it: about the recording (not `audio/<uuid>`), the
+    /// destination (not the temporary file beside it), or `-`.
+    private func inUserTerms(_ error: Error) -> Error {
+        let error = library.inUserTerms(error)
+        guard let (path, reason, kind) = Library.pathAndReason(of: error) else { return error }
+        if case .file(let file) = destination, path == Self.temporary(for: file) { return RecError(kind, file, reason) }
+        if path.hasPrefix(Self.streamTemporaryDirectory + "/.recnotes-export-") { return RecError(kind, "-", reason) }
+        return error
+    }
+
+    /// The hidden file beside `file` that becomes it once complete.
+    private static func temporary(for file: String) -> String {
+        "\(FileSystem.parentDirectory(of: file))/.\(FileSystem.baseName(of: file)).tmp-\(getpid())"
+    }
+
+    /// Where a stream's encoding is made first.
+    private static var streamTemporaryDirectory: String {
+        Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
+    private func export(onEvent: @escaping (AudioEvent) -> Void) throws {
         let source = try SoundFile.open(path: sourcePath)
         var total = source.declaresLength ? source.frames : info.frames
         if let range {
@@ -78,7 +105,7 @@ public final class Exporter {
         do {
             try write(source, frames: total, progress: progress)
         } catch {
-            progress.fail("\(error)")
+            progress.fail("\(inUserTerms(error))")
             throw error
         }
         progress.finish()
@@ -100,7 +127,7 @@ public final class Exporter {
             }
         case .file(let path):
             let directory = FileSystem.parentDirectory(of: path)
-            let temporary = "\(directory)/.\(FileSystem.baseName(of: path)).tmp-\(getpid())"
+            let temporary = Self.temporary(for: path)
             do {
                 if sameFormat {
                     let out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -162,9 +189,8 @@ public final class Exporter {
     private func encodeThroughTemporary(_ source: SoundFile, to fd: Int32, progress: TranscodeProgress, limit: Int64?)
         throws
     {
-        let directory = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let path =
-            "\(directory)/.recnotes-export-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(format.fileExtension)"
+            "\(Self.streamTemporaryDirectory)/.recnotes-export-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(format.fileExtension)"
         let target: SoundFile
         do {
             target = try SoundFile.create(

@@ -109,6 +109,8 @@ public final class Importer {
             sources.append(Source(path: file, name: chosen))
         }
         self.sources = sources
+        // Checked as every change to a read-only store is, once the arguments are: one line.
+        if library.isReadOnly { throw library.documents.readOnlyError }
     }
 
     /// `Standup 2024.flac` → `Standup 2024`; a name that is only an extension is kept whole.
@@ -139,7 +141,12 @@ public final class Importer {
         var items: [Item] = []
         do {
             for (index, source) in sources.enumerated() {
-                items.append(try importOne(source) { onEvent(index, $0) })
+                do {
+                    items.append(try importOne(source) { onEvent(index, $0) })
+                } catch {
+                    // About the input as given, never about the copy being made of it.
+                    throw library.inUserTerms(error, temporaryOwner: source.label)
+                }
             }
             let current = library.state.currentFolder
             try library.documents.transaction { tx in
@@ -224,7 +231,7 @@ public final class Importer {
                 channels: input.channels, totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
             let frames: Int64
             do { frames = try Transcode.verify(input, name: source.label, progress: progress) } catch {
-                progress.fail("\(error)")
+                progress.fail("\(library.inUserTerms(error, temporaryOwner: source.label))")
                 throw error
             }
             let file = "\(id).\(format.fileExtension)"
@@ -271,7 +278,7 @@ public final class Importer {
                 try Transcode.checkComplete(input, decoded: result.framesRead, name: source.label)
                 try target.close()
             } catch {
-                progress.fail("\(error)")
+                progress.fail("\(library.inUserTerms(error, temporaryOwner: source.label))")
                 throw error
             }
             try place(temporary, as: file)
