@@ -364,11 +364,15 @@ public enum CheckJSON {
             w.string(problem.description)
             w.raw(", \"repairable\": ")
             w.bool(problem.isRepairable)
+            w.raw(", \"severity\": ")
+            w.string(problem.severity.rawValue)
             w.raw("}")
         }
         w.raw(report.problems.isEmpty ? "]" : "\n]")
         w.raw(", \"repairs\": ")
         w.strings(report.repairs)
+        w.raw(", \"notRepaired\": ")
+        w.strings(report.notRepaired)
         w.raw(", \"remaining\": ")
         w.int(report.remaining.count)
         w.raw(", \"folders\": ")
@@ -390,6 +394,7 @@ public enum CheckJSON {
         case .strayTemporary: return "strayTemporary"
         case .emptyOrphanAudio: return "emptyOrphanAudio"
         case .missingStore: return "missingStore"
+        case .brokenStore: return "brokenStore"
         case .markersPastEnd: return "markersPastEnd"
         case .missingAnalysis: return "missingAnalysis"
         case .trimPastEnd: return "trimPastEnd"

@@ -111,7 +111,12 @@ public final class DocumentStore {
             identity = current
             itemRanges = decoded.itemRanges
         } catch let corrupt as DocumentCodec.Corrupt {
-            throw RecError.failure(location.storeFile, corrupt.reason)
+            // Said by every command, so that the way out is known from whichever one met it.
+            let remedy =
+                corrupt.isRebuildable
+                ? "; 'recnotes fsck --repair' moves it aside and rebuilds it from its intact lines, journal.jsonl and audio/"
+                : ""
+            throw RecError.failure(location.storeFile, corrupt.reason + remedy)
         }
         return true
     }
