@@ -36,17 +36,17 @@ struct FirstUseTests {
         let before = sandbox.storeBytes
         let journal = sandbox.bytes(sandbox.store + "/journal.jsonl")
         let preview = try sandbox.succeed("undo", "--dry-run")
-        #expect(preview.lines == ["would undo #2: import /Work/Standups/monday"])
+        #expect(preview.lines == ["would undo #2: add /Work/Standups/monday"])
         #expect(sandbox.storeBytes == before)
         #expect(sandbox.bytes(sandbox.store + "/journal.jsonl") == journal)
         let previewJSON = try sandbox.succeed("undo", "--dry-run", "--json").object()
         #expect(previewJSON["seq"] as? Int == 2)
-        #expect(previewJSON["change"] as? String == "import /Work/Standups/monday")
+        #expect(previewJSON["change"] as? String == "add /Work/Standups/monday")
         #expect(previewJSON["dryRun"] as? Bool == true)
         #expect((previewJSON["summary"] as? String)?.hasPrefix("recnotes import ") == true)
         #expect(sandbox.storeBytes == before)
 
-        #expect(try sandbox.succeed("undo").lines == ["undid #2: import /Work/Standups/monday"])
+        #expect(try sandbox.succeed("undo").lines == ["undid #2: add /Work/Standups/monday"])
         #expect(try sandbox.item(at: "/Work/Standups/monday") == nil)
         let undone = try sandbox.succeed("undo", "--json").object()
         #expect(undone["seq"] as? Int == 1)
@@ -60,7 +60,7 @@ struct FirstUseTests {
     func undoNamesAMove() throws {
         try sandbox.succeed("mkdir", "Work", "Job")
         try sandbox.succeed("mv", "Work", "Job/Old")
-        #expect(try sandbox.succeed("undo").lines == ["undid #2: mv /Work -> /Job/Old"])
+        #expect(try sandbox.succeed("undo").lines == ["undid #2: move /Work → /Job/Old"])
         #expect(try sandbox.item(at: "/Work") != nil)
     }
 

@@ -309,7 +309,8 @@ public enum RecordJSON {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    /// seq, time, summary, changes (count of steps), undoable (only the newest can be).
+    /// `history --json`: seq, time, summary (the command line), change (what changed, null
+    /// for an entry from before it was recorded), changes (count of steps).
     /// `undo --json`: {"seq", "time", "summary" (the command line), "change" (what the text
     /// output says after the number), "dryRun"}.
     public static func undo(_ undone: DocumentStore.Undone, dryRun: Bool) -> String {
@@ -339,6 +340,8 @@ public enum RecordJSON {
             w.timestamp(entry.time)
             w.raw(", \"summary\": ")
             w.string(entry.summary)
+            w.raw(", \"change\": ")
+            if let change = entry.change { w.string(change) } else { w.raw("null") }
             w.raw(", \"changes\": ")
             w.int(entry.steps.count)
             w.raw("}")
@@ -348,8 +351,8 @@ public enum RecordJSON {
     }
 }
 
-/// `fsck --json`: {"clean": bool, "problems": [{"kind", "message", "repairable"}], "repairs": [string], "remaining": int,
-/// "folders": int, "recordings": int}.
+/// `fsck --json`: {"clean": bool, "problems": [{"kind", "message", "repairable", "severity"}], "repairs": [string],
+/// "notRepaired": [string], "remaining": int, "folders": int, "recordings": int}.
 public enum CheckJSON {
     public static func report(_ report: StoreCheck.Report, repaired: Bool) -> String {
         var w = JSONWriter()

@@ -135,6 +135,7 @@ public final class DocumentStore {
                 !transaction.actions.isEmpty || !transaction.steps.isEmpty || !transaction.transcriptsToPutBack.isEmpty
             else { return result }
             guard !isReadOnly else { throw readOnlyError }
+            let before = document
             if !transaction.actions.isEmpty {
                 try keepOriginalBeforeUpgrade()
                 try FileSystem.writeAtomically(DocumentCodec.encode(transaction.document), to: location.storeFile)
@@ -147,7 +148,7 @@ public final class DocumentStore {
                 if let replaced { try transcripts.putBack(kept: replaced, for: id) } else { transcripts.remove(id) }
             }
             if transaction.journaled {
-                journal.record(transaction, summary: summary)
+                journal.record(transaction, summary: summary, before: before)
             } else {
                 journal.dropLast()
             }
