@@ -66,7 +66,10 @@ public enum FileSystem {
     /// On any failure the temporary file is removed and the old file is untouched.
     /// Without `durable` the two fsyncs are skipped: still atomic for any process that
     /// reads it, but a power cut may take the change back (fine for disposable state).
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true) throws {
+    /// Without `replacing`, a file already at `path` is an error and is left alone.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true, replacing: Bool = true)
+        throws
+    {
         let directory = parentDirectory(of: path)
         let temporary = "\(directory)/.\(baseName(of: path)).tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -82,12 +85,40 @@ public enum FileSystem {
             unlink(temporary)
             throw error
         }
-        guard rename(temporary, path) == 0 else {
-            let reason = Errno.current
-            unlink(temporary)
-            throw RecError.failure(path, "cannot replace: \(reason)")
+        if replacing {
+            guard rename(temporary, path) == 0 else {
+                let reason = Errno.current
+                unlink(temporary)
+                throw RecError.failure(path, "cannot replace: \(reason)")
+            }
+        } else {
+            do { try place(temporary, at: path) } catch {
+                unlink(temporary)
+                throw error
+            }
         }
         if durable { syncDirectory(directory) }
+    }
+
+    /// Renames `temporary` to `path` unless something is there already, which is the
+    /// error `exists` says: a hard link cannot replace, so no other writer slips in between
+    /// the check and the rename. A file system without hard links (FAT) is checked first.
+    public static func place(_ temporary: String, at path: String) throws {
+        if link(temporary, path) == 0 {
+            unlink(temporary)
+            return
+        }
+        let reason = Errno.current
+        if reason.rawValue == EEXIST || exists(path) { throw alreadyExists(path) }
+        guard [EPERM, EOPNOTSUPP, EMLINK, EXDEV].contains(reason.rawValue) else {
+            throw RecError.failure(path, "cannot create: \(reason)")
+        }
+        guard rename(temporary, path) == 0 else { throw RecError.failure(path, "cannot create: \(Errno.current)") }
+    }
+
+    /// What refusing to replace a file says; `--force` replaces it.
+    public static func alreadyExists(_ path: String) -> RecError {
+        RecError.failure(path, "already exists; --force replaces it")
     }
 
     /// All of `bytes`, or an error naming `path`.
