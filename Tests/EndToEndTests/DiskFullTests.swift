@@ -20,10 +20,14 @@ struct DiskFullTests {
         stderr.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("ftruncate() failed") }
     }
 
-    /// Runs recnotes under `ulimit -f blocks` (512-byte blocks).
-    static func limited(_ blocks: Int, _ arguments: [String], environment: [String: String]) throws -> Run {
+    /// Runs recnotes under `ulimit -f blocks` (512-byte blocks), with `stdin` from a file
+    /// when given.
+    static func limited(_ blocks: Int, _ arguments: [String], environment: [String: String], stdin: String? = nil)
+        throws -> Run
+    {
+        let redirect = stdin.map { " < '\($0)'" } ?? ""
         let child = try Spawned(
-            "/bin/sh", ["-c", "ulimit -f \(blocks); exec \"$0\" \"$@\"", Sandbox.binary] + arguments,
+            "/bin/sh", ["-c", "ulimit -f \(blocks); exec \"$0\" \"$@\"\(redirect)", Sandbox.binary] + arguments,
             environment: environment)
         let (run, _, timedOut) = child.finish(timeout: 120)
         return timedOut ? Run(arguments: arguments, status: -1, stdout: run.stdout, stderr: "timed out") : run

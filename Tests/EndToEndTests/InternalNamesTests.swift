@@ -34,16 +34,11 @@ struct InternalNamesTests {
         return nil
     }
 
-    /// Runs under `ulimit -f blocks`, with `stdin` from a file when given.
+    /// Runs in this sandbox under `ulimit -f blocks`, with `stdin` from a file when given.
     func limited(_ blocks: Int, _ arguments: [String], stdin: String? = nil) throws -> Run {
         var environment = sandbox.baseEnvironment
         environment["RECNOTES_HOME"] = sandbox.store
-        let redirect = stdin.map { " < '\($0)'" } ?? ""
-        let child = try Spawned(
-            "/bin/sh", ["-c", "ulimit -f \(blocks); exec \"$0\" \"$@\"\(redirect)", Sandbox.binary] + arguments,
-            environment: environment)
-        let (run, _, timedOut) = child.finish(timeout: 120)
-        return timedOut ? Run(arguments: arguments, status: -1, stdout: run.stdout, stderr: "timed out") : run
+        return try DiskFullTests.limited(blocks, arguments, environment: environment, stdin: stdin)
     }
 
     @Test func anImportThatCannotBeWrittenNamesItsInput() throws {

@@ -189,12 +189,12 @@ public enum FileSystem {
     }
 
     /// Bytes this process may still write on the file system that holds `path` (statvfs's
-    /// `f_bavail`: what is left for users other than root's reserve), or nil when it
-    /// cannot be asked.
+    /// `f_bavail`, or for root, who may use the blocks reserved for it, `f_bfree`), or nil
+    /// when it cannot be asked.
     public static func availableBytes(_ path: String) -> Int64? {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
+        return Int64(geteuid() == 0 ? info.f_bfree : info.f_bavail) * Int64(info.f_frsize)
     }
 
     /// Sets `bytes` of disk aside as a new file at `path` (`posix_fallocate`), so that a
