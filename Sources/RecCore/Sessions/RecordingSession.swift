@@ -123,8 +123,7 @@ public final class RecordingSession {
         } catch let error as AudioError {
             // The user knows the recording by its path in the store, not by its file's UUID.
             throw RecError.failure(
-                library.document.path(of: parent) == "/" ? "/" + name : library.document.path(of: parent) + "/" + name,
-                "cannot create its audio file: \(error.reason)")
+                Self.path(of: name, in: parent, library.document), "cannot create its audio file: \(error.reason)")
         }
         // The file's name survives a power cut from the start, so its periodic syncs count.
         FileSystem.syncDirectory(library.location.audioDirectory)
@@ -159,9 +158,11 @@ public final class RecordingSession {
     }
 
     /// Where the recording goes, as the user knows it: `/Ideas/standup`.
-    public var destinationPath: String {
-        let folder = library.document[parent] != nil ? library.document.path(of: parent) : "/"
-        return (folder == "/" ? "" : folder) + "/" + defaultName
+    public var destinationPath: String { Self.path(of: defaultName, in: parent, library.document) }
+
+    private static func path(of name: String, in parent: ItemID, _ document: Document) -> String {
+        let folder = document[parent] != nil ? document.path(of: parent) : "/"
+        return (folder == "/" ? "" : folder) + "/" + name
     }
 
     /// The recording failed while capturing (the disk filled, the device went away): what
@@ -173,8 +174,7 @@ public final class RecordingSession {
         // Closing finishes the header over what reached the disk, which may be more than
         // the writes that completed (the last one, cut short, left part of its audio).
         if !finished { try? file.close() }
-        let onDisk = (try? SoundFile.countFrames(path: filePath)) ?? 0
-        guard frames > 0 || onDisk > 0 else {
+        guard frames > 0 || ((try? SoundFile.countFrames(path: filePath)) ?? 0) > 0 else {
             try? discard()
             return RecError.failure(destinationPath, "\(why); nothing was recorded")
         }
@@ -187,7 +187,7 @@ public final class RecordingSession {
         } catch {
             return RecError.failure(
                 destinationPath,
-                "recording stopped: \(why); its audio is kept, and the first command that can write the store saves it as \"\(defaultName) (recovered)\""
+                "recording stopped: \(why); its audio is kept, and the first command that can write the store saves it as \"\(entry.name) (recovered)\""
             )
         }
     }
