@@ -57,14 +57,18 @@ extension StoreCheck {
     }
 
     /// After the store is sound, the view state is trimmed and a stale recording recovered;
-    /// both go through the stores' own paths.
-    public static func repairViewState(_ library: Library) throws -> [String] {
-        var repairs: [String] = []
-        if let note = try library.recoverInterruptedRecording() { repairs.append(note) }
+    /// both go through the stores' own paths. A recovery that must wait (the store cannot be
+    /// written) is left, and `report` says why.
+    public static func repairViewState(_ library: Library, into report: inout Report) throws {
+        do {
+            if let note = try library.recoverInterruptedRecording() { report.repairs.append(note) }
+        } catch let waiting as RecoveryWaits {
+            report.notRepaired.append(waiting.description)
+            return
+        }
         let document = library.document
         if try library.viewState.transaction({ $0.trim(to: document) }) {
-            repairs.append("trimmed the view state to folders and recordings that exist")
+            report.repairs.append("trimmed the view state to folders and recordings that exist")
         }
-        return repairs
     }
 }
