@@ -28,38 +28,49 @@ struct Find: ParsableCommand {
     @Argument(help: "Where to search; the current folder by default.", completion: .storePath)
     var path: String?
 
-    @Option(help: ArgumentHelp("Only names matching this shell pattern (*, ?, [...]).", valueName: "glob"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Only names matching this shell pattern (*, ?, [...]).", valueName: "glob"))
     var name: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Like --name, but letters match in either case, accented ones included.", valueName: "glob"))
     var iname: String?
 
-    @Option(help: "Only folders or only recordings.")
+    @Option(parsing: .unconditional, help: "Only folders or only recordings.")
     var type: ItemKind?
 
-    @Option(help: ArgumentHelp("Only items with this tag; repeat for several (all must be there).", valueName: "tag"))
+    @Option(
+        parsing: .unconditionalSingleValue,
+        help: ArgumentHelp("Only items with this tag; repeat for several (all must be there).", valueName: "tag"))
     var tag: [String] = []
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Words that must all occur in the name, the note, a marker label or the transcript (case and accents ignored).",
             valueName: "words"))
     var text: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Only items created at or after this: 2026-11-20, an ISO time, today, yesterday, 7d, 12h, 2w.",
             valueName: "date"))
     var after: String?
 
-    @Option(help: ArgumentHelp("Only items created before this (same forms as --after).", valueName: "date"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Only items created before this (same forms as --after).", valueName: "date"))
     var before: String?
 
-    @Option(help: ArgumentHelp("Only recordings longer than this (90, 1:30, 5m).", valueName: "time"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Only recordings longer than this (90, 1:30, 5m).", valueName: "time"))
     var longer: String?
 
-    @Option(help: ArgumentHelp("Only recordings shorter than this.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only recordings shorter than this.", valueName: "time"))
     var shorter: String?
 
     func run() throws {

@@ -19,6 +19,7 @@ struct List: ParsableCommand {
     var long = false
 
     @Option(
+        parsing: .unconditional,
         help:
             "Sort by name, date (created), duration or size (of the audio file); folders come first for duration and size."
     )

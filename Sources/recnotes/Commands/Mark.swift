@@ -22,7 +22,7 @@ struct Mark: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Option(help: ArgumentHelp("Where in the recording.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where in the recording.", valueName: "time"))
     var at: String?
 
     @Argument(

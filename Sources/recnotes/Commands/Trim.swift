@@ -27,6 +27,7 @@ struct Trim: ParsableCommand {
     var auto = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --auto: audio kept before the first and after the last speech (default 0.3 s).", valueName: "time"))
     var margin: String?
