@@ -308,7 +308,7 @@ struct CommandTests {
         let recording = try run("info", "Notes/clip")
         #expect(recording.lines.contains { $0.hasPrefix("type:") && $0.hasSuffix("recording") })
         #expect(recording.lines.contains { $0.hasPrefix("path:") && $0.hasSuffix("/Notes/clip") })
-        #expect(recording.lines.contains { $0.hasPrefix("duration:") && $0.hasSuffix("00:00 (0.1 s, 4800 frames)") })
+        #expect(recording.lines.contains { $0.hasPrefix("duration:") && $0.hasSuffix("00:00.10 (0.1 s, 4800 frames)") })
         #expect(recording.lines.contains { $0.hasPrefix("format:") && $0.hasSuffix("wav, 48000 Hz, 1 channel") })
         #expect(
             recording.lines.contains { $0.hasPrefix("file:") && $0.hasSuffix(sandbox.audioDirectory + "/\(id).wav") })

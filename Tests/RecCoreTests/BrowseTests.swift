@@ -274,6 +274,24 @@ struct BrowseTests {
         #expect(lines[38].hasPrefix("▶ 00:00:06.25 / 00:00:12  standup"))
     }
 
+    @Test("a clip under a second shows its length, and markers 0.3 s apart show apart")
+    func shortClipsAndCloseMarkers() throws {
+        var tx = DocumentStore.Transaction(document: try Fixture.document())
+        let clip = ItemID.random()
+        try tx.add(
+            .recording(
+                id: clip, name: "clip", parent: Fixture.home, created: Fixture.created,
+                info: Fixture.info(clip, duration: 0.4)))
+        try tx.annotate(
+            clip, with: Annotations(markers: [Marker(frame: 0, label: "a"), Marker(frame: 14_400, label: "b")]))
+        let state = BrowseState(width: 80, height: 24, document: tx.document, folder: Fixture.home, selected: clip)
+        let lines = BrowseView.render(state).lines
+        #expect(lines[1].hasPrefix("  clip ") && lines[1].contains(" 00:00.40  2023-11-14 "), "\(lines[1])")
+        #expect(lines.contains { $0.hasSuffix("│ Duration  00:00.40") }, "\(lines)")
+        #expect(lines.contains { $0.contains("│  #1  00:00:00.00  a") }, "\(lines)")
+        #expect(lines.contains { $0.contains("│  #2  00:00:00.30  b") }, "\(lines)")
+    }
+
     @Test("alerts and the help are drawn over the screen, the cursor in the field")
     func overlays() throws {
         var state = try Self.state()

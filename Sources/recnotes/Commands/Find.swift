@@ -56,7 +56,7 @@ struct Find: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Only items created at or after this: 2026-11-20, an ISO time, today, yesterday, 7d, 12h, 2w.",
+            "Only items created at or after this: 2026-11-20, 2026-11-20T14:30 (local, or with Z or +01:00), today, yesterday, 7d, 12h, 2w.",
             valueName: "date"))
     var after: String?
 
@@ -96,7 +96,7 @@ struct Find: ParsableCommand {
                 case .name: continue
                 case .note(let snippet): print("    note: \(snippet)")
                 case .marker(let marker, let index, let seconds):
-                    print("    \(Format.clock(seconds))  #\(index) \(marker.label)")
+                    print("    \(Format.preciseClock(seconds))  #\(index) \(marker.label)")
                 case .transcript(let seconds, let snippet):
                     print("    \(seconds.map(Format.clock) ?? "--:--")  said: \(snippet)")
                 }
@@ -113,8 +113,8 @@ struct Find: ParsableCommand {
         for tag in tag { try TagRules.validate(tag) }
         query.tags = tag
         if let text { query.setText(text) }
-        query.after = try after.map { try DateSpec.parse($0) }
-        query.before = try before.map { try DateSpec.parse($0) }
+        query.after = try after.map { try DateSpec.parse($0, option: "--after") }
+        query.before = try before.map { try DateSpec.parse($0, option: "--before") }
         query.longer = try longer.map { try TimeSpec.length($0, option: "--longer") }
         query.shorter = try shorter.map { try TimeSpec.length($0, option: "--shorter") }
         return query

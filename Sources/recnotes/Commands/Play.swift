@@ -111,8 +111,8 @@ struct Play: ParsableCommand {
     }
 
     func run() throws {
-        if let seek { _ = try TimeSpec.parse(seek) }
-        if let until { _ = try TimeSpec.parse(until) }
+        if let seek { _ = try TimeSpec.parse(seek, option: "--seek") }
+        if let until { _ = try TimeSpec.parse(until, option: "--until") }
         let skip = try skipSilence.map { try TimeSpec.length($0, option: "--skip-silence") }
         if silenceThreshold != nil && skip == nil {
             throw RecError.usage("--silence-threshold", "goes with --skip-silence")
