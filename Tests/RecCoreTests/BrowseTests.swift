@@ -292,6 +292,17 @@ struct BrowseTests {
         #expect(lines.contains { $0.contains("│  #2  00:00:00.30  b") }, "\(lines)")
     }
 
+    @Test("the list is in natural name order, case and accents ignored, as ls shows it")
+    func naturalOrder() throws {
+        var tx = DocumentStore.Transaction(document: Document())
+        for name in ["note 10", "note 1", "Work", "apple", "note 2", "Ünïcode"] {
+            try tx.add(.folder(name: name, parent: .root))
+        }
+        let lines = BrowseView.render(BrowseState(width: 80, height: 24, document: tx.document, folder: .root)).lines
+        let names = lines[1...6].map { $0.dropFirst(2).components(separatedBy: "  ")[0] }
+        #expect(names == ["apple/", "note 1/", "note 2/", "note 10/", "Ünïcode/", "Work/"], "\(lines)")
+    }
+
     @Test("alerts and the help are drawn over the screen, the cursor in the field")
     func overlays() throws {
         var state = try Self.state()
