@@ -9,9 +9,10 @@ public enum NameOrder {
     public static func precedes(_ a: String, _ b: String) -> Bool? {
         var a = a
         var b = b
-        let order = a.withUTF8 { x in
-            b.withUTF8 { y in isASCII(x) && isASCII(y) ? compare(x, y) : nil }
-        } ?? compareFolded(a, b)
+        let order =
+            a.withUTF8 { x in
+                b.withUTF8 { y in isASCII(x) && isASCII(y) ? compare(x, y) : nil }
+            } ?? compareFolded(a, b)
         return order == 0 ? nil : order < 0
     }
 
