@@ -39,7 +39,7 @@ struct NameOrderTests {
 
     @Test("a total order: any shuffle of the same items sorts the same way")
     func total() {
-        var rng = SplitMix(seed: 22)
+        var rng = SearchIndexTests.generator(22)
         let alphabet = Array("aAbB01 9éÉe\u{301}-_.Üu🎤会".unicodeScalars)
         var items: [Item] = []
         for n in 0..<300 {
@@ -93,18 +93,5 @@ struct NameOrderTests {
         var tx = DocumentStore.Transaction(document: loaded)
         try tx.add(.folder(name: "note 11", parent: .root))
         #expect(tx.document.children(of: .root).map(\.name) == ["apple", "note 9", "note 10", "note 11", "Work"])
-    }
-}
-
-/// A small seeded generator, so that a failure repeats.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
