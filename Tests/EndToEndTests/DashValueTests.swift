@@ -110,4 +110,25 @@ struct DashValueTests {
         #expect(try cli.run("import", wav, "--to", "-folder", "--name", "-second").status == 0)
         #expect(try cli.run("find", "--text", "-second").lines == ["/-folder/-second"])
     }
+
+    /// A marker's label is free text, as a note is: words that start with `-` are words of it
+    /// (`mark PATH --at 1 - check this`), as `tag`'s are tags. A word like a long option
+    /// (`--jsn`) is still refused, unless it comes after `--`.
+    @Test func labelsMayStartWithADash() throws {
+        let sandbox = try Sandbox()
+        try sandbox.addWAVRecording("r", in: "/", frames: 96_000)
+        try sandbox.succeed("mark", "r", "--at", "0.5", "- check this")
+        try sandbox.succeed("mark", "r", "--at", "1", "-important", "-x")
+        try sandbox.succeed("mark", "r", "--at", "1.5", "--", "--literally")
+        #expect(
+            try sandbox.run("marks", "r").lines == [
+                "#1  00:00:00.50  - check this", "#2  00:00:01.00  -important -x", "#3  00:00:01.50  --literally",
+            ])
+        expectFailure(
+            try sandbox.run("mark", "r", "--at", "1", "--jsn"), status: 64,
+            message: "recnotes: --jsn: unknown option; see 'recnotes mark --help'")
+        #expect(try sandbox.run("marks", "r", "--json").status == 0)
+        // Without --at the words are the running job's label; nothing runs here.
+        expectFailure(try sandbox.run("mark", "-urgent"), status: 1)
+    }
 }
