@@ -24,14 +24,32 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens both stores and prints whatever warnings loading them produced.
     /// Every command first recovers a recording whose process died (unless `recover` is
-    /// false, for fsck, which reports it first).
+    /// false, for fsck, which reports it first). When the store cannot be written for it
+    /// (a full disk), the command goes on without and says why, once: reading works as on
+    /// a read-only store, and a change fails with its own error.
     func openLibrary(recover: Bool = true) throws -> Library {
         let library = try Library(location: location())
+        Self.opened = library
         for warning in library.warnings { Terminal.warning(warning) }
         library.documents.summary = Self.commandSummary(CommandLine.arguments)
         // A read-only store cannot be repaired here; fsck reports what it finds.
-        if recover, !library.isReadOnly, let note = try library.recoverInterruptedRecording() { Terminal.warning(note) }
+        if recover, !library.isReadOnly {
+            do {
+                if let note = try library.recoverInterruptedRecording() { Terminal.warning(note) }
+            } catch let waiting as RecoveryWaits {
+                Terminal.warning(waiting.description)
+            }
+        }
         return library
+    }
+
+    /// The store this run opened (the main thread's, set once by `openLibrary`).
+    nonisolated(unsafe) private static var opened: Library?
+
+    /// Runs a command so that what it throws names what the user knows, not a file inside
+    /// the store (`Library.inUserTerms`): whatever path an error took to get here.
+    static func inUserTerms(_ body: () throws -> Void) throws {
+        do { try body() } catch { throw opened?.inUserTerms(error) ?? error }
     }
 
     func location() throws -> StoreLocation {

@@ -69,7 +69,7 @@ struct Recnotes: ParsableCommand {
         do {
             try ArgumentCheck.check(arguments)
             var command = try parseAsRoot(arguments)
-            try command.run()
+            try GlobalOptions.inUserTerms { try command.run() }
         } catch let code as ExitCode {
             // A command that has already said what it had to (fsck's problem lines).
             Glibc.exit(code.rawValue)

@@ -159,10 +159,13 @@ struct AudioEndToEndTests {
 
         let corrupt = try cli.run("play", "bad")
         #expect(corrupt.status == 1)
-        #expect(corrupt.stderr.hasPrefix("recnotes: \(bad): cannot read audio: "))
+        // Named by the recording's path, never by its audio file's UUID name.
+        #expect(corrupt.stderr.hasPrefix("recnotes: /bad: its audio: cannot read audio: "), "\(corrupt.stderr)")
+        #expect(!corrupt.stderr.contains(FileSystem.baseName(of: bad)))
         let cut = try cli.run("play", "short")
         #expect(cut.status == 1)
-        #expect(cut.stderr.hasPrefix("recnotes: \(short): cannot decode: "))
+        #expect(cut.stderr.hasPrefix("recnotes: /short: its audio: cannot decode: "), "\(cut.stderr)")
+        #expect(!cut.stderr.contains(FileSystem.baseName(of: short)))
         #expect(cut.stderr.split(separator: "\n").count == 1)
     }
 

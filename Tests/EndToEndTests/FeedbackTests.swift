@@ -31,12 +31,13 @@ struct FeedbackTests {
         #expect(made.status == 0, "\(made.stderr)")
         #expect(RemoteControlTests.eventually { (try? cli.recordings().count) == 1 })
         #expect(RemoteControlTests.eventually { (try? cli.run("status").status) == 1 })
-        let history = try cli.run("history")
+        let history = try cli.run("history", "--json")
         #expect(history.status == 0)
         #expect(!history.stdout.contains("background-child"), "\(history.stdout)")
         #expect(
-            history.stdout.contains("recnotes record memo --format wav --duration 0.2 --background"),
+            history.stdout.contains("\"summary\": \"recnotes record memo --format wav --duration 0.2 --background\""),
             "\(history.stdout)")
+        #expect(history.stdout.contains("\"change\": \"add /memo\""), "\(history.stdout)")
     }
 
     @Test("trash empty refuses without --yes when not at a terminal, and --yes empties it")

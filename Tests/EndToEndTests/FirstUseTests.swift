@@ -36,17 +36,17 @@ struct FirstUseTests {
         let before = sandbox.storeBytes
         let journal = sandbox.bytes(sandbox.store + "/journal.jsonl")
         let preview = try sandbox.succeed("undo", "--dry-run")
-        #expect(preview.lines == ["would undo #2: import /Work/Standups/monday"])
+        #expect(preview.lines == ["would undo #2: add /Work/Standups/monday"])
         #expect(sandbox.storeBytes == before)
         #expect(sandbox.bytes(sandbox.store + "/journal.jsonl") == journal)
         let previewJSON = try sandbox.succeed("undo", "--dry-run", "--json").object()
         #expect(previewJSON["seq"] as? Int == 2)
-        #expect(previewJSON["change"] as? String == "import /Work/Standups/monday")
+        #expect(previewJSON["change"] as? String == "add /Work/Standups/monday")
         #expect(previewJSON["dryRun"] as? Bool == true)
         #expect((previewJSON["summary"] as? String)?.hasPrefix("recnotes import ") == true)
         #expect(sandbox.storeBytes == before)
 
-        #expect(try sandbox.succeed("undo").lines == ["undid #2: import /Work/Standups/monday"])
+        #expect(try sandbox.succeed("undo").lines == ["undid #2: add /Work/Standups/monday"])
         #expect(try sandbox.item(at: "/Work/Standups/monday") == nil)
         let undone = try sandbox.succeed("undo", "--json").object()
         #expect(undone["seq"] as? Int == 1)
@@ -60,7 +60,7 @@ struct FirstUseTests {
     func undoNamesAMove() throws {
         try sandbox.succeed("mkdir", "Work", "Job")
         try sandbox.succeed("mv", "Work", "Job/Old")
-        #expect(try sandbox.succeed("undo").lines == ["undid #2: mv /Work -> /Job/Old"])
+        #expect(try sandbox.succeed("undo").lines == ["undid #2: move /Work → /Job/Old"])
         #expect(try sandbox.item(at: "/Work") != nil)
     }
 
@@ -271,7 +271,19 @@ struct FirstUseTests {
         expectFailure(try ro("play", "/Work/memo", "--background"), status: 1, containing: ["read-only"])
 
         expectFailure(try ro("cd", "Ideas"), status: 1, containing: ["read-only", "cd must write"])
-        expectFailure(try ro("mkdir", "/New"), status: 1, containing: ["read-only"])
+        let refused = try ro("mkdir", "/New")
+        expectFailure(refused, status: 1, containing: ["read-only"])
+        // record and import are refused in the same one line, naming the store, not a file in it.
+        let stdinImport = try Sandbox.execute(
+            "/bin/sh",
+            ["-c", "exec \"$@\" < '\(try wavFile())'", "sh"] + (prefix.isEmpty ? [] : prefix)
+                + [Sandbox.binary, "--store", sandbox.store, "import", "-"], environment: sandbox.baseEnvironment)
+        for run in [
+            try ro("record", "/Work/new", "--duration", "1"), try ro("import", try wavFile(), "--to", "/Work"),
+            stdinImport,
+        ] {
+            #expect(run.status == 1 && run.stderr == refused.stderr, "\(run)")
+        }
         expectFailure(try ro("fsck", "--repair"), status: 1, containing: ["read-only"])
         #expect(try sandbox.storeListing() == listing)
         #expect(sandbox.viewStateBytes == viewState)

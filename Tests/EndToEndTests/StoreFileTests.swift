@@ -77,10 +77,73 @@ struct StoreFileTests {
             let result = try sandbox.run(command)
             expectFailure(
                 result, status: 1, containing: ["recnotes: \(sandbox.storeFile): ", corruption.reason(bytes)])
+            // Every command names the way out when there is one: fsck --repair rebuilds JSON
+            // that does not decode; a newer store is not broken, and links fsck repairs anyway.
+            let rebuildable = !["newer version", "broken link"].contains(corruption.name)
+            #expect(
+                result.stderr.contains("'recnotes fsck --repair' moves it aside and rebuilds it") == rebuildable,
+                "\(command): \(result.stderr)")
             #expect(sandbox.storeBytes == bytes, "store.json was changed by \(command)")
             #expect(sandbox.viewStateBytes == viewState, "viewstate.json was changed by \(command)")
             #expect(try sandbox.storeListing() == listing, "files in the store changed after \(command)")
         }
+    }
+
+    /// The issue's case: a store.json cut short. fsck says so and what --repair would do;
+    /// --repair keeps the broken file aside, untouched, and rebuilds the store from the
+    /// lines that are still whole (names, folders, tags, notes as last written), the journal
+    /// (what came after the cut) and the audio, and says what it could not recover.
+    @Test("a truncated store.json is rebuilt by fsck --repair from its intact lines, the journal and the audio")
+    func truncatedStoreIsRebuilt() throws {
+        let sandbox = try Sandbox()
+        let take = sandbox.root + "/take.wav"
+        try sandbox.write(take, wavBytes(frames: 4_800))
+        try sandbox.succeed("mkdir", "-p", "/Work/Standups", "/Ideas", "/Empty")
+        for name in ["monday", "tuesday", "wednesday"] {
+            try sandbox.succeed("import", take, "--to", "/Work/Standups", "--name", name)
+        }
+        try sandbox.succeed("import", take, "--to", "/Ideas", "--name", "café")
+        try sandbox.succeed("tag", "/Work/Standups/monday", "+budget")
+        try sandbox.succeed("note", "/Ideas/café", "--set", "call the bank")
+        let before = try sandbox.succeed("find", "/", "--json").json() as? [[String: Any]] ?? []
+        func summary(_ items: [[String: Any]]) -> [String] {
+            items.map { "\($0["path"] ?? "") \($0["tags"] ?? "") \($0["note"] ?? "")" }.sorted()
+        }
+        // The items are written in tree order, one a line, after three lines of header: the
+        // root, Empty, Ideas, café, Work, Standups, monday, tuesday, wednesday. Cut in the
+        // middle of tuesday's line: the last two are not in the file any more.
+        let bytes = try #require(sandbox.storeBytes)
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        #expect(String(decoding: lines[10], as: UTF8.self).contains("\"name\": \"tuesday\""))
+        let cut = lines.prefix(10).reduce(0) { $0 + $1.count + 1 } + lines[10].count / 2
+        let broken = Array(bytes.prefix(cut))
+        try sandbox.write(sandbox.storeFile, broken)
+        // And the journal has lost its first two changes (mkdir, the first import): alone,
+        // neither it nor the broken file knows where everything was.
+        let journal = sandbox.store + "/journal.jsonl"
+        let entries = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n")
+        try sandbox.write(journal, Array((entries.dropFirst(2).joined(separator: "\n") + "\n").utf8))
+
+        let fsck = try sandbox.run("fsck")
+        #expect(fsck.status == 1, "\(fsck)")
+        #expect(fsck.stdout.hasPrefix("store.json: corrupt JSON at line 11"), "\(fsck)")
+        #expect(fsck.stdout.contains("--repair moves it aside as store.json.broken-"), "\(fsck)")
+        #expect(sandbox.storeBytes == broken)
+
+        let repair = try sandbox.run("fsck", "--repair")
+        #expect(repair.status == 0, "\(repair)")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: sandbox.store).filter {
+            $0.hasPrefix("store.json.broken-")
+        }
+        #expect(
+            aside.count == 1 && repair.stdout.contains("moved the broken store.json aside as \(aside.first ?? "?")"))
+        #expect(
+            aside.first.map { sandbox.bytes(sandbox.store + "/" + $0) == broken } == true, "the broken file changed")
+        #expect(repair.stdout.contains("rebuilt store.json from the broken file's intact lines"), "\(repair)")
+        let after = try sandbox.succeed("find", "/", "--json").json() as? [[String: Any]] ?? []
+        #expect(summary(after) == summary(before), "\(repair.stdout)")
+        try sandbox.succeed("export", "/Work/Standups/wednesday", sandbox.root + "/out.wav")
+        expectSuccess(try sandbox.run("fsck"))
     }
 
     @Test("a JSON error names the line and column")
@@ -95,7 +158,7 @@ struct StoreFileTests {
         expectFailure(
             try sandbox.run("ls"), status: 1,
             message:
-                "recnotes: \(sandbox.storeFile): corrupt JSON at line 5, column \(column): expected a string, found 'f'"
+                "recnotes: \(sandbox.storeFile): corrupt JSON at line 5, column \(column): expected a string, found 'f'; 'recnotes fsck --repair' moves it aside and rebuilds it from its intact lines, journal.jsonl and audio/"
         )
     }
 

@@ -268,7 +268,10 @@ struct DocumentStoreTests {
         try dir.write("store.json", bytes)
         let error = recError { _ = try DocumentStore(location: dir.location) }
         #expect(error?.subject == dir.location.storeFile)
-        #expect(error?.reason == "corrupt JSON at line 1, column 26: unexpected end of file inside an array")
+        #expect(
+            error?.reason
+                == "corrupt JSON at line 1, column 26: unexpected end of file inside an array; 'recnotes fsck --repair' moves it aside and rebuilds it from its intact lines, journal.jsonl and audio/"
+        )
         #expect(dir.bytes("store.json") == bytes)
     }
 }

@@ -121,7 +121,9 @@ struct StoreCheckTests {
         try library.viewState.transaction { $0.recordingStarted(entry) }
         let report = try check.run(repair: false, isAlive: { _ in false })
         #expect(report.problems == [.staleRecording(name: "memo", pid: 999_999, file: "\(id).wav")])
-        let notes = try StoreCheck.repairViewState(try Library(location: dir.location))
+        var repaired = StoreCheck.Report(problems: [], repairs: [], remaining: [])
+        try StoreCheck.repairViewState(try Library(location: dir.location), into: &repaired)
+        let notes = repaired.repairs
         #expect(notes.count == 1)
         let document = try DocumentStore(location: dir.location).document
         #expect(document.path(of: id) == "/Home/memo (recovered)")
@@ -139,7 +141,9 @@ struct StoreCheckTests {
             try check.run(repair: false).problems == [
                 .danglingViewState("the folder stack points at folders that no longer exist there")
             ])
-        let notes = try StoreCheck.repairViewState(try Library(location: dir.location))
+        var repaired = StoreCheck.Report(problems: [], repairs: [], remaining: [])
+        try StoreCheck.repairViewState(try Library(location: dir.location), into: &repaired)
+        let notes = repaired.repairs
         #expect(notes == ["trimmed the view state to folders and recordings that exist"])
         #expect(try Library(location: dir.location).viewState.state.folderStack == [.root, Fixture.work])
         #expect(try check.run(repair: false).problems == [])
@@ -228,5 +232,65 @@ extension StoreCheckTests {
         #expect(document.path(of: Fixture.work) == "/Work")
         #expect(document[Fixture.work]?.created == Fixture.created)
         #expect(document.path(of: stranger) == "/Recovered/\(stranger)")
+    }
+
+    @Test("a store.json cut short is kept aside and rebuilt from its whole lines, the journal and the audio")
+    func rebuildFromBrokenFile() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        let store = try DocumentStore(location: dir.location)
+        try store.transaction {
+            try $0.annotate(Fixture.standup, with: Annotations(note: "kept", tags: ["q3"]))
+        }
+        // No journal: only the broken file's lines know the names and the note.
+        try FileManager.default.removeItem(atPath: store.journal.path)
+        let bytes = try #require(dir.bytes("store.json"))
+        let text = String(decoding: bytes, as: UTF8.self)
+        let standupLine = try #require(text.range(of: "\"name\": \"standup\""))
+        let lineEnd = try #require(text[standupLine.upperBound...].firstIndex(of: "\n"))
+        // Cut just after the recording's line (the last item's): the array is never closed.
+        let cut = text.utf8.distance(from: text.startIndex, to: lineEnd) + 1
+        let broken = Array(bytes.prefix(cut))
+        try dir.write("store.json", broken)
+
+        let found = try check.run(repair: false)
+        guard case .brokenStore(let reason)? = found.problems.first else {
+            Issue.record("not reported as broken: \(found.problems)")
+            return
+        }
+        #expect(reason.hasPrefix("corrupt JSON at line "))
+        #expect(found.remaining == found.problems)
+        #expect(dir.bytes("store.json") == broken)
+
+        let report = try check.run(repair: true)
+        let aside = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: dir.location.directory).first {
+                $0.hasPrefix("store.json.broken-")
+            })
+        #expect(dir.bytes(aside) == broken)
+        #expect(report.repairs.first == "moved the broken store.json aside as \(aside), which is kept as it was")
+        #expect(report.remaining == [])
+        let document = try DocumentStore(location: dir.location).document
+        #expect(document.path(of: Fixture.standup) == "/Work/Ideas/standup")
+        #expect(document[Fixture.standup]?.annotations.note == "kept")
+        #expect(document[Fixture.standup]?.annotations.tags == ["q3"])
+        #expect(try check.run(repair: false).problems == [])
+    }
+
+    @Test("an older store's missing analysis is information: fsck stays clean and --repair measures it")
+    func missingAnalysisIsInformation() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        // As a version-2 store has it: no "analysis".
+        let text = String(decoding: try #require(dir.bytes("store.json")), as: UTF8.self)
+        let older = text.replacingOccurrences(
+            of: #", "analysis": \{[^{}]*\}"#, with: "", options: .regularExpression)
+        try dir.write("store.json", Array(older.utf8))
+        let store = try DocumentStore(location: dir.location)
+        #expect(store.document[Fixture.standup]?.recording?.analysis == nil)
+        let report = try check.run(repair: false)
+        #expect(report.problems.count == 1 && report.problems.first?.severity == .information, "\(report.problems)")
+        #expect(report.remaining == [])
+        let repaired = try check.run(repair: true)
+        #expect(repaired.repairs == ["measured and stored the levels and waveform of 1 recording"])
+        #expect(try check.run(repair: false).problems == [])
     }
 }

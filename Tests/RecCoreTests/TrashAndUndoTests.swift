@@ -17,6 +17,36 @@ struct TrashAndUndoTests {
 
     func reopened() throws -> Document { try DocumentStore(location: dir.location).document }
 
+    @Test("a journal entry says what changed and to which item, whatever front end made it")
+    func entriesSayWhatChanged() throws {
+        // What browse does: one summary for all its changes.
+        store.summary = "recnotes browse"
+        try store.transaction { try $0.rename(Fixture.standup, to: "daily") }
+        try store.transaction { try $0.move(Fixture.ideas, into: .root, name: "Ideas") }
+        try store.transaction {
+            try $0.annotate(Fixture.standup, with: Annotations(tags: ["q3", "work"]))
+        }
+        try store.transaction {
+            try $0.annotate(Fixture.standup, with: Annotations(tags: ["q3"], markers: [Marker(frame: 10)]))
+        }
+        try store.transaction {
+            try $0.annotate(
+                Fixture.standup,
+                with: Annotations(
+                    tags: ["q3"], markers: [Marker(frame: 10)], trim: TrimPoints(inFrame: 5, outFrame: 50)))
+        }
+        try store.transaction { try $0.remove(Fixture.ideas) }
+        try store.transaction { try $0.add(.folder(name: "New", parent: .root)) }
+        let changes = store.journal.entries().suffix(7).map(\.change)
+        #expect(
+            changes == [
+                "rename /Work/Ideas/standup → /Work/Ideas/daily", "move /Work/Ideas → /Ideas",
+                "tags on /Ideas/daily: +q3 +work", "tags and markers on /Ideas/daily", "trim /Ideas/daily",
+                "trash /Ideas", "mkdir /New",
+            ])
+        #expect(store.journal.entries().suffix(7).allSatisfy { $0.summary == "recnotes browse" })
+    }
+
     @Test("restore puts a trashed subtree back where it was, with the same UUIDs")
     func restore() throws {
         let before = store.document
@@ -187,7 +217,7 @@ extension TrashAndUndoTests {
         #expect(decoded.steps == [.added(Fixture.work)])
     }
 
-    @Test("undo names the change by command and absolute paths; a dry run changes nothing")
+    @Test("undo names the change by what its steps did, with absolute paths; a dry run changes nothing")
     func undoDescribesTheChange() throws {
         store.summary = "recnotes mv Work/Ideas /Home/Thoughts"
         try store.transaction { try $0.move(Fixture.ideas, into: Fixture.home, name: "Thoughts") }
@@ -196,12 +226,12 @@ extension TrashAndUndoTests {
         let bytes = dir.bytes("store.json")
         let journal = dir.bytes("journal.jsonl")
         let preview = try store.undo(dryRun: true)
-        #expect(preview.change == "rm /Work")
+        #expect(preview.change == "trash /Work")
         #expect(preview.entry.sequence == 3)
         #expect(dir.bytes("store.json") == bytes && dir.bytes("journal.jsonl") == journal)
-        #expect(try store.undo().change == "rm /Work")
-        #expect(try store.undo().change == "mv /Work/Ideas -> /Home/Thoughts")
-        // No command line (a change made through RecCore): named by its first step.
-        #expect(try store.undo().change == "build /Work /Home")
+        #expect(try store.undo().change == "trash /Work")
+        #expect(try store.undo().change == "move /Work/Ideas → /Home/Thoughts")
+        // Whatever the command line (here none, a change made through RecCore).
+        #expect(try store.undo().change == "mkdir /Work /Home; add /Work/Ideas/standup")
     }
 }

@@ -35,6 +35,15 @@ public struct AudioError: Error, Equatable, CustomStringConvertible, Sendable {
 
     public var description: String { recError.description }
 
+    /// What an event says: a device by name; a file only by what failed, since the file a
+    /// recorder writes is a store's `audio/<uuid>` that the user knows by another name.
+    public var eventMessage: String {
+        switch subject {
+        case .device: return description
+        case .file: return "\(operation): \(reason)"
+        }
+    }
+
     /// How the CLI reports it: `audio device "hw:9": cannot open for capture: No such file or directory`.
     public var recError: RecError {
         switch subject {

@@ -115,7 +115,7 @@ public final class Player: @unchecked Sendable {
         } catch {
             let reached = loop.heard()
             pcm.close()
-            onEvent(.failed(loop.at(reached), message: (error as? AudioError)?.description ?? "\(error)"))
+            onEvent(.failed(loop.at(reached), message: (error as? AudioError)?.eventMessage ?? "\(error)"))
             throw error
         }
     }

@@ -167,7 +167,7 @@ public final class Recorder: @unchecked Sendable {
         thread.join()
         loop.total.merge(loop.meter)
         if let error = loop.writeError ?? captureError {
-            onEvent(.failed(loop.position, message: (error as? AudioError)?.description ?? "\(error)"))
+            onEvent(.failed(loop.position, message: (error as? AudioError)?.eventMessage ?? "\(error)"))
             pcm.close()
             throw error
         }

@@ -19,6 +19,11 @@ public final class SoundFile {
     /// as audio arrives, so the fsync before the store names the file finds little left.
     private var writeback: Int32 = -1
     private var bytesSinceWriteback = 0
+    /// When set, a decoding error ends the audio instead of being thrown: the reads return
+    /// what decoded before it, then nothing, and `decodingError` keeps it (`import --salvage`).
+    public var stopsAtDecodingError = false
+    /// The decoding error that ended the audio, with `stopsAtDecodingError`.
+    public internal(set) var decodingError: AudioError?
 
     private init(path: String, handle: OpaquePointer, info: SF_INFO) {
         self.path = path
@@ -162,14 +167,22 @@ public final class SoundFile {
         sf_write_sync(handle)
     }
 
-    /// Reads up to `frames` frames; 0 at the end of the file. A decoding error is thrown.
+    /// Reads up to `frames` frames; 0 at the end of the file. A decoding error is thrown
+    /// (or, with `stopsAtDecodingError`, ends the audio).
     public func read(into samples: UnsafeMutablePointer<Int16>, frames: Int) throws -> Int {
         let handle = try open("read failed")
+        guard decodingError == nil else { return 0 }
         let count = sf_readf_short(handle, samples, sf_count_t(frames))
         if count < sf_count_t(frames) && sf_error(handle) != SF_ERR_NO_ERROR {
-            throw AudioError.sndfile(path, "cannot decode", handle)
+            try failedDecoding(AudioError.sndfile(path, "cannot decode", handle))
         }
-        return Int(count)
+        return Int(max(count, 0))
+    }
+
+    /// A decoding error: thrown, or with `stopsAtDecodingError` kept, the audio ending here.
+    func failedDecoding(_ error: AudioError) throws {
+        guard stopsAtDecodingError else { throw error }
+        decodingError = error
     }
 
     /// Moves the read position to `frame` directly (libsndfile's own seek, not decoding from

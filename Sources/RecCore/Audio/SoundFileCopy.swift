@@ -1,3 +1,5 @@
+import CAudio
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -6,17 +8,24 @@ extension SoundFile {
     /// The frames a file really holds, by decoding it to the end: what a file whose writer
     /// died before finishing its header declares can be wrong.
     public static func countFrames(path: String) throws -> Int64 {
+        try decodable(path: path).frames
+    }
+
+    /// The frames that decode from the start, and whether decoding reached the end without
+    /// an error (a writer stopped by a full disk can leave a last block cut short, which
+    /// decodes to an error; the frames before it all count, the partial read's included).
+    public static func decodable(path: String) throws -> (frames: Int64, complete: Bool) {
         let file = try SoundFile.open(path: path)
+        guard let handle = file.sndfileHandle else { return (0, false) }
         let chunk = 16384
         let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: chunk * file.channels)
         defer { buffer.deallocate() }
         var total: Int64 = 0
         while true {
-            let n = (try? file.read(into: buffer, frames: chunk)) ?? 0
-            if n == 0 { break }
-            total += Int64(n)
+            let n = sf_readf_short(handle, buffer, sf_count_t(chunk))
+            total += Int64(max(n, 0))
+            if n < sf_count_t(chunk) { return (total, sf_error(handle) == SF_ERR_NO_ERROR) }
         }
-        return total
     }
 }
 

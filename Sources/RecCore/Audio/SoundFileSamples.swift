@@ -35,20 +35,24 @@ extension SoundFile {
 
     public func read(into samples: UnsafeMutablePointer<Int32>, frames: Int) throws -> Int {
         let handle = try live("read failed")
+        guard decodingError == nil else { return 0 }
         let count = sf_readf_int(handle, samples, sf_count_t(frames))
         if count < sf_count_t(frames) && sf_error(handle) != SF_ERR_NO_ERROR {
-            throw AudioError(.file(path), "cannot decode", reason: SoundFile.reason(of: handle), code: sf_error(handle))
+            try failedDecoding(
+                AudioError(.file(path), "cannot decode", reason: SoundFile.reason(of: handle), code: sf_error(handle)))
         }
-        return Int(count)
+        return Int(max(count, 0))
     }
 
     public func read(into samples: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
         let handle = try live("read failed")
+        guard decodingError == nil else { return 0 }
         let count = sf_readf_float(handle, samples, sf_count_t(frames))
         if count < sf_count_t(frames) && sf_error(handle) != SF_ERR_NO_ERROR {
-            throw AudioError(.file(path), "cannot decode", reason: SoundFile.reason(of: handle), code: sf_error(handle))
+            try failedDecoding(
+                AudioError(.file(path), "cannot decode", reason: SoundFile.reason(of: handle), code: sf_error(handle)))
         }
-        return Int(count)
+        return Int(max(count, 0))
     }
 
     public func write(_ samples: UnsafePointer<Int32>, frames: Int) throws {
@@ -82,12 +86,32 @@ extension SoundFile {
     /// A data chunk that claims more bytes than the file has: a cut-off WAV or AIFF, which
     /// libsndfile would otherwise read as a shorter file. (Ogg's "ended unexpectedly" is no
     /// sign: sox writes complete files without the end-of-stream flag.)
-    public var headerSaysTruncated: Bool {
+    public var headerSaysTruncated: Bool { truncatedDataLine != nil }
+
+    /// The frames a cut-off WAV or AIFF's header declares (libsndfile's `frames` is what the
+    /// file holds): from its log's `data : 480000 (should be 299956)`, in bytes, for PCM.
+    public var declaredFramesWhenTruncated: Int64? {
+        guard let line = truncatedDataLine, let colon = line.firstIndex(of: ":") else { return nil }
+        let digits = line[line.index(after: colon)...].drop { $0 == " " }.prefix { $0.isNumber }
+        let bytesPerSample: Int64
+        switch Int(subtype) {
+        case Int(SF_FORMAT_PCM_S8), Int(SF_FORMAT_PCM_U8): bytesPerSample = 1
+        case Int(SF_FORMAT_PCM_16): bytesPerSample = 2
+        case Int(SF_FORMAT_PCM_24): bytesPerSample = 3
+        case Int(SF_FORMAT_PCM_32), Int(SF_FORMAT_FLOAT): bytesPerSample = 4
+        case Int(SF_FORMAT_DOUBLE): bytesPerSample = 8
+        default: return nil
+        }
+        guard let bytes = Int64(digits) else { return nil }
+        return bytes / (bytesPerSample * Int64(max(channels, 1)))
+    }
+
+    private var truncatedDataLine: Substring? {
         for line in headerLog.split(separator: "\n") {
             let text = line.drop { $0 == " " }
-            if (text.hasPrefix("data") || text.hasPrefix("SSND")) && text.contains("(should be") { return true }
+            if (text.hasPrefix("data") || text.hasPrefix("SSND")) && text.contains("(should be") { return text }
         }
-        return false
+        return nil
     }
 }
 

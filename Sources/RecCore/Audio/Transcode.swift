@@ -230,24 +230,36 @@ public enum Transcode {
                 progress?.advance(n, int: buffer, channels: file.channels)
             }
         } catch let error as AudioError {
-            throw RecError.failure(name, error.reason)
+            throw RecError.failure(name, error.reason + (total > 0 ? salvageOffer : ""))
         }
         try checkComplete(file, decoded: total, name: name)
         try file.seek(to: 0)
         return total
     }
 
-    /// Fails when a file decoded to nothing, or to less than its header declares.
-    static func checkComplete(_ file: SoundFile, decoded: Int64, name: String) throws {
+    /// Fails when a file decoded to nothing, or (unless `salvaging`) to less than its header
+    /// declares; the message then offers `--salvage`, as sox reads what is there.
+    static func checkComplete(_ file: SoundFile, decoded: Int64, name: String, salvaging: Bool = false) throws {
         if decoded == 0 { throw RecError.failure(name, "no audio could be decoded") }
+        if salvaging { return }
         if file.headerSaysTruncated {
-            throw RecError.failure(name, "the file is truncated (its header declares more audio than it holds)")
+            throw RecError.failure(
+                name, "the file is truncated (its header declares more audio than it holds)\(salvageOffer)")
         }
-        // MP3 without a Xing header only estimates its length; every other format states it.
-        if file.declaresLength, decoded < file.frames, AudioFormat(exactly: file) != .mp3 {
-            throw RecError.failure(name, "the file is truncated: \(file.frames) frames declared, \(decoded) decoded")
+        if isShort(file, decoded: decoded) {
+            throw RecError.failure(
+                name, "the file is truncated: \(file.frames) frames declared, \(decoded) decoded\(salvageOffer)")
         }
     }
+
+    /// Whether `file` decoded to fewer frames than its header states. MP3 without a Xing
+    /// header only estimates its length; every other format states it.
+    static func isShort(_ file: SoundFile, decoded: Int64) -> Bool {
+        file.headerSaysTruncated || (file.declaresLength && decoded < file.frames && AudioFormat(exactly: file) != .mp3)
+    }
+
+    /// What an error about a damaged input file adds, so that the way on is known.
+    static let salvageOffer = "; import --salvage keeps what is readable"
 }
 
 /// Writes all of `bytes` to a file descriptor (`System.writeAll`), or fails naming `name`.

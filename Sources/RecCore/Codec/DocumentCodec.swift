@@ -378,6 +378,35 @@ public enum DocumentCodec {
     }
 }
 
+extension DocumentCodec {
+    /// What a broken `store.json` (cut short by a crash of the disk, or damaged by an edit)
+    /// still holds: `encode` writes one item, and one trash entry, a line, so every line
+    /// that decodes whole on its own is one of them as it was last written. Lines that do
+    /// not are skipped; nothing is checked against anything else (`fsck --repair` places
+    /// what it finds).
+    static func salvage(_ bytes: [UInt8]) -> (items: [Item], trash: [TrashEntry]) {
+        var items: [Item] = []
+        var trash: [TrashEntry] = []
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            var line = line.drop { $0 == UInt8(ascii: " ") }
+            while let last = line.last, last == UInt8(ascii: ",") || last == UInt8(ascii: " ") || last == 13 {
+                line = line.dropLast()
+            }
+            guard line.first == UInt8(ascii: "{") else { continue }
+            Array(line).withUnsafeBufferPointer { buffer in
+                var reader = JSONReader(buffer)
+                if let item = try? decodeItem(&reader), (try? reader.finish()) != nil {
+                    items.append(item)
+                    return
+                }
+                var again = JSONReader(buffer)
+                if let entry = try? decodeTrashEntry(&again), (try? again.finish()) != nil { trash.append(entry) }
+            }
+        }
+        return (items, trash)
+    }
+}
+
 extension Document {
     /// Checks, in linear time, that parent pointers and children lists agree, that every
     /// item is reachable from the root, and that names are unique within each folder.

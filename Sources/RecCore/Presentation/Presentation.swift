@@ -314,7 +314,8 @@ public enum RecordJSON {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    /// seq, time, summary, changes (count of steps), undoable (only the newest can be).
+    /// `history --json`: seq, time, summary (the command line), change (what changed, null
+    /// for an entry from before it was recorded), changes (count of steps).
     /// `undo --json`: {"seq", "time", "summary" (the command line), "change" (what the text
     /// output says after the number), "dryRun"}.
     public static func undo(_ undone: DocumentStore.Undone, dryRun: Bool) -> String {
@@ -344,6 +345,8 @@ public enum RecordJSON {
             w.timestamp(entry.time)
             w.raw(", \"summary\": ")
             w.string(entry.summary)
+            w.raw(", \"change\": ")
+            if let change = entry.change { w.string(change) } else { w.raw("null") }
             w.raw(", \"changes\": ")
             w.int(entry.steps.count)
             w.raw("}")
@@ -353,8 +356,8 @@ public enum RecordJSON {
     }
 }
 
-/// `fsck --json`: {"clean": bool, "problems": [{"kind", "message", "repairable"}], "repairs": [string], "remaining": int,
-/// "folders": int, "recordings": int}.
+/// `fsck --json`: {"clean": bool, "problems": [{"kind", "message", "repairable", "severity"}], "repairs": [string],
+/// "notRepaired": [string], "remaining": int, "folders": int, "recordings": int}.
 public enum CheckJSON {
     public static func report(_ report: StoreCheck.Report, repaired: Bool) -> String {
         var w = JSONWriter()
@@ -369,11 +372,15 @@ public enum CheckJSON {
             w.string(problem.description)
             w.raw(", \"repairable\": ")
             w.bool(problem.isRepairable)
+            w.raw(", \"severity\": ")
+            w.string(problem.severity.rawValue)
             w.raw("}")
         }
         w.raw(report.problems.isEmpty ? "]" : "\n]")
         w.raw(", \"repairs\": ")
         w.strings(report.repairs)
+        w.raw(", \"notRepaired\": ")
+        w.strings(report.notRepaired)
         w.raw(", \"remaining\": ")
         w.int(report.remaining.count)
         w.raw(", \"folders\": ")
@@ -395,6 +402,7 @@ public enum CheckJSON {
         case .strayTemporary: return "strayTemporary"
         case .emptyOrphanAudio: return "emptyOrphanAudio"
         case .missingStore: return "missingStore"
+        case .brokenStore: return "brokenStore"
         case .markersPastEnd: return "markersPastEnd"
         case .missingAnalysis: return "missingAnalysis"
         case .trimPastEnd: return "trimPastEnd"

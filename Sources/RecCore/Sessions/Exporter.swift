@@ -6,7 +6,9 @@
 /// asked for is the one it is stored in) to a file or to a stream such as stdout.
 ///
 /// A file is written to a hidden temporary file beside it, synced and renamed over, so it
-/// is either complete or not there. WAV on a stream is written by hand, its header
+/// is either complete or not there. An existing file is never replaced without `replacing`
+/// (`export --force`), as `mv` never replaces: refused before anything is written, and
+/// again, atomically, as the file is put in place. WAV on a stream is written by hand, its header
 /// declaring the recording's length, because libsndfile cannot write WAV without seeking
 /// back; other formats on a stream are encoded into an unlinked temporary file first.
 public final class Exporter {
@@ -24,12 +26,18 @@ public final class Exporter {
     public let cancel = CancelFlag()
     /// With `trimmed`, the frames between the recording's trim points (nil: all of it).
     public let range: Range<Int64>?
+    private let library: Library
+    /// `--force`: a file at the destination (or where a transcript goes beside it) is replaced.
+    public let replacing: Bool
 
-    public init(library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false)
-        throws
-    {
+    public init(
+        library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false,
+        replacing: Bool = false
+    ) throws {
+        self.replacing = replacing
         let item = try library.resolver.resolve(path)
         guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
+        self.library = library
         self.item = item
         self.info = info
         range = trimmed && item.annotations.trim != nil ? item.playedRange : nil
@@ -47,13 +55,16 @@ public final class Exporter {
             }
             self.format = guessed
         }
-        if case .file(let file) = destination { try Self.refuseDirectory(file) }
+        if case .file(let file) = destination { try Self.refuseDestination(file, replacing: replacing) }
     }
 
-    /// A file to export to that is a directory is refused before anything is written.
-    private static func refuseDirectory(_ file: String) throws {
+    /// A file to export to that is a directory, or that exists and is not to be replaced, is
+    /// refused before anything is written.
+    private static func refuseDestination(_ file: String, replacing: Bool) throws {
         var st = stat()
+        guard lstat(file, &st) == 0 else { return }
         if stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw RecError.failure(file, "is a directory") }
+        if !replacing { throw FileSystem.alreadyExists(file) }
     }
 
     private var destinationLabel: String {
@@ -63,8 +74,33 @@ public final class Exporter {
         }
     }
 
-    /// Writes the audio. On failure a file destination is left as it was.
+    /// Writes the audio. On failure a file destination is left as it was, and the error
+    /// names the recording or the destination, never a file of the store or a temporary.
     public func run(onEvent: @escaping (AudioEvent) -> Void = { _ in }) throws {
+        do { try export(onEvent: onEvent) } catch { throw inUserTerms(error) }
+    }
+
+    /// The error as the user should read it: about the recording (not `audio/<uuid>`), the
+    /// destination (not the temporary file beside it), or `-`.
+    private func inUserTerms(_ error: Error) -> Error {
+        let error = library.inUserTerms(error)
+        guard let (path, reason, kind) = Library.pathAndReason(of: error) else { return error }
+        if case .file(let file) = destination, path == Self.temporary(for: file) { return RecError(kind, file, reason) }
+        if path.hasPrefix(Self.streamTemporaryDirectory + "/.recnotes-export-") { return RecError(kind, "-", reason) }
+        return error
+    }
+
+    /// The hidden file beside `file` that becomes it once complete.
+    private static func temporary(for file: String) -> String {
+        "\(FileSystem.parentDirectory(of: file))/.\(FileSystem.baseName(of: file)).tmp-\(getpid())"
+    }
+
+    /// Where a stream's encoding is made first.
+    private static var streamTemporaryDirectory: String {
+        Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
+    private func export(onEvent: @escaping (AudioEvent) -> Void) throws {
         let source = try SoundFile.open(path: sourcePath)
         var total = source.declaresLength ? source.frames : info.frames
         if let range {
@@ -78,7 +114,7 @@ public final class Exporter {
         do {
             try write(source, frames: total, progress: progress)
         } catch {
-            progress.fail("\(error)")
+            progress.fail("\(inUserTerms(error))")
             throw error
         }
         progress.finish()
@@ -100,7 +136,7 @@ public final class Exporter {
             }
         case .file(let path):
             let directory = FileSystem.parentDirectory(of: path)
-            let temporary = "\(directory)/.\(FileSystem.baseName(of: path)).tmp-\(getpid())"
+            let temporary = Self.temporary(for: path)
             do {
                 if sameFormat {
                     let out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -117,8 +153,12 @@ public final class Exporter {
                     throw RecError.failure(path, "cannot write: \(reason)")
                 }
                 close(fd)
-                guard rename(temporary, path) == 0 else {
-                    throw RecError.failure(path, "cannot write: \(systemReason(errno))")
+                if replacing {
+                    guard rename(temporary, path) == 0 else {
+                        throw RecError.failure(path, "cannot write: \(systemReason(errno))")
+                    }
+                } else {
+                    try FileSystem.place(temporary, at: path)
                 }
                 FileSystem.syncDirectory(directory)
             } catch {
@@ -162,9 +202,8 @@ public final class Exporter {
     private func encodeThroughTemporary(_ source: SoundFile, to fd: Int32, progress: TranscodeProgress, limit: Int64?)
         throws
     {
-        let directory = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let path =
-            "\(directory)/.recnotes-export-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(format.fileExtension)"
+            "\(Self.streamTemporaryDirectory)/.recnotes-export-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(format.fileExtension)"
         let target: SoundFile
         do {
             target = try SoundFile.create(
@@ -312,14 +351,15 @@ extension Exporter {
         var seen = Set<TranscriptFormat>()
         return try formats.filter { seen.insert($0).inserted }.map { format in
             let sidecar = stem + "." + format.rawValue
-            try Self.refuseDirectory(sidecar)
+            try Self.refuseDestination(sidecar, replacing: replacing)
             return (file: sidecar, text: format.render(transcript, duration: duration))
         }
     }
 
-    /// Writes exported text to `file`, complete or not at all.
-    public static func write(text: String, to file: String) throws {
-        try refuseDirectory(file)
-        try FileSystem.writeAtomically(Array(text.utf8), to: file)
+    /// Writes exported text to `file`, complete or not at all; an existing file only when
+    /// `replacing`.
+    public static func write(text: String, to file: String, replacing: Bool) throws {
+        try refuseDestination(file, replacing: replacing)
+        try FileSystem.writeAtomically(Array(text.utf8), to: file, replacing: replacing)
     }
 }

@@ -48,6 +48,10 @@ public final class Importer {
     public let sources: [Source]
     public let storage: ImportStorage
     public let raw: RawLayout?
+    /// `--salvage`: a file that ends early or stops decoding is imported as far as it decodes.
+    public let salvage: Bool
+    /// What `--salvage` kept of each file that needed it, in the order imported.
+    public private(set) var salvaged: [Salvaged] = []
     public let cancel = CancelFlag()
     /// Files in audio/ this import created, removed again unless it succeeds.
     private var created: [String] = []
@@ -59,11 +63,19 @@ public final class Importer {
 
     public init(
         library: Library, files: [String], folder: String?, name: String?, storage: ImportStorage,
-        raw: RawLayout?, stdin: Int32 = 0, now: Timestamp = .now(), createParents: Bool = false
+        raw: RawLayout?, stdin: Int32 = 0, now: Timestamp = .now(), createParents: Bool = false,
+        salvage: Bool = false
     ) throws {
         self.library = library
         self.storage = storage
         self.raw = raw
+        self.salvage = salvage
+        if salvage && storage == .keep {
+            throw RecError.usage(
+                "--salvage",
+                "stores what decodes again, so it cannot go with --keep; choose a --format (wav or flac keep every sample)"
+            )
+        }
         stdinFD = stdin
         guard !files.isEmpty else { throw RecError.usage("import", "give at least one FILE, or - for stdin") }
         if name != nil && files.count > 1 { throw RecError.usage("--name", "can only name a single imported file") }
@@ -109,6 +121,8 @@ public final class Importer {
             sources.append(Source(path: file, name: chosen))
         }
         self.sources = sources
+        // Checked as every change to a read-only store is, once the arguments are: one line.
+        if library.isReadOnly { throw library.documents.readOnlyError }
     }
 
     /// `Standup 2024.flac` → `Standup 2024`; a name that is only an extension is kept whole.
@@ -139,7 +153,12 @@ public final class Importer {
         var items: [Item] = []
         do {
             for (index, source) in sources.enumerated() {
-                items.append(try importOne(source) { onEvent(index, $0) })
+                do {
+                    items.append(try importOne(source) { onEvent(index, $0) })
+                } catch {
+                    // About the input as given, never about the copy being made of it.
+                    throw library.inUserTerms(error, temporaryOwner: source.label)
+                }
             }
             let current = library.state.currentFolder
             try library.documents.transaction { tx in
@@ -209,6 +228,7 @@ public final class Importer {
             }
         }
         let input = try openSource(source, at: inputPath)
+        input.stopsAtDecodingError = salvage
         let id = ItemID.random()
         let item: Item
         switch storage {
@@ -224,7 +244,7 @@ public final class Importer {
                 channels: input.channels, totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
             let frames: Int64
             do { frames = try Transcode.verify(input, name: source.label, progress: progress) } catch {
-                progress.fail("\(error)")
+                progress.fail("\(library.inUserTerms(error, temporaryOwner: source.label))")
                 throw error
             }
             let file = "\(id).\(format.fileExtension)"
@@ -266,12 +286,21 @@ public final class Importer {
                     result = try Transcode.copy(
                         input, into: target, resampler: resampler, progress: progress, cancel: cancel)
                 } catch let error as AudioError where error.subject == .file(inputPath) {
-                    throw RecError.failure(source.label, error.reason)
+                    throw RecError.failure(
+                        source.label, error.reason + (progress.frames > 0 ? Transcode.salvageOffer : ""))
                 }
-                try Transcode.checkComplete(input, decoded: result.framesRead, name: source.label)
+                try Transcode.checkComplete(input, decoded: result.framesRead, name: source.label, salvaging: salvage)
                 try target.close()
+                if input.decodingError != nil || Transcode.isShort(input, decoded: result.framesRead) {
+                    salvaged.append(
+                        Salvaged(
+                            source: source.label, kept: result.framesRead,
+                            declared: input.declaredFramesWhenTruncated ?? (input.declaresLength ? input.frames : nil),
+                            sampleRate: input.sampleRate,
+                            decodingError: input.decodingError?.reason))
+                }
             } catch {
-                progress.fail("\(error)")
+                progress.fail("\(library.inUserTerms(error, temporaryOwner: source.label))")
                 throw error
             }
             try place(temporary, as: file)
@@ -311,6 +340,34 @@ public final class Importer {
         guard output >= 0 else { throw RecError.failure(to, "cannot create: \(systemReason(errno))") }
         defer { close(output) }
         _ = try copyBytes(from: input, to: output, source: label, destination: to, cancel: cancel)
+    }
+}
+
+extension Importer {
+    /// What `--salvage` kept of a file that ends early or stops decoding.
+    public struct Salvaged: Equatable, Sendable, CustomStringConvertible {
+        /// The input as given (`stdin` for `-`).
+        public var source: String
+        /// Frames kept (all that decoded), at the input's rate.
+        public var kept: Int64
+        /// What the header declares, when it states a length.
+        public var declared: Int64?
+        public var sampleRate: Int
+        /// Why decoding stopped, when it did not simply run out of data.
+        public var decodingError: String?
+
+        /// `salvaged 3.12 s of the 5.00 s its header declares; the rest is not in the file`.
+        public var description: String {
+            func seconds(_ frames: Int64) -> String {
+                let hundredths = frames * 100 / Int64(max(sampleRate, 1))
+                let fraction = hundredths % 100
+                return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
+            }
+            var text = "salvaged \(seconds(kept))"
+            if let declared, declared > kept { text += " of the \(seconds(declared)) its header declares" }
+            text += decodingError.map { "; decoding stopped there: \($0)" } ?? "; the rest is not in the file"
+            return text
+        }
     }
 }
 

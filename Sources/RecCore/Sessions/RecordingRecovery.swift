@@ -4,9 +4,14 @@
 
 extension Library {
     /// Crash recovery. When the view state holds a recording in progress whose process is
-    /// gone (SIGKILL, power loss), the audio written so far becomes a recording named
-    /// `<name> (recovered)` and the entry is cleared. Returns a note for the user, or nil
-    /// when there was nothing to recover.
+    /// gone (SIGKILL, power loss, or a disk that filled before it could save), the audio
+    /// written so far becomes a recording named `<name> (recovered)` and the entry is
+    /// cleared. Returns a note for the user, or nil when there was nothing to recover.
+    ///
+    /// Throws `RecoveryWaits` when the store cannot be written now (a full disk, a quota, a
+    /// file-size limit): the audio and the entry stay as they are for a later command, and
+    /// nothing was changed. A full disk is seen before the audio is measured, so that every
+    /// command meanwhile does not decode it again.
     ///
     /// Safe against two commands recovering at once: the item keeps the entry's UUID, so
     /// the second one finds it already in the document and only clears the entry.
@@ -14,13 +19,33 @@ extension Library {
     public func recoverInterruptedRecording() throws -> String? {
         guard let entry = viewState.state.recording, !processIsAlive(entry.pid) else { return nil }
         if entry.output != nil {
-            // Its audio went to another program or a file outside the store: nothing to recover.
-            try viewState.transaction { vs in
-                if vs.state.recording?.id == entry.id { vs.recordingEnded() }
+            // Its audio went to another program or a file outside the store: nothing to
+            // recover, and nothing lost if the entry stays until a command can clear it.
+            do {
+                try viewState.transaction { vs in
+                    if vs.state.recording?.id == entry.id { vs.recordingEnded() }
+                }
+            } catch {
+                return nil
             }
             return
                 "a recording to \(entry.destination) (pid \(entry.pid)) ended without clearing its entry; it was cleared"
         }
+        // The room the dead recorder set aside to save in is this recovery's to use.
+        try? FileSystem.remove(SaveReserve.path(location: location, id: entry.id, pid: entry.pid))
+        if documents.document[entry.id] == nil, let free = FileSystem.availableBytes(location.directory),
+            free < SaveReserve.leastToSave(location)
+        {
+            throw RecoveryWaits(name: entry.name, reason: systemReason(ENOSPC))
+        }
+        do {
+            return try recover(entry)
+        } catch let error as RecError {
+            throw RecoveryWaits(name: entry.name, reason: "\(FileSystem.baseName(of: error.subject)): \(error.reason)")
+        }
+    }
+
+    private func recover(_ entry: ViewState.RecordingInProgress) throws -> String? {
         let path = location.audioPath(entry.file)
         var note: String?
         // Repaired and measured before the store lock is taken: an hour of audio takes
@@ -45,19 +70,25 @@ extension Library {
             note =
                 "recovered an interrupted recording as \(tx.document.path(of: entry.id)) (\(Format.duration(info.duration)))"
         }
-        try viewState.transaction { vs in
+        // Saved now; an entry that cannot be cleared yet is cleared by a later command,
+        // which finds the recording in the store and only does that.
+        _ = try? viewState.transaction { vs in
             if vs.state.recording?.id == entry.id { vs.recordingEnded() }
         }
         return note
     }
 
-    /// What the dead writer left: the frames really in the file. A file whose header does
-    /// not declare them (the writer never finished it) is rewritten whole, so that it plays
-    /// and seeks like any other. nil when there is no readable audio.
+    /// What the dead writer left: the frames really in the file. A FLAC file cut short
+    /// mid-frame (a full disk) is finished in place, needing no room (`FLACTail`); any
+    /// other file whose header does not declare its frames (the writer never finished it)
+    /// is rewritten whole, so that it plays and seeks like any other. nil when there is no
+    /// readable audio.
     static func recoverAudio(_ entry: ViewState.RecordingInProgress, path: String) -> RecordingInfo? {
-        guard let frames = try? SoundFile.countFrames(path: path), frames > 0,
-            let file = try? SoundFile.open(path: path)
-        else { return nil }
+        guard let (frames, complete) = try? SoundFile.decodable(path: path), frames > 0 else { return nil }
+        if !complete, (entry.format ?? AudioFormat(fileName: entry.file)) == .flac {
+            FLACTail.finish(path: path, decodedFrames: frames)
+        }
+        guard let file = try? SoundFile.open(path: path) else { return nil }
         var finalFrames = frames
         if file.frames != frames, let format = entry.format {
             let temporary = path + ".recovering-\(getpid())"
@@ -74,4 +105,23 @@ extension Library {
             sampleRate: file.sampleRate, channels: file.channels,
             format: entry.format ?? AudioFormat(fileName: entry.file) ?? .wav, file: entry.file)
     }
+}
+
+/// A dead recorder's audio that cannot be saved yet, because the store cannot be written
+/// (`reason`: a full disk, a quota, a file-size limit). Its audio and in-progress entry stay
+/// as they are, nothing was changed, and the first command that can write saves it; the
+/// commands that only read go on meanwhile and say so, each once (`GlobalOptions.openLibrary`).
+public struct RecoveryWaits: Error, Equatable, RecErrorConvertible, CustomStringConvertible {
+    /// The recording's name, as it was to be saved.
+    public var name: String
+    public var reason: String
+
+    public var recError: RecError {
+        .failure(
+            "interrupted recording \"\(name)\"",
+            "not saved in the store yet: \(reason); its audio is kept, and the first command that can write the store saves it as \"\(name) (recovered)\""
+        )
+    }
+
+    public var description: String { recError.description }
 }

@@ -28,6 +28,8 @@ public final class RecordingSession {
     /// Markers made while recording, in the order made (also in the in-progress entry).
     public private(set) var markers: [Marker] = []
     private var finished = false
+    /// Room to save in when the disk fills while recording (nil when there was none to set aside).
+    private var reserve: SaveReserve?
 
     public var filePath: String { library.location.audioPath(entry.file) }
 
@@ -41,6 +43,8 @@ public final class RecordingSession {
     ) throws {
         self.library = library
         self.format = format
+        // One line, as every change to a read-only store is refused, before a device opens.
+        if library.isReadOnly { throw library.documents.readOnlyError }
         try format.validate(rate: rate, channels: channels)
         let resolver = library.resolver
         let generated = Format.defaultRecordingName(started)
@@ -94,6 +98,7 @@ public final class RecordingSession {
             throw RecError.failure(library.document.path(of: existing.id), "already exists")
         }
         try library.viewState.state.refuseAnotherRecording()
+        try Self.refuseWhileRecoveryWaits(library)
 
         // The device first: if it cannot be opened, no file (and no folder) is made.
         recorder = try Recorder(
@@ -113,12 +118,19 @@ public final class RecordingSession {
         let fileName = "\(id).\(format.fileExtension)"
         try FileSystem.makeDirectories(library.location.audioDirectory)
         let path = library.location.audioPath(fileName)
-        file = try SoundFile.create(path: path, format: format, rate: rate, channels: channels)
+        do {
+            file = try SoundFile.create(path: path, format: format, rate: rate, channels: channels)
+        } catch let error as AudioError {
+            // The user knows the recording by its path in the store, not by its file's UUID.
+            throw RecError.failure(
+                Self.path(of: name, in: parent, library.document), "cannot create its audio file: \(error.reason)")
+        }
         // The file's name survives a power cut from the start, so its periodic syncs count.
         FileSystem.syncDirectory(library.location.audioDirectory)
         entry = .init(
             id: id, parent: parent, name: name, file: fileName, format: format,
             sampleRate: rate, channels: channels, pid: getpid(), started: started)
+        reserve = SaveReserve(location: library.location, id: id)
         do {
             try library.viewState.transaction { vs in
                 // Checked again under the lock: another recording may have started meanwhile.
@@ -128,7 +140,67 @@ public final class RecordingSession {
         } catch {
             try? file.close()
             try? FileSystem.remove(path)
+            reserve?.release()
             throw error
+        }
+    }
+
+    /// A dead recorder's audio that could not be saved yet (see `RecoveryWaits`) keeps its
+    /// in-progress entry; a new recording would replace it, so none starts until it is saved.
+    private static func refuseWhileRecoveryWaits(_ library: Library) throws {
+        guard let waiting = library.viewState.state.recording, waiting.output == nil, waiting.pid != getpid(),
+            !processIsAlive(waiting.pid)
+        else { return }
+        throw RecError.failure(
+            "record",
+            "the interrupted recording \"\(waiting.name)\" is not saved in the store yet, and must be first: free some space"
+        )
+    }
+
+    /// Where the recording goes, as the user knows it: `/Ideas/standup`.
+    public var destinationPath: String { Self.path(of: defaultName, in: parent, library.document) }
+
+    private static func path(of name: String, in parent: ItemID, _ document: Document) -> String {
+        let folder = document[parent] != nil ? document.path(of: parent) : "/"
+        return (folder == "/" ? "" : folder) + "/" + name
+    }
+
+    /// The recording failed while capturing (the disk filled, the device went away): what
+    /// reached the disk is saved, as crash recovery would, and the one line to report says
+    /// so. When the store cannot be written either, the audio and the in-progress entry
+    /// stay, and the next command that can write saves it (`recoverInterruptedRecording`).
+    public func stop(after failure: Error) -> RecError {
+        let why = Self.describe(failure)
+        // Closing finishes the header over what reached the disk, which may be more than
+        // the writes that completed (the last one, cut short, left part of its audio).
+        if !finished { try? file.close() }
+        guard frames > 0 || ((try? SoundFile.countFrames(path: filePath)) ?? 0) > 0 else {
+            try? discard()
+            return RecError.failure(destinationPath, "\(why); nothing was recorded")
+        }
+        do {
+            let item = try save(cutShort: true)
+            let length = Format.duration(item.recording?.duration ?? 0)
+            return RecError.failure(
+                library.document.path(of: item.id),
+                "recording stopped after \(length): \(why); the \(length) recorded is saved")
+        } catch {
+            return RecError.failure(
+                destinationPath,
+                "recording stopped: \(why); its audio is kept, and the first command that can write the store saves it as \"\(entry.name) (recovered)\""
+            )
+        }
+    }
+
+    /// A failure in words that name what the user knows: a file error is about the
+    /// recording's audio, not about `audio/<uuid>.wav`.
+    static func describe(_ failure: Error) -> String {
+        switch failure {
+        case let error as AudioError:
+            if case .file = error.subject { return "cannot write its audio: \(error.reason)" }
+            return error.description
+        case let error as RecError: return error.description
+        default: return "\(failure)"
         }
     }
 
@@ -193,6 +265,9 @@ public final class RecordingSession {
         guard !finished else { throw RecError.failure("record", "the recording was already saved or discarded") }
         finished = true
         if cutShort { try? file.close() } else { try file.close() }
+        // The room set aside while recording is what saving it may need.
+        reserve?.release()
+        reserve = nil
         // The store must never name audio that a power cut could still take away.
         if cutShort { try? FileSystem.syncFile(filePath) } else { try FileSystem.syncFile(filePath) }
         FileSystem.syncDirectory(FileSystem.parentDirectory(of: filePath))
@@ -239,6 +314,8 @@ public final class RecordingSession {
         guard !finished else { return }
         finished = true
         try? file.close()
+        reserve?.release()
+        reserve = nil
         try FileSystem.remove(filePath)
         try library.viewState.transaction { vs in
             if vs.state.recording?.id == entry.id { vs.recordingEnded() }

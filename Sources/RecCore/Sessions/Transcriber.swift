@@ -87,7 +87,7 @@ public final class Transcriber {
                 }
             } catch let error as RecError {
                 summary.failed += 1
-                events(.failed(index: index, item: item, error: error))
+                events(.failed(index: index, item: item, error: library.inUserTerms(error) as? RecError ?? error))
             } catch {
                 summary.failed += 1
                 events(.failed(index: index, item: item, error: RecError.failure("transcribe", "\(error)")))

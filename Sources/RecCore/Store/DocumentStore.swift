@@ -111,7 +111,12 @@ public final class DocumentStore {
             identity = current
             itemRanges = decoded.itemRanges
         } catch let corrupt as DocumentCodec.Corrupt {
-            throw RecError.failure(location.storeFile, corrupt.reason)
+            // Said by every command, so that the way out is known from whichever one met it.
+            let remedy =
+                corrupt.isRebuildable
+                ? "; 'recnotes fsck --repair' moves it aside and rebuilds it from its intact lines, journal.jsonl and audio/"
+                : ""
+            throw RecError.failure(location.storeFile, corrupt.reason + remedy)
         }
         return true
     }
@@ -130,6 +135,7 @@ public final class DocumentStore {
                 !transaction.actions.isEmpty || !transaction.steps.isEmpty || !transaction.transcriptsToPutBack.isEmpty
             else { return result }
             guard !isReadOnly else { throw readOnlyError }
+            let before = document
             if !transaction.actions.isEmpty {
                 try keepOriginalBeforeUpgrade()
                 try FileSystem.writeAtomically(DocumentCodec.encode(transaction.document), to: location.storeFile)
@@ -142,7 +148,7 @@ public final class DocumentStore {
                 if let replaced { try transcripts.putBack(kept: replaced, for: id) } else { transcripts.remove(id) }
             }
             if transaction.journaled {
-                journal.record(transaction, summary: summary)
+                journal.record(transaction, summary: summary, before: before)
             } else {
                 journal.dropLast()
             }

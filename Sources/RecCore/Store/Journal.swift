@@ -52,8 +52,13 @@ public struct Journal {
     public struct Entry: Equatable, Sendable {
         public var sequence: Int
         public var time: Timestamp
+        /// The command line that made the change (`recnotes browse` for all of browse's).
         public var summary: String
         public var steps: [Step]
+        /// What changed, and to which items, as it was when the change was made:
+        /// `rename /Ideas/a → /Ideas/b`, `trash /Old`, `tags on /Ideas/b: +budget` (see
+        /// `describe`). Entries written before it was recorded have none.
+        public var change: String? = nil
     }
 
     /// Entries kept after trimming, and the count that triggers a trim.
@@ -78,12 +83,14 @@ public struct Journal {
         return result
     }
 
-    /// Appends the transaction's steps. Failures are ignored: the change itself is saved.
-    func record(_ transaction: DocumentStore.Transaction, summary: String) {
+    /// Appends the transaction's steps, and what they changed as `before` becomes the
+    /// transaction's document. Failures are ignored: the change itself is saved.
+    func record(_ transaction: DocumentStore.Transaction, summary: String, before: Document) {
         guard transaction.journaled, !transaction.steps.isEmpty else { return }
         let existing = entries()
         let entry = Entry(
-            sequence: (existing.last?.sequence ?? 0) + 1, time: .now(), summary: summary, steps: transaction.steps)
+            sequence: (existing.last?.sequence ?? 0) + 1, time: .now(), summary: summary, steps: transaction.steps,
+            change: Entry.describe(transaction.steps, before: before, after: transaction.document))
         if existing.count + 1 >= Journal.trimAt {
             let kept = Array(existing.suffix(Journal.keep - 1)) + [entry]
             rewrite(kept)
@@ -119,6 +126,10 @@ public struct Journal {
         w.timestamp(entry.time)
         w.raw(", \"summary\": ")
         w.string(entry.summary)
+        if let change = entry.change {
+            w.raw(", \"change\": ")
+            w.string(change)
+        }
         w.raw(", \"steps\": [")
         for (i, step) in entry.steps.enumerated() {
             if i > 0 { w.raw(", ") }
@@ -199,6 +210,8 @@ public struct Journal {
                 entry.time = Timestamp(utf8: try r.readRawString()) ?? entry.time
             } else if key.equals("summary") {
                 entry.summary = try r.readString()
+            } else if key.equals("change") {
+                entry.change = try r.readString()
             } else if key.equals("steps") {
                 try r.beginArray()
                 var firstStep = true
@@ -324,55 +337,103 @@ extension DocumentStore {
 }
 
 extension Journal.Entry {
-    /// The change for people: the command's name and the absolute paths of what it changed,
-    /// as they are in `document` (the state it left): `record /Work/Standups/monday`,
-    /// `mv /Work -> /Job`, `rm /Ideas`. Items inside a listed folder are not listed again.
+    /// What the entry changed, for people: as recorded when it was made, or, for an entry
+    /// written before that was, described now from its steps, with paths as they are in
+    /// `document`.
     public func change(in document: Document) -> String {
-        var words = summary.split(separator: " ").map(String.init)
-        if words.first == "recnotes" { words.removeFirst() }
-        let verb: String
-        if let first = words.first, !first.hasPrefix("-") {
-            verb = first == "trash" && words.count > 1 ? "trash \(words[1])" : first
-        } else {
-            switch steps.first {
-            case .added?: verb = "add"
-            case .moved?: verb = "mv"
-            case .trashed?: verb = "rm"
-            case .removedPermanently?: verb = "rm --permanent"
-            case .restored?: verb = "trash restore"
-            case .annotated?: verb = "annotate"
-            case .transcribed?: verb = "transcribe"
-            case nil: verb = "change"
-            }
+        change ?? Self.describe(steps, before: document, after: document)
+    }
+
+    /// The one description of a change, from its steps (what the store's actions were), so
+    /// that every front end's changes read alike: `mkdir /Work`, `add /Work/monday`,
+    /// `rename /Work/a → /Work/b`, `move /Work/a → /Job/a`, `trash /Old`, `delete /Old`,
+    /// `restore /Old`, `tags on /Work/a: +budget −q3`, `note on /Work/a`, `markers on
+    /// /Work/a: +1`, `trim /Work/a`, `transcribe /Work/a`. Paths come from `before` for what
+    /// an item was, `after` for what it became. Steps of one kind are listed together (at
+    /// most three paths, an item inside a listed folder not again); kinds are joined by "; ".
+    public static func describe(_ steps: [Journal.Step], before: Document, after: Document) -> String {
+        func path(_ id: ItemID, in document: Document) -> String {
+            if document[id] != nil { return document.path(of: id) }
+            if let other = [before, after].first(where: { $0[id] != nil }) { return other.path(of: id) }
+            return "@\(id.description.prefix(8))"
         }
-        func path(_ id: ItemID) -> String {
-            document[id] != nil ? document.path(of: id) : "@\(id.description.prefix(8))"
-        }
-        func join(_ parent: ItemID, _ name: String) -> String {
-            let base = path(parent)
+        func join(_ parent: ItemID, _ name: String, in document: Document) -> String {
+            let base = path(parent, in: document)
             return (base == "/" ? "" : base) + "/" + name
         }
-        var paths: [String] = []
-        for step in steps {
-            switch step {
-            case .added(let id, _), .restored(let id, _):
-                paths.append(path(id))
-            case .moved(let id, let fromParent, let fromName, _, _):
-                paths.append("\(join(fromParent, fromName)) -> \(path(id))")
-            case .trashed(let id):
-                paths.append(document.trashEntry(id)?.path ?? path(id))
-            case .removedPermanently(_, let removed):
-                paths.append(removed)
-            case .annotated(let id, _, _), .transcribed(let id, _):
-                paths.append(path(id))
+        // Each verb (and what it did to all of them) with its paths, in the order first met.
+        var groups: [(verb: String, detail: String, paths: [String])] = []
+        func add(_ verb: String, _ path: String, _ detail: String = "") {
+            if let i = groups.firstIndex(where: { $0.verb == verb && $0.detail == detail }) {
+                groups[i].paths.append(path)
+            } else {
+                groups.append((verb, detail, [path]))
             }
         }
-        let shown = paths.filter { candidate in
-            !paths.contains { candidate != $0 && candidate.hasPrefix($0 == "/" ? "/" : $0 + "/") }
+        let added = Set(steps.compactMap { step -> ItemID? in if case .added(let id, _) = step { id } else { nil } })
+        for step in steps {
+            switch step {
+            case .added(let id, let placement):
+                let isFolder = (after[id] ?? before[id])?.isFolder ?? (placement?.kind == .folder)
+                add(isFolder ? "mkdir" : "add", path(id, in: after))
+            case .restored(let id, _):
+                add("restore", path(id, in: after))
+            case .moved(let id, let fromParent, let fromName, let toParent, let toName):
+                let from = join(fromParent, fromName, in: before)
+                let to = join(toParent, toName, in: after)
+                add(fromParent == toParent ? "rename" : "move", "\(from) → \(to)")
+            case .trashed(let id):
+                add("trash", after.trashEntry(id)?.path ?? path(id, in: before))
+            case .removedPermanently(_, let removed):
+                add("delete", removed)
+            case .annotated(let id, let old, let new):
+                // What an item was born with (a recording's markers) is part of adding it.
+                if added.contains(id) && old.isEmpty { continue }
+                let (what, detail) = annotationChange(from: old, to: new)
+                add(what, path(id, in: after), detail)
+            case .transcribed(let id, _):
+                add("transcribe", path(id, in: after))
+            }
         }
-        let listed = shown.prefix(3).joined(separator: " ")
-        let more = shown.count > 3 ? " and \(shown.count - 3) more" : ""
-        return listed.isEmpty ? verb : "\(verb) \(listed)\(more)"
+        let described = groups.map { group -> String in
+            let shown = group.paths.filter { candidate in
+                !group.paths.contains { candidate != $0 && candidate.hasPrefix($0 == "/" ? "/" : $0 + "/") }
+            }
+            let listed = shown.prefix(3).joined(separator: " ")
+            let more = shown.count > 3 ? " and \(shown.count - 3) more" : ""
+            return "\(group.verb) \(listed)\(more)\(group.detail)"
+        }
+        return described.isEmpty ? "change" : described.joined(separator: "; ")
+    }
+
+    /// `("tags on", ": +budget −q3")`, `("note and markers on", "")`, `("trim", "")`: which of
+    /// an item's annotations changed, and for tags and markers how.
+    private static func annotationChange(from old: Annotations, to new: Annotations) -> (String, String) {
+        var fields: [String] = []
+        var detail = ""
+        if old.note != new.note { fields.append("note") }
+        if old.tags != new.tags {
+            fields.append("tags")
+            let added = new.tags.filter { !old.tags.contains($0) }.map { "+" + $0 }
+            let removed = old.tags.filter { !new.tags.contains($0) }.map { "−" + $0 }
+            detail = ": " + (added + removed).joined(separator: " ")
+        }
+        if old.markers != new.markers {
+            fields.append("markers")
+            if fields.count == 1 {
+                let change = new.markers.count - old.markers.count
+                detail = change > 0 ? ": +\(change)" : change < 0 ? ": −\(-change)" : ""
+            }
+        }
+        if old.trim != new.trim {
+            if fields.isEmpty { return (new.trim == nil ? "clear trim of" : "trim", "") }
+            fields.append("trim points")
+        }
+        if fields.count > 1 { detail = "" }
+        let named =
+            fields.count > 1
+            ? fields.dropLast().joined(separator: ", ") + " and " + fields.last! : fields.first ?? "notes"
+        return ("\(named) on", detail)
     }
 }
 

@@ -66,7 +66,10 @@ public enum FileSystem {
     /// On any failure the temporary file is removed and the old file is untouched.
     /// Without `durable` the two fsyncs are skipped: still atomic for any process that
     /// reads it, but a power cut may take the change back (fine for disposable state).
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true) throws {
+    /// Without `replacing`, a file already at `path` is an error and is left alone.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true, replacing: Bool = true)
+        throws
+    {
         let directory = parentDirectory(of: path)
         let temporary = "\(directory)/.\(baseName(of: path)).tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -82,12 +85,40 @@ public enum FileSystem {
             unlink(temporary)
             throw error
         }
-        guard rename(temporary, path) == 0 else {
-            let reason = Errno.current
-            unlink(temporary)
-            throw RecError.failure(path, "cannot replace: \(reason)")
+        if replacing {
+            guard rename(temporary, path) == 0 else {
+                let reason = Errno.current
+                unlink(temporary)
+                throw RecError.failure(path, "cannot replace: \(reason)")
+            }
+        } else {
+            do { try place(temporary, at: path) } catch {
+                unlink(temporary)
+                throw error
+            }
         }
         if durable { syncDirectory(directory) }
+    }
+
+    /// Renames `temporary` to `path` unless something is there already, which is the
+    /// error `exists` says: a hard link cannot replace, so no other writer slips in between
+    /// the check and the rename. A file system without hard links (FAT) is checked first.
+    public static func place(_ temporary: String, at path: String) throws {
+        if link(temporary, path) == 0 {
+            unlink(temporary)
+            return
+        }
+        let reason = Errno.current
+        if reason.rawValue == EEXIST || exists(path) { throw alreadyExists(path) }
+        guard [EPERM, EOPNOTSUPP, EMLINK, EXDEV].contains(reason.rawValue) else {
+            throw RecError.failure(path, "cannot create: \(reason)")
+        }
+        guard rename(temporary, path) == 0 else { throw RecError.failure(path, "cannot create: \(Errno.current)") }
+    }
+
+    /// What refusing to replace a file says; `--force` replaces it.
+    public static func alreadyExists(_ path: String) -> RecError {
+        RecError.failure(path, "already exists; --force replaces it")
     }
 
     /// All of `bytes`, or an error naming `path`.
@@ -155,6 +186,27 @@ public enum FileSystem {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int64(info.st_size)
+    }
+
+    /// Bytes this process may still write on the file system that holds `path` (statvfs's
+    /// `f_bavail`, or for root, who may use the blocks reserved for it, `f_bfree`), or nil
+    /// when it cannot be asked.
+    public static func availableBytes(_ path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(geteuid() == 0 ? info.f_bfree : info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// Sets `bytes` of disk aside as a new file at `path` (`posix_fallocate`), so that a
+    /// write that must not fail for lack of room later gets it by removing the file.
+    /// False, and no file, when the room is not there.
+    static func reserve(_ path: String, bytes: Int64) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        let failed = posix_fallocate(fd, 0, off_t(bytes))
+        close(fd)
+        if failed != 0 { unlink(path) }
+        return failed == 0
     }
 
     public static func remove(_ path: String) throws {

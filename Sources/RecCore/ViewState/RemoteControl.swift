@@ -68,7 +68,10 @@ public struct RemoteControl {
     public func clearDead() throws -> [String] {
         var notes: [String] = []
         if let entry = library.viewState.state.recording, !processIsAlive(entry.pid) {
-            let note = try library.recoverInterruptedRecording()
+            let note: String?
+            do { note = try library.recoverInterruptedRecording() } catch let waiting as RecoveryWaits {
+                return [waiting.description]  // the entry stays, for a command that can write
+            }
             if entry.output != nil {
                 notes.append(
                     "the recorder to \(entry.destination) (pid \(entry.pid)) is no longer running; its entry was cleared"
@@ -97,7 +100,9 @@ public struct RemoteControl {
 
     /// The running jobs, from the state on disk.
     public func running() -> [Status] {
-        statuses(ViewStateStore.peek(library.location) ?? library.viewState.state)
+        // A dead recorder whose audio waits to be saved (a full disk) keeps its entry, but it
+        // is not running.
+        statuses(ViewStateStore.peek(library.location) ?? library.viewState.state).filter { processIsAlive($0.pid) }
     }
 
     /// Which job a command goes to: a seek to the playback; anything else to the recording

@@ -9,16 +9,21 @@ struct Check: ParsableCommand {
             Finds recordings whose audio is missing or unreadable, audio files that belong to no \
             recording, broken parent/child links, duplicate names, a recording left in progress by \
             a process that died, a view state that points at items that are gone, temporary files \
-            of a process that is gone, and a store.json lost beside its audio and journal. One \
-            line per problem; exit status 1 when any problem is found (with --repair: when any \
-            remains). When none is left it says so in one line: 'fsck: 12 folders, 40 recordings, \
-            0 problems'.
+            of a process that is gone, and a store.json lost beside its audio and journal or \
+            no longer readable as JSON. One line per problem; exit status 1 when any problem is \
+            found (with --repair: when any remains). What a store from an older version lacks \
+            (the levels and waveform measured once) is not a problem: a 'note:' line says what \
+            --repair would add, and the exit status stays 0. When no problem is left it says so \
+            in one line: 'fsck: 12 folders, 40 recordings, 0 problems'.
 
             --repair never deletes audio: orphan audio is adopted into /Recovered, links are rebuilt \
             from the items' parent pointers, duplicates get a " (2)" suffix, an interrupted \
             recording is recovered, and the view state is trimmed. A lost store.json is rebuilt \
             from the journal (names and folders) and the audio files; what the journal does not \
-            know goes into /Recovered. Empty orphan audio files and temporary files of a dead \
+            know goes into /Recovered. A store.json that no longer decodes (cut short, damaged) \
+            is moved aside as store.json.broken-<time>, kept, and rebuilt the same way, with the \
+            items and trash entries of its lines that are still whole; what could not be \
+            recovered is said in 'not repaired:' lines. Empty orphan audio files and temporary files of a dead \
             process hold nothing and are removed. Missing or unreadable audio is only reported. \
             A read-only store is checked without taking its lock, and --repair is refused.
             """
@@ -37,16 +42,17 @@ struct Check: ParsableCommand {
         if repair && !report.problems.isEmpty {
             // The store is sound now; the view state is repaired through the stores themselves.
             let library = try global.openLibrary(recover: false)
-            report.repairs += try StoreCheck.repairViewState(library)
+            try StoreCheck.repairViewState(library, into: &report)
             let after = try check.run(repair: false)
-            report.remaining = after.problems
+            report.remaining = after.remaining
             (report.folders, report.recordings) = (after.folders, after.recordings)
         }
         if output.json {
             print(CheckJSON.report(report, repaired: repair))
         } else {
-            for problem in report.problems { print(problem.description) }
+            for problem in report.problems { print(problem.isDamage ? problem.description : "note: \(problem)") }
             for line in report.repairs { print("repaired: \(line)") }
+            for line in report.notRepaired { print("not repaired: \(line)") }
             if report.remaining.isEmpty {
                 print(
                     "fsck: \(plural(report.folders, "folder")), \(plural(report.recordings, "recording")), 0 problems")

@@ -13,7 +13,9 @@ struct Export: ParsableCommand {
             FILE '-' (or no FILE, when stdout is not a terminal) writes to stdout, as WAV unless \
             --format says otherwise: recnotes export standup - | sox -t wav - -n stat. With a \
             FILE the format follows its extension (.wav .flac .opus .ogg .mp3) unless --format \
-            is given; the file appears complete or not at all. Exporting in the format the \
+            is given; the file appears complete or not at all, and an existing FILE is never \
+            replaced unless --force is given (as mv never replaces; stdout is never refused). \
+            Exporting in the format the \
             recording is stored in copies it without re-encoding. Audio is never written to a \
             terminal.
 
@@ -74,6 +76,9 @@ struct Export: ParsableCommand {
     )
     var progress: ProgressMode?
 
+    @Flag(help: "Replace FILE, and the transcript files beside it, when they exist.")
+    var force = false
+
     func run() throws {
         let toStdout = file == nil || file == "-"
         if !transcriptFormats.isEmpty && !transcript {
@@ -87,7 +92,11 @@ struct Export: ParsableCommand {
             if progress != nil { throw RecError.usage("--markers", "writes text at once; --progress is for audio") }
             let library = try global.openLibrary()
             let (_, text) = try Exporter.markers(library: library, path: path, format: markers)
-            if toStdout { print(text, terminator: "") } else { try Exporter.write(text: text, to: file!) }
+            if toStdout {
+                print(text, terminator: "")
+            } else {
+                try Exporter.write(text: text, to: file!, replacing: force)
+            }
             return
         }
         if toStdout && Terminal.isTTY(STDOUT_FILENO) {
@@ -99,7 +108,7 @@ struct Export: ParsableCommand {
         let library = try global.openLibrary()
         let exporter = try Exporter(
             library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
-            format: format, trimmed: trimmed)
+            format: format, trimmed: trimmed, replacing: force)
         // Read before any audio is written: no transcript, no export.
         let sidecars =
             transcript
@@ -113,6 +122,6 @@ struct Export: ParsableCommand {
         let events = TranscodeEventRenderer(mode: ProgressMode.resolved(progress), toStderr: toStdout)
         let title = exporter.item.name
         try exporter.run { events.handle($0, title: title) }
-        for sidecar in sidecars { try Exporter.write(text: sidecar.text, to: sidecar.file) }
+        for sidecar in sidecars { try Exporter.write(text: sidecar.text, to: sidecar.file, replacing: force) }
     }
 }

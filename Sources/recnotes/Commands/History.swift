@@ -6,7 +6,7 @@ struct History: ParsableCommand {
         commandName: "history",
         abstract: "List recent changes to your recordings and folders, newest first.",
         discussion:
-            "Read from journal.jsonl beside store.json, which keeps the last few hundred changes. 'recnotes undo' takes back the newest."
+            "Read from journal.jsonl beside store.json, which keeps the last few hundred changes. Each says what changed and to which item, whichever command or key made it: 'rename /Ideas/a → /Ideas/b', 'trash /Old', 'tags on /Ideas/b: +budget', 'transcribe /Ideas/b' (one entry per recording); changes made by an older recnotes show their command line. 'recnotes undo' takes back the newest."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -29,7 +29,8 @@ struct History: ParsableCommand {
             print(RecordJSON.history(entries))
             return
         }
-        let rows = entries.map { ["#\($0.sequence)", Format.date($0.time), $0.summary] }
+        // What changed; an entry from before that was recorded shows its command line.
+        let rows = entries.map { ["#\($0.sequence)", Format.date($0.time), $0.change ?? $0.summary] }
         for line in Terminal.table(rows) { print(line) }
     }
 }

@@ -20,7 +20,11 @@ struct Import: ParsableCommand {
             FLAC and Ogg describe themselves; raw samples need --rate, --channels and --encoding.
 
             Every file is imported, or none: names are checked before any audio is read, and a \
-            file that cannot be read leaves the store as it was.
+            file that cannot be read leaves the store as it was. A file that ends before its \
+            header says (cut off in a copy or a download), or stops decoding part way, is refused \
+            unless --salvage is given: it then comes in whole as far as it is readable, and a \
+            line on standard error says how much ('take.wav: salvaged 3.12 s of the 5.00 s its \
+            header declares').
             """
     )
 
@@ -69,6 +73,9 @@ struct Import: ParsableCommand {
     @Flag(help: "Once imported, transcribe the recordings in a detached process (see transcribe).")
     var transcribe = false
 
+    @Flag(help: "Import a file that ends early or stops decoding as far as it is readable, and say how much.")
+    var salvage = false
+
     /// Usage checks, run first by `run()`: argument-parser wraps whatever `validate()`
     /// throws, which would lose a RecError's kind and exit status.
     func checkUsage() throws {
@@ -94,7 +101,7 @@ struct Import: ParsableCommand {
         let importer = try Importer(
             library: library, files: files, folder: to, name: name,
             storage: keep ? .keep : .transcode(format ?? .default), raw: raw,
-            createParents: parents)
+            createParents: parents, salvage: salvage)
         let cancel = importer.cancel
         signals.onSignal { _ in cancel.cancel() }
         let events = TranscodeEventRenderer(mode: ProgressMode.resolved(progress), toStderr: false)
@@ -110,6 +117,8 @@ struct Import: ParsableCommand {
                 )
             }
         }
+        // How much of each damaged file came in, whatever the progress mode.
+        for salvaged in importer.salvaged { Terminal.note("\(salvaged.source): \(salvaged)") }
         if transcribe { BackgroundTranscription.start(items, in: library) }
         changes.finish(json: output.json)
     }

@@ -32,9 +32,9 @@ struct Info: ParsableCommand {
                     // never writes; fsck --repair stores it).
                     analysis = try info.measureAnalysis(path: path)
                 }
-            } catch let error as RecErrorConvertible {
+            } catch {
                 // The store's own facts are still worth showing; the audio's are not there.
-                Terminal.warning(error.recError.description)
+                Terminal.warning("\(library.inUserTerms(error))")
             }
         }
         var transcript: Transcript?

@@ -22,7 +22,9 @@ struct Record: ParsableCommand {
             resumes, m marks the moment (M also asks for its label, the recording going on; \
             'recnotes mark [LABEL]' does it from another shell), and when no name was given you are asked for one: Enter keeps the default, \
             Esc moves the recording to the trash ('recnotes trash restore' brings it back). If recnotes is killed, the next command recovers the \
-            audio as '<name> (recovered)'. With --json (and no --background) the saved recording \
+            audio as '<name> (recovered)'. A disk that fills ends the recording, and what reached \
+            the disk is saved (room to save it is set aside when recording starts); should the \
+            store itself be full, the audio is kept and the first command that can write saves it. With --json (and no --background) the saved recording \
             is printed as JSON when it ends, as mkdir --json prints what it made.
 
             --output - streams the recording to standard output instead of the store (WAV, \
@@ -170,7 +172,8 @@ struct Record: ParsableCommand {
     }
 
     /// Runs the recorder with the terminal's keys. A failure keeps what was captured (saved
-    /// as cut short) and removes an empty file.
+    /// as cut short, or left for the next command to save when the store cannot be written)
+    /// and removes an empty file; its one line says which.
     private func capture(_ session: RecordingSession, renderer: ProgressRenderer) throws {
         let keys = KeyReader.recording(session.recorder, renderer: renderer)
         renderer.keysActive = keys != nil
@@ -178,8 +181,7 @@ struct Record: ParsableCommand {
         do {
             try session.record(onEvent: renderer.handle)
         } catch {
-            if session.frames > 0 { _ = try? session.save(cutShort: true) } else { try? session.discard() }
-            throw error
+            throw session.stop(after: error)
         }
     }
 

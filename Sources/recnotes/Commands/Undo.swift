@@ -7,7 +7,7 @@ struct Undo: ParsableCommand {
         abstract: "Take back the last change to your recordings and folders.",
         discussion: """
             Undoes mkdir, mv, rm, record, import, trash restore, note, tag, mark, trim and transcribe, \
-            newest first, and says what it took back: 'undid #4: record /Work/Standups/monday'. \
+            newest first, and says what it took back, as history does: 'undid #4: add /Work/Standups/monday'. \
             Undoing transcribe brings back the transcript it replaced, or leaves the recording \
             without one; each recording a transcribe run did is undone on its own. A command that failed changed \
             nothing and left nothing to undo, so the change taken back may be older: see it first \
