@@ -3,7 +3,10 @@ import RecCore
 
 /// What argument-parser does not do for us: a word that looks like options but is not
 /// (`-dash.wav`, which it would read as `-d -a -s -h` and answer with the help), and its
-/// messages said in recnotes' voice (`recnotes: <what>: <why>`).
+/// messages said in recnotes' voice (`recnotes: <what>: <why>`). An option's value is the
+/// word after it, whatever it starts with, as getopt has it (`--at -10s`, `--name -dash`):
+/// every `@Option` is declared `parsing: .unconditional` (DashValueTests checks them all),
+/// and this check skips the word after a valued option.
 /// A command whose arguments include words that start with `-` (`tag PATH -draft`); it reads
 /// them itself, and `ArgumentCheck` leaves them alone.
 protocol TakesDashWords {}

@@ -129,6 +129,7 @@ struct BackgroundOptions: ParsableArguments {
     var background = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --background: append the detached process's output and errors to this file.", valueName: "file"))
     var log: String?

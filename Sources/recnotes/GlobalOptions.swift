@@ -8,7 +8,7 @@ import RecCore
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "The store directory.",
             discussion: "Defaults to $RECNOTES_HOME, then $XDG_DATA_HOME/recnotes, then ~/.local/share/recnotes.",

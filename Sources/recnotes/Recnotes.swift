@@ -47,8 +47,17 @@ struct Recnotes: ParsableCommand {
         {
             return arguments
         }
-        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
-        arguments.insert(contentsOf: hoisted, at: end)
+        // Right after the subcommand's name(s), where no option can take them as its value
+        // (`record --rate`: every option's value is the next word, whatever it is).
+        var command: ParsableCommand.Type = Recnotes.self
+        var at = 0
+        while at < arguments.count,
+            let sub = command.configuration.subcommands.first(where: { $0._commandName == arguments[at] })
+        {
+            command = sub
+            at += 1
+        }
+        arguments.insert(contentsOf: hoisted, at: at)
         return arguments
     }
 

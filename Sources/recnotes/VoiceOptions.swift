@@ -10,11 +10,13 @@ struct VoiceOptions: ParsableArguments {
     var startOnVoice = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --start-on-voice: audio kept from before the speech (default 0.5 s).", valueName: "time"))
     var preRoll: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Stop after this long of continuous silence. The silence stays in the file; an out point ('recnotes trim') hides all but 0.3 s of it.",
             valueName: "time"))

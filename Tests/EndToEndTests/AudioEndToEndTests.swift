@@ -197,7 +197,7 @@ struct AudioEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stderr
-                == "recnotes: play: --seek -1:00: the recording is only 00:00:02 long; playing from the start\n")
+                == "recnotes: play: --seek -1:00: the recording is only 00:00:02.00 long; playing from the start\n")
         #expect(cli.outputSamples() == source)
     }
 

@@ -76,7 +76,7 @@ struct CommandTests {
     func lsDefault() throws {
         _ = try run("mkdir", "b", "a", "C", "été", "a2")
         let result = try run("ls")
-        #expect(result.lines == ["C", "a", "a2", "b", "été"])
+        #expect(result.lines == ["a", "a2", "b", "C", "été"])
         #expect(!result.stdout.contains("\u{1B}"))
         #expect(!result.stdout.contains("/"))
     }
@@ -90,7 +90,7 @@ struct CommandTests {
         let ideas = try sandbox.uuid(at: "/Work/Ideas")
         #expect(try run("ls", "@" + ideas.prefix(8)).lines == ["idea 1"])
         #expect(try run("ls", "/Work/Ideas/idea 1").lines == ["idea 1"])
-        #expect(try run("ls", "/").lines == ["Notes", "Work", "long talk", "memo", "standup"])
+        #expect(try run("ls", "/").lines == ["long talk", "memo", "Notes", "standup", "Work"])
     }
 
     @Test("ls -l shows type, duration, format or count, size, created date and name")
@@ -100,11 +100,11 @@ struct CommandTests {
         let rows = result.lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
         #expect(
             rows == [
-                ["folder", "-", "0", "items", "-", "2023-11-14", "12:00", "Notes"],
-                ["folder", "-", "1", "item", "-", "2023-11-14", "10:00", "Work"],
                 ["recording", "1:02:03", "wav", "10", "B", "2023-11-14", "08:00", "long", "talk"],
                 ["recording", "00:03", "flac", "missing", "2023-11-14", "13:00", "memo"],
+                ["folder", "-", "0", "items", "-", "2023-11-14", "12:00", "Notes"],
                 ["recording", "01:15", "opus", "1.2", "KB", "2023-11-14", "09:00", "standup"],
+                ["folder", "-", "1", "item", "-", "2023-11-14", "10:00", "Work"],
             ])
         // Columns line up: every name starts at the same column.
         let starts = Set(result.lines.map { line in line.range(of: "2023-11-14")!.lowerBound.utf16Offset(in: line) })
@@ -114,12 +114,12 @@ struct CommandTests {
     @Test("ls --sort name|date|duration and --reverse")
     func lsSort() throws {
         try populate()
-        #expect(try run("ls", "--sort", "name").lines == ["Notes", "Work", "long talk", "memo", "standup"])
+        #expect(try run("ls", "--sort", "name").lines == ["long talk", "memo", "Notes", "standup", "Work"])
         #expect(try run("ls", "--sort", "date").lines == ["long talk", "standup", "Work", "Notes", "memo"])
         #expect(try run("ls", "--sort", "duration").lines == ["Notes", "Work", "memo", "standup", "long talk"])
         #expect(
             try run("ls", "--sort", "duration", "--reverse").lines == ["long talk", "standup", "memo", "Work", "Notes"])
-        #expect(try run("ls", "--reverse").lines == ["standup", "memo", "long talk", "Work", "Notes"])
+        #expect(try run("ls", "--reverse").lines == ["Work", "standup", "Notes", "memo", "long talk"])
         #expect(try run("ls", "--sort=date", "-l").lines.first?.hasSuffix("long talk") == true)
     }
 
@@ -127,8 +127,8 @@ struct CommandTests {
     func lsJSON() throws {
         try populate()
         let array = try #require(try run("ls", "--json").json() as? [[String: Any]])
-        #expect(array.compactMap { $0["name"] as? String } == ["Notes", "Work", "long talk", "memo", "standup"])
-        let folder = array[1]
+        #expect(array.compactMap { $0["name"] as? String } == ["long talk", "memo", "Notes", "standup", "Work"])
+        let folder = array[4]
         #expect(Set(folder.keys) == ["uuid", "name", "type", "path", "parent", "created", "children", "tags", "note"])
         #expect(folder["type"] as? String == "folder")
         #expect(folder["path"] as? String == "/Work")
@@ -136,7 +136,7 @@ struct CommandTests {
         #expect(folder["uuid"] as? String == (try sandbox.uuid(at: "/Work")))
         #expect(folder["parent"] as? String == "00000000-0000-0000-0000-000000000000")
         #expect(folder["created"] as? String == "2023-11-14T10:00:00.000Z")
-        let standup = array[4]
+        let standup = array[3]
         #expect(
             Set(standup.keys) == [
                 "uuid", "name", "type", "path", "parent", "created", "duration", "frames",
@@ -148,8 +148,8 @@ struct CommandTests {
         #expect(standup["duration"] as? Double == 75.5)
         #expect(standup["format"] as? String == "opus")
         #expect(standup["size"] as? Int == 1234)
-        #expect(array[3]["size"] is NSNull)
-        #expect(array[3]["path"] as? String == "/memo")
+        #expect(array[1]["size"] is NSNull)
+        #expect(array[1]["path"] as? String == "/memo")
         // An empty folder is an empty array.
         #expect((try run("ls", "--json", "Notes").json() as? [Any])?.isEmpty == true)
     }
@@ -160,13 +160,13 @@ struct CommandTests {
         #expect(
             try run("tree").lines == [
                 "Recordings/",
-                "├── Notes/",
-                "├── Work/",
-                "│   └── Ideas/",
-                "│       └── idea 1  00:01",
                 "├── long talk  1:02:03",
                 "├── memo  00:03",
-                "└── standup  01:15",
+                "├── Notes/",
+                "├── standup  01:15",
+                "└── Work/",
+                "    └── Ideas/",
+                "        └── idea 1  00:01",
             ])
         #expect(try run("tree", "/Work").lines == ["Work/", "└── Ideas/", "    └── idea 1  00:01"])
     }
@@ -177,15 +177,15 @@ struct CommandTests {
         let root = try #require(try run("tree", "--json").json() as? [String: Any])
         #expect(root["path"] as? String == "/")
         let contents = try #require(root["contents"] as? [[String: Any]])
-        #expect(contents.compactMap { $0["name"] as? String } == ["Notes", "Work", "long talk", "memo", "standup"])
-        let work = contents[1]
+        #expect(contents.compactMap { $0["name"] as? String } == ["long talk", "memo", "Notes", "standup", "Work"])
+        let work = contents[4]
         let ideas = try #require((work["contents"] as? [[String: Any]])?.first)
         #expect(ideas["path"] as? String == "/Work/Ideas")
         let idea = try #require((ideas["contents"] as? [[String: Any]])?.first)
         #expect(idea["name"] as? String == "idea 1")
         #expect(idea["contents"] == nil)
         #expect(idea["size"] as? Int == 5)
-        #expect((contents[0]["contents"] as? [Any])?.isEmpty == true)
+        #expect((contents[2]["contents"] as? [Any])?.isEmpty == true)
     }
 
     @Test("rm moves a recording to the trash, keeping its audio; rm --permanent deletes the audio")
@@ -202,14 +202,14 @@ struct CommandTests {
         _ = try run("rm", "--permanent", "long talk")
         #expect(try sandbox.item(at: "/long talk") == nil)
         #expect(!FileManager.default.fileExists(atPath: longTalkAudio))
-        #expect(try run("ls").lines == ["Notes", "Work", "memo"])
+        #expect(try run("ls").lines == ["memo", "Notes", "Work"])
     }
 
     @Test("rm removes empty folders and several items; rm -r removes a subtree, --permanent with its audio")
     func rmRecursive() throws {
         try populate()
         _ = try run("rm", "Notes", "memo")
-        #expect(try run("ls").lines == ["Work", "long talk", "standup"])
+        #expect(try run("ls").lines == ["long talk", "standup", "Work"])
         let idea = try sandbox.uuid(at: "/Work/Ideas/idea 1")
         let audio = sandbox.audioDirectory + "/\(idea).opus"
         #expect(FileManager.default.fileExists(atPath: audio))
@@ -233,7 +233,7 @@ struct CommandTests {
         let id = try sandbox.uuid(at: "/memo")
         _ = try run("mv", "memo", "zebra memo")
         #expect(try sandbox.uuid(at: "/zebra memo") == id)
-        #expect(try run("ls").lines == ["Notes", "Work", "long talk", "standup", "zebra memo"])
+        #expect(try run("ls").lines == ["long talk", "Notes", "standup", "Work", "zebra memo"])
         // Renaming keeps the audio file name (it is the UUID).
         #expect(try sandbox.item(at: "/zebra memo")?["file"] as? String == "\(id).flac")
         _ = try run("mv", "/Work/Ideas", "/Work/Plans")
@@ -247,12 +247,12 @@ struct CommandTests {
         _ = try run("mv", "standup", "Work")
         #expect(try sandbox.uuid(at: "/Work/standup") == standup)
         _ = try run("mv", "memo", "long talk", "Notes", "/Work/Ideas")
-        #expect(try run("ls", "/Work/Ideas").lines == ["Notes", "idea 1", "long talk", "memo"])
+        #expect(try run("ls", "/Work/Ideas").lines == ["idea 1", "long talk", "memo", "Notes"])
         #expect(try run("ls").lines == ["Work"])
         _ = try run("mv", "/Work/Ideas/memo", "/renamed memo")
-        #expect(try run("ls").lines == ["Work", "renamed memo"])
+        #expect(try run("ls").lines == ["renamed memo", "Work"])
         _ = try run("mv", "@" + standup.prefix(6), "/")
-        #expect(try run("ls").lines == ["Work", "renamed memo", "standup"])
+        #expect(try run("ls").lines == ["renamed memo", "standup", "Work"])
         #expect(try run("ls", "/Work").lines == ["Ideas"])
     }
 
@@ -308,7 +308,7 @@ struct CommandTests {
         let recording = try run("info", "Notes/clip")
         #expect(recording.lines.contains { $0.hasPrefix("type:") && $0.hasSuffix("recording") })
         #expect(recording.lines.contains { $0.hasPrefix("path:") && $0.hasSuffix("/Notes/clip") })
-        #expect(recording.lines.contains { $0.hasPrefix("duration:") && $0.hasSuffix("00:00 (0.1 s, 4800 frames)") })
+        #expect(recording.lines.contains { $0.hasPrefix("duration:") && $0.hasSuffix("00:00.10 (0.1 s, 4800 frames)") })
         #expect(recording.lines.contains { $0.hasPrefix("format:") && $0.hasSuffix("wav, 48000 Hz, 1 channel") })
         #expect(
             recording.lines.contains { $0.hasPrefix("file:") && $0.hasSuffix(sandbox.audioDirectory + "/\(id).wav") })
@@ -341,14 +341,14 @@ struct CommandTests {
         _ = try run("mkdir", "/Notes/idea box")
         #expect(
             try run("find").lines == [
-                "/Notes", "/Notes/idea box", "/Work", "/Work/Ideas", "/Work/Ideas/idea 1",
-                "/long talk", "/memo", "/standup",
+                "/long talk", "/memo", "/Notes", "/Notes/idea box", "/standup", "/Work", "/Work/Ideas",
+                "/Work/Ideas/idea 1",
             ])
         #expect(try run("find", "--name", "idea*").lines == ["/Notes/idea box", "/Work/Ideas/idea 1"])
         #expect(try run("find", "--name", "[IN]*").lines == ["/Notes", "/Work/Ideas"])
         #expect(try run("find", "--name", "?emo").lines == ["/memo"])
         #expect(
-            try run("find", "--type", "recording").lines == ["/Work/Ideas/idea 1", "/long talk", "/memo", "/standup"])
+            try run("find", "--type", "recording").lines == ["/long talk", "/memo", "/standup", "/Work/Ideas/idea 1"])
         #expect(try run("find", "--type", "folder", "--name", "*s").lines == ["/Notes", "/Work/Ideas"])
         #expect(try run("find", "/Work").lines == ["/Work/Ideas", "/Work/Ideas/idea 1"])
         #expect(try run("find", "--name", "nothing*").lines == [])

@@ -10,8 +10,9 @@ import Testing
 /// - An example is one shell command line; a line ending in `\` or `|` continues on the next.
 ///   It runs in bash with `set -e -o pipefail`, in the sandbox's HOME, with the built
 ///   `recnotes` first on PATH, stdin from /dev/null (no terminal), and must exit 0 within
-///   two minutes. Exit 141 passes too: a writer killed by SIGPIPE because its reader had
-///   what it wanted (`| ffprobe -` reads only the header) is how a pipe ends, not a failure.
+///   two minutes, with no note or warning of recnotes' on stderr. Exit 141 passes too: a
+///   writer killed by SIGPIPE because its reader had what it wanted (`| ffprobe -` reads
+///   only the header) is how a pipe ends, not a failure.
 /// - An example that needs a program this machine lacks (`command -v`) is skipped by name,
 ///   and the skip is printed.
 /// - Long or interactive examples are written to end on their own: a duration rather than a
@@ -234,6 +235,10 @@ struct DocExamplesTests {
             }
             let (run, timedOut) = try runner.bash("set -e -o pipefail\n" + example.command, timeout: 120)
             let passed = !timedOut && (run.status == 0 || run.status == 141)
+            // An example that runs as written has nothing to warn about: recnotes' notes and
+            // warnings (`recnotes: …` on stderr) mean it does not quite do what it says.
+            let remarks = run.stderrLines.filter { $0.hasPrefix("recnotes: ") }
+            #expect(remarks.isEmpty, "\(example) says:\n\(remarks.joined(separator: "\n"))")
             #expect(
                 passed,
                 """

@@ -53,12 +53,12 @@ struct FindIndexEndToEndTests {
         // Each of these changes what find sees; each next search must see it.
         let steps: [([String], [String], [String])] = [
             (["tag", "/Ideas/café idea", "+work"], ["--tag", "work"], ["/Ideas/café idea", "/Work/Standups/monday"]),
-            (["mv", "/Ideas/café idea", "/Work/idea"], ["--tag", "work"], ["/Work/Standups/monday", "/Work/idea"]),
+            (["mv", "/Ideas/café idea", "/Work/idea"], ["--tag", "work"], ["/Work/idea", "/Work/Standups/monday"]),
             (["mark", "/Work/idea", "--at", "5", "zürich"], ["--text", "zurich"], ["/Work/idea"]),
             (["note", "/Work/idea", "--set", "nothing"], ["--text", "budget"], []),
             (["undo"], ["--text", "budget"], ["/Work/idea"]),
             (["rm", "/Work/idea"], ["--tag", "work"], ["/Work/Standups/monday"]),
-            (["trash", "restore", "/Work/idea"], ["--tag", "work"], ["/Work/Standups/monday", "/Work/idea"]),
+            (["trash", "restore", "/Work/idea"], ["--tag", "work"], ["/Work/idea", "/Work/Standups/monday"]),
         ]
         for (change, search, expected) in steps {
             expectSuccess(try sandbox.run(change))

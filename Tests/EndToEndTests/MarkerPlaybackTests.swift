@@ -46,17 +46,17 @@ struct MarkerPlaybackTests {
 
     @Test(arguments: [
         (["--seek", "#9"], "recnotes: --seek #9: src has markers 1 to 4"),
-        (["--seek", "#0"], "recnotes: #0: a marker's number is # and a whole number from 1, such as #3"),
-        (["--seek", "#x"], "recnotes: #x: a marker's number is # and a whole number from 1, such as #3"),
-        (["--seek", "#"], "recnotes: #: a marker's number is # and a whole number from 1, such as #3"),
-        (["--seek", "mark:"], "recnotes: mark:: give the marker's label after 'mark:', such as mark:budget"),
+        (["--seek", "#0"], "recnotes: --seek #0: a marker's number is # and a whole number from 1, such as #3"),
+        (["--seek", "#x"], "recnotes: --seek #x: a marker's number is # and a whole number from 1, such as #3"),
+        (["--seek", "#"], "recnotes: --seek #: a marker's number is # and a whole number from 1, such as #3"),
+        (["--seek", "mark:"], "recnotes: --seek mark:: give the marker's label after 'mark:', such as mark:budget"),
         (["--seek", "mark:nope"], "recnotes: --seek mark:nope: no marker of src has this label"),
         (
             ["--seek", "mark:dup"],
             "recnotes: --seek mark:dup: several markers have this label (#1, #2); give its number"
         ),
         (["--until", "mark:nope"], "recnotes: --until mark:nope: no marker of src has this label"),
-        (["--seek", "#3", "--until", "#2"], "recnotes: #2: --until must come after the start (00:00:01)"),
+        (["--seek", "#3", "--until", "#2"], "recnotes: --until #2: must come after the start (00:00:01.23)"),
     ])
     func badMarkersAreUsageErrorsThatChangeNothing(arguments: [String], message: String) throws {
         let (cli, _, _) = try recorded()
@@ -79,7 +79,8 @@ struct MarkerPlaybackTests {
         #expect(none.stderr == "recnotes: --seek #1: plain has no markers\n")
         let at = try cli.run("mark", "plain", "--at", "#1")
         #expect(at.status == 64)
-        #expect(at.stderr == "recnotes: #1: a marker (#N or mark:LABEL) is a time only for play --seek and --until\n")
+        #expect(
+            at.stderr == "recnotes: --at #1: a marker (#N or mark:LABEL) is a time only for play --seek and --until\n")
         #expect(try cli.run("record", "d", "--duration", "#1").status == 64)
         #expect(cli.outputSamples().isEmpty)
     }

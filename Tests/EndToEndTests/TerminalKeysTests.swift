@@ -294,7 +294,7 @@ struct TerminalKeysTests {
         playing.type("M")
         #expect(playing.waitFor("Marker label (Enter adds, Esc drops): "))
         playing.type("x\u{7F}here\r")
-        #expect(playing.waitFor("marked 00:00:02  here"))
+        #expect(playing.waitFor("marked 00:00:02.00  here"))
         playing.type("q")
         #expect(playing.finish().status == 0)
         let marks = try cli.run("marks", "memo", "--json")

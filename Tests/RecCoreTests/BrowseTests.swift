@@ -275,6 +275,35 @@ struct BrowseTests {
         #expect(lines[38].hasPrefix("▶ 00:00:06.25 / 00:00:12  standup"))
     }
 
+    @Test("a clip under a second shows its length, and markers 0.3 s apart show apart")
+    func shortClipsAndCloseMarkers() throws {
+        var tx = DocumentStore.Transaction(document: try Fixture.document())
+        let clip = ItemID.random()
+        try tx.add(
+            .recording(
+                id: clip, name: "clip", parent: Fixture.home, created: Fixture.created,
+                info: Fixture.info(clip, duration: 0.4)))
+        try tx.annotate(
+            clip, with: Annotations(markers: [Marker(frame: 0, label: "a"), Marker(frame: 14_400, label: "b")]))
+        let state = BrowseState(width: 80, height: 24, document: tx.document, folder: Fixture.home, selected: clip)
+        let lines = BrowseView.render(state).lines
+        #expect(lines[1].hasPrefix("  clip ") && lines[1].contains(" 00:00.40  2023-11-14 "), "\(lines[1])")
+        #expect(lines.contains { $0.hasSuffix("│ Duration  00:00.40") }, "\(lines)")
+        #expect(lines.contains { $0.contains("│  #1  00:00:00.00  a") }, "\(lines)")
+        #expect(lines.contains { $0.contains("│  #2  00:00:00.30  b") }, "\(lines)")
+    }
+
+    @Test("the list is in natural name order, case and accents ignored, as ls shows it")
+    func naturalOrder() throws {
+        var tx = DocumentStore.Transaction(document: Document())
+        for name in ["note 10", "note 1", "Work", "apple", "note 2", "Ünïcode"] {
+            try tx.add(.folder(name: name, parent: .root))
+        }
+        let lines = BrowseView.render(BrowseState(width: 80, height: 24, document: tx.document, folder: .root)).lines
+        let names = lines[1...6].map { $0.dropFirst(2).components(separatedBy: "  ")[0] }
+        #expect(names == ["apple/", "note 1/", "note 2/", "note 10/", "Ünïcode/", "Work/"], "\(lines)")
+    }
+
     @Test("alerts and the help are drawn over the screen, the cursor in the field")
     func overlays() throws {
         var state = try Self.state()

@@ -95,6 +95,48 @@ struct NotesTests {
         }
     }
 
+    @Test(
+        "dates: ISO 8601 times of minutes, seconds or a fraction, with Z or an offset",
+        arguments: [
+            ("2026-11-20T14:30Z", "2026-11-20T14:30:00.000Z"), ("2026-11-20T14:30:15Z", "2026-11-20T14:30:15.000Z"),
+            ("2026-11-20T14:30:15.25Z", "2026-11-20T14:30:15.250Z"), ("2026-11-20 14:30Z", "2026-11-20T14:30:00.000Z"),
+            ("2026-11-20t14:30z", "2026-11-20T14:30:00.000Z"), ("2026-11-20T14:30+01:00", "2026-11-20T13:30:00.000Z"),
+            ("2026-11-20T14:30+0100", "2026-11-20T13:30:00.000Z"), ("2026-11-20T14:30+01", "2026-11-20T13:30:00.000Z"),
+            ("2026-11-20T14:30:00-05:30", "2026-11-20T20:00:00.000Z"),
+            (" 2026-11-20T14:30Z ", "2026-11-20T14:30:00.000Z"),
+        ])
+    func isoTimes(text: String, expected: String) throws {
+        #expect(try DateSpec.parse(text) == Timestamp(iso8601: expected)!)
+    }
+
+    @Test("dates: an ISO time without Z or an offset is local time, as the date alone is")
+    func localTimes() throws {
+        let time = try DateSpec.parse("2026-11-24T23:00")
+        let c = time.localComponents
+        #expect([c.year, c.month, c.day, c.hour, c.minute, c.second] == [2026, 11, 24, 23, 0, 0])
+        let precise = try DateSpec.parse("2026-11-24 23:00:30.5")
+        #expect(precise.millisecondsSinceEpoch - time.millisecondsSinceEpoch == 30_500)
+        #expect(try DateSpec.parse("2026-11-24T00:00") == DateSpec.parse("2026-11-24"))
+    }
+
+    @Test(
+        "dates: malformed times are refused, and the message says which forms are taken",
+        arguments: [
+            "2026-11-20T25:00", "2026-11-20T14", "2026-11-20T14:3", "2026-11-20T14:30:", "2026-11-20T14:30Zjunk",
+            "2026-11-20T14:30+1", "2026-11-20T14:60", "2026-11-20T14:30:15.", "2026-11-20T", "2026-11-20T14:30+25:00",
+        ])
+    func badTimes(text: String) {
+        do {
+            _ = try DateSpec.parse(text, option: "--after")
+            Issue.record("\(text) was accepted")
+        } catch {
+            #expect(
+                "\(error)"
+                    == "--after \(text): not a date: use 2026-11-20, 2026-11-20T14:30 (seconds, a fraction, and Z or an offset such as +01:00 may follow; without them it is local time), today, yesterday, or an age such as 7d, 12h, 2w"
+            )
+        }
+    }
+
     @Test("chapters cover the whole recording; every format escapes what it must")
     func markerExport() throws {
         let info = RecordingInfo(

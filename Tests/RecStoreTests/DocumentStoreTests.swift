@@ -69,15 +69,15 @@ struct DocumentStoreTests {
             guard case .added(let item, let parent, let index) = action else { return [] }
             return [item.name, "\(index)", parent == .root ? "root" : "\(parent)"]
         }
-        #expect(placed == [["b", "0", "root"], ["a", "0", "root"], ["c", "2", "root"], ["B", "0", "root"]])
+        #expect(placed == [["b", "0", "root"], ["a", "0", "root"], ["c", "2", "root"], ["B", "1", "root"]])
         guard case .added(let item, _, _) = log.actions[1] else {
             Issue.record("not added")
             return
         }
         #expect(item.id == a.id)
         #expect(item.name == "a")
-        // Unicode order: uppercase sorts before lowercase.
-        #expect(names(in: .root) == ["B", "a", "b", "c"])
+        // Case is ignored; the same letters in either case go upper case first.
+        #expect(names(in: .root) == ["a", "B", "b", "c"])
         #expect(try reopened() == store.document)
         // The observer sees the document after the change.
         #expect(log.documents.last == store.document)
@@ -141,8 +141,8 @@ struct DocumentStoreTests {
         try store.transaction { try $0.move(Fixture.standup, into: .root, name: "top") }
         #expect(
             log.actions.last
-                == .moved(store.document[Fixture.standup]!, from: Fixture.ideas, oldIndex: 0, to: .root, newIndex: 2))
-        #expect(names(in: .root) == ["Home", "Work", "top"])
+                == .moved(store.document[Fixture.standup]!, from: Fixture.ideas, oldIndex: 0, to: .root, newIndex: 1))
+        #expect(names(in: .root) == ["Home", "top", "Work"])
         #expect(try reopened() == store.document)
     }
 

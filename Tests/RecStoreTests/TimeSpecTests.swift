@@ -57,11 +57,42 @@ struct TimeSpecTests {
         #expect(throws: RecError.self) { _ = try TimeSpec.parse(text) }
     }
 
+    @Test("a percentage may have a space before its sign, as people write it", arguments: ["50 %", " 50 % ", "50\t%"])
+    func spacedPercent(text: String) throws {
+        #expect(try TimeSpec.parse(text) == .percent(50))
+    }
+
+    @Test("every error names what was typed: the option, and the value as it was written")
+    func errorsNameTheInput() {
+        func message(_ body: () throws -> Void) -> String {
+            do {
+                try body()
+                return "no error"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let expected = "expected a time such as 90, 90s, 1:30, 2m30s, 1h2m3s, 1:02:03.5, 50% or -10s"
+        #expect(message { _ = try TimeSpec.parse("abc", option: "--seek") } == "--seek abc: \(expected)")
+        #expect(message { _ = try TimeSpec.parse("50 x", option: "--until") } == "--until '50 x': \(expected)")
+        #expect(
+            message { _ = try TimeSpec.parse("101 %", option: "--at") }
+                == "--at '101 %': a percentage must be between 0% and 100%")
+        #expect(message { _ = try TimeSpec.parse("", option: "--in") } == "--in '': empty time; \(expected)")
+        #expect(message { _ = try TimeSpec.parse("abc") } == "abc: \(expected)")
+        #expect(
+            message { _ = try TimeSpec.length("5 m", option: "--duration") }
+                == "--duration '5 m': must be a length of time greater than zero, such as 90, 90s or 1:30")
+        #expect(
+            message { _ = try TimeSpec.parse("2:00").resolve(duration: 60, spec: "2:00", option: "--at") }
+                == "--at 2:00: 00:02:00.00 is outside the recording (00:00:00.00 to 00:01:00.00)")
+    }
+
     @Test("a start before the beginning starts at 0, with a note, as mpv does")
     func startClamps() throws {
         let (start, note) = try TimeSpec.parse("-1:00").resolveStart(duration: 30, spec: "-1:00")
         #expect(start == 0)
-        #expect(note == "--seek -1:00: the recording is only 00:00:30 long; playing from the start")
+        #expect(note == "--seek -1:00: the recording is only 00:00:30.00 long; playing from the start")
         let (fine, none) = try TimeSpec.parse("-10s").resolveStart(duration: 30, spec: "-10s")
         #expect(fine == 20 && none == nil)
         #expect(throws: RecError.self) { _ = try TimeSpec.parse("40").resolveStart(duration: 30, spec: "40") }

@@ -235,7 +235,7 @@ public final class BrowseRuntime {
                 try session.play { event in
                     switch event {
                     case .failed(_, let message): post(.failed("play: \(message)"))
-                    case .marked(let position, _): post(.done("marked \(Format.clock(position.seconds))"))
+                    case .marked(let position, _): post(.done("marked \(Format.preciseClock(position.seconds))"))
                     default: break
                     }
                 }
@@ -291,7 +291,7 @@ public final class BrowseRuntime {
                                 .recording(
                                     frames: position.frames, sampleRate: position.sampleRate, peak: Level.floor,
                                     bytes: FileSystem.size(session.filePath) ?? 0, paused: true))
-                        case .marked(let position, _): post(.done("marked \(Format.clock(position.seconds))"))
+                        case .marked(let position, _): post(.done("marked \(Format.preciseClock(position.seconds))"))
                         case .failed(_, let message): post(.failed("record: \(message)"))
                         default: break
                         }

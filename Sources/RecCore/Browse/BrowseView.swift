@@ -140,7 +140,7 @@ public enum BrowseView {
             line("Markers", Palette.label)
             let rate = Double(max(info.sampleRate, 1))
             for (n, marker) in markers.prefix(BrowseLayout.markerLines).enumerated() {
-                line(" #\(n + 1)  \(Format.clock(Double(marker.frame) / rate))  \(marker.label)")
+                line(" #\(n + 1)  \(Format.preciseClock(Double(marker.frame) / rate))  \(marker.label)")
             }
             if markers.count > BrowseLayout.markerLines {
                 line(" … \(markers.count - BrowseLayout.markerLines) more", Palette.meta)

@@ -18,13 +18,6 @@ extension Format {
             + "\(duration(kept)) of \(duration(info.duration))"
     }
 
-    /// `00:01:23.45`: a clock to the hundredth of a second.
-    public static func preciseClock(_ seconds: Double) -> String {
-        let hundredths = Int((min(max(0, seconds), 1e13) * 100).rounded())
-        let fraction = hundredths % 100
-        return clock(Double(hundredths / 100)) + "." + (fraction < 10 ? "0" : "") + "\(fraction)"
-    }
-
     /// What the record line says of a gated recording: `waiting for voice`, or
     /// `silence 00:03 / 00:05` once a silence has lasted a second; nil otherwise.
     public static func voice(_ state: VoiceState) -> String? {

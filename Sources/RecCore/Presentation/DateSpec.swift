@@ -4,11 +4,20 @@
 
 /// A moment as typed after `find --after` or `--before`:
 ///
-/// - an ISO date, `2026-11-20` (local midnight), or an ISO time, `2026-11-20T14:30:00Z`;
+/// - an ISO date, `2026-11-20` (local midnight);
+/// - an ISO time of minutes, `2026-11-20T14:30`, or of seconds, `2026-11-20T14:30:05`, or
+///   with a fraction, `2026-11-20T14:30:05.25`; `T` or a space between date and time (`ls -l`
+///   shows `2026-11-20 14:30`); then `Z`, an offset (`+01:00`, `+0100`, `+01`), or nothing
+///   for local time;
 /// - `today` or `yesterday` (local midnight);
 /// - an age, `7d`, `12h`, `2w`, `30m`: that long before now.
 public enum DateSpec {
-    public static func parse(_ text: String, now: Timestamp = .now()) throws -> Timestamp {
+    /// What the forms are, for the message that refuses one.
+    static let forms =
+        "use 2026-11-20, 2026-11-20T14:30 (seconds, a fraction, and Z or an offset such as +01:00 may follow; without them it is local time), today, yesterday, or an age such as 7d, 12h, 2w"
+
+    /// `option` names the option in the error (`--after soon: not a date: …`).
+    public static func parse(_ text: String, option: String? = nil, now: Timestamp = .now()) throws -> Timestamp {
         let trimmed = text.trimmingWhitespace.lowercased()
         switch trimmed {
         case "today": return localMidnight(of: now, daysBefore: 0)
@@ -19,10 +28,12 @@ public enum DateSpec {
             return Timestamp(millisecondsSinceEpoch: now.millisecondsSinceEpoch - age)
         }
         if let date = localDate(trimmed) { return date }
-        if let time = Timestamp(iso8601: text.trimmingWhitespace) { return time }
-        throw RecError.usage(
-            NameRules.quoted(text),
-            "not a date: use 2026-11-20, an ISO time, today, yesterday, or an age such as 7d, 12h, 2w")
+        var typed = text.trimmingWhitespace
+        if let time = typed.withUTF8({ ISODateTime(utf8: $0, lenient: true) }) {
+            if let offset = time.offsetMinutes { return Timestamp(utc: time, offsetMinutes: offset) }
+            if let local = localTime(time) { return local }
+        }
+        throw RecError.usage(TimeSpec.typed(text, option: option), "not a date: \(forms)")
     }
 
     /// `7d` → milliseconds, for the units m, h, d, w.
@@ -44,16 +55,33 @@ public enum DateSpec {
     private static func localDate(_ text: String) -> Timestamp? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = Int32(parts[0]), let month = Int32(parts[1]), let day = Int32(parts[2]),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
             (1...12).contains(month), (1...31).contains(day)
         else { return nil }
+        return local(year: year, month: month, day: day, hour: 0, minute: 0, second: 0)
+    }
+
+    /// An ISO time with no zone, in local time.
+    private static func localTime(_ time: ISODateTime) -> Timestamp? {
+        local(
+            year: time.year, month: time.month, day: time.day, hour: time.hour, minute: time.minute,
+            second: time.second
+        ).map { Timestamp(millisecondsSinceEpoch: $0.millisecondsSinceEpoch + Int64(time.millisecond)) }
+    }
+
+    /// A local date and time through `mktime`; nil for a day the month does not have
+    /// (2026-02-31 would roll over into March).
+    private static func local(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Timestamp? {
         var fields = tm()
-        fields.tm_year = year - 1900
-        fields.tm_mon = month - 1
-        fields.tm_mday = day
+        fields.tm_year = Int32(year - 1900)
+        fields.tm_mon = Int32(month - 1)
+        fields.tm_mday = Int32(day)
+        fields.tm_hour = Int32(hour)
+        fields.tm_min = Int32(minute)
+        fields.tm_sec = Int32(second)
         fields.tm_isdst = -1
         let seconds = mktime(&fields)
-        guard seconds != -1, fields.tm_mday == day else { return nil }  // 2026-02-31 rolls over: refused
+        guard seconds != -1, fields.tm_mday == Int32(day) else { return nil }
         return Timestamp(millisecondsSinceEpoch: Int64(seconds) * 1000)
     }
 

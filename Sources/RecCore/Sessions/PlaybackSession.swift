@@ -50,8 +50,8 @@ public final class PlaybackSession {
         device: String, deviceConfiguration: String? = nil
     ) throws {
         self.library = library
-        let seekSpec = try seek.map { try TimeSpec.parse($0) }
-        let untilSpec = try until.map { try TimeSpec.parse($0) }
+        let seekSpec = try seek.map { try TimeSpec.parse($0, option: "--seek") }
+        let untilSpec = try until.map { try TimeSpec.parse($0, option: "--until") }
         let resumeAt: Double?
         if let path {
             item = try library.resolver.resolve(path)
@@ -102,10 +102,11 @@ public final class PlaybackSession {
         if let untilSpec, let text = until {
             to = min(
                 try untilSpec.markerFrame(in: markers, frames: frameCount, option: "--until", path: shownPath)
-                    ?? frame(try untilSpec.resolve(duration: length, spec: text)), bounds.upperBound)
+                    ?? frame(try untilSpec.resolve(duration: length, spec: text, option: "--until")), bounds.upperBound)
             guard to > from else {
                 throw RecError.usage(
-                    NameRules.quoted(text), "--until must come after the start (\(Format.clock(Double(from) / rate)))")
+                    TimeSpec.typed(text, option: "--until"),
+                    "must come after the start (\(Format.preciseClock(Double(from) / rate)))")
             }
         }
         start = from

@@ -172,7 +172,12 @@ public enum DocumentCodec {
         guard version != nil else { throw Corrupt(reason: "not a recnotes store: no \"version\" field") }
         guard sawItems else { throw Corrupt(reason: "not a recnotes store: no \"items\" array") }
         var document = Document(items: items, trash: trash)
-        let problems = duplicates + document.checkLinks()
+        var unsorted: [ItemID] = []
+        let problems = duplicates + document.checkLinks(unsorted: &unsorted)
+        // Children out of display order are no damage: a store written before names sorted
+        // naturally (by code point), or edited by hand. They are put in order here, and
+        // written so with the next change.
+        if problems.isEmpty { document.sortChildren(of: unsorted) }
         if !problems.isEmpty {
             if strict {
                 let more =
@@ -405,7 +410,8 @@ extension DocumentCodec {
 extension Document {
     /// Checks, in linear time, that parent pointers and children lists agree, that every
     /// item is reachable from the root, and that names are unique within each folder.
-    func checkLinks() -> [DocumentCodec.LinkProblem] {
+    /// `unsorted` gets the folders whose children are not in display order.
+    func checkLinks(unsorted: inout [ItemID]) -> [DocumentCodec.LinkProblem] {
         var problems: [DocumentCodec.LinkProblem] = []
         guard let root = items[.root], root.isFolder else { return [.missingRoot] }
         _ = root
@@ -437,7 +443,8 @@ extension Document {
                 if sorted {
                     problems += adjacent
                 } else {
-                    // Only a hand-edited file gets here: duplicates need not be adjacent.
+                    unsorted.append(id)
+                    // An older order or a hand-edited file: duplicates need not be adjacent.
                     var names = Set<String>()
                     for c in item.children.compactMap({ items[$0] }) where !names.insert(c.name).inserted {
                         problems.append(.duplicateName(folder: id, name: c.name))
@@ -476,6 +483,13 @@ extension Document {
             if let children = items[id]?.children { stack.append(contentsOf: children) }
         }
         return count
+    }
+
+    /// Puts these folders' children lists in display order.
+    mutating func sortChildren(of folders: [ItemID]) {
+        for id in folders {
+            items[id]!.children = children(of: id).sorted(by: displayOrder).map(\.id)
+        }
     }
 
     /// Rebuilds every folder's children list from the parent pointers, in display order.

@@ -20,7 +20,9 @@
 /// points into the file's bytes (its ranges are the file's); `encode` takes one as `build`
 /// makes it, each run in an array of its own.
 enum SearchIndexCodec {
-    private static let itemsMagic = Array("RNFINDI1".utf8)
+    // 2: items in natural name order (`NameOrder`); an index of 1 lists them by code point,
+    // and is made again rather than trusted.
+    private static let itemsMagic = Array("RNFINDI2".utf8)
     private static let transcriptsMagic = Array("RNFINDT2".utf8)
 
     /// The source an index file names, from its first words alone (either kind of file);

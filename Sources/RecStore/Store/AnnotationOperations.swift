@@ -39,7 +39,8 @@ extension DocumentStore.Transaction {
         guard let info = item.recording else {
             throw RecError.failure(path, "is a folder; only recordings have markers")
         }
-        let seconds = try TimeSpec.parse(time).resolve(duration: info.duration, spec: time)
+        let seconds = try TimeSpec.parse(time, option: "--at").resolve(
+            duration: info.duration, spec: time, option: "--at")
         let frame = min(Int64((seconds * Double(info.sampleRate)).rounded()), info.frames)
         let marker = Marker(frame: frame, label: label)
         var annotations = item.annotations
@@ -85,19 +86,20 @@ extension DocumentStore.Transaction {
     {
         let (item, info) = try trimmable(path, from: currentFolder)
         let rate = Double(info.sampleRate)
-        func frame(_ spec: String) throws -> Int64 {
-            let seconds = try TimeSpec.parse(spec).resolve(duration: info.duration, spec: spec)
+        func frame(_ spec: String, _ option: String) throws -> Int64 {
+            let seconds = try TimeSpec.parse(spec, option: option).resolve(
+                duration: info.duration, spec: spec, option: option)
             return min(Int64((seconds * rate).rounded()), info.frames)
         }
         let current = item.annotations.trim ?? TrimPoints(inFrame: 0, outFrame: info.frames)
-        let inFrame = try inTime.map(frame) ?? current.inFrame
-        let outFrame = try outTime.map(frame) ?? current.outFrame
+        let inFrame = try inTime.map { try frame($0, "--in") } ?? current.inFrame
+        let outFrame = try outTime.map { try frame($0, "--out") } ?? current.outFrame
         guard outFrame > inFrame else {
             let subject = [inTime.map { "--in \($0)" }, outTime.map { "--out \($0)" }].compactMap { $0 }.joined(
                 separator: " ")
             throw RecError.usage(
                 subject,
-                "the in point (\(Format.clock(Double(inFrame) / rate))) must come before the out point (\(Format.clock(Double(outFrame) / rate)))"
+                "the in point (\(Format.preciseClock(Double(inFrame) / rate))) must come before the out point (\(Format.preciseClock(Double(outFrame) / rate)))"
             )
         }
         return try setTrim(TrimPoints(inFrame: inFrame, outFrame: outFrame), at: path, from: currentFolder)

@@ -64,10 +64,13 @@ public struct Item: Equatable, Sendable {
     }
 }
 
-/// Display order within a folder: by name as the app sorts, ties broken by UUID so that
-/// the order is total and stable across runs.
+/// Display order within a folder, the order the store keeps children in: by name as file
+/// managers sort (`NameOrder`), ties by code point and then by UUID, so that the order is
+/// total and stable across runs, and items of the same name are neighbours (which is how
+/// `checkLinks` finds duplicates).
 @inline(__always)
 public func displayOrder(_ a: Item, _ b: Item) -> Bool {
+    if let precedes = NameOrder.precedes(a.name, b.name) { return precedes }
     if a.name != b.name { return a.name < b.name }
     return a.id < b.id
 }

@@ -18,10 +18,11 @@ public enum TimeSpec: Equatable, Sendable {
     public static let maximumSeconds = 1e9
 
     /// With `allowRelative`, a leading `+` or `-` means relative to the current position
-    /// (as `recnotes seek` uses it); otherwise a leading `-` counts from the end.
-    public static func parse(_ text: String, allowRelative: Bool = false) throws -> TimeSpec {
+    /// (as `recnotes seek` uses it); otherwise a leading `-` counts from the end. `option`
+    /// names the option in an error (`--seek abc: expected a time …`).
+    public static func parse(_ text: String, option: String? = nil, allowRelative: Bool = false) throws -> TimeSpec {
         let trimmed = text.trimmingWhitespace
-        func bad(_ why: String) -> RecError { RecError.usage(NameRules.quoted(text), why) }
+        func bad(_ why: String) -> RecError { RecError.usage(typed(text, option: option), why) }
         let expected = "expected a time such as 90, 90s, 1:30, 2m30s, 1h2m3s, 1:02:03.5, 50% or -10s"
         guard !trimmed.isEmpty else { throw bad("empty time; \(expected)") }
         if trimmed.hasPrefix("mark:") {
@@ -41,7 +42,8 @@ public enum TimeSpec: Equatable, Sendable {
         if sign == "+" && !allowRelative { throw bad("'+' is only for relative seeks; \(expected)") }
         if body.hasSuffix("%") {
             guard sign == nil else { throw bad("a percentage cannot be signed") }
-            guard let value = decimal(body.dropLast()), value <= 100 else {
+            // `50 %` is how many people write it.
+            guard let value = decimal(Substring(String(body.dropLast()).trimmingWhitespace)), value <= 100 else {
                 throw bad("a percentage must be between 0% and 100%")
             }
             return .percent(value)
@@ -59,12 +61,17 @@ public enum TimeSpec: Equatable, Sendable {
 
     /// Seconds from the start of a recording of `duration` seconds, given the current
     /// position for relative specs. Outside the recording is an error, except that a
-    /// relative seek stops at either end, as a slider does.
-    public func resolve(duration: Double, current: Double = 0, spec: String? = nil) throws -> Double {
-        let subject = NameRules.quoted(spec ?? description)
+    /// relative seek stops at either end, as a slider does. An error names `spec` (the time
+    /// as typed) after `option`.
+    public func resolve(duration: Double, current: Double = 0, spec: String? = nil, option: String? = nil) throws
+        -> Double
+    {
+        let subject = TimeSpec.typed(spec ?? description, option: option)
         func outside(_ value: Double) -> RecError {
             RecError.usage(
-                subject, "\(Format.clock(value)) is outside the recording (00:00:00 to \(Format.clock(duration)))")
+                subject,
+                "\(Format.preciseClock(value)) is outside the recording (00:00:00.00 to \(Format.preciseClock(duration)))"
+            )
         }
         switch self {
         case .absolute(let s):
@@ -74,7 +81,7 @@ public enum TimeSpec: Equatable, Sendable {
             return duration * p / 100
         case .fromEnd(let s):
             guard s <= duration else {
-                throw RecError.usage(subject, "the recording is only \(Format.clock(duration)) long")
+                throw RecError.usage(subject, "the recording is only \(Format.preciseClock(duration)) long")
             }
             return duration - s
         case .relative(let delta):
@@ -103,9 +110,19 @@ public enum TimeSpec: Equatable, Sendable {
     /// that reaches before the beginning starts at 0, as mpv does, with a note saying so.
     public func resolveStart(duration: Double, spec: String) throws -> (seconds: Double, note: String?) {
         if case .fromEnd(let s) = self, s > duration {
-            return (0, "--seek \(spec): the recording is only \(Format.clock(duration)) long; playing from the start")
+            return (
+                0, "--seek \(spec): the recording is only \(Format.preciseClock(duration)) long; playing from the start"
+            )
         }
-        return (try resolve(duration: duration, spec: spec), nil)
+        return (try resolve(duration: duration, spec: spec, option: "--seek"), nil)
+    }
+
+    /// What was typed, as an error names it: the option and its value, the value quoted when
+    /// a space in it would blur where it ends (`--seek '50 x'`).
+    public static func typed(_ text: String, option: String?) -> String {
+        var value = NameRules.quoted(text)
+        if !value.hasPrefix("'"), value.contains(where: \.isWhitespace) { value = "'\(value)'" }
+        return option.map { "\($0) \(value)" } ?? value
     }
 
     public var description: String {
@@ -191,7 +208,8 @@ extension TimeSpec {
     public static func length(_ text: String, option: String, allowingZero: Bool = false) throws -> Double {
         guard case .absolute(let seconds) = try? parse(text), seconds > 0 || (allowingZero && seconds == 0) else {
             let least = allowingZero ? "zero or more" : "greater than zero"
-            throw RecError.usage("\(option) \(text)", "must be a length of time \(least), such as 90, 90s or 1:30")
+            throw RecError.usage(
+                typed(text, option: option), "must be a length of time \(least), such as 90, 90s or 1:30")
         }
         return seconds
     }

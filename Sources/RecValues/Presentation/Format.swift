@@ -23,8 +23,13 @@ public enum Format {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
-    /// `01:23`, or `1:02:03` from an hour on.
+    /// `01:23`, or `1:02:03` from an hour on; under a second, its hundredths (`00:00.40`),
+    /// so that a short clip does not read as empty. Only nothing at all is `00:00`.
     public static func duration(_ seconds: Double) -> String {
+        if seconds > 0 && seconds < 1 {
+            // Down, as the whole seconds go; the nudge keeps 0.29 (28.999… hundredths) at 29.
+            return "00:00." + two(Int((seconds * 100 + 1e-6).rounded(.down)))
+        }
         // Clamped: a time typed as 99999999999999999999999 must print, not trap converting to Int.
         let total = Int(min(max(0, seconds), 1e15).rounded(.down))
         let h = total / 3600
@@ -38,6 +43,13 @@ public enum Format {
         // Clamped: a time typed as 99999999999999999999999 must print, not trap converting to Int.
         let total = Int(min(max(0, seconds), 1e15).rounded(.down))
         return "\(two(total / 3600)):\(two(total / 60 % 60)):\(two(total % 60))"
+    }
+
+    /// `00:01:23.45`: a clock to the hundredth of a second.
+    public static func preciseClock(_ seconds: Double) -> String {
+        let hundredths = Int((min(max(0, seconds), 1e13) * 100).rounded())
+        let fraction = hundredths % 100
+        return clock(Double(hundredths / 100)) + "." + (fraction < 10 ? "0" : "") + "\(fraction)"
     }
 
     /// Local date and minute, as `ls -l` shows it.

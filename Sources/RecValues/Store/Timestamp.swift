@@ -81,6 +81,30 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Accepts `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, which covers what recnotes writes
     /// and what `date -Iseconds` or a hand edit produces.
     package init?(utf8 b: UnsafeBufferPointer<UInt8>) {
+        guard let time = ISODateTime(utf8: b, lenient: false), let offset = time.offsetMinutes else { return nil }
+        self.init(utc: time, offsetMinutes: offset)
+    }
+
+    /// The moment `time` names, read with the given UTC offset.
+    package init(utc time: ISODateTime, offsetMinutes: Int) {
+        let days = daysFromCivil(time.year, time.month, time.day)
+        let seconds =
+            Int64(days) * 86_400 + Int64(time.hour * 3600 + time.minute * 60 + time.second)
+            - Int64(offsetMinutes * 60)
+        self.init(millisecondsSinceEpoch: seconds * 1000 + Int64(time.millisecond))
+    }
+}
+
+/// The fields of an ISO 8601 date and time, as written: `YYYY-MM-DD`, `T` (or `t`, or a
+/// space), `HH:MM:SS`, an optional fraction, then `Z` or an offset (`±HH:MM`, `±HHMM`). The
+/// store's files hold exactly that; `lenient` (what a person types after `find --after`)
+/// also takes the time without seconds, an offset of hours alone (`+01`), and no zone at
+/// all (`offsetMinutes` nil: the reader decides, local time for `DateSpec`).
+package struct ISODateTime {
+    package var year, month, day, hour, minute, second, millisecond: Int
+    package var offsetMinutes: Int?
+
+    package init?(utf8 b: UnsafeBufferPointer<UInt8>, lenient: Bool) {
         var i = 0
         func digits(_ n: Int) -> Int? {
             guard i + n <= b.count else { return nil }
@@ -102,8 +126,14 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             i < b.count, b[i] == 84 || b[i] == 116 || b[i] == 32
         else { return nil }
         i += 1
-        guard let hour = digits(2), literal(58), let minute = digits(2), literal(58), let second = digits(2)
-        else { return nil }
+        guard let hour = digits(2), literal(58), let minute = digits(2) else { return nil }
+        var second = 0
+        if literal(58) {
+            guard let s = digits(2) else { return nil }
+            second = s
+        } else if !lenient {
+            return nil
+        }
         guard (1...12).contains(month), (1...daysInMonth(year, month)).contains(day),
             hour < 24, minute < 60, second < 61
         else { return nil }
@@ -119,24 +149,32 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             }
             guard any else { return nil }
         }
-        var offsetMinutes = 0
-        guard i < b.count else { return nil }
-        if b[i] == 90 || b[i] == 122 {
+        var offsetMinutes: Int?
+        if i == b.count {
+            guard lenient else { return nil }
+        } else if b[i] == 90 || b[i] == 122 {
             i += 1
+            offsetMinutes = 0
         } else if b[i] == 43 || b[i] == 45 {
             let sign = b[i] == 45 ? -1 : 1
             i += 1
-            guard let oh = digits(2) else { return nil }
-            _ = literal(58)
-            guard let om = digits(2), oh < 24, om < 60 else { return nil }
+            guard let oh = digits(2), oh < 24 else { return nil }
+            var om = 0
+            if i < b.count || !lenient {
+                _ = literal(58)
+                guard let m = digits(2), m < 60 else { return nil }
+                om = m
+            }
             offsetMinutes = sign * (oh * 60 + om)
         } else {
             return nil
         }
         guard i == b.count else { return nil }
-        let days = daysFromCivil(year, month, day)
-        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
-        self.init(millisecondsSinceEpoch: seconds * 1000 + Int64(millis))
+        (self.year, self.month, self.day, self.hour, self.minute, self.second) = (
+            year, month, day, hour, minute, second
+        )
+        self.millisecond = millis
+        self.offsetMinutes = offsetMinutes
     }
 }
 

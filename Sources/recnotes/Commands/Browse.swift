@@ -24,6 +24,7 @@ struct Browse: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The ALSA PCM to play to and record from; defaults to $RECNOTES_DEVICE, then 'default'.", valueName: "name")
     )

@@ -45,7 +45,7 @@ struct Export: ParsableCommand {
     @Argument(help: ArgumentHelp("Where to write it; - for stdout.", valueName: "file"))
     var file: String?
 
-    @Option(help: "wav, flac, opus, vorbis or mp3.")
+    @Option(parsing: .unconditional, help: "wav, flac, opus, vorbis or mp3.")
     var format: AudioFormat?
 
     @Flag(
@@ -55,6 +55,7 @@ struct Export: ParsableCommand {
     var trimmed = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Write the markers instead of the audio: cue, vtt, ffmetadata or json.", valueName: "format")
     )
     var markers: MarkerExport?
@@ -63,12 +64,13 @@ struct Export: ParsableCommand {
     var transcript = false
 
     @Option(
-        name: .customLong("transcript-format"),
+        name: .customLong("transcript-format"), parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
             "With --transcript: txt, srt (the default), vtt or json; repeat for several.", valueName: "format"))
     var transcriptFormats: [TranscriptFormat] = []
 
     @Option(
+        parsing: .unconditional,
         help:
             "tty (a line on stderr), json (NDJSON events; on stderr when the audio goes to stdout) or none. Default: tty on a terminal, else none."
     )

@@ -28,38 +28,49 @@ struct Find: ParsableCommand {
     @Argument(help: "Where to search; the current folder by default.", completion: .storePath)
     var path: String?
 
-    @Option(help: ArgumentHelp("Only names matching this shell pattern (*, ?, [...]).", valueName: "glob"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Only names matching this shell pattern (*, ?, [...]).", valueName: "glob"))
     var name: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Like --name, but letters match in either case, accented ones included.", valueName: "glob"))
     var iname: String?
 
-    @Option(help: "Only folders or only recordings.")
+    @Option(parsing: .unconditional, help: "Only folders or only recordings.")
     var type: ItemKind?
 
-    @Option(help: ArgumentHelp("Only items with this tag; repeat for several (all must be there).", valueName: "tag"))
+    @Option(
+        parsing: .unconditionalSingleValue,
+        help: ArgumentHelp("Only items with this tag; repeat for several (all must be there).", valueName: "tag"))
     var tag: [String] = []
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Words that must all occur in the name, the note, a marker label or the transcript (case and accents ignored).",
             valueName: "words"))
     var text: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
-            "Only items created at or after this: 2026-11-20, an ISO time, today, yesterday, 7d, 12h, 2w.",
+            "Only items created at or after this: 2026-11-20, 2026-11-20T14:30 (local, or with Z or +01:00), today, yesterday, 7d, 12h, 2w.",
             valueName: "date"))
     var after: String?
 
-    @Option(help: ArgumentHelp("Only items created before this (same forms as --after).", valueName: "date"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Only items created before this (same forms as --after).", valueName: "date"))
     var before: String?
 
-    @Option(help: ArgumentHelp("Only recordings longer than this (90, 1:30, 5m).", valueName: "time"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Only recordings longer than this (90, 1:30, 5m).", valueName: "time"))
     var longer: String?
 
-    @Option(help: ArgumentHelp("Only recordings shorter than this.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only recordings shorter than this.", valueName: "time"))
     var shorter: String?
 
     func run() throws {
@@ -85,7 +96,7 @@ struct Find: ParsableCommand {
                 case .name: continue
                 case .note(let snippet): print("    note: \(snippet)")
                 case .marker(let marker, let index, let seconds):
-                    print("    \(Format.clock(seconds))  #\(index) \(marker.label)")
+                    print("    \(Format.preciseClock(seconds))  #\(index) \(marker.label)")
                 case .transcript(let seconds, let snippet):
                     print("    \(seconds.map(Format.clock) ?? "--:--")  said: \(snippet)")
                 }
@@ -102,8 +113,8 @@ struct Find: ParsableCommand {
         for tag in tag { try TagRules.validate(tag) }
         query.tags = tag
         if let text { query.setText(text) }
-        query.after = try after.map { try DateSpec.parse($0) }
-        query.before = try before.map { try DateSpec.parse($0) }
+        query.after = try after.map { try DateSpec.parse($0, option: "--after") }
+        query.before = try before.map { try DateSpec.parse($0, option: "--before") }
         query.longer = try longer.map { try TimeSpec.length($0, option: "--longer") }
         query.shorter = try shorter.map { try TimeSpec.length($0, option: "--shorter") }
         return query

@@ -12,7 +12,7 @@ struct History: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Option(name: [.customShort("n"), .long], help: "Show at most this many.")
+    @Option(name: [.customShort("n"), .long], parsing: .unconditional, help: "Show at most this many.")
     var limit: Int = 20
 
     /// Usage checks, run first by `run()`: argument-parser wraps whatever `validate()`

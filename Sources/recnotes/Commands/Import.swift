@@ -35,6 +35,7 @@ struct Import: ParsableCommand {
     var files: [String] = []
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("The folder to import into; the current folder by default.", valueName: "folder"),
         completion: .storePath)
     var to: String?
@@ -44,25 +45,28 @@ struct Import: ParsableCommand {
         help: "With --to: create the folder and the folders on the way, as mkdir -p does.")
     var parents = false
 
-    @Option(help: ArgumentHelp("The recording's name (one FILE only).", valueName: "name"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The recording's name (one FILE only).", valueName: "name"))
     var name: String?
 
-    @Option(help: "Store as opus (the default), flac, wav, vorbis or mp3.")
+    @Option(parsing: .unconditional, help: "Store as opus (the default), flac, wav, vorbis or mp3.")
     var format: AudioFormat?
 
     @Flag(help: "Store the file's bytes unchanged (WAV, FLAC, Opus, Vorbis or MP3 only).")
     var keep = false
 
-    @Option(help: ArgumentHelp("Raw stdin: sample rate in Hz.", valueName: "hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Raw stdin: sample rate in Hz.", valueName: "hz"))
     var rate: Int?
 
-    @Option(help: ArgumentHelp("Raw stdin: channels.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Raw stdin: channels.", valueName: "n"))
     var channels: Int?
 
-    @Option(help: ArgumentHelp("Raw stdin: s16, s32 or f32, little-endian.", valueName: "encoding"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Raw stdin: s16, s32 or f32, little-endian.", valueName: "encoding")
+    )
     var encoding: RawEncoding?
 
     @Option(
+        parsing: .unconditional,
         help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 

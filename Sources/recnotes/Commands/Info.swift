@@ -138,7 +138,7 @@ struct Info: ParsableCommand {
         for (i, marker) in a.markers.enumerated() {
             rows.append([
                 i == 0 ? "markers:" : "",
-                "#\(i + 1)  \(Format.clock(marker.seconds(sampleRate: rate)))  \(marker.label)",
+                "#\(i + 1)  \(Format.preciseClock(marker.seconds(sampleRate: rate)))  \(marker.label)",
             ])
         }
         return rows

@@ -6,7 +6,7 @@ struct List: ParsableCommand {
         commandName: "ls",
         abstract: "List a folder's folders and recordings.",
         discussion:
-            "Sorted by name as in the app, ties broken by UUID. On a terminal, folders end in '/' and are coloured."
+            "Sorted by name as file managers sort: numbers by value (note 2 before note 10), case and accents ignored; the same name in another case or accent follows by code point, then by UUID. Every view (tree, find, browse, --json) lists in that order. On a terminal, folders end in '/' and are coloured."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -19,6 +19,7 @@ struct List: ParsableCommand {
     var long = false
 
     @Option(
+        parsing: .unconditional,
         help:
             "Sort by name, date (created), duration or size (of the audio file); folders come first for duration and size."
     )

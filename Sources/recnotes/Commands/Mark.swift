@@ -1,7 +1,7 @@
 import ArgumentParser
 import RecCore
 
-struct Mark: ParsableCommand {
+struct Mark: ParsableCommand, TakesDashWords {
     static let configuration = CommandConfiguration(
         commandName: "mark",
         abstract: "Mark a moment in a recording.",
@@ -22,17 +22,31 @@ struct Mark: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
-    @Option(help: ArgumentHelp("Where in the recording.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where in the recording.", valueName: "time"))
     var at: String?
 
+    // Taken whole, so that a label may start with - (`- check this`, `-important`), as a
+    // note or a tag may.
     @Argument(
+        parsing: .allUnrecognized,
         help: ArgumentHelp(
             "With --at: the recording, then an optional label. Without: the label.", valueName: "path [label]"),
         completion: .storePath)
     var words: [String] = []
 
+    /// The words as given, without the first `--`; a word like a long option before it
+    /// (`--jsn`) is a mistyped option, not a label.
+    private func labelWords() throws -> [String] {
+        let end = words.firstIndex(of: "--") ?? words.endIndex
+        if let option = words[..<end].first(where: { $0.hasPrefix("--") }) {
+            throw RecError.usage(option, "unknown option; see 'recnotes mark --help'")
+        }
+        return Array(words[..<end]) + words.dropFirst(end + 1)
+    }
+
     func run() throws {
-        guard let at else { return try markRunning() }
+        let words = try labelWords()
+        guard let at else { return try markRunning(words) }
         guard let path = words.first else { throw RecError.usage("mark", "needs the PATH of a recording") }
         let label = words.dropFirst().joined(separator: " ")
         let library = try global.openLibrary()
@@ -43,8 +57,8 @@ struct Mark: ParsableCommand {
     }
 
     /// `mark [LABEL]`: the running job's marker, through the view state like `pause`.
-    private func markRunning() throws {
-        let label = words.filter { $0 != "--" }.joined(separator: " ")
+    private func markRunning(_ words: [String]) throws {
+        let label = words.joined(separator: " ")
         try MarkerRules.validate(label: label)
         do {
             try RemoteCommand.run(global, json: output.json, action: .mark(label: label)) {

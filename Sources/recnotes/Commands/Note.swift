@@ -23,7 +23,9 @@ struct Note: ParsableCommand {
     @Argument(help: "The recording or folder.", completion: .storePath)
     var path: String
 
-    @Option(help: ArgumentHelp("Write this text as the note; - reads standard input.", valueName: "text"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Write this text as the note; - reads standard input.", valueName: "text"))
     var set: String?
 
     @Flag(help: "Open the editor even when not at a terminal.")

@@ -43,16 +43,19 @@ struct Play: ParsableCommand {
     var fromStart = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("The ALSA PCM to play to; defaults to $RECNOTES_DEVICE, then 'default'.", valueName: "name"))
     var device: String?
 
     @Option(
+        parsing: .unconditional,
         help:
             "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none."
     )
     var progress: ProgressMode?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Jump over silences longer than this (alone: 1 s), found by the voice-activity detector; positions stay in the recording's own time.",
             valueName: "time"))
@@ -89,7 +92,7 @@ struct Play: ParsableCommand {
             }
             if word == "--skip-silence" {
                 let next = index < arguments.count ? arguments[index] : nil
-                if let next, (try? TimeSpec.length(next, option: word)) != nil || next.first?.isNumber == true {
+                if let next, Self.readsAsTime(next) {
                     result.append(next)
                     index += 1
                 } else {
@@ -100,9 +103,16 @@ struct Play: ParsableCommand {
         return result
     }
 
+    /// What `--skip-silence` takes as its value: a word that starts as a number does (`1.5s`,
+    /// `2m`, and `-10s`, refused later as a length), anything else is the next argument.
+    private static func readsAsTime(_ word: String) -> Bool {
+        let number = word.hasPrefix("-") || word.hasPrefix("+") ? word.dropFirst() : Substring(word)
+        return number.first?.isNumber == true
+    }
+
     func run() throws {
-        if let seek { _ = try TimeSpec.parse(seek) }
-        if let until { _ = try TimeSpec.parse(until) }
+        if let seek { _ = try TimeSpec.parse(seek, option: "--seek") }
+        if let until { _ = try TimeSpec.parse(until, option: "--until") }
         let skip = try skipSilence.map { try TimeSpec.length($0, option: "--skip-silence") }
         if silenceThreshold != nil && skip == nil {
             throw RecError.usage("--silence-threshold", "goes with --skip-silence")

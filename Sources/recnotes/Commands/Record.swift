@@ -53,26 +53,29 @@ struct Record: ParsableCommand {
         help: "Create the folders in PATH that do not exist yet, as mkdir -p does.")
     var parents = false
 
-    @Option(help: "opus (Ogg Opus, the default), flac, wav, vorbis (Ogg Vorbis) or mp3.")
+    @Option(parsing: .unconditional, help: "opus (Ogg Opus, the default), flac, wav, vorbis (Ogg Vorbis) or mp3.")
     var format: AudioFormat?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Write the audio here instead of the store; '-' is standard output.", valueName: "file|-"),
         completion: .file())
     var output: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --output -: raw samples, s16, s32 or f32 (little-endian), no header.", valueName: "encoding"))
     var encoding: RawEncoding?
 
-    @Option(help: ArgumentHelp("Sample rate in Hz (default 48000).", valueName: "hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz (default 48000).", valueName: "hz"))
     var rate: Int?
 
-    @Option(help: ArgumentHelp("Channels (default 1).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Channels (default 1).", valueName: "n"))
     var channels: Int = AudioFormat.defaultChannels
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The ALSA PCM to record from; defaults to $RECNOTES_DEVICE, then 'default'.", valueName: "name"))
     var device: String?
@@ -83,6 +86,7 @@ struct Record: ParsableCommand {
     var duration: String?
 
     @Option(
+        parsing: .unconditional,
         help:
             "tty (a live line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none."
     )

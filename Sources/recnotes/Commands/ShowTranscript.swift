@@ -17,7 +17,7 @@ struct ShowTranscript: ParsableCommand {
     @Argument(help: "The recording.", completion: .storePath)
     var path: String
 
-    @Option(help: "txt (the default), srt, vtt or json.")
+    @Option(parsing: .unconditional, help: "txt (the default), srt, vtt or json.")
     var format: TranscriptFormat = .txt
 
     func run() throws {

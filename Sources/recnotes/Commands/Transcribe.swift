@@ -42,18 +42,21 @@ struct Transcribe: ParsableCommand {
     var force = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The engine command, with {wav} for the audio; default $RECNOTES_TRANSCRIBER, else the built-in PocketSphinx.",
             valueName: "command"))
     var engine: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How long an external engine may take per recording (90, 1:30, 5m); default 5 times the audio's length plus 30 s.",
             valueName: "time"))
     var timeout: String?
 
     @Option(
+        parsing: .unconditional,
         help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 

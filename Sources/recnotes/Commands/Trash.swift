@@ -49,10 +49,10 @@ struct RestoreTrash: ParsableCommand {
     @Argument(help: "The item's original path, or @ and a UUID prefix.", completion: .storePath)
     var path: String
 
-    @Option(help: ArgumentHelp("Restore into this folder instead.", valueName: "folder"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Restore into this folder instead.", valueName: "folder"))
     var to: String?
 
-    @Option(help: "Restore under this name instead.")
+    @Option(parsing: .unconditional, help: "Restore under this name instead.")
     var name: String?
 
     func run() throws {

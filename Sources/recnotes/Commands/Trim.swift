@@ -27,6 +27,7 @@ struct Trim: ParsableCommand {
     var auto = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --auto: audio kept before the first and after the last speech (default 0.3 s).", valueName: "time"))
     var margin: String?
@@ -60,7 +61,8 @@ struct Trim: ParsableCommand {
         let marginSeconds =
             try margin.map { try TimeSpec.length($0, option: "--margin", allowingZero: true) }
             ?? TrimPoints.defaultMargin
-        for spec in [inPoint, outPoint].compactMap({ $0 }) { _ = try TimeSpec.parse(spec) }
+        if let inPoint { _ = try TimeSpec.parse(inPoint, option: "--in") }
+        if let outPoint { _ = try TimeSpec.parse(outPoint, option: "--out") }
         let library = try global.openLibrary()
         let item = try library.item(at: path)
         guard let info = item.recording else {

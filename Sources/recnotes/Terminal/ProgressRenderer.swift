@@ -169,7 +169,7 @@ final class ProgressRenderer {
         case .marked(let p, let label):
             // A line of its own above the live line, which the next event redraws.
             Terminal.writeStderr("\r\u{1B}[K")
-            Terminal.writeStderr("marked \(Format.clock(p.seconds))\(label.isEmpty ? "" : "  " + label)\n")
+            Terminal.writeStderr("marked \(Format.preciseClock(p.seconds))\(label.isEmpty ? "" : "  " + label)\n")
             drewLine = false
         case .xrun(_, let count):
             Terminal.writeStderr("\r\u{1B}[K")
