@@ -98,10 +98,14 @@ uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/recnotes" "$(DESTDIR)$(MANDIR)/recnotes.1" \
 	  "$(DESTDIR)$(BASHDIR)/recnotes" "$(DESTDIR)$(ZSHDIR)/_recnotes" "$(DESTDIR)$(FISHDIR)/recnotes.fish"
 
-# recnotes_<version>_<arch>.deb in the repository root (scripts/deb.sh).
-deb: release
+# recnotes_<version>_<arch>.deb in the repository root (scripts/deb.sh). It builds in a
+# scratch directory of its own, so it never waits on the lock of a `make test` or `make
+# release` running in the same checkout.
+DEB_FLAGS = $(RELEASE_FLAGS) --scratch-path .build-deb
+deb: deps
 	@scripts/install-deps.sh --packaging
-	@scripts/deb.sh "$(RELEASE_BIN)"
+	$(SWIFT) build $(DEB_FLAGS)
+	@scripts/deb.sh "$$($(SWIFT) build $(DEB_FLAGS) --show-bin-path)/recnotes"
 
 # Builds the .deb, installs it into a fresh minimal Debian 12 (debootstrap) with no Swift
 # toolchain, uses it there, purges it, and checks nothing of it is left.
@@ -109,4 +113,4 @@ package-check: deb
 	@scripts/package-check.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan *.deb
+	rm -rf .build .build-tsan .build-asan .build-deb *.deb

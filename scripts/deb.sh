@@ -71,7 +71,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: libasound2-plugins, pocketsphinx-en-us
+Recommends: libasound2-plugins, pocketsphinx-en-us, bash-completion
 Section: sound
 Priority: optional
 Description: voice notes for the Linux command line

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The install test in a clean system (make package-check, after make deb):
-#  1. lintian on the .deb: no errors;
+#  1. lintian on the .deb: no errors; its Recommends name bash-completion;
 #  2. a minimal Debian 12 root from debootstrap (--variant=minbase), from the Debian mirror
 #     this machine's apt uses; no Swift toolchain in it;
 #  3. apt-get install ./recnotes_*.deb inside it, so its Depends resolve;
@@ -35,6 +35,10 @@ inside() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sb
 begin "lintian $deb"
 lintian --tag-display-limit 0 "$deb" 2>&1 | tee "$work/lintian.txt"
 if grep -q '^E: ' "$work/lintian.txt"; then exit 1; fi
+
+# The completions are installed for bash-completion to load; without it they sit unused.
+begin "control: Recommends bash-completion"
+dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'bash-completion'
 
 begin "debootstrap --variant=minbase bookworm from $mirror"
 started=$(date +%s)
