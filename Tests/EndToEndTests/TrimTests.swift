@@ -95,7 +95,17 @@ struct TrimTests {
         let outside = try cli.run("play", "talk", "--seek", "0.1")
         #expect(outside.status == 0 && outside.stderr.contains("outside the trim points"), "\(outside)")
         #expect(Bool(cli.outputSamples() == Array(input[24_000..<144_000])))
+        // At or past the out point (00:03) nothing is left to play: refused as past the end
+        // of a file is, naming the out point, and the play position is not touched.
+        for seek in ["3.5", "100%", "-0", "3"] {
+            let past = try cli.run("play", "talk", "--seek", seek)
+            #expect(past.status == 64, "\(seek): \(past)")
+            #expect(past.stderr.contains("out point (00:00:03.00)") && past.stderr.contains("--untrimmed"), "\(past)")
+        }
+        #expect(try cli.run("play", "talk", "--seek", "3.5", "--untrimmed").status == 0)
         #expect(try cli.run("trim", "talk", "--clear").status == 0)
+        let end = try cli.run("play", "talk", "--seek", "100%")
+        #expect(end.status == 64 && end.stderr.contains("at the end of the recording (00:00:04.00)"), "\(end)")
         #expect(try Self.trimJSON(cli) == nil)
         #expect(try cli.run("undo").status == 0)
         #expect(try Self.trimJSON(cli)?["inFrame"] as? Int == 24_000)

@@ -89,6 +89,18 @@ public final class PlaybackSession {
                 if let note { notes.append(note) }
                 from = frame(seconds)
             }
+            if from >= bounds.upperBound {
+                // Nothing is left to play there: refused, as a seek past the end of the file is,
+                // rather than quietly starting again from the in point.
+                let subject = TimeSpec.typed(text, option: "--seek")
+                let at = Format.preciseClock(Double(from) / rate)
+                let end = Format.preciseClock(Double(bounds.upperBound) / rate)
+                if bounds.upperBound < frameCount {
+                    throw RecError.usage(
+                        subject, "\(at) is at or past the out point (\(end)); --untrimmed plays past it")
+                }
+                throw RecError.usage(subject, "\(at) is at the end of the recording (\(end)); nothing is left to play")
+            }
             if !bounds.contains(from) {
                 notes.append(
                     "--seek \(text) is outside the trim points; playing from \(Format.clock(Double(bounds.lowerBound) / rate)) (--untrimmed plays it all)"

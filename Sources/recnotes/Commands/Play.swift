@@ -20,7 +20,9 @@ struct Play: ParsableCommand {
             forward, m marks the moment (M also asks for its label, the audio going on), ] and [ \
             go to the next and previous marker, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
             'stop' (with --background the playback runs detached). A recording with trim points \
-            ('recnotes trim') plays between them unless --untrimmed is given. The recording and position are kept in the view state: 'play' \
+            ('recnotes trim') plays between them unless --untrimmed is given: a --seek before the in \
+            point starts at the in point, and one at or past the out point is refused (exit 64), \
+            as one past the end of the file is. The recording and position are kept in the view state: 'play' \
             with no PATH resumes the last recording where it stopped. One playback runs at a \
             time: a new 'play' stops the running one first, and says so.
             """
