@@ -8,7 +8,8 @@ import RecCore
 enum RemoteCommand {
     static func run(
         _ global: GlobalOptions, json: Bool, action: ViewState.ControlAction,
-        send: (RemoteControl) throws -> RemoteControl.Sent
+        send: (RemoteControl) throws -> RemoteControl.Sent,
+        applied: ((RemoteControl, RemoteControl.Sent, RemoteControl.Status) throws -> String)? = nil
     ) throws {
         let library = try global.openLibrary(recover: false)
         let control = RemoteControl(library: library)
@@ -19,7 +20,11 @@ enum RemoteCommand {
         let verb = action.verb
         switch control.wait(for: sent, until: action, watcher: watcher, timeout: action == .stop ? 30 : 5) {
         case .applied(let status):
-            print(json ? ItemJSON.status(status) : status.line)
+            if let applied {
+                print(try applied(control, sent, status))
+            } else {
+                print(json ? ItemJSON.status(status) : status.line)
+            }
         case .ended:
             guard action == .stop else {
                 throw RecError.failure(verb, "the \(sent.job.noun) ended before applying it")

@@ -28,10 +28,15 @@ struct RemoteMarkTests {
         #expect(R.eventually { (R.events(log).last?["seconds"] as? Double ?? 0) >= 1 })
         let first = try cli.run("mark", "first", "idea")
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.hasPrefix("recording  /memo  "), "\(first.stdout)")
+        // What was marked and where, as `marks` shows it: not the status line.
+        let firstLine = try #require(first.stdout.split(separator: "\n").first.map(String.init))
+        #expect(
+            firstLine.hasPrefix("marked  /memo  #1  00:") && firstLine.hasSuffix("  first idea"), "\(firstLine)")
         let second = try cli.run("mark", "--json")
         #expect(second.status == 0, "\(second.stderr)")
         #expect(R.object(second.stdout)?["state"] as? String == "recording", "\(second.stdout)")
+        let marker = try #require(R.object(second.stdout)?["marker"] as? [String: Any], "\(second.stdout)")
+        #expect(marker["index"] as? Int == 2 && marker["label"] as? String == "", "\(marker)")
         // Kept in the in-progress entry as soon as the command returns.
         let state = try #require(R.object(try String(contentsOfFile: cli.store + "/viewstate.json", encoding: .utf8)))
         let entry = try #require(state["recording"] as? [String: Any])
@@ -42,6 +47,7 @@ struct RemoteMarkTests {
         #expect(events.map { $0["label"] as? String } == ["first idea", ""])
         let frames = events.compactMap { $0["frames"] as? Int }
         #expect(frames.count == 2 && frames[0] >= R.rate && frames[1] >= frames[0], "\(frames)")
+        #expect(marker["frame"] as? Int == frames.last, "\(marker)")
 
         #expect(try cli.run("stop").status == 0)
         let saved = try Self.marks(cli, "memo")
@@ -83,6 +89,7 @@ struct RemoteMarkTests {
         #expect(try cli.run("seek", "5.5").status == 0)
         let mark = try cli.run("mark", "at", "five")
         #expect(mark.status == 0, "\(mark.stderr)")
+        #expect(mark.stdout == "marked  /src  #1  00:00:05.50  at five\n", "\(mark.stdout)")
         // Paused: the marker is exactly where the player stands.
         #expect(try Self.marks(cli, "src").map { $0["frame"] as? Int } == [264_000])
         #expect(try Self.marks(cli, "src").map { $0["label"] as? String } == ["at five"])

@@ -35,7 +35,24 @@ extension ItemJSON {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    static func writeStatus(_ s: RemoteControl.Status, to w: inout JSONWriter) {
+    /// What a remote `mark --json` prints: the job's status, and under `marker` the marker
+    /// it added, as `marks --json` names one.
+    public static func marked(_ s: RemoteControl.Status, _ added: RemoteControl.AddedMarker?) -> String {
+        var w = JSONWriter()
+        writeStatus(s, to: &w) { w in
+            w.raw(", \"marker\": ")
+            if let added {
+                MarkerExport.writeMarker(added.marker, index: added.number, sampleRate: added.sampleRate, to: &w)
+            } else {
+                w.raw("null")
+            }
+        }
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    static func writeStatus(
+        _ s: RemoteControl.Status, to w: inout JSONWriter, extra: (inout JSONWriter) -> Void = { _ in }
+    ) {
         w.raw("{\"state\": ")
         w.string(s.job == .recording ? "recording" : "playing")
         w.raw(", \"uuid\": ")
@@ -54,6 +71,7 @@ extension ItemJSON {
         w.int(s.pid)
         w.raw(", \"pending\": ")
         w.int(s.pending)
+        extra(&w)
         w.raw("}")
     }
 }

@@ -242,3 +242,68 @@ public struct RemoteControl {
         }
     }
 }
+
+extension RemoteControl {
+    /// A marker a running job added, as `mark` reports it: numbered as `marks` numbers it.
+    public struct AddedMarker: Equatable, Sendable {
+        public var marker: Marker
+        /// 1-based, in time order among the item's markers.
+        public var number: Int
+        public var sampleRate: Int
+    }
+
+    /// The item `job` is running on now, if it runs.
+    public func runningItem(_ job: ViewState.Job) -> ItemID? {
+        let state = ViewStateStore.peek(library.location)
+        return job == .recording ? state?.recording?.id : state?.playing?.id
+    }
+
+    /// The markers `job`'s item holds now, in time order, with its sample rate: a recording's
+    /// from its in-progress entry (where `mark` puts them until it is saved), a playback's
+    /// from the store as last saved (the player adds them at once).
+    public func markers(of job: ViewState.Job, id: ItemID) throws -> (markers: [Marker], sampleRate: Int)? {
+        switch job {
+        case .recording:
+            guard let entry = ViewStateStore.peek(library.location)?.recording, entry.id == id else { return nil }
+            return (entry.markers.sorted { $0.frame < $1.frame }, entry.sampleRate)
+        case .playback:
+            guard let item = try Library(location: library.location).document[id], let info = item.recording else {
+                return nil
+            }
+            return (item.annotations.markers, info.sampleRate)
+        }
+    }
+
+    /// The marker the job of `sent` (a `mark`) added, given what its item held `before`.
+    /// A player saves its marker on a worker of its own just after acknowledging, so this
+    /// waits for it a little (up to 5 s): when `mark` returns, `marks` shows it.
+    public func addedMarker(by sent: Sent, before: [Marker]) throws -> AddedMarker? {
+        let deadline = MonotonicClock.now() + 5
+        while true {
+            if let now = try markers(of: sent.job, id: sent.id),
+                let added = Self.added(before: before, after: now.markers, sampleRate: now.sampleRate)
+            {
+                return added
+            }
+            guard sent.job == .playback, MonotonicClock.now() < deadline, processIsAlive(sent.pid) else {
+                return nil
+            }
+            usleep(20_000)
+        }
+    }
+
+    /// The marker in `after` that `before` did not have (a multiset difference: two markers
+    /// may share a frame and a label), with its number among `after`.
+    public static func added(before: [Marker], after: [Marker], sampleRate: Int) -> AddedMarker? {
+        var remaining: [Marker: Int] = [:]
+        for marker in before { remaining[marker, default: 0] += 1 }
+        for (i, marker) in after.enumerated() {
+            if let count = remaining[marker], count > 0 {
+                remaining[marker] = count - 1
+            } else {
+                return AddedMarker(marker: marker, number: i + 1, sampleRate: sampleRate)
+            }
+        }
+        return nil
+    }
+}

@@ -15,7 +15,9 @@ struct Mark: ParsableCommand, TakesDashWords {
             is the label, never a PATH. The running process reports it in its progress stream \
             ({"event": "marked", ...}); a recording keeps it through a crash, a playback adds it \
             to the saved recording at once ('undo' takes it back); a 'record --output' run only \
-            reports it. With nothing running: exit status 1.
+            reports it. 'mark' prints what it marked and where ('marked  /memo  #2  \
+            00:00:12.30  idea'; with --json the job's status, as 'status --json' gives it, with \
+            the marker under "marker"). With nothing running: exit status 1.
             """
     )
 
@@ -60,9 +62,22 @@ struct Mark: ParsableCommand, TakesDashWords {
     private func markRunning(_ words: [String]) throws {
         let label = words.joined(separator: " ")
         try MarkerRules.validate(label: label)
+        // What the running item held before, so that the marker it adds can be told apart
+        // from one at the same moment with the same label.
+        var before: [ViewState.Job: [Marker]] = [:]
         do {
-            try RemoteCommand.run(global, json: output.json, action: .mark(label: label)) {
-                try $0.send(.mark(label: label))
+            try RemoteCommand.run(global, json: output.json, action: .mark(label: label)) { control in
+                for job in ViewState.Job.allCases {
+                    if let id = control.runningItem(job) { before[job] = try control.markers(of: job, id: id)?.markers }
+                }
+                return try control.send(.mark(label: label))
+            } applied: { control, sent, status in
+                let added = try control.addedMarker(by: sent, before: before[sent.job] ?? [])
+                if output.json { return ItemJSON.marked(status, added) }
+                guard let added else { return "marked  \(status.path)" }
+                let time = Format.preciseClock(added.marker.seconds(sampleRate: added.sampleRate))
+                let label = added.marker.label.isEmpty ? "" : "  \(added.marker.label)"
+                return "marked  \(status.path)  #\(added.number)  \(time)\(label)"
             }
         } catch let error as RecError where error == RemoteControl.nothingRunning {
             throw RecError.failure(
