@@ -103,6 +103,34 @@ struct ViewStateStoreTests {
         #expect(try reopened().state.selection == nil)
     }
 
+    @Test("the acknowledgement stamps when the position was reported, and the file keeps it")
+    func reportTime() throws {
+        try store.transaction { $0.selectRecording(c, position: 0) }
+        try store.transaction { $0.playbackStarted(ViewState.Playback(id: c, pid: 4242, started: .now())) }
+        let before = Timestamp.now()
+        try store.transaction { $0.acknowledgeControl(of: .playback, through: 0, paused: false, position: 2) }
+        let stamped = try #require(store.state.playing?.control.reportedAt)
+        #expect(stamped >= before && stamped <= Timestamp.now())
+        #expect(try reopened().state.playing?.control.reportedAt == stamped)
+    }
+
+    @Test("a running job's position is carried forward on the clock since its report; a paused one's is not")
+    func carriedPosition() {
+        let reported = Timestamp(millisecondsSinceEpoch: 1_000_000)
+        func at(_ ms: Int64) -> Timestamp { Timestamp(millisecondsSinceEpoch: 1_000_000 + ms) }
+        let running = ViewState.Control(paused: false, reportedAt: reported)
+        // Readings 0.3 s apart differ by 0.3 s, not by 0 until the next report.
+        #expect(abs(running.position(2, at: at(300)) - 2.3) < 1e-9)
+        #expect(abs(running.position(2, at: at(600)) - running.position(2, at: at(300)) - 0.3) < 1e-9)
+        // Never further than one report period and some slack: a stopped job does not run on.
+        #expect(running.position(2, at: at(60_000)) == 2 + ViewState.Control.carryAllowance)
+        // A clock that went back never moves the time back.
+        #expect(running.position(2, at: at(-5_000)) == 2)
+        // Paused: exactly where it paused. Unknown report time (an older file): as reported.
+        #expect(ViewState.Control(paused: true, reportedAt: reported).position(2, at: at(900)) == 2)
+        #expect(ViewState.Control(paused: false).position(2, at: at(900)) == 2)
+    }
+
     @Test(
         "a watcher without inotify still sees a change, by looking, and still wakes and stops",
         arguments: [ViewStateWatcher.Source.inotify, .looking])

@@ -41,7 +41,9 @@ public struct RemoteControl {
         public var pending: Int
     }
 
-    public func statuses(_ state: ViewState) -> [Status] {
+    /// The running jobs as `status` shows them `now`: a running job's position carried
+    /// forward on the clock since it last wrote it (see `ViewState.Control.position`).
+    public func statuses(_ state: ViewState, now: Timestamp = .now()) -> [Status] {
         let document = library.document
         var result: [Status] = []
         if let r = state.recording {
@@ -50,15 +52,17 @@ public struct RemoteControl {
             result.append(
                 Status(
                     job: .recording, id: r.id, path: path, pid: r.pid,
-                    paused: r.control.paused, position: r.position, duration: nil,
+                    paused: r.control.paused, position: r.control.position(r.position, at: now), duration: nil,
                     pending: r.control.pending.count))
         }
         if let p = state.playing {
+            let duration = document[p.id]?.recording?.duration
+            let carried = p.control.position(state.position(of: .playback) ?? 0, at: now)
             result.append(
                 Status(
                     job: .playback, id: p.id, path: document.path(of: p.id), pid: p.pid,
-                    paused: p.control.paused, position: state.position(of: .playback) ?? 0,
-                    duration: document[p.id]?.recording?.duration, pending: p.control.pending.count))
+                    paused: p.control.paused, position: duration.map { min(carried, $0) } ?? carried,
+                    duration: duration, pending: p.control.pending.count))
         }
         return result
     }

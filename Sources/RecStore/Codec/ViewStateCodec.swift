@@ -91,6 +91,10 @@ package enum ViewStateCodec {
         w.bool(c.paused)
         w.raw(", \"lastSequence\": ")
         w.int(c.lastSequence)
+        if let reportedAt = c.reportedAt {
+            w.raw(", \"reportedAt\": ")
+            w.timestamp(reportedAt)
+        }
         w.raw(", \"pending\": [")
         for (i, command) in c.pending.enumerated() {
             if i > 0 { w.raw(", ") }
@@ -135,6 +139,8 @@ package enum ViewStateCodec {
                 control.paused = try r.readBool()
             } else if k.equals("lastSequence") {
                 control.lastSequence = Int(try r.readInt())
+            } else if k.equals("reportedAt") {
+                control.reportedAt = Timestamp(utf8: try r.readRawString())
             } else if k.equals("pending") {
                 try r.beginArray()
                 var first = true

@@ -135,11 +135,31 @@ public struct ViewState: Equatable, Sendable {
         /// The last sequence number handed out. It only grows, so an acknowledgement "up to
         /// n" can never drop a command queued after the process read the file.
         public var lastSequence: Int
+        /// When the running process last wrote its position (wall clock, as other processes
+        /// read it); nil in a file from before it was kept.
+        public var reportedAt: Timestamp?
 
-        public init(paused: Bool = false, pending: [ControlCommand] = [], lastSequence: Int = 0) {
+        public init(
+            paused: Bool = false, pending: [ControlCommand] = [], lastSequence: Int = 0, reportedAt: Timestamp? = nil
+        ) {
             self.paused = paused
             self.pending = pending
             self.lastSequence = lastSequence
+            self.reportedAt = reportedAt
+        }
+
+        /// How far past its last report a running job's position may be carried: its report
+        /// period (about a second) and some slack for a busy machine. A job that stops
+        /// reporting (stopped by Ctrl-Z, or hung) is never shown further ahead than this.
+        public static let carryAllowance = 1.5
+
+        /// Where a job that reported `position` is `now`: carried forward on the clock since
+        /// its report while it runs, as a media player's time display is, so that readings a
+        /// moment apart differ by that moment; exactly the report when paused.
+        public func position(_ position: Double, at now: Timestamp) -> Double {
+            guard !paused, let reportedAt else { return position }
+            let elapsed = Double(now.millisecondsSinceEpoch - reportedAt.millisecondsSinceEpoch) / 1000
+            return position + min(max(elapsed, 0), Self.carryAllowance)
         }
     }
 

@@ -219,6 +219,7 @@ public final class ViewStateStore {
             guard var control = state.control(of: job) else { return }
             control.pending.removeAll { $0.sequence <= through }
             control.paused = paused
+            control.reportedAt = Timestamp.now()
             setControl(control, of: job)
             let seconds = max(position, 0)
             switch job {
