@@ -19,12 +19,9 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libasound2-dev", "libsndfile1-dev"])]
         ),
-        // CMU PocketSphinx, the built-in transcription engine (Transcripts/).
-        .systemLibrary(
-            name: "CPocketSphinx",
-            pkgConfig: "pocketsphinx",
-            providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]
-        ),
+        // CMU PocketSphinx, the built-in transcription engine, opened with dlopen on the first
+        // transcription (libpocketsphinx3 at run time; nothing of it at build time).
+        .target(name: "CPocketSphinx", linkerSettings: [.linkedLibrary("dl")]),
         // The layers, bottom to top; each may use only those it names (ARCHITECTURE.md).
         // POSIX in typed pieces.
         .target(name: "RecSystem", dependencies: ["CSystem"]),

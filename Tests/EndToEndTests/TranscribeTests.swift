@@ -266,6 +266,32 @@ struct TranscribeTests {
         #expect(vtt == "WEBVTT\n\n1\n00:00:00.150 --> 00:00:00.800\nthe budget numbers\n", "\(vtt)")
     }
 
+    /// The built-in engine costs nothing to the commands that do not transcribe: the binary
+    /// does not link it, and `transcribe` opens it and says so in one line when it cannot.
+    @Test func theBuiltInEngineIsOpenedOnlyToTranscribe() throws {
+        let readelf = Process()
+        readelf.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
+        readelf.arguments = ["-d", Sandbox.binary]
+        let pipe = Pipe()
+        readelf.standardOutput = pipe
+        try readelf.run()
+        let dynamic = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        readelf.waitUntilExit()
+        #expect(dynamic.contains("(NEEDED)") && dynamic.contains("libsndfile"), "\(dynamic)")
+        #expect(!dynamic.contains("sphinx"), "\(dynamic)")
+
+        let cli = try Sandbox()
+        try cli.addWAVRecording("talk", in: "/", frames: 48_000)
+        let before = cli.bytes(cli.store + "/store.json")
+        let missing = try cli.run(
+            ["transcribe", "talk"],
+            environment: ["RECNOTES_TRANSCRIBER": nil, "RECNOTES_POCKETSPHINX": cli.root + "/libpocketsphinx.so.3"])
+        expectFailure(missing, status: 1, containing: ["cannot load the PocketSphinx library", "libpocketsphinx3"])
+        #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+        #expect(cli.bytes(cli.store + "/store.json") == before)
+        #expect(transcripts(cli).filter { !$0.hasPrefix(".") }.isEmpty)
+    }
+
     @Test func failuresStoreNothingAndSayWhy() throws {
         let cli = try Sandbox()
         try cli.addWAVRecording("talk", in: "/", frames: 48_000)

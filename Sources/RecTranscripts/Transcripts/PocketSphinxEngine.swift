@@ -32,6 +32,21 @@ public struct PocketSphinxEngine: TranscriptionEngine {
     /// What the transcript names as its model: the acoustic model's directory.
     public var model: String { acousticModel }
 
+    /// The shared object `transcribe` opens: `RECNOTES_POCKETSPHINX` names another (a build
+    /// of its own, or one outside the library path); by default the system's.
+    public static var libraryPath: String? { Environment.value("RECNOTES_POCKETSPHINX") }
+
+    /// Opens PocketSphinx on first use (see CPocketSphinx.h for why it is not linked).
+    static func loadLibrary(_ name: String) throws(RecError) {
+        var why = [CChar](repeating: 0, count: 512)
+        guard cps_load(libraryPath, &why, why.count) == 0 else {
+            let reason = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw .transcribe(
+                name,
+                "cannot load the PocketSphinx library (install libpocketsphinx3 and pocketsphinx-en-us): \(reason)")
+        }
+    }
+
     /// Samples handed to the decoder at a time, as pocketsphinx_continuous reads them.
     static let block = 2048
 
@@ -42,40 +57,41 @@ public struct PocketSphinxEngine: TranscriptionEngine {
         where !FileSystem.exists(path) {
             throw .transcribe(name, "\(what) not found: \(path) (install pocketsphinx-en-us)")
         }
-        cpocketsphinx_silence()
-        guard let config = cpocketsphinx_config(acousticModel, languageModel, dictionary) else {
+        try Self.loadLibrary(name)
+        cps_silence()
+        guard let config = cps_config_new(acousticModel, languageModel, dictionary) else {
             throw .transcribe(name, "the model configuration was refused")
         }
-        guard let decoder = ps_init(config) else {
-            cmd_ln_free_r(config)
+        guard let decoder = cps_init(config) else {
+            cps_config_free(config)
             throw .transcribe(name, "cannot load the model \(acousticModel)")
         }
         // The decoder keeps its own reference to the configuration.
-        cmd_ln_free_r(config)
-        defer { ps_free(decoder) }
-        let frameRate = Double(max(1, cmd_ln_int_r(ps_get_config(decoder), "-frate")))
+        cps_config_free(config)
+        defer { cps_free(decoder) }
+        let frameRate = Double(max(1, cps_config_int(cps_get_config(decoder), "-frate")))
 
         var segments: [Transcript.Segment] = []
         func finishUtterance() throws(RecError) {
-            guard ps_end_utt(decoder) >= 0 else { throw .transcribe(name, "decoding failed") }
+            guard cps_end_utt(decoder) >= 0 else { throw .transcribe(name, "decoding failed") }
             if let segment = Self.segment(decoder, frameRate: frameRate) { segments.append(segment) }
         }
-        guard ps_start_utt(decoder) >= 0 else { throw .transcribe(name, "cannot start decoding") }
+        guard cps_start_utt(decoder) >= 0 else { throw .transcribe(name, "cannot start decoding") }
         var inUtterance = false
         var offset = 0
         while offset < audio.samples.count {
             let count = min(Self.block, audio.samples.count - offset)
             let searched = audio.samples.withUnsafeBufferPointer {
-                ps_process_raw(decoder, $0.baseAddress! + offset, count, 0, 0)
+                cps_process_raw(decoder, $0.baseAddress! + offset, count, 0, 0)
             }
             guard searched >= 0 else { throw .transcribe(name, "decoding failed") }
             offset += count
-            let speech = ps_get_in_speech(decoder) != 0
+            let speech = cps_get_in_speech(decoder) != 0
             if speech && !inUtterance {
                 inUtterance = true
             } else if !speech && inUtterance {
                 try finishUtterance()
-                guard ps_start_utt(decoder) >= 0 else { throw .transcribe(name, "cannot start decoding") }
+                guard cps_start_utt(decoder) >= 0 else { throw .transcribe(name, "cannot start decoding") }
                 inUtterance = false
             }
         }
@@ -86,16 +102,16 @@ public struct PocketSphinxEngine: TranscriptionEngine {
     /// The words of the utterance just ended, without silences, fillers and sentence marks.
     private static func segment(_ decoder: OpaquePointer, frameRate: Double) -> Transcript.Segment? {
         var words: [Transcript.Word] = []
-        var iterator = ps_seg_iter(decoder)
+        var iterator = cps_seg_iter(decoder)
         while let seg = iterator {
-            if let cWord = ps_seg_word(seg), let word = spokenWord(String(cString: cWord)) {
+            if let cWord = cps_seg_word(seg), let word = spokenWord(String(cString: cWord)) {
                 var first: Int32 = 0
                 var last: Int32 = 0
-                ps_seg_frames(seg, &first, &last)
+                cps_seg_frames(seg, &first, &last)
                 words.append(
                     Transcript.Word(start: Double(first) / frameRate, end: Double(last + 1) / frameRate, text: word))
             }
-            iterator = ps_seg_next(seg)
+            iterator = cps_seg_next(seg)
         }
         guard let first = words.first, let last = words.last else { return nil }
         return Transcript.Segment(

@@ -14,7 +14,9 @@ struct Transcribe: ParsableCommand {
             recording with --all, one at a time, and keeps each transcript in \
             transcripts/UUID.json beside audio/. Recordings that have a transcript are skipped \
             unless --force is given. The engine is --engine, else $RECNOTES_TRANSCRIBER, else the \
-            built-in PocketSphinx (US English; its transcripts are labelled a draft). An external \
+            built-in PocketSphinx (US English; its transcripts are labelled a draft), which is \
+            opened only when needed (Debian's libpocketsphinx3 and pocketsphinx-en-us; \
+            $RECNOTES_POCKETSPHINX names another libpocketsphinx.so to open). An external \
             engine is a command, split into words without a shell, in which {wav} is replaced by a \
             16 kHz mono WAV file; it prints whisper.cpp JSON, WebVTT, SRT or plain text. For \
             whisper.cpp: --engine 'whisper-cli -m MODEL -np -oj -f {wav}'.
