@@ -29,11 +29,10 @@ struct TranscribeTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: cli.store + "/transcripts")) ?? []).sorted()
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: speech), "needs pocketsphinx-testdata"))
-    func findLandsWhereTheWordIsSaid() throws {
-        let cli = try Sandbox()
-        // goforward.raw is 16 kHz mono s16: a WAV header in front makes it importable.
-        let raw = try #require(cli.bytes(Self.speech))
+    /// goforward.raw (16 kHz mono s16, 3.7 s), `repeats` times over, as a WAV file at `path`.
+    func writeSpeechWAV(_ cli: Sandbox, to path: String, repeats: Int = 1) throws {
+        let once = try #require(cli.bytes(Self.speech))
+        let raw = Array([[UInt8]](repeating: once, count: repeats).joined())
         var wav: [UInt8] = []
         func le(_ value: UInt32, _ count: Int) {
             for i in 0..<count { wav.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) }
@@ -51,7 +50,13 @@ struct TranscribeTests {
         le(16, 2)
         wav += Array("data".utf8)
         le(UInt32(raw.count), 4)
-        try cli.write(cli.root + "/goforward.wav", wav + raw)
+        try cli.write(path, wav + raw)
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: speech), "needs pocketsphinx-testdata"))
+    func findLandsWhereTheWordIsSaid() throws {
+        let cli = try Sandbox()
+        try writeSpeechWAV(cli, to: cli.root + "/goforward.wav")
         try cli.succeed("import", cli.root + "/goforward.wav", "--format", "flac")
         expectSuccess(try cli.run(["transcribe", "goforward"], environment: ["RECNOTES_TRANSCRIBER": nil]))
 
@@ -398,6 +403,34 @@ struct TranscribeTests {
         )
         #expect(transcripts(cli).filter { $0.hasSuffix(".json") }.count == 4)
         #expect(try cli.run("find", "--text", "said").lines.count == 4)
+    }
+
+    /// Ctrl-C in the middle of a long recording stops the built-in engine there, not at the
+    /// end of the recording: exit 1, and the transcript the recording had stays as it was.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: speech), "needs pocketsphinx-testdata"))
+    func ctrlCStopsTheRecordingInProgressAndKeepsItsTranscript() throws {
+        let cli = try Sandbox()
+        try writeSpeechWAV(cli, to: cli.root + "/long.wav", repeats: 40)  // 2.5 minutes
+        try cli.succeed("import", cli.root + "/long.wav", "--name", "talk", "--format", "wav")
+        expectSuccess(try cli.run("transcribe", "talk", "--engine", try engine(cli, "old", "echo the old words")))
+        let before = try cli.run("transcript", "talk").stdout
+        #expect(before.contains("the old words"))
+        let run = try cli.spawn(
+            ["transcribe", "talk", "--force", "--progress", "json"], environment: ["RECNOTES_TRANSCRIBER": nil])
+        // Somewhere in the decoding of 150 s of speech (which takes many seconds here).
+        #expect(run.send(SIGINT, after: 2_000_000))
+        let (result, _, timedOut) = run.finish(timeout: 120)
+        #expect(!timedOut)
+        #expect(result.status == 1 && result.stderr.contains("stopped"), "\(result)")
+        let events = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(!events.contains { $0["event"] as? String == "saved" }, "\(result.stdout)")
+        // Progress within the recording: fractions of its audio, rising, never the whole.
+        let done = events.filter { $0["event"] as? String == "progress" }.compactMap { $0["done"] as? Double }
+        #expect(done == done.sorted() && done.allSatisfy { $0 < 1 }, "\(done)")
+        #expect(try cli.run("transcript", "talk").stdout == before)
+        #expect(try cli.run("fsck").status == 0)
     }
 
     /// A transcriber killed outright cannot clean up: its temporary directory stays, and its

@@ -25,6 +25,8 @@ public enum TranscriptJSON {
 
     /// One NDJSON line per event: {"event": "started", "index", "count", "path", "uuid"},
     /// {"event": "saved", "index", "path", "uuid", "engine", "quality", "segments"},
+    /// {"event": "progress", "index", "path", "uuid", "done"} (the fraction of the audio decoded,
+    /// about once a second of audio, built-in engine only),
     /// {"event": "skipped", "path", "uuid", "reason"}, {"event": "failed", "index", "path",
     /// "uuid", "error"}; `index` counts from 0.
     public static func event(_ event: Transcriber.Event, in library: Library) -> String {
@@ -42,6 +44,12 @@ public enum TranscriptJSON {
             w.raw(", \"count\": ")
             w.int(count)
             item(it)
+        case .progress(let index, _, let it, let done):
+            w.raw("{\"event\": \"progress\", \"index\": ")
+            w.int(index)
+            item(it)
+            w.raw(", \"done\": ")
+            w.double((done * 1000).rounded() / 1000)
         case .saved(let index, let it, let transcript):
             w.raw("{\"event\": \"saved\", \"index\": ")
             w.int(index)

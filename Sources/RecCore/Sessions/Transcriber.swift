@@ -6,6 +6,8 @@ public final class Transcriber {
     public enum Event: Sendable {
         /// Recording `index` (from 0) of `count` is being transcribed.
         case started(index: Int, count: Int, item: Item)
+        /// How much of recording `index`'s audio is decoded (0 to 1), where the engine can tell.
+        case progress(index: Int, count: Int, item: Item, done: Double)
         case saved(index: Int, item: Item, transcript: Transcript)
         /// Not done: it has a transcript already (no `--force`), or it was removed meanwhile.
         case skipped(item: Item, reason: String)
@@ -47,20 +49,28 @@ public final class Transcriber {
         }
     }
 
-    /// Transcribes each recording in turn with `engine`; stops between recordings once
-    /// `cancel` is set. A failure is reported and the next recording is tried.
+    /// Transcribes each recording in turn with `engine`. Once `cancel` is set it stops: the
+    /// recording in progress is given up (the engine stops within about a second) and its
+    /// transcript, if it had one, stays as it was. A failure is reported and the next
+    /// recording is tried.
     public func run(engine: any TranscriptionEngine, events: (Event) -> Void) -> Summary {
         var summary = Summary()
         let files = TranscriptFiles(location: library.location)
-        for (index, item) in recordings.enumerated() {
+        recordings: for (index, item) in recordings.enumerated() {
             if cancel.isCancelled {
                 summary.interrupted = true
                 break
             }
             events(.started(index: index, count: recordings.count, item: item))
             do {
+                let count = recordings.count
                 let transcript = try Transcription.transcribe(
-                    file: library.location.audioPath(item.recording!.file), with: engine)
+                    file: library.location.audioPath(item.recording!.file), with: engine, cancel: cancel
+                ) { done in
+                    events(.progress(index: index, count: count, item: item, done: done))
+                }
+                // Stopped as the engine finished: nothing is replaced after a Ctrl-C.
+                if cancel.isCancelled { throw RecError.transcriptionStopped }
                 let duration = item.recording!.duration
                 // Under the store lock, so that a removal cannot slip in between the check
                 // and the write (removal deletes the transcript after the document).
@@ -85,6 +95,9 @@ public final class Transcriber {
                     summary.skipped += 1
                     events(.skipped(item: item, reason: "was removed while it was transcribed"))
                 }
+            } catch let error as RecError where error == .transcriptionStopped {
+                summary.interrupted = true
+                break recordings
             } catch let error as RecError {
                 summary.failed += 1
                 events(.failed(index: index, item: item, error: library.inUserTerms(error) as? RecError ?? error))

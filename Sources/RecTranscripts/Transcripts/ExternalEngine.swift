@@ -60,7 +60,10 @@ public struct ExternalEngine: TranscriptionEngine {
         timeout ?? (5 * duration + 30)
     }
 
-    public func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript {
+    /// An external engine cannot say how far it is; `cancel` kills its process group.
+    public func transcribe(_ audio: SpeechAudio, cancel: CancelFlag, progress: (Double) -> Void) throws(RecError)
+        -> Transcript
+    {
         Self.sweep(temporaryDirectory)
         var template = Array((temporaryDirectory + "/\(Self.directoryPrefix)\(getpid())-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
@@ -76,13 +79,15 @@ public struct ExternalEngine: TranscriptionEngine {
         if !arguments.contains(where: { $0.contains("{wav}") }) { argv.append(wav) }
         let outcome: EngineProcess.Outcome
         do {
-            outcome = try EngineProcess.run(argv, timeout: deadline(for: audio.duration)) { pid in
+            outcome = try EngineProcess.run(argv, timeout: deadline(for: audio.duration), cancel: cancel) { pid in
                 // For the sweep, should this process be killed while the engine runs.
                 try? FileSystem.writeAtomically(
                     Array("\(pid)\n".utf8), to: directory + "/" + Self.enginePIDFile, durable: false)
             }
         } catch .cannotStart(let code) {
             throw .transcribe(name, "cannot run \(arguments[0]): \(systemReason(code))")
+        } catch .cancelled {
+            throw .transcriptionStopped
         } catch .timedOut {
             throw .transcribe(name, "timed out after \(Self.seconds(deadline(for: audio.duration))) s (killed)")
         } catch {

@@ -50,7 +50,9 @@ public struct PocketSphinxEngine: TranscriptionEngine {
     /// Samples handed to the decoder at a time, as pocketsphinx_continuous reads them.
     static let block = 2048
 
-    public func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript {
+    public func transcribe(_ audio: SpeechAudio, cancel: CancelFlag, progress: (Double) -> Void) throws(RecError)
+        -> Transcript
+    {
         for (path, what) in [
             (acousticModel, "acoustic model"), (languageModel, "language model"), (dictionary, "dictionary"),
         ]
@@ -79,7 +81,12 @@ public struct PocketSphinxEngine: TranscriptionEngine {
         guard cps_start_utt(decoder) >= 0 else { throw .transcribe(name, "cannot start decoding") }
         var inUtterance = false
         var offset = 0
+        // The progress is told about once a second of audio; the stop is looked at every block
+        // (0.128 s of audio, a few milliseconds of decoding).
+        let reportEvery = 8 * Self.block
         while offset < audio.samples.count {
+            if cancel.isCancelled { throw .transcriptionStopped }
+            if offset % reportEvery == 0 { progress(Double(offset) / Double(audio.samples.count)) }
             let count = min(Self.block, audio.samples.count - offset)
             let searched = audio.samples.withUnsafeBufferPointer {
                 cps_process_raw(decoder, $0.baseAddress! + offset, count, 0, 0)

@@ -15,9 +15,12 @@ public enum Transcription {
     /// Decodes the audio file at `path` (any format the store holds) to 16 kHz mono and
     /// transcribes it. Throws `RecError`: the file cannot be read, or the engine failed
     /// (`transcribe: <engine>: <why>`).
-    public static func transcribe(file path: String, with engine: any TranscriptionEngine) throws(RecError)
-        -> Transcript
-    {
-        try engine.transcribe(SpeechAudio.decode(path: path))
+    public static func transcribe(
+        file path: String, with engine: any TranscriptionEngine, cancel: CancelFlag = CancelFlag(),
+        progress: (Double) -> Void = { _ in }
+    ) throws(RecError) -> Transcript {
+        let audio = try SpeechAudio.decode(path: path)
+        if cancel.isCancelled { throw .transcriptionStopped }
+        return try engine.transcribe(audio, cancel: cancel, progress: progress)
     }
 }

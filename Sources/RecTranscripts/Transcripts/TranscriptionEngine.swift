@@ -2,7 +2,23 @@
 public protocol TranscriptionEngine: Sendable {
     /// The name errors carry: `recnotes: transcribe: <name>: <why>`.
     var name: String { get }
-    func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript
+    /// Soon after `cancel` is set (within a second of audio's decoding), gives up with
+    /// `RecError.transcriptionStopped`. `progress` is told the fraction of the audio done,
+    /// where the engine can tell (on the calling thread).
+    func transcribe(_ audio: SpeechAudio, cancel: CancelFlag, progress: (Double) -> Void) throws(RecError)
+        -> Transcript
+}
+
+extension TranscriptionEngine {
+    /// The whole of `audio`, with no way to stop it early.
+    public func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript {
+        try transcribe(audio, cancel: CancelFlag(), progress: { _ in })
+    }
+}
+
+extension RecError {
+    /// A transcription given up because it was asked to stop (Ctrl-C): nothing was saved.
+    public static let transcriptionStopped = RecError.failure("transcribe", "stopped")
 }
 
 extension RecError {

@@ -21,7 +21,8 @@ struct Transcribe: ParsableCommand {
             16 kHz mono WAV file; it prints whisper.cpp JSON, WebVTT, SRT or plain text. For \
             whisper.cpp: --engine 'whisper-cli -m MODEL -np -oj -f {wav}'.
 
-            Ctrl-C stops after the recording in progress; the transcripts finished are kept, and \
+            Ctrl-C stops within about a second: the recording in progress keeps the transcript it \
+            had (if any), the transcripts finished are kept, and \
             no transcript is ever half written, so 'transcribe --all --missing' goes on where a \
             stopped or killed run left off. Exit status: 0 when every recording was transcribed \
             or skipped, 1 when one failed (the others are still done) or the run was stopped, \
@@ -134,17 +135,26 @@ enum TranscribeLine {
     static func show(_ event: Transcriber.Event, in library: Library) {
         switch event {
         case .started(let index, let count, let item):
-            let path = library.document.path(of: item.id)
-            let length = Format.duration(item.recording?.duration ?? 0)
-            // A bar of the recordings done, then which one is being done.
-            let bar = Format.progressBar(Double(index) / Double(max(count, 1)), width: 20)
-            Terminal.writeStderr("\r\u{1B}[K\(bar) \(index + 1)/\(count) transcribing \(path) (\(length))…")
+            line(index: index, count: count, item: item, done: 0, in: library)
+        case .progress(let index, let count, let item, let done):
+            line(index: index, count: count, item: item, done: done, in: library)
         case .skipped(let item, let reason):
             clear()
             Terminal.writeStderr("recnotes: \(library.document.path(of: item.id)): \(reason)\n")
         case .saved, .failed:
             clear()
         }
+    }
+
+    /// A bar of the work done (the recordings done, and of the one in progress the part of
+    /// its audio decoded), then which one is being done and how far into it.
+    private static func line(index: Int, count: Int, item: Item, done: Double, in library: Library) {
+        let path = library.document.path(of: item.id)
+        let length = item.recording?.duration ?? 0
+        let bar = Format.progressBar((Double(index) + done) / Double(max(count, 1)), width: 20)
+        let position = done > 0 ? "\(Format.duration(done * length)) of " : ""
+        Terminal.writeStderr(
+            "\r\u{1B}[K\(bar) \(index + 1)/\(count) transcribing \(path) (\(position)\(Format.duration(length)))…")
     }
 
     static func clear() {
