@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Start-up (issue 22): what every command pays before it does anything, beside sox and aplay
+# in the same hyperfine runs. `--version` is pure start-up; a one-second play of a WAV on
+# ALSA's file device (a test-only ~/.asoundrc in a temporary HOME, faster than real time)
+# adds opening the store, the file and the device. Also counts the shared objects mapped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${RECNOTES_BIN:-$(swift build -c release --static-swift-stdlib --show-bin-path)/recnotes}
+out=$PWD/bench/out
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-startup.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export HOME=$work RECNOTES_HOME=$work/store
+cat > "$work/.asoundrc" <<ASOUND
+pcm.!default { type file slave.pcm null file "/dev/null" format "raw" }
+ASOUND
+sox -n -r 48000 -c 1 -b 16 "$work/one.wav" synth 1 sine 440 vol 0.5
+"$bin" import "$work/one.wav" --name one --format wav >/dev/null
+
+echo "shared objects mapped by 'recnotes --version': $(LD_DEBUG=libs "$bin" --version 2>&1 | grep -c 'calling init')"
+echo "shared objects mapped by 'sox --version': $(LD_DEBUG=libs sox --version 2>&1 | grep -c 'calling init')"
+hyperfine -N --warmup 10 --runs 100 --export-markdown "$out/startup-version.md" \
+  -n "recnotes --version" "$bin --version" \
+  -n "sox --version" "sox --version" \
+  -n "aplay --version" "aplay --version"
+hyperfine -N --warmup 5 --runs 40 --export-markdown "$out/startup-play.md" \
+  -n "recnotes play (1 s WAV)" "$bin play one --from-start --progress none" \
+  -n "sox (1 s WAV)" "sox -q $work/one.wav -t alsa default"
