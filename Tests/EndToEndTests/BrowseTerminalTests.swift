@@ -184,6 +184,18 @@ struct BrowseTerminalTests {
 
     // MARK: Playing
 
+    /// Esc and q sent together (one write, as a quick typist's or tmux's keys arrive) are two
+    /// keys: the q after the Esc is not taken as part of an escape sequence, and quits.
+    @Test func aQuickEscThenQQuits() throws {
+        let cli = try AudioCLI()
+        _ = try Self.succeed(cli, "mkdir", "Inbox")
+        let tmux = try Self.browse(cli)
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "Inbox" }, "\(tmux.screen())")
+        try tmux.send("Escape", "q")
+        let status = tmux.waitForExit()
+        #expect(status == 0, "browse did not quit on Esc q: \(String(describing: status)); \(tmux.screen())")
+    }
+
     @Test func enterPlaysTheRecordingIntoTheFileSinkSampleForSample() throws {
         let cli = try AudioCLI()
         let samples = try RemoteControlTests.source(cli, name: "src", seconds: 3)

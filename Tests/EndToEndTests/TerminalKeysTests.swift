@@ -121,6 +121,29 @@ struct TerminalKeysTests {
     }
 
     @Test(
+        "keys typed ahead reach the name prompt in order: q and Esc in one go discard, q and a name save under it",
+        .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
+    func keysTypedAheadReachThePrompt() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 480_000, amplitude: 0.5))
+        // q and Esc in one write, before the prompt can appear.
+        let discarded = try Screen(cli, ["record", "--format", "wav"])
+        #expect(discarded.waitFor("●"))
+        discarded.type("q\u{1B}")
+        let (status, text) = discarded.finish()
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("Discarded to the trash"), "\(text)")
+        #expect(try cli.recordings().isEmpty)
+
+        let named = try Screen(cli, ["record", "--format", "wav"])
+        #expect(named.waitFor("●"))
+        named.type("qahead\r")
+        let saved = named.finish()
+        #expect(saved.status == 0, "\(saved.screen)")
+        #expect(try cli.recordings().map { $0["name"] as? String } == ["ahead"], "\(saved.screen)")
+    }
+
+    @Test(
         "the name prompt edits the line: Ctrl-W, Ctrl-U, Home, End, arrows, Delete",
         .enabled(if: scriptInstalled), .timeLimit(.minutes(1)))
     func namePromptEditing() throws {

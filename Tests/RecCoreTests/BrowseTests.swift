@@ -395,6 +395,11 @@ struct ScreenTests {
         #expect(decode([0x1B, 0x5B, 0x35, 0x7E]) == .pageUp)
         #expect(decode([0x1B, 0x5B, 0x31, 0x3B, 0x35, 0x43]) == .right, "Ctrl-→ (ESC [ 1 ; 5 C) is →")
         #expect(decode([0x1B]) == .escape)
+        // Esc then q in one read: Esc, and q handed back to be the next key, not swallowed.
+        var rest: ArraySlice<UInt8> = [0x71]
+        var handedBack: [UInt8] = []
+        #expect(Key.decode(first: 0x1B, next: { _ in rest.popFirst() }, unread: { handedBack.append($0) }) == .escape)
+        #expect(handedBack == [0x71])
         #expect(decode(Array("é".utf8)) == .character("é"))
         #expect(decode([0x7F]) == .backspace)
         #expect(decode([0x03]) == .interrupt)

@@ -7,11 +7,21 @@ public enum Key: Equatable, Sendable {
 
     public var isQuit: Bool { self == .character("q") || self == .character("Q") }
 
+    /// How long a byte after Esc may take to count as part of one key's sequence: a
+    /// terminal sends a sequence in one write, a person types slower (vim's ttimeoutlen and
+    /// ncurses' ESCDELAY serve the same purpose).
+    public static let escapeTimeoutMilliseconds: Int32 = 30
+
     /// Decodes the key that starts with `first`, reading the rest of its bytes with `next`,
     /// which waits up to the given milliseconds for a byte. A lone Esc is an Esc when nothing
-    /// follows within 30 ms; sequences the terminal may send for the same key (ESC [ H,
-    /// ESC O H, ESC [ 1 ~ …) are one key. nil: a sequence this does not know.
-    public static func decode(first byte: UInt8, next: (Int32) -> UInt8?) -> Key? {
+    /// follows within the escape timeout; sequences the terminal may send for the same key
+    /// (ESC [ H, ESC O H, ESC [ 1 ~ …) are one key. After Esc, a byte that starts no
+    /// sequence (Esc then q, typed quickly or arriving in one read) is handed back through
+    /// `unread`, to be the next key: there are no Alt keys here, so nothing typed is lost.
+    /// nil: a sequence this does not know.
+    public static func decode(
+        first byte: UInt8, next: (Int32) -> UInt8?, unread: (UInt8) -> Void = { _ in }
+    ) -> Key? {
         switch byte {
         case 0x20: return .space
         case 0x0A, 0x0D: return .enter
@@ -23,14 +33,19 @@ public enum Key: Equatable, Sendable {
         case 0x15: return .deleteToStart
         case 0x17: return .deleteWord
         case 0x1B:
-            guard let introducer = next(30) else { return .escape }
-            guard introducer == UInt8(ascii: "[") || introducer == UInt8(ascii: "O"), var final = next(30) else {
+            guard let introducer = next(escapeTimeoutMilliseconds) else { return .escape }
+            guard introducer == UInt8(ascii: "[") || introducer == UInt8(ascii: "O") else {
+                unread(introducer)
+                return .escape
+            }
+            guard var final = next(escapeTimeoutMilliseconds) else {
+                unread(introducer)
                 return .escape
             }
             var number = 0
             while (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(final) || final == UInt8(ascii: ";") {
                 if final != UInt8(ascii: ";") { number = number * 10 + Int(final - UInt8(ascii: "0")) }
-                guard let more = next(30) else { return nil }
+                guard let more = next(escapeTimeoutMilliseconds) else { return nil }
                 final = more
             }
             switch final {
@@ -55,7 +70,7 @@ public enum Key: Equatable, Sendable {
             // The rest of a UTF-8 sequence, if any.
             var bytes = [byte]
             let extra = byte >= 0xF0 ? 3 : byte >= 0xE0 ? 2 : byte >= 0xC0 ? 1 : 0
-            for _ in 0..<extra { if let b = next(30) { bytes.append(b) } }
+            for _ in 0..<extra { if let b = next(escapeTimeoutMilliseconds) { bytes.append(b) } }
             return .character(String(decoding: bytes, as: UTF8.self))
         }
     }

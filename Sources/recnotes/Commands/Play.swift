@@ -141,7 +141,7 @@ struct Play: ParsableCommand {
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .play)
         let prompt = LabelPrompt(renderer: renderer) { label, frame in player.mark(label: label, at: frame) }
         let keys = KeyReader { key in
-            if prompt.handle(key) { return }
+            if prompt.handle(key) { return true }
             switch key {
             case .character("M"): prompt.open(at: player.controls.state.frames)
             case .space: player.togglePause()
@@ -150,9 +150,16 @@ struct Play: ParsableCommand {
             case .character("m"): player.mark()
             case .character("]"): player.seekMark(forward: true, frames: session.markerFrames)
             case .character("["): player.seekMark(forward: false, frames: session.markerFrames)
-            case .interrupt: player.stop()
-            default: if key.isQuit { player.stop() }
+            case .interrupt:
+                player.stop()
+                return false
+            default:
+                if key.isQuit {
+                    player.stop()
+                    return false
+                }
             }
+            return true
         }
         defer { keys?.stop() }
         renderer.title = session.item.name

@@ -245,16 +245,10 @@ final class BrowseTerminal {
         String(Double(Int((to - from) * 1e6)) / 1000)
     }
 
-    /// Every key waiting on stdin.
+    /// Every key waiting on stdin (a byte read too far after an Esc comes back as a key).
     private func readKeys(_ dispatch: (BrowseMessage) -> Void) {
-        func readByte(_ timeout: Int32) -> UInt8? {
-            var entry = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, timeout) > 0 else { return nil }
-            var byte: UInt8 = 0
-            return read(STDIN_FILENO, &byte, 1) == 1 ? byte : nil
-        }
-        while let first = readByte(0) {
-            if let key = Key.decode(first: first, next: readByte) { dispatch(.key(key)) }
+        while let (key, _) = TerminalInput.readKey(timeout: 0) {
+            if let key { dispatch(.key(key)) }
         }
     }
 

@@ -6,17 +6,19 @@ import Synchronization
 #endif
 
 /// Puts the terminal in character-at-a-time mode without echo and reads keys on a thread
-/// of its own, until stopped. The terminal is restored on `stop()`.
+/// of its own, until stopped or until the handler says it wants no more (the key that ends
+/// the session: what is typed after it is left for the next reader, the name prompt). The
+/// terminal is restored on `stop()`.
 // @unchecked Sendable: `running` is behind a Mutex; `handler` is called only on the
 // reader thread; `saved` and `thread` are written in init and read after the join in stop.
 final class KeyReader: @unchecked Sendable {
     private var saved = termios()
     private var thread = pthread_t()
     private let running = Mutex(true)
-    private var handler: (Key) -> Void
+    private var handler: (Key) -> Bool
 
-    /// nil when stdin is not a terminal.
-    init?(_ handler: @escaping (Key) -> Void) {
+    /// nil when stdin is not a terminal. `handler` returns false for the last key it wants.
+    init?(_ handler: @escaping (Key) -> Bool) {
         guard Terminal.isTTY(STDIN_FILENO), tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
         self.handler = handler
         Self.enterRawMode(saved)
@@ -46,26 +48,19 @@ final class KeyReader: @unchecked Sendable {
 
     private func loop() {
         while isRunning {
-            guard let key = Self.readKey(timeoutMilliseconds: 100) else { continue }
-            if isRunning { handler(key) }
+            guard let (key, bytes) = TerminalInput.readKey(timeout: 100) else { continue }
+            // Read as the reader was being stopped: the next reader gets it.
+            guard isRunning else {
+                TerminalInput.unread(bytes)
+                return
+            }
+            if let key, !handler(key) { return }
         }
     }
 
-    /// One key from stdin, or nil if none came in time (or stdin closed).
+    /// One key from stdin (or typed ahead), or nil if none came in time (or stdin closed).
     static func readKey(timeoutMilliseconds: Int32) -> Key? {
-        guard let byte = readByte(timeoutMilliseconds) else { return nil }
-        return Key.decode(first: byte, next: readByte)
-    }
-
-    private static func readByte(_ timeout: Int32) -> UInt8? {
-        var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&fds, 1, timeout) > 0 else { return nil }
-        var byte: UInt8 = 0
-        guard read(STDIN_FILENO, &byte, 1) == 1 else {
-            usleep(UInt32(timeout) * 1000)
-            return nil
-        }
-        return byte
+        TerminalInput.readKey(timeout: timeoutMilliseconds)?.key
     }
 
     /// Stops reading (within a tenth of a second) and restores the terminal.
@@ -88,14 +83,21 @@ extension KeyReader {
     static func recording(_ recorder: Recorder, renderer: ProgressRenderer) -> KeyReader? {
         let prompt = LabelPrompt(renderer: renderer) { label, frame in recorder.mark(label: label, at: frame) }
         return KeyReader { key in
-            if prompt.handle(key) { return }
+            if prompt.handle(key) { return true }
             switch key {
             case .space: recorder.togglePause()
             case .character("m"): recorder.mark()
             case .character("M"): prompt.open(at: recorder.controls.state.frames)
-            case .interrupt: recorder.stop()
-            default: if key.isQuit { recorder.stop() }
+            case .interrupt:
+                recorder.stop()
+                return false
+            default:
+                if key.isQuit {
+                    recorder.stop()
+                    return false
+                }
             }
+            return true
         }
     }
 }
