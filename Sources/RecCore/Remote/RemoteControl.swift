@@ -34,6 +34,9 @@ public struct RemoteControl {
         public var path: String
         public var pid: Int32
         public var paused: Bool
+        /// Stopped by Ctrl-Z at its terminal (or SIGSTOP) until `fg`: it neither plays nor
+        /// records, nor answers commands, meanwhile.
+        public var suspended: Bool = false
         public var position: Double
         /// The item's length, for a playback.
         public var duration: Double?
@@ -49,19 +52,24 @@ public struct RemoteControl {
         if let r = state.recording {
             let folder = document.path(of: r.parent)
             let path = r.output ?? (folder == "/" ? "" : folder) + "/" + r.name
+            let suspended = processIsStopped(r.pid)
             result.append(
                 Status(
-                    job: .recording, id: r.id, path: path, pid: r.pid,
-                    paused: r.control.paused, position: r.control.position(r.position, at: now), duration: nil,
+                    job: .recording, id: r.id, path: path, pid: r.pid, paused: r.control.paused,
+                    suspended: suspended,
+                    position: suspended ? r.position : r.control.position(r.position, at: now), duration: nil,
                     pending: r.control.pending.count))
         }
         if let p = state.playing {
             let duration = document[p.id]?.recording?.duration
-            let carried = p.control.position(state.position(of: .playback) ?? 0, at: now)
+            let reported = state.position(of: .playback) ?? 0
+            let suspended = processIsStopped(p.pid)
+            let carried = suspended ? reported : p.control.position(reported, at: now)
             result.append(
                 Status(
                     job: .playback, id: p.id, path: document.path(of: p.id), pid: p.pid,
-                    paused: p.control.paused, position: duration.map { min(carried, $0) } ?? carried,
+                    paused: p.control.paused, suspended: suspended,
+                    position: duration.map { min(carried, $0) } ?? carried,
                     duration: duration, pending: p.control.pending.count))
         }
         return result

@@ -162,6 +162,7 @@ struct Play: ParsableCommand {
             return true
         }
         defer { keys?.stop() }
+        signals.suspends(keys, renderer)
         renderer.title = session.item.name
         renderer.keysActive = keys != nil
         try session.register(paused: paused)

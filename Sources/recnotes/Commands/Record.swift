@@ -153,7 +153,7 @@ struct Record: ParsableCommand {
         detached.registered(.recording, in: library)
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)
         renderer.title = session.defaultName
-        try capture(session, renderer: renderer)
+        try capture(session, renderer: renderer, signals: signals)
         if voice?.startOnVoice == true && session.frames == 0 {
             // Stopped while still waiting: there is nothing to keep, and no name to ask for.
             try session.discard()
@@ -174,8 +174,9 @@ struct Record: ParsableCommand {
     /// Runs the recorder with the terminal's keys. A failure keeps what was captured (saved
     /// as cut short, or left for the next command to save when the store cannot be written)
     /// and removes an empty file; its one line says which.
-    private func capture(_ session: RecordingSession, renderer: ProgressRenderer) throws {
+    private func capture(_ session: RecordingSession, renderer: ProgressRenderer, signals: SignalWatcher) throws {
         let keys = KeyReader.recording(session.recorder, renderer: renderer)
+        signals.suspends(keys, renderer)
         renderer.keysActive = keys != nil
         defer { keys?.stop() }
         do {
@@ -218,6 +219,7 @@ extension Record {
         signals.onSignal { _ in recorder.stop() }
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record, jsonToStderr: toStdout)
         let keys = KeyReader.recording(recorder, renderer: renderer)
+        signals.suspends(keys, renderer)
         renderer.title = toStdout ? "to stdout" : target
         renderer.keysActive = keys != nil
         defer { keys?.stop() }
