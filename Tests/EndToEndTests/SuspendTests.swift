@@ -47,4 +47,36 @@ struct SuspendTests {
         try tmux.send("q")
         #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli) == nil }, "\(tmux.screen())")
     }
+
+    /// browse reads Ctrl-Z as a byte (raw mode has no signals from keys): it gives the shell
+    /// its screen and line mode back and stops as a job; after `fg` it draws itself whole and
+    /// takes keys one at a time again, and what is typed after q goes to the shell.
+    @Test func browseSuspendsOnCtrlZAndComesBackOnFg() throws {
+        let cli = try AudioCLI()
+        _ = try B.succeed(cli, "mkdir", "Inbox")
+        let tmux = try TmuxSession(
+            width: 100, height: 24, directory: cli.home, environment: B.environment(cli, ["PS1": "$ "]),
+            command: ["/bin/bash", "--norc", "--noprofile", "-i"])
+        #expect(tmux.waitUntil { $0.contains("$") }, "\(tmux.screen())")
+        try tmux.type("\(AudioCLI.binary) browse")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { B.detailTitle($0) == "Inbox" }, "\(tmux.screen())")
+
+        try tmux.send("C-z")
+        #expect(tmux.waitUntil { $0.contains { $0.contains("Stopped") } }, "\(tmux.screen())")
+        // The shell has its own screen and line mode back: a command typed there runs.
+        try tmux.type("echo stopped-$(jobs | wc -l)")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { $0.contains("stopped-1") }, "\(tmux.screen())")
+
+        try tmux.type("fg")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { B.detailTitle($0) == "Inbox" }, "browse did not redraw: \(tmux.screen())")
+        // One key, no Enter: q quits, and the shell's next command sees browse's exit status.
+        try tmux.send("q")
+        #expect(tmux.waitUntil { B.detailTitle($0) != "Inbox" }, "browse did not quit on q: \(tmux.screen())")
+        try tmux.type("echo quit-$?")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { $0.contains("quit-0") }, "\(tmux.screen())")
+    }
 }

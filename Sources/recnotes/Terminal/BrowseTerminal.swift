@@ -36,8 +36,9 @@ final class BrowseTerminal {
         color = Environment.value("NO_COLOR")?.isEmpty ?? true
         // Signals are taken by a descriptor, in the loop, and blocked before any thread starts.
         // Ctrl-C is a key in raw mode; SIGINT from elsewhere, SIGTERM and SIGHUP (the terminal
-        // closed) end the browser as q does; SIGWINCH resizes it.
-        signals = try SignalDescriptor([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGQUIT])
+        // closed) end the browser as q does; SIGWINCH resizes it; SIGTSTP (Ctrl-Z is a key
+        // here, this is one sent from elsewhere) suspends it as Ctrl-Z does.
+        signals = try SignalDescriptor([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGQUIT, SIGTSTP])
         WakeSignal.block()
         signal(SIGPIPE, SIG_IGN)
         inbox = Inbox(wake: try WakePipe())
@@ -76,7 +77,39 @@ final class BrowseTerminal {
         guard active else { return }
         active = false
         output("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+        // TCSANOW, not TCSAFLUSH: what was typed after the last key browse read (after q)
+        // goes to the shell, as it would after any other command.
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+    }
+
+    /// Ctrl-Z: the shell's screen and modes back (cursor shown), then the process stops as
+    /// a job does; after `fg` raw mode and the alternate screen again, drawn whole. A
+    /// playback of this browser stops with the process and goes on where it was (the
+    /// device's underrun is recovered); a recording keeps nothing of the time it was stopped.
+    /// Continued in the background (`bg`), taking the terminal stops it again (SIGTTOU) until
+    /// `fg`, as any full-screen program does.
+    private func suspend() {
+        leave()
+        kill(getpid(), SIGSTOP)
+        enter()
+        shown = nil
+        holdRawUntil = MonotonicClock.now() + Self.holdRawSeconds
+    }
+
+    /// After `fg`, bash may set its own modes on the terminal after it has continued this
+    /// process (racing with `enter`), which would leave browse in line mode; for a moment
+    /// after a resume the loop looks every 0.1 s and takes raw mode back.
+    private var holdRawUntil = 0.0
+    private static let holdRawSeconds = 2.0
+
+    private func holdRawMode() {
+        var current = termios()
+        guard active, tcgetattr(STDIN_FILENO, &current) == 0,
+            current.c_lflag & tcflag_t(ICANON | ECHO | ISIG) != 0
+        else { return }
+        active = false
+        enter()
+        shown = nil
     }
 
     private func size() -> (width: Int, height: Int) {
@@ -177,7 +210,10 @@ final class BrowseTerminal {
                 pollfd(fd: inbox.wake.readEnd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: watch?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&fds, nfds_t(fds.count), ticking ? Self.tickMilliseconds : -1)
+            let holding = MonotonicClock.now() < holdRawUntil
+            let timeout = ticking ? Self.tickMilliseconds : holding ? 100 : -1
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if holding { holdRawMode() }
             inputAt = MonotonicClock.now()
             cause = "tick"
             if ready < 0 && errno != EINTR { throw RecError.failure("browse", "poll: \(systemReason(errno))") }
@@ -187,6 +223,11 @@ final class BrowseTerminal {
                         let (w, h) = size()
                         dispatch(.resized(width: w, height: h))
                         cause = "resize"
+                    } else if signal == SIGTSTP {
+                        suspend()
+                        let (w, h) = size()
+                        dispatch(.resized(width: w, height: h))
+                        cause = "resume"
                     } else {
                         // Ctrl-C from another shell, SIGTERM, or the terminal closed (SIGHUP):
                         // out as with q, a recording saved.
@@ -197,7 +238,13 @@ final class BrowseTerminal {
             if state.quitting { break }
             if fds[0].revents & Int16(POLLIN) != 0 {
                 cause = "key"
-                readKeys(dispatch)
+                if readKeys(dispatch) {
+                    suspend()
+                    // The terminal may have been resized while browse was stopped.
+                    let (w, h) = size()
+                    dispatch(.resized(width: w, height: h))
+                    cause = "resume"
+                }
             } else if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 {
                 break
             }
@@ -245,12 +292,18 @@ final class BrowseTerminal {
         String(Double(Int((to - from) * 1e6)) / 1000)
     }
 
-    /// Every key waiting on stdin (a byte read too far after an Esc comes back as a key).
-    private func readKeys(_ dispatch: (BrowseMessage) -> Void) {
+    /// Every key waiting on stdin (a byte read too far after an Esc comes back as a key),
+    /// up to a Ctrl-Z: true if it came (the keys after it are read after `fg`).
+    private func readKeys(_ dispatch: (BrowseMessage) -> Void) -> Bool {
         while let (key, _) = TerminalInput.readKey(timeout: 0) {
+            if key == Self.suspendKey { return true }
             if let key { dispatch(.key(key)) }
         }
+        return false
     }
+
+    /// Ctrl-Z (SUB): with ISIG off in raw mode it reaches browse as a byte, not as SIGTSTP.
+    private static let suspendKey = Key.character("\u{1A}")
 
     /// The recordings and playbacks of other processes that are running.
     private func jobs(_ library: Library) -> [BrowseState.Job] {
