@@ -77,23 +77,9 @@ final class BrowseTerminal {
         guard active else { return }
         active = false
         output("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
-        // TCSANOW, not TCSAFLUSH: what was typed after the last key browse read (after q)
-        // goes to the shell, as it would after any other command.
+        // TCSANOW, not TCSAFLUSH: what is typed after browse's last read goes to the shell,
+        // as it would after any other command.
         tcsetattr(STDIN_FILENO, TCSANOW, &saved)
-    }
-
-    /// Ctrl-Z: the shell's screen and modes back (cursor shown), then the process stops as
-    /// a job does; after `fg` raw mode and the alternate screen again, drawn whole. A
-    /// playback of this browser stops with the process and goes on where it was (the
-    /// device's underrun is recovered); a recording keeps nothing of the time it was stopped.
-    /// Continued in the background (`bg`), taking the terminal stops it again (SIGTTOU) until
-    /// `fg`, as any full-screen program does.
-    private func suspend() {
-        leave()
-        kill(getpid(), SIGSTOP)
-        enter()
-        shown = nil
-        holdRawUntil = MonotonicClock.now() + Self.holdRawSeconds
     }
 
     /// After `fg`, bash may set its own modes on the terminal after it has continued this
@@ -224,9 +210,7 @@ final class BrowseTerminal {
                         dispatch(.resized(width: w, height: h))
                         cause = "resize"
                     } else if signal == SIGTSTP {
-                        suspend()
-                        let (w, h) = size()
-                        dispatch(.resized(width: w, height: h))
+                        suspend(dispatch)
                         cause = "resume"
                     } else {
                         // Ctrl-C from another shell, SIGTERM, or the terminal closed (SIGHUP):
@@ -238,13 +222,7 @@ final class BrowseTerminal {
             if state.quitting { break }
             if fds[0].revents & Int16(POLLIN) != 0 {
                 cause = "key"
-                if readKeys(dispatch) {
-                    suspend()
-                    // The terminal may have been resized while browse was stopped.
-                    let (w, h) = size()
-                    dispatch(.resized(width: w, height: h))
-                    cause = "resume"
-                }
+                readKeys(dispatch)
             } else if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 {
                 break
             }
@@ -292,18 +270,29 @@ final class BrowseTerminal {
         String(Double(Int((to - from) * 1e6)) / 1000)
     }
 
-    /// Every key waiting on stdin (a byte read too far after an Esc comes back as a key),
-    /// up to a Ctrl-Z: true if it came (the keys after it are read after `fg`).
-    private func readKeys(_ dispatch: (BrowseMessage) -> Void) -> Bool {
+    /// Every key waiting on stdin (a byte read too far after an Esc comes back as a key).
+    private func readKeys(_ dispatch: (BrowseMessage) -> Void) {
         while let (key, _) = TerminalInput.readKey(timeout: 0) {
-            if key == Self.suspendKey { return true }
-            if let key { dispatch(.key(key)) }
+            if key == .suspend {
+                suspend(dispatch)
+            } else if let key {
+                dispatch(.key(key))
+            }
         }
-        return false
     }
 
-    /// Ctrl-Z (SUB): with ISIG off in raw mode it reaches browse as a byte, not as SIGTSTP.
-    private static let suspendKey = Key.character("\u{1A}")
+    /// Ctrl-Z: the shell's screen and modes back, then stopped as the key would stop any
+    /// program; after `fg`, raw mode and the alternate screen again, redrawn whole (at the
+    /// terminal's size then). Audio that plays or records goes on when continued.
+    private func suspend(_ dispatch: (BrowseMessage) -> Void) {
+        leave()
+        kill(getpid(), SIGSTOP)
+        enter()
+        shown = nil
+        holdRawUntil = MonotonicClock.now() + Self.holdRawSeconds
+        let (width, height) = size()
+        dispatch(.resized(width: width, height: height))
+    }
 
     /// The recordings and playbacks of other processes that are running.
     private func jobs(_ library: Library) -> [BrowseState.Job] {
