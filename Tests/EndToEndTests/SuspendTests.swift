@@ -116,8 +116,9 @@ struct SuspendTests {
         try tmux.type("fg")
         try tmux.send("Enter")
         #expect(tmux.waitUntil { B.detailTitle($0) == "Inbox" }, "\(tmux.screen())")
-        try tmux.send("q")
-        try tmux.type("echo quit-$?")
+        // q and the next command typed ahead in one go: browse quits on q and leaves the rest
+        // to the shell (it used to read on past q, and the e of echo opened the note editor).
+        try tmux.type("qecho quit-$?")
         try tmux.send("Enter")
         #expect(tmux.waitUntil { $0.contains("quit-0") }, "\(tmux.screen())")
     }

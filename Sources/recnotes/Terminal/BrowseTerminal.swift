@@ -222,7 +222,7 @@ final class BrowseTerminal {
             if state.quitting { break }
             if fds[0].revents & Int16(POLLIN) != 0 {
                 cause = "key"
-                readKeys(dispatch)
+                readKeys(dispatch, until: { state.quitting })
             } else if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 {
                 break
             }
@@ -270,9 +270,11 @@ final class BrowseTerminal {
         String(Double(Int((to - from) * 1e6)) / 1000)
     }
 
-    /// Every key waiting on stdin (a byte read too far after an Esc comes back as a key).
-    private func readKeys(_ dispatch: (BrowseMessage) -> Void) {
-        while let (key, _) = TerminalInput.readKey(timeout: 0) {
+    /// Every key waiting on stdin (a byte read too far after an Esc comes back as a key),
+    /// up to the key that quits: what was typed after q is left unread, for the shell (keys
+    /// are read a byte at a time), not taken as browse's keys (e would open the editor).
+    private func readKeys(_ dispatch: (BrowseMessage) -> Void, until quitting: () -> Bool) {
+        while !quitting(), let (key, _) = TerminalInput.readKey(timeout: 0) {
             if key == .suspend {
                 suspend(dispatch)
             } else if let key {
