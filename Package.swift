@@ -33,6 +33,9 @@ let package = Package(
         .target(name: "RecTranscripts", dependencies: ["RecSystem", "RecValues", "RecAudio", "CPocketSphinx"]),
         // The two stores, their codecs, paths and search. Knows no device and decodes no audio.
         .target(name: "RecStore", dependencies: ["RecSystem", "RecValues"]),
+        // Sync between machines: the three-way merge of two libraries (issue 24). Above the stores,
+        // below RecCore; knows no device and runs no audio.
+        .target(name: "RecSync", dependencies: ["RecSystem", "RecValues", "RecStore"]),
         // Where the engine meets the stores: sessions, presentation, browse.
         .target(
             name: "RecCore",
@@ -66,6 +69,7 @@ let package = Package(
                 "RecStore", "RecTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "RecSyncTests", dependencies: ["RecSync", "RecTestSupport"]),
         .testTarget(
             name: "RecCoreTests",
             dependencies: [

@@ -23,6 +23,14 @@ public struct Document: Equatable, Sendable {
         self.trash = trash
     }
 
+    /// A document made of these items and trash, its children lists rebuilt from the parent
+    /// pointers in display order: what a merge of two libraries (RecSync) assembles. The
+    /// caller vouches that every parent is a folder among `items` and that there is no cycle.
+    public init(linking items: [ItemID: Item], trash: [TrashEntry]) {
+        self.init(items: items, trash: trash)
+        rebuildLinks()
+    }
+
     public var root: Item { items[.root]! }
 
     public subscript(id: ItemID) -> Item? { items[id] }

@@ -1,0 +1,300 @@
+import RecStore
+import RecValues
+
+/// One conflict the merge resolved by its rules: what `sync` reports and the merge driver
+/// appends to `merge-report.jsonl` (SYNC-INTERFACE.md).
+public struct MergeConflict: Equatable, Sendable {
+    public enum Kind: String, Sendable {
+        case noteBoth = "note-both"
+        case name, move, trim, trash
+        case deleteVsChange = "delete-vs-change"
+        case cycle
+        case folderJoined = "folder-joined"
+        case nameClash = "name-clash"
+        case transcript
+    }
+    public var kind: Kind
+    public var item: ItemID
+    /// Where the item is in the merged library.
+    public var path: String
+    public var kept: String
+    public var other: String
+
+    public init(kind: Kind, item: ItemID, path: String, kept: String, other: String) {
+        self.kind = kind
+        self.item = item
+        self.path = path
+        self.kept = kept
+        self.other = other
+    }
+}
+
+/// The three-way merge of two libraries against the last one both shared (issue 24, "The
+/// merge: nothing a person did is lost"). Pure: decoded documents in, a document and the
+/// conflicts out; the one home of the merge rules.
+///
+/// Store version 3 carries no change times and no marker identities, so for now a field
+/// changed on both sides (name, folder, trim points) keeps *ours* (the machine running the
+/// merge) and reports theirs, and markers are identified by their value (frame and label).
+/// Both become "later change wins" and identity by id with store version 4.
+public enum LibraryMerge {
+    public static func merge(
+        base: Document, ours: Document, theirs: Document, oursName: String = "this machine",
+        theirsName: String = "other machine"
+    ) -> (document: Document, conflicts: [MergeConflict]) {
+        var state = State(base: base, ours: ours, theirs: theirs, oursName: oursName, theirsName: theirsName)
+        state.mergeItems()
+        state.restoreMissingParents()
+        state.breakCycles()
+        state.joinFoldersAndRenameClashes()
+        return state.finish()
+    }
+
+    /// An item without its children list, which the merge rebuilds from parent pointers.
+    static func content(_ item: Item?) -> Item? {
+        guard var item else { return nil }
+        item.children = []
+        return item
+    }
+
+    /// The value of one field after a three-way merge; `conflict` when both sides changed
+    /// it differently (the value is then ours).
+    static func merge3<T: Equatable>(_ b: T?, _ o: T, _ t: T) -> (value: T, conflict: Bool) {
+        if o == t { return (o, false) }
+        if let b, o == b { return (t, false) }
+        if let b, t == b { return (o, false) }
+        return (o, true)
+    }
+
+    /// Tags and markers: what either side added stays, unless the other side removed it.
+    static func mergeSets<T: Hashable>(_ b: [T]?, _ o: [T], _ t: [T]) -> Set<T> {
+        let base = Set(b ?? [])
+        let os = Set(o)
+        let ts = Set(t)
+        let removed = base.subtracting(os).union(base.subtracting(ts))
+        return os.union(ts).subtracting(removed)
+    }
+
+    struct State {
+        let base: Document
+        let ours: Document
+        let theirs: Document
+        let oursName: String
+        let theirsName: String
+        var items: [ItemID: Item] = [:]
+        var pending: [(MergeConflict.Kind, ItemID, String, String)] = []
+
+        init(base: Document, ours: Document, theirs: Document, oursName: String, theirsName: String) {
+            self.base = base
+            self.ours = ours
+            self.theirs = theirs
+            self.oursName = oursName
+            self.theirsName = theirsName
+        }
+
+        mutating func report(_ kind: MergeConflict.Kind, _ id: ItemID, kept: String, other: String) {
+            pending.append((kind, id, kept, other))
+        }
+
+        mutating func mergeItems() {
+            var ids = Set(base.items.keys)
+            ids.formUnion(ours.items.keys)
+            ids.formUnion(theirs.items.keys)
+            for id in ids.sorted() {
+                let b = content(base[id])
+                let o = content(ours[id])
+                let t = content(theirs[id])
+                switch (o, t) {
+                case (let o?, let t?):
+                    items[id] = mergeItem(b, o, t)
+                case (let o?, nil):
+                    // New on ours, or removed on theirs: removed only if ours left it alone.
+                    if b == nil {
+                        items[id] = o
+                    } else if o != b {
+                        items[id] = o
+                        report(.deleteVsChange, id, kept: "changed on \(oursName)", other: "removed on \(theirsName)")
+                    }
+                case (nil, let t?):
+                    if b == nil {
+                        items[id] = t
+                    } else if t != b {
+                        items[id] = t
+                        report(.deleteVsChange, id, kept: "changed on \(theirsName)", other: "removed on \(oursName)")
+                    }
+                case (nil, nil):
+                    break
+                }
+            }
+        }
+
+        mutating func mergeItem(_ b: Item?, _ o: Item, _ t: Item) -> Item {
+            var merged = o
+            let name = merge3(b?.name, o.name, t.name)
+            merged.name = name.value
+            if name.conflict { report(.name, o.id, kept: o.name, other: t.name) }
+            if o.parent != nil || t.parent != nil {
+                let parent = merge3(b?.parent, o.parent!, t.parent!)
+                merged.parent = parent.value
+                if parent.conflict {
+                    report(.move, o.id, kept: ours.path(of: o.parent!), other: theirs.path(of: t.parent!))
+                }
+            }
+            let (ba, oa, ta) = (b?.annotations, o.annotations, t.annotations)
+            let note = merge3(ba?.note, oa.note, ta.note)
+            if note.conflict {
+                merged.annotations.note =
+                    oa.note + "\n--- above: \(oursName) · below: \(theirsName) ---\n" + ta.note
+                report(.noteBoth, o.id, kept: oa.note, other: ta.note)
+            } else {
+                merged.annotations.note = note.value
+            }
+            merged.annotations.tags = mergeSets(ba?.tags, oa.tags, ta.tags).sorted()
+            merged.annotations.markers = MarkerRules.sorted(Array(mergeSets(ba?.markers, oa.markers, ta.markers)))
+            let trim = merge3(ba?.trim, oa.trim, ta.trim)
+            merged.annotations.trim = trim.value
+            if trim.conflict { report(.trim, o.id, kept: describe(oa.trim), other: describe(ta.trim)) }
+            // The audio never changes once saved; its analysis may be measured on one side only.
+            if merged.recording?.analysis == nil { merged.recording?.analysis = t.recording?.analysis }
+            return merged
+        }
+
+        func describe(_ trim: TrimPoints?) -> String {
+            trim.map { "\($0.inFrame)-\($0.outFrame)" } ?? "none"
+        }
+
+        /// An item kept (changed on one side) in a folder removed on the other: the folder
+        /// comes back too.
+        mutating func restoreMissingParents() {
+            var changed = true
+            while changed {
+                changed = false
+                for item in Array(items.values) {
+                    guard let parent = item.parent, items[parent] == nil else { continue }
+                    if let found = content(ours[parent] ?? theirs[parent] ?? base[parent] ?? trashed(parent)),
+                        found.isFolder
+                    {
+                        items[parent] = found
+                        report(.deleteVsChange, parent, kept: "kept for what changed inside it", other: "removed")
+                    } else {
+                        items[item.id]!.parent = .root
+                    }
+                    changed = true
+                }
+            }
+        }
+
+        func trashed(_ id: ItemID) -> Item? {
+            for document in [ours, theirs, base] {
+                for entry in document.trash.reversed() {
+                    if let item = entry.items.first(where: { $0.id == id }) { return item }
+                }
+            }
+            return nil
+        }
+
+        /// Two moves that together put a folder inside itself: the move of the first such
+        /// folder (by UUID) is undone.
+        mutating func breakCycles() {
+            for id in items.keys.sorted() {
+                var seen: Set<ItemID> = [id]
+                var current = items[id]?.parent
+                var cyclic = false
+                while let c = current {
+                    if !seen.insert(c).inserted {
+                        cyclic = true
+                        break
+                    }
+                    current = items[c]?.parent
+                }
+                guard cyclic else { continue }
+                // Undo a move within the cycle: of the first member whose folder changed.
+                var member = id
+                var chain: [ItemID] = []
+                while !chain.contains(member) {
+                    chain.append(member)
+                    member = items[member]!.parent!
+                }
+                let cycle = chain.drop(while: { $0 != member })
+                let undo =
+                    cycle.sorted().first(where: { items[$0]!.parent != base[$0]?.parent }) ?? cycle.sorted()[0]
+                let was = items[undo]!.parent!
+                let back = base[undo]?.parent.flatMap { items[$0] != nil ? $0 : nil } ?? .root
+                items[undo]!.parent = back
+                report(.cycle, undo, kept: "move undone", other: "moved into \(was)")
+                if isCyclic(undo) { items[undo]!.parent = .root }
+            }
+        }
+
+        func isCyclic(_ id: ItemID) -> Bool {
+            var seen: Set<ItemID> = [id]
+            var current = items[id]?.parent
+            while let c = current {
+                if !seen.insert(c).inserted { return true }
+                current = items[c]?.parent
+            }
+            return false
+        }
+
+        /// Folders of one name made in one folder on both machines become one (the one with
+        /// the smaller UUID stays, so both machines choose the same); other items of one name
+        /// in one folder: all but the first are renamed " (2)", " (3)"…
+        mutating func joinFoldersAndRenameClashes() {
+            var byParent: [ItemID: [ItemID]] = [:]
+            for item in items.values { if let p = item.parent { byParent[p, default: []].append(item.id) } }
+            var queue: [ItemID] = [.root]
+            while let folder = queue.popLast() {
+                var byName: [String: [ItemID]] = [:]
+                for child in byParent[folder] ?? [] { byName[items[child]!.name, default: []].append(child) }
+                for (_, group) in byName where group.count > 1 {
+                    let sorted = group.sorted { rank($0) < rank($1) || (rank($0) == rank($1) && $0 < $1) }
+                    let kept = sorted[0]
+                    let keptIsNewFolder = items[kept]!.isFolder && base[kept] == nil
+                    for id in sorted.dropFirst() {
+                        let item = items[id]!
+                        if keptIsNewFolder, item.isFolder, base[id] == nil {
+                            for child in byParent[id] ?? [] { items[child]!.parent = kept }
+                            byParent[kept, default: []].append(contentsOf: byParent[id] ?? [])
+                            byParent[id] = nil
+                            items[id] = nil
+                            byParent[folder]!.removeAll { $0 == id }
+                            report(.folderJoined, kept, kept: "\(kept)", other: "\(id)")
+                        } else {
+                            let taken = Set((byParent[folder] ?? []).compactMap { items[$0]?.name })
+                            var n = 2
+                            while taken.contains("\(item.name) (\(n))") { n += 1 }
+                            items[id]!.name = "\(item.name) (\(n))"
+                            report(.nameClash, id, kept: items[id]!.name, other: item.name)
+                        }
+                    }
+                }
+                queue.append(contentsOf: (byParent[folder] ?? []).filter { items[$0]?.isFolder == true })
+            }
+        }
+
+        /// Who keeps a clashing name: what both shared, then the smaller UUID, so that the
+        /// result does not depend on which machine merges.
+        func rank(_ id: ItemID) -> Int { base[id] != nil ? 0 : 1 }
+
+        func finish() -> (document: Document, conflicts: [MergeConflict]) {
+            var seen: Set<String> = []
+            var trash: [TrashEntry] = []
+            for entry in ours.trash + theirs.trash where items[entry.id] == nil {
+                let key = "\(entry.id) \(entry.removed)"
+                if seen.insert(key).inserted {
+                    var kept = entry
+                    kept.items = [entry.items[0]] + entry.items.dropFirst().filter { items[$0.id] == nil }
+                    trash.append(kept)
+                }
+            }
+            trash.sort { $0.removed < $1.removed }
+            let document = Document(linking: items, trash: trash)
+            let conflicts = pending.map { kind, id, kept, other in
+                MergeConflict(
+                    kind: kind, item: id, path: document.whereabouts(of: id) ?? document.path(of: id), kept: kept,
+                    other: other)
+            }
+            return (document, conflicts)
+        }
+    }
+}
