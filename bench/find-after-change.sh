@@ -30,9 +30,10 @@ for b in "$bin" $before; do
   name=$(basename "$(dirname "$b")")-$(basename "$b")
   hyperfine -N --warmup 1 --runs "$runs" --export-markdown "$out/find-after-change-$name.md" \
     --export-json "$out/find-after-change-$name.json" \
+    --prepare true --prepare "$work/change $b $work/s10k" --prepare "rm -rf $work/s10k/cache" --prepare true \
     -n "find --tag, index current" "$s find / --tag urgent" \
-    -n "find --tag after one change" --prepare "$work/change $b $work/s10k" "$s find / --tag urgent" \
-    -n "find --tag, no cache/" --prepare "rm -rf $work/s10k/cache" "$s find / --tag urgent" \
+    -n "find --tag after one change" "$s find / --tag urgent" \
+    -n "find --tag, no cache/" "$s find / --tag urgent" \
     -n "the change (tag +t)" "$work/change $b $work/s10k"
 done
 hyperfine --warmup 1 --runs 5 --export-markdown "$out/find-after-change-jq.md" \
