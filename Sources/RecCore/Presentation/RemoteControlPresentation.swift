@@ -4,7 +4,8 @@ extension RemoteControl.Status {
         var position = Format.clock(self.position)
         if let duration { position += " / " + Format.clock(duration) }
         return [
-            job == .recording ? "recording" : "playing", path, position, paused ? "paused" : "running", "pid \(pid)",
+            job == .recording ? "recording" : "playing", path, position,
+            suspended ? "suspended" : paused ? "paused" : "running", "pid \(pid)",
         ]
         .joined(separator: "  ")
     }
@@ -67,6 +68,8 @@ extension ItemJSON {
         }
         w.raw(", \"paused\": ")
         w.bool(s.paused)
+        w.raw(", \"suspended\": ")
+        w.bool(s.suspended)
         w.raw(", \"pid\": ")
         w.int(s.pid)
         w.raw(", \"pending\": ")

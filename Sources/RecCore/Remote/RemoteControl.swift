@@ -34,6 +34,9 @@ public struct RemoteControl {
         public var path: String
         public var pid: Int32
         public var paused: Bool
+        /// Stopped by Ctrl-Z at its terminal (or SIGSTOP) until `fg`: it neither plays nor
+        /// records, nor answers commands, meanwhile.
+        public var suspended: Bool = false
         public var position: Double
         /// The item's length, for a playback.
         public var duration: Double?
@@ -49,19 +52,24 @@ public struct RemoteControl {
         if let r = state.recording {
             let folder = document.path(of: r.parent)
             let path = r.output ?? (folder == "/" ? "" : folder) + "/" + r.name
+            let suspended = processIsStopped(r.pid)
             result.append(
                 Status(
-                    job: .recording, id: r.id, path: path, pid: r.pid,
-                    paused: r.control.paused, position: r.control.position(r.position, at: now), duration: nil,
+                    job: .recording, id: r.id, path: path, pid: r.pid, paused: r.control.paused,
+                    suspended: suspended,
+                    position: suspended ? r.position : r.control.position(r.position, at: now), duration: nil,
                     pending: r.control.pending.count))
         }
         if let p = state.playing {
             let duration = document[p.id]?.recording?.duration
-            let carried = p.control.position(state.position(of: .playback) ?? 0, at: now)
+            let reported = state.position(of: .playback) ?? 0
+            let suspended = processIsStopped(p.pid)
+            let carried = suspended ? reported : p.control.position(reported, at: now)
             result.append(
                 Status(
-                    job: .playback, id: p.id, path: document.path(of: p.id), pid: p.pid,
-                    paused: p.control.paused, position: duration.map { min(carried, $0) } ?? carried,
+                    job: .playback, id: p.id, path: document.whereabouts(of: p.id) ?? "(removed)", pid: p.pid,
+                    paused: p.control.paused, suspended: suspended,
+                    position: duration.map { min(carried, $0) } ?? carried,
                     duration: duration, pending: p.control.pending.count))
         }
         return result
@@ -271,7 +279,10 @@ extension RemoteControl {
             guard let entry = ViewStateStore.peek(library.location)?.recording, entry.id == id else { return nil }
             return (entry.markers.sorted { $0.frame < $1.frame }, entry.sampleRate)
         case .playback:
-            guard let item = try Library(location: library.location).document[id], let info = item.recording else {
+            let document = try Library(location: library.location).document
+            guard let item = document[id], let info = item.recording else {
+                // In the trash since it started playing: no marker can be saved on it.
+                if document.whereabouts(of: id) != nil { throw Self.markInTrash(document.whereabouts(of: id)!) }
                 return nil
             }
             return (item.annotations.markers, info.sampleRate)
@@ -294,6 +305,14 @@ extension RemoteControl {
             }
             usleep(20_000)
         }
+    }
+
+    /// A marker for a playback whose recording was moved to the trash while it played.
+    static func markInTrash(_ whereabouts: String) -> RecError {
+        RecError.failure(
+            whereabouts,
+            "was moved to the trash while it played; no marker is kept there ('trash restore' it, then 'mark PATH --at TIME')"
+        )
     }
 
     /// The marker in `after` that `before` did not have (a multiset difference: two markers

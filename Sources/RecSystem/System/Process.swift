@@ -7,10 +7,21 @@
 public func processIsAlive(_ pid: Int32) -> Bool {
     guard pid > 0 else { return false }
     guard kill(pid, 0) == 0 || errno == EPERM else { return false }
-    // /proc/PID/stat reads "PID (command) STATE ...": the state follows the last ')'.
+    guard let state = processState(pid) else { return true }
+    return state != UInt8(ascii: "Z") && state != UInt8(ascii: "X")
+}
+
+/// Whether the process is stopped by a signal (Ctrl-Z at its terminal, SIGSTOP): alive,
+/// and doing nothing until it is continued (`fg`, SIGCONT).
+public func processIsStopped(_ pid: Int32) -> Bool {
+    guard pid > 0, let state = processState(pid) else { return false }
+    return state == UInt8(ascii: "T")
+}
+
+/// The state letter of /proc/PID/stat ("PID (command) STATE ...": it follows the last ')').
+private func processState(_ pid: Int32) -> UInt8? {
     guard let stat = try? FileSystem.read("/proc/\(pid)/stat"),
         let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count
-    else { return true }
-    let state = stat[close + 2]
-    return state != UInt8(ascii: "Z") && state != UInt8(ascii: "X")
+    else { return nil }
+    return stat[close + 2]
 }

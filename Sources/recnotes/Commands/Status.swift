@@ -6,8 +6,11 @@ struct Status: ParsableCommand {
         commandName: "status",
         abstract: "Show what is recording or playing.",
         discussion: """
-            One line per running job: recording or playing, the item, the position, paused or \
-            running, and the pid. A job whose process has died is reported and cleared (a \
+            One line per running job: recording or playing, the item, the position, running, \
+            paused or suspended (stopped by Ctrl-Z until 'fg'; "suspended": true in --json), and \
+            the pid. While a job runs, its position is carried forward on the clock from its \
+            last report (about once a second), so readings a moment apart differ by that \
+            moment; a paused or suspended job reads exactly where it stopped. A job whose process has died is reported and cleared (a \
             recording is recovered). With nothing running: exit status 1, and with --json the \
             object {"recording": null, "playing": null} on standard output.
             """

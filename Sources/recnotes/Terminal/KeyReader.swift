@@ -48,7 +48,10 @@ final class KeyReader: @unchecked Sendable {
 
     private func loop() {
         while isRunning {
-            guard let (key, bytes) = TerminalInput.readKey(timeout: 100) else { continue }
+            guard let (key, bytes) = TerminalInput.readKey(timeout: 100) else {
+                holdRawMode()
+                continue
+            }
             // Read as the reader was being stopped: the next reader gets it.
             guard isRunning else {
                 TerminalInput.unread(bytes)
@@ -61,6 +64,28 @@ final class KeyReader: @unchecked Sendable {
     /// One key from stdin (or typed ahead), or nil if none came in time (or stdin closed).
     static func readKey(timeoutMilliseconds: Int32) -> Key? {
         TerminalInput.readKey(timeout: timeoutMilliseconds)?.key
+    }
+
+    /// Takes raw mode again if something set line mode under it. After `fg`, the shell may
+    /// restore its own terminal modes after it has continued this process (bash does, racing
+    /// with `resume`), so the reader looks again whenever it is idle (every 0.1 s).
+    private func holdRawMode() {
+        var current = termios()
+        guard isRunning, Self.inForeground, tcgetattr(STDIN_FILENO, &current) == 0,
+            current.c_lflag & tcflag_t(ICANON | ECHO) != 0
+        else { return }
+        Self.enterRawMode(saved)
+    }
+
+    /// Whether this process owns the terminal: after `bg` it does not, and changing the
+    /// terminal's modes from the background would stop it (SIGTTOU).
+    private static var inForeground: Bool { tcgetpgrp(STDIN_FILENO) == getpgrp() }
+
+    /// Gives the terminal back in the mode it had (for a Ctrl-Z); `resume` takes it again.
+    func suspend() { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+
+    func resume() {
+        if isRunning && Self.inForeground { Self.enterRawMode(saved) }
     }
 
     /// Stops reading (within a tenth of a second) and restores the terminal.
@@ -99,5 +124,21 @@ extension KeyReader {
             }
             return true
         }
+    }
+}
+
+extension SignalWatcher {
+    /// Ctrl-Z while `keys` reads the terminal and `renderer` draws the live line: the line is
+    /// ended and line mode given back before the process stops; `fg` takes raw mode again,
+    /// and the next progress event redraws the line.
+    func suspends(_ keys: KeyReader?, _ renderer: ProgressRenderer) {
+        // The renderer draws under its own lock, from whichever thread calls it.
+        nonisolated(unsafe) let renderer = renderer
+        onSuspend(
+            before: {
+                renderer.suspend()
+                keys?.suspend()
+            },
+            after: { keys?.resume() })
     }
 }

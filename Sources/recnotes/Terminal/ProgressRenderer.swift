@@ -39,6 +39,17 @@ final class ProgressRenderer {
         }
     }
 
+    /// Ends the live line before the process stops (Ctrl-Z), so the shell's prompt starts
+    /// on a line of its own; the next event redraws it after `fg`.
+    func suspend() {
+        guard mode == .tty else { return }
+        screenLock.withLock { _ in
+            if drewLine { Terminal.writeStderr("\n") }
+            drewLine = false
+            lastLine = ""
+        }
+    }
+
     func handle(_ event: AudioEvent) {
         switch mode {
         case .none: return

@@ -6,12 +6,15 @@ import Synchronization
 #endif
 
 /// SIGINT and SIGTERM, taken by a thread of their own with `sigwait`, so they stop a
-/// recording or playback cleanly instead of killing the process. Must be installed before
-/// any other thread starts, so that every thread inherits the blocked mask. It blocks
-/// `WakeSignal` too, for the remote-control follower's signalfd.
-// @unchecked Sendable: the handler is behind a Mutex; `thread` is written once, in init.
+/// recording or playback cleanly instead of killing the process; and SIGTSTP (Ctrl-Z), so
+/// that the terminal is given back in line mode before the process stops, and taken again
+/// when `fg` continues it. Must be installed before any other thread starts, so that every
+/// thread inherits the blocked mask. It blocks `WakeSignal` too, for the remote-control
+/// follower's signalfd.
+// @unchecked Sendable: the handlers are behind Mutexes; `thread` is written once, in init.
 final class SignalWatcher: @unchecked Sendable {
     private let handler = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+    private let suspension = Mutex<(before: @Sendable () -> Void, after: @Sendable () -> Void)?>(nil)
     private var thread = pthread_t()
 
     init() {
@@ -19,6 +22,7 @@ final class SignalWatcher: @unchecked Sendable {
         sigemptyset(&set)
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGTSTP)
         pthread_sigmask(SIG_BLOCK, &set, nil)
         WakeSignal.block()
         signal(SIGPIPE, SIG_IGN)
@@ -31,9 +35,14 @@ final class SignalWatcher: @unchecked Sendable {
                 sigemptyset(&set)
                 sigaddset(&set, SIGINT)
                 sigaddset(&set, SIGTERM)
+                sigaddset(&set, SIGTSTP)
                 while true {
                     var signal: Int32 = 0
                     if sigwait(&set, &signal) != 0 { continue }
+                    if signal == SIGTSTP {
+                        watcher.suspend()
+                        continue
+                    }
                     let handler = watcher.handler.withLock { $0 }
                     handler?(signal)
                 }
@@ -44,5 +53,21 @@ final class SignalWatcher: @unchecked Sendable {
     /// What to do on the next signals (replaces the previous handler).
     func onSignal(_ handler: @escaping @Sendable (Int32) -> Void) {
         self.handler.withLock { $0 = handler }
+    }
+
+    /// What to do around a Ctrl-Z: `before` gives the terminal back (line mode, the live
+    /// line ended), then the process stops; `after` runs once `fg` continues it (raw mode
+    /// again, the line redrawn).
+    func onSuspend(before: @escaping @Sendable () -> Void, after: @escaping @Sendable () -> Void) {
+        suspension.withLock { $0 = (before, after) }
+    }
+
+    /// Stops the whole process as Ctrl-Z would have, with the terminal given back first.
+    /// SIGSTOP cannot be caught, so the process stops right here and goes on from here.
+    private func suspend() {
+        let hooks = suspension.withLock { $0 }
+        hooks?.before()
+        kill(getpid(), SIGSTOP)
+        hooks?.after()
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import RecCore
+import Testing
+
+/// Ctrl-Z and `fg` with a playback at a real terminal: an interactive bash in a tmux pane (job
+/// control), a real-time PulseAudio device. The terminal is given back in line mode while the
+/// job is stopped, `status` says it is suspended, and after `fg` a single key works again.
+@Suite("Ctrl-Z and fg", .serialized)
+struct SuspendTests {
+    typealias B = BrowseTerminalTests
+
+    static func playing(_ cli: AudioCLI) throws -> [String: Any]? {
+        let status = try cli.run("status", "--json")
+        let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        return json?["playing"] as? [String: Any]
+    }
+
+    @Test func ctrlZGivesTheTerminalBackAndFgTakesItAgain() throws {
+        let cli = try AudioCLI()
+        let server = try B.pulse(cli)
+        defer { server.stop() }
+        _ = try RemoteControlTests.source(cli, seconds: 30)
+        let tmux = try TmuxSession(
+            width: 100, height: 24, directory: cli.home, environment: B.environment(cli, ["PS1": "$ "]),
+            command: ["/bin/bash", "--norc", "--noprofile", "-i"])
+        #expect(tmux.waitUntil { $0.contains("$") }, "\(tmux.screen())")
+        try tmux.type("\(AudioCLI.binary) play src --device pulse_sink")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { $0.contains { $0.contains("▶ 00:00:01") } }, "\(tmux.screen())")
+
+        try tmux.send("C-z")
+        #expect(tmux.waitUntil { $0.contains { $0.contains("Stopped") } }, "\(tmux.screen())")
+        #expect(
+            try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["suspended"] as? Bool == true },
+            "\(String(describing: try? Self.playing(cli)))")
+        #expect(try cli.run("status").stdout.contains("suspended"))
+
+        try tmux.type("fg")
+        try tmux.send("Enter")
+        #expect(
+            try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["suspended"] as? Bool == false })
+        // One key, no Enter: the player has the terminal in raw mode again.
+        try tmux.send("Space")
+        #expect(
+            try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["paused"] as? Bool == true },
+            "\(tmux.screen())")
+        try tmux.send("q")
+        #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli) == nil }, "\(tmux.screen())")
+    }
+
+    @Test func browseSuspendsOnCtrlZAndComesBackWhole() throws {
+        let cli = try AudioCLI()
+        _ = try B.succeed(cli, "mkdir", "Inbox")
+        let tmux = try TmuxSession(
+            width: 100, height: 24, directory: cli.home, environment: B.environment(cli, ["PS1": "$ "]),
+            command: ["/bin/bash", "--norc", "--noprofile", "-i"])
+        #expect(tmux.waitUntil { $0.contains("$") }, "\(tmux.screen())")
+        try tmux.type("\(AudioCLI.binary) browse")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { B.detailTitle($0) == "Inbox" }, "\(tmux.screen())")
+        try tmux.send("C-z")
+        // The shell's screen, with the job stopped: not the browser's.
+        #expect(
+            tmux.waitUntil { $0.contains { $0.contains("Stopped") } && B.detailTitle($0) != "Inbox" },
+            "\(tmux.screen())")
+        try tmux.type("fg")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { B.detailTitle($0) == "Inbox" }, "\(tmux.screen())")
+        try tmux.send("q")
+        #expect(tmux.waitUntil { !$0.contains { $0.contains("Inbox") } && $0.contains("$") }, "\(tmux.screen())")
+    }
+}
