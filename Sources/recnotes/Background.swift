@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -117,7 +118,10 @@ enum Background {
 
 /// The options `record` and `play` share for running detached.
 struct BackgroundOptions: ParsableArguments {
-    @Flag(help: "Detach and return at once, printing the item's path; 'recnotes stop' ends it.")
+    @Flag(
+        help:
+            "Detach and return once it runs (a recording: once its first audio has arrived), printing the item's path; 'recnotes stop' ends it."
+    )
     var background = false
 
     @Option(
@@ -158,6 +162,41 @@ struct BackgroundOptions: ParsableArguments {
     /// In the child, once registered in the view state.
     /// Whether `--json` asks for the saved item (not detaching, not the detached child).
     var wantsItemJSON: Bool { json && !background && !child }
+
+    /// In the child of `record --background`: registered now, but the parent is told only
+    /// once the first audio has arrived (`Readiness.see`), so that the recording it returns
+    /// for is already capturing: on a loaded machine, opening the device and the first
+    /// period can take a second, which a `sleep 3; recnotes stop` would otherwise cut.
+    func readinessOnAudio(in library: Library) -> Readiness? {
+        guard child,
+            let status = RemoteControl(library: library).statuses(library.viewState.state).first(where: {
+                $0.job == .recording
+            })
+        else { return nil }
+        return Readiness(path: status.path, json: ItemJSON.status(status))
+    }
+
+    /// Tells the waiting parent once, on the first event that shows audio arriving (or the
+    /// recording ending without any: it failed, or was stopped at once).
+    final class Readiness: Sendable {
+        private let payload: (path: String, json: String)
+        private let told = Mutex(false)
+
+        init(path: String, json: String) { payload = (path, json) }
+
+        func see(_ event: AudioEvent) {
+            switch event {
+            case .progress(let progress) where progress.position.frames > 0 || progress.voice != nil: break
+            case .finished, .failed: break
+            default: return
+            }
+            let first = told.withLock { told in
+                defer { told = true }
+                return !told
+            }
+            if first { Background.ready(path: payload.path, json: payload.json) }
+        }
+    }
 
     func registered(_ job: ViewState.Job, in library: Library) {
         guard child,

@@ -90,6 +90,20 @@ struct RemoteControlTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: cli.store).sorted() == before)
     }
 
+    /// `record --background` returns once audio is arriving, not when the process has merely
+    /// started: by then the detached recorder has written a progress event with frames in it
+    /// (its log is written before the parent is told).
+    @Test func backgroundRecordingReturnsOnceAudioArrives() throws {
+        let cli = try AudioCLI()
+        let reaper = Reaper()
+        try cli.writeInput(AudioCLI.noise(frames: 120 * Self.rate))
+        let log = cli.home + "/record.log"
+        _ = try Self.background(cli, reaper, ["record", "memo", "--format", "wav", "--progress", "json", "--log", log])
+        let captured = Self.events(log).filter { $0["event"] as? String == "progress" }
+        #expect(captured.contains { ($0["frames"] as? Int ?? 0) > 0 }, "\(Self.events(log))")
+        #expect(try cli.run("stop").status == 0)
+    }
+
     @Test func backgroundPlaybackSeeksSampleExactly() throws {
         let cli = try AudioCLI()
         let reaper = Reaper()

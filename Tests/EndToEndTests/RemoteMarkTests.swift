@@ -143,4 +143,46 @@ struct RemoteMarkTests {
         // From marker a's own frame (144000.48 rounds to 144000) to the end.
         #expect(cli.outputSamples() == Array(samples[144_000...]))
     }
+
+    /// A playback follows its recording by UUID: moved to the trash while it plays, `status`
+    /// says so, and a remote mark is refused in one line (nothing is kept in the trash), not
+    /// reported as done and lost.
+    @Test func aPlaybackWhoseRecordingWasTrashedSaysWhereItIs() throws {
+        let cli = try AudioCLI()
+        let reaper = R.Reaper()
+        _ = try R.source(cli, seconds: 10)
+        _ = try R.background(cli, reaper, ["play", "src", "--paused"])
+        #expect(try cli.run("rm", "src").status == 0)
+        let status = try cli.run("status")
+        #expect(status.stdout.contains("/src (in the trash)"), "\(status.stdout)")
+        let mark = try cli.run("mark", "after", "rm")
+        #expect(mark.status == 1, "\(mark)")
+        #expect(mark.stderr.contains("/src (in the trash): was moved to the trash while it played"), "\(mark.stderr)")
+        #expect(try cli.run("stop").status == 0)
+        #expect(try cli.run("trash", "restore", "src").status == 0)
+        #expect(try Self.marks(cli, "src").isEmpty)
+    }
+
+    /// A folder a recording is being saved into cannot be removed under it: the recording
+    /// would have nowhere to go. One line names the recording; nothing changes.
+    @Test func removingTheFolderOfARunningRecordingIsRefused() throws {
+        let cli = try AudioCLI()
+        let reaper = R.Reaper()
+        #expect(try cli.run("mkdir", "-p", "/M/A").status == 0)
+        try cli.writeInput(AudioCLI.noise(frames: 120 * R.rate))
+        let log = cli.home + "/record.log"
+        _ = try R.background(
+            cli, reaper, ["record", "/M/A/live", "--format", "wav", "--progress", "json", "--log", log])
+        #expect(R.eventually { (R.events(log).last?["seconds"] as? Double ?? 0) >= 1 })
+        let store = FileManager.default.contents(atPath: cli.store + "/store.json")
+        for path in ["/M", "/M/A"] {
+            let rm = try cli.run("rm", "-r", path)
+            #expect(rm.status == 1, "\(rm)")
+            #expect(rm.stderr.contains("a recording is being made into /M/A/live"), "\(rm.stderr)")
+        }
+        #expect(FileManager.default.contents(atPath: cli.store + "/store.json") == store)
+        #expect(try cli.run("stop").status == 0)
+        #expect(try cli.run("ls", "/M/A").lines == ["live"])
+        #expect(try cli.run("rm", "-r", "/M").status == 0)
+    }
 }

@@ -47,4 +47,26 @@ struct SuspendTests {
         try tmux.send("q")
         #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli) == nil }, "\(tmux.screen())")
     }
+
+    @Test func browseSuspendsOnCtrlZAndComesBackWhole() throws {
+        let cli = try AudioCLI()
+        _ = try B.succeed(cli, "mkdir", "Inbox")
+        let tmux = try TmuxSession(
+            width: 100, height: 24, directory: cli.home, environment: B.environment(cli, ["PS1": "$ "]),
+            command: ["/bin/bash", "--norc", "--noprofile", "-i"])
+        #expect(tmux.waitUntil { $0.contains("$") }, "\(tmux.screen())")
+        try tmux.type("\(AudioCLI.binary) browse")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { B.detailTitle($0) == "Inbox" }, "\(tmux.screen())")
+        try tmux.send("C-z")
+        // The shell's screen, with the job stopped: not the browser's.
+        #expect(
+            tmux.waitUntil { $0.contains { $0.contains("Stopped") } && B.detailTitle($0) != "Inbox" },
+            "\(tmux.screen())")
+        try tmux.type("fg")
+        try tmux.send("Enter")
+        #expect(tmux.waitUntil { B.detailTitle($0) == "Inbox" }, "\(tmux.screen())")
+        try tmux.send("q")
+        #expect(tmux.waitUntil { !$0.contains { $0.contains("Inbox") } && $0.contains("$") }, "\(tmux.screen())")
+    }
 }

@@ -1,6 +1,8 @@
 /// A key pressed at a terminal, as `record`, `play`, their prompts and `browse` understand it.
 public enum Key: Equatable, Sendable {
     case space, left, right, up, down, pageUp, pageDown, enter, escape, backspace, tab, interrupt
+    /// Ctrl-Z, where the terminal sends it as a key (raw mode without signals: `browse`).
+    case suspend
     /// For line editing: Home/End (also Ctrl-A/E), Delete, Ctrl-U, Ctrl-W.
     case home, end, delete, deleteToStart, deleteWord
     case character(String)
@@ -28,6 +30,7 @@ public enum Key: Equatable, Sendable {
         case 0x7F, 0x08: return .backspace
         case 0x09: return .tab
         case 0x03: return .interrupt
+        case 0x1A: return .suspend
         case 0x01: return .home
         case 0x05: return .end
         case 0x15: return .deleteToStart

@@ -67,7 +67,7 @@ public struct RemoteControl {
             let carried = suspended ? reported : p.control.position(reported, at: now)
             result.append(
                 Status(
-                    job: .playback, id: p.id, path: document.path(of: p.id), pid: p.pid,
+                    job: .playback, id: p.id, path: document.whereabouts(of: p.id) ?? "(removed)", pid: p.pid,
                     paused: p.control.paused, suspended: suspended,
                     position: duration.map { min(carried, $0) } ?? carried,
                     duration: duration, pending: p.control.pending.count))
@@ -279,7 +279,10 @@ extension RemoteControl {
             guard let entry = ViewStateStore.peek(library.location)?.recording, entry.id == id else { return nil }
             return (entry.markers.sorted { $0.frame < $1.frame }, entry.sampleRate)
         case .playback:
-            guard let item = try Library(location: library.location).document[id], let info = item.recording else {
+            let document = try Library(location: library.location).document
+            guard let item = document[id], let info = item.recording else {
+                // In the trash since it started playing: no marker can be saved on it.
+                if document.whereabouts(of: id) != nil { throw Self.markInTrash(document.whereabouts(of: id)!) }
                 return nil
             }
             return (item.annotations.markers, info.sampleRate)
@@ -302,6 +305,14 @@ extension RemoteControl {
             }
             usleep(20_000)
         }
+    }
+
+    /// A marker for a playback whose recording was moved to the trash while it played.
+    static func markInTrash(_ whereabouts: String) -> RecError {
+        RecError.failure(
+            whereabouts,
+            "was moved to the trash while it played; no marker is kept there ('trash restore' it, then 'mark PATH --at TIME')"
+        )
     }
 
     /// The marker in `after` that `before` did not have (a multiset difference: two markers

@@ -71,6 +71,24 @@ public struct Document: Equatable, Sendable {
         return "/" + names.dropLast().reversed().joined(separator: "/")
     }
 
+    /// Where an item is now, as a running job's status names it: its path; for an item in
+    /// the trash (alone, or inside a removed folder), the path it had there, marked so; nil
+    /// when it is neither (removed for good).
+    public func whereabouts(of id: ItemID) -> String? {
+        if items[id] != nil { return path(of: id) }
+        for entry in trash.reversed() {
+            guard var item = entry.items.first(where: { $0.id == id }) else { continue }
+            var names: [String] = []
+            while item.id != entry.id {
+                names.append(item.name)
+                guard let parent = item.parent, let up = entry.items.first(where: { $0.id == parent }) else { break }
+                item = up
+            }
+            return ([entry.path] + names.reversed()).joined(separator: "/") + " (in the trash)"
+        }
+        return nil
+    }
+
     /// `path(of:)` of each of these items of the document, every folder's path made once and
     /// no item looked up again: what `find` prints thousands of.
     public func paths(of items: some Sequence<Item>) -> [String] {

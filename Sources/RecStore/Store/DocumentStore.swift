@@ -125,10 +125,18 @@ public final class DocumentStore {
     /// returns, then notifies observers of each action in order. Throwing from `body`
     /// discards every change it made.
     @discardableResult
+    /// The recording a live process is making into this store, from the view state.
+    private static func liveRecording(at location: StoreLocation) -> (folder: ItemID, name: String, pid: Int32)? {
+        guard let entry = ViewStateStore.peek(location)?.recording, entry.output == nil, processIsAlive(entry.pid)
+        else { return nil }
+        return (entry.parent, entry.name, entry.pid)
+    }
+
     public func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
         try withLock {
             try reloadIfChanged()
             var transaction = Transaction(document: document)
+            transaction.liveRecording = Self.liveRecording(at: location)
             let result = try body(&transaction)
             // A transcript saved or taken back changes no document, only the journal.
             guard
@@ -220,6 +228,10 @@ public final class DocumentStore {
         /// Transcripts an undo takes back once the document is written: each recording's
         /// kept earlier one (`TranscriptFiles.keepForUndo`), or none.
         var transcriptsToPutBack: [(id: ItemID, replaced: String?)] = []
+
+        /// A recording being made now, by a live process: the folder it will be saved in,
+        /// its name and pid. A removal that would take that folder away is refused.
+        package var liveRecording: (folder: ItemID, name: String, pid: Int32)?
 
         package init(document: Document) {
             self.document = document
@@ -323,6 +335,17 @@ public final class DocumentStore {
                 throw RecError.failure("@\(id)", "no such item")
             }
             let path = document.path(of: id)
+            // The recorder saves into its folder by UUID; with the folder gone it would have
+            // nowhere to go. Stopping it first is one command away.
+            if let live = liveRecording, item.isFolder,
+                live.folder == id || document.ancestry(of: live.folder).contains(where: { $0.id == id })
+            {
+                let folder = document.path(of: live.folder)
+                throw RecError.failure(
+                    path,
+                    "a recording is being made into \(folder == "/" ? "" : folder)/\(live.name) (pid \(live.pid)); stop it first ('recnotes stop'), then remove"
+                )
+            }
             let index = document.unlink(id)
             let subtree = document.removeSubtree(id)
             if permanently {

@@ -13,7 +13,8 @@ struct Browse: ParsableCommand {
             arrows seek 5 s, [ and ] go to the markers, m marks). r records into the folder (s or \
             Enter stops it and asks for its name), n makes a folder, R renames, d moves to the \
             trash, u undoes, t edits tags, e edits the note in $EDITOR, / filters as you type, \
-            ? lists every key and q quits. Changes from other shells show as they happen; a \
+            ? lists every key and q quits; Ctrl-Z suspends it as it would any program ('fg' \
+            brings it back, redrawn). Changes from other shells show as they happen; a \
             background recording or playback shows in the player line, and space and x pause \
             and stop it. It starts in the current folder and leaves the view state where you \
             ended ('recnotes pwd' shows it). It needs a terminal: not at one, or with TERM=dumb, \

@@ -67,8 +67,16 @@ struct Mark: ParsableCommand, TakesDashWords {
         var before: [ViewState.Job: [Marker]] = [:]
         do {
             try RemoteCommand.run(global, json: output.json, action: .mark(label: label)) { control in
+                // A recording takes the mark first; a playback's recording moved to the trash
+                // is refused here, before anything is sent.
+                let recordingRuns = control.runningItem(.recording) != nil
                 for job in ViewState.Job.allCases {
-                    if let id = control.runningItem(job) { before[job] = try control.markers(of: job, id: id)?.markers }
+                    guard let id = control.runningItem(job) else { continue }
+                    if job == .playback && recordingRuns {
+                        before[job] = try? control.markers(of: job, id: id)?.markers
+                    } else {
+                        before[job] = try control.markers(of: job, id: id)?.markers
+                    }
                 }
                 return try control.send(.mark(label: label))
             } applied: { control, sent, status in

@@ -18,7 +18,8 @@ struct Play: ParsableCommand {
 
             On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
             forward, m marks the moment (M also asks for its label, the audio going on), ] and [ \
-            go to the next and previous marker, q quits. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
+            go to the next and previous marker, q quits; Ctrl-Z suspends it with the terminal given \
+            back, and 'fg' takes the keys again. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
             'stop' (with --background the playback runs detached). A recording with trim points \
             ('recnotes trim') plays between them unless --untrimmed is given: a --seek before the in \
             point starts at the in point, and one at or past the out point is refused (exit 64), \

@@ -150,10 +150,13 @@ struct Record: ParsableCommand {
             channels: channels, device: audioDevice(device), frameLimit: frameLimit,
             createParents: parents, voice: voice)
         signals.onSignal { [recorder = session.recorder] _ in recorder.stop() }
-        detached.registered(.recording, in: library)
+        let readiness = detached.readinessOnAudio(in: library)
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)
         renderer.title = session.defaultName
-        try capture(session, renderer: renderer, signals: signals)
+        try capture(session, renderer: renderer, signals: signals) { event in
+            renderer.handle(event)
+            readiness?.see(event)
+        }
         if voice?.startOnVoice == true && session.frames == 0 {
             // Stopped while still waiting: there is nothing to keep, and no name to ask for.
             try session.discard()
@@ -174,13 +177,16 @@ struct Record: ParsableCommand {
     /// Runs the recorder with the terminal's keys. A failure keeps what was captured (saved
     /// as cut short, or left for the next command to save when the store cannot be written)
     /// and removes an empty file; its one line says which.
-    private func capture(_ session: RecordingSession, renderer: ProgressRenderer, signals: SignalWatcher) throws {
+    private func capture(
+        _ session: RecordingSession, renderer: ProgressRenderer, signals: SignalWatcher,
+        onEvent: @escaping (AudioEvent) -> Void
+    ) throws {
         let keys = KeyReader.recording(session.recorder, renderer: renderer)
         signals.suspends(keys, renderer)
         renderer.keysActive = keys != nil
         defer { keys?.stop() }
         do {
-            try session.record(onEvent: renderer.handle)
+            try session.record(onEvent: onEvent)
         } catch {
             throw session.stop(after: error)
         }

@@ -6,7 +6,7 @@ struct Remove: ParsableCommand {
         commandName: "rm",
         abstract: "Move recordings and folders to the trash.",
         discussion:
-            "A removed item goes to the trash with everything under it, audio included, until 'recnotes trash empty'; 'recnotes trash restore' or 'recnotes undo' bring it back. --permanent deletes at once, audio files too. The root folder cannot be removed."
+            "A removed item goes to the trash with everything under it, audio included, until 'recnotes trash empty'; 'recnotes trash restore' or 'recnotes undo' bring it back. --permanent deletes at once, audio files too. The root folder cannot be removed, nor a folder a recording is being made into while it runs ('recnotes stop' first). A playback goes on when its recording is removed; 'status' then names it in the trash."
     )
 
     @OptionGroup var global: GlobalOptions

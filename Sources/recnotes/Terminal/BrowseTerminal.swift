@@ -248,8 +248,24 @@ final class BrowseTerminal {
     /// Every key waiting on stdin (a byte read too far after an Esc comes back as a key).
     private func readKeys(_ dispatch: (BrowseMessage) -> Void) {
         while let (key, _) = TerminalInput.readKey(timeout: 0) {
-            if let key { dispatch(.key(key)) }
+            if key == .suspend {
+                suspend(dispatch)
+            } else if let key {
+                dispatch(.key(key))
+            }
         }
+    }
+
+    /// Ctrl-Z: the shell's screen and modes back, then stopped as the key would stop any
+    /// program; after `fg`, raw mode and the alternate screen again, redrawn whole (at the
+    /// terminal's size then). Audio that plays or records goes on when continued.
+    private func suspend(_ dispatch: (BrowseMessage) -> Void) {
+        leave()
+        kill(getpid(), SIGSTOP)
+        enter()
+        shown = nil
+        let (width, height) = size()
+        dispatch(.resized(width: width, height: height))
     }
 
     /// The recordings and playbacks of other processes that are running.
