@@ -11,10 +11,8 @@ public enum ChildProcess {
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, arguments[0], nil, nil, argv, environ)
+        let result = withSpawnAttributes(flags: 0) { posix_spawnp(&pid, arguments[0], nil, &$0, argv, environ) }
         guard result == 0 else { throw RecError.failure(arguments[0], "cannot start: \(systemReason(result))") }
-        var status: Int32 = 0
-        guard System.retrying({ waitpid(pid, &status, 0) }) >= 0 else { return ExitStatus.failure }
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return WaitStatus.wait(for: pid)?.shellStatus ?? ExitStatus.failure
     }
 }
