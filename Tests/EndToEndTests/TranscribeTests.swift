@@ -30,9 +30,11 @@ struct TranscribeTests {
     }
 
     /// goforward.raw (16 kHz mono s16, 3.7 s), `repeats` times over, as a WAV file at `path`.
-    func writeSpeechWAV(_ cli: Sandbox, to path: String, repeats: Int = 1) throws {
+    /// `leading`: s16 samples put before the speech (silence, a quiet room).
+    func writeSpeechWAV(_ cli: Sandbox, to path: String, repeats: Int = 1, leading: [Int16] = []) throws {
         let once = try #require(cli.bytes(Self.speech))
-        let raw = Array([[UInt8]](repeating: once, count: repeats).joined())
+        let padding = leading.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
+        let raw = padding + Array([[UInt8]](repeating: once, count: repeats).joined())
         var wav: [UInt8] = []
         func le(_ value: UInt32, _ count: Int) {
             for i in 0..<count { wav.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) }
@@ -403,6 +405,43 @@ struct TranscribeTests {
         )
         #expect(transcripts(cli).filter { $0.hasSuffix(".json") }.count == 4)
         #expect(try cli.run("find", "--text", "said").lines.count == 4)
+    }
+
+    /// Seconds of silence before the first word (the user thinks before speaking; PulseAudio
+    /// delivers zeros at first) do not derail the built-in engine: the same words as the clip
+    /// alone, at times moved by the padding, and `find --text` lands there.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: speech), "needs pocketsphinx-testdata"))
+    func leadingSilenceGivesTheSameWordsAtTheirTrueTimes() throws {
+        let cli = try Sandbox()
+        var generator = SystemRandomNumberGenerator()
+        let quietRoom = (0..<48_000).map { _ in Int16.random(in: -2...2, using: &generator) }  // about -84 dBFS
+        let cases: [(String, [Int16])] = [
+            ("clip", []), ("silence", [Int16](repeating: 0, count: 48_000)), ("room", quietRoom),
+        ]
+        for (name, leading) in cases {
+            try writeSpeechWAV(cli, to: cli.root + "/\(name).wav", leading: leading)
+            try cli.succeed("import", cli.root + "/\(name).wav", "--format", "flac")
+        }
+        expectSuccess(try cli.run(["transcribe", "--all"], environment: ["RECNOTES_TRANSCRIBER": nil]))
+        func words(_ name: String) throws -> [(text: String, start: Double)] {
+            let json = try cli.run("transcript", name, "--format", "json").object()
+            let segments = try #require(json["segments"] as? [[String: Any]])
+            return segments.flatMap { ($0["words"] as? [[String: Any]]) ?? [] }.map {
+                ($0["text"] as? String ?? "", $0["start"] as? Double ?? -1)
+            }
+        }
+        let alone = try words("clip")
+        #expect(alone.map(\.text).contains("forward"), "\(alone)")
+        for name in ["silence", "room"] {
+            let padded = try words(name)
+            #expect(padded.map(\.text) == alone.map(\.text), "\(name): \(padded) against \(alone)")
+            for (p, a) in zip(padded, alone) { #expect(abs(p.start - (a.start + 3)) <= 0.1, "\(name): \(p) vs \(a)") }
+        }
+        let hits = try #require(try cli.run("find", "--text", "forward", "--json").json() as? [[String: Any]])
+        let hit = try #require(hits.first { $0["path"] as? String == "/silence" }, "\(hits)")
+        let time = try #require(hit["time"] as? Double, "\(hit)")
+        let forward = try #require(alone.first { $0.text == "forward" })
+        #expect(abs(time - (forward.start + 3)) <= 0.1, "\(hits)")
     }
 
     /// Ctrl-C in the middle of a long recording stops the built-in engine there, not at the

@@ -31,6 +31,9 @@ public final class Recorder: @unchecked Sendable {
 
     private let stopRequested = Atomic<Bool>(false)
     fileprivate let pauseRequested = Atomic<Bool>(false)
+    /// Ctrl-Z: set before the process stops, cleared once it is continued (see `suspending`).
+    private let suspended = Atomic<Bool>(false)
+    private let resumedFromSuspension = Atomic<Bool>(false)
     private let captureEnded = Atomic<Bool>(false)
     private let overrunCount = AtomicCounter()
     /// Signalled by the capture thread after each period it pushes, so the writer sleeps
@@ -82,6 +85,15 @@ public final class Recorder: @unchecked Sendable {
 
     public var isPaused: Bool { pauseRequested.load(ordering: .relaxed) }
 
+    /// Called before the process stops (Ctrl-Z): the recording keeps nothing of the time it
+    /// is stopped, as it keeps nothing of a pause. While stopped the device (or the sound
+    /// server: PulseAudio held ~4 s of a 5 s stop) goes on buffering; what the capture thread
+    /// reads from now until `resumed()` is dropped, and then so is all the device holds.
+    public func suspending() { suspended.store(true, ordering: .relaxed) }
+
+    /// Called once the process is continued (`fg`).
+    public func resumed() { resumedFromSuspension.store(true, ordering: .relaxed) }
+
     /// A marker at what has been captured so far (a key: `m`, `M`).
     public func mark(label: String = "") { controls.submit(.mark(label: label)) }
 
@@ -107,6 +119,15 @@ public final class Recorder: @unchecked Sendable {
                     want = Int(min(Int64(want), limit - captured))
                 }
                 let frames = try pcm.read(into: buffer, frames: want)
+                if suspended.load(ordering: .relaxed) {
+                    // Audio of (or buffered during) the stopped time: dropped, and once
+                    // continued, what the device still holds of it too.
+                    if resumedFromSuspension.exchange(false, ordering: .relaxed) {
+                        suspended.store(false, ordering: .relaxed)
+                        try pcm.restart()
+                    }
+                    continue
+                }
                 if frames == 0 || pauseRequested.load(ordering: .relaxed) { continue }
                 let samples = frames * channels
                 var pushed = ring.write(buffer, count: samples)

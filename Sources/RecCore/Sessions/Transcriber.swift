@@ -64,8 +64,12 @@ public final class Transcriber {
             events(.started(index: index, count: recordings.count, item: item))
             do {
                 let count = recordings.count
+                let info = item.recording!
+                // Where the speech starts, from the stored analysis (nothing is measured here).
+                let speechStart = info.analysis?.speech.first.map { Double($0.lowerBound) / Double(info.sampleRate) }
                 let transcript = try Transcription.transcribe(
-                    file: library.location.audioPath(item.recording!.file), with: engine, cancel: cancel
+                    file: library.location.audioPath(info.file), with: engine, speechStart: speechStart,
+                    cancel: cancel
                 ) { done in
                     events(.progress(index: index, count: count, item: item, done: done))
                 }

@@ -29,6 +29,8 @@ public struct PocketSphinxEngine: TranscriptionEngine {
         self.dictionary = dictionary
     }
 
+    public var needsLeadingSilenceCut: Bool { true }
+
     /// What the transcript names as its model: the acoustic model's directory.
     public var model: String { acousticModel }
 

@@ -15,12 +15,26 @@ public enum Transcription {
     /// Decodes the audio file at `path` (any format the store holds) to 16 kHz mono and
     /// transcribes it. Throws `RecError`: the file cannot be read, or the engine failed
     /// (`transcribe: <engine>: <why>`).
+    /// `speechStart`: where the first speech is, in seconds, if known (the stored speech
+    /// regions). An engine that `needsLeadingSilenceCut` is given the audio from
+    /// `leadingMargin` before it, and its times are moved back to the recording's own.
     public static func transcribe(
-        file path: String, with engine: any TranscriptionEngine, cancel: CancelFlag = CancelFlag(),
-        progress: (Double) -> Void = { _ in }
+        file path: String, with engine: any TranscriptionEngine, speechStart: Double? = nil,
+        cancel: CancelFlag = CancelFlag(), progress: (Double) -> Void = { _ in }
     ) throws(RecError) -> Transcript {
-        let audio = try SpeechAudio.decode(path: path)
+        var audio = try SpeechAudio.decode(path: path)
         if cancel.isCancelled { throw .transcriptionStopped }
-        return try engine.transcribe(audio, cancel: cancel, progress: progress)
+        var cut = 0.0
+        if engine.needsLeadingSilenceCut, let speechStart, speechStart > leadingMargin {
+            let samples = min(Int((speechStart - leadingMargin) * Double(SpeechAudio.sampleRate)), audio.samples.count)
+            cut = Double(samples) / Double(SpeechAudio.sampleRate)
+            audio.samples.removeFirst(samples)
+        }
+        let transcript = try engine.transcribe(audio, cancel: cancel, progress: progress)
+        return cut > 0 ? transcript.shifted(by: cut) : transcript
     }
+
+    /// How much of the silence before the first speech the engine still gets: enough for its
+    /// voice-activity detector to see the speech begin.
+    public static let leadingMargin = 0.3
 }

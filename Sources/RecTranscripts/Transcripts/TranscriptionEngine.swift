@@ -7,9 +7,17 @@ public protocol TranscriptionEngine: Sendable {
     /// where the engine can tell (on the calling thread).
     func transcribe(_ audio: SpeechAudio, cancel: CancelFlag, progress: (Double) -> Void) throws(RecError)
         -> Transcript
+    /// See the default below (false).
+    var needsLeadingSilenceCut: Bool { get }
 }
 
 extension TranscriptionEngine {
+    /// Whether silence before the first word misleads the engine, so that it should be
+    /// given the audio from shortly before the speech starts. PocketSphinx's cepstral mean
+    /// normalisation starts from the first frames it sees: seconds of silence (digital, or a
+    /// quiet room) leave it estimating the wrong mean for the first words.
+    public var needsLeadingSilenceCut: Bool { false }
+
     /// The whole of `audio`, with no way to stop it early.
     public func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript {
         try transcribe(audio, cancel: CancelFlag(), progress: { _ in })

@@ -52,6 +52,20 @@ public struct Transcript: Equatable, Sendable {
         self.segments = segments
     }
 
+    /// The same transcript with every time `seconds` later: for one made of a part of the
+    /// audio that starts there.
+    public func shifted(by seconds: Double) -> Transcript {
+        var shifted = self
+        shifted.segments = segments.map { segment in
+            var segment = segment
+            segment.start = segment.start.map { $0 + seconds }
+            segment.end = segment.end.map { $0 + seconds }
+            segment.words = segment.words.map { Word(start: $0.start + seconds, end: $0.end + seconds, text: $0.text) }
+            return segment
+        }
+        return shifted
+    }
+
     /// All the text, segments joined by spaces: what a search looks in.
     public var text: String {
         segments.map(\.text).filter { !$0.isEmpty }.joined(separator: " ")

@@ -18,7 +18,8 @@ struct Record: ParsableCommand {
             Recording stops after --duration, on Ctrl-C, on SIGTERM, on 'q' at a terminal, or \
             on 'recnotes stop' from another shell; every way of stopping saves what was \
             recorded. 'recnotes pause', 'resume' and 'toggle' work from anywhere (paused time \
-            is not recorded); with --background the recording runs detached. On a terminal, space pauses and \
+            is not recorded); Ctrl-Z suspends it with the terminal given back, and the time it \
+            is stopped is not recorded either ('fg' goes on); with --background the recording runs detached. On a terminal, space pauses and \
             resumes, m marks the moment (M also asks for its label, the recording going on; \
             'recnotes mark [LABEL]' does it from another shell), and when no name was given you are asked for one: Enter keeps the default, \
             Esc moves the recording to the trash ('recnotes trash restore' brings it back). If recnotes is killed, the next command recovers the \
@@ -182,7 +183,7 @@ struct Record: ParsableCommand {
         onEvent: @escaping (AudioEvent) -> Void
     ) throws {
         let keys = KeyReader.recording(session.recorder, renderer: renderer)
-        signals.suspends(keys, renderer)
+        signals.suspends(keys, renderer, recorder: session.recorder)
         renderer.keysActive = keys != nil
         defer { keys?.stop() }
         do {
@@ -225,7 +226,7 @@ extension Record {
         signals.onSignal { _ in recorder.stop() }
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record, jsonToStderr: toStdout)
         let keys = KeyReader.recording(recorder, renderer: renderer)
-        signals.suspends(keys, renderer)
+        signals.suspends(keys, renderer, recorder: recorder)
         renderer.title = toStdout ? "to stdout" : target
         renderer.keysActive = keys != nil
         defer { keys?.stop() }

@@ -36,8 +36,9 @@ final class BrowseTerminal {
         color = Environment.value("NO_COLOR")?.isEmpty ?? true
         // Signals are taken by a descriptor, in the loop, and blocked before any thread starts.
         // Ctrl-C is a key in raw mode; SIGINT from elsewhere, SIGTERM and SIGHUP (the terminal
-        // closed) end the browser as q does; SIGWINCH resizes it.
-        signals = try SignalDescriptor([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGQUIT])
+        // closed) end the browser as q does; SIGWINCH resizes it; SIGTSTP (Ctrl-Z is a key
+        // here, this is one sent from elsewhere) suspends it as Ctrl-Z does.
+        signals = try SignalDescriptor([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGQUIT, SIGTSTP])
         WakeSignal.block()
         signal(SIGPIPE, SIG_IGN)
         inbox = Inbox(wake: try WakePipe())
@@ -76,7 +77,25 @@ final class BrowseTerminal {
         guard active else { return }
         active = false
         output("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+        // TCSANOW, not TCSAFLUSH: what is typed after browse's last read goes to the shell,
+        // as it would after any other command.
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+    }
+
+    /// After `fg`, bash may set its own modes on the terminal after it has continued this
+    /// process (racing with `enter`), which would leave browse in line mode; for a moment
+    /// after a resume the loop looks every 0.1 s and takes raw mode back.
+    private var holdRawUntil = 0.0
+    private static let holdRawSeconds = 2.0
+
+    private func holdRawMode() {
+        var current = termios()
+        guard active, tcgetattr(STDIN_FILENO, &current) == 0,
+            current.c_lflag & tcflag_t(ICANON | ECHO | ISIG) != 0
+        else { return }
+        active = false
+        enter()
+        shown = nil
     }
 
     private func size() -> (width: Int, height: Int) {
@@ -177,7 +196,10 @@ final class BrowseTerminal {
                 pollfd(fd: inbox.wake.readEnd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: watch?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&fds, nfds_t(fds.count), ticking ? Self.tickMilliseconds : -1)
+            let holding = MonotonicClock.now() < holdRawUntil
+            let timeout = ticking ? Self.tickMilliseconds : holding ? 100 : -1
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if holding { holdRawMode() }
             inputAt = MonotonicClock.now()
             cause = "tick"
             if ready < 0 && errno != EINTR { throw RecError.failure("browse", "poll: \(systemReason(errno))") }
@@ -187,6 +209,9 @@ final class BrowseTerminal {
                         let (w, h) = size()
                         dispatch(.resized(width: w, height: h))
                         cause = "resize"
+                    } else if signal == SIGTSTP {
+                        suspend(dispatch)
+                        cause = "resume"
                     } else {
                         // Ctrl-C from another shell, SIGTERM, or the terminal closed (SIGHUP):
                         // out as with q, a recording saved.
@@ -197,7 +222,7 @@ final class BrowseTerminal {
             if state.quitting { break }
             if fds[0].revents & Int16(POLLIN) != 0 {
                 cause = "key"
-                readKeys(dispatch)
+                readKeys(dispatch, until: { state.quitting })
             } else if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 {
                 break
             }
@@ -245,9 +270,11 @@ final class BrowseTerminal {
         String(Double(Int((to - from) * 1e6)) / 1000)
     }
 
-    /// Every key waiting on stdin (a byte read too far after an Esc comes back as a key).
-    private func readKeys(_ dispatch: (BrowseMessage) -> Void) {
-        while let (key, _) = TerminalInput.readKey(timeout: 0) {
+    /// Every key waiting on stdin (a byte read too far after an Esc comes back as a key),
+    /// up to the key that quits: what was typed after q is left unread, for the shell (keys
+    /// are read a byte at a time), not taken as browse's keys (e would open the editor).
+    private func readKeys(_ dispatch: (BrowseMessage) -> Void, until quitting: () -> Bool) {
+        while !quitting(), let (key, _) = TerminalInput.readKey(timeout: 0) {
             if key == .suspend {
                 suspend(dispatch)
             } else if let key {
@@ -264,6 +291,7 @@ final class BrowseTerminal {
         kill(getpid(), SIGSTOP)
         enter()
         shown = nil
+        holdRawUntil = MonotonicClock.now() + Self.holdRawSeconds
         let (width, height) = size()
         dispatch(.resized(width: width, height: height))
     }

@@ -131,14 +131,18 @@ extension SignalWatcher {
     /// Ctrl-Z while `keys` reads the terminal and `renderer` draws the live line: the line is
     /// ended and line mode given back before the process stops; `fg` takes raw mode again,
     /// and the next progress event redraws the line.
-    func suspends(_ keys: KeyReader?, _ renderer: ProgressRenderer) {
+    func suspends(_ keys: KeyReader?, _ renderer: ProgressRenderer, recorder: Recorder? = nil) {
         // The renderer draws under its own lock, from whichever thread calls it.
         nonisolated(unsafe) let renderer = renderer
         onSuspend(
             before: {
+                recorder?.suspending()
                 renderer.suspend()
                 keys?.suspend()
             },
-            after: { keys?.resume() })
+            after: {
+                recorder?.resumed()
+                keys?.resume()
+            })
     }
 }
