@@ -33,6 +33,8 @@ let package = Package(
         .target(name: "RecTranscripts", dependencies: ["RecSystem", "RecValues", "RecAudio", "CPocketSphinx"]),
         // The two stores, their codecs, paths and search. Knows no device and decodes no audio.
         .target(name: "RecStore", dependencies: ["RecSystem", "RecValues"]),
+        // Sync through git and git-annex: the store directory as a repository (issue 24).
+        .target(name: "RecSync", dependencies: ["RecSystem", "RecValues", "RecStore"]),
         // Where the engine meets the stores: sessions, presentation, browse.
         .target(
             name: "RecCore",
@@ -44,7 +46,7 @@ let package = Package(
         .executableTarget(
             name: "recnotes",
             dependencies: [
-                "RecCore",
+                "RecCore", "RecSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
