@@ -33,8 +33,8 @@ let package = Package(
         .target(name: "RecTranscripts", dependencies: ["RecSystem", "RecValues", "RecAudio", "CPocketSphinx"]),
         // The two stores, their codecs, paths and search. Knows no device and decodes no audio.
         .target(name: "RecStore", dependencies: ["RecSystem", "RecValues"]),
-        // Sync between machines: the three-way merge of two libraries (issue 24). Above the stores,
-        // below RecCore; knows no device and runs no audio.
+        // Sync between machines (issue 24): the store directory as a git and git-annex repository,
+        // and the three-way merge of two libraries. Above the stores, below RecCore.
         .target(name: "RecSync", dependencies: ["RecSystem", "RecValues", "RecStore"]),
         // Where the engine meets the stores: sessions, presentation, browse.
         .target(
@@ -47,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "recnotes",
             dependencies: [
-                "RecCore",
+                "RecCore", "RecSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

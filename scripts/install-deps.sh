@@ -19,6 +19,8 @@ packages=(
   ffmpeg                                       # reads exported chapters (export --markers ffmetadata)
   python3-webvtt                               # a WebVTT parser (webvtt-py) for export --markers vtt
   cuetools shntool                             # read and split by exported cue sheets
+  git git-annex                                # sync: git carries the documents, git-annex the audio
+  openssh-server openssh-client                # sync tests over ssh (an sshd on 127.0.0.1)
   tmux                                         # a real terminal for the browse tests (send-keys, capture-pane)
 )
 # `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.

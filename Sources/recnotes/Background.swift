@@ -31,11 +31,11 @@ enum Background {
     static func detach(command: String, log: String?) throws -> Ready {
         let output = try openOutput(log)
         defer { close(output) }
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else {
-            throw RecError.failure(command, "cannot start in the background: \(systemReason(errno))")
+        let pipe: (read: Int32, write: Int32)
+        do throws(Errno) { pipe = try System.closeOnExecPipe() } catch {
+            throw RecError.failure(command, "cannot start in the background: \(error)")
         }
-        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let ends = [pipe.read, pipe.write]
         defer { close(ends[0]) }
         let child: DetachedProcess
         do {
@@ -111,16 +111,8 @@ enum Background {
     }
 
     private static func send(_ text: String) {
-        var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(statusDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
-                offset += n
-            }
-        }
+        // A parent that stopped listening is no reason to stop the job.
+        try? System.writeAll(statusDescriptor, Array(text.utf8))
     }
 }
 

@@ -81,6 +81,28 @@ struct PathResolverTests {
         #expect(nested == RecError.failure("Ideas/Nope/x", "no such folder: /Work/Ideas/Nope"))
     }
 
+    @Test("a walk names what is missing below the deepest folder there, .. taking a missing name back")
+    func walkMissing() throws {
+        let root = document.root
+        #expect(
+            try resolver().walk("/Nope/deeper/x")
+                == .missing(parent: root, names: ["Nope", "deeper", "x"], endsInSlash: false))
+        #expect(
+            try resolver(at: Fixture.work).walk("Ideas/New/")
+                == .missing(
+                    parent: document[Fixture.ideas]!, names: ["New"], endsInSlash: true))
+        #expect(try resolver().walk("/Nope/../Work") == .existing(document[Fixture.work]!))
+        #expect(
+            try resolver().walk("/Work/a/./b/../c")
+                == .missing(
+                    parent: document[Fixture.work]!, names: ["a", "c"], endsInSlash: false))
+        #expect(try resolver(at: Fixture.ideas).absolutePath("../x/../Ideas/y") == "/Work/Ideas/y")
+        let under = recError { _ = try resolver().walk("@beef/x") }
+        #expect(under == RecError.failure("@beef/x", "/Work/Ideas/standup is not a folder"))
+        let missing = resolver().missing("/Nope/x", parent: root, names: ["Nope", "x"], hint: "use -p to create it")
+        #expect(missing == RecError.failure("/Nope/x", "no such folder: /Nope (use -p to create it)"))
+    }
+
     @Test("a recording cannot be used as a folder")
     func recordingAsFolder() throws {
         let through = recError { _ = try resolver().locate("/Work/Ideas/standup/x") }

@@ -81,6 +81,27 @@ struct TrashAndUndoTests {
         #expect(store.document.path(of: Fixture.standup) == "/Home/standup")
     }
 
+    @Test("trash restore finds an item by its old path typed as any path is: relative, with . and ..")
+    func restoreByTypedPath() throws {
+        // The case from the report: mkdir -p /Work/Ideas/B, rm /Work/Ideas/standup, cd B.
+        let b = Item.folder(name: "B", parent: Fixture.ideas)
+        try store.transaction { try $0.add(b) }
+        try store.transaction { try $0.remove(Fixture.standup) }
+        for typed in ["../standup", "./../standup", "../B/../standup", "/Work/Ideas/standup", "../../Ideas/standup"] {
+            #expect(try store.document.trashEntry(matching: typed, from: b.id).id == Fixture.standup, "\(typed)")
+        }
+        try store.transaction { try $0.restore("../standup", into: nil, name: nil, from: b.id) }
+        #expect(store.document.path(of: Fixture.standup) == "/Work/Ideas/standup")
+
+        // Its folder gone too: the path is still spelt through names that are not there.
+        try store.transaction { try $0.remove(Fixture.standup) }
+        try store.transaction { try $0.remove(Fixture.ideas) }
+        #expect(try store.document.trashEntry(matching: "Ideas/standup", from: Fixture.work).id == Fixture.standup)
+        #expect(try store.document.trashEntry(matching: "Ideas/x/../standup", from: Fixture.work).id == Fixture.standup)
+        let absent = recError { _ = try store.document.trashEntry(matching: "../standup", from: Fixture.work) }
+        #expect(absent == RecError.failure("../standup", "not in the trash"))
+    }
+
     @Test("every journaled change is undone newest first, back to the start")
     func undoAll() throws {
         let start = store.document

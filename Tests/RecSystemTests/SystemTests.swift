@@ -45,4 +45,30 @@ struct SystemTests {
         #expect(semaphore.wait(milliseconds: 5_000) == true)
         #expect(MonotonicClock.now() - before < 2)
     }
+
+    @Test func aChildsEndIsDecodedOnceAsTheShellReportsIt() throws {
+        #expect(try ChildProcess.run(["sh", "-c", "exit 3"]) == 3)
+        #expect(try ChildProcess.run(["sh", "-c", "kill -TERM $$"]) == 128 + SIGTERM)
+        #expect(WaitStatus(3 << 8) == WaitStatus(3 << 8))
+        #expect(WaitStatus(3 << 8).code == 3 && WaitStatus(3 << 8).signal == nil)
+        #expect(WaitStatus(SIGKILL).code == nil && WaitStatus(SIGKILL).signal == SIGKILL)
+        // Every child starts with no signal blocked, whatever this process blocks.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        var old = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &set, &old)
+        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+        #expect(try ChildProcess.run(["sh", "-c", "kill -TERM $$; exit 0"]) == 128 + SIGTERM)
+    }
+
+    @Test func aCloseOnExecPipeReachesNoChild() throws {
+        let ends = try System.closeOnExecPipe()
+        defer {
+            close(ends.read)
+            close(ends.write)
+        }
+        #expect(fcntl(ends.read, F_GETFD) & FD_CLOEXEC != 0)
+        #expect(fcntl(ends.write, F_GETFD) & FD_CLOEXEC != 0)
+    }
 }

@@ -59,7 +59,7 @@ public final class Importer {
 
     /// Resolves the folder and names and checks them; reads nothing yet.
     /// `--to` with `-p`: the folder to make, with the items, in the transaction that adds them.
-    private let folderToMake: String?
+    private let folderToMake: (parent: ItemID, names: [String])?
 
     public init(
         library: Library, files: [String], folder: String?, name: String?, storage: ImportStorage,
@@ -87,22 +87,24 @@ public final class Importer {
         if raw != nil && storage == .keep {
             throw RecError.usage("--keep", "raw audio has no container to keep; choose a --format")
         }
-        let resolver = library.resolver
-        var toMake: String?
-        do {
-            self.folder =
-                try folder.map { try resolver.resolveFolder($0) }
-                ?? (library.document[library.state.currentFolder] ?? library.document.root)
-        } catch let error as RecError where error.reason.hasPrefix("no such folder") {
-            guard createParents, let folder else {
-                throw RecError(error.kind, error.subject, error.reason + " (use -p to create it)")
+        var destination = library.document[library.state.currentFolder] ?? library.document.root
+        var toMake: (parent: ItemID, names: [String])?
+        if let folder {
+            let resolver = library.resolver
+            switch try resolver.walk(folder) {
+            case .existing(let item) where item.isFolder:
+                destination = item
+            case .existing:
+                throw RecError.failure(folder, "not a folder")
+            case .missing(let parent, let names, _):
+                guard createParents else {
+                    throw resolver.missing(folder, parent: parent, names: names, hint: "use -p to create it")
+                }
+                toMake = (parent.id, names)
+                destination = parent  // a stand-in until the transaction makes it
             }
-            for component in folder.split(separator: "/") where component != "." && component != ".." {
-                try NameRules.validate(String(component))
-            }
-            toMake = folder
-            self.folder = library.document.root  // a stand-in until the transaction makes it
         }
+        self.folder = destination
         folderToMake = toMake
         var seen: Set<String> = []
         var sources: [Source] = []
@@ -160,13 +162,10 @@ public final class Importer {
                     throw library.inUserTerms(error, temporaryOwner: source.label)
                 }
             }
-            let current = library.state.currentFolder
             try library.documents.transaction { tx in
                 var parent: ItemID?
                 if let folderToMake {
-                    try tx.makeFolder(at: folderToMake, from: current, createParents: true)
-                    parent = try PathResolver(document: tx.document, currentFolder: current).resolveFolder(folderToMake)
-                        .id
+                    parent = try tx.makeFolders(folderToMake.names, in: folderToMake.parent).folder.id
                 }
                 for var item in items {
                     if let parent { item.parent = parent }

@@ -47,54 +47,34 @@ public final class RecordingSession {
         if library.isReadOnly { throw library.documents.readOnlyError }
         try format.validate(rate: rate, channels: channels)
         let resolver = library.resolver
-        let generated = Format.defaultRecordingName(started)
-        var parentItem: Item
-        var name = generated
+        var parentItem = library.document[library.state.currentFolder] ?? library.document.root
+        var name = Format.defaultRecordingName(started)
         var given = false
-        // -p: the folder part of PATH, when it is not there yet.
-        var foldersToMake: String?
-        if createParents, let path, let slash = path.lastIndex(of: "/"), slash != path.startIndex,
-            (try? resolver.resolveFolder(String(path[..<slash]))) == nil
-        {
-            foldersToMake = String(path[..<slash])
-        }
-        if let folders = foldersToMake, let path {
-            // Checked as mkdir -p would, without making anything yet.
-            for component in folders.split(separator: "/") where component != "." && component != ".." {
-                try NameRules.validate(String(component))
-            }
-            let last = String(path[path.index(after: path.lastIndex(of: "/")!)...])
-            if !last.isEmpty {
-                name = last
-                given = true
-            }
-            parentItem = library.document.root
-        } else if let path {
-            let target: PathResolver.Target
-            do { target = try resolver.locate(path) } catch let error as RecError
-                where error.reason.hasPrefix("no such folder")
-            {
-                throw RecError(error.kind, error.subject, error.reason + " (use -p to create it)")
-            }
-            switch target {
+        // -p: the folders in PATH that are not there yet, made once the device is open.
+        var foldersToMake: [String] = []
+        if let path {
+            switch try resolver.walk(path) {
             case .existing(let item) where item.isFolder:
                 parentItem = item
             case .existing:
                 throw RecError.failure(path, "already exists")
-            case .missing(let parent, let missingName):
-                if path.hasSuffix("/") { throw RecError.failure(path, "no such folder (use -p to create it)") }
-                guard parent.isFolder else {
-                    throw RecError.failure(path, "\(library.document.path(of: parent.id)) is not a folder")
+            case .missing(let parent, let missing, let endsInSlash):
+                var names = missing
+                if !endsInSlash {
+                    name = names.removeLast()
+                    given = true
+                }
+                if !names.isEmpty && !createParents {
+                    throw endsInSlash && names.count == 1
+                        ? RecError.failure(path, "no such folder (use -p to create it)")
+                        : resolver.missing(path, parent: parent, names: missing, hint: "use -p to create it")
                 }
                 parentItem = parent
-                name = missingName
-                given = true
+                foldersToMake = names
             }
-        } else {
-            parentItem = library.document[library.state.currentFolder] ?? library.document.root
         }
         try NameRules.validate(name)
-        if foldersToMake == nil, let existing = library.document.child(named: name, in: parentItem.id) {
+        if foldersToMake.isEmpty, let existing = library.document.child(named: name, in: parentItem.id) {
             throw RecError.failure(library.document.path(of: existing.id), "already exists")
         }
         try library.viewState.state.refuseAnotherRecording()
@@ -104,12 +84,11 @@ public final class RecordingSession {
         recorder = try Recorder(
             device: device, rate: rate, channels: channels, frameLimit: frameLimit,
             configuration: deviceConfiguration, voice: voice)
-        if let folders = foldersToMake {
-            let current = library.state.currentFolder
-            try library.documents.transaction { tx in
-                try tx.makeFolder(at: folders, from: current, createParents: true)
+        if !foldersToMake.isEmpty {
+            let within = parentItem.id
+            parentItem = try library.documents.transaction { tx in
+                try tx.makeFolders(foldersToMake, in: within).folder
             }
-            parentItem = try library.resolver.resolveFolder(folders)
         }
         parent = parentItem.id
         defaultName = name

@@ -21,15 +21,28 @@
 ///
 /// `jq '.items[] | select(.type == "recording") | .name' store.json` lists every recording.
 public enum DocumentCodec {
-    public static func encode(_ document: Document) -> [UInt8] {
+    public static func encode(_ document: Document) -> [UInt8] { encodeWithRanges(document).bytes }
+
+    /// `encode`, and where each item of the `items` array lies in the bytes, as
+    /// `decodeVersioned` gives them: what the store hands `find`'s index after a write.
+    static func encodeWithRanges(_ document: Document) -> (
+        bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
+    ) {
         let ordered = document.preorder()
+        var ranges: [(id: ItemID, range: Range<Int>)] = []
+        ranges.reserveCapacity(ordered.count)
         var w = JSONWriter(capacity: ordered.count * 260 + 64)
         w.raw("{\n\"version\": ")
         w.int(Document.currentVersion)
-        w.raw(",\n\"items\": [\n")
+        w.raw(",\n\"items\": [")
         for (index, item) in ordered.enumerated() {
-            if index > 0 { w.raw(",\n") }
+            // Where the reader's ranges start: after the comma (the line break included),
+            // and the first after the bracket and the blank space.
+            if index > 0 { w.raw(",") } else { w.raw("\n") }
+            let start = w.bytes.count
+            if index > 0 { w.raw("\n") }
             writeItem(item, to: &w)
+            ranges.append((item.id, start..<w.bytes.count))
         }
         w.raw("\n]")
         if !document.trash.isEmpty {
@@ -54,7 +67,7 @@ public enum DocumentCodec {
             w.raw("\n]")
         }
         w.raw("\n}\n")
-        return w.bytes
+        return (w.bytes, ranges)
     }
 
     private static func writeItem(_ item: Item, to w: inout JSONWriter) {

@@ -6,8 +6,9 @@
 /// little-endian 64-bit words, then the byte runs they point into.
 ///
 ///     magic (8 bytes: "RNFIND" + kind + layout version)
-///     source: state (0 untrusted, 1 present, 2 absent), device, inode, size, mtime s, ns
-///     items:        count, strings length, text length,
+///     source: state (0 untrusted, 1 present, 2 absent, 3 recent), device, inode, size,
+///             mtime s, ns
+///     items:        store.json's content hash, count, strings length, text length,
 ///                   each item: id high, low, flags (1 folder), created ms, duration bits,
 ///                   parent, subtree end, store offset, store length, then
 ///                   name, path, tags and text each as offset and length;
@@ -21,8 +22,8 @@
 /// makes it, each run in an array of its own.
 enum SearchIndexCodec {
     // 2: items in natural name order (`NameOrder`); an index of 1 lists them by code point,
-    // and is made again rather than trusted.
-    private static let itemsMagic = Array("RNFINDI2".utf8)
+    // and is made again rather than trusted. 3: store.json's content hash.
+    private static let itemsMagic = Array("RNFINDI3".utf8)
     private static let transcriptsMagic = Array("RNFINDT2".utf8)
 
     /// The source an index file names, from its first words alone (either kind of file);
@@ -49,6 +50,7 @@ enum SearchIndexCodec {
         var w = Words(capacity: 128 + index.items.count * 136 + index.strings.count + index.text.count)
         w.bytes += itemsMagic
         w.source(index.source)
+        w.word(index.contentHash)
         w.int(index.items.count)
         w.int(index.strings.count)
         w.int(index.text.count)
@@ -72,7 +74,8 @@ enum SearchIndexCodec {
 
     static func decodeItems(_ bytes: [UInt8]) -> ItemIndex? {
         var r = WordReader(bytes)
-        guard r.magic(itemsMagic), let source = r.source(), let count = r.count(), let stringsLength = r.count(),
+        guard r.magic(itemsMagic), let source = r.source(), let contentHash = r.word(), let count = r.count(),
+            let stringsLength = r.count(),
             let textLength = r.count(), count <= bytes.count / 136
         else { return nil }
         var items: [IndexedItem] = []
@@ -107,7 +110,7 @@ enum SearchIndexCodec {
             if k > 0 && items[k].text.lowerBound < items[k - 1].text.upperBound { return nil }
             if !items[k].tags.isEmpty && bytes[items[k].tags.upperBound - 1] != 0 { return nil }
         }
-        return ItemIndex(source: source, items: items, strings: bytes, text: bytes)
+        return ItemIndex(source: source, contentHash: contentHash, items: items, strings: bytes, text: bytes)
     }
 
     static func encode(_ index: TranscriptIndex) -> [UInt8] {
@@ -165,8 +168,8 @@ private struct Words {
         case .absent:
             word(2)
             for _ in 0..<5 { word(0) }
-        case .present(let identity):
-            word(1)
+        case .present(let identity), .recent(let identity):
+            if case .present = source { word(1) } else { word(3) }
             word(identity.device)
             word(identity.inode)
             int(Int(identity.size))
@@ -230,6 +233,11 @@ private struct WordReader {
                     device: device, inode: inode, size: Int64(size),
                     modifiedSeconds: seconds, modifiedNanoseconds: nanoseconds))
         case 2: return .absent
+        case 3:
+            return .recent(
+                FileIdentity(
+                    device: device, inode: inode, size: Int64(size),
+                    modifiedSeconds: seconds, modifiedNanoseconds: nanoseconds))
         default: return nil
         }
     }

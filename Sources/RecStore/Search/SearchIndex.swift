@@ -15,7 +15,9 @@
 ///
 /// Neither is ever the truth. A file whose source has changed since (`SourceIdentity`), or
 /// that cannot be read, is ignored: `find` makes it again (`Finder`, `SearchIndexFiles`)
-/// and searches that. Deleting `cache/` loses nothing.
+/// and searches that. Deleting `cache/` loses nothing. The store keeps the items' index
+/// current itself when it writes `store.json` (`SearchIndexFiles.storeWritten`), so the
+/// first search after a change does not open the store.
 ///
 /// Search on the index is exact, not a first pass: each field's folded text ends with a NUL
 /// (an item's) or a line feed (a transcript's lines), and no word from the command line can
@@ -24,6 +26,9 @@
 /// the item decoded from its place in `store.json`.
 struct ItemIndex {
     var source: SourceIdentity
+    /// `ContentHash` of the `store.json` it was made from: checked when `source` is
+    /// `.recent`, whose identity alone does not prove the file unchanged.
+    var contentHash: UInt64
     var items: [IndexedItem]
     /// Names, paths and tags, as UTF-8.
     var strings: [UInt8]
@@ -145,7 +150,12 @@ struct ItemIndex {
     /// The whole items at `positions`, decoded from their places in `store.json`; nil when
     /// the file is no longer the one the index was made from.
     func items(at positions: [Int], location: StoreLocation) -> [Item]? {
-        guard case .present(let identity) = source else { return nil }
+        // A recent source's bytes were checked as the index was found current.
+        let identity: FileIdentity
+        switch source {
+        case .present(let known), .recent(let known): identity = known
+        case .absent, .untrusted: return nil
+        }
         let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -209,10 +219,12 @@ struct TranscriptIndex {
 }
 
 /// What an index was made from, as it was then: a file's or directory's identity, its
-/// absence, or `untrusted` when it had changed too recently to tell a later change from it.
+/// absence, or `recent` when it had changed too recently to tell a later change from it by
+/// its identity alone (`untrusted`: the same, from an older index that did not keep it).
 enum SourceIdentity: Equatable {
     case present(FileIdentity)
     case absent
+    case recent(FileIdentity)
     case untrusted
 
     /// `path` now, taken before it is read. A file changed within the last second is not
@@ -226,7 +238,7 @@ enum SourceIdentity: Equatable {
         guard let identity else { return .absent }
         let now = Timestamp.now().millisecondsSinceEpoch
         let modified = Int64(identity.modifiedSeconds) * 1000 + Int64(identity.modifiedNanoseconds / 1_000_000)
-        return now - modified >= 1000 ? .present(identity) : .untrusted
+        return now - modified >= 1000 ? .present(identity) : .recent(identity)
     }
 
     /// Whether `path` is still what this names.
@@ -234,7 +246,7 @@ enum SourceIdentity: Equatable {
         switch self {
         case .present(let identity): return FileIdentity(path: path) == identity
         case .absent: return FileIdentity(path: path) == nil
-        case .untrusted: return false
+        case .recent, .untrusted: return false
         }
     }
 }
@@ -248,18 +260,22 @@ extension ItemIndex {
             return nil
         }
         let source = SourceIdentity.of(loaded)
-        // Where the items lie, as the store found them when it read the file; if it has
-        // written the file since (a recovery), it is read again.
-        if let ranges = library.documents.itemRanges { return build(library.document, ranges: ranges, source: source) }
+        // Where the items lie, as the store found them when it read or wrote the file; if
+        // it has not kept them (it made the file), it is read again.
+        if let ranges = library.documents.itemRanges, let hash = library.documents.contentHash {
+            return build(library.document, ranges: ranges, source: source, contentHash: hash)
+        }
         guard let bytes = try? FileSystem.read(location.storeFile), FileIdentity(path: location.storeFile) == loaded,
             let decoded = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decodeVersioned($0) })
         else { return nil }
-        return build(library.document, ranges: decoded.itemRanges, source: source)
+        return build(library.document, ranges: decoded.itemRanges, source: source, contentHash: ContentHash.of(bytes))
     }
 
-    /// The index of `document`, whose items lie at `ranges` in the `store.json` it was read from.
+    /// The index of `document`, whose items lie at `ranges` in the `store.json` it was read
+    /// from, whose bytes hash to `contentHash`.
     static func build(
-        _ document: Document, ranges itemRanges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity
+        _ document: Document, ranges itemRanges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity,
+        contentHash: UInt64
     ) -> ItemIndex? {
         var ranges: [ItemID: Range<Int>] = [:]
         ranges.reserveCapacity(itemRanges.count)
@@ -274,7 +290,7 @@ extension ItemIndex {
             sizes[position] += 1
             if let parent = order[position].parent.flatMap({ positions[$0] }) { sizes[parent] += sizes[position] }
         }
-        var index = ItemIndex(source: source, items: [], strings: [], text: [])
+        var index = ItemIndex(source: source, contentHash: contentHash, items: [], strings: [], text: [])
         index.items.reserveCapacity(order.count)
         for (item, path) in zip(order, document.paths(of: order)) {
             guard let storeRange = ranges[item.id] else { return nil }
@@ -358,7 +374,32 @@ extension ItemIndex {
     /// The index in `cache/`, nil when there is none, it cannot be read, or `store.json` has
     /// changed since it was made.
     static func current(at location: StoreLocation) -> ItemIndex? {
-        SearchIndexFiles.current(location.itemIndexFile, madeFrom: location.storeFile, SearchIndexCodec.decodeItems)
+        guard let source = SearchIndexCodec.source(of: location.itemIndexFile) else { return nil }
+        if case .recent(let identity) = source {
+            // Made from a store.json then just written (by the store itself, as a change
+            // keeps the index): current if the file has that identity and those bytes still.
+            guard FileIdentity(path: location.storeFile) == identity,
+                let bytes = try? FileSystem.read(location.itemIndexFile),
+                let index = SearchIndexCodec.decodeItems(bytes), index.source == source,
+                index.isMadeFrom(contentOf: location.storeFile)
+            else { return nil }
+            return index
+        }
+        return SearchIndexFiles.current(
+            location.itemIndexFile, madeFrom: location.storeFile, SearchIndexCodec.decodeItems)
+    }
+
+    /// Whether the file at `path` is the one this was made from: its identity, and for a
+    /// `recent` one its bytes too (read whole, its identity the same before and after).
+    func isMadeFrom(contentOf path: String) -> Bool {
+        guard case .recent(let identity) = source else { return source.isCurrent(path) }
+        let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard FileIdentity(descriptor: fd) == identity, let bytes = try? FileSystem.read(path),
+            FileIdentity(descriptor: fd) == identity, FileIdentity(path: path) == identity
+        else { return false }
+        return ContentHash.of(bytes) == contentHash
     }
 }
 
@@ -415,8 +456,10 @@ enum SearchIndexFiles {
     ) -> [String] {
         var wrong: [String] = []
         if let bytes = try? FileSystem.read(location.itemIndexFile), let stored = SearchIndexCodec.decodeItems(bytes),
-            stored.source.isCurrent(location.storeFile),
-            ItemIndex.build(document, ranges: itemRanges, source: stored.source).map(SearchIndexCodec.encode) != bytes
+            stored.isMadeFrom(contentOf: location.storeFile),
+            let store = try? FileSystem.read(location.storeFile),
+            ItemIndex.build(document, ranges: itemRanges, source: stored.source, contentHash: ContentHash.of(store))
+                .map(SearchIndexCodec.encode) != bytes
         {
             wrong.append("cache/" + FileSystem.baseName(of: location.itemIndexFile))
         }
@@ -428,6 +471,21 @@ enum SearchIndexFiles {
             wrong.append("cache/" + FileSystem.baseName(of: location.transcriptIndexFile))
         }
         return wrong
+    }
+
+    /// After the store wrote `store.json` (under its lock): the items' index made again from
+    /// the document in memory and where the write put each item, naming the file just
+    /// written, when there is an index to keep (a store never searched gets none). Best
+    /// effort, as every save here: an index that cannot be written is left stale, never
+    /// wrong, since it names the file before.
+    static func storeWritten(_ store: DocumentStore) {
+        let location = store.location
+        guard !store.isReadOnly, FileSystem.exists(location.itemIndexFile), let identity = store.identity,
+            let ranges = store.itemRanges, let hash = store.contentHash,
+            let made = ItemIndex.build(
+                store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash)
+        else { return }
+        save(SearchIndexCodec.encode(made), to: location.itemIndexFile, in: location)
     }
 
     /// Not flushed to the disk: after a crash the file is whole or gone (the rename), and

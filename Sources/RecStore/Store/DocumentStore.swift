@@ -23,11 +23,17 @@ public final class DocumentStore {
     public private(set) var document: Document
     /// The identity of the `store.json` that `document` was read from (see `FileIdentity`).
     private(set) var identity: FileIdentity? {
-        didSet { itemRanges = nil }
+        didSet {
+            itemRanges = nil
+            contentHash = nil
+        }
     }
-    /// Where each item lies in the `store.json` that `document` was read from; nil once the
-    /// store has written it since (`find`'s index keeps them).
+    /// Where each item lies in the `store.json` that `document` was read from or last written
+    /// as (`find`'s index keeps them).
     private(set) var itemRanges: [(id: ItemID, range: Range<Int>)]?
+    /// `ContentHash` of the bytes `document` was read from or last written as: with the
+    /// identity, what `find`'s index names as its source.
+    private(set) var contentHash: UInt64?
     /// The version `store.json` was last read as; an older one is kept once as
     /// `store.json.v<N>` before the first write upgrades it.
     public private(set) var loadedVersion = Document.currentVersion
@@ -58,6 +64,7 @@ public final class DocumentStore {
                     try refuseIfLost()
                     try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)
                     identity = FileIdentity(path: location.storeFile)
+                    contentHash = nil
                 }
             }
         }
@@ -110,6 +117,7 @@ public final class DocumentStore {
             loadedVersion = decoded.version
             identity = current
             itemRanges = decoded.itemRanges
+            contentHash = ContentHash.of(bytes)
         } catch let corrupt as DocumentCodec.Corrupt {
             // Said by every command, so that the way out is known from whichever one met it.
             let remedy =
@@ -146,9 +154,15 @@ public final class DocumentStore {
             let before = document
             if !transaction.actions.isEmpty {
                 try keepOriginalBeforeUpgrade()
-                try FileSystem.writeAtomically(DocumentCodec.encode(transaction.document), to: location.storeFile)
+                let encoded = DocumentCodec.encodeWithRanges(transaction.document)
+                try FileSystem.writeAtomically(encoded.bytes, to: location.storeFile)
                 identity = FileIdentity(path: location.storeFile)
+                itemRanges = encoded.itemRanges
+                contentHash = ContentHash.of(encoded.bytes)
                 document = transaction.document
+                // find's index follows the write (when there is one: a store never searched
+                // pays nothing), so the first search after a change need not open the store.
+                SearchIndexFiles.storeWritten(self)
                 removeAudio(of: transaction.actions)
             }
             let transcripts = TranscriptFiles(location: location)

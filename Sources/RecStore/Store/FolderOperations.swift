@@ -7,46 +7,44 @@ extension DocumentStore.Transaction {
     @discardableResult
     public mutating func makeFolder(at path: String, from currentFolder: ItemID, createParents: Bool) throws -> [Item] {
         let resolver = PathResolver(document: document, currentFolder: currentFolder)
-        guard !path.isEmpty else { throw RecError.usage("''", "a path cannot be empty") }
-        var (current, components) = try resolver.start(path)
-        if components.isEmpty {
-            if createParents && current.isFolder { return [] }
+        switch try resolver.walk(path) {
+        case .existing(let item):
+            // A path ending in `.` or `..` names a folder that is already there.
+            if createParents && item.isFolder { return [] }
             throw RecError.failure(path, "already exists")
+        case .missing(let parent, let names, _):
+            guard names.count == 1 || createParents else {
+                throw resolver.missing(path, parent: parent, names: names, hint: "use -p to create it")
+            }
+            return try makeFolders(names, in: parent.id).created
+        }
+    }
+
+    /// Makes the folders `names` under `parent`, each inside the one before, as `mkdir -p`
+    /// does once a path is resolved (`PathResolver.Location.missing`). A folder already there
+    /// is used: another process may have made it since the path was resolved.
+    /// Returns the last folder and the folders made.
+    @discardableResult
+    public mutating func makeFolders(_ names: [String], in parent: ItemID) throws -> (folder: Item, created: [Item]) {
+        guard var current = document[parent], current.isFolder else {
+            throw RecError.failure(PathResolver.joined("/", names), "no such folder: its folder is gone")
         }
         var created: [Item] = []
-        for (index, component) in components.enumerated() {
-            let isLast = index == components.count - 1
-            if component == "." { continue }
-            if component == ".." {
-                current = current.parent.flatMap { document[$0] } ?? current
-                continue
-            }
-            try NameRules.validate(component)
-            guard current.isFolder else {
-                throw RecError.failure(path, "\(document.path(of: current.id)) is not a folder")
-            }
-            if let existing = document.child(named: component, in: current.id) {
-                if isLast && !(createParents && existing.isFolder) { throw RecError.failure(path, "already exists") }
-                if !existing.isFolder {
-                    throw RecError.failure(path, "\(document.path(of: existing.id)) is not a folder")
+        for name in names {
+            try NameRules.validate(name)
+            if let existing = document.child(named: name, in: current.id) {
+                guard existing.isFolder else {
+                    throw RecError.failure(document.path(of: existing.id), "not a folder")
                 }
                 current = existing
                 continue
             }
-            guard isLast || createParents else {
-                throw RecError.failure(
-                    path,
-                    "no such folder: \(document.path(of: current.id) == "/" ? "" : document.path(of: current.id))/\(component) (use -p to create it)"
-                )
-            }
-            let folder = Item.folder(name: component, parent: current.id)
+            let folder = Item.folder(name: name, parent: current.id)
             try add(folder)
-            created.append(document[folder.id]!)
             current = document[folder.id]!
+            created.append(current)
         }
-        // A path ending in `.` or `..` names a folder that is already there.
-        if created.isEmpty && !createParents { throw RecError.failure(path, "already exists") }
-        return created
+        return (current, created)
     }
 
     /// The items at `paths`, resolved against the document as this transaction has it.
@@ -105,9 +103,6 @@ extension DocumentStore.Transaction {
         case .missing(let parent, let name):
             guard sources.count == 1 else {
                 throw RecError.failure(destination, "no such folder (moving several items needs an existing folder)")
-            }
-            guard parent.isFolder else {
-                throw RecError.failure(destination, "\(document.path(of: parent.id)) is not a folder")
             }
             try move(sources[0].item.id, into: parent.id, name: name)
             moved.append(document[sources[0].item.id]!)

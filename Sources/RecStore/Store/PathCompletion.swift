@@ -8,9 +8,7 @@ public enum PathCompletion {
             let (document, _) = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decode($0) })
         else { return [] }
         var current = ItemID.root
-        if let viewBytes = try? FileSystem.read(location.viewStateFile),
-            let state = try? viewBytes.withUnsafeBufferPointer({ try ViewStateCodec.decode($0) })
-        {
+        if let state = ViewStateStore.peek(location) {
             current = state.restored(against: document).currentFolder
         }
         let resolver = PathResolver(document: document, currentFolder: current)

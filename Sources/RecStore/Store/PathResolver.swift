@@ -20,11 +20,20 @@ public struct PathResolver {
         case missing(parent: Item, name: String)
     }
 
+    /// Where a path leads, whatever is missing: an existing item, or the names that are not
+    /// there yet below the deepest existing folder on the way (`mkdir -p` makes them; the
+    /// trash knows the path they spell). `endsInSlash`: the path ended in `/`, so its last
+    /// name is meant as a folder too.
+    public enum Location: Equatable {
+        case existing(Item)
+        case missing(parent: Item, names: [String], endsInSlash: Bool)
+    }
+
     /// The existing item at `path`.
     public func resolve(_ path: String) throws -> Item {
-        switch try locate(path) {
+        switch try walk(path) {
         case .existing(let item): return item
-        case .missing: throw RecError.failure(path, "no such folder or recording")
+        case .missing(let parent, let names, _): throw missing(path, parent: parent, names: names)
         }
     }
 
@@ -35,37 +44,80 @@ public struct PathResolver {
         return item
     }
 
+    /// An existing item, or one name missing in an existing folder; a missing folder on the
+    /// way is an error.
     public func locate(_ path: String) throws -> Target {
+        switch try walk(path) {
+        case .existing(let item): return .existing(item)
+        case .missing(let parent, let names, _) where names.count == 1: return .missing(parent: parent, name: names[0])
+        case .missing(let parent, let names, _): throw missing(path, parent: parent, names: names)
+        }
+    }
+
+    /// The absolute path that `path` spells, whether or not anything is there now: what the
+    /// trash matches a removed item's path against.
+    public func absolutePath(_ path: String) throws -> String {
+        switch try walk(path) {
+        case .existing(let item): return document.path(of: item.id)
+        case .missing(let parent, let names, _): return Self.joined(document.path(of: parent.id), names)
+        }
+    }
+
+    /// The one walk of a path: `.` stays, `..` climbs (past the root it stays there, and after
+    /// a missing name it takes that name back), a name steps into a folder's child. Names are
+    /// checked as they are read; a name under a recording is an error, as is a trailing `/`
+    /// after one.
+    public func walk(_ path: String) throws -> Location {
         guard !path.isEmpty else { throw RecError.usage("''", "a path cannot be empty") }
         var (current, components) = try start(path)
-        let mustBeFolder = path.hasSuffix("/") && path.count > 1
-        var index = 0
-        while index < components.count {
-            let component = components[index]
-            let isLast = index == components.count - 1
-            index += 1
+        let endsInSlash = path.hasSuffix("/") && path.count > 1
+        var missing: [String] = []
+        for (index, component) in components.enumerated() {
             switch component {
             case ".":
                 continue
             case "..":
-                current = current.parent.flatMap { document[$0] } ?? current
+                if missing.isEmpty {
+                    current = current.parent.flatMap { document[$0] } ?? current
+                } else {
+                    missing.removeLast()
+                }
                 continue
             default:
                 try NameRules.validate(component)
             }
-            if let child = document.child(named: component, in: current.id) {
-                if !isLast && !child.isFolder {
-                    throw RecError.failure(path, "\(document.path(of: child.id)) is not a folder")
-                }
+            if !missing.isEmpty {
+                missing.append(component)
+            } else if !current.isFolder {
+                throw notAFolder(path, current)
+            } else if let child = document.child(named: component, in: current.id) {
+                if !child.isFolder && index < components.count - 1 { throw notAFolder(path, child) }
                 current = child
-            } else if isLast {
-                return .missing(parent: current, name: component)
             } else {
-                throw RecError.failure(path, "no such folder: \(joined(document.path(of: current.id), component))")
+                missing.append(component)
             }
         }
-        if mustBeFolder && !current.isFolder { throw RecError.failure(path, "not a folder") }
+        if !missing.isEmpty { return .missing(parent: current, names: missing, endsInSlash: endsInSlash) }
+        if endsInSlash && !current.isFolder { throw RecError.failure(path, "not a folder") }
         return .existing(current)
+    }
+
+    /// What a path whose `names` are missing under `parent` is told: the item, when only the
+    /// last name is missing, otherwise the first folder missing. `hint` says how to go on.
+    public func missing(_ path: String, parent: Item, names: [String], hint: String? = nil) -> RecError {
+        let reason =
+            names.count == 1
+            ? "no such folder or recording" : "no such folder: \(Self.joined(document.path(of: parent.id), [names[0]]))"
+        return RecError.failure(path, hint.map { "\(reason) (\($0))" } ?? reason)
+    }
+
+    func notAFolder(_ path: String, _ item: Item) -> RecError {
+        RecError.failure(path, "\(document.path(of: item.id)) is not a folder")
+    }
+
+    /// Names under a folder's path, as a path: `/` and `[a, b]` are `/a/b`.
+    static func joined(_ parent: String, _ names: [String]) -> String {
+        names.reduce(parent) { $0 == "/" ? "/" + $1 : $0 + "/" + $1 }
     }
 
     /// The folder a path's walk starts from, and the components left to walk.
@@ -111,9 +163,5 @@ public struct PathResolver {
                 typed,
                 "ambiguous UUID prefix, matching \(matches.count) items: \(listed.joined(separator: ", "))\(more)")
         }
-    }
-
-    private func joined(_ parent: String, _ name: String) -> String {
-        parent == "/" ? "/" + name : parent + "/" + name
     }
 }

@@ -198,10 +198,7 @@ struct StoreDiagnosis {
         return problems
     }
 
-    private func readViewState() -> ViewState? {
-        guard let bytes = try? FileSystem.read(location.viewStateFile) else { return nil }
-        return try? bytes.withUnsafeBufferPointer { try ViewStateCodec.decode($0) }
-    }
+    private func readViewState() -> ViewState? { ViewStateStore.peek(location) }
 
     private func danglingDescription(_ state: ViewState) -> String? {
         let restored = state.restored(against: document)

@@ -135,3 +135,38 @@ struct FileIdentity: Equatable {
         modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
     }
 }
+
+/// A 64-bit hash of a file's bytes: what tells `find`'s index that `store.json` is still the
+/// file it was made from when the file's identity alone cannot (it changed within the last
+/// second, so an edit in place in the same clock tick would keep its identity). Not for
+/// adversaries: four lanes of multiply-and-rotate over 8-byte words, about 1 ms for 8 MB.
+enum ContentHash {
+    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let k1: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let k2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+        var lanes: (UInt64, UInt64, UInt64, UInt64) = (k1, k2, k1 ^ k2, ~k1)
+        @inline(__always) func mix(_ h: UInt64, _ w: UInt64) -> UInt64 {
+            let x = (h ^ w) &* k1
+            return (x << 31 | x >> 33) &* k2
+        }
+        let count = bytes.count
+        var at = 0
+        if let base = bytes.baseAddress {
+            while count - at >= 32 {
+                lanes.0 = mix(lanes.0, base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                lanes.1 = mix(lanes.1, base.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+                lanes.2 = mix(lanes.2, base.loadUnaligned(fromByteOffset: at + 16, as: UInt64.self))
+                lanes.3 = mix(lanes.3, base.loadUnaligned(fromByteOffset: at + 24, as: UInt64.self))
+                at += 32
+            }
+        }
+        var h = mix(mix(mix(mix(UInt64(count), lanes.0), lanes.1), lanes.2), lanes.3)
+        while at < count {
+            h = mix(h, UInt64(bytes[at]))
+            at += 1
+        }
+        return h ^ h >> 29
+    }
+
+    static func of(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { of($0) } }
+}

@@ -39,8 +39,8 @@ extension Document {
             }
             return match
         }
-        let current = path(of: currentFolder)
-        let absolute = spec.hasPrefix("/") ? spec : (current == "/" ? "/" : current + "/") + spec
+        // `../x` from /A/B is /A/x, though nothing is at /A/x now.
+        let absolute = try PathResolver(document: self, currentFolder: currentFolder).absolutePath(spec)
         guard let match = trash.last(where: { $0.path == absolute }) else {
             throw RecError.failure(spec, "not in the trash")
         }

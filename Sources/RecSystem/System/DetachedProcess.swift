@@ -45,14 +45,12 @@ public struct DetachedProcess: Sendable {
     /// Kills it and reaps it.
     public func kill() {
         _ = Glibc.kill(pid, SIGKILL)
-        _ = waitpid(pid, nil, 0)
+        _ = WaitStatus.wait(for: pid)
     }
 
     /// Waits for it to end: its exit status, or `ExitStatus.failure` if a signal ended it.
     public func exitStatus() -> Int32 {
-        var status: Int32 = 0
-        _ = System.retrying { waitpid(pid, &status, 0) }
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : ExitStatus.failure
+        WaitStatus.wait(for: pid)?.code ?? ExitStatus.failure
     }
 
     /// This program's own executable, as the kernel knows it.

@@ -30,6 +30,14 @@ package final class JoinableThread {
         }
     }
 
+    /// Starts `body` on a thread that is never joined: one that runs as long as the process
+    /// (the CLI's signal watcher).
+    package static func detach(_ body: @escaping () -> Void) throws {
+        let thread = try JoinableThread(body)
+        thread.joined = true
+        pthread_detach(thread.thread)
+    }
+
     package func join() {
         guard !joined else { return }
         joined = true

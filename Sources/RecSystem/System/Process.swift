@@ -25,3 +25,27 @@ private func processState(_ pid: Int32) -> UInt8? {
     else { return nil }
     return stat[close + 2]
 }
+
+/// How a child ended, from waitpid's status word: the one decoder of it.
+public struct WaitStatus: Equatable, Sendable {
+    /// Its exit status, or nil when a signal ended it.
+    public var code: Int32?
+    /// The signal that ended it, or nil when it exited.
+    public var signal: Int32?
+
+    public init(_ status: Int32) {
+        let signalled = status & 0x7F
+        code = signalled == 0 ? (status >> 8) & 0xFF : nil
+        signal = signalled == 0 ? nil : signalled
+    }
+
+    /// As a shell reports it: the exit status, or 128 + the signal.
+    public var shellStatus: Int32 { code ?? 128 + (signal ?? 0) }
+
+    /// Waits for `pid` to end (through interruptions); nil when it is not our child.
+    public static func wait(for pid: pid_t) -> WaitStatus? {
+        var status: Int32 = 0
+        guard System.retrying({ waitpid(pid, &status, 0) }) == pid else { return nil }
+        return WaitStatus(status)
+    }
+}

@@ -43,14 +43,13 @@ public final class WakePipe: Sendable {
     private let writeEnd: Int32
 
     public init() throws {
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw RecError.failure("pipe", "cannot make one: \(systemReason(errno))") }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        let ends: (read: Int32, write: Int32)
+        do throws(Errno) { ends = try System.closeOnExecPipe() } catch {
+            throw RecError.failure("pipe", "cannot make one: \(error)")
         }
-        readEnd = ends[0]
-        writeEnd = ends[1]
+        for end in [ends.read, ends.write] { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
+        readEnd = ends.read
+        writeEnd = ends.write
     }
 
     deinit {

@@ -49,6 +49,15 @@ public enum System {
         if let failure { throw failure }
     }
 
+    /// A pipe whose two ends close on exec (`pipe2` is a GNU extension Swift does not
+    /// import): only what a child is given explicitly (a `dup2` onto 1 or 2) reaches it.
+    public static func closeOnExecPipe() throws(Errno) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw Errno.current }
+        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }
+
     /// Where `needle` first occurs in `haystack`'s `count` bytes, or nil: glibc's `memmem`, a
     /// two-way search far faster than a byte loop on megabytes (Swift's Glibc module does
     /// not show it: glibc declares it only under _GNU_SOURCE).

@@ -33,16 +33,19 @@ struct EngineProcess {
     static func run(
         _ argv: [String], timeout seconds: Double, cancel: CancelFlag? = nil, started: (pid_t) -> Void = { _ in }
     ) throws(Failure) -> Outcome {
-        var outPipe: [Int32] = [-1, -1]
-        var errPipe: [Int32] = [-1, -1]
-        guard makePipe(&outPipe) else { throw .cannotStart(errno) }
-        guard makePipe(&errPipe) else {
-            let code = errno
-            close(outPipe[0])
-            close(outPipe[1])
-            throw .cannotStart(code)
+        let outPipe: (read: Int32, write: Int32)
+        let errPipe: (read: Int32, write: Int32)
+        do throws(Errno) {
+            outPipe = try System.closeOnExecPipe()
+            do throws(Errno) { errPipe = try System.closeOnExecPipe() } catch {
+                close(outPipe.read)
+                close(outPipe.write)
+                throw error
+            }
+        } catch {
+            throw .cannotStart(error.rawValue)
         }
-        var readEnds = [outPipe[0], errPipe[0]]
+        var readEnds = [outPipe.read, errPipe.read]
         defer { for fd in readEnds where fd >= 0 { close(fd) } }
 
         // Nothing else of ours: a descriptor inherited by mistake (a caller's pipe) would keep
@@ -52,8 +55,8 @@ struct EngineProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        posix_spawn_file_actions_adddup2(&actions, outPipe.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe.write, 2)
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var pid: pid_t = 0
@@ -61,8 +64,8 @@ struct EngineProcess {
         let spawned = withSpawnAttributes(flags: POSIX_SPAWN_SETPGROUP, processGroup: true) {
             posix_spawnp(&pid, argv[0], &actions, &$0, cArgs, environ)
         }
-        close(outPipe[1])
-        close(errPipe[1])
+        close(outPipe.write)
+        close(errPipe.write)
         guard spawned == 0 else { throw .cannotStart(spawned) }
         started(pid)
 
@@ -70,7 +73,7 @@ struct EngineProcess {
         func killAll() {
             _ = kill(-pid, SIGKILL)
             _ = kill(pid, SIGKILL)
-            while waitpid(pid, nil, 0) < 0 && errno == EINTR {}
+            _ = WaitStatus.wait(for: pid)
         }
 
         var out: [UInt8] = []
@@ -91,8 +94,8 @@ struct EngineProcess {
             let ready = poll(&fds, nfds_t(fds.count), Int32(wait) + 1)
             if ready <= 0 { continue }  // EINTR or nothing yet: the deadline decides
             for k in 0..<2 where readEnds[k] >= 0 && fds[k].revents != 0 {
-                let n = read(readEnds[k], &buffer, buffer.count)
-                if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                let n = System.retrying { read(readEnds[k], &buffer, buffer.count) }
+                if n < 0 && errno == EAGAIN { continue }
                 if n <= 0 {
                     close(readEnds[k])
                     readEnds[k] = -1
@@ -111,9 +114,9 @@ struct EngineProcess {
         // Both pipes closed: it is ending (or closed them and lingers, until the deadline).
         var status: Int32 = 0
         while true {
-            let reaped = waitpid(pid, &status, WNOHANG)
+            let reaped = System.retrying { waitpid(pid, &status, WNOHANG) }
             if reaped == pid { break }
-            if reaped < 0 && errno != EINTR { break }
+            if reaped < 0 { break }
             if MonotonicClock.now() >= deadline {
                 killAll()
                 throw .timedOut
@@ -125,17 +128,7 @@ struct EngineProcess {
             var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
             nanosleep(&pause, nil)
         }
-        let signaled = (status & 0x7F) != 0
-        return Outcome(
-            status: signaled ? nil : (status >> 8) & 0xFF, signal: signaled ? status & 0x7F : nil, stdout: out,
-            stderr: err)
-    }
-
-    /// A pipe whose ends close on exec (pipe2 is a GNU extension Swift does not import):
-    /// only the duplicates on the child's 1 and 2 reach it.
-    private static func makePipe(_ fds: inout [Int32]) -> Bool {
-        guard pipe(&fds) == 0 else { return false }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return true
+        let ended = WaitStatus(status)
+        return Outcome(status: ended.code, signal: ended.signal, stdout: out, stderr: err)
     }
 }

@@ -17,8 +17,9 @@ struct Find: ParsableCommand {
             first matching marker's time, else when the transcript says it: \
             recnotes play "$(recnotes find --text budget --json | jq -r '.[0].path')" \
             --seek "$(recnotes find --text budget --json | jq -r '.[0].time // 0')". \
-            Searches go through an index in the store's cache/ folder; the first search after a \
-            change reads the store itself and writes the index again.
+            Searches go through an index in the store's cache/ folder, which every change recnotes \
+            makes keeps current; after a change made otherwise, the first search reads the store \
+            itself and writes the index again.
             """
     )
 

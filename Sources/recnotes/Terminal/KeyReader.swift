@@ -13,7 +13,7 @@ import Synchronization
 // reader thread; `saved` and `thread` are written in init and read after the join in stop.
 final class KeyReader: @unchecked Sendable {
     private var saved = termios()
-    private var thread = pthread_t()
+    private var thread: JoinableThread?
     private let running = Mutex(true)
     private var handler: (Key) -> Bool
 
@@ -22,14 +22,8 @@ final class KeyReader: @unchecked Sendable {
         guard Terminal.isTTY(STDIN_FILENO), tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
         self.handler = handler
         Self.enterRawMode(saved)
-        let unmanaged = Unmanaged.passUnretained(self).toOpaque()
-        pthread_create(
-            &thread, nil,
-            { raw in
-                let reader = Unmanaged<KeyReader>.fromOpaque(raw!).takeUnretainedValue()
-                reader.loop()
-                return nil
-            }, unmanaged)
+        // Unowned: the reader is stopped (and its thread joined) before it goes away.
+        thread = try? JoinableThread { [unowned self] in loop() }
     }
 
     static func enterRawMode(_ saved: termios) {
@@ -95,7 +89,7 @@ final class KeyReader: @unchecked Sendable {
             return running
         }
         guard wasRunning else { return }
-        pthread_join(thread, nil)
+        thread?.join()
         tcsetattr(STDIN_FILENO, TCSANOW, &saved)
     }
 

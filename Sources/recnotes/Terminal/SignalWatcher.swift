@@ -11,11 +11,10 @@ import Synchronization
 /// when `fg` continues it. Must be installed before any other thread starts, so that every
 /// thread inherits the blocked mask. It blocks `WakeSignal` too, for the remote-control
 /// follower's signalfd.
-// @unchecked Sendable: the handlers are behind Mutexes; `thread` is written once, in init.
+// @unchecked Sendable: the handlers are behind Mutexes.
 final class SignalWatcher: @unchecked Sendable {
     private let handler = Mutex<(@Sendable (Int32) -> Void)?>(nil)
     private let suspension = Mutex<(before: @Sendable () -> Void, after: @Sendable () -> Void)?>(nil)
-    private var thread = pthread_t()
 
     init() {
         var set = sigset_t()
@@ -26,28 +25,25 @@ final class SignalWatcher: @unchecked Sendable {
         pthread_sigmask(SIG_BLOCK, &set, nil)
         WakeSignal.block()
         signal(SIGPIPE, SIG_IGN)
-        let unmanaged = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(
-            &thread, nil,
-            { raw in
-                let watcher = Unmanaged<SignalWatcher>.fromOpaque(raw!).takeRetainedValue()
-                var set = sigset_t()
-                sigemptyset(&set)
-                sigaddset(&set, SIGINT)
-                sigaddset(&set, SIGTERM)
-                sigaddset(&set, SIGTSTP)
-                while true {
-                    var signal: Int32 = 0
-                    if sigwait(&set, &signal) != 0 { continue }
-                    if signal == SIGTSTP {
-                        watcher.suspend()
-                        continue
-                    }
-                    let handler = watcher.handler.withLock { $0 }
-                    handler?(signal)
+        // It lives as long as the process, so it is never joined; it keeps the watcher.
+        try? JoinableThread.detach { [self] in
+            let watcher = self
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGINT)
+            sigaddset(&set, SIGTERM)
+            sigaddset(&set, SIGTSTP)
+            while true {
+                var signal: Int32 = 0
+                if sigwait(&set, &signal) != 0 { continue }
+                if signal == SIGTSTP {
+                    watcher.suspend()
+                    continue
                 }
-            }, unmanaged)
-        pthread_detach(thread)
+                let handler = watcher.handler.withLock { $0 }
+                handler?(signal)
+            }
+        }
     }
 
     /// What to do on the next signals (replaces the previous handler).

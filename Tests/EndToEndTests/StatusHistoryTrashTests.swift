@@ -4,8 +4,8 @@ import Testing
 
 /// Small things a new user met (issue 17): status --json with nothing running, history
 /// showing an internal flag, and trash empty deleting for good without asking.
-@Suite("Feedback")
-struct FeedbackTests {
+@Suite("status, history and trash empty: what a command tells and asks")
+struct StatusHistoryTrashTests {
     let sandbox: Sandbox
 
     init() throws {

@@ -9,8 +9,8 @@ import Testing
 /// What a new user hit (issue 17): an undo that said nothing, fsck complaining after
 /// ordinary commands, leftovers of killed processes, a lost store.json silently replaced,
 /// and a read-only store that could not even be looked at.
-@Suite("First use")
-struct FirstUseTests {
+@Suite("Undo, fsck --repair and stores that are lost or read-only")
+struct UndoAndRepairTests {
     let sandbox: Sandbox
 
     init() throws {
@@ -210,7 +210,7 @@ struct FirstUseTests {
 
     @Test(
         "a read-only store can be read, checked and exported; cd refuses in one line",
-        .enabled(if: FirstUseTests.asNobody != nil, "needs setpriv to drop root's privileges"))
+        .enabled(if: UndoAndRepairTests.asNobody != nil, "needs setpriv to drop root's privileges"))
     func readOnlyStore() throws {
         let prefix = try #require(Self.asNobody)
         try sandbox.succeed("mkdir", "-p", "/Work/Ideas")
