@@ -10,7 +10,7 @@ struct Sync: ParsableCommand {
             git carries the documents (store.json and transcripts/), git-annex the audio. \
             'recnotes sync init' makes the store directory a repository first.
             """,
-        subcommands: [SyncInit.self]
+        subcommands: [SyncInit.self, SyncMergeDriver.self]
     )
 }
 
@@ -39,5 +39,33 @@ struct SyncInit: ParsableCommand {
         } else {
             for line in said where !Output.quiet { print("sync init: \(line)") }
         }
+    }
+}
+
+/// Plumbing: git's merge driver of store.json (`merge.recnotes.driver`, written by sync).
+struct SyncMergeDriver: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge-driver",
+        abstract: "Plumbing: git's three-way merge of store.json (%O %A %B %P).",
+        discussion: """
+            Merges base, ours and theirs by recnotes' rules and writes the result over ours \
+            atomically; each conflict it resolved is appended to $GIT_DIR/recnotes/merge-report.jsonl. \
+            A file that is not a store, or a store of a newer version, is refused with nothing written.
+            """,
+        shouldDisplay: false
+    )
+
+    @Argument(help: "The common ancestor (%O).") var base: String
+    @Argument(help: "Ours, overwritten with the result (%A).") var ours: String
+    @Argument(help: "Theirs (%B).") var theirs: String
+    @Argument(help: "The file's path in the repository (%P).") var path: String?
+
+    func run() throws {
+        // git sets GIT_DIR for drivers; it runs them at the top of the work tree.
+        let gitDirectory = Environment.value("GIT_DIR") ?? ".git"
+        try MergeDriver.run(
+            base: base, ours: ours, theirs: theirs, report: gitDirectory + "/recnotes/merge-report.jsonl",
+            oursName: MergeDriver.machineName(gitDirectory: gitDirectory) ?? "this machine",
+            theirsName: "other machine")
     }
 }
