@@ -1,0 +1,74 @@
+import Foundation
+import RecCore
+import Testing
+
+/// `sync merge-driver` as git runs it: two clones of one store, conflicting changes made with
+/// the CLI on each, then a plain `git pull`.
+@Suite("Sync: merge driver")
+struct SyncMergeDriverTests {
+    static let identity = [
+        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    ]
+
+    @discardableResult
+    func git(_ sandbox: Sandbox, _ arguments: String...) throws -> Run {
+        let run = try Sandbox.execute(
+            "/usr/bin/git", ["-C", sandbox.store] + arguments,
+            environment: sandbox.baseEnvironment.merging(Self.identity) { $1 })
+        #expect(run.status == 0, "git \(arguments): \(run.stderr)")
+        return run
+    }
+
+    @Test("git pull merges store.json by the rules, fsck is clean and the conflicts are reported")
+    func pullMerges() throws {
+        let a = try Sandbox()
+        let b = try Sandbox()
+        try a.succeed("mkdir", "/Work", "/Home")
+        try a.succeed("sync", "init", "--name", "laptop")
+        try git(a, "add", "store.json", ".gitattributes", ".gitignore")
+        try git(a, "commit", "-qm", "base")
+        _ = try Sandbox.execute(
+            "/usr/bin/git", ["clone", "-q", a.store, b.store],
+            environment: a.baseEnvironment.merging(Self.identity) { $1 })
+        try git(b, "config", "merge.recnotes.driver", "\(Sandbox.binary) sync merge-driver %O %A %B %P")
+        // A cycle of moves, and a folder of one name made on both.
+        try b.succeed("mv", "/Work", "/Home/")
+        try b.succeed("mkdir", "/Shared")
+        try git(b, "commit", "-qam", "b")
+        try a.succeed("mv", "/Home", "/Work/")
+        try a.succeed("mkdir", "/Shared")
+        try git(a, "commit", "-qam", "a")
+        try git(a, "pull", "-q", "--no-rebase", b.store, "HEAD")
+
+        let text = String(decoding: a.storeBytes ?? [], as: UTF8.self)
+        #expect(!text.contains("<<<<<<<"))
+        #expect(try a.succeed("fsck").stdout.contains("0 problems"))
+        let tree = try a.succeed("tree").lines
+        #expect(tree.filter { $0.contains("Shared/") }.count == 1, "\(tree)")
+        let report = String(
+            decoding: FileManager.default.contents(atPath: a.store + "/.git/recnotes/merge-report.jsonl") ?? Data(),
+            as: UTF8.self)
+        #expect(report.contains("\"kind\": \"cycle\""), "\(report)")
+        #expect(report.contains("\"kind\": \"folder-joined\""), "\(report)")
+    }
+
+    @Test("garbage or a newer store version is refused in one line, exit 1, nothing written")
+    func refusesGarbage() throws {
+        let a = try Sandbox()
+        try a.succeed("mkdir", "/Work")
+        let before = a.storeBytes
+        let garbage = a.root + "/garbage"
+        FileManager.default.createFile(atPath: garbage, contents: Data("garbage".utf8))
+        let newer = a.root + "/newer"
+        let text = String(decoding: before ?? [], as: UTF8.self).replacingOccurrences(
+            of: "\"version\": \(Document.currentVersion)", with: "\"version\": 99")
+        FileManager.default.createFile(atPath: newer, contents: Data(text.utf8))
+        for (base, theirs) in [(garbage, a.storeFile), (a.storeFile, newer)] {
+            let run = try a.run(["sync", "merge-driver", base, a.storeFile, theirs, "store.json"], store: false)
+            #expect(run.status == 1)
+            #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+            #expect(a.storeBytes == before)
+        }
+    }
+}
