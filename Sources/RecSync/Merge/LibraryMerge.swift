@@ -196,7 +196,9 @@ public enum LibraryMerge {
         /// Two moves that together put a folder inside itself: the move of the first such
         /// folder (by UUID) is undone.
         mutating func breakCycles() {
-            for id in items.keys.sorted() {
+            // A cycle needs a move: only items whose folder changed are walked up from.
+            let moved = items.values.filter { $0.parent != base[$0.id]?.parent }.map(\.id).sorted()
+            for id in moved {
                 var seen: Set<ItemID> = [id]
                 var current = items[id]?.parent
                 var cyclic = false

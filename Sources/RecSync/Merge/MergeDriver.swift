@@ -18,7 +18,8 @@ public enum MergeDriver {
         let (merged, conflicts) = LibraryMerge.merge(
             base: b, ours: o, theirs: t, oursName: oursName, theirsName: theirsName)
         do {
-            try FileSystem.writeAtomically(DocumentCodec.encode(merged), to: ours)
+            // Not durable: git reads %A at once and stores it as an object; atomic is what matters.
+            try FileSystem.writeAtomically(DocumentCodec.encode(merged), to: ours, durable: false)
         } catch {
             throw refused("\(ours): \(error)")
         }
