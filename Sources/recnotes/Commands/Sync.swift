@@ -29,7 +29,9 @@ struct SyncInit: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: ArgumentHelp("This machine's name, as merged notes and 'info' copies show it.", valueName: "machine"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("This machine's name, as merged notes and 'info' copies show it.", valueName: "machine"))
     var name: String?
 
     func run() throws {
