@@ -9,6 +9,18 @@ import Testing
 struct SuspendTests {
     typealias B = BrowseTerminalTests
 
+    /// An interactive bash (job control) in a tmux pane, its prompt shown, with `recnotes
+    /// ARGUMENTS` typed and entered.
+    static func shell(_ cli: AudioCLI, running arguments: String) throws -> TmuxSession {
+        let tmux = try TmuxSession(
+            width: 100, height: 24, directory: cli.home, environment: B.environment(cli, ["PS1": "$ "]),
+            command: ["/bin/bash", "--norc", "--noprofile", "-i"])
+        #expect(tmux.waitUntil { $0.contains("$") }, "\(tmux.screen())")
+        try tmux.type("\(AudioCLI.binary) \(arguments)")
+        try tmux.send("Enter")
+        return tmux
+    }
+
     static func playing(_ cli: AudioCLI) throws -> [String: Any]? {
         let status = try cli.run("status", "--json")
         let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
@@ -37,12 +49,7 @@ struct SuspendTests {
         let server = try B.pulse(cli)
         defer { server.stop() }
         _ = try RemoteControlTests.source(cli, seconds: 30)
-        let tmux = try TmuxSession(
-            width: 100, height: 24, directory: cli.home, environment: B.environment(cli, ["PS1": "$ "]),
-            command: ["/bin/bash", "--norc", "--noprofile", "-i"])
-        #expect(tmux.waitUntil { $0.contains("$") }, "\(tmux.screen())")
-        try tmux.type("\(AudioCLI.binary) play src --device pulse_sink")
-        try tmux.send("Enter")
+        let tmux = try Self.shell(cli, running: "play src --device pulse_sink")
         #expect(tmux.waitUntil { $0.contains { $0.contains("▶ 00:00:01") } }, "\(tmux.screen())")
 
         try tmux.send("C-z")
@@ -68,12 +75,7 @@ struct SuspendTests {
     @Test func browseSuspendsOnCtrlZAndComesBackWhole() throws {
         let cli = try AudioCLI()
         _ = try B.succeed(cli, "mkdir", "Inbox")
-        let tmux = try TmuxSession(
-            width: 100, height: 24, directory: cli.home, environment: B.environment(cli, ["PS1": "$ "]),
-            command: ["/bin/bash", "--norc", "--noprofile", "-i"])
-        #expect(tmux.waitUntil { $0.contains("$") }, "\(tmux.screen())")
-        try tmux.type("\(AudioCLI.binary) browse")
-        try tmux.send("Enter")
+        let tmux = try Self.shell(cli, running: "browse")
         #expect(tmux.waitUntil { B.detailTitle($0) == "Inbox" }, "\(tmux.screen())")
         try tmux.send("C-z")
         // The shell's screen, with the job stopped: not the browser's.
@@ -98,12 +100,7 @@ struct SuspendTests {
     @Test func browseSuspendsOnSIGTSTPFromElsewhere() throws {
         let cli = try AudioCLI()
         _ = try B.succeed(cli, "mkdir", "Inbox")
-        let tmux = try TmuxSession(
-            width: 100, height: 24, directory: cli.home, environment: B.environment(cli, ["PS1": "$ "]),
-            command: ["/bin/bash", "--norc", "--noprofile", "-i"])
-        #expect(tmux.waitUntil { $0.contains("$") }, "\(tmux.screen())")
-        try tmux.type("\(AudioCLI.binary) browse")
-        try tmux.send("Enter")
+        let tmux = try Self.shell(cli, running: "browse")
         #expect(tmux.waitUntil { B.detailTitle($0) == "Inbox" }, "\(tmux.screen())")
         let pid = try #require(Self.browsePid(cli), "no browse process for \(cli.store)")
         kill(pid, SIGTSTP)

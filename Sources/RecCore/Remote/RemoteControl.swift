@@ -279,7 +279,9 @@ extension RemoteControl {
             guard let entry = ViewStateStore.peek(library.location)?.recording, entry.id == id else { return nil }
             return (entry.markers.sorted { $0.frame < $1.frame }, entry.sampleRate)
         case .playback:
-            let document = try Library(location: library.location).document
+            // The store as saved now: read again only if it changed (the player writes it).
+            _ = try library.documents.refresh()
+            let document = library.document
             guard let item = document[id], let info = item.recording else {
                 // In the trash since it started playing: no marker can be saved on it.
                 if document.whereabouts(of: id) != nil { throw Self.markInTrash(document.whereabouts(of: id)!) }

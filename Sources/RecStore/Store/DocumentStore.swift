@@ -144,7 +144,8 @@ public final class DocumentStore {
         try withLock {
             try reloadIfChanged()
             var transaction = Transaction(document: document)
-            transaction.liveRecording = Self.liveRecording(at: location)
+            let location = location
+            transaction.liveRecording = { Self.liveRecording(at: location) }
             let result = try body(&transaction)
             // A transcript saved or taken back changes no document, only the journal.
             guard
@@ -244,8 +245,9 @@ public final class DocumentStore {
         var transcriptsToPutBack: [(id: ItemID, replaced: String?)] = []
 
         /// A recording being made now, by a live process: the folder it will be saved in,
-        /// its name and pid. A removal that would take that folder away is refused.
-        package var liveRecording: (folder: ItemID, name: String, pid: Int32)?
+        /// its name and pid. A removal that would take that folder away is refused. Looked
+        /// up (the view state read) only when a folder is removed, not for every change.
+        package var liveRecording: () -> (folder: ItemID, name: String, pid: Int32)? = { nil }
 
         package init(document: Document) {
             self.document = document
@@ -351,7 +353,7 @@ public final class DocumentStore {
             let path = document.path(of: id)
             // The recorder saves into its folder by UUID; with the folder gone it would have
             // nowhere to go. Stopping it first is one command away.
-            if let live = liveRecording, item.isFolder,
+            if item.isFolder, let live = liveRecording(),
                 live.folder == id || document.ancestry(of: live.folder).contains(where: { $0.id == id })
             {
                 let folder = document.path(of: live.folder)
