@@ -26,7 +26,8 @@ build: deps
 	$(SWIFT) build $(LAYERS)
 
 # The Swift runtime is linked statically, so the binary needs only Debian's own libraries
-# (libasound2, libsndfile1, libc, libstdc++) and keeps working without a Swift toolchain.
+# (libasound2, libsndfile1, libc, libgcc_s; libstdc++ too is linked statically, see
+# scripts/static-libstdc++) and keeps working without a Swift toolchain.
 # It also starts faster: no dynamic symbol lookups into ten Swift libraries (a one-second
 # play: 17.2 -> 12.4 ms of CPU; see bench/RESULTS.md).
 RELEASE_FLAGS = -c release --static-swift-stdlib

@@ -49,6 +49,13 @@ let package = Package(
             dependencies: [
                 "RecCore", "RecSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // libstdc++ linked statically in release builds: see scripts/static-libstdc++.
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-L", Context.packageDirectory + "/scripts/static-libstdc++"],
+                    .when(platforms: [.linux], configuration: .release)
+                )
             ]
         ),
         // The transcription engines alone, for bench/transcribe.sh.

@@ -2,7 +2,8 @@
 # Start-up (issue 22): what every command pays before it does anything, beside sox and aplay
 # in the same hyperfine runs. `--version` is pure start-up; a one-second play of a WAV on
 # ALSA's file device (a test-only ~/.asoundrc in a temporary HOME, faster than real time)
-# adds opening the store, the file and the device. Also counts the shared objects mapped.
+# adds opening the store, the file and the device. Also counts the shared objects mapped, and
+# the instructions executed (valgrind), which a loaded machine does not change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${RECNOTES_BIN:-$(swift build -c release --static-swift-stdlib --show-bin-path)/recnotes}
@@ -26,3 +27,13 @@ hyperfine -N --warmup 10 --runs 100 --export-markdown "$out/startup-version.md" 
 hyperfine -N --warmup 5 --runs 40 --export-markdown "$out/startup-play.md" \
   -n "recnotes play (1 s WAV)" "$bin play one --from-start --progress none" \
   -n "sox (1 s WAV)" "sox -q $work/one.wav -t alsa default"
+# Instructions executed in user space, counted by valgrind: unlike the times, the same on a
+# loaded machine. Valgrind cannot read the release binary's debug information, so it runs a
+# copy without it (strip -g; the code is the same).
+if command -v valgrind >/dev/null; then
+  strip -g -o "$work/recnotes" "$bin"
+  count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | sed -n 's/.*Collected : //p'; }
+  echo "instructions, --version: recnotes $(count "$work/recnotes" --version), sox $(count sox --version)"
+  echo "instructions, one-second play: recnotes $(count "$work/recnotes" play one --from-start --progress none)," \
+    "sox $(count sox -q "$work/one.wav" -t alsa default)"
+fi
