@@ -62,6 +62,29 @@ struct SystemTests {
         #expect(try ChildProcess.run(["sh", "-c", "kill -TERM $$; exit 0"]) == 128 + SIGTERM)
     }
 
+    @Test func aLaunchGivesTheChildItsDescriptorsGroupAndSession() throws {
+        let ends = try System.closeOnExecPipe()
+        defer { close(ends.read) }
+        // The child reports its pid, process group and session on descriptor 1 (the pipe) and
+        // on descriptor 5 (the same pipe, given as an extra): both lines arrive.
+        var launch = ProcessLaunch(["sh", "-c", "set -- $(cat /proc/$$/stat); echo $1 $5 $6; echo extra >&5"])
+        launch.input = .null
+        launch.output = .descriptor(ends.write)
+        launch.extraDescriptors = [(child: 5, parent: ends.write)]
+        launch.ownProcessGroup = true
+        let pid = try launch.start()
+        close(ends.write)
+        let text = String(decoding: DetachedProcess.readToEnd(ends.read, within: 10) ?? [], as: UTF8.self)
+        #expect(WaitStatus.wait(for: pid)?.code == 0)
+        let fields = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        #expect(fields.count == 4)
+        #expect(fields.first == String(pid))
+        #expect(fields.dropFirst().first == String(pid))  // it leads a group of its own
+        #expect(fields.dropFirst(2).first != String(pid))  // but not a session
+        #expect(fields.last == "extra")
+        #expect(throws: Errno.noSuchFile) { try ProcessLaunch(["/nonexistent/program"]).start() }
+    }
+
     @Test func aCloseOnExecPipeReachesNoChild() throws {
         let ends = try System.closeOnExecPipe()
         defer {

@@ -48,25 +48,25 @@ struct EngineProcess {
         var readEnds = [outPipe.read, errPipe.read]
         defer { for fd in readEnds where fd >= 0 { close(fd) } }
 
-        // Nothing else of ours: a descriptor inherited by mistake (a caller's pipe) would keep
-        // that pipe open for as long as the engine, or an orphan of it, runs.
-        DetachedProcess.closeInheritedOnExec()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe.write, 2)
-        let cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
-        var pid: pid_t = 0
+        // Nothing else of ours (closeInherited): a descriptor inherited by mistake (a caller's
+        // pipe) would keep that pipe open for as long as the engine, or an orphan of it, runs.
         // Its own process group, so that a timeout kills whatever it started too.
-        let spawned = withSpawnAttributes(flags: POSIX_SPAWN_SETPGROUP, processGroup: true) {
-            posix_spawnp(&pid, argv[0], &actions, &$0, cArgs, environ)
+        var launch = ProcessLaunch(argv)
+        launch.input = .null
+        launch.output = .descriptor(outPipe.write)
+        launch.errors = .descriptor(errPipe.write)
+        launch.ownProcessGroup = true
+        launch.closeInherited = true
+        let pid: pid_t
+        do throws(Errno) {
+            defer {
+                close(outPipe.write)
+                close(errPipe.write)
+            }
+            pid = try launch.start()
+        } catch {
+            throw .cannotStart(error.rawValue)
         }
-        close(outPipe.write)
-        close(errPipe.write)
-        guard spawned == 0 else { throw .cannotStart(spawned) }
         started(pid)
 
         let deadline = MonotonicClock.now() + seconds
