@@ -112,23 +112,26 @@ struct EngineProcess {
             }
         }
         // Both pipes closed: it is ending (or closed them and lingers, until the deadline).
-        var status: Int32 = 0
+        var ended = WaitStatus(0)
         while true {
-            let reaped = System.retrying { waitpid(pid, &status, WNOHANG) }
-            if reaped == pid { break }
-            if reaped < 0 { break }
-            if MonotonicClock.now() >= deadline {
-                killAll()
-                throw .timedOut
+            switch WaitStatus.check(pid) {
+            case .ended(let status): ended = status
+            case .notAChild: break
+            case .running:
+                if MonotonicClock.now() >= deadline {
+                    killAll()
+                    throw .timedOut
+                }
+                if cancel?.isCancelled == true {
+                    killAll()
+                    throw .cancelled
+                }
+                var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+                nanosleep(&pause, nil)
+                continue
             }
-            if cancel?.isCancelled == true {
-                killAll()
-                throw .cancelled
-            }
-            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
-            nanosleep(&pause, nil)
+            break
         }
-        let ended = WaitStatus(status)
         return Outcome(status: ended.code, signal: ended.signal, stdout: out, stderr: err)
     }
 }
