@@ -155,16 +155,44 @@ struct TrashAndUndoTests {
         #expect(store.document.count == 5)
     }
 
+    @Test("a journal line is written byte for byte as earlier releases wrote it, and reads back")
+    func journalLineLayout() throws {
+        let parent = ItemID("11111111-2222-3333-4444-555555555555")!
+        let id = ItemID("AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE")!
+        let time = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000)
+        let entry = Journal.Entry(
+            sequence: 7, time: time, summary: "mv a b",
+            steps: [
+                .moved(id, fromParent: parent, fromName: "a", toParent: parent, toName: "b \"q\""),
+                .added(id, .init(parent: parent, name: "n", kind: .folder, created: time)),
+                .transcribed(id, replaced: nil),
+            ], change: "rename /a → /b")
+        let line = String(decoding: JournalCodec.encode(entry), as: UTF8.self)
+        let u = id.description
+        let p = parent.description
+        let t = time.iso8601
+        #expect(
+            line == """
+                {"seq": 7, "time": "\(t)", "summary": "mv a b", "change": "rename /a → /b", "steps": [\
+                {"op": "moved", "uuid": "\(u)", "fromParent": "\(p)", "fromName": "a", "toParent": "\(p)", \
+                "toName": "b \\"q\\""}, {"op": "added", "uuid": "\(u)", "parent": "\(p)", "name": "n", \
+                "type": "folder", "created": "\(t)"}, {"op": "transcribed", "uuid": "\(u)"}]}
+
+                """)
+        let decoded = try Array(line.utf8).withUnsafeBufferPointer { try JournalCodec.decode($0) }
+        #expect(decoded == entry)
+    }
+
     @Test("a transcribed step that names a file outside undo/ is a damaged line, skipped")
     func keptNamesStayInUndo() throws {
         var bytes = dir.bytes("journal.jsonl")!
         for name in ["../store.json", ".hidden", ""] {
-            bytes += Journal.encode(
+            bytes += JournalCodec.encode(
                 .init(
                     sequence: 2, time: .now(), summary: "transcribe",
                     steps: [.transcribed(Fixture.standup, replaced: name)]))
         }
-        bytes += Journal.encode(
+        bytes += JournalCodec.encode(
             .init(
                 sequence: 2, time: .now(), summary: "transcribe",
                 steps: [.transcribed(Fixture.standup, replaced: "\(Fixture.standup).1.json")]))
@@ -179,7 +207,8 @@ struct TrashAndUndoTests {
         // Fill the journal to just below the trim point without hundreds of fsynced stores.
         var lines: [UInt8] = []
         for i in 2..<Journal.trimAt {
-            lines += Journal.encode(.init(sequence: i, time: .now(), summary: "mkdir \(i)", steps: [.added(.random())]))
+            lines += JournalCodec.encode(
+                .init(sequence: i, time: .now(), summary: "mkdir \(i)", steps: [.added(.random())]))
         }
         try dir.write("journal.jsonl", dir.bytes("journal.jsonl")! + lines)
         #expect(Journal(location: dir.location).entries().count == Journal.trimAt - 1)
@@ -207,7 +236,7 @@ struct TrashAndUndoTests {
                 case Journal.trimAt - 1: .transcribed(Fixture.standup, replaced: kept)
                 default: .added(.random())
                 }
-            lines += Journal.encode(.init(sequence: i, time: .now(), summary: "step \(i)", steps: [step]))
+            lines += JournalCodec.encode(.init(sequence: i, time: .now(), summary: "step \(i)", steps: [step]))
         }
         try dir.write("journal.jsonl", dir.bytes("journal.jsonl")! + lines)
         try store.transaction { try $0.add(.folder(name: "last", parent: .root)) }
@@ -235,7 +264,7 @@ extension TrashAndUndoTests {
         let old = Array(
             #"{"seq": 9, "time": "2023-11-14T22:13:20.000Z", "summary": "old", "steps": [{"op": "added", "uuid": "3f2a1111-0000-4000-8000-000000000001"}]}"#
                 .utf8)
-        let decoded = try old.withUnsafeBufferPointer { try Journal.decode($0) }
+        let decoded = try old.withUnsafeBufferPointer { try JournalCodec.decode($0) }
         #expect(decoded.steps == [.added(Fixture.work)])
     }
 
