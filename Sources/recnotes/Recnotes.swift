@@ -63,7 +63,7 @@ struct Recnotes: ParsableCommand {
 
     /// A command line that names a command without subcommands (`play X`), parsed with that
     /// command as the root: argument-parser then builds the options of that command alone,
-    /// not of the whole tree. Only a success is taken: help, `--generate-completion-script`
+    /// not of the whole tree. Only the command itself is taken: help, `--generate-completion-script`
     /// and every error return nil, and the full parse runs, so that what they print names
     /// `recnotes play` exactly as before.
     static func parsedAsLeaf(_ arguments: [String]) -> ParsableCommand? {
@@ -71,7 +71,10 @@ struct Recnotes: ParsableCommand {
             let command = configuration.subcommands.first(where: { $0._commandName == name }),
             command.configuration.subcommands.isEmpty
         else { return nil }
-        return try? command.parseAsRoot(Array(arguments.dropFirst()))
+        // A help request parses as a HelpCommand, whose usage would name `play` alone.
+        guard let parsed = try? command.parseAsRoot(Array(arguments.dropFirst())), type(of: parsed) == command
+        else { return nil }
+        return parsed
     }
 
     /// Parses, runs, and turns every error into one line on stderr and a documented exit code.
