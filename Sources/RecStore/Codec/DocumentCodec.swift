@@ -89,6 +89,7 @@ public enum DocumentCodec {
             w.ids(item.children)
         }
         AnnotationCodec.write(item.annotations, to: &w)
+        ChangeTimesCodec.write(item.changed, to: &w)
         w.raw("}")
     }
 
@@ -278,6 +279,7 @@ public enum DocumentCodec {
         var file: String?
         var analysis: AudioAnalysis?
         var annotations = Annotations()
+        var changed = ChangeTimes.unknown
 
         func readID(_ r: inout JSONReader, _ what: String) throws -> ItemID {
             let at = r.position
@@ -337,6 +339,8 @@ public enum DocumentCodec {
                 analysis = try AnalysisCodec.read(&r)
             } else if try AnnotationCodec.read(key, from: &r, into: &annotations) {
                 continue
+            } else if key.equals("changed") {
+                changed = try ChangeTimesCodec.read(&r)
             } else {
                 try r.skipValue()
             }
@@ -359,11 +363,14 @@ public enum DocumentCodec {
         if type == .folder, annotations.trim != nil {
             throw r.failure("folder \(id) has trim points; only recordings do", at: start)
         }
+        // Markers of a store before version 4 have no ids: they get ids derived from the
+        // recording, the same on every machine (`Marker.derivedID`).
+        annotations.assignMarkerIDs(item: id)
         switch type {
         case .folder:
             return Item(
                 id: id, parent: parent, name: name, created: created, children: children, recording: nil,
-                annotations: annotations)
+                annotations: annotations, changed: changed)
         case .recording:
             guard let duration else { throw missing("duration") }
             guard let frames else { throw missing("frames") }
@@ -386,7 +393,7 @@ public enum DocumentCodec {
                 recording: RecordingInfo(
                     duration: duration, frames: frames, sampleRate: Int(sampleRate),
                     channels: Int(channels), format: format, file: file, analysis: analysis),
-                annotations: annotations)
+                annotations: annotations, changed: changed)
         }
     }
 }
