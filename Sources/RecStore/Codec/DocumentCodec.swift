@@ -28,6 +28,14 @@ public enum DocumentCodec {
     static func encodeWithRanges(_ document: Document) -> (
         bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
     ) {
+        encodeWithRanges(document) { item, w in writeItem(item, to: &w) }
+    }
+
+    /// `encodeWithRanges`, each item of the `items` array written by `write` (a merge copies
+    /// the bytes of items it did not change).
+    static func encodeWithRanges(_ document: Document, writing write: (Item, inout JSONWriter) -> Void) -> (
+        bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
+    ) {
         let ordered = document.preorder()
         var ranges: [(id: ItemID, range: Range<Int>)] = []
         ranges.reserveCapacity(ordered.count)
@@ -41,7 +49,7 @@ public enum DocumentCodec {
             if index > 0 { w.raw(",") } else { w.raw("\n") }
             let start = w.bytes.count
             if index > 0 { w.raw("\n") }
-            writeItem(item, to: &w)
+            write(item, &w)
             ranges.append((item.id, start..<w.bytes.count))
         }
         w.raw("\n]")
@@ -70,7 +78,7 @@ public enum DocumentCodec {
         return (w.bytes, ranges)
     }
 
-    private static func writeItem(_ item: Item, to w: inout JSONWriter) {
+    static func writeItem(_ item: Item, to w: inout JSONWriter) {
         w.raw("{\"uuid\": ")
         w.id(item.id)
         w.raw(", \"type\": ")
@@ -226,7 +234,7 @@ public enum DocumentCodec {
         return try decodeItem(&reader)
     }
 
-    private static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
+    static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
         let start = r.position
         var parent: ItemID?
         var path: String?

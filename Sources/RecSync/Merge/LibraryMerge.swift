@@ -199,6 +199,8 @@ public enum LibraryMerge {
         }
 
         mutating func mergeItem(_ b: Item?, _ o: Item, _ t: Item) -> Item {
+            // The same on both sides (most items): nothing to merge.
+            if o == t { return o }
             var merged = o
             let name = later(b?.name, (o.name, o.changed.name), (t.name, t.changed.name), tieBreak: <)
             merged.name = name.value
@@ -254,7 +256,9 @@ public enum LibraryMerge {
             var changed = true
             while changed {
                 changed = false
-                for item in Array(items.values) {
+                // By UUID: the result and the report do not depend on the table's order.
+                let orphans = items.values.filter { $0.parent.map { items[$0] == nil } ?? false }
+                for item in orphans.sorted(by: { $0.id < $1.id }) {
                     guard let parent = item.parent, items[parent] == nil else { continue }
                     if let found = content(ours[parent] ?? theirs[parent] ?? base[parent] ?? trashed(parent)),
                         found.isFolder
@@ -333,7 +337,7 @@ public enum LibraryMerge {
             while let folder = queue.popLast() {
                 var byName: [String: [ItemID]] = [:]
                 for child in byParent[folder] ?? [] { byName[items[child]!.name, default: []].append(child) }
-                for (_, group) in byName where group.count > 1 {
+                for (_, group) in byName.sorted(by: { $0.key < $1.key }) where group.count > 1 {
                     let sorted = group.sorted { rank($0) < rank($1) || (rank($0) == rank($1) && $0 < $1) }
                     let kept = sorted[0]
                     let keptIsNewFolder = items[kept]!.isFolder && base[kept] == nil
@@ -355,7 +359,7 @@ public enum LibraryMerge {
                         }
                     }
                 }
-                queue.append(contentsOf: (byParent[folder] ?? []).filter { items[$0]?.isFolder == true })
+                queue.append(contentsOf: (byParent[folder] ?? []).filter { items[$0]?.isFolder == true }.sorted())
             }
         }
 
