@@ -100,13 +100,16 @@ import Testing
     #expect(try SharedItemsCodec.decode([bytes, reordered, bytes]) == nil)
     let older = Array(text.replacingOccurrences(of: "\"version\": 4", with: "\"version\": 3").utf8)
     #expect(try SharedItemsCodec.decode([older, bytes, bytes]) == nil)
-    // A newer version or garbage: refused, naming the side.
+    // A newer version or a file cut short: nil too, and the whole decoding says why.
     let newer = Array(text.replacingOccurrences(of: "\"version\": 4", with: "\"version\": 5").utf8)
-    #expect(throws: SharedItemsCodec.Failure.self) { try SharedItemsCodec.decode([bytes, bytes, newer]) }
+    #expect(try SharedItemsCodec.decode([bytes, bytes, newer]) == nil)
     let cut = Array(bytes.prefix(bytes.count / 2))
+    #expect(try SharedItemsCodec.decode([bytes, cut, bytes]) == nil)
+    // An item that differs and does not decode: refused, naming the side.
+    let broken = Array(text.replacingOccurrences(of: "\"name\": \"Home\"", with: "\"name\": 7").utf8)
     do {
-        _ = try SharedItemsCodec.decode([bytes, cut, bytes])
-        Issue.record("a cut file was accepted")
+        _ = try SharedItemsCodec.decode([bytes, broken, bytes])
+        Issue.record("a broken item was accepted")
     } catch let failure as SharedItemsCodec.Failure {
         #expect(failure.index == 1)
     }

@@ -28,18 +28,20 @@ public enum DocumentCodec {
     static func encodeWithRanges(_ document: Document) -> (
         bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
     ) {
-        encodeWithRanges(document) { item, w in writeItem(item, to: &w) }
+        encodeWithRanges(document, capacity: nil) { item, w in writeItem(item, to: &w) }
     }
 
     /// `encodeWithRanges`, each item of the `items` array written by `write` (a merge copies
     /// the bytes of items it did not change).
-    static func encodeWithRanges(_ document: Document, writing write: (Item, inout JSONWriter) -> Void) -> (
+    static func encodeWithRanges(
+        _ document: Document, capacity: Int?, writing write: (Item, inout JSONWriter) -> Void
+    ) -> (
         bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
     ) {
         let ordered = document.preorder()
         var ranges: [(id: ItemID, range: Range<Int>)] = []
         ranges.reserveCapacity(ordered.count)
-        var w = JSONWriter(capacity: ordered.count * 260 + 64)
+        var w = JSONWriter(capacity: capacity ?? ordered.count * 260 + 64)
         w.raw("{\n\"version\": ")
         w.int(Document.currentVersion)
         w.raw(",\n\"items\": [")
