@@ -44,7 +44,7 @@ private func transcript(_ engine: String, _ quality: Transcript.Quality, at ms: 
         let conflict = try TranscriptMerge.run(
             base: dir.path + "/base", ours: dir.path + "/ours", theirs: dir.path + "/theirs", repositoryPath: path,
             report: nil, oursName: "laptop", theirsName: "desktop")
-        #expect(try TranscriptFiles.decode(dir.bytes("ours")!) == expected)
+        #expect(try TranscriptCodec.decode(dir.bytes("ours")!) == expected)
         #expect((conflict != nil) == reported)
         #expect(
             conflict.map { $0.kind == .transcript && $0.item == ItemID("4fcf17e2-9df3-4eca-b8c9-34b9bc281c6a") }

@@ -202,7 +202,7 @@ package enum SharedItemsCodec {
                 if let isFolder, id != nil, name != nil, parent != nil, !isFolder || sawChildren { break }
             }
         } catch let failure as JSONReader.Failure {
-            throw DocumentCodec.Corrupt(reason: "corrupt JSON in an item: \(failure.message)")
+            throw DocumentCodec.Corrupt(kind: .syntax, reason: "corrupt JSON in an item: \(failure.message)")
         }
         guard let id, let isFolder, let name, let parent else {
             // Not a whole item: the full decode says what is missing.
@@ -231,7 +231,7 @@ package enum SharedItemsCodec {
                     do {
                         item = try DocumentCodec.decodeItem(UnsafeBufferPointer(rebasing: bytes[range]))
                     } catch let failure as JSONReader.Failure {
-                        throw DocumentCodec.Corrupt(reason: "corrupt item \(id): \(failure.message)")
+                        throw DocumentCodec.Corrupt(kind: .syntax, reason: "corrupt item \(id): \(failure.message)")
                     }
                 }
                 if items.updateValue(item, forKey: item.id) != nil { duplicates.append(.duplicateID(item.id)) }
@@ -241,7 +241,7 @@ package enum SharedItemsCodec {
         var unsorted: [ItemID] = []
         let problems = duplicates + document.checkLinks(unsorted: &unsorted)
         guard problems.isEmpty else {
-            throw DocumentCodec.Corrupt(reason: "broken links: \(problems[0]); run recnotes fsck")
+            throw DocumentCodec.Corrupt(kind: .brokenLinks, reason: "broken links: \(problems[0]); run recnotes fsck")
         }
         document.sortChildren(of: unsorted)
         return document

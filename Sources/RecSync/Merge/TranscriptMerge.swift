@@ -68,21 +68,18 @@ public enum TranscriptMerge {
     /// The index of the transcript that wins, from the two commits git merges.
     static func mergeIndex(ours: String, repositoryPath: String) throws {
         let json = String(repositoryPath.dropLast(4)) + ".json"
-        guard let theirsCommit = mergedCommit(), let o = blob("HEAD", json, near: ours),
-            let t = blob(theirsCommit, json, near: ours)
+        guard let theirsCommit = mergedCommit(), let o = blob("HEAD", json), let t = blob(theirsCommit, json)
         else { return }  // ours stays
         let winner = oursIsBetter(o, t) ? o : t
         try write(TranscriptFiles.index(winner), to: ours)
     }
 
     /// A transcript as it is in `commit`, nil when it cannot be read.
-    static func blob(_ commit: String, _ path: String, near file: String) -> Transcript? {
-        let out = file + ".recnotes-\(commit.prefix(12))"
-        defer { try? FileSystem.remove(out) }
-        guard (try? ChildProcess.run(["git", "cat-file", "blob", "\(commit):\(path)"], outputTo: out)) == 0,
-            let bytes = try? FileSystem.read(out)
+    static func blob(_ commit: String, _ path: String) -> Transcript? {
+        guard let run = try? ProcessLaunch(["git", "cat-file", "blob", "\(commit):\(path)"]).capture(timeout: 30),
+            run.status == 0
         else { return nil }
-        return try? TranscriptFiles.decode(bytes)
+        return try? TranscriptCodec.decode(run.stdout)
     }
 
     /// The commit being merged in: git names it to drivers as `GITHEAD_<sha>=<name>`.
@@ -117,7 +114,7 @@ public enum TranscriptMerge {
         // git gives an empty base when both sides added the file.
         if bytes.isEmpty && emptyAllowed { return (bytes, nil) }
         do {
-            return (bytes, try TranscriptFiles.decode(bytes))
+            return (bytes, try TranscriptCodec.decode(bytes))
         } catch {
             throw MergeDriver.refused("\(side) (\(path)): not a transcript: \(error)")
         }
