@@ -15,15 +15,6 @@ struct SyncTests {
         return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// One line on stderr, exit 1, nothing on stdout.
-    func expectOneLineFailure(_ run: Run, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(run.status == 1, "\(run)", sourceLocation: sourceLocation)
-        #expect(run.stderrLines.count == 1, "\(run)", sourceLocation: sourceLocation)
-        #expect(
-            run.stderr.hasPrefix("recnotes: ") && run.stderr.contains(fragment), "\(run)",
-            sourceLocation: sourceLocation)
-    }
-
     /// SIGKILL to `pid` and every process under it (stopped first, so none starts another).
     func killTree(_ pid: Int32) {
         var tree = [pid]
@@ -149,7 +140,8 @@ struct SyncTests {
         try desk.succeed("mv", "/Work", "/Office")
         try desk.succeed("mkdir", "/Home")
         #expect(
-            try desk.succeed("sync", "--no-content").lines.first?.hasPrefix("sync with hub: 0 items received, 2 sent")
+            try desk.succeed("sync", "--no-content").lines.first?.hasPrefix(
+                "sync with origin: 0 items received, 2 sent")
                 == true)
         let merged = try laptop.succeed("sync")
         #expect(merged.lines.contains { $0.hasPrefix("conflict (name) /") }, "\(merged)")
@@ -241,4 +233,54 @@ struct SyncTests {
         try desk.succeed("sync")
         #expect(try desk.succeed("tree").stdout == laptop.succeed("tree").stdout)
     }
+}
+
+@Suite("Sync: get, drop, copies")
+struct SyncAudioTests {
+    @Test(
+        "get and drop move audio; drop refused with no other copy; info copies; ls -l marks; play and export name where it is"
+    )
+    func getDropCopies() throws {
+        let laptop = try Sandbox()
+        try laptop.succeed("mkdir", "/Work")
+        let memo = try laptop.addWAVRecording("memo", in: "/Work", frames: 8000)
+        expectOneLineFailure(try laptop.run("get", "/Work"), "run 'recnotes sync init' first")
+        expectOneLineFailure(try laptop.run("drop", "/Work"), "run 'recnotes sync init' first")
+        try laptop.succeed("sync", "init", "--name", "laptop")
+        try laptop.succeed("sync", "remote", "add", "hub", laptop.root + "/hub")
+        try laptop.succeed("sync", "--no-content")
+        // Only here: drop refuses, names where the copies are, and drops nothing.
+        let refused = try laptop.run("drop", "/Work")
+        expectOneLineFailure(refused, "/Work/memo: no other copy is known (copies: here)")
+        let audio = laptop.audioDirectory + "/\(memo).wav"
+        #expect(FileManager.default.fileExists(atPath: audio))
+        try laptop.succeed("sync")
+        #expect(try laptop.succeed("info", "/Work/memo").lines.contains("copies:    here, hub"))
+        #expect(try laptop.succeed("drop", "/Work").lines.first?.hasPrefix("drop: 1 recording dropped here (") == true)
+        #expect(!FileManager.default.fileExists(atPath: audio))
+        #expect(try laptop.succeed("info", "/Work/memo").lines.contains("copies:    hub"))
+        #expect(try laptop.succeed("ls", "-l", "/Work").stdout.contains("not here"))
+        try laptop.succeed("fsck")
+        for arguments in [["play", "/Work/memo"], ["export", "/Work/memo", laptop.root + "/out.wav"]] {
+            let run = try laptop.run(arguments)
+            expectOneLineFailure(
+                run,
+                "/Work/memo: the audio is not on this machine (it is on hub); bring it with 'recnotes get /Work/memo'")
+        }
+        #expect(!FileManager.default.fileExists(atPath: laptop.root + "/out.wav"))
+        let got = try laptop.succeed("get", "/").lines
+        #expect(
+            got.count == 1 && got[0].hasPrefix("get: 1 recording brought here (")
+                && got[0].hasSuffix("), 0 here already"))
+        #expect(FileManager.default.fileExists(atPath: audio))
+        try laptop.succeed("export", "/Work/memo", laptop.root + "/out.wav")
+    }
+}
+
+/// One line on stderr, exit 1.
+func expectOneLineFailure(_ run: Run, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(run.status == 1, "\(run)", sourceLocation: sourceLocation)
+    #expect(run.stderrLines.count == 1, "\(run)", sourceLocation: sourceLocation)
+    #expect(
+        run.stderr.hasPrefix("recnotes: ") && run.stderr.contains(fragment), "\(run)", sourceLocation: sourceLocation)
 }
