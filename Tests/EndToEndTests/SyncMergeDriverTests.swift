@@ -59,11 +59,11 @@ struct SyncMergeDriverTests {
         try a.succeed("mkdir", "/Work")
         let before = a.storeBytes
         let garbage = a.root + "/garbage"
-        FileManager.default.createFile(atPath: garbage, contents: Data("garbage".utf8))
+        _ = FileManager.default.createFile(atPath: garbage, contents: Data("garbage".utf8))
         let newer = a.root + "/newer"
         let text = String(decoding: before ?? [], as: UTF8.self).replacingOccurrences(
             of: "\"version\": \(Document.currentVersion)", with: "\"version\": 99")
-        FileManager.default.createFile(atPath: newer, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: newer, contents: Data(text.utf8))
         for (base, theirs) in [(garbage, a.storeFile), (a.storeFile, newer)] {
             let run = try a.run(["sync", "merge-driver", base, a.storeFile, theirs, "store.json"], store: false)
             #expect(run.status == 1)

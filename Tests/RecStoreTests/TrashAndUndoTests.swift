@@ -159,12 +159,12 @@ struct TrashAndUndoTests {
     func keptNamesStayInUndo() throws {
         var bytes = dir.bytes("journal.jsonl")!
         for name in ["../store.json", ".hidden", ""] {
-            bytes += Journal.encode(
+            bytes += JournalCodec.encode(
                 .init(
                     sequence: 2, time: .now(), summary: "transcribe",
                     steps: [.transcribed(Fixture.standup, replaced: name)]))
         }
-        bytes += Journal.encode(
+        bytes += JournalCodec.encode(
             .init(
                 sequence: 2, time: .now(), summary: "transcribe",
                 steps: [.transcribed(Fixture.standup, replaced: "\(Fixture.standup).1.json")]))
@@ -179,7 +179,8 @@ struct TrashAndUndoTests {
         // Fill the journal to just below the trim point without hundreds of fsynced stores.
         var lines: [UInt8] = []
         for i in 2..<Journal.trimAt {
-            lines += Journal.encode(.init(sequence: i, time: .now(), summary: "mkdir \(i)", steps: [.added(.random())]))
+            lines += JournalCodec.encode(
+                .init(sequence: i, time: .now(), summary: "mkdir \(i)", steps: [.added(.random())]))
         }
         try dir.write("journal.jsonl", dir.bytes("journal.jsonl")! + lines)
         #expect(Journal(location: dir.location).entries().count == Journal.trimAt - 1)
@@ -207,7 +208,7 @@ struct TrashAndUndoTests {
                 case Journal.trimAt - 1: .transcribed(Fixture.standup, replaced: kept)
                 default: .added(.random())
                 }
-            lines += Journal.encode(.init(sequence: i, time: .now(), summary: "step \(i)", steps: [step]))
+            lines += JournalCodec.encode(.init(sequence: i, time: .now(), summary: "step \(i)", steps: [step]))
         }
         try dir.write("journal.jsonl", dir.bytes("journal.jsonl")! + lines)
         try store.transaction { try $0.add(.folder(name: "last", parent: .root)) }
@@ -235,7 +236,7 @@ extension TrashAndUndoTests {
         let old = Array(
             #"{"seq": 9, "time": "2023-11-14T22:13:20.000Z", "summary": "old", "steps": [{"op": "added", "uuid": "3f2a1111-0000-4000-8000-000000000001"}]}"#
                 .utf8)
-        let decoded = try old.withUnsafeBufferPointer { try Journal.decode($0) }
+        let decoded = try old.withUnsafeBufferPointer { try JournalCodec.decode($0) }
         #expect(decoded.steps == [.added(Fixture.work)])
     }
 

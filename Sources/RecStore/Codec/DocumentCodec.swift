@@ -93,6 +93,12 @@ public enum DocumentCodec {
     }
 
     public struct Corrupt: Error, Equatable, CustomStringConvertible {
+        /// What kind of wrong: `fsck --repair` rebuilds from JSON that does not decode and from
+        /// a file that is not a store, never from a newer version's store.
+        public enum Kind: Equatable, Sendable {
+            case syntax, notAStore, newerVersion, brokenLinks
+        }
+        public var kind: Kind
         public var reason: String
         public var description: String { reason }
     }
@@ -154,6 +160,7 @@ public enum DocumentCodec {
                     version = try reader.readInt()
                     if version! > Int64(Document.currentVersion) {
                         throw Corrupt(
+                            kind: .newerVersion,
                             reason:
                                 "version \(version!) is newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes"
                         )
@@ -180,10 +187,14 @@ public enum DocumentCodec {
             }
             try reader.finish()
         } catch let failure as JSONReader.Failure {
-            throw Corrupt(reason: "corrupt JSON at line \(failure.line), column \(failure.column): \(failure.message)")
+            throw Corrupt(
+                kind: .syntax,
+                reason: "corrupt JSON at line \(failure.line), column \(failure.column): \(failure.message)")
         }
-        guard version != nil else { throw Corrupt(reason: "not a recnotes store: no \"version\" field") }
-        guard sawItems else { throw Corrupt(reason: "not a recnotes store: no \"items\" array") }
+        guard version != nil else {
+            throw Corrupt(kind: .notAStore, reason: "not a recnotes store: no \"version\" field")
+        }
+        guard sawItems else { throw Corrupt(kind: .notAStore, reason: "not a recnotes store: no \"items\" array") }
         var document = Document(items: items, trash: trash)
         var unsorted: [ItemID] = []
         let problems = duplicates + document.checkLinks(unsorted: &unsorted)
@@ -197,7 +208,7 @@ public enum DocumentCodec {
                     problems.count > 1
                     ? " (and \(problems.count - 1) more problem\(problems.count > 2 ? "s" : ""); run recnotes fsck)"
                     : "; run recnotes fsck"
-                throw Corrupt(reason: "broken links: \(problems[0])\(more)")
+                throw Corrupt(kind: .brokenLinks, reason: "broken links: \(problems[0])\(more)")
             }
             document.rebuildLinks()
         }

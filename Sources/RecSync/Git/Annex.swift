@@ -34,11 +34,10 @@ public enum Annex {
                 } else if let name = names[place.uuid] {
                     places.append(name)
                 } else {
-                    var description = place.description
-                    if description.hasPrefix("["), description.hasSuffix("]") {
-                        description = String(description.dropFirst().dropLast())
-                    }
-                    places.append(description.isEmpty ? place.uuid : description)
+                    // git-annex describes a remote it knows by name as "[name]".
+                    var label = place.description
+                    if label.hasPrefix("["), label.hasSuffix("]") { label = String(label.dropFirst().dropLast()) }
+                    places.append(label.isEmpty ? place.uuid : label)
                 }
             }
             copies[FileSystem.baseName(of: file)] = (here ? ["here"] : []) + places.sorted()

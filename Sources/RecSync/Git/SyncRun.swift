@@ -77,7 +77,11 @@ public enum SyncRun {
         guard !remotes.isEmpty else {
             throw RecError.failure(what, "no remote to sync with; add one with 'recnotes sync remote add NAME URL'")
         }
-        let syncLock = try SyncLock(path: git.gitDirectory + "/recnotes/sync.lock")
+        // Two syncs of one store never interleave: the second refuses at once.
+        try FileSystem.makeDirectories(git.gitDirectory + "/recnotes")
+        guard let syncLock = try FileLock(attempting: git.gitDirectory + "/recnotes/sync.lock") else {
+            throw RecError.failure(what, "another sync of this store is running; try again when it has finished")
+        }
         defer { withExtendedLifetime(syncLock) {} }
 
         var report = Report()
@@ -380,27 +384,6 @@ extension SyncRun.Transfers {
         count += other.count
         bytes += other.bytes
         failed += other.failed
-    }
-}
-
-/// The lock that keeps two syncs of one store apart: taken without waiting, so the second
-/// refuses at once instead of queueing behind a long transfer.
-final class SyncLock {
-    private let fd: Int32
-
-    init(path: String) throws {
-        try FileSystem.makeDirectories(FileSystem.parentDirectory(of: path))
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RecError.failure(path, "cannot open lock file: \(Errno.current)") }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            close(fd)
-            throw RecError.failure("sync", "another sync of this store is running; try again when it has finished")
-        }
-    }
-
-    deinit {
-        flock(fd, LOCK_UN)
-        close(fd)
     }
 }
 
