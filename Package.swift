@@ -39,7 +39,7 @@ let package = Package(
         // Where the engine meets the stores: sessions, presentation, browse.
         .target(
             name: "RecCore",
-            dependencies: ["RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecStore"],
+            dependencies: ["RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecStore", "RecSync"],
             plugins: ["VersionStamp"]
         ),
         // Writes BuildInfo.version from git before each build (scripts/version.sh).

@@ -41,6 +41,7 @@ public final class Exporter {
         self.item = item
         self.info = info
         range = trimmed && item.annotations.trim != nil ? item.playedRange : nil
+        try library.requireAudioHere(item)
         sourcePath = library.location.audioPath(info.file)
         self.destination = destination
         switch (format, destination) {

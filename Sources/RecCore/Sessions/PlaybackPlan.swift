@@ -49,6 +49,7 @@ public struct PlaybackPlan {
         guard let info = item.recording else {
             throw RecError.failure(path ?? library.document.path(of: item.id), "is a folder, not a recording")
         }
+        try library.requireAudioHere(item)
         let opened = try SoundFile.open(path: library.location.audioPath(info.file))
         file = opened
         let rate = Double(opened.sampleRate)

@@ -65,6 +65,7 @@ public final class Transcriber {
             do {
                 let count = recordings.count
                 let info = item.recording!
+                try library.requireAudioHere(item)
                 // Where the speech starts, from the stored analysis (nothing is measured here).
                 let speechStart = info.analysis?.speech.first.map { Double($0.lowerBound) / Double(info.sampleRate) }
                 let transcript = try Transcription.transcribe(

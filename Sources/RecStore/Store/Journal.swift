@@ -107,6 +107,17 @@ public struct Journal {
         try? FileSystem.writeAll(fd, JournalCodec.encode(entry), path: path)
     }
 
+    /// A sync's entry: what came in and went out (`change`), and no steps, since `undo`
+    /// never takes back what a sync brought in. Failures are ignored, as in `record`.
+    public func recordSync(summary: String, change: String) {
+        let entry = Entry(
+            sequence: (entries().last?.sequence ?? 0) + 1, time: .now(), summary: summary, steps: [], change: change)
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        try? FileSystem.writeAll(fd, JournalCodec.encode(entry), path: path)
+    }
+
     /// Drops the newest entry, after it has been undone.
     func dropLast() {
         let existing = entries()
@@ -141,6 +152,12 @@ extension DocumentStore {
                     throw RecError.failure("undo", "nothing to undo")
                 }
                 let change = entry.change(in: tx.document)
+                if entry.isSync {
+                    throw RecError.failure(
+                        "undo",
+                        "the last change is a sync (#\(entry.sequence): \(change)); undo takes back this machine's own changes, never what a sync brought in"
+                    )
+                }
                 try tx.undo(entry)
                 for case (_, let replaced?) in tx.transcriptsToPutBack
                 where !TranscriptFiles(location: location).isKept(replaced) {
@@ -158,6 +175,9 @@ extension DocumentStore {
 }
 
 extension Journal.Entry {
+    /// Written by `recordSync`: a sync, which undo refuses.
+    public var isSync: Bool { steps.isEmpty && summary.hasPrefix("recnotes sync") }
+
     /// What the entry changed, for people: as recorded when it was made, or, for an entry
     /// written before that was, described now from its steps, with paths as they are in
     /// `document`.

@@ -119,6 +119,8 @@ struct StoreDiagnosis {
         for item in document.preorder() {
             guard let file = item.recording?.file else { continue }
             let path = location.audioPath(file)
+            // On another machine, not lost: sync's business, not fsck's.
+            if location.audioIsElsewhere(file) { continue }
             guard FileSystem.exists(path) else {
                 problems.append(.missingAudio(path: document.path(of: item.id), file: file))
                 continue

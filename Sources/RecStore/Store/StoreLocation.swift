@@ -52,6 +52,14 @@ public struct StoreLocation: Equatable, Sendable {
         item.recording.flatMap { FileSystem.size(audioPath($0.file)) }
     }
 
+    /// Audio that sync left on other machines: git-annex keeps a symlink here whose content
+    /// is not (`recnotes get` brings it). A missing file without a link is lost, not elsewhere.
+    public func audioIsElsewhere(_ file: String) -> Bool {
+        let path = audioPath(file)
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK && !FileSystem.exists(path)
+    }
+
     /// One `<uuid>.json` per transcribed recording (see `TranscriptFiles`).
     public var transcriptsDirectory: String { directory + "/transcripts" }
 

@@ -14,6 +14,19 @@ public struct Git: Sendable {
         }
     }
 
+    /// Runs `git -C <directory> <arguments>` and returns what it said.
+    public func capture(_ arguments: [String]) throws -> Captured {
+        try Captured.run(["git", "-C", directory] + arguments)
+    }
+
+    /// `capture` that must succeed: a failure is one line, `<what>: <git's reason>`.
+    @discardableResult
+    public func require(_ arguments: [String], what: String) throws -> Captured {
+        let result = try capture(arguments)
+        guard result.succeeded else { throw RecError.failure(what, result.reason) }
+        return result
+    }
+
     /// `.git` of a non-bare repository made by `git init` here.
     public var gitDirectory: String { directory + "/.git" }
     public var isRepository: Bool { FileSystem.exists(gitDirectory) }

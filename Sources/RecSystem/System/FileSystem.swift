@@ -239,6 +239,17 @@ public enum FileSystem {
 public final class FileLock {
     private let fd: Int32
 
+    /// Without waiting: nil at once when another process holds the lock (a second sync
+    /// refuses rather than queueing behind a long transfer).
+    public init?(attempting path: String) throws {
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RecError.failure(path, "cannot open lock file: \(Errno.current)") }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            close(fd)
+            return nil
+        }
+    }
+
     public init(path: String) throws {
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RecError.failure(path, "cannot open lock file: \(Errno.current)") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecSync
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -70,8 +71,18 @@ struct Info: ParsableCommand {
                         "\(info.format.rawValue), \(info.sampleRate) Hz, \(info.channels) channel\(info.channels == 1 ? "" : "s")",
                     ],
                     ["file:", library.location.audioPath(info.file)],
-                    ["size:", library.audioSize(of: item).map { "\(Format.size($0)) (\($0) bytes)" } ?? "missing"],
+                    [
+                        "size:",
+                        library.audioSize(of: item).map { "\(Format.size($0)) (\($0) bytes)" }
+                            ?? (library.location.audioIsElsewhere(info.file) ? "not here" : "missing"),
+                    ],
                 ]
+            // Where the audio is, in a store that syncs: `copies: here, hub, desktop`.
+            if Annex.isSetUp(library.location),
+                let copies = (try? Annex.copies(library.location, files: [info.file]))?[info.file]
+            {
+                rows.append(["copies:", copies.isEmpty ? "none known" : copies.joined(separator: ", ")])
+            }
             if let analysis {
                 rows += [
                     [

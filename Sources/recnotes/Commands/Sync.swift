@@ -1,6 +1,7 @@
 import ArgumentParser
 import RecCore
 import RecSync
+import RecSystem
 
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -8,10 +9,140 @@ struct Sync: ParsableCommand {
         abstract: "One library on every machine, through git and git-annex.",
         discussion: """
             git carries the documents (store.json and transcripts/), git-annex the audio. \
-            'recnotes sync init' makes the store directory a repository first.
+            'recnotes sync init' makes the store directory a repository first. With no \
+            subcommand, syncs with the REMOTEs named (all remotes when none is): commits what \
+            changed here, fetches, merges (nothing a person did on either machine is lost; \
+            each conflict resolved is named), pushes, then moves audio both ways with git-annex \
+            unless --no-content. The store lock is held only while committing and merging, \
+            never while the network is used. A second sync of the same store refuses while one \
+            runs. Each sync that moved anything is a history entry, which undo does not take back.
             """,
-        subcommands: [SyncInit.self, SyncMergeDriver.self]
+        subcommands: [SyncNow.self, SyncInit.self, SyncRemote.self, SyncClone.self, SyncMergeDriver.self],
+        defaultSubcommand: SyncNow.self
     )
+}
+
+/// `recnotes sync [REMOTE…]`, the default subcommand of sync: arguments that name no
+/// subcommand come here.
+struct SyncNow: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "now",
+        abstract: "Sync with the remotes named, or all of them (the default: 'recnotes sync [REMOTE…]').",
+        discussion: """
+            Commits what changed here, fetches, merges, pushes, then moves audio both ways \
+            unless --no-content, and prints one summary: items received and sent, audio moved, \
+            each conflict resolved.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: JSONOption
+
+    @Flag(name: .customLong("no-content"), help: "Sync the documents only; leave the audio where it is.")
+    var noContent = false
+
+    @Argument(help: ArgumentHelp("Remotes to sync with (default: all).", valueName: "remote"))
+    var remotes: [String] = []
+
+    func run() throws {
+        let report = try SyncRun.run(global.location(), remotes: remotes, content: !noContent)
+        if output.json {
+            print(report.json)
+        } else if !Output.quiet {
+            for line in report.lines { print(line) }
+        }
+        if report.audioIn.failed + report.audioOut.failed > 0 { throw ExitCode(1) }
+    }
+}
+
+struct SyncRemote: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remote",
+        abstract: "Add, list or remove the places this library syncs with.",
+        subcommands: [SyncRemoteAdd.self, SyncRemoteList.self, SyncRemoteRemove.self]
+    )
+}
+
+struct SyncRemoteAdd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a remote: a path, ssh://host/path or host:path.",
+        discussion: """
+            A path that is missing or an empty directory becomes a bare git and git-annex \
+            repository (a USB disk, an NFS share). An ssh remote must hold a repository already, \
+            and is reached once to check. Refused, with nothing changed, for a name in use, a \
+            path under a regular file or a directory that holds something else.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The remote's name, as sync and info show it.") var name: String
+    @Argument(help: "Where it is: a path, ssh://host/path or host:path.") var url: String
+
+    func run() throws {
+        let git = try SyncRemotes.requireSetUp(global.location(), command: "sync remote add")
+        let said = try SyncRemotes.add(git, name: name, url: url, currentDirectory: SyncRemotes.currentDirectory)
+        for line in said where !Output.quiet { print("sync remote add: \(line)") }
+    }
+}
+
+struct SyncRemoteList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the remotes: name and URL, one a line.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: JSONOption
+
+    func run() throws {
+        let git = try SyncRemotes.requireSetUp(global.location(), command: "sync remote list")
+        let remotes = try SyncRemotes.list(git)
+        if output.json {
+            print(SyncRemotes.json(remotes))
+        } else {
+            for remote in remotes { print("\(remote.name)\t\(remote.url)") }
+        }
+    }
+}
+
+struct SyncRemoteRemove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Forget a remote (what it holds is not touched).")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The remote's name.") var name: String
+
+    func run() throws {
+        let git = try SyncRemotes.requireSetUp(global.location(), command: "sync remote remove")
+        try SyncRemotes.remove(git, name: name)
+        if !Output.quiet { print("sync remote remove: removed remote '\(name)'") }
+    }
+}
+
+struct SyncClone: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clone",
+        abstract: "Start the library on this machine from a remote.",
+        discussion: """
+            Clones URL into the store directory (--store, RECNOTES_HOME or the default), which \
+            must not hold a library yet, and sets it up as 'sync init' does. The documents come \
+            at once; the audio stays where it is until 'recnotes sync' or 'recnotes get' brings it.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("This machine's name, as merged notes and 'info' copies show it.", valueName: "machine"))
+    var name: String?
+
+    @Argument(help: "Where the library is: a path, ssh://host/path or host:path.") var url: String
+
+    func run() throws {
+        let said = try SyncSetup.clone(
+            url: url, into: global.location(), machine: name, currentDirectory: SyncRemotes.currentDirectory)
+        for line in said where !Output.quiet { print("sync clone: \(line)") }
+    }
 }
 
 struct SyncInit: ParsableCommand {

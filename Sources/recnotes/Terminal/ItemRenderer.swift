@@ -19,7 +19,9 @@ struct ItemRenderer {
         // Tags follow the name, written as `tag` takes them.
         let name = displayName(item) + item.annotations.tags.map { "  +" + $0 }.joined()
         if let info = item.recording {
-            let size = library.audioSize(of: item).map(Format.size) ?? "missing"
+            let size =
+                library.audioSize(of: item).map(Format.size)
+                ?? (library.location.audioIsElsewhere(info.file) ? "not here" : "missing")
             // Trimmed recordings show what plays, marked: 0:42✂.
             let duration =
                 item.annotations.trim == nil

@@ -1,0 +1,169 @@
+import RecStore
+import RecSystem
+import RecValues
+
+/// Where recordings' audio is, and moving it here or away: git-annex's location tracking,
+/// for `info`'s copies, `get`, `drop` and the error of a command whose audio is not here.
+public enum Annex {
+    /// Whether the store is a sync repository whose audio git-annex tracks.
+    public static func isSetUp(_ location: StoreLocation) -> Bool {
+        Git(directory: location.directory).isAnnex
+    }
+
+    /// For each audio file (a name inside audio/), where its content is: "here", a remote's
+    /// name, or another machine's name (its git-annex description), here first.
+    public static func copies(_ location: StoreLocation, files: [String]) throws -> [String: [String]] {
+        guard !files.isEmpty else { return [:] }
+        let git = Git(directory: location.directory)
+        let remotes = try git.capture(["config", "--get-regexp", #"^remote\..*\.annex-uuid$"#])
+        var names: [String: String] = [:]
+        for line in remotes.lines {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            names[String(parts[1])] = String(parts[0].dropFirst("remote.".count).dropLast(".annex-uuid".count))
+        }
+        let result = try git.capture(["annex", "whereis", "--json", "--"] + files.map { "audio/" + $0 })
+        var copies: [String: [String]] = [:]
+        for line in result.lines where line.hasPrefix("{") {
+            guard let record = parse(line), let file = record.file else { continue }
+            var here = false
+            var places: [String] = []
+            for place in record.whereis {
+                if place.here {
+                    here = true
+                } else if let name = names[place.uuid] {
+                    places.append(name)
+                } else {
+                    // git-annex describes a remote it knows by name as "[name]".
+                    var label = place.description
+                    if label.hasPrefix("["), label.hasSuffix("]") { label = String(label.dropFirst().dropLast()) }
+                    places.append(label.isEmpty ? place.uuid : label)
+                }
+            }
+            copies[FileSystem.baseName(of: file)] = (here ? ["here"] : []) + places.sorted()
+        }
+        return copies
+    }
+
+    /// The one line of a command whose recording's audio is on other machines only.
+    public static func notHere(_ location: StoreLocation, file: String, path: String) -> RecError {
+        let places = ((try? copies(location, files: [file]))?[file] ?? []).filter { $0 != "here" }
+        let whereabouts = places.isEmpty ? "no copy is known" : "it is on \(places.joined(separator: ", "))"
+        return RecError.failure(
+            path,
+            "the audio is not on this machine (\(whereabouts)); bring it with 'recnotes get \(quotedForShell(path))'")
+    }
+
+    public struct Moved: Sendable {
+        public var count = 0
+        public var bytes: Int64 = 0
+        public var failed: [String] = []
+    }
+
+    /// Brings the files' audio here from wherever git-annex can reach it.
+    public static func get(_ location: StoreLocation, files: [String]) throws -> Moved {
+        try transfer(location, ["annex", "get", "--json", "--"], files)
+    }
+
+    /// Drops the files' audio here. Refused, dropping nothing, when a file has no other known
+    /// copy: the error names where each copy is.
+    public static func drop(_ location: StoreLocation, files: [String], paths: [String: String]) throws -> Moved {
+        let known = try copies(location, files: files)
+        for file in files {
+            let places = known[file] ?? []
+            guard places.contains("here") else { continue }
+            if places.count < 2 {
+                throw RecError.failure(
+                    "drop",
+                    "\(paths[file] ?? file): no other copy is known (copies: \(places.joined(separator: ", "))); nothing was dropped; sync it first"
+                )
+            }
+        }
+        return try transfer(
+            location, ["annex", "drop", "--json", "--"], files.filter { known[$0]?.contains("here") == true })
+    }
+
+    static func transfer(_ location: StoreLocation, _ command: [String], _ files: [String]) throws -> Moved {
+        var moved = Moved()
+        guard !files.isEmpty else { return moved }
+        let result = try Git(directory: location.directory).capture(command + files.map { "audio/" + $0 })
+        for line in result.lines where line.hasPrefix("{") {
+            guard let record = parse(line) else { continue }
+            if record.success {
+                moved.count += 1
+                moved.bytes += SyncRun.keySize(line) ?? 0
+            } else if let file = record.file {
+                moved.failed.append(FileSystem.baseName(of: file))
+            }
+        }
+        if !result.succeeded && moved.failed.isEmpty && moved.count == 0 {
+            throw RecError.failure(command[1], result.reason)
+        }
+        return moved
+    }
+
+    struct Record {
+        var file: String?
+        var success = false
+        var whereis: [(uuid: String, description: String, here: Bool)] = []
+    }
+
+    /// The fields of git-annex's `--json` records that recnotes reads.
+    static func parse(_ line: String) -> Record? {
+        let bytes = Array(line.utf8)
+        return bytes.withUnsafeBufferPointer { buffer -> Record? in
+            var reader = JSONReader(buffer)
+            var record = Record()
+            do {
+                try reader.beginObject()
+                var first = true
+                while let key = try reader.nextKey(first: &first) {
+                    if key.equals("file") {
+                        record.file = try reader.readString()
+                    } else if key.equals("success") {
+                        record.success = try reader.readBool()
+                    } else if key.equals("whereis") {
+                        try reader.beginArray()
+                        var firstPlace = true
+                        while try reader.nextElement(first: &firstPlace) {
+                            try reader.beginObject()
+                            var place = (uuid: "", description: "", here: false)
+                            var firstField = true
+                            while let field = try reader.nextKey(first: &firstField) {
+                                if field.equals("uuid") {
+                                    place.uuid = try reader.readString()
+                                } else if field.equals("description") {
+                                    place.description = try reader.readString()
+                                } else if field.equals("here") {
+                                    place.here = try reader.readBool()
+                                } else {
+                                    try reader.skipValue()
+                                }
+                            }
+                            record.whereis.append(place)
+                        }
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                return record
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    /// A path as a shell takes it back: quoted when it holds anything but plain characters.
+    static func quotedForShell(_ path: String) -> String {
+        let plain = path.allSatisfy { $0.isLetter || $0.isNumber || "/._-+@:,".contains($0) }
+        return plain ? path : "'" + path.replacingQuotes() + "'"
+    }
+}
+
+extension String {
+    fileprivate func replacingQuotes() -> String {
+        var out = ""
+        for c in self { out += c == "'" ? "'\\''" : String(c) }
+        return out
+    }
+}

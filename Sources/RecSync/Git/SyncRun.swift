@@ -1,0 +1,463 @@
+import RecStore
+import RecSystem
+import RecValues
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `recnotes sync [REMOTE…]`: commit here, fetch, merge (recnotes' merge driver, through
+/// `git merge`), push, then move audio both ways with git-annex.
+///
+/// What it keeps true:
+/// - the store lock is held only while committing and merging (local work, no network), so
+///   other commands never wait on a remote;
+/// - two syncs of one store never interleave: the second refuses in one line (`sync.lock`);
+/// - a sync killed at any moment leaves what the next one repairs and completes: a stale
+///   `index.lock` of a killed git, a merge left half done;
+/// - audio of a recording still being made never travels: only files of recordings that
+///   store.json holds are given to git-annex, and a recording enters store.json when it stops.
+public enum SyncRun {
+    public struct Conflict: Equatable, Sendable {
+        public var kind: String
+        public var item: String
+        public var path: String
+        public var kept: String
+        public var other: String
+    }
+
+    public struct Transfers: Equatable, Sendable {
+        public var count = 0
+        public var bytes: Int64 = 0
+        public var failed = 0
+    }
+
+    public struct Report: Sendable {
+        public var remotes: [String] = []
+        public var committed = false
+        public var received = 0
+        public var sent = 0
+        public var audioIn = Transfers()
+        public var audioOut = Transfers()
+        public var conflicts: [Conflict] = []
+        /// How long the store lock was held, in milliseconds (bench/sync.sh reads it).
+        public var lockMilliseconds = 0.0
+        public var content = true
+
+        public var changedAnything: Bool {
+            received > 0 || sent > 0 || audioIn.count > 0 || audioOut.count > 0 || !conflicts.isEmpty
+        }
+
+        /// What the history entry says: `sync with hub: 2 in, 1 out, audio 3 in, 1 conflict`.
+        public var change: String {
+            var parts = ["\(received) in", "\(sent) out"]
+            if audioIn.count > 0 { parts.append("audio \(audioIn.count) in") }
+            if audioOut.count > 0 { parts.append("audio \(audioOut.count) out") }
+            if !conflicts.isEmpty {
+                parts.append("\(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")")
+            }
+            return "sync with \(remotes.joined(separator: ", ")): " + parts.joined(separator: ", ")
+        }
+    }
+
+    /// The journal's summary of a sync entry, which `undo` refuses to take back.
+    public static let journalSummary = "recnotes sync"
+
+    public static func run(
+        _ location: StoreLocation, remotes requested: [String], content: Bool,
+        executable: String = DetachedProcess.currentExecutable
+    ) throws -> Report {
+        let git = try SyncRemotes.requireSetUp(location, command: "sync")
+        let what = "sync"
+        let known = try SyncRemotes.list(git)
+        for name in requested where !known.contains(where: { $0.name == name }) {
+            throw RecError.failure(what, "no remote named '\(name)' (see 'recnotes sync remote list')")
+        }
+        let remotes = requested.isEmpty ? known.map(\.name) : requested
+        guard !remotes.isEmpty else {
+            throw RecError.failure(what, "no remote to sync with; add one with 'recnotes sync remote add NAME URL'")
+        }
+        // Two syncs of one store never interleave: the second refuses at once.
+        try FileSystem.makeDirectories(git.gitDirectory + "/recnotes")
+        guard let syncLock = try FileLock(attempting: git.gitDirectory + "/recnotes/sync.lock") else {
+            throw RecError.failure(what, "another sync of this store is running; try again when it has finished")
+        }
+        defer { withExtendedLifetime(syncLock) {} }
+
+        var report = Report()
+        report.remotes = remotes
+        report.content = content
+        let reportFile = git.gitDirectory + "/recnotes/merge-report.jsonl"
+        try recover(git, location: location, report: reportFile)
+        try SyncSetup.writeDriverConfig(git, executable: executable)
+        let branch = try git.require(["symbolic-ref", "--short", "HEAD"], what: what).output.trimmed
+
+        // New audio is hashed into the annex before the lock: a saved recording's file never
+        // changes, so this needs no lock, and it is the long part of a first sync.
+        try annexNewAudio(git, location: location)
+
+        for remote in remotes {
+            let fetched = try git.capture(["fetch", "-q", remote])
+            guard fetched.succeeded else {
+                let url = known.first { $0.name == remote }?.url ?? ""
+                throw RecError.failure(what, "\(remote): cannot reach \(url): \(fetched.reason)")
+            }
+        }
+
+        var before: String?
+        var theirTips: [String] = []
+        let start = MonotonicClock.now()
+        try FileLock.withLock(location.storeLockFile) {
+            report.committed = try commit(git)
+            before = try revision(git, "HEAD")
+            for remote in remotes {
+                for ref in ["refs/remotes/\(remote)/\(branch)", "refs/remotes/\(remote)/synced/\(branch)"] {
+                    guard let tip = try revision(git, ref) else { continue }
+                    theirTips.append(tip)
+                    try merge(git, remote: remote, ref: ref, tip: tip, report: reportFile)
+                }
+            }
+        }
+        report.lockMilliseconds = (MonotonicClock.now() - start) * 1000
+        report.conflicts = takeConflicts(reportFile)
+        let after = try revision(git, "HEAD")
+        if before != after { report.received = changedItems(git, from: before, to: after).count }
+        var sent = Set<ItemID>()
+        for tip in theirTips where tip != after { sent.formUnion(changedItems(git, from: tip, to: after)) }
+        if theirTips.isEmpty, after != nil { sent.formUnion(changedItems(git, from: nil, to: after)) }
+        report.sent = sent.count
+
+        // The remotes' git-annex branches, merged into ours before ours is pushed.
+        try git.require(["annex", "merge", "-q"], what: what)
+        try push(git, remotes: remotes, branch: branch, known: known)
+        if content {
+            for remote in remotes {
+                let got = try transfer(git, ["annex", "get", "--json", "--from", remote])
+                // What the location log says the remote has is not sent again (copy --to
+                // would check it, and report it as copied).
+                let copied = try transfer(git, ["annex", "copy", "--json", "--to", remote, "--not", "--in", remote])
+                report.audioIn.add(got)
+                report.audioOut.add(copied)
+            }
+            // Where the audio now is (git-annex's location log) travels too.
+            if report.audioIn.count + report.audioOut.count > 0 {
+                try push(git, remotes: remotes, branch: branch, known: known)
+            }
+        }
+        if report.changedAnything {
+            Journal(location: location).recordSync(summary: journalSummary, change: report.change)
+        }
+        return report
+    }
+
+    /// What a killed sync can leave, repaired. Only sync runs git in the store, and it holds
+    /// `sync.lock` now, so an `index.lock` here belongs to a git that was killed.
+    static func recover(_ git: Git, location: StoreLocation, report: String) throws {
+        let indexLock = git.gitDirectory + "/index.lock"
+        if FileSystem.exists(indexLock) { try FileSystem.remove(indexLock) }
+        try FileLock.withLock(location.storeLockFile) {
+            if FileSystem.exists(git.gitDirectory + "/MERGE_HEAD") {
+                _ = try git.capture(["merge", "--abort"])
+            }
+            // git writes a merged file in place; a kill in the middle leaves it torn. The
+            // last commit has the whole one (what was here was committed before the merge).
+            if !storeFileIsValid(location), try revision(git, "HEAD") != nil {
+                try git.require(["checkout", "HEAD", "--", "store.json"], what: "sync")
+            }
+        }
+        // A report of a merge that was undone names conflicts that did not happen.
+        if FileSystem.exists(report) && !FileSystem.exists(git.gitDirectory + "/ORIG_HEAD") {
+            try? FileSystem.remove(report)
+        }
+    }
+
+    static func storeFileIsValid(_ location: StoreLocation) -> Bool {
+        guard let bytes = try? FileSystem.read(location.storeFile) else { return true }
+        return (try? bytes.withUnsafeBufferPointer { try DocumentCodec.decode($0) }) != nil
+    }
+
+    static func revision(_ git: Git, _ ref: String) throws -> String? {
+        let result = try git.capture(["rev-parse", "-q", "--verify", ref + "^{commit}"])
+        return result.succeeded ? result.output.trimmed : nil
+    }
+
+    /// Recordings' audio files not yet in the annex: regular files (an annexed one is a
+    /// symlink) named by a recording store.json holds, in the items or the trash.
+    static func annexNewAudio(_ git: Git, location: StoreLocation) throws {
+        var candidates: [String] = []
+        for name in FileSystem.entries(of: location.audioDirectory) where !name.hasPrefix(".") {
+            var info = stat()
+            if lstat(location.audioPath(name), &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+                candidates.append(name)
+            }
+        }
+        guard !candidates.isEmpty else { return }
+        guard let bytes = try FileSystem.read(location.storeFile),
+            let document = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decode($0, strict: false).0 })
+        else { return }
+        var saved = Set(document.items.values.compactMap(\.recording?.file))
+        for entry in document.trash { saved.formUnion(entry.audioFiles) }
+        let files = candidates.filter(saved.contains).map { "audio/" + $0 }
+        guard !files.isEmpty else { return }
+        // Batches keep each command line well under ARG_MAX.
+        var index = 0
+        while index < files.count {
+            let batch = Array(files[index..<min(index + 500, files.count)])
+            try git.require(["annex", "add", "--quiet", "--"] + batch, what: "sync")
+            index += 500
+        }
+    }
+
+    /// Commits what changed here; false when nothing had.
+    static func commit(_ git: Git) throws -> Bool {
+        let status = try git.require(["status", "--porcelain", "--untracked-files=all", "--", "."], what: "sync")
+        guard !status.output.isEmpty else { return false }
+        // Deleted or changed audio, the documents and transcripts; never a new audio file
+        // (annexNewAudio chose those).
+        let paths = [".gitignore", ".gitattributes", "store.json", "transcripts"].filter {
+            FileSystem.exists(git.directory + "/" + $0)
+        }
+        if !paths.isEmpty { try git.require(["add", "-A", "--"] + paths, what: "sync") }
+        if FileSystem.exists(git.directory + "/audio") {
+            try git.require(["add", "-u", "--", "audio"], what: "sync")
+        }
+        let staged = try git.capture(["diff", "--cached", "--quiet"])
+        guard staged.status == 1 else { return false }
+        let machine = SyncSetup.machineName(git) ?? "this machine"
+        try git.require(["commit", "-q", "--no-verify", "-m", "recnotes on \(machine)"], what: "sync")
+        return true
+    }
+
+    /// Merges `ref` unless it is in HEAD already. A merge that fails (the driver refused a
+    /// newer store version, garbage) is undone, and is one line naming the remote.
+    static func merge(_ git: Git, remote: String, ref: String, tip: String, report: String) throws {
+        if let head = try revision(git, "HEAD"),
+            try git.capture(["merge-base", "--is-ancestor", tip, head]).succeeded
+        {
+            return
+        }
+        let merged = try git.capture([
+            "merge", "-q", "--no-edit", "--no-verify", "--allow-unrelated-histories", "-m",
+            "recnotes sync: merge \(remote)", tip,
+        ])
+        guard merged.succeeded else {
+            _ = try? git.capture(["merge", "--abort"])
+            try? FileSystem.remove(report)
+            let said = merged.errors.split(separator: "\n").last { $0.hasPrefix("recnotes: ") }
+            let reason = said.map { String($0.dropFirst("recnotes: ".count)) } ?? merged.reason
+            throw RecError.failure("sync", "\(remote): cannot merge: \(reason); nothing was changed here")
+        }
+    }
+
+    /// Pushes this branch and the git-annex branch to each remote whose copy is behind.
+    /// The `synced/` branches are what git-annex sync pushes too: a remote with a work tree
+    /// refuses a push to its checked-out branch, and merges `synced/` at its next sync.
+    static func push(_ git: Git, remotes: [String], branch: String, known: [SyncRemotes.Remote]) throws {
+        let head = try revision(git, "HEAD")
+        let annex = try revision(git, "refs/heads/git-annex")
+        for remote in remotes {
+            var refspecs: [String] = []
+            var direct: [String] = []
+            if let head {
+                if try revision(git, "refs/remotes/\(remote)/synced/\(branch)") != head {
+                    refspecs.append("HEAD:refs/heads/synced/\(branch)")
+                }
+                if try revision(git, "refs/remotes/\(remote)/\(branch)") != head {
+                    direct.append("HEAD:refs/heads/\(branch)")
+                }
+            }
+            if let annex {
+                if try revision(git, "refs/remotes/\(remote)/synced/git-annex") != annex {
+                    refspecs.append("git-annex:refs/heads/synced/git-annex")
+                }
+                if try revision(git, "refs/remotes/\(remote)/git-annex") != annex {
+                    direct.append("git-annex:refs/heads/git-annex")
+                }
+            }
+            if !refspecs.isEmpty {
+                let pushed = try git.capture(["push", "-q", remote] + refspecs)
+                guard pushed.succeeded else {
+                    let url = known.first { $0.name == remote }?.url ?? ""
+                    throw RecError.failure("sync", "\(remote): cannot push to \(url): \(pushed.reason)")
+                }
+            }
+            // Refused by a remote with a work tree, or when another machine got there first:
+            // the synced/ branches carry the change either way.
+            if !direct.isEmpty { _ = try git.capture(["push", "-q", remote] + direct) }
+        }
+    }
+
+    /// Runs a git-annex transfer with `--json` and counts what moved: one JSON object a file,
+    /// whose key holds the size (`SHA256E-s12345--…`).
+    static func transfer(_ git: Git, _ arguments: [String]) throws -> Transfers {
+        let result = try git.capture(arguments)
+        var moved = Transfers()
+        for line in result.lines where line.hasPrefix("{") {
+            if line.contains("\"success\":true") {
+                moved.count += 1
+                moved.bytes += keySize(line) ?? 0
+            } else {
+                moved.failed += 1
+            }
+        }
+        if !result.succeeded && moved.failed == 0 && moved.count == 0 {
+            throw RecError.failure("sync", result.reason)
+        }
+        return moved
+    }
+
+    static func keySize(_ line: String) -> Int64? {
+        // "key":"SHA256E-s12345--…": the size follows the backend's name.
+        let chars = Array(line.utf8)
+        let marker = Array("\"key\":\"".utf8)
+        guard chars.count > marker.count,
+            let at = (0...(chars.count - marker.count)).first(where: { Array(chars[$0..<$0 + marker.count]) == marker })
+        else { return nil }
+        var i = at + marker.count
+        while i + 1 < chars.count, chars[i] != UInt8(ascii: "\"") {
+            if chars[i] == UInt8(ascii: "-"), chars[i + 1] == UInt8(ascii: "s") {
+                let digits = chars[(i + 2)...].prefix { $0 >= 48 && $0 <= 57 }
+                return Int64(String(decoding: digits, as: UTF8.self))
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The conflicts the merge driver reported, read and then removed.
+    static func takeConflicts(_ path: String) -> [Conflict] {
+        guard let bytes = try? FileSystem.read(path) else { return [] }
+        try? FileSystem.remove(path)
+        var conflicts: [Conflict] = []
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            var fields: [String: String] = [:]
+            let parsed: Void? = Array(line).withUnsafeBufferPointer { buffer in
+                var reader = JSONReader(buffer)
+                do {
+                    try reader.beginObject()
+                    var first = true
+                    while let key = try reader.nextKey(first: &first) {
+                        let name = String(decoding: key, as: UTF8.self)
+                        if reader.peek() == UInt8(ascii: "\"") {
+                            fields[name] = try reader.readString()
+                        } else {
+                            try reader.skipValue()
+                        }
+                    }
+                    return ()
+                } catch { return nil }
+            }
+            guard parsed != nil, let kind = fields["kind"] else { continue }
+            conflicts.append(
+                Conflict(
+                    kind: kind, item: fields["item"] ?? "", path: fields["path"] ?? "", kept: fields["kept"] ?? "",
+                    other: fields["other"] ?? ""))
+        }
+        return conflicts
+    }
+
+    /// Items added, changed or removed between two commits' store.json.
+    static func changedItems(_ git: Git, from old: String?, to new: String?) -> Set<ItemID> {
+        func items(_ rev: String?) -> [ItemID: [UInt8]] {
+            guard let rev, let shown = try? git.capture(["show", "\(rev):store.json"]), shown.succeeded else {
+                return [:]
+            }
+            let bytes = Array(shown.output.utf8)
+            return bytes.withUnsafeBufferPointer { buffer in
+                guard let decoded = try? DocumentCodec.decodeVersioned(buffer, strict: false) else { return [:] }
+                var result: [ItemID: [UInt8]] = [:]
+                for (id, range) in decoded.itemRanges { result[id] = Array(buffer[range]) }
+                return result
+            }
+        }
+        let a = items(old)
+        let b = items(new)
+        var changed = Set<ItemID>()
+        for (id, bytes) in b where a[id] != bytes && id != .root { changed.insert(id) }
+        for id in a.keys where b[id] == nil && id != .root { changed.insert(id) }
+        return changed
+    }
+}
+
+extension SyncRun.Transfers {
+    mutating func add(_ other: SyncRun.Transfers) {
+        count += other.count
+        bytes += other.bytes
+        failed += other.failed
+    }
+}
+
+extension String {
+    var trimmed: String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
+        while let c = s.last, c.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+extension SyncRun.Report {
+    /// The summary `recnotes sync` prints: one line of counts, then each conflict named.
+    public var lines: [String] {
+        func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+        var head =
+            "sync with \(remotes.joined(separator: ", ")): \(plural(received, "item")) received, \(sent) sent"
+        if content {
+            head +=
+                "; audio \(audioIn.count) received (\(Format.size(audioIn.bytes))), \(audioOut.count) sent (\(Format.size(audioOut.bytes)))"
+        } else {
+            head += "; audio not moved (--no-content)"
+        }
+        var lines = [head]
+        let failed = audioIn.failed + audioOut.failed
+        if failed > 0 { lines.append("audio: \(plural(failed, "file")) could not be moved; see 'git annex whereis'") }
+        for c in conflicts {
+            var line = "conflict (\(c.kind)) \(c.path)"
+            if !c.kept.isEmpty { line += ": kept \(c.kept)" }
+            if !c.other.isEmpty { line += ", other \(c.other)" }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    public var json: String {
+        var w = JSONWriter()
+        w.raw("{\"remotes\": ")
+        w.strings(remotes)
+        w.raw(", \"committed\": ")
+        w.bool(committed)
+        w.raw(", \"received\": ")
+        w.int(received)
+        w.raw(", \"sent\": ")
+        w.int(sent)
+        w.raw(", \"content\": ")
+        w.bool(content)
+        for (key, t) in [("audioReceived", audioIn), ("audioSent", audioOut)] {
+            w.raw(", \"\(key)\": {\"count\": ")
+            w.int(t.count)
+            w.raw(", \"bytes\": ")
+            w.int(t.bytes)
+            w.raw(", \"failed\": ")
+            w.int(t.failed)
+            w.raw("}")
+        }
+        w.raw(", \"conflicts\": ")
+        w.array(conflicts) { w, c in
+            w.raw("{\"kind\": ")
+            w.string(c.kind)
+            w.raw(", \"item\": ")
+            w.string(c.item)
+            w.raw(", \"path\": ")
+            w.string(c.path)
+            w.raw(", \"kept\": ")
+            w.string(c.kept)
+            w.raw(", \"other\": ")
+            w.string(c.other)
+            w.raw("}")
+        }
+        w.raw(", \"lockMilliseconds\": ")
+        w.double(lockMilliseconds)
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import RecCore
+import RecSync
+
+/// The recordings' audio files under PATHs (a folder means everything under it), each
+/// with its path, in the order given, once each.
+private func audioFiles(_ library: Library, _ paths: [String]) throws -> [(file: String, path: String)] {
+    var seen = Set<String>()
+    var result: [(file: String, path: String)] = []
+    for path in paths {
+        let top = try library.item(at: path)
+        for item in library.document.subtree(of: top.id) {
+            guard let file = item.recording?.file, seen.insert(file).inserted else { continue }
+            result.append((file, library.document.path(of: item.id)))
+        }
+    }
+    return result
+}
+
+struct Get: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Bring recordings' audio here from the machines or remotes that hold it.",
+        discussion: """
+            For a store that syncs ('recnotes sync init'): git-annex fetches the audio from \\
+            wherever it can reach a copy. A folder means every recording under it. Audio \\
+            already here is left as it is.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "Recordings or folders.", completion: .storePath)
+    var paths: [String]
+
+    func run() throws {
+        let library = try global.openLibrary()
+        _ = try SyncRemotes.requireSetUp(library.location, command: "get")
+        let files = try audioFiles(library, paths)
+        let missing = files.filter { library.location.audioIsElsewhere($0.file) }
+        let moved = try Annex.get(library.location, files: missing.map(\.file))
+        if !Output.quiet {
+            print(
+                "get: \(Format.count(moved.count, "recording")) brought here (\(Format.size(moved.bytes))), \(files.count - missing.count) here already"
+            )
+        }
+        if let first = moved.failed.first, let path = missing.first(where: { $0.file == first })?.path {
+            throw Annex.notHere(library.location, file: first, path: path)
+        }
+    }
+}
+
+struct Drop: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "drop",
+        abstract: "Free the space recordings' audio takes here, keeping the copies elsewhere.",
+        discussion: """
+            For a store that syncs: the audio stays on the other machines and remotes, and \\
+            'recnotes get' brings it back. Refused, dropping nothing, when a recording has no \\
+            other known copy (the error names where its copies are): sync it first. A folder \\
+            means every recording under it.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "Recordings or folders.", completion: .storePath)
+    var paths: [String]
+
+    func run() throws {
+        let library = try global.openLibrary()
+        _ = try SyncRemotes.requireSetUp(library.location, command: "drop")
+        let files = try audioFiles(library, paths)
+        var byFile: [String: String] = [:]
+        for entry in files { byFile[entry.file] = entry.path }
+        let moved = try Annex.drop(library.location, files: files.map(\.file), paths: byFile)
+        if !Output.quiet {
+            print("drop: \(Format.count(moved.count, "recording")) dropped here (\(Format.size(moved.bytes)) freed)")
+        }
+        if let first = moved.failed.first {
+            throw RecError.failure(
+                "drop", "\(byFile[first] ?? first): git-annex could not verify another copy; kept here")
+        }
+    }
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# sync (issue 24), beside the git and git-annex commands it runs, typed by hand:
+#  1. `recnotes sync` with nothing to do, a 10,000-item store (bench/gen-store 10000, every
+#     recording with a small audio file) and a local bare remote, against
+#     `git status; git fetch; git annex merge; git annex get --from; git annex copy --to --not --in`
+#     (what a person types to learn there is nothing to do): target <= 1.2x;
+#  2. the first sync of a store of 1,000 recordings to an empty local remote, against
+#     `git annex add audio; git add -A; git commit; git annex sync --content`: target <= 1.2x;
+#  3. how long the store lock is held per sync at 10,000 items (sync --json's lockMilliseconds),
+#     with nothing to do and with one change: target <= 200 ms.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
+work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-sync.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export HOME=$work/home
+mkdir -p "$HOME" bench/out
+git config --global user.name bench
+git config --global user.email bench@localhost
+git config --global init.defaultBranch main
+
+# Writes N items with audio (distinct random bytes: distinct git-annex keys) into $1.
+store_with_audio() {
+  bench/gen-store "$2" --store "$1" >/dev/null
+  python3 - "$1" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+for item in json.load(open(d + "/store.json"))["items"]:
+    f = item.get("file") or (item.get("recording") or {}).get("file")
+    if f:
+        with open(os.path.join(d, "audio", f), "wb") as out:
+            out.write(os.urandom(2048))
+PY
+}
+
+echo "== 1. nothing to do, 10,000 items"
+store_with_audio "$work/big" 10000
+"$bin" --store "$work/big" sync init --name bench >/dev/null
+"$bin" --store "$work/big" sync remote add hub "$work/big-hub" >/dev/null
+"$bin" --store "$work/big" sync >/dev/null
+"$bin" --store "$work/big" sync --json
+by_hand="cd $work/big && git status --porcelain >/dev/null && git fetch -q hub && git annex merge -q && git annex get -q --from hub && git annex copy -q --to hub --not --in hub"
+hyperfine -N -i --warmup 2 --runs "${RUNS:-10}" \
+  -n "recnotes sync" "$bin --store $work/big sync" \
+  -n "by hand" "bash -c '$by_hand'" \
+  --export-markdown bench/out/sync-idle.md 2>&1 || true
+
+echo "== 3. lock held per sync, 10,000 items"
+for i in 1 2 3 4 5; do
+  "$bin" --store "$work/big" sync --json | python3 -c 'import json,sys; print("nothing to do: lock held %.1f ms" % json.load(sys.stdin)["lockMilliseconds"])'
+  "$bin" --store "$work/big" mkdir "/bench-$i" >/dev/null
+  "$bin" --store "$work/big" sync --json | python3 -c 'import json,sys; print("one change:    lock held %.1f ms" % json.load(sys.stdin)["lockMilliseconds"])'
+done
+
+echo "== 2. first sync, 1,000 recordings"
+store_with_audio "$work/seed" 1111
+prepare="rm -rf $work/first $work/first-hub && cp -a $work/seed $work/first && $bin --store $work/first sync init --name bench >/dev/null && $bin --store $work/first sync remote add hub $work/first-hub >/dev/null"
+first_by_hand="cd $work/first && git annex add -q audio && git add -A . && git commit -q -m first && git annex sync -q --content hub"
+hyperfine -N -i --runs "${RUNS_FIRST:-3}" \
+  --prepare "bash -c '$prepare'" \
+  -n "recnotes sync (first)" "$bin --store $work/first sync" \
+  -n "by hand (first)" "bash -c '$first_by_hand'" \
+  --export-markdown bench/out/sync-first.md 2>&1 || true
