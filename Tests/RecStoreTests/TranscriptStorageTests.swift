@@ -25,10 +25,10 @@ struct TranscriptStorageTests {
 
     @Test func theStoredJSONReadsBack() throws {
         let bytes = Array(TranscriptFormat.json.render(Self.sample).utf8)
-        #expect(try TranscriptFiles.decode(bytes) == Self.sample)
-        #expect(throws: (any Error).self) { try TranscriptFiles.decode(Array("{\"engine\": \"x\"}".utf8)) }
+        #expect(try TranscriptCodec.decode(bytes) == Self.sample)
+        #expect(throws: (any Error).self) { try TranscriptCodec.decode(Array("{\"engine\": \"x\"}".utf8)) }
         #expect(throws: (any Error).self) {
-            try TranscriptFiles.decode(Array("{\"segments\": [{\"start\": -1}]}".utf8))
+            try TranscriptCodec.decode(Array("{\"segments\": [{\"start\": -1}]}".utf8))
         }
     }
 

@@ -62,6 +62,49 @@ struct SystemTests {
         #expect(try ChildProcess.run(["sh", "-c", "kill -TERM $$; exit 0"]) == 128 + SIGTERM)
     }
 
+    @Test func aLaunchGivesTheChildItsDescriptorsGroupAndSession() throws {
+        let ends = try System.closeOnExecPipe()
+        defer { close(ends.read) }
+        // The child reports its pid, process group and session on descriptor 1 (the pipe) and
+        // on descriptor 5 (the same pipe, given as an extra): both lines arrive.
+        var launch = ProcessLaunch(["sh", "-c", "set -- $(cat /proc/$$/stat); echo $1 $5 $6; echo extra >&5"])
+        launch.input = .null
+        launch.output = .descriptor(ends.write)
+        launch.extraDescriptors = [(child: 5, parent: ends.write)]
+        launch.ownProcessGroup = true
+        let pid = try launch.start()
+        close(ends.write)
+        let text = String(decoding: DetachedProcess.readToEnd(ends.read, within: 10) ?? [], as: UTF8.self)
+        #expect(WaitStatus.wait(for: pid)?.code == 0)
+        let fields = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        #expect(fields.count == 4)
+        #expect(fields.first == String(pid))
+        #expect(fields.dropFirst().first == String(pid))  // it leads a group of its own
+        #expect(fields.dropFirst(2).first != String(pid))  // but not a session
+        #expect(fields.last == "extra")
+        #expect(throws: Errno.noSuchFile) { try ProcessLaunch(["/nonexistent/program"]).start() }
+    }
+
+    @Test func aCaptureReadsBothStreamsAndKillsTheGroupOnTimeout() throws {
+        // More than a pipe holds on each stream: read as they come, or the child would block.
+        var launch = ProcessLaunch(["sh", "-c", "head -c 200000 /dev/zero; head -c 100000 /dev/zero >&2; exit 4"])
+        launch.input = .null
+        let run = try launch.capture(stderrLimit: 1000)
+        #expect(run.status == 4)
+        #expect(run.stdout.count == 200_000)
+        #expect(run.stderr.count == 1000)
+        // A timeout kills the child's whole group: the sleep it started too.
+        let pidFile = FileManager.default.temporaryDirectory.appending(path: "capture-\(getpid()).pid").path
+        defer { try? FileManager.default.removeItem(atPath: pidFile) }
+        var slow = ProcessLaunch(["sh", "-c", "sleep 30 & echo $! > '\(pidFile)'; wait"])
+        slow.ownProcessGroup = true
+        #expect(throws: CaptureFailure.timedOut) { try slow.capture(timeout: 0.5) }
+        let sleeper = try #require(
+            Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(!processIsAlive(sleeper))  // killed (a zombie until init reaps it counts as gone)
+        #expect(throws: CaptureFailure.cannotStart(.noSuchFile)) { try ProcessLaunch(["/nonexistent/x"]).capture() }
+    }
+
     @Test func aCloseOnExecPipeReachesNoChild() throws {
         let ends = try System.closeOnExecPipe()
         defer {

@@ -33,102 +33,31 @@ public final class PlaybackSession {
     public var sampleRate: Int { file.sampleRate }
     public var duration: Double { file.duration }
 
-    /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
-    /// and `--until` against its real length, then opens the device. Time specs are checked
-    /// for syntax before anything is opened.
-    ///
-    /// The recording's trim points bound what plays unless `untrimmed`: it starts at the in
-    /// point (or the saved position or `--seek`, if between them) and stops at the out point
-    /// (or `--until`, if before it). Positions stay in the file's own time.
-    ///
-    /// `skipSilence` (seconds): silences longer than that, between the speech regions stored
-    /// with the recording (or, with `silenceThreshold`, a fixed level instead of the
-    /// detector's adaptive floor, found in the file before playing), are jumped over.
-    public init(
+    /// Plans (`PlaybackPlan`: the recording, its file, where to start and stop), then acts:
+    /// the running playback, if any, ends and lets go of the device, and the device is opened.
+    public convenience init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
         device: String, deviceConfiguration: String? = nil
     ) throws {
-        self.library = library
-        let seekSpec = try seek.map { try TimeSpec.parse($0, option: "--seek") }
-        let untilSpec = try until.map { try TimeSpec.parse($0, option: "--until") }
-        let resumeAt: Double?
-        if let path {
-            item = try library.resolver.resolve(path)
-            resumeAt = nil
-        } else {
-            guard let selection = library.state.selection, let selected = library.document[selection.recording] else {
-                throw RecError.usage("play", "no recording is selected; give the PATH of one to play")
-            }
-            item = selected
-            resumeAt = fromStart ? nil : selection.position
-        }
-        guard let info = item.recording else {
-            throw RecError.failure(path ?? library.document.path(of: item.id), "is a folder, not a recording")
-        }
-        let opened = try SoundFile.open(path: library.location.audioPath(info.file))
-        file = opened
-        let rate = Double(opened.sampleRate)
-        let length = opened.duration
-        let frameCount = opened.frames
-        func frame(_ seconds: Double) -> Int64 { min(Int64((seconds * rate).rounded()), frameCount) }
-        let bounds = untrimmed ? 0..<frameCount : item.playedRange.clamped(to: 0..<frameCount)
-        var from = bounds.lowerBound
-        floor = bounds.lowerBound
-        // A marker (#3, mark:LABEL) is its exact frame: no round trip through seconds.
-        let markers = item.annotations.markers
-        self.markers = Mutex(markers.map(\.frame))
-        let shownPath = path ?? library.document.path(of: item.id)
-        if let seekSpec, let text = seek {
-            if let markerFrame = try seekSpec.markerFrame(
-                in: markers, frames: frameCount, option: "--seek", path: shownPath)
-            {
-                from = markerFrame
-            } else {
-                let (seconds, note) = try seekSpec.resolveStart(duration: length, spec: text)
-                if let note { notes.append(note) }
-                from = frame(seconds)
-            }
-            if from >= bounds.upperBound {
-                // Nothing is left to play there: refused, as a seek past the end of the file is,
-                // rather than quietly starting again from the in point.
-                let subject = TimeSpec.typed(text, option: "--seek")
-                let at = Format.preciseClock(Double(from) / rate)
-                let end = Format.preciseClock(Double(bounds.upperBound) / rate)
-                if bounds.upperBound < frameCount {
-                    throw RecError.usage(
-                        subject, "\(at) is at or past the out point (\(end)); --untrimmed plays past it")
-                }
-                throw RecError.usage(subject, "\(at) is at the end of the recording (\(end)); nothing is left to play")
-            }
-            if !bounds.contains(from) {
-                notes.append(
-                    "--seek \(text) is outside the trim points; playing from \(Format.clock(Double(bounds.lowerBound) / rate)) (--untrimmed plays it all)"
-                )
-                from = bounds.lowerBound
-            }
-        } else if let resumeAt, resumeAt < length - 0.05, bounds.contains(frame(resumeAt)) {
-            from = frame(resumeAt)
-        }
-        var to = bounds.upperBound
-        if let untilSpec, let text = until {
-            to = min(
-                try untilSpec.markerFrame(in: markers, frames: frameCount, option: "--until", path: shownPath)
-                    ?? frame(try untilSpec.resolve(duration: length, spec: text, option: "--until")), bounds.upperBound)
-            guard to > from else {
-                throw RecError.usage(
-                    TimeSpec.typed(text, option: "--until"),
-                    "must come after the start (\(Format.preciseClock(Double(from) / rate)))")
-            }
-        }
-        start = from
-        end = to
-        if let skipSilence {
-            let regions = try info.speechRegions(in: library.location, silenceThreshold: silenceThreshold)
-            skips = SpeechRegions.silences(between: regions, in: from..<to, longerThan: Int64(skipSilence * rate))
-        }
-        // One playback at a time: once this one is known to be playable, the running one
-        // ends (and lets go of the device) before the device is opened.
+        let plan = try PlaybackPlan(
+            library: library, path: path, seek: seek, until: until, fromStart: fromStart, untrimmed: untrimmed,
+            skipSilence: skipSilence, silenceThreshold: silenceThreshold)
+        try self.init(plan, device: device, deviceConfiguration: deviceConfiguration)
+    }
+
+    /// Acts on a plan: only once the recording is known to be playable does the running
+    /// playback end (one playback at a time), and then the device is opened.
+    public init(_ plan: PlaybackPlan, device: String, deviceConfiguration: String? = nil) throws {
+        library = plan.library
+        item = plan.item
+        file = plan.file
+        start = plan.start
+        end = plan.end
+        floor = plan.floor
+        skips = plan.skips
+        markers = Mutex(plan.markerFrames)
+        notes = plan.notes
         if library.isReadOnly {
             // A backup on read-only media still plays; nothing of it can be written.
             notes.append(

@@ -4,9 +4,9 @@
 
 /// The record screen as a sequence of store changes around a `Recorder`:
 ///
-/// 1. `start`: resolve where the recording goes (an existing name is refused here, before
-///    anything is recorded), open the device, create the file, and note the recording in
-///    progress in the view state (uuid, parent, file, pid, start time);
+/// 1. plan (`RecordingPlan`): resolve where the recording goes (an existing name is refused
+///    here, before anything is recorded); then `init`: open the device, create the file, and
+///    note the recording in progress in the view state (uuid, parent, file, pid, start time);
 /// 2. `record`: capture until stopped (or, with a `VoiceTrigger`, from the first speech to
 ///    the silence that ends it, whose tail is then trimmed by an out point);
 /// 3. `save` (close the file, add the item to the document, clear the in-progress entry)
@@ -33,66 +33,43 @@ public final class RecordingSession {
 
     public var filePath: String { library.location.audioPath(entry.file) }
 
-    /// Resolves PATH (a folder, a name in the current folder, or `Folder/name`) and starts.
-    /// `createParents` (`record -p`): folders in PATH that do not exist yet are made once
-    /// the device is open.
-    public init(
+    /// Plans (`RecordingPlan`: where the recording goes, every refusal made), then starts.
+    public convenience init(
         library: Library, path: String?, format: AudioFormat, rate: Int, channels: Int,
         device: String, frameLimit: Int64?, started: Timestamp = .now(),
         deviceConfiguration: String? = nil, createParents: Bool = false, voice: VoiceTrigger? = nil
     ) throws {
-        self.library = library
-        self.format = format
-        // One line, as every change to a read-only store is refused, before a device opens.
-        if library.isReadOnly { throw library.documents.readOnlyError }
-        try format.validate(rate: rate, channels: channels)
-        let resolver = library.resolver
-        var parentItem = library.document[library.state.currentFolder] ?? library.document.root
-        var name = Format.defaultRecordingName(started)
-        var given = false
-        // -p: the folders in PATH that are not there yet, made once the device is open.
-        var foldersToMake: [String] = []
-        if let path {
-            switch try resolver.walk(path) {
-            case .existing(let item) where item.isFolder:
-                parentItem = item
-            case .existing:
-                throw RecError.failure(path, "already exists")
-            case .missing(let parent, let missing, let endsInSlash):
-                var names = missing
-                if !endsInSlash {
-                    name = names.removeLast()
-                    given = true
-                }
-                if !names.isEmpty && !createParents {
-                    throw endsInSlash && names.count == 1
-                        ? RecError.failure(path, "no such folder (use -p to create it)")
-                        : resolver.missing(path, parent: parent, names: missing, hint: "use -p to create it")
-                }
-                parentItem = parent
-                foldersToMake = names
-            }
-        }
-        try NameRules.validate(name)
-        if foldersToMake.isEmpty, let existing = library.document.child(named: name, in: parentItem.id) {
-            throw RecError.failure(library.document.path(of: existing.id), "already exists")
-        }
-        try library.viewState.state.refuseAnotherRecording()
-        try Self.refuseWhileRecoveryWaits(library)
+        let plan = try RecordingPlan(
+            library: library, path: path, format: format, rate: rate, channels: channels,
+            createParents: createParents, started: started)
+        try self.init(
+            plan, device: device, frameLimit: frameLimit, started: started, deviceConfiguration: deviceConfiguration,
+            voice: voice)
+    }
 
-        // The device first: if it cannot be opened, no file (and no folder) is made.
+    /// Starts what `plan` resolved: opens the device first (if it cannot be opened, no file and
+    /// no folder is made), makes the folders `-p` asked for, creates the file and notes the
+    /// recording in progress in the view state.
+    public init(
+        _ plan: RecordingPlan, device: String, frameLimit: Int64?, started: Timestamp = .now(),
+        deviceConfiguration: String? = nil, voice: VoiceTrigger? = nil
+    ) throws {
+        library = plan.library
+        format = plan.format
+        let (rate, channels) = (plan.rate, plan.channels)
         recorder = try Recorder(
             device: device, rate: rate, channels: channels, frameLimit: frameLimit,
             configuration: deviceConfiguration, voice: voice)
-        if !foldersToMake.isEmpty {
-            let within = parentItem.id
-            parentItem = try library.documents.transaction { tx in
-                try tx.makeFolders(foldersToMake, in: within).folder
-            }
+        var parent = plan.parent
+        if !plan.foldersToMake.isEmpty {
+            parent = try library.documents.transaction { tx in
+                try tx.makeFolders(plan.foldersToMake, in: plan.parent).folder
+            }.id
         }
-        parent = parentItem.id
+        self.parent = parent
+        let name = plan.name
         defaultName = name
-        nameGiven = given
+        nameGiven = plan.nameGiven
         let id = ItemID.random()
         let fileName = "\(id).\(format.fileExtension)"
         try FileSystem.makeDirectories(library.location.audioDirectory)
@@ -124,22 +101,10 @@ public final class RecordingSession {
         }
     }
 
-    /// A dead recorder's audio that could not be saved yet (see `RecoveryWaits`) keeps its
-    /// in-progress entry; a new recording would replace it, so none starts until it is saved.
-    private static func refuseWhileRecoveryWaits(_ library: Library) throws {
-        guard let waiting = library.viewState.state.recording, waiting.output == nil, waiting.pid != getpid(),
-            !processIsAlive(waiting.pid)
-        else { return }
-        throw RecError.failure(
-            "record",
-            "the interrupted recording \"\(waiting.name)\" is not saved in the store yet, and must be first: free some space"
-        )
-    }
-
     /// Where the recording goes, as the user knows it: `/Ideas/standup`.
     public var destinationPath: String { Self.path(of: defaultName, in: parent, library.document) }
 
-    private static func path(of name: String, in parent: ItemID, _ document: Document) -> String {
+    static func path(of name: String, in parent: ItemID, _ document: Document) -> String {
         let folder = document[parent] != nil ? document.path(of: parent) : "/"
         return (folder == "/" ? "" : folder) + "/" + name
     }

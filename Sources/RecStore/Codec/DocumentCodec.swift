@@ -28,10 +28,20 @@ public enum DocumentCodec {
     static func encodeWithRanges(_ document: Document) -> (
         bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
     ) {
+        encodeWithRanges(document, capacity: nil) { item, w in writeItem(item, to: &w) }
+    }
+
+    /// `encodeWithRanges`, each item of the `items` array written by `write` (a merge copies
+    /// the bytes of items it did not change).
+    static func encodeWithRanges(
+        _ document: Document, capacity: Int?, writing write: (Item, inout JSONWriter) -> Void
+    ) -> (
+        bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
+    ) {
         let ordered = document.preorder()
         var ranges: [(id: ItemID, range: Range<Int>)] = []
         ranges.reserveCapacity(ordered.count)
-        var w = JSONWriter(capacity: ordered.count * 260 + 64)
+        var w = JSONWriter(capacity: capacity ?? ordered.count * 260 + 64)
         w.raw("{\n\"version\": ")
         w.int(Document.currentVersion)
         w.raw(",\n\"items\": [")
@@ -41,7 +51,7 @@ public enum DocumentCodec {
             if index > 0 { w.raw(",") } else { w.raw("\n") }
             let start = w.bytes.count
             if index > 0 { w.raw("\n") }
-            writeItem(item, to: &w)
+            write(item, &w)
             ranges.append((item.id, start..<w.bytes.count))
         }
         w.raw("\n]")
@@ -70,7 +80,7 @@ public enum DocumentCodec {
         return (w.bytes, ranges)
     }
 
-    private static func writeItem(_ item: Item, to w: inout JSONWriter) {
+    static func writeItem(_ item: Item, to w: inout JSONWriter) {
         w.raw("{\"uuid\": ")
         w.id(item.id)
         w.raw(", \"type\": ")
@@ -89,10 +99,17 @@ public enum DocumentCodec {
             w.ids(item.children)
         }
         AnnotationCodec.write(item.annotations, to: &w)
+        ChangeTimesCodec.write(item.changed, to: &w)
         w.raw("}")
     }
 
     public struct Corrupt: Error, Equatable, CustomStringConvertible {
+        /// What kind of wrong: `fsck --repair` rebuilds from JSON that does not decode and from
+        /// a file that is not a store, never from a newer version's store.
+        public enum Kind: Equatable, Sendable {
+            case syntax, notAStore, newerVersion, brokenLinks
+        }
+        public var kind: Kind
         public var reason: String
         public var description: String { reason }
     }
@@ -154,6 +171,7 @@ public enum DocumentCodec {
                     version = try reader.readInt()
                     if version! > Int64(Document.currentVersion) {
                         throw Corrupt(
+                            kind: .newerVersion,
                             reason:
                                 "version \(version!) is newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes"
                         )
@@ -180,10 +198,14 @@ public enum DocumentCodec {
             }
             try reader.finish()
         } catch let failure as JSONReader.Failure {
-            throw Corrupt(reason: "corrupt JSON at line \(failure.line), column \(failure.column): \(failure.message)")
+            throw Corrupt(
+                kind: .syntax,
+                reason: "corrupt JSON at line \(failure.line), column \(failure.column): \(failure.message)")
         }
-        guard version != nil else { throw Corrupt(reason: "not a recnotes store: no \"version\" field") }
-        guard sawItems else { throw Corrupt(reason: "not a recnotes store: no \"items\" array") }
+        guard version != nil else {
+            throw Corrupt(kind: .notAStore, reason: "not a recnotes store: no \"version\" field")
+        }
+        guard sawItems else { throw Corrupt(kind: .notAStore, reason: "not a recnotes store: no \"items\" array") }
         var document = Document(items: items, trash: trash)
         var unsorted: [ItemID] = []
         let problems = duplicates + document.checkLinks(unsorted: &unsorted)
@@ -197,7 +219,7 @@ public enum DocumentCodec {
                     problems.count > 1
                     ? " (and \(problems.count - 1) more problem\(problems.count > 2 ? "s" : ""); run recnotes fsck)"
                     : "; run recnotes fsck"
-                throw Corrupt(reason: "broken links: \(problems[0])\(more)")
+                throw Corrupt(kind: .brokenLinks, reason: "broken links: \(problems[0])\(more)")
             }
             document.rebuildLinks()
         }
@@ -225,7 +247,7 @@ public enum DocumentCodec {
         return try decodeItem(&reader)
     }
 
-    private static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
+    static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
         let start = r.position
         var parent: ItemID?
         var path: String?
@@ -278,6 +300,7 @@ public enum DocumentCodec {
         var file: String?
         var analysis: AudioAnalysis?
         var annotations = Annotations()
+        var changed = ChangeTimes.unknown
 
         func readID(_ r: inout JSONReader, _ what: String) throws -> ItemID {
             let at = r.position
@@ -337,6 +360,8 @@ public enum DocumentCodec {
                 analysis = try AnalysisCodec.read(&r)
             } else if try AnnotationCodec.read(key, from: &r, into: &annotations) {
                 continue
+            } else if key.equals("changed") {
+                changed = try ChangeTimesCodec.read(&r)
             } else {
                 try r.skipValue()
             }
@@ -359,11 +384,14 @@ public enum DocumentCodec {
         if type == .folder, annotations.trim != nil {
             throw r.failure("folder \(id) has trim points; only recordings do", at: start)
         }
+        // Markers of a store before version 4 have no ids: they get ids derived from the
+        // recording, the same on every machine (`Marker.derivedID`).
+        annotations.assignMarkerIDs(item: id)
         switch type {
         case .folder:
             return Item(
                 id: id, parent: parent, name: name, created: created, children: children, recording: nil,
-                annotations: annotations)
+                annotations: annotations, changed: changed)
         case .recording:
             guard let duration else { throw missing("duration") }
             guard let frames else { throw missing("frames") }
@@ -386,7 +414,7 @@ public enum DocumentCodec {
                 recording: RecordingInfo(
                     duration: duration, frames: frames, sampleRate: Int(sampleRate),
                     channels: Int(channels), format: format, file: file, analysis: analysis),
-                annotations: annotations)
+                annotations: annotations, changed: changed)
         }
     }
 }

@@ -77,7 +77,7 @@ public struct Journal {
         guard let bytes = try? FileSystem.read(path) else { return [] }
         var result: [Entry] = []
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
-            let parsed = Array(line).withUnsafeBufferPointer { try? Journal.decode($0) }
+            let parsed = Array(line).withUnsafeBufferPointer { try? JournalCodec.decode($0) }
             if let parsed { result.append(parsed) }
         }
         return result
@@ -104,7 +104,7 @@ public struct Journal {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
         defer { close(fd) }
-        try? FileSystem.writeAll(fd, Journal.encode(entry), path: path)
+        try? FileSystem.writeAll(fd, JournalCodec.encode(entry), path: path)
     }
 
     /// Drops the newest entry, after it has been undone.
@@ -115,186 +115,7 @@ public struct Journal {
     }
 
     private func rewrite(_ entries: [Entry]) {
-        try? FileSystem.writeAtomically(entries.flatMap(Journal.encode), to: path)
-    }
-
-    static func encode(_ entry: Entry) -> [UInt8] {
-        var w = JSONWriter()
-        w.raw("{\"seq\": ")
-        w.int(entry.sequence)
-        w.raw(", \"time\": ")
-        w.timestamp(entry.time)
-        w.raw(", \"summary\": ")
-        w.string(entry.summary)
-        if let change = entry.change {
-            w.raw(", \"change\": ")
-            w.string(change)
-        }
-        w.raw(", \"steps\": [")
-        for (i, step) in entry.steps.enumerated() {
-            if i > 0 { w.raw(", ") }
-            switch step {
-            case .added(let id, let placement):
-                w.raw("{\"op\": \"added\", \"uuid\": ")
-                w.id(id)
-                encode(placement, to: &w)
-            case .moved(let id, let fromParent, let fromName, let toParent, let toName):
-                w.raw("{\"op\": \"moved\", \"uuid\": ")
-                w.id(id)
-                w.raw(", \"fromParent\": ")
-                w.id(fromParent)
-                w.raw(", \"fromName\": ")
-                w.string(fromName)
-                w.raw(", \"toParent\": ")
-                w.id(toParent)
-                w.raw(", \"toName\": ")
-                w.string(toName)
-            case .trashed(let id):
-                w.raw("{\"op\": \"trashed\", \"uuid\": ")
-                w.id(id)
-            case .removedPermanently(let id, let path):
-                w.raw("{\"op\": \"removedPermanently\", \"uuid\": ")
-                w.id(id)
-                w.raw(", \"path\": ")
-                w.string(path)
-            case .restored(let id, let placement):
-                w.raw("{\"op\": \"restored\", \"uuid\": ")
-                w.id(id)
-                encode(placement, to: &w)
-            case .annotated(let id, let before, let after):
-                w.raw("{\"op\": \"annotated\", \"uuid\": ")
-                w.id(id)
-                w.raw(", \"before\": ")
-                AnnotationCodec.writeObject(before, to: &w)
-                w.raw(", \"after\": ")
-                AnnotationCodec.writeObject(after, to: &w)
-            case .transcribed(let id, let replaced):
-                w.raw("{\"op\": \"transcribed\", \"uuid\": ")
-                w.id(id)
-                if let replaced {
-                    w.raw(", \"replaced\": ")
-                    w.string(replaced)
-                }
-            }
-            w.raw("}")
-        }
-        w.raw("]}\n")
-        return w.bytes
-    }
-
-    private static func encode(_ placement: Placement?, to w: inout JSONWriter) {
-        guard let placement else { return }
-        w.raw(", \"parent\": ")
-        w.id(placement.parent)
-        w.raw(", \"name\": ")
-        w.string(placement.name)
-        w.raw(", \"type\": ")
-        w.string(placement.kind.rawValue)
-        w.raw(", \"created\": ")
-        w.timestamp(placement.created)
-    }
-
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Entry {
-        var r = JSONReader(bytes)
-        var entry = Entry(sequence: 0, time: Timestamp(millisecondsSinceEpoch: 0), summary: "", steps: [])
-        func id(_ r: inout JSONReader) throws -> ItemID {
-            guard let value = ItemID(utf8: try r.readRawString()) else { throw r.failure("not a UUID") }
-            return value
-        }
-        try r.beginObject()
-        var first = true
-        while let key = try r.nextKey(first: &first) {
-            if key.equals("seq") {
-                entry.sequence = Int(try r.readInt())
-            } else if key.equals("time") {
-                entry.time = Timestamp(utf8: try r.readRawString()) ?? entry.time
-            } else if key.equals("summary") {
-                entry.summary = try r.readString()
-            } else if key.equals("change") {
-                entry.change = try r.readString()
-            } else if key.equals("steps") {
-                try r.beginArray()
-                var firstStep = true
-                while try r.nextElement(first: &firstStep) {
-                    var op = ""
-                    var uuid: ItemID?
-                    var fromParent: ItemID?
-                    var toParent: ItemID?
-                    var parent: ItemID?
-                    var fromName = ""
-                    var toName = ""
-                    var path = ""
-                    var name: String?
-                    var kind: ItemKind?
-                    var created: Timestamp?
-                    var replaced: String?
-                    var before = Annotations()
-                    var after = Annotations()
-                    try r.beginObject()
-                    var f = true
-                    while let k = try r.nextKey(first: &f) {
-                        if k.equals("op") {
-                            op = try r.readString()
-                        } else if k.equals("uuid") {
-                            uuid = try id(&r)
-                        } else if k.equals("fromParent") {
-                            fromParent = try id(&r)
-                        } else if k.equals("toParent") {
-                            toParent = try id(&r)
-                        } else if k.equals("fromName") {
-                            fromName = try r.readString()
-                        } else if k.equals("toName") {
-                            toName = try r.readString()
-                        } else if k.equals("path") {
-                            path = try r.readString()
-                        } else if k.equals("parent") {
-                            parent = try id(&r)
-                        } else if k.equals("name") {
-                            name = try r.readString()
-                        } else if k.equals("type") {
-                            kind = ItemKind(rawValue: try r.readString())
-                        } else if k.equals("created") {
-                            created = Timestamp(utf8: try r.readRawString())
-                        } else if k.equals("before") {
-                            before = try AnnotationCodec.readObject(&r)
-                        } else if k.equals("after") {
-                            after = try AnnotationCodec.readObject(&r)
-                        } else if k.equals("replaced") {
-                            replaced = try r.readString()
-                        } else {
-                            try r.skipValue()
-                        }
-                    }
-                    guard let uuid else { throw r.failure("step without uuid") }
-                    var placement: Placement?
-                    if let parent, let name, let kind {
-                        placement = Placement(parent: parent, name: name, kind: kind, created: created ?? entry.time)
-                    }
-                    switch op {
-                    case "added": entry.steps.append(.added(uuid, placement))
-                    case "trashed": entry.steps.append(.trashed(uuid))
-                    case "restored": entry.steps.append(.restored(uuid, placement))
-                    case "annotated": entry.steps.append(.annotated(uuid, before: before, after: after))
-                    case "removedPermanently": entry.steps.append(.removedPermanently(uuid, path: path))
-                    case "transcribed":
-                        if let replaced, !TranscriptFiles.isKeptName(replaced) {
-                            throw r.failure("not a kept transcript's name")
-                        }
-                        entry.steps.append(.transcribed(uuid, replaced: replaced))
-                    case "moved":
-                        guard let fromParent, let toParent else { throw r.failure("moved step without parents") }
-                        entry.steps.append(
-                            .moved(uuid, fromParent: fromParent, fromName: fromName, toParent: toParent, toName: toName)
-                        )
-                    default: throw r.failure("unknown step")
-                    }
-                }
-            } else {
-                try r.skipValue()
-            }
-        }
-        try r.finish()
-        return entry
+        try? FileSystem.writeAtomically(entries.flatMap(JournalCodec.encode), to: path)
     }
 }
 

@@ -215,6 +215,6 @@ extension DocumentCodec.Corrupt {
     /// a store of a newer version (which is refused untouched) or broken links (which it
     /// repairs in place).
     var isRebuildable: Bool {
-        reason.hasPrefix("corrupt JSON") || reason.hasPrefix("not a recnotes store")
+        kind == .syntax || kind == .notAStore
     }
 }

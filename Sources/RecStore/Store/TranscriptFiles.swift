@@ -67,7 +67,7 @@ public struct TranscriptFiles: Sendable {
     public func read(_ id: ItemID) throws -> Transcript? {
         guard let bytes = try FileSystem.read(path(of: id)) else { return nil }
         do {
-            return try TranscriptFiles.decode(bytes)
+            return try TranscriptCodec.decode(bytes)
         } catch {
             throw RecError.failure(path(of: id), "\(error)")
         }
@@ -87,7 +87,7 @@ public struct TranscriptFiles: Sendable {
     public func write(_ transcript: Transcript, for id: ItemID, duration: Double?) throws {
         try FileSystem.makeDirectories(directory)
         try FileSystem.writeAtomically(
-            Array(TranscriptFormat.json.render(transcript, duration: duration).utf8), to: path(of: id))
+            Array(TranscriptCodec.encode(transcript).utf8), to: path(of: id))
         try FileSystem.writeAtomically(Self.index(transcript), to: indexPath(of: id))
     }
 
@@ -131,7 +131,7 @@ public struct TranscriptFiles: Sendable {
         guard let bytes = try FileSystem.read(kept) else { throw RecError.failure(kept, "the kept transcript is gone") }
         let transcript: Transcript
         do {
-            transcript = try Self.decode(bytes)
+            transcript = try TranscriptCodec.decode(bytes)
         } catch {
             throw RecError.failure(kept, "\(error)")
         }
@@ -204,102 +204,6 @@ public struct TranscriptFiles: Sendable {
             }
             return !transcripts.contains(id)
         }
-    }
-
-    public struct Unreadable: Error, CustomStringConvertible {
-        public var description: String
-    }
-
-    /// Reads what `TranscriptFormat.json` writes.
-    public static func decode(_ bytes: [UInt8]) throws -> Transcript {
-        do {
-            return try bytes.withUnsafeBufferPointer { buffer in
-                var r = JSONReader(buffer)
-                var transcript = Transcript(
-                    engine: "", model: "", created: Timestamp(millisecondsSinceEpoch: 0), quality: .draft, segments: [])
-                var seenSegments = false
-                try r.beginObject()
-                var first = true
-                while let key = try r.nextKey(first: &first) {
-                    if key.equals("engine") {
-                        transcript.engine = try r.readString()
-                    } else if key.equals("model") {
-                        transcript.model = try r.readString()
-                    } else if key.equals("created") {
-                        let text = try r.readString()
-                        guard let time = Timestamp(iso8601: text) else {
-                            throw Unreadable(description: "\"created\" is not a time: \(text)")
-                        }
-                        transcript.created = time
-                    } else if key.equals("quality") {
-                        let text = try r.readString()
-                        transcript.quality = Transcript.Quality(rawValue: text) ?? .draft
-                    } else if key.equals("segments") {
-                        transcript.segments = try readSegments(&r)
-                        seenSegments = true
-                    } else {
-                        try r.skipValue()
-                    }
-                }
-                try r.finish()
-                guard seenSegments else { throw Unreadable(description: "no \"segments\"") }
-                return transcript
-            }
-        } catch let error as JSONReader.Failure {
-            throw Unreadable(description: "bad JSON at line \(error.line), column \(error.column): \(error.message)")
-        }
-    }
-
-    private static func optionalSeconds(_ r: inout JSONReader) throws -> Double? {
-        if r.readNull() { return nil }
-        let value = try r.readDouble()
-        guard value >= 0, value.isFinite else { throw Unreadable(description: "a negative time") }
-        return value
-    }
-
-    private static func readSegments(_ r: inout JSONReader) throws -> [Transcript.Segment] {
-        var segments: [Transcript.Segment] = []
-        try r.beginArray()
-        var firstElement = true
-        while try r.nextElement(first: &firstElement) {
-            var segment = Transcript.Segment(start: nil, end: nil, text: "")
-            try r.beginObject()
-            var first = true
-            while let key = try r.nextKey(first: &first) {
-                // Keys compared as bytes: a transcript has three a word.
-                if key.equals("start") {
-                    segment.start = try optionalSeconds(&r)
-                } else if key.equals("end") {
-                    segment.end = try optionalSeconds(&r)
-                } else if key.equals("text") {
-                    segment.text = try r.readString()
-                } else if key.equals("words") {
-                    try r.beginArray()
-                    var firstWord = true
-                    while try r.nextElement(first: &firstWord) {
-                        var word = Transcript.Word(start: 0, end: 0, text: "")
-                        try r.beginObject()
-                        var firstKey = true
-                        while let wordKey = try r.nextKey(first: &firstKey) {
-                            if wordKey.equals("start") {
-                                word.start = try optionalSeconds(&r) ?? 0
-                            } else if wordKey.equals("end") {
-                                word.end = try optionalSeconds(&r) ?? 0
-                            } else if wordKey.equals("text") {
-                                word.text = try r.readString()
-                            } else {
-                                try r.skipValue()
-                            }
-                        }
-                        segment.words.append(word)
-                    }
-                } else {
-                    try r.skipValue()
-                }
-            }
-            segments.append(segment)
-        }
-        return segments
     }
 }
 

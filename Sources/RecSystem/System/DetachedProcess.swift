@@ -8,38 +8,21 @@
 public struct DetachedProcess: Sendable {
     public let pid: pid_t
 
-    /// Why `posix_spawn` failed: its error number.
-    public struct SpawnError: Error, Sendable, CustomStringConvertible {
-        public let code: Int32
-        public var description: String { systemReason(code) }
-    }
-
-    /// glibc's POSIX_SPAWN_SETSID, which Swift does not import (it is a GNU extension).
-    private static let spawnSetsid: Int32 = 0x80
-
     /// Starts `executable` with `arguments`. `output` becomes its descriptors 1 and 2,
     /// `report` its descriptor `reportDescriptor`. Signals this process blocks or handles
     /// are back to their defaults in the child. Throws the spawn's errno.
     public static func spawn(
         executable: String, arguments: [String], output: Int32,
         report: Int32, reportDescriptor: Int32
-    ) throws(SpawnError) -> DetachedProcess {
-        closeInheritedOnExec()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_adddup2(&actions, output, 2)
-        posix_spawn_file_actions_adddup2(&actions, report, reportDescriptor)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = withSpawnAttributes(flags: spawnSetsid) {
-            posix_spawn(&pid, executable, &actions, &$0, argv, environ)
-        }
-        guard result == 0 else { throw SpawnError(code: result) }
-        return DetachedProcess(pid: pid)
+    ) throws(Errno) -> DetachedProcess {
+        var launch = ProcessLaunch([executable] + arguments, executable: executable)
+        launch.input = .null
+        launch.output = .descriptor(output)
+        launch.errors = .descriptor(output)
+        launch.extraDescriptors = [(child: reportDescriptor, parent: report)]
+        launch.ownSession = true
+        launch.closeInherited = true
+        return DetachedProcess(pid: try launch.start())
     }
 
     /// Kills it and reaps it.
@@ -59,17 +42,6 @@ public struct DetachedProcess: Sendable {
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return CommandLine.arguments[0] }
         return String(cBuffer: buffer)
-    }
-
-    /// Whatever this process inherited without close-on-exec (a pipe from the shell or a
-    /// test harness) must not reach a long-lived child: whoever reads that pipe would wait
-    /// for its end as long as the child runs. (An external transcription engine too.)
-    package static func closeInheritedOnExec() {
-        // Listed first: the listing's own descriptor is closed by the time these are marked.
-        for name in FileSystem.entries(of: "/proc/self/fd") {
-            guard let fd = Int32(name), fd > 2 else { continue }
-            _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
-        }
     }
 
     /// Everything readable from `fd` until its writers close it, or nil if `seconds` pass first.

@@ -42,6 +42,22 @@ public struct WaitStatus: Equatable, Sendable {
     /// As a shell reports it: the exit status, or 128 + the signal.
     public var shellStatus: Int32 { code ?? 128 + (signal ?? 0) }
 
+    /// Whether a child has ended, asked without waiting (`check`).
+    public enum Check: Equatable, Sendable {
+        case running
+        case ended(WaitStatus)
+        /// Not a child of ours (or reaped already).
+        case notAChild
+    }
+
+    /// Reaps `pid` if it has ended; never waits.
+    public static func check(_ pid: pid_t) -> Check {
+        var status: Int32 = 0
+        let reaped = System.retrying { waitpid(pid, &status, WNOHANG) }
+        if reaped == pid { return .ended(WaitStatus(status)) }
+        return reaped == 0 ? .running : .notAChild
+    }
+
     /// Waits for `pid` to end (through interruptions); nil when it is not our child.
     public static func wait(for pid: pid_t) -> WaitStatus? {
         var status: Int32 = 0

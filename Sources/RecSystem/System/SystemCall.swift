@@ -32,7 +32,14 @@ public enum System {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            let n = try checked { write(fd, base + offset, bytes.count - offset) }
+            let n = retrying { write(fd, base + offset, bytes.count - offset) }
+            if n < 0 && errno == EAGAIN {
+                // A non-blocking descriptor (a terminal a program left so) that is full: wait.
+                var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&entry, 1, 100)
+                continue
+            }
+            if n < 0 { throw Errno.current }
             // write(2) of a non-empty buffer returns 0 only on a broken device.
             if n == 0 { throw Errno.ioError }
             offset += n

@@ -2,8 +2,8 @@
     import Glibc
 #endif
 
-/// One run of an external engine: argv without a shell (`posix_spawnp` finds the program on
-/// PATH), stdin from /dev/null, stdout and stderr captured, a deadline. The child leads a
+/// One run of an external engine: argv without a shell (found on PATH), stdin from /dev/null,
+/// stdout and stderr captured (`ProcessLaunch.capture`), a deadline. The child leads a
 /// process group of its own, so that a timeout kills whatever it started too (a wrapper
 /// script's decoder), not only the program named.
 struct EngineProcess {
@@ -15,13 +15,7 @@ struct EngineProcess {
         var stderr: [UInt8]
     }
 
-    enum Failure: Error, Equatable {
-        case cannotStart(Int32)
-        case timedOut
-        case outputTooLong
-        /// `cancel` was set: the engine's group was killed.
-        case cancelled
-    }
+    typealias Failure = CaptureFailure
 
     /// More than this on stdout is not a transcript.
     static let outputLimit = 64 << 20
@@ -33,102 +27,16 @@ struct EngineProcess {
     static func run(
         _ argv: [String], timeout seconds: Double, cancel: CancelFlag? = nil, started: (pid_t) -> Void = { _ in }
     ) throws(Failure) -> Outcome {
-        let outPipe: (read: Int32, write: Int32)
-        let errPipe: (read: Int32, write: Int32)
-        do throws(Errno) {
-            outPipe = try System.closeOnExecPipe()
-            do throws(Errno) { errPipe = try System.closeOnExecPipe() } catch {
-                close(outPipe.read)
-                close(outPipe.write)
-                throw error
-            }
-        } catch {
-            throw .cannotStart(error.rawValue)
-        }
-        var readEnds = [outPipe.read, errPipe.read]
-        defer { for fd in readEnds where fd >= 0 { close(fd) } }
-
-        // Nothing else of ours: a descriptor inherited by mistake (a caller's pipe) would keep
-        // that pipe open for as long as the engine, or an orphan of it, runs.
-        DetachedProcess.closeInheritedOnExec()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe.write, 2)
-        let cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
-        var pid: pid_t = 0
+        // Nothing else of ours (closeInherited): a descriptor inherited by mistake (a caller's
+        // pipe) would keep that pipe open for as long as the engine, or an orphan of it, runs.
         // Its own process group, so that a timeout kills whatever it started too.
-        let spawned = withSpawnAttributes(flags: POSIX_SPAWN_SETPGROUP, processGroup: true) {
-            posix_spawnp(&pid, argv[0], &actions, &$0, cArgs, environ)
-        }
-        close(outPipe.write)
-        close(errPipe.write)
-        guard spawned == 0 else { throw .cannotStart(spawned) }
-        started(pid)
-
-        let deadline = MonotonicClock.now() + seconds
-        func killAll() {
-            _ = kill(-pid, SIGKILL)
-            _ = kill(pid, SIGKILL)
-            _ = WaitStatus.wait(for: pid)
-        }
-
-        var out: [UInt8] = []
-        var err: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while readEnds[0] >= 0 || readEnds[1] >= 0 {
-            let left = deadline - MonotonicClock.now()
-            if left <= 0 {
-                killAll()
-                throw .timedOut
-            }
-            if cancel?.isCancelled == true {
-                killAll()
-                throw .cancelled
-            }
-            var fds = readEnds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            let wait = cancel == nil ? min(left * 1000, 60_000) : min(left * 1000, 200)
-            let ready = poll(&fds, nfds_t(fds.count), Int32(wait) + 1)
-            if ready <= 0 { continue }  // EINTR or nothing yet: the deadline decides
-            for k in 0..<2 where readEnds[k] >= 0 && fds[k].revents != 0 {
-                let n = System.retrying { read(readEnds[k], &buffer, buffer.count) }
-                if n < 0 && errno == EAGAIN { continue }
-                if n <= 0 {
-                    close(readEnds[k])
-                    readEnds[k] = -1
-                } else if k == 0 {
-                    out += buffer[0..<n]
-                    if out.count > outputLimit {
-                        killAll()
-                        throw .outputTooLong
-                    }
-                } else {
-                    err += buffer[0..<n]
-                    if err.count > 2 * stderrLimit { err.removeFirst(err.count - stderrLimit) }
-                }
-            }
-        }
-        // Both pipes closed: it is ending (or closed them and lingers, until the deadline).
-        var status: Int32 = 0
-        while true {
-            let reaped = System.retrying { waitpid(pid, &status, WNOHANG) }
-            if reaped == pid { break }
-            if reaped < 0 { break }
-            if MonotonicClock.now() >= deadline {
-                killAll()
-                throw .timedOut
-            }
-            if cancel?.isCancelled == true {
-                killAll()
-                throw .cancelled
-            }
-            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
-            nanosleep(&pause, nil)
-        }
-        let ended = WaitStatus(status)
-        return Outcome(status: ended.code, signal: ended.signal, stdout: out, stderr: err)
+        var launch = ProcessLaunch(argv)
+        launch.input = .null
+        launch.ownProcessGroup = true
+        launch.closeInherited = true
+        let run = try launch.capture(
+            timeout: seconds, outputLimit: outputLimit, stderrLimit: stderrLimit,
+            isCancelled: cancel.map { flag in { flag.isCancelled } }, started: started)
+        return Outcome(status: run.ended.code, signal: run.ended.signal, stdout: run.stdout, stderr: run.stderr)
     }
 }

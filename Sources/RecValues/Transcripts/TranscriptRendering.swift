@@ -5,7 +5,7 @@ public enum TranscriptFormat: String, CaseIterable, Sendable {
     case txt
     case srt
     case vtt
-    /// `{"engine", "model", "created", "quality", "segments": [{"start", "end", "text",
+    /// The stored form (`TranscriptCodec`): `{"engine", "model", "created", "quality", "segments": [{"start", "end", "text",
     /// "words": [{"start", "end", "text"}]}]}`; times in seconds, "start"/"end" null when unknown.
     case json
 
@@ -28,47 +28,8 @@ public enum TranscriptFormat: String, CaseIterable, Sendable {
             }
             return text
         case .json:
-            var w = JSONWriter()
-            w.raw("{\"engine\": ")
-            w.string(transcript.engine)
-            w.raw(", \"model\": ")
-            w.string(transcript.model)
-            w.raw(", \"created\": ")
-            w.string(transcript.created.iso8601)
-            w.raw(", \"quality\": ")
-            w.string(transcript.quality.rawValue)
-            w.raw(", \"segments\": [")
-            for (i, segment) in transcript.segments.enumerated() {
-                w.raw(i == 0 ? "\n  {\"start\": " : ",\n  {\"start\": ")
-                Self.seconds(segment.start, &w)
-                w.raw(", \"end\": ")
-                Self.seconds(segment.end, &w)
-                w.raw(", \"text\": ")
-                w.string(segment.text)
-                if !segment.words.isEmpty {
-                    w.raw(", \"words\": [")
-                    for (k, word) in segment.words.enumerated() {
-                        w.raw(k == 0 ? "{\"start\": " : ", {\"start\": ")
-                        Self.seconds(word.start, &w)
-                        w.raw(", \"end\": ")
-                        Self.seconds(word.end, &w)
-                        w.raw(", \"text\": ")
-                        w.string(word.text)
-                        w.raw("}")
-                    }
-                    w.raw("]")
-                }
-                w.raw("}")
-            }
-            w.raw(transcript.segments.isEmpty ? "]}\n" : "\n]}\n")
-            return String(decoding: w.bytes, as: UTF8.self)
+            return TranscriptCodec.encode(transcript)
         }
-    }
-
-    /// Seconds to the millisecond, null when unknown.
-    private static func seconds(_ value: Double?, _ w: inout JSONWriter) {
-        guard let value else { return w.raw("null") }
-        w.double((value * 1000).rounded() / 1000)
     }
 
     /// `00:01:02,345` (SRT) or `00:01:02.345` (WebVTT).

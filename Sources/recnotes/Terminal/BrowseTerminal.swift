@@ -9,7 +9,7 @@ import Synchronization
 /// directory's changes, and frames written as the cells that changed. Everything else is
 /// `BrowseUpdate` (what to do), `BrowseView` (what to show) and `BrowseRuntime` (doing it).
 final class BrowseTerminal {
-    private var saved = termios()
+    private let mode: RawMode
     private var active = false
     private let color: Bool
     private let inbox: Inbox
@@ -30,9 +30,10 @@ final class BrowseTerminal {
             throw RecError.usage(
                 "browse", "TERM=dumb cannot show a full-screen view; use ls, cd, info, find, play and record instead")
         }
-        guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
+        guard let mode = RawMode(.fullScreen) else {
             throw RecError.failure("browse", "cannot read the terminal's modes: \(systemReason(errno))")
         }
+        self.mode = mode
         color = Environment.value("NO_COLOR")?.isEmpty ?? true
         // Signals are taken by a descriptor, in the loop, and blocked before any thread starts.
         // Ctrl-C is a key in raw mode; SIGINT from elsewhere, SIGTERM and SIGHUP (the terminal
@@ -58,16 +59,7 @@ final class BrowseTerminal {
     /// Raw mode (no echo, no line editing, no signals from keys: Ctrl-C is a key) and the
     /// alternate screen, so the shell's screen comes back as it was.
     private func enter() {
-        var raw = saved
-        raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
-        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN | ISIG)
-        raw.c_cflag |= tcflag_t(CS8)
-        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
-            cc[Int(VMIN)] = 1
-            cc[Int(VTIME)] = 0
-        }
-        // TCSANOW, not TCSAFLUSH: keys typed while it started are kept, not dropped.
-        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+        mode.enter()
         output("\u{1B}[?1049h\u{1B}[?25l")
         active = true
     }
@@ -77,9 +69,7 @@ final class BrowseTerminal {
         guard active else { return }
         active = false
         output("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
-        // TCSANOW, not TCSAFLUSH: what is typed after browse's last read goes to the shell,
-        // as it would after any other command.
-        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+        mode.leave()
     }
 
     /// After `fg`, bash may set its own modes on the terminal after it has continued this
@@ -89,10 +79,7 @@ final class BrowseTerminal {
     private static let holdRawSeconds = 2.0
 
     private func holdRawMode() {
-        var current = termios()
-        guard active, tcgetattr(STDIN_FILENO, &current) == 0,
-            current.c_lflag & tcflag_t(ICANON | ECHO | ISIG) != 0
-        else { return }
+        guard active, mode.isLost else { return }
         active = false
         enter()
         shown = nil
@@ -106,25 +93,13 @@ final class BrowseTerminal {
         return (Int(size.ws_col), Int(size.ws_row))
     }
 
-    /// Writes all of `text`; a terminal that went away (SIGHUP) is not an error here.
+    /// Writes all of `text` (its byte count is returned, for the trace); a terminal that went
+    /// away (SIGHUP) is not an error here.
     @discardableResult
     private func output(_ text: String) -> Int {
-        var text = text
-        return text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 && errno == EAGAIN {
-                    var entry = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&entry, 1, 100)
-                    continue
-                }
-                if n <= 0 { break }
-                offset += n
-            }
-            return offset
-        }
+        let bytes = Array(text.utf8)
+        try? System.writeAll(STDOUT_FILENO, bytes)
+        return bytes.count
     }
 
     // MARK: The loop
@@ -261,8 +236,8 @@ final class BrowseTerminal {
         shown = screen
         if trace >= 0 {
             let now = MonotonicClock.now()
-            var line = "\(Self.milliseconds(started, now)) \(bytes) \(cause) \(Self.milliseconds(input, now))\n"
-            line.withUTF8 { _ = write(trace, $0.baseAddress, $0.count) }
+            let line = "\(Self.milliseconds(started, now)) \(bytes) \(cause) \(Self.milliseconds(input, now))\n"
+            try? System.writeAll(trace, Array(line.utf8))
         }
     }
 

@@ -10,30 +10,21 @@ import Synchronization
 /// the session: what is typed after it is left for the next reader, the name prompt). The
 /// terminal is restored on `stop()`.
 // @unchecked Sendable: `running` is behind a Mutex; `handler` is called only on the
-// reader thread; `saved` and `thread` are written in init and read after the join in stop.
+// reader thread; `mode` and `thread` are written in init and read after the join in stop.
 final class KeyReader: @unchecked Sendable {
-    private var saved = termios()
+    private let mode: RawMode
     private var thread: JoinableThread?
     private let running = Mutex(true)
     private var handler: (Key) -> Bool
 
     /// nil when stdin is not a terminal. `handler` returns false for the last key it wants.
     init?(_ handler: @escaping (Key) -> Bool) {
-        guard Terminal.isTTY(STDIN_FILENO), tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
+        guard let mode = RawMode(.keys) else { return nil }
+        self.mode = mode
         self.handler = handler
-        Self.enterRawMode(saved)
+        mode.enter()
         // Unowned: the reader is stopped (and its thread joined) before it goes away.
         thread = try? JoinableThread { [unowned self] in loop() }
-    }
-
-    static func enterRawMode(_ saved: termios) {
-        var raw = saved
-        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
-        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
-            cc[Int(VMIN)] = 1
-            cc[Int(VTIME)] = 0
-        }
-        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
     }
 
     private var isRunning: Bool {
@@ -64,22 +55,15 @@ final class KeyReader: @unchecked Sendable {
     /// restore its own terminal modes after it has continued this process (bash does, racing
     /// with `resume`), so the reader looks again whenever it is idle (every 0.1 s).
     private func holdRawMode() {
-        var current = termios()
-        guard isRunning, Self.inForeground, tcgetattr(STDIN_FILENO, &current) == 0,
-            current.c_lflag & tcflag_t(ICANON | ECHO) != 0
-        else { return }
-        Self.enterRawMode(saved)
+        guard isRunning, RawMode.inForeground, mode.isLost else { return }
+        mode.enter()
     }
 
-    /// Whether this process owns the terminal: after `bg` it does not, and changing the
-    /// terminal's modes from the background would stop it (SIGTTOU).
-    private static var inForeground: Bool { tcgetpgrp(STDIN_FILENO) == getpgrp() }
-
     /// Gives the terminal back in the mode it had (for a Ctrl-Z); `resume` takes it again.
-    func suspend() { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+    func suspend() { mode.leave() }
 
     func resume() {
-        if isRunning && Self.inForeground { Self.enterRawMode(saved) }
+        if isRunning && RawMode.inForeground { mode.enter() }
     }
 
     /// Stops reading (within a tenth of a second) and restores the terminal.
@@ -90,7 +74,7 @@ final class KeyReader: @unchecked Sendable {
         }
         guard wasRunning else { return }
         thread?.join()
-        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+        mode.leave()
     }
 
     deinit { stop() }

@@ -9,10 +9,9 @@ import RecCore
 /// discards (to the trash). Returns nil for discard.
 enum NamePrompt {
     static func ask(defaultName: String, problem: (String) -> String?, interrupted: () -> Bool) -> String? {
-        var saved = termios()
-        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return defaultName }
-        KeyReader.enterRawMode(saved)
-        defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+        guard let mode = RawMode(.keys) else { return defaultName }
+        mode.enter()
+        defer { mode.leave() }
         var line = LineEditor()
         func redraw() {
             var text = "\r\u{1B}[KSave recording as [\(defaultName)] (Esc: to the trash): \(line.text)"

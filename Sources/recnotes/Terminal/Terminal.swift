@@ -46,16 +46,9 @@ enum Terminal {
         Background.relay("recnotes: warning: \(message)")
     }
 
+    /// Writes all of `text` to stderr; a closed stderr is not an error worth another message.
     static func writeStderr(_ text: String) {
-        var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 { return }
-                offset += n
-            }
-        }
+        try? System.writeAll(STDERR_FILENO, Array(text.utf8))
     }
 
     enum Style: String {

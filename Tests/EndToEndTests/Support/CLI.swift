@@ -181,7 +181,7 @@ final class Sandbox: Sendable {
             format: format, file: "\(id).\(format.fileExtension)")
         // As recnotes saves audio: with its analysis measured from the file.
         if let audio { info = info.analyzed(path: audio) }
-        try store.transaction {
+        _ = try store.transaction {
             try $0.add(
                 .recording(id: id, name: name, parent: parent.id, created: Timestamp(iso8601: created)!, info: info))
         }
@@ -231,7 +231,7 @@ final class Sandbox: Sendable {
     ) throws -> ItemID {
         let store = try DocumentStore(location: StoreLocation(directory: self.store))
         let parent = try PathResolver(document: store.document, currentFolder: .root).resolveFolder(folderPath)
-        try store.transaction {
+        _ = try store.transaction {
             try $0.add(.folder(id: id, name: name, parent: parent.id, created: Timestamp(iso8601: created)!))
         }
         return id
