@@ -69,7 +69,7 @@ struct SkipSilenceTests {
         #expect(try cli.run("record", "t", "--format", "wav", "--duration", "3").status == 0)
         #expect(try cli.run("play", "t", "--skip-silence", "0.4", "--silence-threshold", "-60").status == 0)
         let played = cli.outputSamples().count
-        #expect(abs(played - (48_000 + 36_000)) <= 480, "\(played): the tone, its 250 ms lead-in and 500 ms hangover")
+        #expect(abs(played - (48_000 + 19_200)) <= 480, "\(played): the tone, its 250 ms lead-in and 150 ms post-roll")
         try? FileManager.default.removeItem(atPath: cli.output)
         #expect(try cli.run("play", "t", "--skip-silence", "--silence-threshold", "0").status == 0)
         #expect(cli.outputSamples().isEmpty)

@@ -30,14 +30,14 @@ struct TrimTests {
 
         let trim = try cli.run("trim", "talk", "--auto")
         #expect(trim.status == 0, "\(trim.stderr)")
-        #expect(trim.stdout.hasPrefix("/talk: 00:00:00.45 to 00:00:02.8"), "\(trim.stdout)")
+        #expect(trim.stdout.hasPrefix("/talk: 00:00:00.45 to 00:00:02.4"), "\(trim.stdout)")
         let points = try #require(try Self.trimJSON(cli))
-        // Speech 0.75 s (the tone less the detector's 250 ms lead-in) to ~2.5 s (plus the
-        // hangover), then the 0.3 s margin on either side.
+        // Speech 0.75 s (the tone less the detector's 250 ms lead-in) to ~2.15 s (plus the
+        // 150 ms post-roll), then the 0.3 s margin on either side.
         let inFrame = try #require(points["inFrame"] as? Int)
         let outFrame = try #require(points["outFrame"] as? Int)
         #expect(inFrame == 21_600)
-        #expect(abs(outFrame - 134_400) <= 480, "\(points)")
+        #expect(abs(outFrame - 117_600) <= 480, "\(points)")
         // The audio file is never rewritten.
         #expect(FileManager.default.contents(atPath: cli.store + "/audio/" + audio) == fileBefore)
 

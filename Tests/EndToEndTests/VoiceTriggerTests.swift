@@ -88,10 +88,10 @@ struct VoiceTriggerTests {
         let (item, samples) = try recorded(cli)
         // Nothing is thrown away: the file is the input from its start.
         #expect(Bool(samples == Array(input.prefix(samples.count))))
-        // The end of speech: the detector's last region less its 500 ms hangover, which is
+        // The end of speech: the detector's last region less its 150 ms post-roll, which is
         // never before the clip's last word (it is inside the clip).
         let region = try #require(VoiceActivity.speechRegions(samples: input, sampleRate: Self.rate).last)
-        let speechEnd = Int(region.upperBound) - Self.rate / 2
+        let speechEnd = Int(region.upperBound) - Self.rate * 15 / 100
         #expect(speechEnd <= clip.upperBound + Self.rate / 10)
         #expect(samples.count >= speechEnd + 2 * Self.rate, "\(samples.count) frames, speech ended at \(speechEnd)")
         #expect(
@@ -103,6 +103,58 @@ struct VoiceTriggerTests {
         #expect(trim["outFrame"] as? Int == Int(region.upperBound) + Self.rate * 3 / 10)
         #expect(
             run.lines.contains { $0.contains("\"silenceLimitSeconds\": 2") && $0.contains("\"voice\": \"listening\"") })
+    }
+
+    /// Issue 22: a LibriVox sentence at 48 kHz with white noise at -63 dBFS (a quiet room)
+    /// before (1 s) and after it, not under it; the clip's own pauses are quieter than the room.
+    /// Returns the input and where its last word ends (the last 10 ms block of the clip
+    /// within 40 dB of its loudest).
+    static func quietRoom(after: Double) throws -> (samples: [Int16], lastWord: Int) {
+        let path = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
+        let clip16 = try AudioCLI.decode(path)
+        var resampler = Resampler(from: 16_000, to: 48_000, channels: 1)
+        let floats = clip16.map(Float.init)
+        let clip = (floats.withUnsafeBufferPointer { resampler.process($0) } + resampler.finish())
+            .map { Int16(max(-32768, min(32767, $0.rounded()))) }
+        let blocks = stride(from: 0, to: clip.count - 480, by: 480).map { start in
+            clip[start..<(start + 480)].reduce(0.0) { $0 + Double($1) * Double($1) }
+        }
+        let loudest = blocks.max() ?? 0
+        let last = try #require(blocks.lastIndex { $0 >= loudest / 10_000 })
+        // AudioCLI.noise is uniform over +-16383 (-10.8 dBFS RMS); / 407 is -63 dBFS.
+        let room = { (seconds: Double, seed: UInt64) in
+            AudioCLI.noise(frames: Int(seconds * 48_000), seed: seed).map { $0 / 407 }
+        }
+        // 1 s before: --stop-on-silence counts from the start until someone speaks.
+        return (room(1, 5) + clip + room(after, 6), 48_000 + (last + 1) * 480)
+    }
+
+    @Test("in a quiet room --stop-on-silence 1.5s stops 1.5 s after the last word, and trim --auto cuts the tail")
+    func quietRoom() throws {
+        let cli = try AudioCLI()
+        let (input, lastWord) = try Self.quietRoom(after: 6)
+        try cli.writeInput(input)
+        let run = try cli.run("record", "s", "--rate", "48000", "--format", "wav", "--stop-on-silence", "1.5s")
+        #expect(run.status == 0, "\(run.stderr)")
+        let (item, samples) = try recorded(cli)
+        // Stopped 1.5 s after the detector's last active block, which is within 0.2 s of the word's end
+        // (on main, 1.5 s after the room's level had been learnt: 2.4 s later).
+        // (This "last word" is any block within 40 dB of the loudest: its faint tail, 0.2 s after the
+        // detector's last active block here.)
+        #expect(samples.count >= lastWord + 72_000 - 14_400, "\(samples.count) frames, last word at \(lastWord)")
+        #expect(samples.count <= lastWord + 72_000 + 9_600, "\(samples.count) frames, last word at \(lastWord)")
+        // The out point the stop set, and the one trim --auto sets: 0.3 s after the region,
+        // which ends within 0.35 s of the last word.
+        let stopped = try #require(item["trim"] as? [String: Any])
+        let out = try #require(stopped["outFrame"] as? Int)
+        #expect(out >= lastWord && out <= lastWord + 16_800 + 14_400, "out point \(out), last word at \(lastWord)")
+        let trim = try cli.run("trim", "s", "--auto")
+        #expect(trim.status == 0, "\(trim.stderr)")
+        let auto = try #require(try cli.recordings().first?["trim"] as? [String: Any])
+        let autoOut = try #require(auto["outFrame"] as? Int)
+        #expect(
+            autoOut >= lastWord && autoOut <= lastWord + 16_800 + 14_400,
+            "out point \(autoOut), last word at \(lastWord)")
     }
 
     @Test(

@@ -47,7 +47,7 @@ struct VoiceGateTests {
         arguments: [7, 160, 1000, 8000])
     func stopOnSilence(chunk: Int) throws {
         let region = try #require(VoiceActivity.speechRegions(samples: Self.input, sampleRate: 16_000).last)
-        let lastActive = Int(region.upperBound) - 8000  // less the 500 ms hangover
+        let lastActive = Int(region.upperBound) - 2400  // less the 150 ms post-roll
         let (file, gate) = Self.gated(Self.input, trigger: VoiceTrigger(stopOnSilence: 2), chunk: chunk)
         #expect(gate.isStopped)
         #expect(file.count == lastActive + 32_000, "\(file.count) frames, last speech at \(lastActive)")

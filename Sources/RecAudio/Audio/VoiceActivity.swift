@@ -31,6 +31,18 @@
 //   gaps (stop closures, breaths, pauses) that show the floor within a window. The price:
 //   a noise that steps up is "speech" until the window has passed (kept, never cut), and a
 //   stretch of speech with no gap at all for a whole window raises the floor under itself.
+// - A steady new level is learnt at once (issue 22): a band whose smoothed energy has held
+//   within `steadyRange` (6 dB) for `steadyWindow` (0.4 s), below `steadyCeiling` (-40 dBFS
+//   of the band), is the room, and its floor steps up to it. Speech never holds that still
+//   for 0.4 s (syllables move it by 10 dB and more, and pauses dip below it); a held vowel or
+//   tone at speaking level is above the ceiling and waits for the window as before. Without
+//   this, the quiet room after a clip whose own background is quieter (a recording that
+//   stops in a room louder than the voice's pauses) was "speech" for 2.4 s and the region
+//   ran on for 2.7 s. When a floor steps up, the recent blocks are judged again: those at the
+//   new level were active only against the old floor, and the last speech is the newest
+//   block still active against the new one (or, below the new level, the newest that was
+//   speech in its own time). A region of which nothing is left was the new level's onset,
+//   and is dropped.
 // - The margin is 4 dB, set from measurement, not taste: 10 ms blocks of pink noise swing up
 //   to 3–4 dB above this floor (the floor is a minimum; the blocks are short), and the onset
 //   rule (below) asks for two such blocks out of three, which stationary noise all but never
@@ -45,8 +57,12 @@
 //   so that a single click or a keyboard tap does not open a region; the region then starts
 //   `preRoll` before the first active block, so nothing of the onset is lost (the recorder
 //   keeps that much audio in hand; see `lookback`).
-// - Hangover: a region ends `hangover` after its last active block, so the pauses between
-//   words (typically under 300 ms) and short phrase breaks stay speech.
+// - Hangover and post-roll: a region is over once `hangover` (0.5 s) has passed since its
+//   last active block, so the pauses between words (typically under 300 ms) and short phrase
+//   breaks stay inside it; it then ends `postRoll` (0.15 s) after that block, on the decay
+//   of the last word, not 0.5 s into the silence. A block extends a region only if it is
+//   confirmed as an onset is (2 of the last 3 blocks active): a single 10 ms swing of the
+//   room's noise is not the end of a word.
 // - `silenceThreshold` (dBFS) replaces the adaptive floor by a fixed level of the speech
 //   bands: what is quieter is silence, what is louder is speech (`--silence-threshold dB`).
 //
@@ -65,10 +81,18 @@ public struct VoiceActivityConfiguration: Equatable, Sendable {
     public var minimumLevel: Double = -72
     /// Seconds of audio kept before the first active block of a region.
     public var preRoll: Double = 0.25
-    /// Seconds a region goes on after its last active block.
+    /// Seconds of silence after its last active block that end a region (shorter pauses
+    /// between words stay inside it). Decides *when* a region is over, not where it ends.
     public var hangover: Double = 0.5
+    /// Seconds a region keeps after its last active block: where it ends.
+    public var postRoll: Double = 0.15
     /// Seconds over which the noise floor is the minimum.
     public var floorWindow: Double = 2.4
+    /// Seconds a band's level must hold within `steadyRange` dB for the floor to step up to it
+    /// at once, if it is below `steadyCeiling` (dBFS, of the band).
+    public var steadyWindow: Double = 0.4
+    public var steadyRange: Double = 6
+    public var steadyCeiling: Double = -40
     /// An onset is `onsetBlocks` active 10 ms blocks among the last `onsetWindow`.
     public var onsetBlocks: Int = 2
     public var onsetWindow: Int = 3
@@ -83,7 +107,8 @@ public enum VoiceActivityEvent: Equatable, Sendable {
     /// Speech starts at this frame (already including the pre-roll, so it is in the past when
     /// reported: at most `lookback` frames before the frames fed so far).
     case speechStarted(at: Int64)
-    /// Speech ended at this frame (the last active block plus the hangover).
+    /// Speech ended at this frame (the last active block plus the post-roll; reported once
+    /// the hangover has passed, so it is in the past).
     case speechEnded(at: Int64)
 }
 
@@ -123,7 +148,8 @@ struct Biquad: Sendable {
     }
 }
 
-/// The minimum of a band's smoothed energy over a sliding window, kept as sub-window minima.
+/// The minimum of a band's smoothed energy over a sliding window, kept as sub-window minima,
+/// that also steps up at once to a quiet level that has held steady for a short window.
 struct NoiseFloor: Sendable {
     private var ring: [Double]
     private var next = 0
@@ -131,14 +157,25 @@ struct NoiseFloor: Sendable {
     private var filled = 0
     private let subLength: Int
     private var smoothed = -1.0
+    /// The last `steadyBlocks` smoothed energies, oldest overwritten first.
+    private var recent: [Double]
+    private var recentNext = 0
+    private var recentCount = 0
+    private let steadyRatio: Double, steadyCeiling: Double
 
-    init(windowBlocks: Int, subLength: Int) {
+    init(
+        windowBlocks: Int, subLength: Int, steadyBlocks: Int = 40, steadyRatio: Double = 4, steadyCeiling: Double = 1e-4
+    ) {
         self.subLength = max(subLength, 1)
         ring = [Double](repeating: .infinity, count: max(windowBlocks / self.subLength - 1, 1))
+        recent = [Double](repeating: 0, count: max(steadyBlocks, 1))
+        self.steadyRatio = steadyRatio
+        self.steadyCeiling = steadyCeiling
     }
 
-    /// Adds one block's energy (linear, mean square) and returns the floor (linear).
-    mutating func add(_ energy: Double) -> Double {
+    /// Adds one block's energy (linear, mean square) and returns the floor (linear), and
+    /// whether it stepped up to a steady level in this block.
+    mutating func add(_ energy: Double) -> (floor: Double, steppedUp: Bool) {
         // Smoothing over ~3 blocks: the minimum of raw 10 ms energies sits well below the mean
         // of the noise; of smoothed ones, close to it.
         smoothed = smoothed < 0 ? energy : smoothed + 0.3 * (energy - smoothed)
@@ -146,13 +183,35 @@ struct NoiseFloor: Sendable {
         filled += 1
         var floor = current
         for m in ring where m < floor { floor = m }
+        recent[recentNext] = smoothed
+        recentNext = (recentNext + 1) % recent.count
+        recentCount = min(recentCount + 1, recent.count)
+        var steppedUp = false
+        if recentCount == recent.count {
+            var low = Double.infinity
+            var high = 0.0
+            for e in recent {
+                low = min(low, e)
+                high = max(high, e)
+            }
+            // A level that has not moved by more than `steadyRatio` for the whole short window,
+            // quiet enough to be a room (speech moves by 10 dB and more from syllable to
+            // syllable; a held vowel or tone at speaking level is above the ceiling), and 2 dB
+            // or more above the floor: the room's new level. Forget the quieter past.
+            if low > 0, high <= low * steadyRatio, high <= steadyCeiling, low > floor * 1.6 {
+                for i in ring.indices { ring[i] = low }
+                current = low
+                floor = low
+                steppedUp = true
+            }
+        }
         if filled == subLength {
             ring[next] = current
             next = (next + 1) % ring.count
             current = .infinity
             filled = 0
         }
-        return floor
+        return (floor, steppedUp)
     }
 }
 
@@ -182,8 +241,15 @@ public struct VoiceActivityDetector: Sendable {
     /// End frame of the last active block; the end of the last region.
     private var lastActiveEnd: Int64 = 0
     private var lastRegionEnd: Int64 = 0
+    /// The open region's first active block and its start (with the pre-roll).
+    private var regionOnset: Int64 = 0, regionStart: Int64 = 0
     private var sawActive = false
-    private let preRollFrames: Int64, hangoverFrames: Int64
+    /// The two bands' energies of the last blocks, newest last (at most `historyBlocks`): when
+    /// a floor steps up, they are judged again against it.
+    private var history: [(voice: Double, fricative: Double, confirmed: Bool)] = []
+    private let historyBlocks: Int
+    private let preRollFrames: Int64, hangoverFrames: Int64, postRollFrames: Int64
+    private let steadyRatio: Double
     private let activeThreshold: Double?, minimumEnergy: Double, marginFactor: Double
 
     public init(sampleRate: Int, channels: Int = 1, configuration: VoiceActivityConfiguration = .init()) {
@@ -198,10 +264,23 @@ public struct VoiceActivityDetector: Sendable {
         voiceLow = Biquad(.lowPass, frequency: 3400, q: 0.7071, rate: self.sampleRate)
         fricative = Biquad(.highPass, frequency: 3400, q: 0.7071, rate: self.sampleRate)
         let windowBlocks = Int(configuration.floorWindow * 100)
-        voiceFloor = NoiseFloor(windowBlocks: windowBlocks, subLength: 20)
-        fricativeFloor = NoiseFloor(windowBlocks: windowBlocks, subLength: 20)
+        let steadyBlocks = max(Int(configuration.steadyWindow * 100), 1)
+        let steady = (
+            blocks: steadyBlocks, ratio: pow(10, configuration.steadyRange / 10),
+            ceiling: pow(10, configuration.steadyCeiling / 10)
+        )
+        voiceFloor = NoiseFloor(
+            windowBlocks: windowBlocks, subLength: 20, steadyBlocks: steady.blocks, steadyRatio: steady.ratio,
+            steadyCeiling: steady.ceiling)
+        fricativeFloor = NoiseFloor(
+            windowBlocks: windowBlocks, subLength: 20, steadyBlocks: steady.blocks, steadyRatio: steady.ratio,
+            steadyCeiling: steady.ceiling)
+        historyBlocks = 2 * steadyBlocks
+        steadyRatio = steady.ratio
+        history.reserveCapacity(historyBlocks + 1)
         preRollFrames = Int64(configuration.preRoll * Double(self.sampleRate))
         hangoverFrames = Int64(configuration.hangover * Double(self.sampleRate))
+        postRollFrames = Int64(configuration.postRoll * Double(self.sampleRate))
         activeThreshold = configuration.silenceThreshold.map { pow(10, $0 / 10) }
         minimumEnergy = pow(10, configuration.minimumLevel / 10)
         marginFactor = pow(10, configuration.margin / 10)
@@ -282,7 +361,7 @@ public struct VoiceActivityDetector: Sendable {
         }
         if isSpeech {
             isSpeech = false
-            lastRegionEnd = min(lastActiveEnd + hangoverFrames, frames)
+            lastRegionEnd = min(lastActiveEnd + postRollFrames, frames)
             events.append(.speechEnded(at: lastRegionEnd))
         }
         return events
@@ -294,38 +373,82 @@ public struct VoiceActivityDetector: Sendable {
     ) {
         let blockStart = frames
         frames += Int64(count)
-        let voiceFloorNow = voiceFloor.add(voice)
-        let fricativeFloorNow = fricativeFloor.add(fricativeEnergy)
+        let (voiceFloorNow, voiceStepped) = voiceFloor.add(voice)
+        let (fricativeFloorNow, fricativeStepped) = fricativeFloor.add(fricativeEnergy)
         lastFloor = voiceFloorNow
-        let active: Bool
-        if let threshold = activeThreshold {
-            active = voice > threshold || fricativeEnergy > threshold
-        } else {
-            active =
-                (voice > minimumEnergy && voice > voiceFloorNow * marginFactor)
-                || (fricativeEnergy > minimumEnergy && fricativeEnergy > fricativeFloorNow * marginFactor)
+        func isActive(_ v: Double, _ f: Double) -> Bool {
+            if let threshold = activeThreshold { return v > threshold || f > threshold }
+            return (v > minimumEnergy && v > voiceFloorNow * marginFactor)
+                || (f > minimumEnergy && f > fricativeFloorNow * marginFactor)
         }
+        let active = isActive(voice, fricativeEnergy)
         blockIndex += 1
         recentActive = (recentActive << 1) | (active ? 1 : 0)
-        if active {
+        let window = min(configuration.onsetWindow, 63)
+        let mask: UInt64 = (1 << UInt64(window)) - 1
+        let confirmed = active && (recentActive & mask).nonzeroBitCount >= configuration.onsetBlocks
+        history.append((voice, fricativeEnergy, confirmed))
+        if history.count > historyBlocks { history.removeFirst() }
+        if confirmed {
             lastActiveEnd = frames
             sawActive = true
+        } else if (voiceStepped || fricativeStepped) && activeThreshold == nil {
+            // The room got louder and has held steady (a quiet room after a quieter clip, a
+            // fan): the blocks at its new level were "active" only against the old floor.
+            // The last speech is the newest block still active against the new one; the
+            // region ends there, not where the new level began to be learnt.
+            // Walking back: blocks at the new level are the room; a block active against the
+            // new floor is speech; a block well below the new level (in a band that stepped)
+            // is from before the change, and what was speech then still is.
+            let again = history.map { isActive($0.voice, $0.fricative) }
+            let ratio = steadyRatio
+            func older(_ block: (voice: Double, fricative: Double, confirmed: Bool)) -> Bool {
+                (voiceStepped && block.voice * ratio < voiceFloorNow)
+                    || (fricativeStepped && block.fricative * ratio < fricativeFloorNow)
+            }
+            var end = frames - Int64(history.count * blockFrames)
+            var past = false
+            for i in history.indices.reversed() {
+                let blockEnd = frames - Int64((history.count - 1 - i) * blockFrames)
+                if !past && again[i] {
+                    let from = max(i - configuration.onsetWindow + 1, 0)
+                    if again[from...i].filter({ $0 }).count >= configuration.onsetBlocks {
+                        end = blockEnd
+                        break
+                    }
+                }
+                past = past || older(history[i])
+                if past && history[i].confirmed {
+                    end = blockEnd
+                    break
+                }
+            }
+            if end < lastActiveEnd {
+                lastActiveEnd = max(end, lastRegionEnd)
+                recentActive = 0
+                if isSpeech && end <= regionOnset {
+                    // Nothing of the open region is left: it was the new level's own onset.
+                    // An empty region, which SpeechRegions drops.
+                    isSpeech = false
+                    events.append(.speechEnded(at: regionStart))
+                }
+            }
         }
         if !isSpeech {
-            let window = min(configuration.onsetWindow, 63)
-            let mask: UInt64 = window >= 64 ? .max : (1 << UInt64(window)) - 1
             let recent = recentActive & mask
-            if active && recent.nonzeroBitCount >= configuration.onsetBlocks {
+            if confirmed {
                 // The oldest active block in the onset window starts the region.
                 let oldest = Int64(63 - recent.leadingZeroBitCount)
                 let firstActiveStart = blockStart - oldest * Int64(blockFrames)
                 let start = max(firstActiveStart - preRollFrames, lastRegionEnd, 0)
                 isSpeech = true
+                regionOnset = firstActiveStart
+                regionStart = start
                 events.append(.speechStarted(at: start))
             }
         } else if frames - lastActiveEnd >= hangoverFrames {
             isSpeech = false
-            lastRegionEnd = lastActiveEnd + hangoverFrames
+            lastRegionEnd = min(lastActiveEnd + postRollFrames, frames)
             events.append(.speechEnded(at: lastRegionEnd))
         }
     }

@@ -130,10 +130,10 @@ struct VoiceGate {
     }
 
     /// Where the speech region that ended last ends (its last active block plus the
-    /// detector's hangover), in frames of the file; nil if the file holds no speech.
+    /// detector's post-roll), in frames of the file; nil if the file holds no speech.
     var speechEndInFile: Int64? {
         guard let fileStart, detector.frames > detector.silenceRun else { return nil }
-        let end = detector.frames - detector.silenceRun + Int64(trigger.detector.hangover * Double(rate))
+        let end = detector.frames - detector.silenceRun + Int64(trigger.detector.postRoll * Double(rate))
         return end > fileStart ? min(end, detector.frames) - fileStart : nil
     }
 
