@@ -155,6 +155,34 @@ struct TrashAndUndoTests {
         #expect(store.document.count == 5)
     }
 
+    @Test("a journal line is written byte for byte as earlier releases wrote it, and reads back")
+    func journalLineLayout() throws {
+        let parent = ItemID("11111111-2222-3333-4444-555555555555")!
+        let id = ItemID("AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE")!
+        let time = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000)
+        let entry = Journal.Entry(
+            sequence: 7, time: time, summary: "mv a b",
+            steps: [
+                .moved(id, fromParent: parent, fromName: "a", toParent: parent, toName: "b \"q\""),
+                .added(id, .init(parent: parent, name: "n", kind: .folder, created: time)),
+                .transcribed(id, replaced: nil),
+            ], change: "rename /a → /b")
+        let line = String(decoding: JournalCodec.encode(entry), as: UTF8.self)
+        let u = id.description
+        let p = parent.description
+        let t = time.iso8601
+        #expect(
+            line == """
+                {"seq": 7, "time": "\(t)", "summary": "mv a b", "change": "rename /a → /b", "steps": [\
+                {"op": "moved", "uuid": "\(u)", "fromParent": "\(p)", "fromName": "a", "toParent": "\(p)", \
+                "toName": "b \\"q\\""}, {"op": "added", "uuid": "\(u)", "parent": "\(p)", "name": "n", \
+                "type": "folder", "created": "\(t)"}, {"op": "transcribed", "uuid": "\(u)"}]}
+
+                """)
+        let decoded = try Array(line.utf8).withUnsafeBufferPointer { try JournalCodec.decode($0) }
+        #expect(decoded == entry)
+    }
+
     @Test("a transcribed step that names a file outside undo/ is a damaged line, skipped")
     func keptNamesStayInUndo() throws {
         var bytes = dir.bytes("journal.jsonl")!

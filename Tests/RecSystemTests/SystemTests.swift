@@ -85,6 +85,26 @@ struct SystemTests {
         #expect(throws: Errno.noSuchFile) { try ProcessLaunch(["/nonexistent/program"]).start() }
     }
 
+    @Test func aCaptureReadsBothStreamsAndKillsTheGroupOnTimeout() throws {
+        // More than a pipe holds on each stream: read as they come, or the child would block.
+        var launch = ProcessLaunch(["sh", "-c", "head -c 200000 /dev/zero; head -c 100000 /dev/zero >&2; exit 4"])
+        launch.input = .null
+        let run = try launch.capture(stderrLimit: 1000)
+        #expect(run.status == 4)
+        #expect(run.stdout.count == 200_000)
+        #expect(run.stderr.count == 1000)
+        // A timeout kills the child's whole group: the sleep it started too.
+        let pidFile = FileManager.default.temporaryDirectory.appending(path: "capture-\(getpid()).pid").path
+        defer { try? FileManager.default.removeItem(atPath: pidFile) }
+        var slow = ProcessLaunch(["sh", "-c", "sleep 30 & echo $! > '\(pidFile)'; wait"])
+        slow.ownProcessGroup = true
+        #expect(throws: CaptureFailure.timedOut) { try slow.capture(timeout: 0.5) }
+        let sleeper = try #require(
+            Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(!processIsAlive(sleeper))  // killed (a zombie until init reaps it counts as gone)
+        #expect(throws: CaptureFailure.cannotStart(.noSuchFile)) { try ProcessLaunch(["/nonexistent/x"]).capture() }
+    }
+
     @Test func aCloseOnExecPipeReachesNoChild() throws {
         let ends = try System.closeOnExecPipe()
         defer {

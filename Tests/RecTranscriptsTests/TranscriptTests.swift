@@ -196,6 +196,18 @@ struct TranscriptFormatTests {
 
     @Test func rendersJSON() throws {
         let json = TranscriptFormat.json.render(Self.sample)
+        // The layout transcript files have always had: a segment a line.
+        let created = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000).iso8601
+        #expect(
+            json == """
+                {"engine": "pocketsphinx", "model": "/m/en-us", "created": "\(created)", "quality": "draft", \
+                "segments": [
+                  {"start": 0.46, "end": 2.12, "text": "go forward", "words": [{"start": 0.46, "end": 0.64, \
+                "text": "go"}, {"start": 0.64, "end": 2.12, "text": "forward"}]},
+                  {"start": 3661.5, "end": 3662, "text": "a --> b \\"q\\""}
+                ]}
+
+                """)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         #expect(object["engine"] as? String == "pocketsphinx")
         #expect(object["model"] as? String == "/m/en-us")

@@ -8,6 +8,11 @@ extension JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    package mutating func field(_ name: StaticString, _ value: ItemID) {
+        key(name)
+        id(value)
+    }
+
     /// `[id, id, ...]`
     mutating func ids(_ values: [ItemID]) {
         array(values) { $0.id($1) }

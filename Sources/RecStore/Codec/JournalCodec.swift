@@ -4,78 +4,62 @@
 enum JournalCodec {
     static func encode(_ entry: Journal.Entry) -> [UInt8] {
         var w = JSONWriter()
-        w.raw("{\"seq\": ")
-        w.int(entry.sequence)
-        w.raw(", \"time\": ")
-        w.timestamp(entry.time)
-        w.raw(", \"summary\": ")
-        w.string(entry.summary)
-        if let change = entry.change {
-            w.raw(", \"change\": ")
-            w.string(change)
-        }
-        w.raw(", \"steps\": [")
-        for (i, step) in entry.steps.enumerated() {
-            if i > 0 { w.raw(", ") }
+        w.beginObject()
+        w.field("seq", entry.sequence)
+        w.field("time", entry.time)
+        w.field("summary", entry.summary)
+        w.field("change", ifPresent: entry.change)
+        w.key("steps")
+        w.array(entry.steps) { w, step in
+            w.beginObject()
             switch step {
             case .added(let id, let placement):
-                w.raw("{\"op\": \"added\", \"uuid\": ")
-                w.id(id)
+                w.field("op", "added")
+                w.field("uuid", id)
                 encode(placement, to: &w)
             case .moved(let id, let fromParent, let fromName, let toParent, let toName):
-                w.raw("{\"op\": \"moved\", \"uuid\": ")
-                w.id(id)
-                w.raw(", \"fromParent\": ")
-                w.id(fromParent)
-                w.raw(", \"fromName\": ")
-                w.string(fromName)
-                w.raw(", \"toParent\": ")
-                w.id(toParent)
-                w.raw(", \"toName\": ")
-                w.string(toName)
+                w.field("op", "moved")
+                w.field("uuid", id)
+                w.field("fromParent", fromParent)
+                w.field("fromName", fromName)
+                w.field("toParent", toParent)
+                w.field("toName", toName)
             case .trashed(let id):
-                w.raw("{\"op\": \"trashed\", \"uuid\": ")
-                w.id(id)
+                w.field("op", "trashed")
+                w.field("uuid", id)
             case .removedPermanently(let id, let path):
-                w.raw("{\"op\": \"removedPermanently\", \"uuid\": ")
-                w.id(id)
-                w.raw(", \"path\": ")
-                w.string(path)
+                w.field("op", "removedPermanently")
+                w.field("uuid", id)
+                w.field("path", path)
             case .restored(let id, let placement):
-                w.raw("{\"op\": \"restored\", \"uuid\": ")
-                w.id(id)
+                w.field("op", "restored")
+                w.field("uuid", id)
                 encode(placement, to: &w)
             case .annotated(let id, let before, let after):
-                w.raw("{\"op\": \"annotated\", \"uuid\": ")
-                w.id(id)
-                w.raw(", \"before\": ")
+                w.field("op", "annotated")
+                w.field("uuid", id)
+                w.key("before")
                 AnnotationCodec.writeObject(before, to: &w)
-                w.raw(", \"after\": ")
+                w.key("after")
                 AnnotationCodec.writeObject(after, to: &w)
             case .transcribed(let id, let replaced):
-                w.raw("{\"op\": \"transcribed\", \"uuid\": ")
-                w.id(id)
-                if let replaced {
-                    w.raw(", \"replaced\": ")
-                    w.string(replaced)
-                }
+                w.field("op", "transcribed")
+                w.field("uuid", id)
+                w.field("replaced", ifPresent: replaced)
             }
-            w.raw("}")
+            w.endObject()
         }
-        w.raw("]}\n")
+        w.endObject()
+        w.raw("\n")
         return w.bytes
     }
 
     private static func encode(_ placement: Journal.Placement?, to w: inout JSONWriter) {
         guard let placement else { return }
-        w.raw(", \"parent\": ")
-        w.id(placement.parent)
-        w.raw(", \"name\": ")
-        w.string(placement.name)
-        w.raw(", \"type\": ")
-        w.string(placement.kind.rawValue)
-        w.raw(", \"created\": ")
-        w.timestamp(placement.created)
+        w.field("parent", placement.parent)
+        w.field("name", placement.name)
+        w.field("type", placement.kind.rawValue)
+        w.field("created", placement.created)
     }
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Journal.Entry {

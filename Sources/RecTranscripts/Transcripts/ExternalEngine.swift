@@ -85,7 +85,7 @@ public struct ExternalEngine: TranscriptionEngine {
                     Array("\(pid)\n".utf8), to: directory + "/" + Self.enginePIDFile, durable: false)
             }
         } catch .cannotStart(let code) {
-            throw .transcribe(name, "cannot run \(arguments[0]): \(systemReason(code))")
+            throw .transcribe(name, "cannot run \(arguments[0]): \(code)")
         } catch .cancelled {
             throw .transcriptionStopped
         } catch .timedOut {

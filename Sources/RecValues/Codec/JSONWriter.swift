@@ -2,6 +2,8 @@
 /// Codable for the stores, whose layout is fixed and documented.
 package struct JSONWriter {
     package var bytes: [UInt8] = []
+    /// Whether the next `key` follows a value of the same object (so needs a comma).
+    private var afterValue = false
 
     package init(capacity: Int = 4096) {
         bytes.reserveCapacity(capacity)
@@ -100,6 +102,66 @@ package struct JSONWriter {
 
     package mutating func bool(_ value: Bool) {
         value ? raw("true") : raw("false")
+    }
+
+    // MARK: Keyed objects
+    //
+    // One call per key and value, in place of hand-written `", \"key\": "` fragments:
+    // `beginObject()`, then `field("name", value)` or `key("name")` and any value (a nested
+    // object, an array, a value written by a codec), then `endObject()`. The comma before a key
+    // is the writer's business. Output is byte for byte what the fragments wrote:
+    // `{"a": 1, "b": {"c": "x"}}`.
+
+    /// `{`; the next key is the object's first.
+    package mutating func beginObject() {
+        raw("{")
+        afterValue = false
+    }
+
+    /// `}`; what follows, in the enclosing object, is after a value.
+    package mutating func endObject() {
+        raw("}")
+        afterValue = true
+    }
+
+    /// `"name": `, after a comma unless it is the first key of its object. The value is
+    /// written next, by any call.
+    package mutating func key(_ name: StaticString) {
+        if afterValue { raw(", ") }
+        raw("\"")
+        raw(name)
+        raw("\": ")
+        afterValue = true
+    }
+
+    package mutating func field(_ name: StaticString, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    package mutating func field(_ name: StaticString, _ value: some BinaryInteger) {
+        key(name)
+        int(value)
+    }
+
+    package mutating func field(_ name: StaticString, _ value: Double) {
+        key(name)
+        double(value)
+    }
+
+    package mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
+    package mutating func field(_ name: StaticString, _ value: Timestamp) {
+        key(name)
+        timestamp(value)
+    }
+
+    /// The key only when there is a value: absent, not null.
+    package mutating func field(_ name: StaticString, ifPresent value: String?) {
+        if let value { field(name, value) }
     }
 }
 

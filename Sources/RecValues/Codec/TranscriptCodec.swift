@@ -5,38 +5,38 @@
 public enum TranscriptCodec {
     public static func encode(_ transcript: Transcript) -> String {
         var w = JSONWriter()
-        w.raw("{\"engine\": ")
-        w.string(transcript.engine)
-        w.raw(", \"model\": ")
-        w.string(transcript.model)
-        w.raw(", \"created\": ")
-        w.string(transcript.created.iso8601)
-        w.raw(", \"quality\": ")
-        w.string(transcript.quality.rawValue)
-        w.raw(", \"segments\": [")
+        w.beginObject()
+        w.field("engine", transcript.engine)
+        w.field("model", transcript.model)
+        w.field("created", transcript.created.iso8601)
+        w.field("quality", transcript.quality.rawValue)
+        w.key("segments")
+        w.raw("[")
         for (i, segment) in transcript.segments.enumerated() {
-            w.raw(i == 0 ? "\n  {\"start\": " : ",\n  {\"start\": ")
+            w.raw(i == 0 ? "\n  " : ",\n  ")  // a segment a line
+            w.beginObject()
+            w.key("start")
             seconds(segment.start, &w)
-            w.raw(", \"end\": ")
+            w.key("end")
             seconds(segment.end, &w)
-            w.raw(", \"text\": ")
-            w.string(segment.text)
+            w.field("text", segment.text)
             if !segment.words.isEmpty {
-                w.raw(", \"words\": [")
-                for (k, word) in segment.words.enumerated() {
-                    w.raw(k == 0 ? "{\"start\": " : ", {\"start\": ")
+                w.key("words")
+                w.array(segment.words) { w, word in
+                    w.beginObject()
+                    w.key("start")
                     seconds(word.start, &w)
-                    w.raw(", \"end\": ")
+                    w.key("end")
                     seconds(word.end, &w)
-                    w.raw(", \"text\": ")
-                    w.string(word.text)
-                    w.raw("}")
+                    w.field("text", word.text)
+                    w.endObject()
                 }
-                w.raw("]")
             }
-            w.raw("}")
+            w.endObject()
         }
-        w.raw(transcript.segments.isEmpty ? "]}\n" : "\n]}\n")
+        w.raw(transcript.segments.isEmpty ? "]" : "\n]")
+        w.endObject()
+        w.raw("\n")
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
