@@ -10,6 +10,9 @@ bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-merge.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 bench/gen-store 10000 --annotate --store "$work/base" >/dev/null 2>&1
+# gen-store writes version 2; one change through recnotes writes it as this version does
+# (store version 4: marker ids), as every synced store is.
+RECNOTES_HOME="$work/base" "$bin" mkdir /Synced >/dev/null
 cp "$work/base/store.json" "$work/base.json"
 python3 - "$work" <<'PY'
 import json, random, sys
@@ -28,6 +31,8 @@ def side(seed, tag):
             item["tags"] = sorted(set(item.get("tags", []) + [f"{tag}{n}"]))
         else:
             item["name"] = item["name"] + f" {tag}{n}"
+            # when the rename was made (store version 4): the later of two renames wins
+            item["changed"] = {"name": "2026-11-25T09:%02d:00.000Z" % (n % 60 if tag == "ours" else (n + 7) % 60)}
     # one line per item, as recnotes writes it
     with open(f"{work}/{tag}.json", "w") as f:
         f.write('{\n"version": %d,\n"items": [\n' % doc["version"])
@@ -35,6 +40,11 @@ def side(seed, tag):
         f.write("\n],\n\"trash\": []\n}\n")
 side(1, "ours")
 side(2, "theirs")
+# base in the same layout (recnotes writes it so: one item a line)
+with open(f"{work}/base.json", "w") as f:
+    f.write('{\n"version": %d,\n"items": [\n' % base["version"])
+    f.write(",\n".join(json.dumps(i, ensure_ascii=False) for i in base["items"]))
+    f.write("\n],\n\"trash\": []\n}\n")
 PY
 mkdir -p bench/out
 cd "$work"

@@ -36,9 +36,9 @@ let corruptions: [Corruption] = [
         corrupt: { bytes in
             Array(
                 String(decoding: bytes, as: UTF8.self).replacingOccurrences(
-                    of: "\"version\": 3", with: "\"version\": 4"
+                    of: "\"version\": 4", with: "\"version\": 5"
                 ).utf8)
-        }, reason: { _ in "version 4 is newer than this recnotes understands (3); upgrade recnotes" }),
+        }, reason: { _ in "version 5 is newer than this recnotes understands (4); upgrade recnotes" }),
     Corruption(
         name: "wrong type",
         corrupt: { bytes in

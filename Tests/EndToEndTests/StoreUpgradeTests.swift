@@ -5,7 +5,9 @@ import Testing
 /// Tests/Fixtures/store-v<N> are stores in version N's layout, audio included: store-v1 was
 /// written by release 1's binary; store-v2 by the version-3 binary with each recording's
 /// "analysis" taken out and "version" set to 2, which is byte for byte what version 2 wrote
-/// (the layouts differ in that field only).
+/// (the layouts differ in that field only); store-v3 by the version-3 binary; store-v4 by the
+/// version-4 binary, from store-v3 and a few changes (a rename, a move, a trim, a marker,
+/// a restore and a removal), so that it has marker ids and change times.
 @Suite("Store upgrades")
 struct StoreUpgradeTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -59,7 +61,7 @@ struct StoreUpgradeTests {
         let before = try sandbox.run("find", "/", "--json")
         expectSuccess(try sandbox.run("mkdir", "/New"))
         let upgraded = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
-        #expect(upgraded.contains("\"version\": 3"))
+        #expect(upgraded.contains("\"version\": 4"))
         #expect(sandbox.bytes(sandbox.storeFile + ".v1") == original)
         // Every item is still there, as it was.
         let after = try sandbox.run("find", "/", "--json")
@@ -114,7 +116,7 @@ struct StoreUpgradeTests {
         expectSuccess(infoBefore)
         expectSuccess(try sandbox.run("mkdir", "/New"))
         let upgraded = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
-        #expect(upgraded.contains("\"version\": 3"))
+        #expect(upgraded.contains("\"version\": 4"))
         #expect(sandbox.bytes(sandbox.storeFile + ".v2") == original)
         let after = try sandbox.run("find", "/", "--json")
         for line in before.stdout.split(separator: "\n") where line.contains("\"uuid\"") {
@@ -146,7 +148,71 @@ struct StoreUpgradeTests {
         let original = try #require(sandbox.storeBytes)
         expectSuccess(try sandbox.run("fsck", "--repair"))
         #expect(sandbox.bytes(sandbox.storeFile + ".v2") == original)
-        #expect(String(decoding: try #require(sandbox.storeBytes), as: UTF8.self).contains("\"version\": 3"))
+        #expect(String(decoding: try #require(sandbox.storeBytes), as: UTF8.self).contains("\"version\": 4"))
+        #expect(try sandbox.run("fsck").status == 0)
+    }
+
+    @Test(
+        "a version-3 store reads unchanged; its first change writes version 4, keeps store.json.v3, and gives its markers ids"
+    )
+    func version3Upgrades() throws {
+        let sandbox = try Self.sandbox(from: "store-v3")
+        let original = try #require(sandbox.storeBytes)
+        #expect(String(decoding: original, as: UTF8.self).contains("\"version\": 3"))
+        let before = try sandbox.run("find", "/", "--json")
+        let marks = try sandbox.run("marks", "/Work/Standups/monday", "--json")
+        let text = try sandbox.run("marks", "/Work/Standups/monday")
+        expectSuccess(marks)
+        #expect(try sandbox.run("fsck").status == 0)
+        #expect(sandbox.storeBytes == original, "reading must not rewrite a version-3 store")
+        expectSuccess(try sandbox.run("mkdir", "/New"))
+        let upgraded = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
+        #expect(upgraded.contains("\"version\": 4"))
+        #expect(sandbox.bytes(sandbox.storeFile + ".v3") == original)
+        // Every marker has an id now; what the commands show is as it was.
+        #expect(upgraded.components(separatedBy: "\"label\": \"budget\", \"id\": \"").count == 2, "\(upgraded)")
+        #expect(try sandbox.run("marks", "/Work/Standups/monday", "--json").stdout == marks.stdout)
+        #expect(try sandbox.run("marks", "/Work/Standups/monday").stdout == text.stdout)
+        let after = try sandbox.run("find", "/", "--json")
+        for line in before.stdout.split(separator: "\n") where line.contains("\"uuid\"") {
+            #expect(after.stdout.contains(line), "lost or changed: \(line)")
+        }
+        expectSuccess(try sandbox.run("undo"))
+        expectSuccess(try sandbox.run("trash", "restore", "/gone"))
+        expectSuccess(try sandbox.run("unmark", "/Work/Standups/monday", "budget"))
+        #expect(try sandbox.run("fsck").status == 0)
+    }
+
+    @Test("a version-4 store reads and works; a change keeps its marker ids and change times")
+    func version4Reads() throws {
+        let sandbox = try Self.sandbox(from: "store-v4")
+        let original = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
+        #expect(original.contains("\"version\": 4"))
+        let tree = try sandbox.run("tree", "/")
+        expectSuccess(tree)
+        #expect(tree.stdout.contains("keynote") && tree.stdout.contains("café idea"), "\(tree.stdout)")
+        let marks = try sandbox.run("marks", "/Work/Standups/monday")
+        #expect(marks.lines == ["#1  00:00:00.50  budget", "#2  00:00:01.50  action items"], "\(marks.stdout)")
+        #expect(!marks.stdout.contains("-"), "marker ids are not shown")
+        let check = try sandbox.run("fsck")
+        #expect(check.status == 0 && check.lines.last == "fsck: 3 folders, 3 recordings, 0 problems", "\(check)")
+        #expect(String(decoding: try #require(sandbox.storeBytes), as: UTF8.self) == original)
+        expectSuccess(try sandbox.run("tag", "/Ideas/keynote", "+kept"))
+        let changed = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.storeFile + ".v4"))
+        for field in [
+            #""id": "6c9ba07f-5fc6-8020-9213-33ebba5748ae""#, #""changed": {"name": "2026-11-25T08:17:14.204Z"}"#,
+            #""changed": {"parent": "2026-11-25T08:17:14.241Z"}"#, #""changed": {"trim": "2026-11-25T08:17:14.278Z"}"#,
+            #""changed": {"trash": "2026-11-25T08:17:20.931Z"}"#,
+        ] {
+            #expect(original.contains(field) && changed.contains(field), "\(field)")
+        }
+        // A rename sets the name's change time, and undo (a change too) sets it again.
+        expectSuccess(try sandbox.run("mv", "/Ideas/keynote", "/Ideas/talk"))
+        let renamed = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
+        #expect(!renamed.contains(#""changed": {"name": "2026-11-25T08:17:14.204Z"}"#))
+        expectSuccess(try sandbox.run("undo"))
+        expectSuccess(try sandbox.run("trash", "restore", "/gone"))
         #expect(try sandbox.run("fsck").status == 0)
     }
 

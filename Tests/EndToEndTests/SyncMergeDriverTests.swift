@@ -53,6 +53,62 @@ struct SyncMergeDriverTests {
         #expect(report.contains("\"kind\": \"folder-joined\""), "\(report)")
     }
 
+    /// A transcript file as recnotes writes it.
+    static func transcript(engine: String, quality: String, created: String, text: String) -> String {
+        #"{"engine": "\#(engine)", "model": "m", "created": "\#(created)", "quality": "\#(quality)", "segments": ["#
+            + "\n" + #"  {"start": 0.5, "end": 1.5, "text": "\#(text)"}"# + "\n]}\n"
+    }
+
+    @Test("a recording transcribed on both machines keeps the better transcript, its index made from it, reported")
+    func transcriptsMerge() throws {
+        let a = try Sandbox()
+        let b = try Sandbox()
+        try a.succeed("mkdir", "/Work")
+        try a.succeed("sync", "init", "--name", "laptop")
+        let id = "4fcf17e2-9df3-4eca-b8c9-34b9bc281c6a"
+        let json = "transcripts/\(id).json"
+        let index = "transcripts/\(id).txt"
+        func put(_ sandbox: Sandbox, _ text: String, _ line: String) throws {
+            try FileManager.default.createDirectory(
+                atPath: sandbox.store + "/transcripts", withIntermediateDirectories: true)
+            try sandbox.write(sandbox.store + "/" + json, Array(text.utf8))
+            try sandbox.write(sandbox.store + "/" + index, Array(line.utf8))
+        }
+        try put(
+            a,
+            Self.transcript(
+                engine: "pocketsphinx", quality: "draft", created: "2026-11-25T00:00:00.000Z", text: "base"),
+            "0.5\tbase\n")
+        try git(a, "add", "store.json", ".gitattributes", ".gitignore", "transcripts")
+        try git(a, "commit", "-qm", "base")
+        _ = try Sandbox.execute(
+            "/usr/bin/git", ["clone", "-q", a.store, b.store],
+            environment: a.baseEnvironment.merging(Self.identity) { $1 })
+        // The desktop transcribes with an engine, earlier; the laptop with the built-in
+        // draft, later: the engine's stays.
+        try put(
+            b,
+            Self.transcript(
+                engine: "whisper-cli", quality: "good", created: "2026-11-25T01:00:00.000Z", text: "engine words"),
+            "0.5\tengine words\n")
+        try git(b, "commit", "-qam", "b")
+        try put(
+            a,
+            Self.transcript(
+                engine: "pocketsphinx", quality: "draft", created: "2026-11-25T02:00:00.000Z", text: "draft words"),
+            "0.5\tdraft words\n")
+        try git(a, "commit", "-qam", "a")
+        try git(a, "pull", "-q", "--no-rebase", b.store, "HEAD")
+        let merged = String(decoding: a.bytes(a.store + "/" + json) ?? [], as: UTF8.self)
+        #expect(merged.contains("engine words") && !merged.contains("<<<<<<<"), "\(merged)")
+        #expect(a.bytes(a.store + "/" + index) == Array("0.5\tengine words\n".utf8))
+        let report = String(
+            decoding: FileManager.default.contents(atPath: a.store + "/.git/recnotes/merge-report.jsonl") ?? Data(),
+            as: UTF8.self)
+        #expect(report.contains("\"kind\": \"transcript\""), "\(report)")
+        #expect(report.contains("whisper-cli, 2026-11-25T01:00:00.000Z"), "\(report)")
+    }
+
     @Test("garbage or a newer store version is refused in one line, exit 1, nothing written")
     func refusesGarbage() throws {
         let a = try Sandbox()

@@ -49,7 +49,11 @@ struct NotesTests {
                     return false
                 }
             })
-        #expect(fields.contains(.marker(Marker(frame: 48000 * 61, label: "Budget numbers"), index: 2, seconds: 61)))
+        #expect(
+            fields.contains {
+                guard case .marker(let marker, let index, let seconds) = $0 else { return false }
+                return marker.frame == 48000 * 61 && marker.label == "Budget numbers" && index == 2 && seconds == 61
+            })
         #expect(hits.first?.time == 61)
         query.setText("budget nowhere")
         #expect(document.search(query, under: .root).isEmpty)

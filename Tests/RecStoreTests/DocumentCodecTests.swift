@@ -90,12 +90,14 @@ struct DocumentCodecTests {
         let text = String(decoding: DocumentCodec.encode(document), as: UTF8.self)
         #expect(
             text.contains(
-                #""tags": ["a", "work", "émoji🎙"], "note": "line one\nline \"two\" é 🎙", "markers": [{"frame": 0}, {"frame": 48000, "label": "budget, \"q3\""}]"#
+                #""tags": ["a", "work", "émoji🎙"], "note": "line one\nline \"two\" é 🎙", "markers": [{"frame": 0, "id": ""#
             ), "\(text)")
         #expect(text.components(separatedBy: "\"tags\"").count == 3)
         let decoded = try decode(text).0
         let item = try #require(decoded.items.values.first { $0.name == "annotated" })
         #expect(item.annotations.markers.map(\.frame) == [0, 48000])
+        #expect(text.contains(#"{"frame": 48000, "label": "budget, \"q3\"", "id": ""#))
+        #expect(item.annotations.markers.allSatisfy { $0.id != Marker.unassigned })
         #expect(decoded == document)
     }
 
@@ -103,10 +105,13 @@ struct DocumentCodecTests {
     func badAnnotations() throws {
         let base =
             #"{"uuid": "\#(childID)", "type": "recording", "name": "r", "parent": "\#(rootID)", "created": "2023-11-14T22:13:20Z", "duration": 1.5, "frames": 72000, "sampleRate": 48000, "channels": 1, "format": "opus", "file": "x.opus", "tags": ["ok"], "markers": [{"frame": 5, "label": "x"}]}"#
-        #expect(
-            try decode(store(child: base, version: "2")).0[ItemID(childID)!]?.annotations.markers == [
-                Marker(frame: 5, label: "x")
-            ])
+        let markers = try #require(
+            try decode(store(child: base, version: "2")).0[ItemID(childID)!]?.annotations.markers)
+        #expect(markers.map { [$0.frame: $0.label] } == [[5: "x"]])
+        // A marker from before version 4 gets an id derived from what it is: the same at
+        // every reading, on every machine.
+        #expect(markers[0].id != Marker.unassigned)
+        #expect(try decode(store(child: base, version: "2")).0[ItemID(childID)!]?.annotations.markers == markers)
         for (from, to, message) in [
             (#""tags": ["ok"]"#, #""tags": ["has space"]"#, "invalid tag: a tag cannot contain whitespace"),
             (#""tags": ["ok"]"#, #""tags": [""]"#, "invalid tag: a tag cannot be empty"),
@@ -403,11 +408,11 @@ struct DocumentCodecTests {
     @Test("a newer version is refused with a clear message, wherever the key is")
     func newerVersion() throws {
         #expect(
-            corruptReason(store(child: "", rootChildren: "[]", version: "4"))
-                == "version 4 is newer than this recnotes understands (3); upgrade recnotes")
+            corruptReason(store(child: "", rootChildren: "[]", version: "5"))
+                == "version 5 is newer than this recnotes understands (4); upgrade recnotes")
         #expect(
             corruptReason(#"{"version": 7, "items": [{"whatever": 1}]}"#)
-                == "version 7 is newer than this recnotes understands (3); upgrade recnotes")
+                == "version 7 is newer than this recnotes understands (4); upgrade recnotes")
     }
 
     @Test("broken links are refused in strict mode and reported otherwise")

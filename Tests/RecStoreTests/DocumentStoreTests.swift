@@ -171,7 +171,11 @@ struct DocumentStoreTests {
         #expect(names(in: .root) == ["Home"])
         // Into the trash: the audio stays until the trash is emptied.
         #expect(store.document.trash.map(\.id) == [Fixture.work])
-        #expect(store.document.trash[0].items == [work, ideas, standup])
+        #expect(store.document.trash[0].items.dropFirst() == [ideas, standup])
+        // The removed item, with when its trash state changed (store version 4).
+        var trashedWork = work
+        trashedWork.changed.trash = store.document.trash[0].removed
+        #expect(store.document.trash[0].items[0] == trashedWork)
         #expect(store.document.trash[0].path == "/Work")
         #expect(FileManager.default.fileExists(atPath: audio))
         #expect(try reopened() == store.document)

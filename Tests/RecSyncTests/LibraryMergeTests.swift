@@ -25,6 +25,27 @@ private func recording(_ n: UInt64, _ name: String, in parent: ItemID = .root, _
     item.annotations = a
     return item
 }
+private func marker(_ n: UInt64, _ frame: Int64) -> Marker {
+    Marker(frame: frame, id: ItemID(high: 0x8000 + n, low: 0x8000_0000_0000_0000 + n))
+}
+private func at(_ seconds: Int64) -> Timestamp {
+    Timestamp(millisecondsSinceEpoch: t0.millisecondsSinceEpoch + seconds * 1000)
+}
+private func changed(_ item: Item, name: Int64? = nil, parent: Int64? = nil, trim: Int64? = nil, trash: Int64? = nil)
+    -> Item
+{
+    var item = item
+    if let name { item.changed.name = at(name) }
+    if let parent { item.changed.parent = at(parent) }
+    if let trim { item.changed.trim = at(trim) }
+    if let trash { item.changed.trash = at(trash) }
+    return item
+}
+private func trashed(_ item: Item, at seconds: Int64) -> TrashEntry {
+    var item = item
+    item.changed.trash = at(seconds)
+    return TrashEntry(parent: item.parent!, path: "/\(item.name)", removed: at(seconds), items: [item])
+}
 private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Document, conflicts: [MergeConflict]) {
     LibraryMerge.merge(base: b, ours: o, theirs: t, oursName: "laptop", theirsName: "desktop")
 }
@@ -38,15 +59,38 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
     #expect(conflicts.isEmpty)
 }
 
-@Test func tagsAndMarkersMergeAsSets() {
-    let base = document([recording(1, "a", Annotations(tags: ["x", "y"], markers: [Marker(frame: 1)]))])
+@Test func tagsMergeAsSetsAndMarkersByID() {
+    let base = document([recording(1, "a", Annotations(tags: ["x", "y"], markers: [marker(1, 1), marker(2, 7)]))])
     let ours = document([
-        recording(1, "a", Annotations(tags: ["x", "y", "o"], markers: [Marker(frame: 1), Marker(frame: 5)]))
+        recording(
+            1, "a", Annotations(tags: ["x", "y", "o"], markers: [marker(1, 1), marker(2, 7), marker(3, 5)]))
     ])
-    let theirs = document([recording(1, "a", Annotations(tags: ["x", "t"], markers: [Marker(frame: 9)]))])
+    // Theirs removed marker 1 and added one at the same frame as ours: another marker.
+    let theirs = document([
+        recording(1, "a", Annotations(tags: ["x", "t"], markers: [marker(2, 7), marker(4, 5), marker(5, 9)]))
+    ])
     let (merged, conflicts) = merge(base, ours, theirs)
     #expect(merged[id(1)]!.annotations.tags == ["o", "t", "x"])
-    #expect(merged[id(1)]!.annotations.markers == [Marker(frame: 5), Marker(frame: 9)])
+    #expect(
+        merged[id(1)]!.annotations.markers.map(\.id)
+            == [marker(3, 5), marker(4, 5), marker(2, 7), marker(5, 9)].map(\.id))
+    #expect(conflicts.isEmpty)
+}
+
+@Test func markersOfAnOlderStoreHaveTheSameIDsOnEveryMachine() throws {
+    // Two machines read the same version-3 store: its markers get the same derived ids, so
+    // a merge sees them as one, and one removed on a side is removed.
+    let v3 =
+        #"{"version": 3, "items": [{"uuid": "00000000-0000-0000-0000-000000000000", "type": "folder", "name": "Recordings", "parent": null, "created": "2023-11-14T22:13:20Z", "children": ["4fcf17e2-9df3-4eca-b8c9-34b9bc281c6a"]}, {"uuid": "4fcf17e2-9df3-4eca-b8c9-34b9bc281c6a", "type": "recording", "name": "r", "parent": "00000000-0000-0000-0000-000000000000", "created": "2023-11-14T22:13:20Z", "duration": 1, "frames": 48000, "sampleRate": 48000, "channels": 1, "format": "wav", "file": "x.wav", "markers": [{"frame": 10}, {"frame": 10}, {"frame": 20, "label": "b"}]}]}"#
+    func read() throws -> Document { try Array(v3.utf8).withUnsafeBufferPointer { try DocumentCodec.decode($0).0 } }
+    let base = try read()
+    let ours = try read()
+    var theirsItems = try read().items
+    let rid = ItemID("4fcf17e2-9df3-4eca-b8c9-34b9bc281c6a")!
+    #expect(Set(ours[rid]!.annotations.markers.map(\.id)).count == 3)
+    theirsItems[rid]!.annotations.markers.remove(at: 2)
+    let (merged, conflicts) = merge(base, ours, Document(linking: theirsItems, trash: []))
+    #expect(merged[rid]!.annotations.markers.map(\.frame) == [10, 10])
     #expect(conflicts.isEmpty)
 }
 
@@ -61,17 +105,60 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
     #expect(conflicts.map(\.kind) == [.noteBoth])
 }
 
-@Test func nameMoveAndTrimOnBothSidesKeepOneAndReportTheOther() {
+@Test func nameMoveAndTrimOnBothSidesTheLaterChangeWinsAndTheOtherIsReported() {
     let trimA = TrimPoints(inFrame: 10, outFrame: 100)
     let trimB = TrimPoints(inFrame: 20, outFrame: 200)
     let base = document([recording(1, "a"), folder(2, "F"), folder(3, "G")])
-    let ours = document([recording(1, "b", in: id(2), Annotations(trim: trimA)), folder(2, "F"), folder(3, "G")])
-    let theirs = document([recording(1, "c", in: id(3), Annotations(trim: trimB)), folder(2, "F"), folder(3, "G")])
-    let (merged, conflicts) = merge(base, ours, theirs)
-    #expect(merged.path(of: id(1)) == "/F/b")
-    #expect(merged[id(1)]!.annotations.trim == trimA)
-    #expect(Set(conflicts.map(\.kind)) == Set<MergeConflict.Kind>([.name, .move, .trim]))
-    #expect(conflicts.first { $0.kind == .name }?.other == "c")
+    // Ours renamed last; theirs moved and trimmed last.
+    let ours = document([
+        changed(recording(1, "b", in: id(2), Annotations(trim: trimA)), name: 30, parent: 10, trim: 10),
+        folder(2, "F"), folder(3, "G"),
+    ])
+    let theirs = document([
+        changed(recording(1, "c", in: id(3), Annotations(trim: trimB)), name: 20, parent: 20, trim: 20),
+        folder(2, "F"), folder(3, "G"),
+    ])
+    for (merged, conflicts) in [merge(base, ours, theirs), merge(base, theirs, ours)] {
+        #expect(merged.path(of: id(1)) == "/G/b")
+        #expect(merged[id(1)]!.annotations.trim == trimB)
+        #expect(merged[id(1)]!.changed == ChangeTimes(name: at(30), parent: at(20), trim: at(20)))
+        #expect(Set(conflicts.map(\.kind)) == Set<MergeConflict.Kind>([.name, .move, .trim]))
+        #expect(conflicts.first { $0.kind == .name }.map { [$0.kept, $0.other] } == ["b", "c"])
+        #expect(conflicts.first { $0.kind == .move }.map { [$0.kept, $0.other] } == ["/G", "/F"])
+        #expect(conflicts.first { $0.kind == .trim }.map { [$0.kept, $0.other] } == ["20-200", "10-100"])
+    }
+}
+
+@Test func fieldsChangedByAnOlderRecnotesOnBothSidesChooseAlikeOnBothMachines() {
+    let base = document([recording(1, "a")])
+    let ours = document([recording(1, "b")])
+    let theirs = document([recording(1, "c")])
+    #expect(merge(base, ours, theirs).document == merge(base, theirs, ours).document)
+    #expect(merge(base, ours, theirs).conflicts.map(\.kind) == [.name])
+}
+
+@Test func trashStateChangedOnBothSidesTheLaterChangeWins() {
+    // Base: in the trash. Ours restored it at 10; theirs restored it at 5 and trashed it
+    // again at 20 (later): it is in the trash.
+    let item = recording(1, "a")
+    let base = Document(linking: document([]).items, trash: [trashed(item, at: 1)])
+    let ours = document([changed(item, trash: 10)])
+    let theirs = Document(linking: document([]).items, trash: [trashed(item, at: 20)])
+    for (merged, conflicts) in [merge(base, ours, theirs), merge(base, theirs, ours)] {
+        #expect(merged[id(1)] == nil)
+        #expect(merged.trashEntry(id(1))?.removed == at(20))
+        #expect(conflicts.map(\.kind) == [.trash])
+    }
+    // Ours restored it later (30): it stays, restored.
+    let later = document([changed(item, trash: 30)])
+    for (merged, conflicts) in [merge(base, later, theirs), merge(base, theirs, later)] {
+        #expect(merged[id(1)] != nil)
+        #expect(merged.trashEntry(id(1)) == nil)
+        #expect(conflicts.map(\.kind) == [.trash])
+    }
+    // Only restored on ours, left in the trash on theirs: restored, no conflict.
+    let (merged, conflicts) = merge(base, ours, base)
+    #expect(merged[id(1)] != nil && merged.trash.isEmpty && conflicts.isEmpty)
 }
 
 @Test func deletedOnOneSideChangedOnTheOtherStays() {
@@ -122,37 +209,67 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
     #expect(conflicts.map(\.kind) == [.nameClash])
 }
 
-/// A seeded random property: every change made on either side survives per the rules, and
-/// the merge does not depend on which side is ours but for the reported tie-breaks.
+/// A seeded random property: every change made on either side survives per the rules (the
+/// later of two changes to a name, folder or trim points; tags and markers as sets, by id;
+/// a note changed on one side), and the merge does not depend on which side is ours.
 @Test func randomChangesOnBothSidesAreAllKept() {
     var rng = SplitMix(seed: 24)
+    let folders = [folder(100, "F"), folder(101, "G")]
     for _ in 0..<200 {
         let count = 12
         var baseRows: [Item] = []
-        for n in 1...UInt64(count) { baseRows.append(recording(n, "r\(n)", Annotations(tags: ["t\(n % 3)"]))) }
-        let base = document(baseRows)
-        var oursRows = baseRows
-        var theirsRows = baseRows
-        // Disjoint kinds of change per item, so that no tie-break applies.
-        for i in 0..<count {
-            switch rng.next() % 4 {
-            case 0:
-                oursRows[i].annotations.tags.append("o")
-                theirsRows[i].annotations.tags.append("x")
-            case 1: oursRows[i].name += "-o"
-            case 2: theirsRows[i].annotations.note = "t"
-            default: break
+        for n in 1...UInt64(count) {
+            baseRows.append(
+                recording(
+                    n, "r\(n)", Annotations(tags: ["t\(n % 3)"], markers: [marker(n * 10, 1), marker(n * 10 + 1, 2)])))
+        }
+        let base = document(baseRows + folders)
+        var sides = [baseRows, baseRows]
+        // Times: ours even, theirs odd, so that two changes are never at the same time.
+        for side in 0..<2 {
+            for i in 0..<count {
+                let time = Int64(rng.next() % 1000) * 2 + Int64(side)
+                let n = UInt64(i + 1)
+                switch rng.next() % 8 {
+                case 0: sides[side][i].annotations.tags.append(side == 0 ? "o" : "x")
+                case 1:
+                    sides[side][i].name += side == 0 ? "-o" : "-t"
+                    sides[side][i].changed.name = at(time)
+                case 2:
+                    sides[side][i].parent = folders[side].id
+                    sides[side][i].changed.parent = at(time)
+                case 3:
+                    sides[side][i].annotations.trim = TrimPoints(inFrame: Int64(side), outFrame: 100 + time)
+                    sides[side][i].changed.trim = at(time)
+                case 4 where side == 1: sides[side][i].annotations.note = "t"
+                case 5: sides[side][i].annotations.markers.append(marker(n * 10 + 2 + UInt64(side), 3))
+                case 6: sides[side][i].annotations.markers.removeFirst()
+                default: break
+                }
             }
         }
-        let forward = merge(base, document(oursRows), document(theirsRows)).document
-        let backward = LibraryMerge.merge(base: base, ours: document(theirsRows), theirs: document(oursRows)).document
+        let (ours, theirs) = (sides[0], sides[1])
+        let forward = merge(base, document(ours + folders), document(theirs + folders)).document
+        let backward = merge(base, document(theirs + folders), document(ours + folders)).document
         #expect(forward == backward)
         for i in 0..<count {
-            let item = forward[oursRows[i].id]!
-            #expect(Set(oursRows[i].annotations.tags).isSubset(of: item.annotations.tags))
-            #expect(Set(theirsRows[i].annotations.tags).isSubset(of: item.annotations.tags))
-            #expect(item.name == oursRows[i].name)
-            #expect(item.annotations.note == theirsRows[i].annotations.note)
+            let (b, o, t) = (baseRows[i], ours[i], theirs[i])
+            let item = forward[o.id]!
+            #expect(Set(o.annotations.tags).isSubset(of: item.annotations.tags))
+            #expect(Set(t.annotations.tags).isSubset(of: item.annotations.tags))
+            func expected<T: Equatable>(_ field: KeyPath<Item, T>, _ time: KeyPath<ChangeTimes, Timestamp>) -> T {
+                if o[keyPath: field] == b[keyPath: field] { return t[keyPath: field] }
+                if t[keyPath: field] == b[keyPath: field] { return o[keyPath: field] }
+                return o.changed[keyPath: time] > t.changed[keyPath: time] ? o[keyPath: field] : t[keyPath: field]
+            }
+            #expect(item.name == expected(\.name, \.name))
+            #expect(item.parent == expected(\.parent, \.parent))
+            #expect(item.annotations.trim == expected(\.annotations.trim, \.trim))
+            #expect(item.annotations.note == t.annotations.note)
+            let removed = Set(b.annotations.markers.map(\.id)).subtracting(o.annotations.markers.map(\.id))
+                .union(Set(b.annotations.markers.map(\.id)).subtracting(t.annotations.markers.map(\.id)))
+            let all = Set(o.annotations.markers.map(\.id)).union(t.annotations.markers.map(\.id))
+            #expect(Set(item.annotations.markers.map(\.id)) == all.subtracting(removed))
         }
     }
 }

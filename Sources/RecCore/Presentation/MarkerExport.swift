@@ -81,9 +81,12 @@ public enum MarkerExport: String, CaseIterable, Sendable {
     /// output names a marker.
     /// The markers as `marks --json` and `export --markers json` list them, numbered from 1.
     static func writeList(_ markers: [Marker], sampleRate: Int, to w: inout JSONWriter) {
-        w.array(Array(markers.enumerated())) { w, numbered in
-            writeMarker(numbered.element, index: numbered.offset + 1, sampleRate: sampleRate, to: &w)
+        w.raw("[")
+        for (i, marker) in markers.enumerated() {
+            if i > 0 { w.raw(", ") }
+            writeMarker(marker, index: i + 1, sampleRate: sampleRate, to: &w)
         }
+        w.raw("]")
     }
 
     static func writeMarker(_ marker: Marker, index: Int, sampleRate: Int, to w: inout JSONWriter) {

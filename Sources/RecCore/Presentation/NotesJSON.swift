@@ -33,13 +33,20 @@ extension ItemJSON {
     /// "snippet"}) and `time` (the first marker hit's seconds, else the transcript hit's, or null): `play "$path" --seek "$time"` lands on the moment.
     public static func hits(_ hits: [SearchHit], paths: [String], location: StoreLocation) -> String {
         var w = JSONWriter()
+        writeHits(hits, paths: paths, location: location, to: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    package static func writeHits(_ hits: [SearchHit], paths: [String], location: StoreLocation, to w: inout JSONWriter)
+    {
+        let audio = AudioFiles(location)
         w.raw("[")
         for (i, (hit, path)) in zip(hits, paths).enumerated() {
             w.raw(i == 0 ? "\n  " : ",\n  ")
-            write(hit.item, path: path, location: location, to: &w) { w in writeMatches(of: hit, to: &w) }
+            write(hit.item, path: path, audio: audio, to: &w) { w in writeMatches(of: hit, to: &w) }
+            w.boundary()
         }
         w.raw(hits.isEmpty ? "]" : "\n]")
-        return String(decoding: w.bytes, as: UTF8.self)
     }
 
     /// `"matches": [...], "time": t`: which fields matched, and where to start playing.

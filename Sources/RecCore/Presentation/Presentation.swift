@@ -86,13 +86,24 @@ public enum ItemJSON {
     /// Items with their paths, without the document (`find` answered from its index).
     public static func array(_ items: [Item], paths: [String], location: StoreLocation) -> String {
         var w = JSONWriter()
+        writeArray(items, paths: paths, location: location, to: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    package static func writeArray(_ items: [Item], in library: Library, to w: inout JSONWriter) {
+        let paths = library.document.paths(of: items)
+        writeArray(items, paths: paths, location: library.location, to: &w)
+    }
+
+    package static func writeArray(_ items: [Item], paths: [String], location: StoreLocation, to w: inout JSONWriter) {
+        let audio = AudioFiles(location)
         w.raw("[")
         for (i, (item, path)) in zip(items, paths).enumerated() {
             w.raw(i == 0 ? "\n  " : ",\n  ")
-            write(item, path: path, location: location, to: &w)
+            write(item, path: path, audio: audio, to: &w)
+            w.boundary()
         }
         w.raw(items.isEmpty ? "]" : "\n]")
-        return String(decoding: w.bytes, as: UTF8.self)
     }
 
     /// An item's object; `more` adds fields of the caller's before it closes (a find hit's
@@ -106,6 +117,25 @@ public enum ItemJSON {
 
     static func write(
         _ item: Item, path: String, location: StoreLocation, to w: inout JSONWriter,
+        more: ((inout JSONWriter) -> Void)? = nil
+    ) {
+        write(item, path: path, audio: AudioFiles(location), to: &w, more: more)
+    }
+
+    /// Where a list's audio files are, worked out once for all its items.
+    struct AudioFiles {
+        var location: StoreLocation
+        /// The audio folder's absolute path (`absolutePath`), with a slash.
+        var directory: String
+
+        init(_ location: StoreLocation) {
+            self.location = location
+            directory = absolutePath(location.audioDirectory) + "/"
+        }
+    }
+
+    static func write(
+        _ item: Item, path: String, audio: AudioFiles, to w: inout JSONWriter,
         more: ((inout JSONWriter) -> Void)? = nil
     ) {
         w.raw("{\"uuid\": ")
@@ -122,10 +152,11 @@ public enum ItemJSON {
         w.timestamp(item.created)
         if let info = item.recording {
             w.recordingFields(info)
+            let file = audio.directory + info.file
             w.raw(", \"audioPath\": ")
-            w.string(absolutePath(location.audioPath(info.file)))
+            w.string(file)
             w.raw(", \"size\": ")
-            if let size = location.audioSize(of: item) { w.int(size) } else { w.raw("null") }
+            if let size = FileSystem.size(file) { w.int(size) } else { w.raw("null") }
         } else {
             w.raw(", \"children\": ")
             w.int(item.children.count)
@@ -181,19 +212,30 @@ public enum ItemJSON {
     /// A tree as nested objects: each folder gets a `contents` array.
     public static func tree(_ root: Item, in library: Library) -> String {
         var w = JSONWriter()
-        func visit(_ item: Item, to w: inout JSONWriter) {
-            guard item.isFolder else { return write(item, in: library, to: &w) }
-            write(item, in: library, to: &w) { w in
+        writeTree(root, in: library, to: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// Each item's path is its folder's (made once per folder) and its name.
+    package static func writeTree(_ root: Item, in library: Library, to w: inout JSONWriter) {
+        let audio = AudioFiles(library.location)
+        let document = library.document
+        func visit(_ item: Item, path: String, to w: inout JSONWriter) {
+            guard item.isFolder else {
+                write(item, path: path, audio: audio, to: &w)
+                return w.boundary()
+            }
+            write(item, path: path, audio: audio, to: &w) { w in
                 w.raw(", \"contents\": [")
-                for (i, child) in library.document.children(of: item.id).sorted(by: displayOrder).enumerated() {
+                let prefix = path == "/" ? "/" : path + "/"
+                for (i, child) in document.children(of: item.id).sorted(by: displayOrder).enumerated() {
                     if i > 0 { w.raw(", ") }
-                    visit(child, to: &w)
+                    visit(child, path: prefix + child.name, to: &w)
                 }
                 w.raw("]")
             }
         }
-        visit(root, to: &w)
-        return String(decoding: w.bytes, as: UTF8.self)
+        visit(root, path: document.path(of: root.id), to: &w)
     }
 
     public static func viewState(_ state: ViewState, in library: Library) -> String {

@@ -98,8 +98,10 @@ enum AnnotationCodec {
         return TrimPoints(inFrame: inFrame, outFrame: outFrame)
     }
 
-    /// `[{"frame": 48000, "label": "..."}, ...]`, a label only when there is one: the one
-    /// way markers are kept, in store.json and in a recording-in-progress entry alike.
+    /// `[{"frame": 48000, "label": "...", "id": "..."}, ...]`, a label only when there is
+    /// one, an id once the marker has one (store version 4; a marker made while recording
+    /// gets it as the recording is saved): the one way markers are kept, in store.json and
+    /// in a recording-in-progress entry alike.
     static func writeMarkers(_ markers: [Marker], to w: inout JSONWriter) {
         w.array(markers) { w, marker in
             w.raw("{\"frame\": ")
@@ -107,6 +109,10 @@ enum AnnotationCodec {
             if !marker.label.isEmpty {
                 w.raw(", \"label\": ")
                 w.string(marker.label)
+            }
+            if marker.id != Marker.unassigned {
+                w.raw(", \"id\": ")
+                w.id(marker.id)
             }
             w.raw("}")
         }
@@ -122,6 +128,7 @@ enum AnnotationCodec {
             let start = r.position
             var frame: Int64?
             var label = ""
+            var id = Marker.unassigned
             try r.beginObject()
             var firstKey = true
             while let key = try r.nextKey(first: &firstKey) {
@@ -129,13 +136,68 @@ enum AnnotationCodec {
                     frame = try r.readInt()
                 } else if key.equals("label") {
                     label = try r.readString()
+                } else if key.equals("id") {
+                    let at = r.position
+                    guard let value = ItemID(utf8: try r.readRawString()) else {
+                        throw r.failure("a marker's id is not a UUID", at: at)
+                    }
+                    id = value
                 } else {
                     try r.skipValue()
                 }
             }
             guard let frame, frame >= 0 else { throw r.failure("a marker needs a \"frame\" of 0 or more", at: start) }
-            markers.append(Marker(frame: frame, label: label))
+            markers.append(Marker(frame: frame, label: label, id: id))
         }
         return markers
+    }
+}
+
+/// `"changed": {"name": "…", "parent": "…", "trim": "…", "trash": "…"}` (store version 4):
+/// when each field a merge cannot combine last changed; only the times known, and no
+/// `changed` at all when none is (an item upgraded from an older store, never changed since).
+enum ChangeTimesCodec {
+    static func write(_ times: ChangeTimes, to w: inout JSONWriter) {
+        guard !times.isUnknown else { return }
+        w.raw(", \"changed\": {")
+        var first = true
+        for (key, time) in [
+            ("name", times.name), ("parent", times.parent), ("trim", times.trim), ("trash", times.trash),
+        ]
+        where time != ChangeTimes.unknownTime {
+            w.raw(first ? "\"" : ", \"")
+            w.raw(key)
+            w.raw("\": ")
+            w.timestamp(time)
+            first = false
+        }
+        w.raw("}")
+    }
+
+    static func read(_ r: inout JSONReader) throws -> ChangeTimes {
+        var times = ChangeTimes.unknown
+        try r.beginObject()
+        var first = true
+        while let key = try r.nextKey(first: &first) {
+            let at = r.position
+            func time(_ r: inout JSONReader) throws -> Timestamp {
+                guard let t = Timestamp(utf8: try r.readRawString()) else {
+                    throw r.failure("a change time is not an ISO 8601 time", at: at)
+                }
+                return t
+            }
+            if key.equals("name") {
+                times.name = try time(&r)
+            } else if key.equals("parent") {
+                times.parent = try time(&r)
+            } else if key.equals("trim") {
+                times.trim = try time(&r)
+            } else if key.equals("trash") {
+                times.trash = try time(&r)
+            } else {
+                try r.skipValue()
+            }
+        }
+        return times
     }
 }

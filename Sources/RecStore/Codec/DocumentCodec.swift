@@ -28,10 +28,20 @@ public enum DocumentCodec {
     static func encodeWithRanges(_ document: Document) -> (
         bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
     ) {
+        encodeWithRanges(document, capacity: nil) { item, w in writeItem(item, to: &w) }
+    }
+
+    /// `encodeWithRanges`, each item of the `items` array written by `write` (a merge copies
+    /// the bytes of items it did not change).
+    static func encodeWithRanges(
+        _ document: Document, capacity: Int?, writing write: (Item, inout JSONWriter) -> Void
+    ) -> (
+        bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
+    ) {
         let ordered = document.preorder()
         var ranges: [(id: ItemID, range: Range<Int>)] = []
         ranges.reserveCapacity(ordered.count)
-        var w = JSONWriter(capacity: ordered.count * 260 + 64)
+        var w = JSONWriter(capacity: capacity ?? ordered.count * 260 + 64)
         w.raw("{\n\"version\": ")
         w.int(Document.currentVersion)
         w.raw(",\n\"items\": [")
@@ -41,7 +51,7 @@ public enum DocumentCodec {
             if index > 0 { w.raw(",") } else { w.raw("\n") }
             let start = w.bytes.count
             if index > 0 { w.raw("\n") }
-            writeItem(item, to: &w)
+            write(item, &w)
             ranges.append((item.id, start..<w.bytes.count))
         }
         w.raw("\n]")
@@ -70,7 +80,7 @@ public enum DocumentCodec {
         return (w.bytes, ranges)
     }
 
-    private static func writeItem(_ item: Item, to w: inout JSONWriter) {
+    static func writeItem(_ item: Item, to w: inout JSONWriter) {
         w.raw("{\"uuid\": ")
         w.id(item.id)
         w.raw(", \"type\": ")
@@ -89,6 +99,7 @@ public enum DocumentCodec {
             w.ids(item.children)
         }
         AnnotationCodec.write(item.annotations, to: &w)
+        ChangeTimesCodec.write(item.changed, to: &w)
         w.raw("}")
     }
 
@@ -236,7 +247,7 @@ public enum DocumentCodec {
         return try decodeItem(&reader)
     }
 
-    private static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
+    static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
         let start = r.position
         var parent: ItemID?
         var path: String?
@@ -289,6 +300,7 @@ public enum DocumentCodec {
         var file: String?
         var analysis: AudioAnalysis?
         var annotations = Annotations()
+        var changed = ChangeTimes.unknown
 
         func readID(_ r: inout JSONReader, _ what: String) throws -> ItemID {
             let at = r.position
@@ -348,6 +360,8 @@ public enum DocumentCodec {
                 analysis = try AnalysisCodec.read(&r)
             } else if try AnnotationCodec.read(key, from: &r, into: &annotations) {
                 continue
+            } else if key.equals("changed") {
+                changed = try ChangeTimesCodec.read(&r)
             } else {
                 try r.skipValue()
             }
@@ -370,11 +384,14 @@ public enum DocumentCodec {
         if type == .folder, annotations.trim != nil {
             throw r.failure("folder \(id) has trim points; only recordings do", at: start)
         }
+        // Markers of a store before version 4 have no ids: they get ids derived from the
+        // recording, the same on every machine (`Marker.derivedID`).
+        annotations.assignMarkerIDs(item: id)
         switch type {
         case .folder:
             return Item(
                 id: id, parent: parent, name: name, created: created, children: children, recording: nil,
-                annotations: annotations)
+                annotations: annotations, changed: changed)
         case .recording:
             guard let duration else { throw missing("duration") }
             guard let frames else { throw missing("frames") }
@@ -397,7 +414,7 @@ public enum DocumentCodec {
                 recording: RecordingInfo(
                     duration: duration, frames: frames, sampleRate: Int(sampleRate),
                     channels: Int(channels), format: format, file: file, analysis: analysis),
-                annotations: annotations)
+                annotations: annotations, changed: changed)
         }
     }
 }

@@ -358,6 +358,13 @@ public enum TextFolding {
 
     /// About 60 characters of `text` around the first place `word` (folded) occurs, on one line.
     public static func snippet(of text: String, around word: String, width: Int = 60) -> String {
+        var text = text
+        if let piece = text.withUTF8({ simpleSnippet(of: $0, around: word, width: width) }) { return piece }
+        return characterSnippet(of: text, around: word, width: width)
+    }
+
+    /// `snippet` of any text, character by character.
+    static func characterSnippet(of text: String, around word: String, width: Int) -> String {
         let characters = Array(text)
         // The folded text, and for each of its bytes the character it came from.
         var folded: [UInt8] = []
@@ -376,6 +383,62 @@ public enum TextFolding {
         if from > 0 { piece = "…" + piece }
         if to < characters.count { piece += "…" }
         return piece
+    }
+
+    /// `snippet` of text whose every scalar lies below U+0300 (ASCII and the Latin blocks up
+    /// to the combining marks: almost every note), worked on its UTF-8 bytes without making a
+    /// `Character` (which cost most of `find --json`), for the same result: there each character is one
+    /// scalar (no scalar below U+0300 extends another), except CR LF, which is one. nil for
+    /// any other text (`Character` does the work then).
+    static func simpleSnippet(of text: UnsafeBufferPointer<UInt8>, around word: String, width: Int) -> String? {
+        // A lead byte from 0xCC up starts a scalar from U+0300 up.
+        for b in text where b >= 0xCC { return nil }
+        // Where each character starts, and the folded text with the character of each byte.
+        var starts: [Int] = []
+        var folded: [UInt8] = []
+        var owner: [Int] = []
+        starts.reserveCapacity(text.count + 1)
+        folded.reserveCapacity(text.count)
+        owner.reserveCapacity(text.count)
+        var i = 0
+        while i < text.count {
+            let character = starts.count
+            starts.append(i)
+            let b = text[i]
+            if b < 0x80 {
+                let crlf = b == 0x0D && i + 1 < text.count && text[i + 1] == 0x0A
+                folded.append(b &- 0x41 < 26 ? b | 0x20 : b)
+                owner.append(character)
+                if crlf {
+                    folded.append(0x0A)
+                    owner.append(character)
+                }
+                i += crlf ? 2 : 1
+            } else {
+                let before = folded.count
+                append(Unicode.Scalar(UInt32(b & 0x1F) << 6 | UInt32(text[i + 1] & 0x3F))!, to: &folded)
+                owner.append(contentsOf: repeatElement(character, count: folded.count - before))
+                i += 2
+            }
+        }
+        let count = starts.count
+        starts.append(text.count)
+        let start = firstOffset(of: Array(word.utf8), in: folded).map { owner[$0] } ?? 0
+        let from = max(0, start - width / 3)
+        let to = min(count, from + width)
+        var piece: [UInt8] = []
+        piece.reserveCapacity(starts[to] - starts[from] + 6)
+        if from > 0 { piece.append(contentsOf: "…".utf8) }
+        for k in from..<to {
+            let bytes = UnsafeBufferPointer(rebasing: text[starts[k]..<starts[k + 1]])
+            // A line break (LF, VT, FF, CR, CR LF, NEL) or a tab is a space.
+            let b = bytes[0]
+            let isBreak =
+                bytes.count == 1 ? b == 0x09 || (0x0A...0x0D).contains(b) : b == 0x0D || (b == 0xC2 && bytes[1] == 0x85)
+            if isBreak { piece.append(0x20) } else { piece.append(contentsOf: bytes) }
+        }
+        if to < count { piece.append(contentsOf: "…".utf8) }
+        return String(decoding: piece, as: UTF8.self)
     }
 
     /// Precomposed Latin letters and their folded base.

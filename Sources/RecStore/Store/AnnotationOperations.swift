@@ -43,11 +43,7 @@ extension DocumentStore.Transaction {
             duration: info.duration, spec: time, option: "--at")
         let frame = min(Int64((seconds * Double(info.sampleRate)).rounded()), info.frames)
         let marker = Marker(frame: frame, label: label)
-        var annotations = item.annotations
-        annotations.markers.append(marker)
-        try annotate(item.id, with: annotations)
-        let markers = document[item.id]!.annotations.markers
-        return (document[item.id]!, (markers.lastIndex(of: marker) ?? 0) + 1)
+        return (document[item.id]!, try addMarker(marker, to: item))
     }
 
     /// A marker made while `id` plays (`m`, `M`, `recnotes mark`), at a frame the player
@@ -58,11 +54,17 @@ extension DocumentStore.Transaction {
         guard let item = document[id], let info = item.recording else {
             throw RecError.failure(document.path(of: id), "is no longer a recording in the store")
         }
-        let kept = Marker(frame: min(max(marker.frame, 0), info.frames), label: marker.label)
+        return try addMarker(marker.moved(to: min(max(marker.frame, 0), info.frames)), to: item)
+    }
+
+    /// Adds `marker` to `item` (the annotation gives it its id) and returns its number.
+    private mutating func addMarker(_ marker: Marker, to item: Item) throws -> Int {
         var annotations = item.annotations
-        annotations.markers.append(kept)
-        try annotate(id, with: annotations)
-        return (document[id]!.annotations.markers.lastIndex(of: kept) ?? 0) + 1
+        annotations.markers.append(marker)
+        try annotate(item.id, with: annotations)
+        let before = Set(item.annotations.markers.map(\.id))
+        let markers = document[item.id]!.annotations.markers
+        return (markers.lastIndex { !before.contains($0.id) } ?? markers.lastIndex(of: marker) ?? 0) + 1
     }
 
     /// `unmark PATH (N | LABEL)`: removes one marker. Returns it.

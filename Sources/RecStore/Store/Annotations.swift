@@ -59,19 +59,121 @@ public struct TrimPoints: Equatable, Hashable, Sendable {
     }
 }
 
-/// A moment in a recording: a frame position and an optional label.
+/// A moment in a recording: a frame position, an optional label and, from store version 4,
+/// an identity that a merge of two libraries follows (a marker added on one machine and one
+/// removed on the other are told apart by it, not by where they are).
 public struct Marker: Equatable, Hashable, Sendable {
     public var frame: Int64
     /// Empty when the marker has none.
     public var label: String
+    /// `unassigned` until the marker is in a recording of the document: a transaction or
+    /// the codec gives it one (`Annotations.assignMarkerIDs`). Never shown in text output.
+    public var id: ItemID
 
-    public init(frame: Int64, label: String = "") {
+    public init(frame: Int64, label: String = "", id: ItemID = Marker.unassigned) {
         self.frame = frame
         self.label = label
+        self.id = id
     }
+
+    /// The id of a marker not yet in a stored recording (one made while recording, or read
+    /// from a store older than version 4).
+    public static let unassigned = ItemID(high: 0, low: 0)
 
     /// Seconds from the start at `sampleRate`.
     public func seconds(sampleRate: Int) -> Double { Double(frame) / Double(max(sampleRate, 1)) }
+
+    /// The same moment and label, keeping this marker's identity.
+    public func moved(to frame: Int64, label: String? = nil) -> Marker {
+        Marker(frame: frame, label: label ?? self.label, id: id)
+    }
+
+    /// The id a marker without one gets in recording `item`: derived from the recording,
+    /// its frame, label and `occurrence` (the how-many-th of its kind), not random, so that
+    /// two machines upgrading the same older store give its markers the same ids, and a
+    /// merge sees one marker, not two. A UUID of version 8 (custom).
+    static func derivedID(item: ItemID, frame: Int64, label: String, occurrence: Int) -> ItemID {
+        var h1: UInt64 = 0xcbf2_9ce4_8422_2325 ^ item.high
+        var h2: UInt64 = 0x8422_2325_cbf2_9ce4 ^ item.low
+        func mix(_ byte: UInt8) {
+            h1 = (h1 ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            h2 = (h2 ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 &+ 0x9E37_79B9_7F4A_7C15
+        }
+        for word in [item.high, item.low, UInt64(bitPattern: frame), UInt64(occurrence)] {
+            for shift in stride(from: 0, to: 64, by: 8) { mix(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        for byte in label.utf8 { mix(byte) }
+        // Finish each half (splitmix64's finalizer), so that near inputs spread.
+        func finish(_ x: UInt64) -> UInt64 {
+            var z = x
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let high = (finish(h1) & ~0xF000) | 0x8000
+        let low = (finish(h2 ^ h1) & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        return ItemID(high: high, low: low)
+    }
+}
+
+extension Annotations {
+    /// Gives each marker of recording `item` without an id (or with one another marker
+    /// already has) its derived id. Cheap when every marker has one.
+    mutating func assignMarkerIDs(item: ItemID) {
+        guard !markers.isEmpty else { return }
+        if markers.count == 1, markers[0].id != Marker.unassigned { return }
+        var used = Set<ItemID>()
+        var needs = false
+        for marker in markers where marker.id == Marker.unassigned || !used.insert(marker.id).inserted {
+            needs = true
+            break
+        }
+        guard needs else { return }
+        used = Set(markers.map(\.id))
+        var seen = Set<ItemID>()
+        for i in markers.indices {
+            let id = markers[i].id
+            if id != Marker.unassigned, seen.insert(id).inserted { continue }
+            var occurrence = 0
+            var candidate: ItemID
+            repeat {
+                candidate = Marker.derivedID(
+                    item: item, frame: markers[i].frame, label: markers[i].label, occurrence: occurrence)
+                occurrence += 1
+            } while used.contains(candidate)
+            used.insert(candidate)
+            seen.insert(candidate)
+            markers[i].id = candidate
+        }
+    }
+}
+
+/// When a field that a merge of two libraries cannot combine was last changed on this
+/// machine (store version 4): the name, the folder (a move), the trim points and the trash
+/// state. Set by every transaction that changes the field (undo included, which is a change
+/// too); `unknown` (0, older than any real time) in a store upgraded from an earlier version
+/// until the field changes. The merge lets the later change win.
+public struct ChangeTimes: Equatable, Hashable, Sendable {
+    public var name: Timestamp
+    public var parent: Timestamp
+    public var trim: Timestamp
+    public var trash: Timestamp
+
+    public static let unknownTime = Timestamp(millisecondsSinceEpoch: 0)
+
+    public init(
+        name: Timestamp = unknownTime, parent: Timestamp = unknownTime, trim: Timestamp = unknownTime,
+        trash: Timestamp = unknownTime
+    ) {
+        self.name = name
+        self.parent = parent
+        self.trim = trim
+        self.trash = trash
+    }
+
+    public static let unknown = ChangeTimes()
+
+    public var isUnknown: Bool { self == .unknown }
 }
 
 public enum NoteRules {
@@ -154,11 +256,12 @@ public enum MarkerRules {
         sorted(
             markers.map { marker in
                 let label = (try? validate(label: marker.label)) != nil ? marker.label : ""
-                return Marker(frame: min(max(marker.frame, 0), frames), label: label)
+                return marker.moved(to: min(max(marker.frame, 0), frames), label: label)
             })
     }
 
-    /// The order markers are kept and numbered in: by frame, then label.
+    /// The order markers are kept and numbered in: by frame, then label (then id, so that
+    /// the order is total).
     public static func sorted(_ markers: [Marker]) -> [Marker] {
         // Markers as stored are already in order.
         if isStrictlyIncreasing(markers, by: comesBefore) { return markers }
@@ -166,7 +269,9 @@ public enum MarkerRules {
     }
 
     private static func comesBefore(_ a: Marker, _ b: Marker) -> Bool {
-        a.frame != b.frame ? a.frame < b.frame : a.label < b.label
+        if a.frame != b.frame { return a.frame < b.frame }
+        if a.label != b.label { return a.label < b.label }
+        return a.id < b.id
     }
 }
 

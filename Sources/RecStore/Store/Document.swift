@@ -4,8 +4,10 @@ public struct Document: Equatable, Sendable {
     /// 2 added notes, tags and markers (`Annotations`); 3 added each recording's analysis
     /// (levels, waveform, speech regions: `RecordingInfo.analysis`). An older store reads
     /// as one without them, and is written as the current version on its first change (its
-    /// original kept once as `store.json.v<N>`).
-    public static let currentVersion = 3
+    /// original kept once as `store.json.v<N>`). 4 added each marker's id and each item's
+    /// change times (`Marker.id`, `Item.changed`), which a merge of two libraries follows;
+    /// an older store's markers get ids derived from what they are, the same on every machine.
+    public static let currentVersion = 4
     public static let rootName = "Recordings"
 
     public internal(set) var items: [ItemID: Item]

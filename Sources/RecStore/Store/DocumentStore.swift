@@ -274,6 +274,8 @@ public final class DocumentStore {
             try checkFree(item.name, in: parentID)
             var item = item
             item.children = []
+            item.annotations.assignMarkerIDs(item: item.id)
+            item.annotations.markers = MarkerRules.sorted(item.annotations.markers)
             let index = document.insert(item)
             steps.append(
                 .added(item.id, .init(parent: parentID, name: item.name, kind: item.kind, created: item.created)))
@@ -290,6 +292,7 @@ public final class DocumentStore {
             guard let item = document[id] else { throw RecError.failure("@\(id)", "no such item") }
             var new = annotations
             new.tags = TagRules.normalized(new.tags)
+            new.assignMarkerIDs(item: id)
             new.markers = MarkerRules.sorted(new.markers)
             if item.isFolder, !new.markers.isEmpty {
                 throw RecError.failure(document.path(of: id), "a folder has no markers; only recordings do")
@@ -299,6 +302,7 @@ public final class DocumentStore {
             }
             guard new != item.annotations else { return nil }
             document.items[id]!.annotations = new
+            if new.trim != item.annotations.trim { document.items[id]!.changed.trim = .now() }
             steps.append(.annotated(id, before: item.annotations, after: new))
             return record(.annotated(document[id]!, before: item.annotations))
         }
@@ -326,6 +330,9 @@ public final class DocumentStore {
             let oldIndex = document.unlink(id)
             document.setName(name, of: id)
             let newIndex = document.link(id, into: newParent)
+            let now = Timestamp.now()
+            if name != item.name { document.items[id]!.changed.name = now }
+            if newParent != oldParent { document.items[id]!.changed.parent = now }
             let updated = document[id]!
             steps.append(.moved(id, fromParent: oldParent, fromName: item.name, toParent: newParent, toName: name))
             if oldParent == newParent {
@@ -367,7 +374,11 @@ public final class DocumentStore {
             if permanently {
                 steps.append(.removedPermanently(id, path: path))
             } else {
-                document.trash.append(TrashEntry(parent: parent, path: path, removed: .now(), items: subtree))
+                // The trash state's change time, for a merge (store version 4).
+                let now = Timestamp.now()
+                var entryItems = subtree
+                entryItems[0].changed.trash = now
+                document.trash.append(TrashEntry(parent: parent, path: path, removed: now, items: entryItems))
                 steps.append(.trashed(id))
             }
             return record(.removed(item, parent: parent, index: index, subtree: subtree))
@@ -393,6 +404,10 @@ public final class DocumentStore {
             }
             for item in entry.items.dropFirst() { document.items[item.id] = item }
             var top = entry.item
+            let now = Timestamp.now()
+            if newName != top.name { top.changed.name = now }
+            if parentID != top.parent { top.changed.parent = now }
+            top.changed.trash = now
             top.name = newName
             top.parent = parentID
             document.items[top.id] = top

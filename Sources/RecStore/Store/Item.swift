@@ -47,6 +47,8 @@ public struct Item: Equatable, Sendable {
     public var recording: RecordingInfo?
     /// Note, tags and (for recordings) markers.
     public var annotations: Annotations = .none
+    /// When the name, folder, trim points and trash state last changed (store version 4).
+    public var changed: ChangeTimes = .unknown
 
     public var kind: ItemKind { recording == nil ? .folder : .recording }
     public var isFolder: Bool { recording == nil }

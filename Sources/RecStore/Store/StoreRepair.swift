@@ -236,7 +236,7 @@ struct StoreRepair {
         for item in diagnosis.lateMarkers {
             let end = item.recording!.frames
             document.items[item.id]!.annotations.markers = MarkerRules.sorted(
-                item.annotations.markers.map { Marker(frame: min($0.frame, end), label: $0.label) })
+                item.annotations.markers.map { $0.moved(to: min($0.frame, end)) })
             repairs.append("moved the markers past the end of \(document.path(of: item.id)) to its end")
         }
         for item in diagnosis.lateTrims {

@@ -33,10 +33,10 @@ public struct MergeConflict: Equatable, Sendable {
 /// merge: nothing a person did is lost"). Pure: decoded documents in, a document and the
 /// conflicts out; the one home of the merge rules.
 ///
-/// Store version 3 carries no change times and no marker identities, so for now a field
-/// changed on both sides (name, folder, trim points) keeps *ours* (the machine running the
-/// merge) and reports theirs, and markers are identified by their value (frame and label).
-/// Both become "later change wins" and identity by id with store version 4.
+/// A field changed on both sides that cannot be combined (name, folder, trim points, trash
+/// state) takes the later change, by the change times of store version 4 (`Item.changed`),
+/// and reports the other value; equal times (both unknown: changed by an older recnotes)
+/// choose by value, so that both machines choose alike. Markers merge by id.
 public enum LibraryMerge {
     public static func merge(
         base: Document, ours: Document, theirs: Document, oursName: String = "this machine",
@@ -64,6 +64,39 @@ public enum LibraryMerge {
         if let b, o == b { return (t, false) }
         if let b, t == b { return (o, false) }
         return (o, true)
+    }
+
+    /// A field with a change time after a three-way merge: one side's change is taken with
+    /// its time; changed on both sides, the later change wins (`conflict`, and `oursWon`
+    /// says which); at equal times the value that `tieBreak` puts first, whichever side
+    /// merges.
+    static func later<T: Equatable>(
+        _ b: T?, _ o: (value: T, time: Timestamp), _ t: (value: T, time: Timestamp), tieBreak: (T, T) -> Bool
+    ) -> (value: T, time: Timestamp, conflict: Bool, oursWon: Bool) {
+        if o.value == t.value { return (o.value, max(o.time, t.time), false, true) }
+        if let b, o.value == b { return (t.value, t.time, false, false) }
+        if let b, t.value == b { return (o.value, o.time, false, true) }
+        let oursWon = o.time != t.time ? o.time > t.time : tieBreak(o.value, t.value)
+        return oursWon ? (o.value, o.time, true, true) : (t.value, t.time, true, false)
+    }
+
+    /// Markers, by id: one added on either side stays, one removed on either side goes.
+    static func mergeMarkers(_ b: [Marker]?, _ o: [Marker], _ t: [Marker]) -> [Marker] {
+        if o == t { return o }
+        let base = Dictionary((b ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let theirs = Dictionary(t.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let ourIDs = Set(o.map(\.id))
+        var merged: [Marker] = []
+        for marker in o {
+            if let other = theirs[marker.id] {
+                // On both: one moved by one side (fsck's repair of a late marker) takes it.
+                merged.append(marker == other || base[marker.id] == other ? marker : other)
+            } else if base[marker.id] == nil {
+                merged.append(marker)  // added on ours
+            }
+        }
+        for marker in t where !ourIDs.contains(marker.id) && base[marker.id] == nil { merged.append(marker) }
+        return MarkerRules.sorted(merged)
     }
 
     /// Tags and markers: what either side added stays, unless the other side removed it.
@@ -108,38 +141,85 @@ public enum LibraryMerge {
                 case (let o?, let t?):
                     items[id] = mergeItem(b, o, t)
                 case (let o?, nil):
-                    // New on ours, or removed on theirs: removed only if ours left it alone.
-                    if b == nil {
-                        items[id] = o
-                    } else if o != b {
-                        items[id] = o
-                        report(.deleteVsChange, id, kept: "changed on \(oursName)", other: "removed on \(theirsName)")
-                    }
+                    keepOrRemove(id, b, kept: o, keptBy: (ours, oursName), removedBy: (theirs, theirsName))
                 case (nil, let t?):
-                    if b == nil {
-                        items[id] = t
-                    } else if t != b {
-                        items[id] = t
-                        report(.deleteVsChange, id, kept: "changed on \(theirsName)", other: "removed on \(oursName)")
-                    }
+                    keepOrRemove(id, b, kept: t, keptBy: (theirs, theirsName), removedBy: (ours, oursName))
                 case (nil, nil):
                     break
                 }
             }
         }
 
+        /// An item in one side's library and not in the other's. New on the one side, or
+        /// removed on the other: removed only if the one side left it alone. When the one
+        /// side's change is to its trash state (restored from the trash) and the other put
+        /// it in the trash since the base, both changed the trash state: the later wins.
+        mutating func keepOrRemove(
+            _ id: ItemID, _ b: Item?, kept item: Item, keptBy: (Document, String), removedBy: (Document, String)
+        ) {
+            let baseTrashed = Self.trashTime(id, in: base)
+            let removedAt = Self.trashTime(id, in: removedBy.0)
+            // Trashed on the other side since the base (not the base's own trash entry).
+            let newlyTrashed = removedAt.flatMap { $0 != baseTrashed ? $0 : nil }
+            // Restored on this side since the base: in the library now, not in the base's.
+            let restored =
+                item.changed.trash != (b?.changed.trash ?? ChangeTimes.unknownTime) || (b == nil && baseTrashed != nil)
+            if b == nil && !restored {
+                items[id] = item  // new on this side
+                return
+            }
+            if b == item {
+                return  // removed on the other side, left alone here
+            }
+            if restored, let trashedAt = newlyTrashed {
+                // At equal times the trash wins, on either machine.
+                if trashedAt >= item.changed.trash {
+                    report(.trash, id, kept: "in the trash (\(removedBy.1))", other: "restored on \(keptBy.1)")
+                } else {
+                    items[id] = item
+                    report(.trash, id, kept: "restored on \(keptBy.1)", other: "in the trash (\(removedBy.1))")
+                }
+                return
+            }
+            if b == nil {
+                items[id] = item  // restored here, still in the base's trash there
+                return
+            }
+            items[id] = item
+            report(.deleteVsChange, id, kept: "changed on \(keptBy.1)", other: "removed on \(removedBy.1)")
+        }
+
+        /// When `id` went to `document`'s trash last (alone or inside a folder); nil when it
+        /// is not there.
+        static func trashTime(_ id: ItemID, in document: Document) -> Timestamp? {
+            for entry in document.trash.reversed() where entry.items.contains(where: { $0.id == id }) {
+                return entry.removed
+            }
+            return nil
+        }
+
         mutating func mergeItem(_ b: Item?, _ o: Item, _ t: Item) -> Item {
+            // The same on both sides (most items): nothing to merge.
+            if o == t { return o }
             var merged = o
-            let name = merge3(b?.name, o.name, t.name)
+            let name = later(b?.name, (o.name, o.changed.name), (t.name, t.changed.name), tieBreak: <)
             merged.name = name.value
-            if name.conflict { report(.name, o.id, kept: o.name, other: t.name) }
-            if o.parent != nil || t.parent != nil {
-                let parent = merge3(b?.parent, o.parent!, t.parent!)
+            merged.changed.name = name.time
+            if name.conflict {
+                report(.name, o.id, kept: name.value, other: name.oursWon ? t.name : o.name)
+            }
+            if let op = o.parent, let tp = t.parent {
+                let parent = later(b?.parent, (op, o.changed.parent), (tp, t.changed.parent), tieBreak: <)
                 merged.parent = parent.value
+                merged.changed.parent = parent.time
                 if parent.conflict {
-                    report(.move, o.id, kept: ours.path(of: o.parent!), other: theirs.path(of: t.parent!))
+                    let (oursPath, theirsPath) = (ours.path(of: op), theirs.path(of: tp))
+                    report(
+                        .move, o.id, kept: parent.oursWon ? oursPath : theirsPath,
+                        other: parent.oursWon ? theirsPath : oursPath)
                 }
             }
+            merged.changed.trash = max(o.changed.trash, t.changed.trash)
             let (ba, oa, ta) = (b?.annotations, o.annotations, t.annotations)
             let note = merge3(ba?.note, oa.note, ta.note)
             if note.conflict {
@@ -150,16 +230,23 @@ public enum LibraryMerge {
                 merged.annotations.note = note.value
             }
             merged.annotations.tags = mergeSets(ba?.tags, oa.tags, ta.tags).sorted()
-            merged.annotations.markers = MarkerRules.sorted(Array(mergeSets(ba?.markers, oa.markers, ta.markers)))
-            let trim = merge3(ba?.trim, oa.trim, ta.trim)
+            merged.annotations.markers = LibraryMerge.mergeMarkers(ba?.markers, oa.markers, ta.markers)
+            let trim = later(
+                ba?.trim, (oa.trim, o.changed.trim), (ta.trim, t.changed.trim),
+                tieBreak: { Self.describe($0) < Self.describe($1) })
             merged.annotations.trim = trim.value
-            if trim.conflict { report(.trim, o.id, kept: describe(oa.trim), other: describe(ta.trim)) }
+            merged.changed.trim = trim.time
+            if trim.conflict {
+                report(
+                    .trim, o.id, kept: Self.describe(trim.value), other: Self.describe(trim.oursWon ? ta.trim : oa.trim)
+                )
+            }
             // The audio never changes once saved; its analysis may be measured on one side only.
             if merged.recording?.analysis == nil { merged.recording?.analysis = t.recording?.analysis }
             return merged
         }
 
-        func describe(_ trim: TrimPoints?) -> String {
+        static func describe(_ trim: TrimPoints?) -> String {
             trim.map { "\($0.inFrame)-\($0.outFrame)" } ?? "none"
         }
 
@@ -169,7 +256,9 @@ public enum LibraryMerge {
             var changed = true
             while changed {
                 changed = false
-                for item in Array(items.values) {
+                // By UUID: the result and the report do not depend on the table's order.
+                let orphans = items.values.filter { $0.parent.map { items[$0] == nil } ?? false }
+                for item in orphans.sorted(by: { $0.id < $1.id }) {
                     guard let parent = item.parent, items[parent] == nil else { continue }
                     if let found = content(ours[parent] ?? theirs[parent] ?? base[parent] ?? trashed(parent)),
                         found.isFolder
@@ -248,7 +337,7 @@ public enum LibraryMerge {
             while let folder = queue.popLast() {
                 var byName: [String: [ItemID]] = [:]
                 for child in byParent[folder] ?? [] { byName[items[child]!.name, default: []].append(child) }
-                for (_, group) in byName where group.count > 1 {
+                for (_, group) in byName.sorted(by: { $0.key < $1.key }) where group.count > 1 {
                     let sorted = group.sorted { rank($0) < rank($1) || (rank($0) == rank($1) && $0 < $1) }
                     let kept = sorted[0]
                     let keptIsNewFolder = items[kept]!.isFolder && base[kept] == nil
@@ -270,7 +359,7 @@ public enum LibraryMerge {
                         }
                     }
                 }
-                queue.append(contentsOf: (byParent[folder] ?? []).filter { items[$0]?.isFolder == true })
+                queue.append(contentsOf: (byParent[folder] ?? []).filter { items[$0]?.isFolder == true }.sorted())
             }
         }
 

@@ -12,14 +12,31 @@ public enum MergeDriver {
     public static func run(
         base: String, ours: String, theirs: String, report: String?, oursName: String, theirsName: String
     ) throws -> [MergeConflict] {
-        let b = try load(base, "base")
-        let o = try load(ours, "ours")
-        let t = try load(theirs, "theirs")
+        let paths = [base, ours, theirs]
+        let files = try zip(paths, ["base", "ours", "theirs"]).map { try read($0, $1) }
+        // git gives an empty base when both sides added the file.
+        let baseIsEmpty = files[0].isEmpty
+        // Most items are the same bytes on all three sides: those are decoded once, only as
+        // far as the merge looks, and copied back (`SharedItemsCodec`); a file not laid out
+        // as this version writes it is decoded whole.
+        let shared: SharedItemsCodec.Decoded?
+        do {
+            shared = baseIsEmpty ? nil : try SharedItemsCodec.decode(files)
+        } catch let failure as SharedItemsCodec.Failure {
+            let side = ["base", "ours", "theirs"][failure.index]
+            throw refused("\(side) (\(paths[failure.index])): \(failure.error)")
+        }
+        let documents =
+            try shared?.documents
+            ?? zip(files, zip(paths, ["base", "ours", "theirs"])).map {
+                try decode($0, $1.0, $1.1)
+            }
         let (merged, conflicts) = LibraryMerge.merge(
-            base: b, ours: o, theirs: t, oursName: oursName, theirsName: theirsName)
+            base: documents[0], ours: documents[1], theirs: documents[2], oursName: oursName, theirsName: theirsName)
+        let bytes = shared.map { SharedItemsCodec.encode(merged, $0) } ?? DocumentCodec.encode(merged)
         do {
             // Not durable: git reads %A at once and stores it as an object; atomic is what matters.
-            try FileSystem.writeAtomically(DocumentCodec.encode(merged), to: ours, durable: false)
+            try FileSystem.writeAtomically(bytes, to: ours, durable: false)
         } catch {
             throw refused("\(ours): \(error)")
         }
@@ -34,10 +51,14 @@ public enum MergeDriver {
         SyncSetup.machineName(Git(directory: gitDirectory + "/.."))
     }
 
-    static func load(_ path: String, _ side: String) throws -> Document {
+    static func read(_ path: String, _ side: String) throws -> [UInt8] {
         let bytes: [UInt8]?
         do { bytes = try FileSystem.read(path) } catch { throw refused("\(path): \(error)") }
         guard let bytes else { throw refused("\(path): no such file") }
+        return bytes
+    }
+
+    static func decode(_ bytes: [UInt8], _ path: String, _ side: String) throws -> Document {
         // git gives an empty base when both sides added the file.
         if bytes.isEmpty && side == "base" { return Document() }
         do {

@@ -21,6 +21,13 @@ package struct JSONReader {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
     }
 
+    /// Moves on to `offset`, past a value the caller found the end of by other means (the
+    /// merge driver skips an item a line at a time); nothing between is checked.
+    package mutating func skip(to offset: Int) {
+        precondition(offset >= position && offset <= bytes.count)
+        position = offset
+    }
+
     // MARK: Errors
 
     package func failure(_ message: String, at offset: Int? = nil) -> Failure {

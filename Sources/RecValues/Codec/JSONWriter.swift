@@ -2,11 +2,30 @@
 /// Codable for the stores, whose layout is fixed and documented.
 package struct JSONWriter {
     package var bytes: [UInt8] = []
+    /// Where a long output goes as it is made (standard output): `boundary` hands it what is
+    /// written so far once that is large, so that megabytes are never held whole. nil keeps
+    /// everything in `bytes`.
+    package var drain: (([UInt8]) -> Void)?
     /// Whether the next `key` follows a value of the same object (so needs a comma).
     private var afterValue = false
 
-    package init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096, drain: (([UInt8]) -> Void)? = nil) {
         bytes.reserveCapacity(capacity)
+        self.drain = drain
+    }
+
+    /// Between two elements of a long list: with a `drain`, what is written so far goes to
+    /// it once it passes 64 KB.
+    @inline(__always)
+    package mutating func boundary() {
+        if bytes.count >= 1 << 16, drain != nil { flush() }
+    }
+
+    /// Hands everything written so far to the `drain` (if any).
+    package mutating func flush() {
+        guard let drain, !bytes.isEmpty else { return }
+        drain(bytes)
+        bytes.removeAll(keepingCapacity: true)
     }
 
     @inline(__always)
@@ -21,9 +40,9 @@ package struct JSONWriter {
     /// `[e, e, ...]`, each element written by `element`.
     package mutating func array<T>(_ values: [T], _ element: (inout JSONWriter, T) -> Void) {
         raw("[")
-        for (i, value) in values.enumerated() {
+        for i in values.indices {
             if i > 0 { raw(", ") }
-            element(&self, value)
+            element(&self, values[i])
         }
         raw("]")
     }
@@ -95,9 +114,33 @@ package struct JSONWriter {
         guard value.isFinite else { return raw("null") }
         if value == value.rounded(), abs(value) < 1e15 {
             int(Int64(value))
-        } else {
+        } else if !thousandths(value) {
             raw(value.description)
         }
+    }
+
+    /// A value that is the Double nearest some k / 1000 (times rounded to the millisecond,
+    /// most of what is written), written as that decimal without making a String: between
+    /// 0.001 and 1e9 the Doubles lie far closer together than 0.001, so no other decimal of
+    /// as few digits reads back as the same value, and `description`, which gives the
+    /// shortest, gives these digits. False (nothing written) for any other value.
+    private mutating func thousandths(_ value: Double) -> Bool {
+        let magnitude = abs(value)
+        guard magnitude >= 0.001, magnitude < 1e9 else { return false }
+        let scaled = (magnitude * 1000).rounded()
+        guard scaled / 1000 == magnitude else { return false }
+        let k = Int64(scaled)
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        int(k / 1000)
+        var fraction = k % 1000
+        bytes.append(UInt8(ascii: "."))
+        var divisor: Int64 = 100
+        repeat {
+            bytes.append(UInt8(48 + fraction / divisor))
+            fraction %= divisor
+            divisor /= 10
+        } while fraction > 0
+        return true
     }
 
     package mutating func bool(_ value: Bool) {

@@ -83,10 +83,13 @@ struct Find: ParsableCommand {
         }
         for warning in found.warnings { Terminal.warning(warning) }
         if output.json {
-            print(
-                query.hasTextFilters
-                    ? ItemJSON.hits(found.hits, paths: found.paths, location: found.location)
-                    : ItemJSON.array(found.hits.map(\.item), paths: found.paths, location: found.location))
+            Output.json { w in
+                if query.hasTextFilters {
+                    ItemJSON.writeHits(found.hits, paths: found.paths, location: found.location, to: &w)
+                } else {
+                    ItemJSON.writeArray(found.hits.map(\.item), paths: found.paths, location: found.location, to: &w)
+                }
+            }
             return
         }
         for (k, path) in found.paths.enumerated() {

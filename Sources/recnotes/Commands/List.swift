@@ -35,7 +35,7 @@ struct List: ParsableCommand {
             item.isFolder ? library.document.children(of: item.id) : [item], reverse: reverse,
             size: library.audioSize(of:))
         if output.json {
-            print(ItemJSON.array(items, in: library))
+            Output.json { ItemJSON.writeArray(items, in: library, to: &$0) }
         } else if long {
             ItemRenderer(library: library).printLong(items)
         } else {

@@ -52,7 +52,10 @@ struct SyncMergeDriver: ParsableCommand {
         discussion: """
             Merges base, ours and theirs by recnotes' rules and writes the result over ours \
             atomically; each conflict it resolved is appended to $GIT_DIR/recnotes/merge-report.jsonl. \
-            A file that is not a store, or a store of a newer version, is refused with nothing written.
+            A file that is not a store, or a store of a newer version, is refused with nothing written. \
+            With --transcript, the files are a recording's transcript (transcripts/<uuid>.json, or its \
+            index <uuid>.txt): changed on both sides, the better one stays (an engine's beats the built-in \
+            draft; otherwise the newer), reported as "transcript".
             """,
         shouldDisplay: false
     )
@@ -61,10 +64,19 @@ struct SyncMergeDriver: ParsableCommand {
     @Argument(help: "Ours, overwritten with the result (%A).") var ours: String
     @Argument(help: "Theirs (%B).") var theirs: String
     @Argument(help: "The file's path in the repository (%P).") var path: String?
+    @Flag(help: "The files are a transcript (transcripts/**), not store.json.") var transcript = false
 
     func run() throws {
         // git sets GIT_DIR for drivers; it runs them at the top of the work tree.
         let gitDirectory = Environment.value("GIT_DIR") ?? ".git"
+        if transcript {
+            try TranscriptMerge.run(
+                base: base, ours: ours, theirs: theirs, repositoryPath: path,
+                report: gitDirectory + "/recnotes/merge-report.jsonl",
+                oursName: MergeDriver.machineName(gitDirectory: gitDirectory) ?? "this machine",
+                theirsName: "other machine")
+            return
+        }
         try MergeDriver.run(
             base: base, ours: ours, theirs: theirs, report: gitDirectory + "/recnotes/merge-report.jsonl",
             oursName: MergeDriver.machineName(gitDirectory: gitDirectory) ?? "this machine",

@@ -17,7 +17,7 @@ struct Tree: ParsableCommand {
         let library = try global.openLibrary()
         let top = try library.item(at: path)
         if output.json {
-            print(ItemJSON.tree(top, in: library))
+            Output.json { ItemJSON.writeTree(top, in: library, to: &$0) }
             return
         }
         let renderer = ItemRenderer(library: library, markFolders: true)

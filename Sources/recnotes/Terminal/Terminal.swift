@@ -85,6 +85,22 @@ enum Output {
     /// Pushes printed lines out now (NDJSON readers act on each line as it comes).
     /// `fflush(nil)` flushes every stream, which spares touching the C global `stdout`.
     static func flush() { fflush(nil) }
+
+    /// JSON made by `write`, then a line feed, on stdout as `write` makes it: in pieces
+    /// straight from the writer's bytes (a `--json` list runs to megabytes, and a String of
+    /// it, then `print`, cost more than making it). Nothing with --quiet, as `print`.
+    static func json(_ write: (inout JSONWriter) -> Void) {
+        guard !quiet else { return }
+        flush()  // whatever was printed before comes first
+        var failed = false
+        var w = JSONWriter(capacity: 1 << 17) { bytes in
+            // A reader that has gone (| head) is no error worth reporting, as with print.
+            if !failed { failed = (try? System.writeAll(STDOUT_FILENO, bytes)) == nil }
+        }
+        write(&w)
+        w.raw("\n")
+        w.flush()
+    }
 }
 
 /// Every line of text a command prints goes through here, so `--quiet` holds everywhere.

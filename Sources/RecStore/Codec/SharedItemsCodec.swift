@@ -1,0 +1,249 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `store.json` as a three-way merge reads and writes it (RecSync's merge driver): of the
+/// three versions, most items are the same bytes in all of them. Such an item is decoded once
+/// and only as far as the merge looks at it (its head: uuid, type, name, parent and a folder's
+/// children), and written back as the bytes it was read from, unless the merge changed it.
+/// Only the items that differ somewhere are decoded whole. Used only for files laid out as
+/// this version's `DocumentCodec.encode` writes them (one item a line, `uuid` first); any
+/// other file (an older version, or one edited by hand) is decoded whole, as ever.
+package enum SharedItemsCodec {
+    /// The three documents (base, ours, theirs), items the same in all three holding only their
+    /// head, and where those lie in ours.
+    package struct Decoded {
+        package var documents: [Document]
+        let ours: [UInt8]
+        /// Items the same in all three: their head, and their bytes' range in `ours`.
+        let shared: [ItemID: (head: Item, range: Range<Int>)]
+        package var sharedCount: Int { shared.count }
+    }
+
+    /// Which of the three files is wrong, and why.
+    package struct Failure: Error {
+        package var index: Int
+        package var error: any Error
+    }
+
+    /// nil when any file is not laid out as this version writes it, or is not a store (or a
+    /// newer one): the caller decodes them whole, which says what is wrong. Throws `Failure`
+    /// for an item that differs between the sides and does not decode, or broken links.
+    package static func decode(_ files: [[UInt8]]) throws -> Decoded? {
+        precondition(files.count == 3)
+        var scans: [Scan] = []
+        for file in files {
+            guard let scan = file.withUnsafeBufferPointer({ Self.scan($0) }), scan.version == Document.currentVersion
+            else { return nil }
+            scans.append(scan)
+        }
+        let ours = files[1]
+        var shared: [ItemID: (head: Item, range: Range<Int>)] = [:]
+        shared.reserveCapacity(scans[1].items.count)
+        do {
+            let base = Dictionary(scans[0].items.map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
+            let theirs = Dictionary(scans[2].items.map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
+            try files[0].withUnsafeBufferPointer { b in
+                try ours.withUnsafeBufferPointer { o in
+                    try files[2].withUnsafeBufferPointer { t in
+                        for (id, range) in scans[1].items {
+                            guard let rb = base[id], let rt = theirs[id], same(o, range, b, rb), same(o, range, t, rt)
+                            else { continue }
+                            shared[id] = (try head(UnsafeBufferPointer(rebasing: o[range])), range)
+                        }
+                    }
+                }
+            }
+        } catch {
+            throw Failure(index: 1, error: error)
+        }
+        var documents: [Document] = []
+        for (index, file) in files.enumerated() {
+            do {
+                documents.append(try document(file, scans[index], shared: shared))
+            } catch {
+                throw Failure(index: index, error: error)
+            }
+        }
+        return Decoded(documents: documents, ours: ours, shared: shared)
+    }
+
+    /// The merged document as `store.json`: an item the merge left as it was in all three is
+    /// copied from ours; one it changed (renamed for a clash, moved back from a cycle) is
+    /// decoded whole from ours and written with the change.
+    package static func encode(_ document: Document, _ decoded: Decoded) -> [UInt8] {
+        decoded.ours.withUnsafeBufferPointer { o in
+            DocumentCodec.encodeWithRanges(document, capacity: decoded.ours.count + 4096) { item, w in
+                guard let (head, range) = decoded.shared[item.id] else {
+                    DocumentCodec.writeItem(item, to: &w)
+                    return
+                }
+                if head == item {
+                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: o[range]))
+                } else if var full = try? DocumentCodec.decodeItem(UnsafeBufferPointer(rebasing: o[range])) {
+                    full.name = item.name
+                    full.parent = item.parent
+                    full.children = item.children
+                    DocumentCodec.writeItem(full, to: &w)
+                } else {
+                    DocumentCodec.writeItem(item, to: &w)
+                }
+            }.bytes
+        }
+    }
+
+    package struct Scan {
+        var version: Int
+        var items: [(id: ItemID, range: Range<Int>)]
+        var trash: [TrashEntry]
+    }
+
+    private static let itemPrefix = Array(#"{"uuid": ""#.utf8)
+
+    /// Where each item lies, by UUID, and the trash decoded; nil when the file is not laid
+    /// out as `encode` writes it (an item a line, starting with its uuid) or does not read,
+    /// which the whole decoding then says. An item is found as its line, not parsed: one
+    /// that differs between the sides is decoded whole later, and one the same on all three
+    /// is copied as it is.
+    package static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Scan? {
+        guard let base = bytes.baseAddress else { return nil }
+        var reader = JSONReader(bytes)
+        var version: Int64?
+        var items: [(id: ItemID, range: Range<Int>)] = []
+        var sawItems = false
+        var trash: [TrashEntry] = []
+        do {
+            try reader.beginObject()
+            var first = true
+            while let key = try reader.nextKey(first: &first) {
+                if key.equals("version") {
+                    version = try reader.readInt()
+                } else if key.equals("items") {
+                    sawItems = true
+                    try reader.beginArray()
+                    var firstItem = true
+                    while try reader.nextElement(first: &firstItem) {
+                        reader.skipWhitespace()
+                        let start = reader.position
+                        let idStart = start + itemPrefix.count
+                        guard idStart + 37 <= bytes.count,
+                            itemPrefix.indices.allSatisfy({ bytes[start + $0] == itemPrefix[$0] }),
+                            bytes[idStart + 36] == UInt8(ascii: "\""),
+                            let id = ItemID(utf8: UnsafeBufferPointer(rebasing: bytes[idStart..<idStart + 36])),
+                            let newline = memchr(base + start, 0x0A, bytes.count - start)
+                        else { return nil }
+                        var end = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                        if bytes[end - 1] == UInt8(ascii: ",") { end -= 1 }
+                        guard bytes[end - 1] == UInt8(ascii: "}") else { return nil }
+                        reader.skip(to: end)
+                        items.append((id, start..<end))
+                    }
+                } else if key.equals("trash") {
+                    try reader.beginArray()
+                    var firstEntry = true
+                    while try reader.nextElement(first: &firstEntry) {
+                        trash.append(try DocumentCodec.decodeTrashEntry(&reader))
+                    }
+                } else {
+                    try reader.skipValue()
+                }
+            }
+            try reader.finish()
+        } catch {
+            return nil
+        }
+        guard let version, sawItems else { return nil }
+        return Scan(version: Int(version), items: items, trash: trash)
+    }
+
+    private static func same(
+        _ a: UnsafeBufferPointer<UInt8>, _ ra: Range<Int>, _ b: UnsafeBufferPointer<UInt8>, _ rb: Range<Int>
+    ) -> Bool {
+        ra.count == rb.count && memcmp(a.baseAddress! + ra.lowerBound, b.baseAddress! + rb.lowerBound, ra.count) == 0
+    }
+
+    /// What of an item the merge looks at when all three sides hold the same bytes: uuid,
+    /// type, name, parent and a folder's children. A recording's details stay in the bytes
+    /// (its `recording` here is an empty placeholder, never written).
+    static func head(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Item {
+        var r = JSONReader(bytes)
+        var id: ItemID?
+        var isFolder: Bool?
+        var name: String?
+        var parent: ItemID??
+        var children: [ItemID] = []
+        var sawChildren = false
+        do {
+            try r.beginObject()
+            var first = true
+            while let key = try r.nextKey(first: &first) {
+                if key.equals("uuid") {
+                    id = ItemID(utf8: try r.readRawString())
+                } else if key.equals("type") {
+                    isFolder = try r.readRawString().equals("folder")
+                } else if key.equals("name") {
+                    name = try r.readString()
+                } else if key.equals("parent") {
+                    parent = r.readNull() ? .some(nil) : ItemID(utf8: try r.readRawString())
+                } else if key.equals("children") {
+                    try r.beginArray()
+                    var firstChild = true
+                    while try r.nextElement(first: &firstChild) {
+                        guard let child = ItemID(utf8: try r.readRawString()) else {
+                            throw r.failure("child is not a UUID")
+                        }
+                        children.append(child)
+                    }
+                    sawChildren = true
+                } else {
+                    try r.skipValue()
+                }
+                // What a recording's head needs is read; a folder's ends with its children.
+                if let isFolder, id != nil, name != nil, parent != nil, !isFolder || sawChildren { break }
+            }
+        } catch let failure as JSONReader.Failure {
+            throw DocumentCodec.Corrupt(kind: .syntax, reason: "corrupt JSON in an item: \(failure.message)")
+        }
+        guard let id, let isFolder, let name, let parent else {
+            // Not a whole item: the full decode says what is missing.
+            return try DocumentCodec.decodeItem(bytes)
+        }
+        return Item(
+            id: id, parent: parent, name: name, created: ChangeTimes.unknownTime, children: children,
+            recording: isFolder
+                ? nil : RecordingInfo(duration: 0, frames: 0, sampleRate: 0, channels: 0, format: .wav, file: ""))
+    }
+
+    /// One of the three documents: shared items as their heads, the others decoded whole;
+    /// checked as `DocumentCodec.decode` checks a store.
+    private static func document(_ file: [UInt8], _ scan: Scan, shared: [ItemID: (head: Item, range: Range<Int>)])
+        throws -> Document
+    {
+        var items: [ItemID: Item] = [:]
+        items.reserveCapacity(scan.items.count)
+        var duplicates: [DocumentCodec.LinkProblem] = []
+        try file.withUnsafeBufferPointer { bytes in
+            for (id, range) in scan.items {
+                let item: Item
+                if let known = shared[id] {
+                    item = known.head
+                } else {
+                    do {
+                        item = try DocumentCodec.decodeItem(UnsafeBufferPointer(rebasing: bytes[range]))
+                    } catch let failure as JSONReader.Failure {
+                        throw DocumentCodec.Corrupt(kind: .syntax, reason: "corrupt item \(id): \(failure.message)")
+                    }
+                }
+                if items.updateValue(item, forKey: item.id) != nil { duplicates.append(.duplicateID(item.id)) }
+            }
+        }
+        var document = Document(items: items, trash: scan.trash)
+        var unsorted: [ItemID] = []
+        let problems = duplicates + document.checkLinks(unsorted: &unsorted)
+        guard problems.isEmpty else {
+            throw DocumentCodec.Corrupt(kind: .brokenLinks, reason: "broken links: \(problems[0]); run recnotes fsck")
+        }
+        document.sortChildren(of: unsorted)
+        return document
+    }
+}

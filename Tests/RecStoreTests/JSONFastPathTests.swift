@@ -1,0 +1,72 @@
+import Testing
+
+@testable import RecStore
+
+/// The shortcuts `--json` takes (issue 22) give what the general code gives.
+@Suite("JSON fast paths")
+struct JSONFastPathTests {
+    /// SplitMix64: the same cases on every run.
+    struct Random: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static func written(_ value: Double) -> String {
+        var w = JSONWriter()
+        w.double(value)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    @Test("a Double is written as description writes it: milliseconds, and every other kind")
+    func doubles() {
+        var random = Random(state: 22)
+        var values: [Double] = [0.001, 0.01, 0.1, 0.5, 1.5, 1.05, 1.001, 999_999_999.999, 1e9 + 0.5, 0.0005, 0.0015]
+        for _ in 0..<200_000 {
+            // Times rounded to the millisecond, as the outputs round them, at every scale.
+            let k = Int64.random(in: -2_000_000_000_000...2_000_000_000_000, using: &random)
+            let scale = [1, 10, 1000, 1_000_000][Int.random(in: 0..<4, using: &random)]
+            values.append((Double(k / Int64(scale)) / 1000))
+            values.append((Double.random(in: 0..<3600, using: &random) * 1000).rounded() / 1000)
+            // And anything else.
+            values.append(Double(bitPattern: random.next()))
+            values.append(Double.random(in: -1e10...1e10, using: &random))
+        }
+        for value in values where value.isFinite && value != value.rounded() {
+            #expect(Self.written(value) == value.description, "\(value)")
+        }
+        #expect(Self.written(-0.25) == "-0.25")
+        #expect(Self.written(12.0) == "12")
+    }
+
+    @Test("a snippet of text below U+0300 is cut as character by character")
+    func snippets() {
+        var random = Random(state: 7)
+        // ASCII, line breaks of every kind, Latin-1 and Latin Extended (folded to more
+        // than one byte: ß, Æ, ĳ), and the last scalars before the combining marks.
+        let pieces = [
+            "budget", "zürich", "Zürich", "ZÜRICH", " ", " ", "\t", "\r\n", "\r", "\n", "\u{0B}", "\u{0C}", "\u{85}",
+            "ß", "Æ", "ĳ", "ǅ", "ɐ", "ʃ", "\u{2FF}", "café", "a", "Q3", "\u{AD}", "\u{7F}", "\u{1}", "\u{A0}",
+        ]
+        let words = ["budget", "zurich", "ss", "ae", "ij", "q3", "a", "nothing", "\r\n"]
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0..<60, using: &random)).map { _ in
+                pieces.randomElement(using: &random)!
+            }.joined()
+            let word = words.randomElement(using: &random)!
+            let width = [60, 10, 3, 1][Int.random(in: 0..<4, using: &random)]
+            #expect(
+                TextFolding.snippet(of: text, around: word, width: width)
+                    == TextFolding.characterSnippet(of: text, around: word, width: width),
+                "\(Array(text.unicodeScalars)) around \(word)")
+        }
+        // Any other text goes character by character.
+        var decomposed = "Zu\u{308}rich budget"
+        #expect(decomposed.withUTF8 { TextFolding.simpleSnippet(of: $0, around: "budget", width: 60) } == nil)
+    }
+}
