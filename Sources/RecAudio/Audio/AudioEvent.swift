@@ -24,6 +24,9 @@ public enum AudioEvent: Equatable, Sendable {
         public var position: AudioPosition
         /// For playback: the length of what is being played.
         public var total: AudioPosition?
+        /// For playback at another speed than 1× (`play --speed`); positions stay in the
+        /// recording's own time.
+        public var speed: PlaybackSpeed? = nil
     }
 
     public struct Progress: Equatable, Sendable {

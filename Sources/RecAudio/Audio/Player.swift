@@ -21,8 +21,16 @@ public final class Player: @unchecked Sendable {
     /// so a key and a remote command arriving together are both applied.
     public let controls = ControlMailbox()
 
-    public init(file: SoundFile, device: String, configuration: String? = nil) throws {
+    /// The stretcher, when playing at another speed than 1× (`play --speed`); nil at 1×,
+    /// when the frames go from the file to the device as they are.
+    public let stretch: TimeStretch?
+
+    public init(file: SoundFile, device: String, configuration: String? = nil, speed: PlaybackSpeed = .normal)
+        throws
+    {
         self.file = file
+        stretch =
+            speed.isNormal ? nil : try TimeStretch(rate: file.sampleRate, channels: file.channels, speed: speed)
         pcm = try PCM(
             name: device, direction: .playback, rate: file.sampleRate, channels: file.channels,
             bufferMicroseconds: 500_000, periodMicroseconds: 125_000, configuration: configuration)
@@ -76,7 +84,7 @@ public final class Player: @unchecked Sendable {
                 .started(
                     .init(
                         device: pcm.name, file: file.path, sampleRate: loop.rate, channels: loop.channels,
-                        position: loop.at(start), total: loop.total)))
+                        position: loop.at(start), total: loop.total, speed: stretch?.speed)))
             if loop.paused { onEvent(.paused(loop.at(loop.position))) }
             controls.publish(paused: loop.paused, frames: loop.position, applied: 0)
             var ending = Ending.completed
@@ -137,8 +145,16 @@ public final class Player: @unchecked Sendable {
         var base: Int64
         var nextEvent: Int64
         var paused: Bool
-        /// The chunk last read from the file, and how much of its end is not yet written.
+        /// The chunk last read from the file (or, stretched, the frames the stretcher gave
+        /// for it), and how much of its end is not yet written.
         var chunkFrames = 0, unwritten = 0
+        /// With a stretcher: `position` counts frames of the file fed to it, and what was
+        /// written is counted in frames of output since `base` (`written`), each worth `speed`
+        /// frames of the file; `skipped`: frames jumped over since `base` (--skip-silence).
+        var stretched: [Int16] = []
+        var written: Int64 = 0
+        var skipped: Int64 = 0
+        var flushed = false
         var meter = LevelMeter(), overall = LevelMeter()
         var reportedXruns = 0
         var skips: [Range<Int64>] = []
@@ -163,8 +179,32 @@ public final class Player: @unchecked Sendable {
 
         func at(_ frames: Int64) -> AudioPosition { AudioPosition(frames: frames, sampleRate: rate) }
 
-        /// What the listener has heard: what was written, less what the device still holds.
-        func heard() -> Int64 { paused ? position : max(base, position - Int64(player.pcm.delay())) }
+        /// What the listener has heard: what was written, less what the device still holds,
+        /// in the recording's own time.
+        func heard() -> Int64 {
+            if paused { return position }
+            guard let stretch = player.stretch else { return max(base, position - Int64(player.pcm.delay())) }
+            let out = max(0, written - Int64(player.pcm.delay()))
+            return min(max(base, base + skipped + Int64((Double(out) * stretch.speed.factor).rounded())), end)
+        }
+
+        /// Where the written audio has reached in the recording (at 1×, `position`).
+        var reached: Int64 {
+            guard let stretch = player.stretch else { return position }
+            return min(base + skipped + Int64((Double(written) * stretch.speed.factor).rounded()), end)
+        }
+
+        /// A new start at `frame` (a pause, a seek): the stretcher forgets what it holds.
+        mutating func restart(at frame: Int64) throws {
+            try player.file.seek(to: frame)
+            position = frame
+            base = frame
+            unwritten = 0
+            written = 0
+            skipped = 0
+            flushed = false
+            player.stretch?.reset()
+        }
 
         func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
 
@@ -206,10 +246,7 @@ public final class Player: @unchecked Sendable {
         /// plays from exactly there) or resumes. True if the device must be restarted.
         private mutating func setPaused(_ pause: Bool, _ onEvent: (AudioEvent) -> Void) throws -> Bool {
             if pause {
-                position = heard()
-                try player.file.seek(to: position)
-                base = position
-                unwritten = 0
+                try restart(at: heard())
                 paused = true
                 onEvent(.paused(at(position)))
                 return true
@@ -224,10 +261,7 @@ public final class Player: @unchecked Sendable {
         private mutating func seek(to target: Int64, _ onEvent: (AudioEvent) -> Void) throws -> Bool {
             let from = heard()
             let target = min(max(target, floor), end)
-            try player.file.seek(to: target)
-            unwritten = 0
-            position = target
-            base = target
+            try restart(at: target)
             nextEvent = target + eventEvery
             meter.reset()
             onEvent(.seeked(from: at(from), to: at(target)))
@@ -238,15 +272,37 @@ public final class Player: @unchecked Sendable {
         /// period from the file. False at the end.
         mutating func fillChunk() throws -> Bool {
             guard unwritten == 0 else { return true }
+            guard let stretch = player.stretch else { return try readChunk() }
+            // Fed period by period until the stretcher gives something; at the end, what
+            // it still holds.
+            stretched.removeAll(keepingCapacity: true)
+            while stretched.isEmpty {
+                if flushed { return false }
+                if try readChunk() {
+                    stretch.process(chunk, frames: chunkFrames, into: &stretched)
+                    position += Int64(chunkFrames)
+                } else {
+                    stretch.finish(into: &stretched)
+                    flushed = true
+                }
+            }
+            chunkFrames = stretched.count / channels
+            unwritten = chunkFrames
+            return true
+        }
+
+        /// The next period from the file into `chunk`. False at the end.
+        mutating func readChunk() throws -> Bool {
             var limit = end
             if let skip = skips.first(where: { $0.upperBound > position && $0.lowerBound < end }) {
                 if skip.lowerBound <= position {
                     // Jump over it: what was written before it plays on; the events go on
                     // from the far side.
+                    skipped += min(skip.upperBound, end) - position
                     position = min(skip.upperBound, end)
                     try player.file.seek(to: position)
                     nextEvent = position + eventEvery
-                    return try fillChunk()
+                    return try readChunk()
                 }
                 limit = skip.lowerBound
             }
@@ -276,18 +332,29 @@ public final class Player: @unchecked Sendable {
         /// seek drops it.
         mutating func writeChunk() throws {
             let player = player
+            let offset = (chunkFrames - unwritten) * channels
+            let unwritten = unwritten
             // The wait for room is the mailbox's, which a command or stop() ends at once.
-            let written = try player.pcm.write(
-                chunk + (chunkFrames - unwritten) * channels, frames: unwritten,
-                interrupted: { player.controls.hasQueued || player.isStopping },
-                wait: { player.controls.wait(milliseconds: $0) })
-            unwritten -= written
-            position += Int64(written)
+            func write(_ from: UnsafePointer<Int16>) throws -> Int {
+                try player.pcm.write(
+                    from + offset, frames: unwritten,
+                    interrupted: { player.controls.hasQueued || player.isStopping },
+                    wait: { player.controls.wait(milliseconds: $0) })
+            }
+            if player.stretch != nil {
+                let count = try stretched.withUnsafeBufferPointer { try write($0.baseAddress!) }
+                self.unwritten -= count
+                written += Int64(count)
+            } else {
+                let count = try write(chunk)
+                self.unwritten -= count
+                position += Int64(count)
+            }
         }
 
         /// A progress event for every tenth of a second of audio written.
         mutating func emitProgress(_ onEvent: (AudioEvent) -> Void) {
-            while position >= nextEvent {
+            while reached >= nextEvent {
                 onEvent(.progress(.init(position: at(nextEvent), level: meter.level, bytes: nil, total: total)))
                 meter.reset()
                 nextEvent += eventEvery

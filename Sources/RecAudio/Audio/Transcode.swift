@@ -158,10 +158,11 @@ public enum Transcode {
     /// Copies every frame of `source` into `target` (from where it is positioned, at most
     /// `limit` frames if given). Lossless targets are written from 32-bit integers, so
     /// 24-bit audio stays bit-exact; lossy ones (and float sources) from floats, through
-    /// `resampler` when the target's rate differs.
+    /// `resampler` when the target's rate differs, and through `stretch` when the tempo
+    /// changes (`export --speed`; progress still counts frames of the source).
     package static func copy(
         _ source: SoundFile, into target: SoundFile, resampler: Resampler?, progress: TranscodeProgress?,
-        cancel: CancelFlag?, limit: Int64? = nil
+        cancel: CancelFlag?, limit: Int64? = nil, stretch: TimeStretch? = nil
     ) throws -> Result {
         let channels = source.channels
         var remaining = limit ?? .max
@@ -172,7 +173,8 @@ public enum Transcode {
         // integers by 2^15 (2^23, 2^31), the inverse of how it reads integers as floats, so
         // a float that came from 16-bit audio lands on the same sample again.
         let floatSource = source.subtype == Int32(SF_FORMAT_FLOAT) || source.subtype == Int32(SF_FORMAT_DOUBLE)
-        let integers = (AudioFormat(exactly: target)?.isLossless ?? false) && resampler == nil && !floatSource
+        let integers =
+            (AudioFormat(exactly: target)?.isLossless ?? false) && resampler == nil && stretch == nil && !floatSource
         if integers {
             let buffer = UnsafeMutablePointer<Int32>.allocate(capacity: chunk * channels)
             defer { buffer.deallocate() }
@@ -197,12 +199,26 @@ public enum Transcode {
             try samples.withUnsafeBufferPointer { try target.write($0.baseAddress!, frames: samples.count / channels) }
             written += Int64(samples.count / channels)
         }
+        // Stretched first, at the source's rate, then resampled: the stretcher's analysis
+        // sees the audio as recorded.
+        func emitStretched(_ samples: [Float]) throws {
+            if resampler != nil {
+                try samples.withUnsafeBufferPointer { try emit(resampler!.process($0)) }
+            } else {
+                try emit(samples)
+            }
+        }
+        var stretched: [Float] = []
         while true {
             if cancel?.isCancelled == true { throw RecError.failure(source.path, "interrupted") }
             let n = remaining > 0 ? try source.read(into: buffer, frames: want()) : 0
             if n == 0 { break }
             remaining -= Int64(n)
-            if resampler != nil {
+            if let stretch {
+                stretched.removeAll(keepingCapacity: true)
+                stretch.process(buffer, frames: n, into: &stretched)
+                try emitStretched(stretched)
+            } else if resampler != nil {
                 try emit(resampler!.process(UnsafeBufferPointer(start: buffer, count: n * channels)))
             } else {
                 try target.write(buffer, frames: n)
@@ -210,6 +226,11 @@ public enum Transcode {
             }
             read += Int64(n)
             progress?.advance(n, float: buffer, channels: channels)
+        }
+        if let stretch {
+            stretched.removeAll(keepingCapacity: true)
+            stretch.finish(into: &stretched)
+            try emitStretched(stretched)
         }
         if resampler != nil { try emit(resampler!.finish()) }
         return Result(framesRead: read, framesWritten: written)

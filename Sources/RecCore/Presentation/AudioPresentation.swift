@@ -108,6 +108,10 @@ public enum AudioEventJSON {
             w.int(s.sampleRate)
             w.raw(", \"channels\": ")
             w.int(s.channels)
+            if let speed = s.speed {
+                w.raw(", \"speed\": ")
+                w.double(speed.factor)
+            }
         case .progress(let p):
             position(p.position)
             if let total = p.total { position(total, prefix: "total") }

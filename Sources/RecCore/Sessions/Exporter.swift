@@ -29,12 +29,15 @@ public final class Exporter {
     private let library: Library
     /// `--force`: a file at the destination (or where a transcript goes beside it) is replaced.
     public let replacing: Bool
+    /// `--speed`: the tempo written (pitch kept). At 1× the stretcher is not in the path.
+    public let speed: PlaybackSpeed
 
     public init(
         library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false,
-        replacing: Bool = false
+        replacing: Bool = false, speed: PlaybackSpeed = .normal
     ) throws {
         self.replacing = replacing
+        self.speed = speed
         let item = try library.resolver.resolve(path)
         guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
         self.library = library
@@ -123,14 +126,16 @@ public final class Exporter {
 
     /// `frames`: how many to write, from where `source` is positioned.
     private func write(_ source: SoundFile, frames: Int64, progress: TranscodeProgress) throws {
-        // Trimmed audio is decoded: the stored bytes hold all of it.
-        let sameFormat = AudioFormat(exactly: source) == format && range == nil
+        // Trimmed or stretched audio is decoded: the stored bytes hold all of it, at 1×.
+        let sameFormat = AudioFormat(exactly: source) == format && range == nil && speed.isNormal
         let limit = range == nil ? nil : frames
         switch destination {
         case .stream(let fd):
             if sameFormat {
                 try copyStored(to: fd, progress: progress, total: frames)
-            } else if format == .wav {
+            } else if format == .wav && speed.isNormal {
+                // (A stretched length is known only once written: its WAV header cannot be
+                // written first, so it goes through a temporary file like the other formats.)
                 try WAVStream.write(source, to: fd, frames: frames, progress: progress, cancel: cancel)
             } else {
                 try encodeThroughTemporary(source, to: fd, progress: progress, limit: limit)
@@ -194,8 +199,14 @@ public final class Exporter {
         let resampler =
             rate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: rate, channels: source.channels)
         _ = try Transcode.copy(
-            source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit)
+            source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
+            stretch: try stretcher(for: source))
         try target.close()
+    }
+
+    /// Rubber Band, opened now, when the speed is not 1×; nil (nothing loaded) at 1×.
+    private func stretcher(for source: SoundFile) throws -> TimeStretch? {
+        speed.isNormal ? nil : try TimeStretch(rate: source.sampleRate, channels: source.channels, speed: speed)
     }
 
     /// Encodes into a temporary file that is unlinked at once (nothing is left behind, even
@@ -223,7 +234,8 @@ public final class Exporter {
             target.sampleRate == source.sampleRate
             ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
         _ = try Transcode.copy(
-            source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit)
+            source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
+            stretch: try stretcher(for: source))
         try target.close()
         _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
     }

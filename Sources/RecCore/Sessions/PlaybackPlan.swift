@@ -16,6 +16,8 @@ public struct PlaybackPlan {
     public let markerFrames: [Int64]
     /// Things the user should know that are not errors (a --seek before the beginning).
     public var notes: [String] = []
+    /// `--speed`: the tempo (pitch kept); positions stay in the recording's own time.
+    public let speed: PlaybackSpeed
 
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, without touching the device or the view state. Time specs are
@@ -30,9 +32,13 @@ public struct PlaybackPlan {
     /// detector's adaptive floor, found in the file before playing), are jumped over.
     public init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
-        untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil
+        untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
+        speed: PlaybackSpeed = .normal
     ) throws {
         self.library = library
+        self.speed = speed
+        // The stretcher's library, opened now: missing, it refuses before another playback stops.
+        if !speed.isNormal { try TimeStretch.load(for: "--speed") }
         let seekSpec = try seek.map { try TimeSpec.parse($0, option: "--seek") }
         let untilSpec = try until.map { try TimeSpec.parse($0, option: "--until") }
         let resumeAt: Double?

@@ -34,6 +34,12 @@ struct Export: ParsableCommand {
             --transcript-format chooses txt, srt, vtt or json instead (repeat it for several). \
             With --trimmed its times count from the in point, as the exported audio does. A \
             recording without a transcript is an error, and nothing is written.
+
+            --speed writes the audio faster or slower with its pitch kept (a voice at 1.5 \
+            sounds like the same person talking faster), through the Rubber Band library \
+            (librubberband2, opened only then; $RECNOTES_RUBBERBAND names another \
+            librubberband.so to open). At 1 the audio is copied or decoded as without it. \
+            It does not go with --markers or --transcript, whose times are the recording's.
             """
     )
 
@@ -79,8 +85,20 @@ struct Export: ParsableCommand {
     @Flag(help: "Replace FILE, and the transcript files beside it, when they exist.")
     var force = false
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Write the audio at this tempo, the pitch kept: 0.25 to 4, as 1.5, 1.5x or 150% (Rubber Band).",
+            valueName: "speed"))
+    var speed: String?
+
     func run() throws {
         let toStdout = file == nil || file == "-"
+        let speed = try speed.map { try PlaybackSpeed.parse($0) } ?? .normal
+        if !speed.isNormal && (markers != nil || transcript) {
+            throw RecError.usage(
+                "--speed", "changes the audio's tempo; markers and transcripts stay in the recording's own time")
+        }
         if !transcriptFormats.isEmpty && !transcript {
             throw RecError.usage("--transcript-format", "needs --transcript")
         }
@@ -108,7 +126,7 @@ struct Export: ParsableCommand {
         let library = try global.openLibrary()
         let exporter = try Exporter(
             library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
-            format: format, trimmed: trimmed, replacing: force)
+            format: format, trimmed: trimmed, replacing: force, speed: speed)
         // Read before any audio is written: no transcript, no export.
         let sidecars =
             transcript

@@ -26,6 +26,13 @@ struct Play: ParsableCommand {
             as one past the end of the file is. The recording and position are kept in the view state: 'play' \
             with no PATH resumes the last recording where it stopped. One playback runs at a \
             time: a new 'play' stops the running one first, and says so.
+
+            --speed plays faster or slower with the pitch kept (a voice at 1.5 sounds like the \
+            same person talking faster), through the Rubber Band library (librubberband2, opened \
+            only then; $RECNOTES_RUBBERBAND names another librubberband.so). Times, markers, trim \
+            points, --skip-silence, remote 'seek' and the saved position stay in the recording's \
+            own time: 'play --seek 1 --until 3 --speed 2' plays its seconds 1 to 3 in one second. \
+            The progress line shows the speed when it is not 1. At 1 the stretcher is not used.
             """
     )
 
@@ -70,6 +77,13 @@ struct Play: ParsableCommand {
             "With --skip-silence: a fixed level (dBFS, e.g. -45) below which the audio is silence, instead of the adaptive noise floor.",
             valueName: "dB"))
     var silenceThreshold: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Play at this tempo, the pitch kept: 0.25 to 4, as 1.5, 1.5x or 150%; positions stay in the recording's own time.",
+            valueName: "speed"))
+    var speed: String?
 
     @Flag(help: "Play all of the audio, ignoring the recording's trim points ('recnotes trim').")
     var untrimmed = false
@@ -121,6 +135,7 @@ struct Play: ParsableCommand {
             throw RecError.usage("--silence-threshold", "goes with --skip-silence")
         }
         let threshold = try silenceThreshold.map(VoiceOptions.decibels)
+        let speed = try speed.map { try PlaybackSpeed.parse($0) } ?? .normal
         if try detached.detachIfAsked(command: "play") { return }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
@@ -132,7 +147,7 @@ struct Play: ParsableCommand {
         let session = try PlaybackSession(
             library: library, path: path, seek: seek, until: until,
             fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
-            device: audioDevice(device))
+            speed: speed, device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")

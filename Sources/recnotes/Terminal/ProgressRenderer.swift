@@ -97,6 +97,8 @@ final class ProgressRenderer {
     var title: String?
     var keysActive = false
     private var total: AudioPosition?
+    /// `play --speed` other than 1×, shown beside the time.
+    private var speed: PlaybackSpeed?
 
     private var hints: String? {
         guard keysActive else { return nil }
@@ -111,8 +113,9 @@ final class ProgressRenderer {
     }
 
     private func time(_ position: AudioPosition) -> String {
-        guard let total else { return Format.clock(position.seconds) }
-        return "\(Format.clock(position.seconds)) / \(Format.clock(total.seconds))"
+        let shown = speed.map { "  \($0)" } ?? ""
+        guard let total else { return Format.clock(position.seconds) + shown }
+        return "\(Format.clock(position.seconds)) / \(Format.clock(total.seconds))" + shown
     }
 
     private func fraction(_ position: AudioPosition) -> Double? {
@@ -132,6 +135,7 @@ final class ProgressRenderer {
         switch event {
         case .started(let s):
             total = screen == .record ? nil : s.total
+            speed = s.speed
             update(
                 StatusLine(
                     symbol: running, time: time(s.position), fraction: fraction(s.position), name: title, hints: hints))

@@ -1,0 +1,67 @@
+/// How fast a recording plays or is exported, as a multiple of its own tempo (the pitch is
+/// kept: issue 25). Positions stay in the recording's own time whatever the speed.
+public struct PlaybackSpeed: Equatable, Hashable, Sendable, CustomStringConvertible {
+    /// 0.25× to 4×: beyond that speech is no longer followed, and Rubber Band's quality drops.
+    public static let range: ClosedRange<Double> = 0.25...4
+    /// What a key or `speed +0.25` adds or takes away.
+    public static let step = 0.25
+    public static let normal = PlaybackSpeed(unchecked: 1)
+
+    public let factor: Double
+
+    private init(unchecked factor: Double) { self.factor = factor }
+
+    /// A factor inside `range`; nil outside it.
+    public init?(factor: Double) {
+        guard factor.isFinite, Self.range.contains(factor) else { return nil }
+        self.factor = factor
+    }
+
+    /// `1.5`, `1.5x` (or `×`) and `150%`; `option` names the argument in the message. Out
+    /// of range or malformed: a usage error that gives the range.
+    public static func parse(_ text: String, option: String = "--speed") throws(RecError) -> PlaybackSpeed {
+        var word = Substring(text.trimmingASCIISpaces)
+        var scale = 1.0
+        if word.hasSuffix("%") {
+            word = word.dropLast()
+            scale = 0.01
+        } else if word.hasSuffix("x") || word.hasSuffix("X") || word.hasSuffix("×") {
+            word = word.dropLast()
+        }
+        // Digits and one point only: Double() would also take "inf", "nan", "0x1p2", "1e1".
+        let plain =
+            !word.isEmpty && word.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
+            && word.filter { $0 == "." }.count <= 1 && word != "."
+        guard plain, let number = Double(word) else {
+            throw .usage(option, "'\(text)' is not a speed; give a factor from 0.25 to 4 (1.5, 1.5x or 150%)")
+        }
+        guard let speed = PlaybackSpeed(factor: number * scale) else {
+            throw .usage(option, "\(text) is out of range; the speed goes from 0.25 to 4 (25% to 400%)")
+        }
+        return speed
+    }
+
+    /// The speed `step`s away, held inside `range`.
+    public func stepped(by steps: Int) -> PlaybackSpeed {
+        let next = ((factor / Self.step).rounded() + Double(steps)) * Self.step
+        return PlaybackSpeed(unchecked: min(max(next, Self.range.lowerBound), Self.range.upperBound))
+    }
+
+    public var isNormal: Bool { factor == 1 }
+
+    /// `1.5×`, `0.75×`, `2×`: as the progress line shows it.
+    public var description: String {
+        var text = String(factor)
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text + "×"
+    }
+}
+
+extension String {
+    fileprivate var trimmingASCIISpaces: Substring {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return s
+    }
+}
