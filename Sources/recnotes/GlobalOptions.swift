@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecSync
 
 #if canImport(Glibc)
     import Glibc
@@ -28,7 +29,9 @@ struct GlobalOptions: ParsableArguments {
     /// (a full disk), the command goes on without and says why, once: reading works as on
     /// a read-only store, and a change fails with its own error.
     func openLibrary(recover: Bool = true) throws -> Library {
-        let library = try Library(location: location())
+        let location = try location()
+        SyncRun.restoreAfterKilledSync(location)
+        let library = try Library(location: location)
         Self.opened = library
         for warning in library.warnings { Terminal.warning(warning) }
         library.documents.summary = Self.commandSummary(CommandLine.arguments)

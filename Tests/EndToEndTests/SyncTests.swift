@@ -206,6 +206,16 @@ struct SyncTests {
         try laptop.succeed("mkdir", "/Stale")
         FileManager.default.createFile(atPath: laptop.store + "/.git/index.lock", contents: Data())
         try laptop.succeed("sync")
+        // What a git killed mid-write leaves (it writes in place): store.json cut short, or
+        // gone. The next command, whatever it is, puts back the last commit's whole file.
+        let storeFile = laptop.store + "/store.json"
+        let whole = try Data(contentsOf: URL(fileURLWithPath: storeFile))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: storeFile))
+        try laptop.succeed("ls", "/")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: storeFile)) == whole)
+        try FileManager.default.removeItem(atPath: storeFile)
+        try laptop.succeed("ls", "/Stale")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: storeFile)) == whole)
         var generator = SystemRandomNumberGenerator()
         for round in 0..<6 {
             try laptop.succeed("mkdir", "/L\(round)")

@@ -18,13 +18,7 @@ import RecValues
 /// - audio of a recording still being made never travels: only files of recordings that
 ///   store.json holds are given to git-annex, and a recording enters store.json when it stops.
 public enum SyncRun {
-    public struct Conflict: Equatable, Sendable {
-        public var kind: String
-        public var item: String
-        public var path: String
-        public var kept: String
-        public var other: String
-    }
+    public typealias Conflict = ReportedConflict
 
     public struct Transfers: Equatable, Sendable {
         public var count = 0
@@ -159,11 +153,7 @@ public enum SyncRun {
             if FileSystem.exists(git.gitDirectory + "/MERGE_HEAD") {
                 _ = try git.capture(["merge", "--abort"])
             }
-            // git writes a merged file in place; a kill in the middle leaves it torn. The
-            // last commit has the whole one (what was here was committed before the merge).
-            if !storeFileIsValid(location), try revision(git, "HEAD") != nil {
-                try git.require(["checkout", "HEAD", "--", "store.json"], what: "sync")
-            }
+            try restoreStoreFile(git, location)
         }
         // A report of a merge that was undone names conflicts that did not happen.
         if FileSystem.exists(report) && !FileSystem.exists(git.gitDirectory + "/ORIG_HEAD") {
@@ -172,8 +162,53 @@ public enum SyncRun {
     }
 
     static func storeFileIsValid(_ location: StoreLocation) -> Bool {
-        guard let bytes = try? FileSystem.read(location.storeFile) else { return true }
+        guard let bytes = try? FileSystem.read(location.storeFile) else { return false }
         return (try? bytes.withUnsafeBufferPointer { try DocumentCodec.decode($0) }) != nil
+    }
+
+    /// git writes a merged or checked-out file in place (unlink, create, write): a kill in the
+    /// middle leaves store.json missing or torn. The last commit has the whole one (what was
+    /// here was committed before the merge), written back atomically. Call with the store lock.
+    /// Returns whether it wrote.
+    @discardableResult
+    static func restoreStoreFile(_ git: Git, _ location: StoreLocation) throws -> Bool {
+        guard !storeFileIsValid(location) else { return false }
+        let committed = try git.capture(["show", "HEAD:store.json"])
+        guard committed.succeeded else { return false }
+        try FileSystem.writeAtomically(Array(committed.output.utf8), to: location.storeFile)
+        return true
+    }
+
+    /// Whether store.json is there and ends as a whole document does (`}` and white space):
+    /// its last bytes only, not a decoding.
+    static func storeFileLooksWhole(_ location: StoreLocation) -> Bool {
+        let fd = open(location.storeFile, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size > 0 else { return false }
+        var tail = [UInt8](repeating: 0, count: 64)
+        let start = max(0, Int(info.st_size) - tail.count)
+        let n = System.retrying { pread(fd, &tail, tail.count, off_t(start)) }
+        guard n > 0 else { return false }
+        let last = tail[0..<n].last { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
+        return last == UInt8(ascii: "}")
+    }
+
+    /// For every command, before it opens the store: a store.json that a killed sync's git
+    /// left missing or torn is restored from the last commit, so that a kill -9 at any moment
+    /// of a sync leaves a store every command opens. Nothing happens outside a sync
+    /// repository, or while a sync runs (its git may be writing the file right now).
+    public static func restoreAfterKilledSync(_ location: StoreLocation) {
+        let gitDirectory = location.directory + "/.git"
+        // Cheap first (every command passes here): git's torn write is a file cut short.
+        guard FileSystem.exists(gitDirectory + "/recnotes"), !storeFileLooksWhole(location),
+            let syncLock = try? FileLock(attempting: gitDirectory + "/recnotes/sync.lock")
+        else { return }
+        defer { withExtendedLifetime(syncLock) {} }
+        _ = try? FileLock.withLock(location.storeLockFile) {
+            try restoreStoreFile(Git(directory: location.directory), location)
+        }
     }
 
     static func revision(_ git: Git, _ ref: String) throws -> String? {
@@ -328,32 +363,7 @@ public enum SyncRun {
     static func takeConflicts(_ path: String) -> [Conflict] {
         guard let bytes = try? FileSystem.read(path) else { return [] }
         try? FileSystem.remove(path)
-        var conflicts: [Conflict] = []
-        for line in bytes.split(separator: UInt8(ascii: "\n")) {
-            var fields: [String: String] = [:]
-            let parsed: Void? = Array(line).withUnsafeBufferPointer { buffer in
-                var reader = JSONReader(buffer)
-                do {
-                    try reader.beginObject()
-                    var first = true
-                    while let key = try reader.nextKey(first: &first) {
-                        let name = String(decoding: key, as: UTF8.self)
-                        if reader.peek() == UInt8(ascii: "\"") {
-                            fields[name] = try reader.readString()
-                        } else {
-                            try reader.skipValue()
-                        }
-                    }
-                    return ()
-                } catch { return nil }
-            }
-            guard parsed != nil, let kind = fields["kind"] else { continue }
-            conflicts.append(
-                Conflict(
-                    kind: kind, item: fields["item"] ?? "", path: fields["path"] ?? "", kept: fields["kept"] ?? "",
-                    other: fields["other"] ?? ""))
-        }
-        return conflicts
+        return MergeReportCodec.decode(bytes)
     }
 
     /// Items added, changed or removed between two commits' store.json.
@@ -442,19 +452,7 @@ extension SyncRun.Report {
             w.raw("}")
         }
         w.raw(", \"conflicts\": ")
-        w.array(conflicts) { w, c in
-            w.raw("{\"kind\": ")
-            w.string(c.kind)
-            w.raw(", \"item\": ")
-            w.string(c.item)
-            w.raw(", \"path\": ")
-            w.string(c.path)
-            w.raw(", \"kept\": ")
-            w.string(c.kept)
-            w.raw(", \"other\": ")
-            w.string(c.other)
-            w.raw("}")
-        }
+        w.array(conflicts) { w, c in MergeReportCodec.write(c, to: &w) }
         w.raw(", \"lockMilliseconds\": ")
         w.double(lockMilliseconds)
         w.raw("}")

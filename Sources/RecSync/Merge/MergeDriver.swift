@@ -70,22 +70,8 @@ public enum MergeDriver {
 
     /// One JSON object a line, appended: sync reads and removes the file after a merge.
     static func append(_ conflicts: [MergeConflict], to path: String) throws {
-        var w = JSONWriter()
-        for c in conflicts {
-            w.raw("{\"kind\": ")
-            w.string(c.kind.rawValue)
-            w.raw(", \"item\": ")
-            w.string("\(c.item)")
-            w.raw(", \"path\": ")
-            w.string(c.path)
-            w.raw(", \"kept\": ")
-            w.string(c.kept)
-            w.raw(", \"other\": ")
-            w.string(c.other)
-            w.raw("}\n")
-        }
         try FileSystem.makeDirectories(FileSystem.parentDirectory(of: path))
         let old = (try? FileSystem.read(path)) ?? nil
-        try FileSystem.writeAtomically((old ?? []) + w.bytes, to: path)
+        try FileSystem.writeAtomically((old ?? []) + MergeReportCodec.encode(conflicts), to: path)
     }
 }
