@@ -7,14 +7,6 @@
 /// process group of its own, so that a timeout kills whatever it started too (a wrapper
 /// script's decoder), not only the program named.
 struct EngineProcess {
-    struct Outcome {
-        /// The exit status, or nil when a signal ended it.
-        var status: Int32?
-        var signal: Int32?
-        var stdout: [UInt8]
-        var stderr: [UInt8]
-    }
-
     typealias Failure = CaptureFailure
 
     /// More than this on stdout is not a transcript.
@@ -26,7 +18,7 @@ struct EngineProcess {
     /// Once `cancel` is set, the engine's group is killed within about 0.2 s.
     static func run(
         _ argv: [String], timeout seconds: Double, cancel: CancelFlag? = nil, started: (pid_t) -> Void = { _ in }
-    ) throws(Failure) -> Outcome {
+    ) throws(Failure) -> CapturedRun {
         // Nothing else of ours (closeInherited): a descriptor inherited by mistake (a caller's
         // pipe) would keep that pipe open for as long as the engine, or an orphan of it, runs.
         // Its own process group, so that a timeout kills whatever it started too.
@@ -34,9 +26,8 @@ struct EngineProcess {
         launch.input = .null
         launch.ownProcessGroup = true
         launch.closeInherited = true
-        let run = try launch.capture(
+        return try launch.capture(
             timeout: seconds, outputLimit: outputLimit, stderrLimit: stderrLimit,
             isCancelled: cancel.map { flag in { flag.isCancelled } }, started: started)
-        return Outcome(status: run.ended.code, signal: run.ended.signal, stdout: run.stdout, stderr: run.stderr)
     }
 }

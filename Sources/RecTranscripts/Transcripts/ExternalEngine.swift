@@ -77,7 +77,7 @@ public struct ExternalEngine: TranscriptionEngine {
 
         var argv = CommandWords.substitute(arguments, wav: wav)
         if !arguments.contains(where: { $0.contains("{wav}") }) { argv.append(wav) }
-        let outcome: EngineProcess.Outcome
+        let outcome: CapturedRun
         do {
             outcome = try EngineProcess.run(argv, timeout: deadline(for: audio.duration), cancel: cancel) { pid in
                 // For the sweep, should this process be killed while the engine runs.
@@ -93,10 +93,10 @@ public struct ExternalEngine: TranscriptionEngine {
         } catch {
             throw .transcribe(name, "printed more than \(EngineProcess.outputLimit >> 20) MB (killed)")
         }
-        if let signal = outcome.signal {
+        if let signal = outcome.ended.signal {
             throw .transcribe(name, "killed by signal \(signal)" + Self.lastLine(outcome.stderr))
         }
-        if let status = outcome.status, status != 0 {
+        if let status = outcome.ended.code, status != 0 {
             throw .transcribe(name, "exited with status \(status)" + Self.lastLine(outcome.stderr))
         }
         var output = outcome.stdout
