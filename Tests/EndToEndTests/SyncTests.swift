@@ -94,6 +94,12 @@ struct SyncTests {
         expectOneLineFailure(try sandbox.run("sync", "remote", "add", "hub", sandbox.root + "/other"), "exists already")
         expectOneLineFailure(try sandbox.run("sync", "remote", "remove", "nope"), "no remote named 'nope'")
         expectOneLineFailure(try sandbox.run("sync", "nope"), "no remote named 'nope'")
+        // `recnotes sync init` must keep meaning init; "here" is this machine in info's copies.
+        for reserved in ["init", "remote", "clone", "now", "merge-driver", "help", "here"] {
+            expectOneLineFailure(
+                try sandbox.run("sync", "remote", "add", reserved, sandbox.root + "/r-\(reserved)"),
+                "'\(reserved)' cannot name a remote", status: 64)
+        }
         let unreachable = try sandbox.run("sync", "remote", "add", "far", "ssh://127.0.0.1:1/nothing")
         expectOneLineFailure(unreachable, "far: cannot reach ssh://127.0.0.1:1/nothing")
         #expect(try String(contentsOfFile: sandbox.store + "/.git/config", encoding: .utf8) == config)
@@ -184,16 +190,21 @@ struct SyncTests {
         let laptop = try Sandbox()
         try laptop.succeed("sync", "init", "--name", "laptop")
         try laptop.succeed("sync", "remote", "add", "hub", laptop.root + "/hub")
+        try laptop.addWAVRecording("saved", in: "/", frames: 800)
         try laptop.succeed("sync")
         let fd = open(laptop.store + "/.git/recnotes/sync.lock", O_RDWR)
         #expect(fd >= 0)
         #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
         expectOneLineFailure(try laptop.run("sync"), "another sync of this store is running")
+        // git-annex's own work in the repository waits for the sync too.
+        expectOneLineFailure(try laptop.run("get", "/saved"), "a sync of this store is running")
+        expectOneLineFailure(try laptop.run("drop", "/saved"), "a sync of this store is running")
+        expectOneLineFailure(try laptop.run("sync", "remote", "remove", "hub"), "a sync of this store is running")
         close(fd)
         try laptop.succeed("sync")
     }
 
-    @Test("kill -9 during a sync: store.json valid, fsck clean, the next sync completes; a stale index.lock too")
+    @Test("kill -9 during a sync: store.json valid, fsck clean, the next sync completes; stale git lock files here and in the hub too")
     func killedSync() throws {
         let laptop = try Sandbox()
         try laptop.succeed("sync", "init", "--name", "laptop")
@@ -202,10 +213,19 @@ struct SyncTests {
         let desk = try Sandbox()
         try laptop.succeed("sync")
         try desk.succeed("sync", "clone", "--name", "desk", hub)
-        // A stale index.lock, as a git killed mid-commit leaves it.
+        // The lock files of gits killed mid-commit, mid-fetch, mid-merge and mid-push, here
+        // and in the hub (which is on this machine: a power cut kills its git too).
         try laptop.succeed("mkdir", "/Stale")
-        FileManager.default.createFile(atPath: laptop.store + "/.git/index.lock", contents: Data())
+        let branch = try git(laptop.store, "symbolic-ref", "--short", "HEAD")
+        let stale = [
+            laptop.store + "/.git/index.lock", laptop.store + "/.git/refs/remotes/hub/\(branch).lock",
+            laptop.store + "/.git/config.lock", laptop.store + "/.git/annex/index.lock",
+            hub + "/refs/heads/synced/\(branch).lock", hub + "/packed-refs.lock",
+        ]
+        for file in stale { FileManager.default.createFile(atPath: file, contents: Data()) }
         try laptop.succeed("sync")
+        #expect(stale.filter { FileManager.default.fileExists(atPath: $0) } == [])
+        #expect(try desk.succeed("sync").status == 0)
         // What a git killed mid-write leaves (it writes in place): store.json cut short, or
         // gone. The next command, whatever it is, puts back the last commit's whole file.
         let storeFile = laptop.store + "/store.json"
@@ -288,8 +308,10 @@ struct SyncAudioTests {
 }
 
 /// One line on stderr, exit 1.
-func expectOneLineFailure(_ run: Run, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(run.status == 1, "\(run)", sourceLocation: sourceLocation)
+func expectOneLineFailure(
+    _ run: Run, _ fragment: String, status: Int32 = 1, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
     #expect(run.stderrLines.count == 1, "\(run)", sourceLocation: sourceLocation)
     #expect(
         run.stderr.hasPrefix("recnotes: ") && run.stderr.contains(fragment), "\(run)", sourceLocation: sourceLocation)

@@ -98,10 +98,18 @@ struct SystemTests {
         defer { try? FileManager.default.removeItem(atPath: pidFile) }
         var slow = ProcessLaunch(["sh", "-c", "sleep 30 & echo $! > '\(pidFile)'; wait"])
         slow.ownProcessGroup = true
-        #expect(throws: CaptureFailure.timedOut) { try slow.capture(timeout: 0.5) }
+        // 3 s: time enough for sh to start the sleep and write its pid on a loaded machine.
+        #expect(throws: CaptureFailure.timedOut) { try slow.capture(timeout: 3) }
         let sleeper = try #require(
             Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(!processIsAlive(sleeper))  // killed (a zombie until init reaps it counts as gone)
+        // Killed: gone once the kernel has delivered the signal, so allow it a moment (a zombie
+        // until init reaps it counts as gone).
+        var alive = processIsAlive(sleeper)
+        for _ in 0..<100 where alive {
+            usleep(20_000)
+            alive = processIsAlive(sleeper)
+        }
+        #expect(!alive)
         #expect(throws: CaptureFailure.cannotStart(.noSuchFile)) { try ProcessLaunch(["/nonexistent/x"]).capture() }
     }
 

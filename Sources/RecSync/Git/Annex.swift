@@ -62,12 +62,16 @@ public enum Annex {
 
     /// Brings the files' audio here from wherever git-annex can reach it.
     public static func get(_ location: StoreLocation, files: [String]) throws -> Moved {
-        try transfer(location, ["annex", "get", "--json", "--"], files)
+        let held = try RepositoryLock.require(Git(directory: location.directory), what: "get")
+        defer { withExtendedLifetime(held) {} }
+        return try transfer(location, ["annex", "get", "--json", "--"], files)
     }
 
     /// Drops the files' audio here. Refused, dropping nothing, when a file has no other known
     /// copy: the error names where each copy is.
     public static func drop(_ location: StoreLocation, files: [String], paths: [String: String]) throws -> Moved {
+        let held = try RepositoryLock.require(Git(directory: location.directory), what: "drop")
+        defer { withExtendedLifetime(held) {} }
         let known = try copies(location, files: files)
         for file in files {
             let places = known[file] ?? []

@@ -53,6 +53,10 @@ public enum SyncRemotes {
         return .path(url)
     }
 
+    /// Names a remote cannot take: `info`'s copies say "here" for this machine, and
+    /// `recnotes sync NAME` would run a subcommand of sync rather than sync with it.
+    public static let reservedNames: Set<String> = ["here", "now", "init", "remote", "clone", "merge-driver", "help"]
+
     /// Adds remote `name`. A path that is missing or an empty directory becomes a bare git
     /// and git-annex repository; a repository already there is used as it is. Refused, with
     /// nothing changed, for a name in use, a path under a regular file, a directory holding
@@ -60,11 +64,16 @@ public enum SyncRemotes {
     /// Returns one line per thing done.
     public static func add(_ git: Git, name: String, url: String, currentDirectory: String) throws -> [String] {
         let what = "sync remote add"
-        guard !name.isEmpty, !name.hasPrefix("-"), !name.contains(where: { $0 == "/" || $0 == " " || $0 == ":" }),
-            name != "here"
+        guard !name.isEmpty, !name.hasPrefix("-"), !name.contains(where: { $0 == "/" || $0 == " " || $0 == ":" })
         else {
-            throw RecError.usage(what, "'\(name)' is not a remote name (no spaces, '/' or ':', not 'here')")
+            throw RecError.usage(what, "'\(name)' is not a remote name (no spaces, '/' or ':')")
         }
+        guard !reservedNames.contains(name) else {
+            throw RecError.usage(
+                what, "'\(name)' cannot name a remote: 'recnotes sync \(name)' means something else")
+        }
+        let held = try RepositoryLock.require(git, what: what)
+        defer { withExtendedLifetime(held) {} }
         if try list(git).contains(where: { $0.name == name }) {
             throw RecError.failure(what, "a remote named '\(name)' exists already")
         }
@@ -120,6 +129,8 @@ public enum SyncRemotes {
     }
 
     public static func remove(_ git: Git, name: String) throws {
+        let held = try RepositoryLock.require(git, what: "sync remote remove")
+        defer { withExtendedLifetime(held) {} }
         guard try list(git).contains(where: { $0.name == name }) else {
             throw RecError.failure("sync remote remove", "no remote named '\(name)'")
         }

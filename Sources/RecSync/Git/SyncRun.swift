@@ -12,9 +12,11 @@ import RecValues
 /// What it keeps true:
 /// - the store lock is held only while committing and merging (local work, no network), so
 ///   other commands never wait on a remote;
-/// - two syncs of one store never interleave: the second refuses in one line (`sync.lock`);
-/// - a sync killed at any moment leaves what the next one repairs and completes: a stale
-///   `index.lock` of a killed git, a merge left half done;
+/// - two syncs of one store never interleave: the second refuses in one line
+///   (`RepositoryLock`); a hub on this machine is locked the same way, waited for;
+/// - a sync killed at any moment leaves what the next one repairs and completes: the lock
+///   files of a killed git, here or in a hub on this machine (`RepositoryLock`), a merge
+///   left half done, a store.json git was writing;
 /// - audio of a recording still being made never travels: only files of recordings that
 ///   store.json holds are given to git-annex, and a recording enters store.json when it stops.
 public enum SyncRun {
@@ -71,12 +73,16 @@ public enum SyncRun {
         guard !remotes.isEmpty else {
             throw RecError.failure(what, "no remote to sync with; add one with 'recnotes sync remote add NAME URL'")
         }
-        // Two syncs of one store never interleave: the second refuses at once.
-        try FileSystem.makeDirectories(git.gitDirectory + "/recnotes")
-        guard let syncLock = try FileLock(attempting: git.gitDirectory + "/recnotes/sync.lock") else {
+        // Two syncs of one store never interleave: the second refuses at once. What a killed
+        // git left here (its lock files) goes as the lock is taken.
+        guard let repositoryLock = try RepositoryLock.attempt(gitDirectory: git.gitDirectory) else {
             throw RecError.failure(what, "another sync of this store is running; try again when it has finished")
         }
-        defer { withExtendedLifetime(syncLock) {} }
+        // A hub on this machine is locked too, waiting for another machine's sync to finish
+        // with it, in one order (by path) so that two syncs never wait on each other.
+        let hubLocks = remotes.compactMap { remote in known.first { $0.name == remote }.flatMap(localGitDirectory) }
+            .sorted().compactMap(RepositoryLock.waiting(gitDirectory:))
+        defer { withExtendedLifetime((repositoryLock, hubLocks)) {} }
 
         var report = Report()
         report.remotes = remotes
@@ -144,11 +150,9 @@ public enum SyncRun {
         return report
     }
 
-    /// What a killed sync can leave, repaired. Only sync runs git in the store, and it holds
-    /// `sync.lock` now, so an `index.lock` here belongs to a git that was killed.
+    /// What a killed sync can leave, repaired (its git's lock files went when the
+    /// `RepositoryLock` was taken): a merge left half done, a store.json cut short.
     static func recover(_ git: Git, location: StoreLocation, report: String) throws {
-        let indexLock = git.gitDirectory + "/index.lock"
-        if FileSystem.exists(indexLock) { try FileSystem.remove(indexLock) }
         try FileLock.withLock(location.storeLockFile) {
             if FileSystem.exists(git.gitDirectory + "/MERGE_HEAD") {
                 _ = try git.capture(["merge", "--abort"])
@@ -209,6 +213,12 @@ public enum SyncRun {
         _ = try? FileLock.withLock(location.storeLockFile) {
             try restoreStoreFile(Git(directory: location.directory), location)
         }
+    }
+
+    /// The git directory of a remote that is a directory on this machine; nil for ssh.
+    static func localGitDirectory(_ remote: SyncRemotes.Remote) -> String? {
+        guard case .path(let path) = SyncRemotes.kind(of: remote.url), FileSystem.exists(path) else { return nil }
+        return FileSystem.exists(path + "/.git") ? path + "/.git" : path
     }
 
     static func revision(_ git: Git, _ ref: String) throws -> String? {
