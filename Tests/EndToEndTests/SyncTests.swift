@@ -204,7 +204,9 @@ struct SyncTests {
         try laptop.succeed("sync")
     }
 
-    @Test("kill -9 during a sync: store.json valid, fsck clean, the next sync completes; stale git lock files here and in the hub too")
+    @Test(
+        "kill -9 during a sync: store.json valid, fsck clean, the next sync completes; stale git lock files here and in the hub too"
+    )
     func killedSync() throws {
         let laptop = try Sandbox()
         try laptop.succeed("sync", "init", "--name", "laptop")
