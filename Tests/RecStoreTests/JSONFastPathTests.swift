@@ -44,7 +44,7 @@ struct JSONFastPathTests {
         #expect(Self.written(12.0) == "12")
     }
 
-    @Test("a snippet of text below U+0300 is cut as character by character")
+    @Test("a snippet of text below U+0300 is cut as character by character, told where the word is or not")
     func snippets() {
         var random = Random(state: 7)
         // ASCII, line breaks of every kind, Latin-1 and Latin Extended (folded to more
@@ -60,10 +60,15 @@ struct JSONFastPathTests {
             }.joined()
             let word = words.randomElement(using: &random)!
             let width = [60, 10, 3, 1][Int.random(in: 0..<4, using: &random)]
+            let expected = TextFolding.characterSnippet(of: text, around: word, width: width)
             #expect(
-                TextFolding.snippet(of: text, around: word, width: width)
-                    == TextFolding.characterSnippet(of: text, around: word, width: width),
+                TextFolding.snippet(of: text, around: word, width: width) == expected,
                 "\(Array(text.unicodeScalars)) around \(word)")
+            // Told where the word is in the folded text, as search is when it found it there.
+            let offset = TextFolding.firstOffset(of: Array(word.utf8), in: TextFolding.foldedUTF8(text))
+            #expect(
+                TextFolding.snippet(of: text, around: word, at: offset, width: width) == expected,
+                "\(Array(text.unicodeScalars)) around \(word) at \(offset.map(String.init) ?? "nil")")
         }
         // Any other text goes character by character.
         var decomposed = "Zu\u{308}rich budget"

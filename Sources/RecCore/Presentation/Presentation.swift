@@ -122,16 +122,25 @@ public enum ItemJSON {
         write(item, path: path, audio: AudioFiles(location), to: &w, more: more)
     }
 
-    /// Where a list's audio files are, worked out once for all its items.
-    struct AudioFiles {
-        var location: StoreLocation
+    /// Where a list's audio files are, worked out once for all its items, and the folder
+    /// opened once, so that each file's size is a lookup of its name alone.
+    final class AudioFiles {
+        let location: StoreLocation
         /// The audio folder's absolute path (`absolutePath`), with a slash.
-        var directory: String
+        let directory: String
+        /// The folder open, or -1 (then no file has a size, as none is there to stat).
+        private let descriptor: Int32
 
         init(_ location: StoreLocation) {
             self.location = location
             directory = absolutePath(location.audioDirectory) + "/"
+            descriptor = System.retrying { open(location.audioDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         }
+
+        deinit { if descriptor >= 0 { close(descriptor) } }
+
+        /// The size of the audio file `file` (a name in the folder), nil when it is not there.
+        func size(of file: String) -> Int64? { FileSystem.size(file, relativeTo: descriptor) }
     }
 
     static func write(
@@ -156,7 +165,7 @@ public enum ItemJSON {
             w.raw(", \"audioPath\": ")
             w.string(file)
             w.raw(", \"size\": ")
-            if let size = FileSystem.size(file) { w.int(size) } else { w.raw("null") }
+            if let size = audio.size(of: info.file) { w.int(size) } else { w.raw("null") }
         } else {
             w.raw(", \"children\": ")
             w.int(item.children.count)

@@ -241,10 +241,12 @@ public enum DocumentCodec {
         return min(lines, bytes.count / 32)
     }
 
-    /// One item, from its bytes as `decodeVersioned`'s `itemRanges` gave them.
-    static func decodeItem(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Item {
+    /// One item, from its bytes as `decodeVersioned`'s `itemRanges` gave them. Without
+    /// `markerIDs`, markers an older store gave no id keep none (`Marker.unassigned`): for an
+    /// item only shown (`find`'s hits), since deriving them costs and no output shows them.
+    static func decodeItem(_ bytes: UnsafeBufferPointer<UInt8>, markerIDs: Bool = true) throws -> Item {
         var reader = JSONReader(bytes)
-        return try decodeItem(&reader)
+        return try decodeItem(&reader, markerIDs: markerIDs)
     }
 
     static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
@@ -284,7 +286,7 @@ public enum DocumentCodec {
         return TrashEntry(parent: parent, path: path, removed: removed, items: entryItems)
     }
 
-    private static func decodeItem(_ r: inout JSONReader) throws -> Item {
+    private static func decodeItem(_ r: inout JSONReader, markerIDs: Bool = true) throws -> Item {
         let start = r.position
         var id: ItemID?
         var type: ItemKind?
@@ -386,7 +388,7 @@ public enum DocumentCodec {
         }
         // Markers of a store before version 4 have no ids: they get ids derived from the
         // recording, the same on every machine (`Marker.derivedID`).
-        annotations.assignMarkerIDs(item: id)
+        if markerIDs { annotations.assignMarkerIDs(item: id) }
         switch type {
         case .folder:
             return Item(

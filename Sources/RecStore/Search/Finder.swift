@@ -8,6 +8,8 @@ public enum Finder {
         /// Each hit's path, in order.
         public var paths: [String]
         /// With `details`: each hit, its whole item and where the text matched; else empty.
+        /// Items for showing: from the index, the markers of a store older than version 4
+        /// have no ids (`Marker.unassigned`; no output shows one).
         public var hits: [SearchHit]
         /// What opening the view state found wrong (the document path prints its own).
         public var warnings: [String]
@@ -29,7 +31,10 @@ public enum Finder {
         let indexes = SearchIndexFiles.refresh(library, transcripts: query.hasTextFilters)
         if let index = indexes.items, let position = index.position(of: top.id) {
             let positions = index.search(query, under: position, transcripts: indexes.transcripts)
-            if let hits = details ? hits(positions.map { library.document[index.items[$0].id] }, query, files) : [] {
+            if let hits = details
+                ? hits(positions.map { library.document[index.items[$0].id] }, at: positions, in: index, query, files)
+                : []
+            {
                 return Found(
                     location: library.location, paths: positions.map(index.path(at:)), hits: hits, warnings: [])
             }
@@ -41,14 +46,23 @@ public enum Finder {
             hits: details ? hits : [], warnings: [])
     }
 
-    /// Where each of the index's hits matched, from its whole item; nil if an item is
-    /// missing or does not match after all (which would be a bug: the index is exact).
-    private static func hits(_ items: [Item?], _ query: SearchQuery, _ files: TranscriptFiles) -> [SearchHit]? {
+    /// Where each of the index's hits matched, from its whole item and the text the index
+    /// holds folded (not folded again); nil if an item is missing or does not match after
+    /// all (which would be a bug: the index is exact).
+    private static func hits(
+        _ items: [Item?], at positions: [Int], in index: ItemIndex, _ query: SearchQuery, _ files: TranscriptFiles
+    ) -> [SearchHit]? {
         let indexes = query.hasTextFilters ? TranscriptFiles.IndexReader(files) : nil
         var hits: [SearchHit] = []
         hits.reserveCapacity(items.count)
-        for item in items {
-            guard let item, let hit = query.match(item, transcripts: files, indexes: indexes) else { return nil }
+        for (item, position) in zip(items, positions) {
+            guard let item,
+                let hit = index.withFoldedFields(
+                    at: position,
+                    {
+                        query.match(item, folded: $0, transcripts: files, indexes: indexes)
+                    })
+            else { return nil }
             hits.append(hit)
         }
         return hits
@@ -76,7 +90,7 @@ public enum Finder {
         var hits: [SearchHit] = []
         if details {
             guard let items = index.items(at: positions, location: location),
-                let matched = Self.hits(items, query, TranscriptFiles(location: location))
+                let matched = Self.hits(items, at: positions, in: index, query, TranscriptFiles(location: location))
             else { return nil }
             hits = matched
         }

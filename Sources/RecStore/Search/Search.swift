@@ -89,14 +89,22 @@ extension SearchQuery {
             indexes: hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil)
     }
 
-    func match(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?) -> SearchHit? {
+    /// `folded`, when given, is the item's text as `TextFolding.foldedFields` makes it (the
+    /// index holds it): it is not folded again.
+    func match(
+        _ item: Item, folded: UnsafeBufferPointer<UInt8>? = nil, transcripts: TranscriptFiles?,
+        indexes: TranscriptFiles.IndexReader?
+    ) -> SearchHit? {
         guard
             admits(
                 kind: item.kind, created: item.created, duration: item.recording?.duration,
                 hasTag: item.annotations.tags.contains, name: { item.name })
         else { return nil }
         guard !words.isEmpty else { return SearchHit(item: item, fields: []) }
-        return textHit(item, transcripts: transcripts, indexes: indexes)
+        if let folded { return textHit(item, folded: folded, transcripts: transcripts, indexes: indexes) }
+        return TextFolding.foldedFields(of: item).withUnsafeBufferPointer {
+            textHit(item, folded: $0, transcripts: transcripts, indexes: indexes)
+        }
     }
 
     /// Every filter but the text, cheap ones first: on an item of the document, or of
@@ -125,35 +133,51 @@ extension SearchQuery {
 
     /// Every word must occur in some field; the fields where any word occurs are reported.
     /// Folded text is compared as UTF-8 bytes (memmem): folding has already made equal
-    /// what should match, and a UTF-8 substring is a whole-scalar substring. A transcript
-    /// is searched through its index (a folder has none).
-    private func textHit(_ item: Item, transcripts: TranscriptFiles?, indexes: TranscriptFiles.IndexReader?)
-        -> SearchHit?
-    {
+    /// what should match, and a UTF-8 substring is a whole-scalar substring. `folded` is
+    /// the item's fields, each followed by a NUL (`TextFolding.foldedFields`): each word is
+    /// looked for once through all of them, and where it occurs says which field holds it
+    /// (no word holds a NUL). A transcript is searched through its index (a folder has none).
+    private func textHit(
+        _ item: Item, folded: UnsafeBufferPointer<UInt8>, transcripts: TranscriptFiles?,
+        indexes: TranscriptFiles.IndexReader?
+    ) -> SearchHit? {
         let spoken =
             item.recording == nil
             ? nil : indexes?.indexBytes(of: item.id).map { TranscriptIndexSearch(index: $0, words: self.words) }
-        let words = wordBytes
-        let name = TextFolding.foldedUTF8(item.name)
-        let note = item.annotations.note.isEmpty ? [] : TextFolding.foldedUTF8(item.annotations.note)
-        let labels = item.annotations.markers.map { $0.label.isEmpty ? [] : TextFolding.foldedUTF8($0.label) }
-        func has(_ text: [UInt8]) -> ([UInt8]) -> Bool { { TextFolding.contains(text, $0) } }
-        for (k, word) in words.enumerated()
-        where !TextFolding.contains(name, word) && !TextFolding.contains(note, word)
-            && !labels.contains(where: { TextFolding.contains($0, word) }) && spoken?.found[k] != true
-        {
-            return nil
+        let markers = item.annotations.markers
+        // Field 0 is the name, 1 the note, 2 + k marker k's label.
+        var matched = Array(repeating: false, count: 2 + markers.count)
+        // The first word (in the query's order) found in the note, and where in it.
+        var noteWord: (word: Int, offset: Int)?
+        for (k, word) in wordBytes.enumerated() {
+            var found = false
+            var field = 0
+            var fieldStart = 0
+            var fieldEnd = TextFolding.fieldEnd(in: folded, from: 0)
+            TextFolding.occurrences(of: word, in: folded, from: 0, to: folded.count) { offset in
+                while offset > fieldEnd {
+                    field += 1
+                    fieldStart = fieldEnd + 1
+                    fieldEnd = TextFolding.fieldEnd(in: folded, from: fieldStart)
+                }
+                found = true
+                if field < matched.count { matched[field] = true }
+                if field == 1 && noteWord == nil { noteWord = (k, offset - fieldStart) }
+                return fieldEnd + 1
+            }
+            if !found && spoken?.found[k] != true { return nil }
         }
         var fields: [SearchField] = []
-        if words.contains(where: has(name)) { fields.append(.name) }
-        if let word = words.first(where: has(note)) {
+        if matched[0] { fields.append(.name) }
+        if let noteWord {
             let snippet =
                 snippets
-                ? TextFolding.snippet(of: item.annotations.note, around: String(decoding: word, as: UTF8.self)) : ""
+                ? TextFolding.snippet(of: item.annotations.note, around: words[noteWord.word], at: noteWord.offset)
+                : ""
             fields.append(.note(snippet: snippet))
         }
         let rate = item.recording?.sampleRate ?? 1
-        for (index, marker) in item.annotations.markers.enumerated() where words.contains(where: has(labels[index])) {
+        for (index, marker) in markers.enumerated() where matched[2 + index] {
             fields.append(.marker(marker, index: index + 1, seconds: marker.seconds(sampleRate: rate)))
         }
         if let first = spoken?.first {
@@ -341,25 +365,60 @@ public enum TextFolding {
     /// where to look on from. glibc's `memmem` (`System.firstOccurrence`) is a two-way
     /// search, far faster than a byte loop on megabytes.
     static func occurrences(of word: [UInt8], in haystack: [UInt8], from: Int, to: Int, _ body: (Int) -> Int) {
-        guard !word.isEmpty else { return }
-        haystack.withUnsafeBytes { h in
-            word.withUnsafeBytes { w in
-                var at = from
-                while to - at >= w.count {
-                    guard
-                        let hit = System.firstOccurrence(
-                            of: w.baseAddress!, count: w.count, in: h.baseAddress! + at, count: to - at)
-                    else { return }
-                    at = max(body(h.baseAddress!.distance(to: hit)), at + 1)
-                }
+        haystack.withUnsafeBufferPointer { occurrences(of: word, in: $0, from: from, to: to, body) }
+    }
+
+    static func occurrences(
+        of word: [UInt8], in haystack: UnsafeBufferPointer<UInt8>, from: Int, to: Int, _ body: (Int) -> Int
+    ) {
+        guard !word.isEmpty, let h = haystack.baseAddress else { return }
+        word.withUnsafeBytes { w in
+            var at = from
+            while to - at >= w.count {
+                guard let hit = System.firstOccurrence(of: w.baseAddress!, count: w.count, in: h + at, count: to - at)
+                else { return }
+                at = max(body(UnsafeRawPointer(h).distance(to: hit)), at + 1)
             }
         }
     }
 
+    /// An item's name, note and marker labels, folded, each followed by a NUL (which no
+    /// word holds, so a word found in them is found in one field): what search compares,
+    /// and what `find`'s index keeps of each item.
+    static func foldedFields(of item: Item) -> [UInt8] {
+        var out: [UInt8] = []
+        appendFoldedFields(of: item, to: &out)
+        return out
+    }
+
+    static func appendFoldedFields(of item: Item, to out: inout [UInt8]) {
+        out.append(contentsOf: foldedUTF8(item.name))
+        out.append(0)
+        out.append(contentsOf: foldedUTF8(item.annotations.note))
+        out.append(0)
+        for marker in item.annotations.markers {
+            out.append(contentsOf: foldedUTF8(marker.label))
+            out.append(0)
+        }
+    }
+
+    /// Where the field of `foldedFields` that starts at `start` ends: its NUL.
+    static func fieldEnd(in fields: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard start < fields.count, let base = fields.baseAddress,
+            let nul = memchr(base + start, 0, fields.count - start)
+        else { return fields.count }
+        return UnsafeRawPointer(base).distance(to: nul)
+    }
+
     /// About 60 characters of `text` around the first place `word` (folded) occurs, on one line.
-    public static func snippet(of text: String, around word: String, width: Int = 60) -> String {
+    /// `at`, when known, is where that is in `text` folded (search has found it).
+    public static func snippet(of text: String, around word: String, at foldedOffset: Int? = nil, width: Int = 60)
+        -> String
+    {
         var text = text
-        if let piece = text.withUTF8({ simpleSnippet(of: $0, around: word, width: width) }) { return piece }
+        if let piece = text.withUTF8({ simpleSnippet(of: $0, around: word, at: foldedOffset, width: width) }) {
+            return piece
+        }
         return characterSnippet(of: text, around: word, width: width)
     }
 
@@ -389,56 +448,89 @@ public enum TextFolding {
     /// to the combining marks: almost every note), worked on its UTF-8 bytes without making a
     /// `Character` (which cost most of `find --json`), for the same result: there each character is one
     /// scalar (no scalar below U+0300 extends another), except CR LF, which is one. nil for
-    /// any other text (`Character` does the work then).
-    static func simpleSnippet(of text: UnsafeBufferPointer<UInt8>, around word: String, width: Int) -> String? {
+    /// any other text (`Character` does the work then). Two walks over the bytes, nothing
+    /// held per character: one folds up to the match (when `foldedOffset` does not say where
+    /// it is) to find its character, one copies the characters around it.
+    static func simpleSnippet(
+        of text: UnsafeBufferPointer<UInt8>, around word: String, at foldedOffset: Int? = nil, width: Int
+    ) -> String? {
         // A lead byte from 0xCC up starts a scalar from U+0300 up.
         for b in text where b >= 0xCC { return nil }
-        // Where each character starts, and the folded text with the character of each byte.
-        var starts: [Int] = []
-        var folded: [UInt8] = []
-        var owner: [Int] = []
-        starts.reserveCapacity(text.count + 1)
-        folded.reserveCapacity(text.count)
-        owner.reserveCapacity(text.count)
-        var i = 0
-        while i < text.count {
-            let character = starts.count
-            starts.append(i)
+        let offset =
+            foldedOffset ?? firstOffset(of: Array(word.utf8), in: foldedUTF8(String(decoding: text, as: UTF8.self)))
+        // One past the last byte of the character that starts at `i`.
+        func characterEnd(_ i: Int) -> Int {
             let b = text[i]
-            if b < 0x80 {
-                let crlf = b == 0x0D && i + 1 < text.count && text[i + 1] == 0x0A
-                folded.append(b &- 0x41 < 26 ? b | 0x20 : b)
-                owner.append(character)
-                if crlf {
-                    folded.append(0x0A)
-                    owner.append(character)
+            if b >= 0x80 { return i + 2 }
+            return b == 0x0D && i + 1 < text.count && text[i + 1] == 0x0A ? i + 2 : i + 1
+        }
+        // The character that holds the folded byte at `offset` (0 when the word is not there).
+        var start = 0
+        if let offset {
+            var folded = 0
+            var scalar: [UInt8] = []
+            var i = 0
+            while i < text.count {
+                let end = characterEnd(i)
+                if text[i] < 0x80 {
+                    folded += end - i
+                } else {
+                    scalar.removeAll(keepingCapacity: true)
+                    append(Unicode.Scalar(UInt32(text[i] & 0x1F) << 6 | UInt32(text[i + 1] & 0x3F))!, to: &scalar)
+                    folded += scalar.count
                 }
-                i += crlf ? 2 : 1
-            } else {
-                let before = folded.count
-                append(Unicode.Scalar(UInt32(b & 0x1F) << 6 | UInt32(text[i + 1] & 0x3F))!, to: &folded)
-                owner.append(contentsOf: repeatElement(character, count: folded.count - before))
-                i += 2
+                if folded > offset { break }
+                start += 1
+                i = end
             }
+            if i >= text.count { start = 0 }
         }
-        let count = starts.count
-        starts.append(text.count)
-        let start = firstOffset(of: Array(word.utf8), in: folded).map { owner[$0] } ?? 0
         let from = max(0, start - width / 3)
-        let to = min(count, from + width)
-        var piece: [UInt8] = []
-        piece.reserveCapacity(starts[to] - starts[from] + 6)
-        if from > 0 { piece.append(contentsOf: "…".utf8) }
-        for k in from..<to {
-            let bytes = UnsafeBufferPointer(rebasing: text[starts[k]..<starts[k + 1]])
-            // A line break (LF, VT, FF, CR, CR LF, NEL) or a tab is a space.
-            let b = bytes[0]
-            let isBreak =
-                bytes.count == 1 ? b == 0x09 || (0x0A...0x0D).contains(b) : b == 0x0D || (b == 0xC2 && bytes[1] == 0x85)
-            if isBreak { piece.append(0x20) } else { piece.append(contentsOf: bytes) }
+        var i = 0
+        for _ in 0..<from { i = characterEnd(i) }
+        let first = i
+        var taken = 0
+        while taken < width && i < text.count {
+            i = characterEnd(i)
+            taken += 1
         }
-        if to < count { piece.append(contentsOf: "…".utf8) }
-        return String(decoding: piece, as: UTF8.self)
+        let last = i
+        let ellipsis = "…".utf8
+        return String(unsafeUninitializedCapacity: last - first + 2 * ellipsis.count) { piece in
+            var n = 0
+            if from > 0 {
+                for b in ellipsis {
+                    piece[n] = b
+                    n += 1
+                }
+            }
+            var k = first
+            while k < last {
+                let end = characterEnd(k)
+                // A line break (LF, VT, FF, CR, CR LF, NEL) or a tab is a space.
+                let b = text[k]
+                let isBreak =
+                    end - k == 1
+                    ? b == 0x09 || (0x0A...0x0D).contains(b) : b == 0x0D || (b == 0xC2 && text[k + 1] == 0x85)
+                if isBreak {
+                    piece[n] = 0x20
+                    n += 1
+                } else {
+                    for j in k..<end {
+                        piece[n] = text[j]
+                        n += 1
+                    }
+                }
+                k = end
+            }
+            if last < text.count {
+                for b in ellipsis {
+                    piece[n] = b
+                    n += 1
+                }
+            }
+            return n
+        }
     }
 
     /// Precomposed Latin letters and their folded base.

@@ -148,7 +148,10 @@ struct ItemIndex {
     }
 
     /// The whole items at `positions`, decoded from their places in `store.json`; nil when
-    /// the file is no longer the one the index was made from.
+    /// the file is no longer the one the index was made from. Marker ids are not derived
+    /// (`DocumentCodec.decodeItem`): the items are for showing. When the items are much of
+    /// the file (a search that finds thousands), the stretch of it that holds them is read
+    /// at once, else each item with a `pread` of its own, into one buffer.
     func items(at positions: [Int], location: StoreLocation) -> [Item]? {
         // A recent source's bytes were checked as the index was found current.
         let identity: FileIdentity
@@ -156,26 +159,62 @@ struct ItemIndex {
         case .present(let known), .recent(let known): identity = known
         case .absent, .untrusted: return nil
         }
+        guard !positions.isEmpty else { return [] }
         let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         guard FileIdentity(descriptor: fd) == identity else { return nil }
-        var decoded: [Item] = []
-        decoded.reserveCapacity(positions.count)
-        var buffer: [UInt8] = []
+        var low = Int.max
+        var high = 0
+        var total = 0
+        var largest = 0
         for position in positions {
             let range = items[position].storeRange
-            buffer = [UInt8](repeating: 0, count: range.count)
-            let read = buffer.withUnsafeMutableBytes {
-                pread(fd, $0.baseAddress!, range.count, off_t(range.lowerBound))
+            low = min(low, range.lowerBound)
+            high = max(high, range.upperBound)
+            total += range.count
+            largest = max(largest, range.count)
+        }
+        // Reading bytes no hit needs costs less than a system call per hit, up to a point.
+        let atOnce = total * 4 >= high - low
+        // Filled by pread, not zeroed first: megabytes when read at once.
+        var buffer = [UInt8](unsafeUninitializedCapacity: atOnce ? high - low : largest) { $1 = $0.count }
+        func read(_ range: Range<Int>) -> Bool {
+            let count = range.count
+            return buffer.withUnsafeMutableBytes { bytes in
+                var done = 0
+                while done < count {
+                    let n = System.retrying {
+                        pread(fd, bytes.baseAddress! + done, count - done, off_t(range.lowerBound + done))
+                    }
+                    guard n > 0 else { return false }
+                    done += n
+                }
+                return true
             }
-            guard read == range.count,
-                let item = try? buffer.withUnsafeBufferPointer({ try DocumentCodec.decodeItem($0) }),
+        }
+        if atOnce, !read(low..<high) { return nil }
+        var decoded: [Item] = []
+        decoded.reserveCapacity(positions.count)
+        for position in positions {
+            let range = items[position].storeRange
+            if !atOnce, !read(range) { return nil }
+            let start = atOnce ? range.lowerBound - low : 0
+            guard
+                let item = try? buffer.withUnsafeBufferPointer({
+                    try DocumentCodec.decodeItem(
+                        UnsafeBufferPointer(rebasing: $0[start..<start + range.count]), markerIDs: false)
+                }),
                 item.id == items[position].id
             else { return nil }
             decoded.append(item)
         }
         return decoded
+    }
+
+    /// The item at `position`'s fields as `TextFolding.foldedFields` made them.
+    func withFoldedFields<R>(at position: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        text.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[items[position].text])) }
     }
 }
 
@@ -307,10 +346,7 @@ extension ItemIndex {
                 index.strings.append(0)
             }
             let textStart = index.text.count
-            for field in [item.name, item.annotations.note] + item.annotations.markers.map(\.label) {
-                index.text.append(contentsOf: TextFolding.foldedUTF8(field))
-                index.text.append(0)
-            }
+            TextFolding.appendFoldedFields(of: item, to: &index.text)
             let position = index.items.count
             index.items.append(
                 IndexedItem(

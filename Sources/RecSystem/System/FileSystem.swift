@@ -196,6 +196,14 @@ public enum FileSystem {
         return Int64(info.st_size)
     }
 
+    /// `size(_:)` of `name` in the directory open as `directory` (a lookup of one name, not
+    /// a whole path, for many files of one directory); nil too when `directory` is not open.
+    package static func size(_ name: String, relativeTo directory: Int32) -> Int64? {
+        var info = stat()
+        guard directory >= 0, fstatat(directory, name, &info, 0) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
     /// Bytes this process may still write on the file system that holds `path` (statvfs's
     /// `f_bavail`, or for root, who may use the blocks reserved for it, `f_bfree`), or nil
     /// when it cannot be asked.
