@@ -32,7 +32,8 @@ public enum Finder {
         if let index = indexes.items, let position = index.position(of: top.id) {
             let positions = index.search(query, under: position, transcripts: indexes.transcripts)
             if let hits = details
-                ? hits(positions.map { library.document[index.items[$0].id] }, at: positions, in: index, query, files)
+                ? hits(
+                    at: positions, in: index, query, files, item: { library.document[index.items[positions[$0]].id] })
                 : []
             {
                 return Found(
@@ -46,26 +47,45 @@ public enum Finder {
             hits: details ? hits : [], warnings: [])
     }
 
-    /// Where each of the index's hits matched, from its whole item and the text the index
-    /// holds folded (not folded again); nil if an item is missing or does not match after
-    /// all (which would be a bug: the index is exact).
+    /// Where each of the index's hits matched, from its whole item (`item(k)` is the one at
+    /// `positions[k]`) and the text the index holds folded (not folded again); nil if an
+    /// item is missing or does not match after all (which would be a bug: the index is exact).
     private static func hits(
-        _ items: [Item?], at positions: [Int], in index: ItemIndex, _ query: SearchQuery, _ files: TranscriptFiles
+        at positions: [Int], in index: ItemIndex, _ query: SearchQuery, _ files: TranscriptFiles,
+        item: (Int) -> Item?
     ) -> [SearchHit]? {
-        let indexes = query.hasTextFilters ? TranscriptFiles.IndexReader(files) : nil
-        var hits: [SearchHit] = []
-        hits.reserveCapacity(items.count)
-        for (item, position) in zip(items, positions) {
-            guard let item,
-                let hit = index.withFoldedFields(
-                    at: position,
-                    {
-                        query.match(item, folded: $0, transcripts: files, indexes: indexes)
-                    })
-            else { return nil }
-            hits.append(hit)
+        var matcher = HitMatcher(index: index, query: query, files: files)
+        matcher.hits.reserveCapacity(positions.count)
+        for (k, position) in positions.enumerated() {
+            guard let item = item(k), matcher.add(item, at: position) else { return nil }
         }
-        return hits
+        return matcher.hits
+    }
+
+    /// The hits of one search on the index, as their items come.
+    private struct HitMatcher {
+        let index: ItemIndex
+        let query: SearchQuery
+        let files: TranscriptFiles
+        let indexes: TranscriptFiles.IndexReader?
+        var hits: [SearchHit] = []
+
+        init(index: ItemIndex, query: SearchQuery, files: TranscriptFiles) {
+            self.index = index
+            self.query = query
+            self.files = files
+            indexes = query.hasTextFilters ? TranscriptFiles.IndexReader(files) : nil
+        }
+
+        /// False when `item` (the index's at `position`) does not match.
+        mutating func add(_ item: Item, at position: Int) -> Bool {
+            guard
+                let hit = index.withFoldedFields(
+                    at: position, { query.match(item, folded: $0, transcripts: files, indexes: indexes) })
+            else { return false }
+            hits.append(hit)
+            return true
+        }
     }
 
     /// nil whenever the index cannot answer as the document would: no index or a stale one,
@@ -89,10 +109,12 @@ public enum Finder {
         let positions = index.search(query, under: position, transcripts: transcripts)
         var hits: [SearchHit] = []
         if details {
-            guard let items = index.items(at: positions, location: location),
-                let matched = Self.hits(items, at: positions, in: index, query, TranscriptFiles(location: location))
+            var matcher = HitMatcher(index: index, query: query, files: TranscriptFiles(location: location))
+            matcher.hits.reserveCapacity(positions.count)
+            // Each item matched as it is decoded: none is held but in its hit.
+            guard index.forEachItem(at: positions, location: location, { matcher.add($1, at: positions[$0]) })
             else { return nil }
-            hits = matched
+            hits = matcher.hits
         }
         return Found(
             location: location, paths: positions.map(index.path(at:)), hits: hits, warnings: viewState.warnings)

@@ -147,23 +147,25 @@ struct ItemIndex {
         return Document(items: table)
     }
 
-    /// The whole items at `positions`, decoded from their places in `store.json`; nil when
-    /// the file is no longer the one the index was made from. Marker ids are not derived
-    /// (`DocumentCodec.decodeItem`): the items are for showing. When the items are much of
-    /// the file (a search that finds thousands), the stretch of it that holds them is read
-    /// at once, else each item with a `pread` of its own, into one buffer.
-    func items(at positions: [Int], location: StoreLocation) -> [Item]? {
+    /// Calls `body` with each of the whole items at `positions` (its index in `positions`,
+    /// and the item), in order, decoded from their places in `store.json`, until `body`
+    /// returns false; false then, or when the file is no longer the one the index was made
+    /// from. Marker ids are not derived (`DocumentCodec.decodeItem`): the items are for
+    /// showing. When the items are much of the file (a search that finds thousands), it is
+    /// read a megabyte at a time into one buffer (items lie in the file about in `find`'s
+    /// order), else each item with a `pread` of its own.
+    func forEachItem(at positions: [Int], location: StoreLocation, _ body: (Int, Item) -> Bool) -> Bool {
         // A recent source's bytes were checked as the index was found current.
         let identity: FileIdentity
         switch source {
         case .present(let known), .recent(let known): identity = known
-        case .absent, .untrusted: return nil
+        case .absent, .untrusted: return false
         }
-        guard !positions.isEmpty else { return [] }
+        guard !positions.isEmpty else { return true }
         let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
-        guard FileIdentity(descriptor: fd) == identity else { return nil }
+        guard FileIdentity(descriptor: fd) == identity else { return false }
         var low = Int.max
         var high = 0
         var total = 0
@@ -176,40 +178,44 @@ struct ItemIndex {
             largest = max(largest, range.count)
         }
         // Reading bytes no hit needs costs less than a system call per hit, up to a point.
-        let atOnce = total * 4 >= high - low
-        // Filled by pread, not zeroed first: megabytes when read at once.
-        var buffer = [UInt8](unsafeUninitializedCapacity: atOnce ? high - low : largest) { $1 = $0.count }
-        func read(_ range: Range<Int>) -> Bool {
-            let count = range.count
-            return buffer.withUnsafeMutableBytes { bytes in
-                var done = 0
-                while done < count {
-                    let n = System.retrying {
-                        pread(fd, bytes.baseAddress! + done, count - done, off_t(range.lowerBound + done))
-                    }
-                    guard n > 0 else { return false }
-                    done += n
-                }
-                return true
-            }
-        }
-        if atOnce, !read(low..<high) { return nil }
-        var decoded: [Item] = []
-        decoded.reserveCapacity(positions.count)
-        for position in positions {
+        let windowed = total * 4 >= high - low
+        let capacity = windowed ? max(min(1 << 20, high - low), largest) : largest
+        // Filled by pread, not zeroed first.
+        var buffer = [UInt8](unsafeUninitializedCapacity: capacity) { $1 = $0.count }
+        // The bytes of store.json that `buffer` holds.
+        var window = 0..<0
+        for (k, position) in positions.enumerated() {
             let range = items[position].storeRange
-            if !atOnce, !read(range) { return nil }
-            let start = atOnce ? range.lowerBound - low : 0
+            if range.lowerBound < window.lowerBound || range.upperBound > window.upperBound {
+                let end = windowed ? min(range.lowerBound + capacity, high) : range.upperBound
+                guard Self.read(fd, range.lowerBound..<end, into: &buffer) else { return false }
+                window = range.lowerBound..<end
+            }
+            let start = range.lowerBound - window.lowerBound
             guard
                 let item = try? buffer.withUnsafeBufferPointer({
                     try DocumentCodec.decodeItem(
                         UnsafeBufferPointer(rebasing: $0[start..<start + range.count]), markerIDs: false)
                 }),
-                item.id == items[position].id
-            else { return nil }
-            decoded.append(item)
+                item.id == items[position].id, body(k, item)
+            else { return false }
         }
-        return decoded
+        return true
+    }
+
+    /// `range` of the file open as `fd` into the start of `buffer`, whole.
+    private static func read(_ fd: Int32, _ range: Range<Int>, into buffer: inout [UInt8]) -> Bool {
+        buffer.withUnsafeMutableBytes { bytes in
+            var done = 0
+            while done < range.count {
+                let n = System.retrying {
+                    pread(fd, bytes.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
+                }
+                guard n > 0 else { return false }
+                done += n
+            }
+            return true
+        }
     }
 
     /// The item at `position`'s fields as `TextFolding.foldedFields` made them.
