@@ -44,6 +44,36 @@ struct JSONFastPathTests {
         #expect(Self.written(12.0) == "12")
     }
 
+    @Test("a string is escaped as byte by byte, wherever in its words the escapes fall")
+    func strings() {
+        var random = Random(state: 11)
+        let pieces = [
+            "a", "budget ", "zürich", "\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", " ", "\u{7F}", "é", "😀", "!",
+            "#",
+        ]
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0..<40, using: &random)).map { _ in
+                pieces.randomElement(using: &random)!
+            }.joined()
+            var expected: [UInt8] = [0x22]
+            for b in text.utf8 {
+                switch b {
+                case 0x22: expected += Array("\\\"".utf8)
+                case 0x5C: expected += Array("\\\\".utf8)
+                case 0x0A: expected += Array("\\n".utf8)
+                case 0x0D: expected += Array("\\r".utf8)
+                case 0x09: expected += Array("\\t".utf8)
+                case ..<0x20: expected += Array("\\u00".utf8) + Array(String(b, radix: 16).utf8).padded(to: 2)
+                default: expected.append(b)
+                }
+            }
+            expected.append(0x22)
+            var w = JSONWriter()
+            w.string(text)
+            #expect(w.bytes == expected, "\(Array(text.unicodeScalars))")
+        }
+    }
+
     @Test("a snippet of text below U+0300 is cut as character by character, told where the word is or not")
     func snippets() {
         var random = Random(state: 7)
@@ -73,5 +103,12 @@ struct JSONFastPathTests {
         // Any other text goes character by character.
         var decomposed = "Zu\u{308}rich budget"
         #expect(decomposed.withUTF8 { TextFolding.simpleSnippet(of: $0, around: "budget", width: 60) } == nil)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// With ASCII zeros before it up to `count` bytes.
+    fileprivate func padded(to count: Int) -> [UInt8] {
+        Array(repeating: 0x30, count: Swift.max(0, count - self.count)) + self
     }
 }

@@ -57,7 +57,8 @@ package struct JSONWriter {
         var value = value
         value.withUTF8 { utf8 in
             var runStart = 0
-            for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
+            while case let i = Self.nextEscape(in: utf8, from: runStart), i < utf8.count {
+                let b = utf8[i]
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
                 switch b {
                 case 0x22: raw("\\\"")
@@ -75,6 +76,35 @@ package struct JSONWriter {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Where the first byte from `start` that a JSON string escapes (below 0x20, a quote, a
+    /// backslash) is, or the end: eight bytes at a time while there is none (text is mostly
+    /// long runs without), each test exact about whether a word holds one.
+    @inline(__always)
+    static func nextEscape(in utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start
+        if let base = utf8.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let high: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= utf8.count {
+                let word = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                // A byte below n (n <= 0x80) sets its high bit in (w - n*ones) & ~w; a zero
+                // byte (of quote, backslash) is one below 1.
+                let found =
+                    ((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                if found & high != 0 { break }
+                i += 8
+            }
+        }
+        while i < utf8.count {
+            let b = utf8[i]
+            if b < 0x20 || b == 0x22 || b == 0x5C { return i }
+            i += 1
+        }
+        return utf8.count
     }
 
     package mutating func timestamp(_ value: Timestamp) {
