@@ -2,10 +2,11 @@ import Testing
 
 @testable import RecStore
 
-/// The on-disk layouts byte for byte: files that every field of store.json and of
-/// viewstate.json is in, as recnotes writes them (the 2026-11-25 build wrote these bytes;
-/// `recnotes-encode` checks a file against any build). Decoding then encoding gives the same
-/// bytes, so that a change to a writer that moves a comma or a space fails here.
+/// The on-disk layouts byte for byte: files with every field of store.json and of
+/// viewstate.json in them, as recnotes writes them (the build before the keyed JSONWriter,
+/// efd6083, writes these bytes; bench's `recnotes-encode` checks a file against any build).
+/// Decoding then encoding must give the same bytes, so that a writer that moves a comma or a
+/// space fails here.
 @Suite("Codec layouts")
 struct CodecLayoutTests {
     static let store = """
