@@ -67,6 +67,12 @@ let package = Package(
             dependencies: ["RecTranscripts"],
             path: "bench/transcribe"
         ),
+        // store.json's encoder alone, timed, for bench/encode.sh.
+        .executableTarget(
+            name: "recnotes-encode",
+            dependencies: ["RecStore"],
+            path: "bench/encode"
+        ),
         // What the unit tests of every layer share (a scratch directory, a small store).
         .target(name: "RecTestSupport", dependencies: ["RecStore"], path: "Tests/RecTestSupport"),
         // The unit tests of each layer, against that layer alone.

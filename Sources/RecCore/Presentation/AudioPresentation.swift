@@ -78,95 +78,75 @@ public enum AudioEventJSON {
     /// it a listener can measure how soon a remote command showed in the stream.
     public static func line(_ event: AudioEvent, time: Double? = nil, transcoding: Bool = false) -> String {
         var w = JSONWriter()
-        w.raw("{\"event\": ")
-        w.string(event.name)
-        if let time {
-            w.raw(", \"time\": ")
-            w.double((time * 1000).rounded() / 1000)
-        }
-        func position(_ p: AudioPosition, prefix: String = "") {
-            w.raw(prefix.isEmpty ? ", \"frames\": " : ", \"\(prefix)Frames\": ")
-            w.int(p.frames)
-            w.raw(prefix.isEmpty ? ", \"seconds\": " : ", \"\(prefix)Seconds\": ")
-            w.double((p.seconds * 1000).rounded() / 1000)
+        w.beginObject()
+        w.field("event", event.name)
+        if let time { w.field("time", (time * 1000).rounded() / 1000) }
+        func position(_ p: AudioPosition, _ frames: StaticString = "frames", _ seconds: StaticString = "seconds") {
+            w.field(frames, p.frames)
+            w.field(seconds, (p.seconds * 1000).rounded() / 1000)
         }
         func level(_ l: Level) {
-            w.raw(", \"peakDBFS\": ")
-            w.double((l.peak * 100).rounded() / 100)
-            w.raw(", \"rmsDBFS\": ")
-            w.double((l.rms * 100).rounded() / 100)
+            w.field("peakDBFS", (l.peak * 100).rounded() / 100)
+            w.field("rmsDBFS", (l.rms * 100).rounded() / 100)
         }
         switch event {
         case .started(let s):
             position(s.position)
-            if let total = s.total { position(total, prefix: "total") }
-            w.raw(transcoding ? ", \"source\": " : ", \"device\": ")
-            w.string(s.device)
-            w.raw(transcoding ? ", \"destination\": " : ", \"file\": ")
-            w.string(s.file)
-            w.raw(", \"sampleRate\": ")
-            w.int(s.sampleRate)
-            w.raw(", \"channels\": ")
-            w.int(s.channels)
-            if let speed = s.speed {
-                w.raw(", \"speed\": ")
-                w.double(speed.factor)
+            if let total = s.total { position(total, "totalFrames", "totalSeconds") }
+            if transcoding {
+                w.field("source", s.device)
+                w.field("destination", s.file)
+            } else {
+                w.field("device", s.device)
+                w.field("file", s.file)
             }
+            w.field("sampleRate", s.sampleRate)
+            w.field("channels", s.channels)
+            if let speed = s.speed { w.field("speed", speed.factor) }
         case .progress(let p):
             position(p.position)
-            if let total = p.total { position(total, prefix: "total") }
+            if let total = p.total { position(total, "totalFrames", "totalSeconds") }
             level(p.level)
-            if let bytes = p.bytes {
-                w.raw(", \"bytes\": ")
-                w.int(bytes)
-            }
+            if let bytes = p.bytes { w.field("bytes", bytes) }
             if let voice = p.voice {
-                w.raw(", \"voice\": ")
-                w.string(voice.waiting ? "waiting" : "listening")
-                w.raw(", \"silenceSeconds\": ")
-                w.double((voice.silence * 1000).rounded() / 1000)
-                if let limit = voice.silenceLimit {
-                    w.raw(", \"silenceLimitSeconds\": ")
-                    w.double(limit)
-                }
+                w.field("voice", voice.waiting ? "waiting" : "listening")
+                w.field("silenceSeconds", (voice.silence * 1000).rounded() / 1000)
+                if let limit = voice.silenceLimit { w.field("silenceLimitSeconds", limit) }
             }
         case .paused(let p), .resumed(let p):
             position(p)
         case .seeked(let from, let to):
             position(to)
-            position(from, prefix: "from")
+            position(from, "fromFrames", "fromSeconds")
         case .xrun(let p, let count):
             position(p)
-            w.raw(", \"count\": ")
-            w.int(count)
+            w.field("count", count)
         case .finished(let f):
             position(f.position)
             level(f.level)
             if !transcoding {
-                w.raw(", \"xruns\": ")
-                w.int(f.xruns)
-                w.raw(", \"overruns\": ")
-                w.int(f.overruns)
+                w.field("xruns", f.xruns)
+                w.field("overruns", f.overruns)
             }
         case .failed(let p, let message):
             position(p)
-            w.raw(", \"message\": ")
-            w.string(message)
+            w.field("message", message)
         case .marked(let p, let label):
             position(p)
-            w.raw(", \"label\": ")
-            w.string(label)
+            w.field("label", label)
         }
-        w.raw("}")
+        w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
     /// The last line `record --progress json` writes once the recording is in the store.
     public static func saved(_ item: Item, in library: Library) -> String {
         var w = JSONWriter()
-        w.raw("{\"event\": \"saved\", \"item\": ")
+        w.beginObject()
+        w.field("event", "saved")
+        w.key("item")
         ItemJSON.write(item, in: library, to: &w)
-        w.raw("}")
+        w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
@@ -174,9 +154,10 @@ public enum AudioEventJSON {
     /// name prompt: it went to the trash, under `trashPath`.
     public static func discarded(trashPath: String) -> String {
         var w = JSONWriter()
-        w.raw("{\"event\": \"discarded\", \"trashPath\": ")
-        w.string(trashPath)
-        w.raw("}")
+        w.beginObject()
+        w.field("event", "discarded")
+        w.field("trashPath", trashPath)
+        w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }

@@ -3,22 +3,15 @@
 public enum DeviceJSON {
     public static func array(_ devices: [AudioDevice], defaultName: String = "default") -> String {
         var w = JSONWriter()
-        w.raw("[")
-        for (i, device) in devices.enumerated() {
-            w.raw(i == 0 ? "\n  " : ",\n  ")
-            w.raw("{\"name\": ")
-            w.string(device.name)
-            w.raw(", \"description\": ")
-            w.string(device.description)
-            w.raw(", \"capture\": ")
-            w.bool(device.capture)
-            w.raw(", \"playback\": ")
-            w.bool(device.playback)
-            w.raw(", \"default\": ")
-            w.bool(device.name == defaultName)
-            w.raw("}")
+        w.lines(devices) { w, device in
+            w.beginObject()
+            w.field("name", device.name)
+            w.field("description", device.description)
+            w.field("capture", device.capture)
+            w.field("playback", device.playback)
+            w.field("default", device.name == defaultName)
+            w.endObject()
         }
-        w.raw(devices.isEmpty ? "]" : "\n]")
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }
@@ -27,9 +20,11 @@ public enum DeviceJSON {
 public enum ImportEventJSON {
     public static func imported(_ item: Item, in library: Library) -> String {
         var w = JSONWriter()
-        w.raw("{\"event\": \"imported\", \"item\": ")
+        w.beginObject()
+        w.field("event", "imported")
+        w.key("item")
         ItemJSON.write(item, in: library, to: &w)
-        w.raw("}")
+        w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }

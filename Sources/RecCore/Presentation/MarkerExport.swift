@@ -64,15 +64,14 @@ public enum MarkerExport: String, CaseIterable, Sendable {
             return text
         case .json:
             var w = JSONWriter()
-            w.raw("{\"name\": ")
-            w.string(name)
-            w.raw(", \"sampleRate\": ")
-            w.int(info.sampleRate)
-            w.raw(", \"duration\": ")
-            w.double(info.duration)
-            w.raw(", \"markers\": ")
+            w.beginObject()
+            w.field("name", name)
+            w.field("sampleRate", info.sampleRate)
+            w.field("duration", info.duration)
+            w.key("markers")
             Self.writeList(markers, sampleRate: info.sampleRate, to: &w)
-            w.raw("}\n")
+            w.endObject()
+            w.raw("\n")
             return String(decoding: w.bytes, as: UTF8.self)
         }
     }
@@ -81,24 +80,18 @@ public enum MarkerExport: String, CaseIterable, Sendable {
     /// output names a marker.
     /// The markers as `marks --json` and `export --markers json` list them, numbered from 1.
     static func writeList(_ markers: [Marker], sampleRate: Int, to w: inout JSONWriter) {
-        w.raw("[")
-        for (i, marker) in markers.enumerated() {
-            if i > 0 { w.raw(", ") }
-            writeMarker(marker, index: i + 1, sampleRate: sampleRate, to: &w)
+        w.array(Array(markers.enumerated())) { w, numbered in
+            writeMarker(numbered.element, index: numbered.offset + 1, sampleRate: sampleRate, to: &w)
         }
-        w.raw("]")
     }
 
     static func writeMarker(_ marker: Marker, index: Int, sampleRate: Int, to w: inout JSONWriter) {
-        w.raw("{\"index\": ")
-        w.int(index)
-        w.raw(", \"frame\": ")
-        w.int(marker.frame)
-        w.raw(", \"seconds\": ")
-        w.double((marker.seconds(sampleRate: sampleRate) * 1000).rounded() / 1000)
-        w.raw(", \"label\": ")
-        w.string(marker.label)
-        w.raw("}")
+        w.beginObject()
+        w.field("index", index)
+        w.field("frame", marker.frame)
+        w.field("seconds", (marker.seconds(sampleRate: sampleRate) * 1000).rounded() / 1000)
+        w.field("label", marker.label)
+        w.endObject()
     }
 
     private static func pad(_ n: Int64, _ width: Int) -> String {

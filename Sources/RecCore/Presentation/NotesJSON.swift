@@ -3,16 +3,12 @@ extension ItemJSON {
     /// `[{"tag": "work", "count": 3}, ...]`
     public static func tagCounts(_ counts: [(tag: String, count: Int)]) -> String {
         var w = JSONWriter()
-        w.raw("[")
-        for (i, entry) in counts.enumerated() {
-            w.raw(i == 0 ? "\n  " : ",\n  ")
-            w.raw("{\"tag\": ")
-            w.string(entry.tag)
-            w.raw(", \"count\": ")
-            w.int(entry.count)
-            w.raw("}")
+        w.lines(counts) { w, entry in
+            w.beginObject()
+            w.field("tag", entry.tag)
+            w.field("count", entry.count)
+            w.endObject()
         }
-        w.raw(counts.isEmpty ? "]" : "\n]")
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
@@ -51,33 +47,28 @@ extension ItemJSON {
 
     /// `"matches": [...], "time": t`: which fields matched, and where to start playing.
     private static func writeMatches(of hit: SearchHit, to w: inout JSONWriter) {
-        w.raw(", \"matches\": [")
-        for (k, field) in hit.fields.enumerated() {
-            if k > 0 { w.raw(", ") }
+        // After the item's fields, which `write` puts down as text.
+        w.continueObject()
+        w.field("matches", hit.fields) { w, field in
+            w.beginObject()
             switch field {
             case .name:
-                w.raw("{\"field\": \"name\"}")
+                w.field("field", "name")
             case .note(let snippet):
-                w.raw("{\"field\": \"note\", \"snippet\": ")
-                w.string(snippet)
-                w.raw("}")
+                w.field("field", "note")
+                w.field("snippet", snippet)
             case .marker(let marker, let index, let seconds):
-                w.raw("{\"field\": \"marker\", \"index\": ")
-                w.int(index)
-                w.raw(", \"label\": ")
-                w.string(marker.label)
-                w.raw(", \"seconds\": ")
-                w.double((seconds * 1000).rounded() / 1000)
-                w.raw("}")
+                w.field("field", "marker")
+                w.field("index", index)
+                w.field("label", marker.label)
+                w.field("seconds", (seconds * 1000).rounded() / 1000)
             case .transcript(let seconds, let snippet):
-                w.raw("{\"field\": \"transcript\", \"seconds\": ")
-                if let seconds { w.double((seconds * 1000).rounded() / 1000) } else { w.raw("null") }
-                w.raw(", \"snippet\": ")
-                w.string(snippet)
-                w.raw("}")
+                w.field("field", "transcript")
+                w.field("seconds", orNull: seconds.map { ($0 * 1000).rounded() / 1000 })
+                w.field("snippet", snippet)
             }
+            w.endObject()
         }
-        w.raw("], \"time\": ")
-        if let time = hit.time { w.double((time * 1000).rounded() / 1000) } else { w.raw("null") }
+        w.field("time", orNull: hit.time.map { ($0 * 1000).rounded() / 1000 })
     }
 }

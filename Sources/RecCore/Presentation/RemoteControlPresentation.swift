@@ -16,17 +16,16 @@ extension ItemJSON {
     /// script can ask for either without testing the shape.
     public static func status(_ statuses: [RemoteControl.Status]) -> String {
         var w = JSONWriter()
-        w.raw("{")
-        for (i, job) in ViewState.Job.allCases.enumerated() {
-            if i > 0 { w.raw(", ") }
-            w.raw(job == .recording ? "\"recording\": " : "\"playing\": ")
+        w.beginObject()
+        for job in ViewState.Job.allCases {
+            w.key(job == .recording ? "recording" : "playing")
             if let s = statuses.first(where: { $0.job == job }) {
                 writeStatus(s, to: &w)
             } else {
                 w.raw("null")
             }
         }
-        w.raw("}")
+        w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
@@ -41,7 +40,7 @@ extension ItemJSON {
     public static func marked(_ s: RemoteControl.Status, _ added: RemoteControl.AddedMarker?) -> String {
         var w = JSONWriter()
         writeStatus(s, to: &w) { w in
-            w.raw(", \"marker\": ")
+            w.key("marker")
             if let added {
                 MarkerExport.writeMarker(added.marker, index: added.number, sampleRate: added.sampleRate, to: &w)
             } else {
@@ -54,28 +53,18 @@ extension ItemJSON {
     static func writeStatus(
         _ s: RemoteControl.Status, to w: inout JSONWriter, extra: (inout JSONWriter) -> Void = { _ in }
     ) {
-        w.raw("{\"state\": ")
-        w.string(s.job == .recording ? "recording" : "playing")
-        w.raw(", \"uuid\": ")
-        w.id(s.id)
-        w.raw(", \"path\": ")
-        w.string(s.path)
-        w.raw(", \"position\": ")
-        w.double((s.position * 1000).rounded() / 1000)
-        if let duration = s.duration {
-            w.raw(", \"duration\": ")
-            w.double(duration)
-        }
-        w.raw(", \"paused\": ")
-        w.bool(s.paused)
-        w.raw(", \"suspended\": ")
-        w.bool(s.suspended)
-        w.raw(", \"pid\": ")
-        w.int(s.pid)
-        w.raw(", \"pending\": ")
-        w.int(s.pending)
+        w.beginObject()
+        w.field("state", s.job == .recording ? "recording" : "playing")
+        w.field("uuid", s.id)
+        w.field("path", s.path)
+        w.field("position", (s.position * 1000).rounded() / 1000)
+        if let duration = s.duration { w.field("duration", duration) }
+        w.field("paused", s.paused)
+        w.field("suspended", s.suspended)
+        w.field("pid", s.pid)
+        w.field("pending", s.pending)
         extra(&w)
-        w.raw("}")
+        w.endObject()
     }
 }
 
@@ -83,13 +72,11 @@ extension ItemJSON {
     /// What `stop --json` prints once the job is over.
     public static func stopped(_ job: ViewState.Job, id: ItemID, path: String) -> String {
         var w = JSONWriter()
-        w.raw("{\"stopped\": ")
-        w.string(job == .recording ? "recording" : "playing")
-        w.raw(", \"uuid\": ")
-        w.id(id)
-        w.raw(", \"path\": ")
-        w.string(path)
-        w.raw("}")
+        w.beginObject()
+        w.field("stopped", job == .recording ? "recording" : "playing")
+        w.field("uuid", id)
+        w.field("path", path)
+        w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }

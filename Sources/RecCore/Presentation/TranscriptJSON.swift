@@ -8,19 +8,14 @@ public enum TranscriptJSON {
     /// segments' text)}`, or null.
     static func writeSummary(_ transcript: Transcript?, to w: inout JSONWriter) {
         guard let transcript else { return w.raw("null") }
-        w.raw("{\"engine\": ")
-        w.string(transcript.engine)
-        w.raw(", \"model\": ")
-        w.string(transcript.model)
-        w.raw(", \"quality\": ")
-        w.string(transcript.quality.rawValue)
-        w.raw(", \"created\": ")
-        w.timestamp(transcript.created)
-        w.raw(", \"segments\": ")
-        w.int(transcript.segments.count)
-        w.raw(", \"lines\": ")
-        w.strings(transcript.segments.prefix(previewLines).map(\.text))
-        w.raw("}")
+        w.beginObject()
+        w.field("engine", transcript.engine)
+        w.field("model", transcript.model)
+        w.field("quality", transcript.quality.rawValue)
+        w.field("created", transcript.created)
+        w.field("segments", transcript.segments.count)
+        w.field("lines", transcript.segments.prefix(previewLines).map(\.text))
+        w.endObject()
     }
 
     /// One NDJSON line per event: {"event": "started", "index", "count", "path", "uuid"},
@@ -32,47 +27,39 @@ public enum TranscriptJSON {
     public static func event(_ event: Transcriber.Event, in library: Library) -> String {
         var w = JSONWriter()
         func item(_ item: Item) {
-            w.raw(", \"path\": ")
-            w.string(library.document[item.id] != nil ? library.document.path(of: item.id) : item.name)
-            w.raw(", \"uuid\": ")
-            w.id(item.id)
+            w.field("path", library.document[item.id] != nil ? library.document.path(of: item.id) : item.name)
+            w.field("uuid", item.id)
         }
+        w.beginObject()
         switch event {
         case .started(let index, let count, let it):
-            w.raw("{\"event\": \"started\", \"index\": ")
-            w.int(index)
-            w.raw(", \"count\": ")
-            w.int(count)
+            w.field("event", "started")
+            w.field("index", index)
+            w.field("count", count)
             item(it)
         case .progress(let index, _, let it, let done):
-            w.raw("{\"event\": \"progress\", \"index\": ")
-            w.int(index)
+            w.field("event", "progress")
+            w.field("index", index)
             item(it)
-            w.raw(", \"done\": ")
-            w.double((done * 1000).rounded() / 1000)
+            w.field("done", (done * 1000).rounded() / 1000)
         case .saved(let index, let it, let transcript):
-            w.raw("{\"event\": \"saved\", \"index\": ")
-            w.int(index)
+            w.field("event", "saved")
+            w.field("index", index)
             item(it)
-            w.raw(", \"engine\": ")
-            w.string(transcript.engine)
-            w.raw(", \"quality\": ")
-            w.string(transcript.quality.rawValue)
-            w.raw(", \"segments\": ")
-            w.int(transcript.segments.count)
+            w.field("engine", transcript.engine)
+            w.field("quality", transcript.quality.rawValue)
+            w.field("segments", transcript.segments.count)
         case .skipped(let it, let reason):
-            w.raw("{\"event\": \"skipped\"")
+            w.field("event", "skipped")
             item(it)
-            w.raw(", \"reason\": ")
-            w.string(reason)
+            w.field("reason", reason)
         case .failed(let index, let it, let error):
-            w.raw("{\"event\": \"failed\", \"index\": ")
-            w.int(index)
+            w.field("event", "failed")
+            w.field("index", index)
             item(it)
-            w.raw(", \"error\": ")
-            w.string(error.description)
+            w.field("error", error.description)
         }
-        w.raw("}")
+        w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }

@@ -9,15 +9,13 @@
 enum AnalysisCodec {
     static func write(_ analysis: AudioAnalysis?, to w: inout JSONWriter) {
         guard let analysis else { return }
-        w.raw(", \"analysis\": {\"peak\": ")
-        w.double(analysis.level.peak)
-        w.raw(", \"rms\": ")
-        w.double(analysis.level.rms)
-        w.raw(", \"waveform\": ")
-        w.array(analysis.peaks) { $0.double(Double(AudioAnalysis.tenthsOfDecibel($1)) / 10) }
-        w.raw(", \"speech\": ")
-        w.array(analysis.speech) { $0.array([$1.lowerBound, $1.upperBound]) { $0.int($1) } }
-        w.raw("}")
+        w.key("analysis")
+        w.beginObject()
+        w.field("peak", analysis.level.peak)
+        w.field("rms", analysis.level.rms)
+        w.field("waveform", analysis.peaks) { $0.double(Double(AudioAnalysis.tenthsOfDecibel($1)) / 10) }
+        w.field("speech", analysis.speech) { $0.array([$1.lowerBound, $1.upperBound]) { $0.int($1) } }
+        w.endObject()
     }
 
     /// Reads the object `write` wrote. `frames` and `sampleRate` are filled in by the caller

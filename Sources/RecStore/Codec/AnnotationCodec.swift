@@ -4,34 +4,26 @@
 /// (frames), each present only when there is one.
 enum AnnotationCodec {
     static func write(_ a: Annotations, to w: inout JSONWriter) {
-        if !a.tags.isEmpty {
-            w.raw(", \"tags\": ")
-            w.strings(a.tags)
-        }
-        if !a.note.isEmpty {
-            w.raw(", \"note\": ")
-            w.string(a.note)
-        }
+        if !a.tags.isEmpty { w.field("tags", a.tags) }
+        if !a.note.isEmpty { w.field("note", a.note) }
         if !a.markers.isEmpty {
-            w.raw(", \"markers\": ")
+            w.key("markers")
             writeMarkers(a.markers, to: &w)
         }
         if let trim = a.trim {
-            w.raw(", \"trim\": {\"in\": ")
-            w.int(trim.inFrame)
-            w.raw(", \"out\": ")
-            w.int(trim.outFrame)
-            w.raw("}")
+            w.key("trim")
+            w.beginObject()
+            w.field("in", trim.inFrame)
+            w.field("out", trim.outFrame)
+            w.endObject()
         }
     }
 
     /// `{"tags": [...], "note": "...", "markers": [...]}`, `{}` when there is nothing.
     static func writeObject(_ a: Annotations, to w: inout JSONWriter) {
-        var fields = JSONWriter()
-        write(a, to: &fields)
-        w.raw("{")
-        w.bytes.append(contentsOf: fields.bytes.dropFirst(2))  // the first field's ", "
-        w.raw("}")
+        w.beginObject()
+        write(a, to: &w)
+        w.endObject()
     }
 
     static func readObject(_ r: inout JSONReader) throws -> Annotations {
@@ -104,17 +96,11 @@ enum AnnotationCodec {
     /// in a recording-in-progress entry alike.
     static func writeMarkers(_ markers: [Marker], to w: inout JSONWriter) {
         w.array(markers) { w, marker in
-            w.raw("{\"frame\": ")
-            w.int(marker.frame)
-            if !marker.label.isEmpty {
-                w.raw(", \"label\": ")
-                w.string(marker.label)
-            }
-            if marker.id != Marker.unassigned {
-                w.raw(", \"id\": ")
-                w.id(marker.id)
-            }
-            w.raw("}")
+            w.beginObject()
+            w.field("frame", marker.frame)
+            if !marker.label.isEmpty { w.field("label", marker.label) }
+            if marker.id != Marker.unassigned { w.field("id", marker.id) }
+            w.endObject()
         }
     }
 
@@ -159,19 +145,14 @@ enum AnnotationCodec {
 enum ChangeTimesCodec {
     static func write(_ times: ChangeTimes, to w: inout JSONWriter) {
         guard !times.isUnknown else { return }
-        w.raw(", \"changed\": {")
-        var first = true
-        for (key, time) in [
-            ("name", times.name), ("parent", times.parent), ("trim", times.trim), ("trash", times.trash),
-        ]
-        where time != ChangeTimes.unknownTime {
-            w.raw(first ? "\"" : ", \"")
-            w.raw(key)
-            w.raw("\": ")
-            w.timestamp(time)
-            first = false
-        }
-        w.raw("}")
+        w.key("changed")
+        w.beginObject()
+        let unknown = ChangeTimes.unknownTime
+        if times.name != unknown { w.field("name", times.name) }
+        if times.parent != unknown { w.field("parent", times.parent) }
+        if times.trim != unknown { w.field("trim", times.trim) }
+        if times.trash != unknown { w.field("trash", times.trash) }
+        w.endObject()
     }
 
     static func read(_ r: inout JSONReader) throws -> ChangeTimes {

@@ -59,20 +59,20 @@ public enum DocumentCodec {
             w.raw(",\n\"trash\": [\n")
             for (index, entry) in document.trash.enumerated() {
                 if index > 0 { w.raw(",\n") }
-                w.raw("{\"uuid\": ")
-                w.id(entry.id)
-                w.raw(", \"parent\": ")
-                w.id(entry.parent)
-                w.raw(", \"path\": ")
-                w.string(entry.path)
-                w.raw(", \"removed\": ")
-                w.timestamp(entry.removed)
-                w.raw(", \"items\": [\n  ")
+                w.beginObject()
+                w.field("uuid", entry.id)
+                w.field("parent", entry.parent)
+                w.field("path", entry.path)
+                w.field("removed", entry.removed)
+                // One item a line, as in `items`, so that `salvage` finds them.
+                w.key("items")
+                w.raw("[\n  ")
                 for (k, item) in entry.items.enumerated() {
                     if k > 0 { w.raw(",\n  ") }
                     writeItem(item, to: &w)
                 }
-                w.raw("]}")
+                w.raw("]")
+                w.endObject()
             }
             w.raw("\n]")
         }
@@ -81,26 +81,24 @@ public enum DocumentCodec {
     }
 
     static func writeItem(_ item: Item, to w: inout JSONWriter) {
-        w.raw("{\"uuid\": ")
-        w.id(item.id)
-        w.raw(", \"type\": ")
+        w.beginObject()
+        w.field("uuid", item.id)
+        w.key("type")
         w.raw(item.isFolder ? "\"folder\"" : "\"recording\"")
-        w.raw(", \"name\": ")
-        w.string(item.name)
-        w.raw(", \"parent\": ")
+        w.field("name", item.name)
+        w.key("parent")
         w.optionalID(item.parent)
-        w.raw(", \"created\": ")
-        w.timestamp(item.created)
+        w.field("created", item.created)
         if let info = item.recording {
             w.recordingFields(info)
             AnalysisCodec.write(info.analysis, to: &w)
         } else {
-            w.raw(", \"children\": ")
+            w.key("children")
             w.ids(item.children)
         }
         AnnotationCodec.write(item.annotations, to: &w)
         ChangeTimesCodec.write(item.changed, to: &w)
-        w.raw("}")
+        w.endObject()
     }
 
     public struct Corrupt: Error, Equatable, CustomStringConvertible {

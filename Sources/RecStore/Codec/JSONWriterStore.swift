@@ -18,20 +18,16 @@ extension JSONWriter {
         array(values) { $0.id($1) }
     }
 
-    /// The recording fields shared by `store.json` and `--json` output, each preceded by a comma.
+    /// The recording fields shared by `store.json` and `--json` output; they always follow
+    /// an item's first fields, so each gets its comma, whoever opened the object.
     package mutating func recordingFields(_ info: RecordingInfo) {
-        raw(", \"duration\": ")
-        double(info.duration)
-        raw(", \"frames\": ")
-        int(info.frames)
-        raw(", \"sampleRate\": ")
-        int(info.sampleRate)
-        raw(", \"channels\": ")
-        int(info.channels)
-        raw(", \"format\": ")
-        string(info.format.rawValue)
-        raw(", \"file\": ")
-        string(info.file)
+        continueObject()
+        field("duration", info.duration)
+        field("frames", info.frames)
+        field("sampleRate", info.sampleRate)
+        field("channels", info.channels)
+        field("format", info.format.rawValue)
+        field("file", info.file)
     }
 
     package mutating func optionalID(_ value: ItemID?) {

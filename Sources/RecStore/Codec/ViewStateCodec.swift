@@ -2,46 +2,43 @@
 package enum ViewStateCodec {
     package static func encode(_ state: ViewState) -> [UInt8] {
         var w = JSONWriter()
-        w.raw("{\n  \"version\": ")
+        w.beginObject()
+        w.lineKey("version")
         w.int(ViewState.currentVersion)
+        // `pwd --json` opens its object by hand and writes the stack first.
         w.raw(",\n  ")
         writeFolderStack(state.folderStack, to: &w)
-        w.raw(",\n  \"selection\": ")
+        w.lineKey("selection")
         writeSelection(state.selection, path: nil, to: &w)
-        w.raw(",\n  \"recording\": ")
+        w.lineKey("recording")
         if let r = state.recording {
             writeEntryHead(r, to: &w)
-            w.raw(", \"format\": ")
-            w.string(r.format?.rawValue ?? "raw")
-            w.raw(", \"sampleRate\": ")
-            w.int(r.sampleRate)
-            w.raw(", \"channels\": ")
-            w.int(r.channels)
-            w.raw(", \"position\": ")
-            w.double(r.position)
+            w.field("format", r.format?.rawValue ?? "raw")
+            w.field("sampleRate", r.sampleRate)
+            w.field("channels", r.channels)
+            w.field("position", r.position)
             if !r.markers.isEmpty {
-                w.raw(", \"markers\": ")
+                w.key("markers")
                 AnnotationCodec.writeMarkers(r.markers, to: &w)
             }
             encodeControl(r.control, &w)
-            w.raw("}")
+            w.endObject()
         } else {
             w.raw("null")
         }
-        w.raw(",\n  \"playing\": ")
+        w.lineKey("playing")
         if let p = state.playing {
-            w.raw("{\"uuid\": ")
-            w.id(p.id)
-            w.raw(", \"pid\": ")
-            w.int(p.pid)
-            w.raw(", \"started\": ")
-            w.timestamp(p.started)
+            w.beginObject()
+            w.field("uuid", p.id)
+            w.field("pid", p.pid)
+            w.field("started", p.started)
             encodeControl(p.control, &w)
-            w.raw("}")
+            w.endObject()
         } else {
             w.raw("null")
         }
-        w.raw("\n}\n")
+        w.endLineObject()
+        w.raw("\n")
         return w.bytes
     }
 
@@ -54,53 +51,36 @@ package enum ViewStateCodec {
     /// The selection object, or null; `path` adds where the recording is (for display).
     package static func writeSelection(_ selection: ViewState.Selection?, path: String?, to w: inout JSONWriter) {
         guard let s = selection else { return w.raw("null") }
-        w.raw("{\"recording\": ")
-        w.id(s.recording)
-        if let path {
-            w.raw(", \"path\": ")
-            w.string(path)
-        }
-        w.raw(", \"position\": ")
-        w.double(s.position)
-        w.raw("}")
+        w.beginObject()
+        w.field("recording", s.recording)
+        w.field("path", ifPresent: path)
+        w.field("position", s.position)
+        w.endObject()
     }
 
     /// The opening of a recording-in-progress object, up to its identity and process: what
     /// the file keeps and `pwd --json` shows alike. The caller adds the rest and the `}`.
     package static func writeEntryHead(_ r: ViewState.RecordingInProgress, to w: inout JSONWriter) {
-        w.raw("{\"uuid\": ")
-        w.id(r.id)
-        w.raw(", \"parent\": ")
-        w.id(r.parent)
-        w.raw(", \"name\": ")
-        w.string(r.name)
-        w.raw(", \"file\": ")
-        w.string(r.file)
-        if let output = r.output {
-            w.raw(", \"output\": ")
-            w.string(output)
-        }
-        w.raw(", \"pid\": ")
-        w.int(r.pid)
-        w.raw(", \"started\": ")
-        w.timestamp(r.started)
+        w.beginObject()
+        w.field("uuid", r.id)
+        w.field("parent", r.parent)
+        w.field("name", r.name)
+        w.field("file", r.file)
+        w.field("output", ifPresent: r.output)
+        w.field("pid", r.pid)
+        w.field("started", r.started)
     }
 
     private static func encodeControl(_ c: ViewState.Control, _ w: inout JSONWriter) {
-        w.raw(", \"control\": {\"paused\": ")
-        w.bool(c.paused)
-        w.raw(", \"lastSequence\": ")
-        w.int(c.lastSequence)
-        if let reportedAt = c.reportedAt {
-            w.raw(", \"reportedAt\": ")
-            w.timestamp(reportedAt)
-        }
-        w.raw(", \"pending\": [")
-        for (i, command) in c.pending.enumerated() {
-            if i > 0 { w.raw(", ") }
-            w.raw("{\"sequence\": ")
-            w.int(command.sequence)
-            w.raw(", \"action\": ")
+        w.key("control")
+        w.beginObject()
+        w.field("paused", c.paused)
+        w.field("lastSequence", c.lastSequence)
+        w.field("reportedAt", ifPresent: c.reportedAt)
+        w.field("pending", c.pending) { w, command in
+            w.beginObject()
+            w.field("sequence", command.sequence)
+            w.key("action")
             switch command.action {
             case .pause: w.string("pause")
             case .resume: w.string("resume")
@@ -108,24 +88,20 @@ package enum ViewStateCodec {
             case .stop: w.string("stop")
             case .seek(let to):
                 w.string("seek")
-                w.raw(", \"seconds\": ")
-                w.double(to)
+                w.field("seconds", to)
             case .skip(let by):
                 w.string("skip")
-                w.raw(", \"seconds\": ")
-                w.double(by)
+                w.field("seconds", by)
             case .mark(let label):
                 w.string("mark")
-                w.raw(", \"label\": ")
-                w.string(label)
+                w.field("label", label)
             case .seekMark(let forward, let frames):
                 w.string(forward ? "nextMark" : "prevMark")
-                w.raw(", \"frames\": ")
-                w.array(frames) { $0.int($1) }
+                w.field("frames", frames) { $0.int($1) }
             }
-            w.raw("}")
+            w.endObject()
         }
-        w.raw("]}")
+        w.endObject()
     }
 
     /// A missing control object (a file from before remote control) reads as an idle one.

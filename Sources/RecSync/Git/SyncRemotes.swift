@@ -150,11 +150,10 @@ extension SyncRemotes {
     public static func json(_ remotes: [Remote]) -> String {
         var w = JSONWriter()
         w.array(remotes) { w, remote in
-            w.raw("{\"name\": ")
-            w.string(remote.name)
-            w.raw(", \"url\": ")
-            w.string(remote.url)
-            w.raw("}")
+            w.beginObject()
+            w.field("name", remote.name)
+            w.field("url", remote.url)
+            w.endObject()
         }
         return String(decoding: w.bytes, as: UTF8.self)
     }

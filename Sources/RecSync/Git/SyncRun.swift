@@ -442,30 +442,23 @@ extension SyncRun.Report {
 
     public var json: String {
         var w = JSONWriter()
-        w.raw("{\"remotes\": ")
-        w.strings(remotes)
-        w.raw(", \"committed\": ")
-        w.bool(committed)
-        w.raw(", \"received\": ")
-        w.int(received)
-        w.raw(", \"sent\": ")
-        w.int(sent)
-        w.raw(", \"content\": ")
-        w.bool(content)
-        for (key, t) in [("audioReceived", audioIn), ("audioSent", audioOut)] {
-            w.raw(", \"\(key)\": {\"count\": ")
-            w.int(t.count)
-            w.raw(", \"bytes\": ")
-            w.int(t.bytes)
-            w.raw(", \"failed\": ")
-            w.int(t.failed)
-            w.raw("}")
+        w.beginObject()
+        w.field("remotes", remotes)
+        w.field("committed", committed)
+        w.field("received", received)
+        w.field("sent", sent)
+        w.field("content", content)
+        for (key, t): (StaticString, SyncRun.Transfers) in [("audioReceived", audioIn), ("audioSent", audioOut)] {
+            w.key(key)
+            w.beginObject()
+            w.field("count", t.count)
+            w.field("bytes", t.bytes)
+            w.field("failed", t.failed)
+            w.endObject()
         }
-        w.raw(", \"conflicts\": ")
-        w.array(conflicts) { w, c in MergeReportCodec.write(c, to: &w) }
-        w.raw(", \"lockMilliseconds\": ")
-        w.double(lockMilliseconds)
-        w.raw("}")
+        w.field("conflicts", conflicts) { w, c in MergeReportCodec.write(c, to: &w) }
+        w.field("lockMilliseconds", lockMilliseconds)
+        w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }

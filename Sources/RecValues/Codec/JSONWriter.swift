@@ -47,6 +47,17 @@ package struct JSONWriter {
         raw("]")
     }
 
+    /// One element a line, two spaces in, as the `--json` lists print them:
+    /// `[\n  e,\n  e\n]`, and `[]` when there are none.
+    package mutating func lines<T>(_ values: [T], _ element: (inout JSONWriter, T) -> Void) {
+        raw("[")
+        for i in values.indices {
+            if i > 0 { raw(",\n  ") } else { raw("\n  ") }
+            element(&self, values[i])
+        }
+        if values.isEmpty { raw("]") } else { raw("\n]") }
+    }
+
     /// `["a", "b"]`.
     package mutating func strings(_ values: [String]) {
         array(values) { $0.string($1) }
@@ -185,25 +196,58 @@ package struct JSONWriter {
     // is the writer's business. Output is byte for byte what the fragments wrote:
     // `{"a": 1, "b": {"c": "x"}}`.
 
-    /// `{`; the next key is the object's first.
+    /// `{`; the next key is the object's first. (One-byte appends here and in `key` and
+    /// `endObject`: they cost less than copying a one-byte string, and store.json calls these
+    /// a million times at 100k items.)
     package mutating func beginObject() {
-        raw("{")
+        bytes.append(UInt8(ascii: "{"))
         afterValue = false
     }
 
     /// `}`; what follows, in the enclosing object, is after a value.
     package mutating func endObject() {
-        raw("}")
+        bytes.append(UInt8(ascii: "}"))
         afterValue = true
     }
 
     /// `"name": `, after a comma unless it is the first key of its object. The value is
     /// written next, by any call.
+    @inline(__always)
     package mutating func key(_ name: StaticString) {
-        if afterValue { raw(", ") }
-        raw("\"")
+        // Byte by byte around the name: store.json writes a million keys at 100k items, and
+        // one-byte appends cost less than copying short runs.
+        if afterValue {
+            bytes.append(UInt8(ascii: ","))
+            bytes.append(UInt8(ascii: " "))
+        }
+        bytes.append(UInt8(ascii: "\""))
+        raw(name)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
+        afterValue = true
+    }
+
+    /// The keys that follow continue an object whose opening and first fields were written
+    /// otherwise (as text, or bytes copied): the next key gets its comma.
+    package mutating func continueObject() {
+        afterValue = true
+    }
+
+    /// `"name": ` on a line of its own, two spaces in, for an object laid out one key a
+    /// line (viewstate.json): `beginObject()`, `lineKey`s, then `endLineObject()`. Its values are
+    /// written on their key's line as usual.
+    package mutating func lineKey(_ name: StaticString) {
+        let opening: StaticString = afterValue ? ",\n  \"" : "\n  \""
+        raw(opening)
         raw(name)
         raw("\": ")
+        afterValue = true
+    }
+
+    /// The `}` of an object of `lineKey`s, on a line of its own.
+    package mutating func endLineObject() {
+        raw("\n}")
         afterValue = true
     }
 
@@ -235,6 +279,28 @@ package struct JSONWriter {
     /// The key only when there is a value: absent, not null.
     package mutating func field(_ name: StaticString, ifPresent value: String?) {
         if let value { field(name, value) }
+    }
+
+    package mutating func field(_ name: StaticString, ifPresent value: Timestamp?) {
+        if let value { field(name, value) }
+    }
+
+    /// `"name": [...]`, each element written by `element`.
+    package mutating func field<T>(_ name: StaticString, _ values: [T], _ element: (inout JSONWriter, T) -> Void) {
+        key(name)
+        array(values, element)
+    }
+
+    /// `"name": ["a", "b"]`.
+    package mutating func field(_ name: StaticString, _ values: [String]) {
+        key(name)
+        strings(values)
+    }
+
+    /// `"name": value`, or `"name": null` when there is none.
+    package mutating func field(_ name: StaticString, orNull value: Double?) {
+        key(name)
+        if let value { double(value) } else { raw("null") }
     }
 }
 

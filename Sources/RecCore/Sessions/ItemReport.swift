@@ -1,0 +1,56 @@
+import RecSync
+
+/// Everything `info` knows of one item, gathered without writing anything: the item, its
+/// audio's analysis, its transcript, where copies of its audio are, and what could not be
+/// read (the rest is still worth showing). `rows` and `json` present it.
+public struct ItemReport {
+    public var item: Item
+    /// Stored when the audio was saved; for an older store's recording measured now and not
+    /// written back (reading never writes; `fsck --repair` stores it). nil for a folder, a
+    /// missing file and audio that cannot be read.
+    public var analysis: AudioAnalysis?
+    /// A recording's transcript, nil when it has none (or it cannot be read); never asked
+    /// for a folder.
+    public var transcript: Transcript?
+    /// In a store that syncs, where the audio is: `here` and remote names, empty when no
+    /// copy is known; nil when the store does not sync, or it was not asked.
+    public var copies: [String]?
+    /// One line each, in the order found, for the caller to print as warnings.
+    public var warnings: [String] = []
+}
+
+extension Library {
+    /// `item`'s report. `copies` asks git-annex where the audio is (a process; only the
+    /// text shows it).
+    public func report(on item: Item, copies: Bool) -> ItemReport {
+        var report = ItemReport(item: item)
+        guard let info = item.recording else { return report }
+        // A missing file already shows as size "missing" (null in JSON); only a file that is
+        // there but unreadable is worth a warning.
+        if audioSize(of: item) != nil {
+            let path = location.audioPath(info.file)
+            do {
+                if let stored = info.analysis {
+                    // Opening reads only the header, so that damaged audio is still warned
+                    // about rather than described.
+                    _ = try SoundFile.open(path: path)
+                    report.analysis = stored
+                } else {
+                    report.analysis = try info.measureAnalysis(path: path)
+                }
+            } catch {
+                report.warnings.append("\(inUserTerms(error))")
+            }
+        }
+        do {
+            report.transcript = try TranscriptFiles(location: location).read(item.id)
+        } catch {
+            // `fsck` reports and repairs the file.
+            report.warnings.append("\(error)")
+        }
+        if copies, Annex.isSetUp(location) {
+            report.copies = (try? Annex.copies(location, files: [info.file]))?[info.file]
+        }
+        return report
+    }
+}
