@@ -30,13 +30,18 @@ struct SyncRandomTests {
         }
 
         static let root = "00000000-0000-0000-0000-000000000000"
-        var folders: [String] {
-            items.values.filter { $0["type"] as? String == "folder" }.map { $0["uuid"] as! String }.sorted()
+        /// The items in the order they were made (`order`: UUIDs are random, the choices must not be).
+        func ordered(_ ids: [String], _ order: [String: Int]) -> [String] {
+            ids.sorted { (order[$0] ?? Int.max, $0) < (order[$1] ?? Int.max, $1) }
+        }
+        func folders(_ order: [String: Int]) -> [String] {
+            ordered(items.values.filter { $0["type"] as? String == "folder" }.map { $0["uuid"] as! String }, order)
         }
         var recordings: [String] {
             items.values.filter { $0["type"] as? String == "recording" }.map { $0["uuid"] as! String }.sorted()
         }
-        var nonRoot: [String] { items.keys.filter { $0 != Self.root }.sorted() }
+        func recordings(_ order: [String: Int]) -> [String] { ordered(recordings, order) }
+        func nonRoot(_ order: [String: Int]) -> [String] { ordered(items.keys.filter { $0 != Self.root }, order) }
         func name(_ id: String) -> String? { items[id]?["name"] as? String }
         func note(_ id: String) -> String { items[id]?["note"] as? String ?? "" }
         func tags(_ id: String) -> Set<String> { Set(items[id]?["tags"] as? [String] ?? []) }
@@ -116,8 +121,8 @@ struct SyncRandomTests {
             let file = wavDirectory + "/\(counter).wav"
             try SyncRandomTests.wav(frames: 12000, variant: counter).write(to: URL(fileURLWithPath: file))
             let before = Set(try View(machines[m]).recordings)
-            let run = try machines[m].run(
-                "import", file, "--to", folder, "--name", name, "--keep", "--quiet")
+            let run = try self.run(
+                m, "import", file, "--to", folder, "--name", name, "--keep", "--quiet")
             if run.status == 0 {
                 for id in Set(try View(machines[m]).recordings).subtracting(before) {
                     model.created.insert(id)
@@ -127,9 +132,33 @@ struct SyncRandomTests {
             return run
         }
 
+        /// What was run, in order, with what it said: named in a failure.
+        var log: [String] = []
+        /// Every item by when the test first saw it, for choices that do not depend on UUIDs.
+        var born: [String: Int] = [View.root: 0]
+
+        func run(_ m: Int, _ arguments: String...) throws -> Run { try run(m, arguments) }
+
+        func run(_ m: Int, _ arguments: [String]) throws -> Run {
+            let run = try machines[m].run(arguments)
+            for id in try View(machines[m]).items.keys.sorted() where born[id] == nil { born[id] = born.count }
+            log.append("m\(m): \(arguments.joined(separator: " ")) → \(run.status) \(run.stdout)\(run.stderr)")
+            return run
+        }
+
+        func sync(_ m: Int, _ arguments: [String] = ["sync"]) throws {
+            expectSuccess(try run(m, arguments))
+        }
+
+        /// What the log says about an item.
+        func history(_ id: String) -> String {
+            log.filter { $0.contains(String(id.prefix(8))) || $0.hasPrefix("m0: sync") || $0.contains(": sync") }
+                .joined(separator: "\n")
+        }
+
         /// Syncs every machine, then the first two again: each has then what every other had.
         func fullRound() throws {
-            for m in [0, 1, 2, 0, 1] { try machines[m].succeed("sync") }
+            for m in [0, 1, 2, 0, 1] { try sync(m) }
         }
 
         /// One random change on machine `m` through the CLI, recorded in the model when it was
@@ -141,40 +170,44 @@ struct SyncRandomTests {
             let token = "m\(m)-\(counter)"
             switch below(14) {
             case 0, 1:
-                guard let folder = pick(view.folders), let name = pick(SyncRandomTests.recordingNames) else {
+                guard let folder = pick(view.folders(born)), let name = pick(SyncRandomTests.recordingNames) else {
                     return ("import", nil)
                 }
                 return ("import", try importRecording(m, name: name, into: "@" + folder))
             case 2:
-                guard let folder = pick(view.folders) else { return ("mkdir", nil) }
+                guard let folder = pick(view.folders(born)) else { return ("mkdir", nil) }
                 let name = below(2) == 0 ? pick(SyncRandomTests.folderNames)! : "F-\(token)"
                 let parent = folder == View.root ? "" : "@\(folder)"
-                return ("mkdir", try machine.run("mkdir", parent + "/" + name))
+                return ("mkdir", try run(m, "mkdir", parent + "/" + name))
             case 3:
-                guard let id = pick(view.nonRoot), let parent = view.items[id]?["parent"] as? String else {
+                guard let id = pick(view.nonRoot(born)), let parent = view.items[id]?["parent"] as? String else {
                     return ("rename", nil)
                 }
                 let name = "n-\(token)"
-                let run = try machine.run("mv", "@\(id)", (parent == View.root ? "" : "@\(parent)") + "/" + name)
+                let run = try run(m, "mv", "@\(id)", (parent == View.root ? "" : "@\(parent)") + "/" + name)
                 if run.status == 0 { model.names[id, default: [:]][m] = name }
                 return ("rename", run)
             case 4:
-                guard let id = pick(view.nonRoot), let folder = pick(view.folders) else { return ("mv", nil) }
-                return ("mv", try machine.run("mv", "@\(id)", "@\(folder)"))
+                guard let id = pick(view.nonRoot(born)), let folder = pick(view.folders(born)) else {
+                    return ("mv", nil)
+                }
+                return ("mv", try run(m, "mv", "@\(id)", "@\(folder)"))
             case 5:
-                guard let id = pick(view.nonRoot) else { return ("rm", nil) }
-                let run = try machine.run("rm", "-r", "@\(id)")
+                guard let id = pick(view.nonRoot(born)) else { return ("rm", nil) }
+                let run = try run(m, "rm", "-r", "@\(id)")
                 if run.status == 0 { model.removed.formUnion(view.subtree(id)) }
                 return ("rm", run)
             case 6:
-                guard let id = pick(view.trashEntries) else { return ("restore", nil) }
-                let run = try machine.run("trash", "restore", "@\(id)")
+                guard let id = pick(view.ordered(view.trashEntries, born)) else { return ("restore", nil) }
+                let run = try run(m, "trash", "restore", "@\(id)")
                 if run.status == 0 { model.removed.formUnion(try View(machine).subtree(id)) }
                 return ("restore", run)
             case 7, 8:
-                guard let id = pick(view.nonRoot), let tag = pick(SyncRandomTests.tagNames) else { return ("tag", nil) }
+                guard let id = pick(view.nonRoot(born)), let tag = pick(SyncRandomTests.tagNames) else {
+                    return ("tag", nil)
+                }
                 let add = below(3) != 0
-                let run = try machine.run("tag", "@\(id)", (add ? "+" : "-") + tag)
+                let run = try run(m, "tag", "@\(id)", (add ? "+" : "-") + tag)
                 if run.status == 0 {
                     if add {
                         model.tagsAdded[id, default: []].insert(tag)
@@ -184,10 +217,10 @@ struct SyncRandomTests {
                 }
                 return ("tag", run)
             case 9:
-                guard let id = pick(view.nonRoot) else { return ("note", nil) }
+                guard let id = pick(view.nonRoot(born)) else { return ("note", nil) }
                 let text = "note-\(token)"
                 let held = view.note(id)
-                let run = try machine.run("note", "@\(id)", "--set", text)
+                let run = try run(m, "note", "@\(id)", "--set", text)
                 if run.status == 0 {
                     // What this machine held is replaced: it is not required at the end.
                     for (item, written) in model.notes where item == id && held.contains(written) {
@@ -197,29 +230,29 @@ struct SyncRandomTests {
                 }
                 return ("note", run)
             case 10, 11:
-                guard let id = pick(view.recordings) else { return ("mark", nil) }
+                guard let id = pick(view.recordings(born)) else { return ("mark", nil) }
                 if below(3) == 0, let label = pick(view.markers(id).sorted()) {
                     // unmark takes a marker's number in `marks`, which lists them by time.
                     let marks = try machine.succeed("marks", "@\(id)", "--json").json() as? [[String: Any]] ?? []
                     guard let index = marks.first(where: { $0["label"] as? String == label })?["index"] as? Int else {
                         return ("unmark", nil)
                     }
-                    let run = try machine.run("unmark", "@\(id)", "\(index)")
+                    let run = try run(m, "unmark", "@\(id)", "\(index)")
                     if run.status == 0 { model.markersRemoved.insert(label) }
                     return ("unmark", run)
                 }
                 // The recordings are 0.25 s long.
                 let label = "mk-\(token)"
-                let run = try machine.run("mark", "@\(id)", "--at", "0.\(10 + below(14))", label)
+                let run = try run(m, "mark", "@\(id)", "--at", "0.\(10 + below(14))", label)
                 if run.status == 0 { model.markersAdded[id, default: []].insert(label) }
                 return ("mark", run)
             default:
-                guard let id = pick(view.recordings) else { return ("trim", nil) }
+                guard let id = pick(view.recordings(born)) else { return ("trim", nil) }
                 let arguments =
                     below(4) == 0
                     ? ["trim", "@\(id)", "--clear"]
                     : ["trim", "@\(id)", "--in", "0.0\(1 + below(8))", "--out", "0.\(15 + below(9))"]
-                let run = try machine.run(arguments)
+                let run = try run(m, arguments)
                 if run.status == 0 { model.trims[id, default: [:]][m] = try View(machine).trim(id) }
                 return ("trim", run)
             }
@@ -298,7 +331,7 @@ struct SyncRandomTests {
             }
             for _ in 0..<(1 + world.below(3)) {
                 let m = world.below(3)
-                try machines[m].succeed(contentsOf: world.below(2) == 0 ? ["sync"] : ["sync", "--no-content"])
+                try world.sync(m, world.below(2) == 0 ? ["sync"] : ["sync", "--no-content"])
             }
         }
         try world.fullRound()
@@ -325,9 +358,12 @@ struct SyncRandomTests {
         let final = try View(machines[0])
         for id in model.created.sorted() {
             if model.removed.contains(id) {
-                #expect(final.items[id] != nil || final.trash.contains(id), "seed \(seed): \(id) lost")
+                #expect(
+                    final.items[id] != nil || final.trash.contains(id), "seed \(seed): \(id) lost\n\(world.history(id))"
+                )
             } else {
-                #expect(final.items[id] != nil, "seed \(seed): recording \(id) not in the library")
+                #expect(
+                    final.items[id] != nil, "seed \(seed): recording \(id) not in the library\n\(world.history(id))")
             }
         }
         // Every recording's audio is on every machine, the same bytes.
