@@ -10,12 +10,20 @@ public struct Captured: Sendable {
     public var succeeded: Bool { status == 0 }
     public var lines: [String] { output.split(separator: "\n").map(String.init) }
 
-    /// The last line git or git-annex wrote to stderr, the one that says why.
+    /// The last line git or git-annex wrote to stderr, the one that says why: not a hint,
+    /// nor the advice git adds after any failure to reach a remote (the line before it, ssh's
+    /// or the remote's, says why).
     public var reason: String {
         let lines = errors.split(separator: "\n").map { $0.trimmingPrefix("fatal: ") }.filter { !$0.isEmpty }
-        let said = lines.last(where: { !$0.hasPrefix("hint:") }) ?? "exit status \(status)"
-        return String(said)
+        let said = lines.last(where: { !$0.hasPrefix("hint:") && !Self.boilerplate.contains(String($0)) })
+        return said.map(String.init) ?? "exit status \(status)"
     }
+
+    /// What git says after ssh or the remote side has said why it failed.
+    static let boilerplate: Set<String> = [
+        "Could not read from remote repository.", "Please make sure you have the correct access rights",
+        "and the repository exists.",
+    ]
 
     /// Runs `arguments[0]` (looked up in PATH) with its stdin on /dev/null and waits
     /// (`ProcessLaunch.capture`: both streams read as they come).

@@ -367,18 +367,57 @@ public enum LibraryMerge {
         /// result does not depend on which machine merges.
         func rank(_ id: ItemID) -> Int { base[id] != nil ? 0 : 1 }
 
+        /// What of a trash entry is still removed once the merged library is known. An item
+        /// the merge kept (changed on the other side) leaves the entry; when that brought its
+        /// folder back (`restoreMissingParents`), what else the folder held and the other side
+        /// left alone is still removed: it stays in the trash, as entries of its own, rather than
+        /// going with the entry of a folder that is no longer in the trash.
+        static func stillRemoved(_ entry: TrashEntry, library: [ItemID: Item]) -> [TrashEntry] {
+            let remaining = entry.items.filter { library[$0.id] == nil }
+            guard let first = remaining.first else { return [] }
+            if first.id == entry.id {
+                var kept = entry
+                kept.items = remaining
+                return [kept]
+            }
+            let ids = Set(remaining.map(\.id))
+            let byID = Dictionary(entry.items.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            var entries: [TrashEntry] = []
+            for top in remaining where !ids.contains(top.parent ?? .root) {
+                // Its subtree among what remains, parents before children as the entry has them.
+                var subtree: Set<ItemID> = [top.id]
+                let members = remaining.filter { item in
+                    if item.id == top.id { return true }
+                    guard let parent = item.parent, subtree.contains(parent) else { return false }
+                    subtree.insert(item.id)
+                    return true
+                }
+                // Its path when removed: the entry's, down through the items between.
+                var names: [String] = []
+                var current: Item? = top
+                while let item = current, item.id != entry.id {
+                    names.insert(item.name, at: 0)
+                    current = item.parent.flatMap { byID[$0] }
+                }
+                entries.append(
+                    TrashEntry(
+                        parent: top.parent ?? .root, path: ([entry.path] + names).joined(separator: "/"),
+                        removed: entry.removed, items: members))
+            }
+            return entries
+        }
+
         func finish() -> (document: Document, conflicts: [MergeConflict]) {
             var seen: Set<String> = []
             var trash: [TrashEntry] = []
-            for entry in ours.trash + theirs.trash where items[entry.id] == nil {
-                let key = "\(entry.id) \(entry.removed)"
-                if seen.insert(key).inserted {
-                    var kept = entry
-                    kept.items = [entry.items[0]] + entry.items.dropFirst().filter { items[$0.id] == nil }
+            for entry in ours.trash + theirs.trash {
+                for kept in Self.stillRemoved(entry, library: items)
+                where seen.insert("\(kept.id) \(kept.removed)").inserted {
                     trash.append(kept)
                 }
             }
-            trash.sort { $0.removed < $1.removed }
+            // By time, then UUID: both machines list the trash alike, whichever side is ours.
+            trash.sort { ($0.removed, $0.id) < ($1.removed, $1.id) }
             let document = Document(linking: items, trash: trash)
             let conflicts = pending.map { kind, id, kept, other in
                 MergeConflict(
