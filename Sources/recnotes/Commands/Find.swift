@@ -83,19 +83,16 @@ struct Find: ParsableCommand {
         }
         for warning in found.warnings { Terminal.warning(warning) }
         if output.json {
-            Output.json { w in
-                if query.hasTextFilters {
-                    ItemJSON.writeHits(found.hits, paths: found.paths, location: found.location, to: &w)
-                } else {
-                    ItemJSON.writeArray(found.hits.map(\.item), paths: found.paths, location: found.location, to: &w)
-                }
-            }
+            try Output.json { w in try ItemJSON.writeFound(found, matches: query.hasTextFilters, to: &w) }
             return
         }
-        for (k, path) in found.paths.enumerated() {
-            print(path)
-            guard detailed else { continue }
-            for field in found.hits[k].fields {
+        guard detailed else {
+            for path in found.paths { print(path) }
+            return
+        }
+        try found.forEachHit { k, hit in
+            print(found.paths[k])
+            for field in hit.fields {
                 switch field {
                 case .name: continue
                 case .note(let snippet): print("    note: \(snippet)")
