@@ -454,8 +454,17 @@ public enum TextFolding {
     static func simpleSnippet(
         of text: UnsafeBufferPointer<UInt8>, around word: String, at foldedOffset: Int? = nil, width: Int
     ) -> String? {
-        // A lead byte from 0xCC up starts a scalar from U+0300 up.
-        for b in text where b >= 0xCC { return nil }
+        // A lead byte from 0xCC up starts a scalar from U+0300 up; eight bytes at a time
+        // while all are ASCII (most of a note).
+        var j = 0
+        if let base = text.baseAddress {
+            while j + 8 <= text.count {
+                let word = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: j, as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 != 0 { break }
+                j += 8
+            }
+        }
+        for b in UnsafeBufferPointer(rebasing: text[j...]) where b >= 0xCC { return nil }
         let offset =
             foldedOffset ?? firstOffset(of: Array(word.utf8), in: foldedUTF8(String(decoding: text, as: UTF8.self)))
         // One past the last byte of the character that starts at `i`.
@@ -468,16 +477,14 @@ public enum TextFolding {
         var start = 0
         if let offset {
             var folded = 0
-            var scalar: [UInt8] = []
             var i = 0
+            let lengths = foldedLengths
             while i < text.count {
                 let end = characterEnd(i)
                 if text[i] < 0x80 {
                     folded += end - i
                 } else {
-                    scalar.removeAll(keepingCapacity: true)
-                    append(Unicode.Scalar(UInt32(text[i] & 0x1F) << 6 | UInt32(text[i + 1] & 0x3F))!, to: &scalar)
-                    folded += scalar.count
+                    folded += Int(lengths[Int(UInt32(text[i] & 0x1F) << 6 | UInt32(text[i + 1] & 0x3F)) - 0x80])
                 }
                 if folded > offset { break }
                 start += 1
@@ -506,9 +513,16 @@ public enum TextFolding {
             }
             var k = first
             while k < last {
+                // Printable ASCII, most of it: one byte, copied as it is.
+                let b = text[k]
+                if b >= 0x20 && b < 0x80 {
+                    piece[n] = b
+                    n += 1
+                    k += 1
+                    continue
+                }
                 let end = characterEnd(k)
                 // A line break (LF, VT, FF, CR, CR LF, NEL) or a tab is a space.
-                let b = text[k]
                 let isBreak =
                     end - k == 1
                     ? b == 0x09 || (0x0A...0x0D).contains(b) : b == 0x0D || (b == 0xC2 && text[k + 1] == 0x85)
@@ -531,6 +545,14 @@ public enum TextFolding {
             }
             return n
         }
+    }
+
+    /// How many bytes each scalar from U+0080 to U+02FF folds to (`append`), at its value
+    /// less 0x80: what `simpleSnippet` counts for a two-byte character, without folding it.
+    static let foldedLengths: [UInt8] = (0x80..<0x300).map { value in
+        var out: [UInt8] = []
+        append(Unicode.Scalar(UInt32(value))!, to: &out)
+        return UInt8(out.count)
     }
 
     /// Precomposed Latin letters and their folded base.
