@@ -473,13 +473,27 @@ public enum TextFolding {
             if b >= 0x80 { return i + 2 }
             return b == 0x0D && i + 1 < text.count && text[i + 1] == 0x0A ? i + 2 : i + 1
         }
-        // The character that holds the folded byte at `offset` (0 when the word is not there).
+        // The character that holds the folded byte at `offset` (0 when the word is not there),
+        // and where it starts.
         var start = 0
+        var startByte = 0
         if let offset {
             var folded = 0
             var i = 0
             let lengths = foldedLengths
             while i < text.count {
+                // Eight ASCII bytes without a CR wholly before the word: eight characters
+                // that fold to a byte each (most of a note).
+                while i + 8 <= text.count, folded + 8 <= offset {
+                    let word = UnsafeRawPointer(text.baseAddress!).loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    let cr = word ^ 0x0D0D_0D0D_0D0D_0D0D
+                    let hasCR = (cr &- 0x0101_0101_0101_0101) & ~cr & 0x8080_8080_8080_8080 != 0
+                    if word & 0x8080_8080_8080_8080 != 0 || hasCR { break }
+                    folded += 8
+                    start += 8
+                    i += 8
+                }
+                guard i < text.count else { break }
                 let end = characterEnd(i)
                 if text[i] < 0x80 {
                     folded += end - i
@@ -490,11 +504,16 @@ public enum TextFolding {
                 start += 1
                 i = end
             }
-            if i >= text.count { start = 0 }
+            if i >= text.count { start = 0 } else { startByte = i }
         }
         let from = max(0, start - width / 3)
-        var i = 0
-        for _ in 0..<from { i = characterEnd(i) }
+        // Back from the word's character to the snippet's first: a continuation byte belongs
+        // to the character before it, and an LF after a CR is one character with it.
+        var i = startByte
+        for _ in from..<start {
+            i -= 1
+            if text[i] & 0xC0 == 0x80 || (text[i] == 0x0A && i > 0 && text[i - 1] == 0x0D) { i -= 1 }
+        }
         let first = i
         var taken = 0
         while taken < width && i < text.count {
