@@ -19,7 +19,10 @@ struct Find: ParsableCommand {
             --seek "$(recnotes find --text budget --json | jq -r '.[0].time // 0')". \
             Searches go through an index in the store's cache/ folder, which every change recnotes \
             makes keeps current; after a change made otherwise, the first search reads the store \
-            itself and writes the index again.
+            itself and writes the index again. The hits are printed as they are read from \
+            store.json, which find checks first is the file its index was made from; should \
+            something other than recnotes (which replaces the file, never writes into it) change \
+            it in place meanwhile, find stops with an error after the hits it printed.
             """
     )
 
