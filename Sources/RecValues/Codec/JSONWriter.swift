@@ -140,7 +140,8 @@ package struct JSONWriter {
                 buffer[i] = UInt8(48 + v % 10)
                 v /= 10
             } while v > 0
-            bytes.append(contentsOf: buffer[i...])
+            // As a buffer, not a slice of one: a slice is appended byte by byte.
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[i...]))
         }
     }
 
