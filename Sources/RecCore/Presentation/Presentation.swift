@@ -141,7 +141,7 @@ public enum ItemJSON {
         private var lookups = 0
         private var misses = 0
         /// The folder's names, listed once many lookups have found nothing (see `size`).
-        private var present: Set<String>?
+        private(set) var present: Set<String>?
 
         deinit { if descriptor >= 0 { close(descriptor) } }
 
