@@ -3,6 +3,10 @@ import Testing
 
 @testable import RecCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("Notes: folding, search, dates, marker export")
 struct NotesTests {
     @Test("folding ignores case and diacritics, precomposed or combining")
@@ -13,6 +17,28 @@ struct NotesTests {
         #expect(TextFolding.fold("Łódź Œuvre") == "lodz oeuvre")
         #expect(TextFolding.fold("ПРИВЕТ") == "привет")
         #expect(TextFolding.fold("plain ASCII 42") == "plain ascii 42")
+    }
+
+    @Test("audio sizes: a file there has its size, one missing none, before and after many missing list the folder")
+    func audioSizes() throws {
+        let directory = try TemporaryDirectory()
+        let location = directory.location
+        #expect(mkdir(location.audioDirectory, 0o755) == 0)
+        // Two of three missing: the folder is listed after the 96th lookup (64 misses).
+        for k in stride(from: 0, to: 300, by: 3) {
+            try FileSystem.writeAtomically([UInt8](repeating: 7, count: k), to: location.audioPath("f\(k).opus"))
+        }
+        let audio = ItemJSON.AudioFiles(location)
+        for k in 0..<300 {
+            #expect(audio.size(of: "f\(k).opus") == (k % 3 == 0 ? Int64(k) : nil), "f\(k)")
+            #expect((audio.present != nil) == (k >= 95), "listed after \(k + 1) lookups")
+        }
+        // Files there: never listed.
+        let found = ItemJSON.AudioFiles(location)
+        for _ in 0..<3 {
+            for k in stride(from: 0, to: 300, by: 3) { #expect(found.size(of: "f\(k).opus") == Int64(k)) }
+        }
+        #expect(found.present == nil)
     }
 
     static func document() throws -> Document {

@@ -103,6 +103,11 @@ struct JSONFastPathTests {
         // Any other text goes character by character.
         var decomposed = "Zu\u{308}rich budget"
         #expect(decomposed.withUTF8 { TextFolding.simpleSnippet(of: $0, around: "budget", width: 60) } == nil)
+        // Also after ASCII read eight bytes at a time, and at the very end.
+        for text in ["budget for the team in Zu\u{308}rich", "sixteen bytes!!!e\u{301}", "seventeen bytes!!\u{300}"] {
+            var text = text
+            #expect(text.withUTF8 { TextFolding.simpleSnippet(of: $0, around: "budget", width: 60) } == nil, "\(text)")
+        }
     }
 }
 

@@ -99,6 +99,14 @@ struct ItemIDTests {
         #expect(ItemID("00000000-0000-0000-0000-000000000000") == .root)
     }
 
+    @Test("a hex digit's value, either case, and 0x80 for every other byte")
+    func hexDigits() {
+        for byte in UInt8.min...UInt8.max {
+            let value = Character(Unicode.Scalar(byte)).hexDigitValue
+            #expect(hexLookup(byte) == value.map(UInt8.init) ?? 0x80, "\(byte)")
+        }
+    }
+
     @Test("agrees with Foundation's UUID")
     func agreesWithFoundation() throws {
         for _ in 0..<200 {

@@ -35,14 +35,35 @@ extension ItemJSON {
 
     package static func writeHits(_ hits: [SearchHit], paths: [String], location: StoreLocation, to w: inout JSONWriter)
     {
+        writeList(count: hits.count, paths: paths, location: location, matches: true, to: &w) { body in
+            for (k, hit) in hits.enumerated() { body(k, hit) }
+        }
+    }
+
+    /// `find --json`: with text filters each hit as `hits` writes it, else each item as
+    /// `ls --json` does; written as `found` reads them (see `Finder.Found.forEachHit` for
+    /// what it throws, after the hits before it are written).
+    package static func writeFound(_ found: Finder.Found, matches: Bool, to w: inout JSONWriter) throws {
+        try writeList(count: found.paths.count, paths: found.paths, location: found.location, matches: matches, to: &w)
+        { body in try found.forEachHit(body) }
+    }
+
+    private static func writeList(
+        count: Int, paths: [String], location: StoreLocation, matches: Bool, to w: inout JSONWriter,
+        forEach: ((Int, SearchHit) -> Void) throws -> Void
+    ) rethrows {
         let audio = AudioFiles(location)
         w.raw("[")
-        for (i, (hit, path)) in zip(hits, paths).enumerated() {
+        try forEach { i, hit in
             w.raw(i == 0 ? "\n  " : ",\n  ")
-            write(hit.item, path: path, audio: audio, to: &w) { w in writeMatches(of: hit, to: &w) }
+            if matches {
+                write(hit.item, path: paths[i], audio: audio, to: &w) { w in writeMatches(of: hit, to: &w) }
+            } else {
+                write(hit.item, path: paths[i], audio: audio, to: &w)
+            }
             w.boundary()
         }
-        w.raw(hits.isEmpty ? "]" : "\n]")
+        w.raw(count == 0 ? "]" : "\n]")
     }
 
     /// `"matches": [...], "time": t`: which fields matched, and where to start playing.

@@ -7,12 +7,65 @@ public enum Finder {
         public var location: StoreLocation
         /// Each hit's path, in order.
         public var paths: [String]
-        /// With `details`: each hit, its whole item and where the text matched; else empty.
-        /// Items for showing: from the index, the markers of a store older than version 4
-        /// have no ids (`Marker.unassigned`; no output shows one).
-        public var hits: [SearchHit]
         /// What opening the view state found wrong (the document path prints its own).
         public var warnings: [String]
+        /// With `details`: each hit, its whole item and where the text matched, made as
+        /// `forEachHit` goes (from the index: read from store.json then, none held).
+        fileprivate var source: HitSource
+
+        /// Calls `body` with each hit (its index in `paths`, the hit), in order; nothing
+        /// without `details`. From the index, store.json was opened and checked to be the
+        /// file the index was made from before `find` returned; should an item still not
+        /// read as the index says (store.json changed in place by something other than
+        /// recnotes while it was read), it throws after the hits before it, which a caller
+        /// may have printed. Items for showing: from the index, the markers of a store older
+        /// than version 4 have no ids (`Marker.unassigned`; no output shows one).
+        public func forEachHit(_ body: (Int, SearchHit) throws -> Void) throws {
+            switch source {
+            case .held(let hits):
+                for (k, hit) in hits.enumerated() { try body(k, hit) }
+            case .index(let reader):
+                try reader.forEach(body)
+            }
+        }
+
+        /// Every hit at once (`forEachHit`).
+        public func hits() throws -> [SearchHit] {
+            var hits: [SearchHit] = []
+            try forEachHit { hits.append($1) }
+            return hits
+        }
+    }
+
+    fileprivate enum HitSource {
+        case held([SearchHit])
+        case index(IndexHits)
+    }
+
+    /// The index's hits, read from store.json as they are asked for.
+    fileprivate struct IndexHits {
+        let index: ItemIndex
+        let positions: [Int]
+        let store: ItemIndex.StoreFile
+        let query: SearchQuery
+        let files: TranscriptFiles
+
+        func forEach(_ body: (Int, SearchHit) throws -> Void) throws {
+            let matcher = HitMatcher(index: index, query: query, files: files)
+            var thrown: Error?
+            let whole = index.forEachItem(at: positions, in: store) { k, item in
+                guard let hit = matcher.hit(item, at: positions[k]) else { return false }
+                do { try body(k, hit) } catch {
+                    thrown = error
+                    return false
+                }
+                return true
+            }
+            if let thrown { throw thrown }
+            guard whole else {
+                throw RecError.failure("store.json", "changed while find read it (not by recnotes); run find again")
+            }
+        }
     }
 
     /// The items under the folder at `path` (the current folder when nil) that match `query`.
@@ -37,14 +90,15 @@ public enum Finder {
                 : []
             {
                 return Found(
-                    location: library.location, paths: positions.map(index.path(at:)), hits: hits, warnings: [])
+                    location: library.location, paths: positions.map(index.path(at:)), warnings: [],
+                    source: .held(hits))
             }
         }
         // No index (store.json changed since it was read): the document itself.
         let hits = library.document.search(query, under: top.id, transcripts: query.hasTextFilters ? files : nil)
         return Found(
-            location: library.location, paths: library.document.paths(of: hits.lazy.map(\.item)),
-            hits: details ? hits : [], warnings: [])
+            location: library.location, paths: library.document.paths(of: hits.lazy.map(\.item)), warnings: [],
+            source: .held(details ? hits : []))
     }
 
     /// Where each of the index's hits matched, from its whole item (`item(k)` is the one at
@@ -54,21 +108,22 @@ public enum Finder {
         at positions: [Int], in index: ItemIndex, _ query: SearchQuery, _ files: TranscriptFiles,
         item: (Int) -> Item?
     ) -> [SearchHit]? {
-        var matcher = HitMatcher(index: index, query: query, files: files)
-        matcher.hits.reserveCapacity(positions.count)
+        let matcher = HitMatcher(index: index, query: query, files: files)
+        var hits: [SearchHit] = []
+        hits.reserveCapacity(positions.count)
         for (k, position) in positions.enumerated() {
-            guard let item = item(k), matcher.add(item, at: position) else { return nil }
+            guard let item = item(k), let hit = matcher.hit(item, at: position) else { return nil }
+            hits.append(hit)
         }
-        return matcher.hits
+        return hits
     }
 
     /// The hits of one search on the index, as their items come.
-    private struct HitMatcher {
+    fileprivate struct HitMatcher {
         let index: ItemIndex
         let query: SearchQuery
         let files: TranscriptFiles
         let indexes: TranscriptFiles.IndexReader?
-        var hits: [SearchHit] = []
 
         init(index: ItemIndex, query: SearchQuery, files: TranscriptFiles) {
             self.index = index
@@ -77,14 +132,10 @@ public enum Finder {
             indexes = query.hasTextFilters ? TranscriptFiles.IndexReader(files) : nil
         }
 
-        /// False when `item` (the index's at `position`) does not match.
-        mutating func add(_ item: Item, at position: Int) -> Bool {
-            guard
-                let hit = index.withFoldedFields(
-                    at: position, { query.match(item, folded: $0, transcripts: files, indexes: indexes) })
-            else { return false }
-            hits.append(hit)
-            return true
+        /// nil when `item` (the index's at `position`) does not match.
+        func hit(_ item: Item, at position: Int) -> SearchHit? {
+            index.withFoldedFields(
+                at: position, { query.match(item, folded: $0, transcripts: files, indexes: indexes) })
         }
     }
 
@@ -107,16 +158,17 @@ public enum Finder {
             return nil
         }
         let positions = index.search(query, under: position, transcripts: transcripts)
-        var hits: [SearchHit] = []
+        var source = HitSource.held([])
         if details {
-            var matcher = HitMatcher(index: index, query: query, files: TranscriptFiles(location: location))
-            matcher.hits.reserveCapacity(positions.count)
-            // Each item matched as it is decoded: none is held but in its hit.
-            guard index.forEachItem(at: positions, location: location, { matcher.add($1, at: positions[$0]) })
-            else { return nil }
-            hits = matcher.hits
+            // Whether the items can be read is decided here, before anything is printed;
+            // they are read and matched as the caller writes them, none held.
+            guard let store = ItemIndex.StoreFile(index, location: location) else { return nil }
+            source = .index(
+                IndexHits(
+                    index: index, positions: positions, store: store, query: query,
+                    files: TranscriptFiles(location: location)))
         }
         return Found(
-            location: location, paths: positions.map(index.path(at:)), hits: hits, warnings: viewState.warnings)
+            location: location, paths: positions.map(index.path(at:)), warnings: viewState.warnings, source: source)
     }
 }

@@ -454,8 +454,17 @@ public enum TextFolding {
     static func simpleSnippet(
         of text: UnsafeBufferPointer<UInt8>, around word: String, at foldedOffset: Int? = nil, width: Int
     ) -> String? {
-        // A lead byte from 0xCC up starts a scalar from U+0300 up.
-        for b in text where b >= 0xCC { return nil }
+        // A lead byte from 0xCC up starts a scalar from U+0300 up; eight bytes at a time
+        // while all are ASCII (most of a note).
+        var j = 0
+        if let base = text.baseAddress {
+            while j + 8 <= text.count {
+                let word = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: j, as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 != 0 { break }
+                j += 8
+            }
+        }
+        for b in UnsafeBufferPointer(rebasing: text[j...]) where b >= 0xCC { return nil }
         let offset =
             foldedOffset ?? firstOffset(of: Array(word.utf8), in: foldedUTF8(String(decoding: text, as: UTF8.self)))
         // One past the last byte of the character that starts at `i`.
@@ -464,30 +473,47 @@ public enum TextFolding {
             if b >= 0x80 { return i + 2 }
             return b == 0x0D && i + 1 < text.count && text[i + 1] == 0x0A ? i + 2 : i + 1
         }
-        // The character that holds the folded byte at `offset` (0 when the word is not there).
+        // The character that holds the folded byte at `offset` (0 when the word is not there),
+        // and where it starts.
         var start = 0
+        var startByte = 0
         if let offset {
             var folded = 0
-            var scalar: [UInt8] = []
             var i = 0
+            let lengths = foldedLengths
             while i < text.count {
+                // Eight ASCII bytes without a CR wholly before the word: eight characters
+                // that fold to a byte each (most of a note).
+                while i + 8 <= text.count, folded + 8 <= offset {
+                    let word = UnsafeRawPointer(text.baseAddress!).loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    let cr = word ^ 0x0D0D_0D0D_0D0D_0D0D
+                    let hasCR = (cr &- 0x0101_0101_0101_0101) & ~cr & 0x8080_8080_8080_8080 != 0
+                    if word & 0x8080_8080_8080_8080 != 0 || hasCR { break }
+                    folded += 8
+                    start += 8
+                    i += 8
+                }
+                guard i < text.count else { break }
                 let end = characterEnd(i)
                 if text[i] < 0x80 {
                     folded += end - i
                 } else {
-                    scalar.removeAll(keepingCapacity: true)
-                    append(Unicode.Scalar(UInt32(text[i] & 0x1F) << 6 | UInt32(text[i + 1] & 0x3F))!, to: &scalar)
-                    folded += scalar.count
+                    folded += Int(lengths[Int(UInt32(text[i] & 0x1F) << 6 | UInt32(text[i + 1] & 0x3F)) - 0x80])
                 }
                 if folded > offset { break }
                 start += 1
                 i = end
             }
-            if i >= text.count { start = 0 }
+            if i >= text.count { start = 0 } else { startByte = i }
         }
         let from = max(0, start - width / 3)
-        var i = 0
-        for _ in 0..<from { i = characterEnd(i) }
+        // Back from the word's character to the snippet's first: a continuation byte belongs
+        // to the character before it, and an LF after a CR is one character with it.
+        var i = startByte
+        for _ in from..<start {
+            i -= 1
+            if text[i] & 0xC0 == 0x80 || (text[i] == 0x0A && i > 0 && text[i - 1] == 0x0D) { i -= 1 }
+        }
         let first = i
         var taken = 0
         while taken < width && i < text.count {
@@ -506,9 +532,16 @@ public enum TextFolding {
             }
             var k = first
             while k < last {
+                // Printable ASCII, most of it: one byte, copied as it is.
+                let b = text[k]
+                if b >= 0x20 && b < 0x80 {
+                    piece[n] = b
+                    n += 1
+                    k += 1
+                    continue
+                }
                 let end = characterEnd(k)
                 // A line break (LF, VT, FF, CR, CR LF, NEL) or a tab is a space.
-                let b = text[k]
                 let isBreak =
                     end - k == 1
                     ? b == 0x09 || (0x0A...0x0D).contains(b) : b == 0x0D || (b == 0xC2 && text[k + 1] == 0x85)
@@ -531,6 +564,14 @@ public enum TextFolding {
             }
             return n
         }
+    }
+
+    /// How many bytes each scalar from U+0080 to U+02FF folds to (`append`), at its value
+    /// less 0x80: what `simpleSnippet` counts for a two-byte character, without folding it.
+    static let foldedLengths: [UInt8] = (0x80..<0x300).map { value in
+        var out: [UInt8] = []
+        append(Unicode.Scalar(UInt32(value))!, to: &out)
+        return UInt8(out.count)
     }
 
     /// Precomposed Latin letters and their folded base.

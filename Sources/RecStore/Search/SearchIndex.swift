@@ -147,25 +147,41 @@ struct ItemIndex {
         return Document(items: table)
     }
 
-    /// Calls `body` with each of the whole items at `positions` (its index in `positions`,
-    /// and the item), in order, decoded from their places in `store.json`, until `body`
-    /// returns false; false then, or when the file is no longer the one the index was made
-    /// from. Marker ids are not derived (`DocumentCodec.decodeItem`): the items are for
-    /// showing. When the items are much of the file (a search that finds thousands), it is
-    /// read a megabyte at a time into one buffer (items lie in the file about in `find`'s
-    /// order), else each item with a `pread` of its own.
-    func forEachItem(at positions: [Int], location: StoreLocation, _ body: (Int, Item) -> Bool) -> Bool {
-        // A recent source's bytes were checked as the index was found current.
-        let identity: FileIdentity
-        switch source {
-        case .present(let known), .recent(let known): identity = known
-        case .absent, .untrusted: return false
+    /// store.json open for `forEachItem`, checked to be the file the index was made from
+    /// before anything is read from it: a caller knows it can answer before it prints. The
+    /// descriptor keeps that file (recnotes replaces store.json, never writes into it), so
+    /// only a change made in place by something else could still fail a read later.
+    final class StoreFile {
+        let descriptor: Int32
+
+        init?(_ index: ItemIndex, location: StoreLocation) {
+            // A recent source's bytes were checked as the index was found current.
+            let identity: FileIdentity
+            switch index.source {
+            case .present(let known), .recent(let known): identity = known
+            case .absent, .untrusted: return nil
+            }
+            descriptor = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
+            guard descriptor >= 0 else { return nil }
+            guard FileIdentity(descriptor: descriptor) == identity else {
+                close(descriptor)
+                return nil
+            }
         }
+
+        deinit { close(descriptor) }
+    }
+
+    /// Calls `body` with each of the whole items at `positions` (its index in `positions`,
+    /// and the item), in order, decoded from their places in `store` (opened by `StoreFile`),
+    /// until `body` returns false; false then, or when an item's bytes are not the item the
+    /// index expects there. Marker ids are not derived (`DocumentCodec.decodeItem`): the
+    /// items are for showing. When the items are much of the file (a search that finds
+    /// thousands), it is read a megabyte at a time into one buffer (items lie in the file
+    /// about in `find`'s order), else each item with a `pread` of its own.
+    func forEachItem(at positions: [Int], in store: StoreFile, _ body: (Int, Item) -> Bool) -> Bool {
         guard !positions.isEmpty else { return true }
-        let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        guard FileIdentity(descriptor: fd) == identity else { return false }
+        let fd = store.descriptor
         var low = Int.max
         var high = 0
         var total = 0

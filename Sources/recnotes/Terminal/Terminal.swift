@@ -89,7 +89,8 @@ enum Output {
     /// JSON made by `write`, then a line feed, on stdout as `write` makes it: in pieces
     /// straight from the writer's bytes (a `--json` list runs to megabytes, and a String of
     /// it, then `print`, cost more than making it). Nothing with --quiet, as `print`.
-    static func json(_ write: (inout JSONWriter) -> Void) {
+    /// When `write` throws, what it wrote until then is on stdout, the rest dropped.
+    static func json(_ write: (inout JSONWriter) throws -> Void) rethrows {
         guard !quiet else { return }
         flush()  // whatever was printed before comes first
         var failed = false
@@ -97,7 +98,7 @@ enum Output {
             // A reader that has gone (| head) is no error worth reporting, as with print.
             if !failed { failed = (try? System.writeAll(STDOUT_FILENO, bytes)) == nil }
         }
-        write(&w)
+        try write(&w)
         w.raw("\n")
         w.flush()
     }
