@@ -13,7 +13,7 @@
 #  3. Real-time CPU: `play --speed 1.5` of 30 s of the clips (20 s of playback) on a PulseAudio
 #     null sink (a user-space server, bench/pulse.sh; ALSA's pulse plugin), beside
 #     `sox in.flac -t pulseaudio bench tempo 1.5` and `play` at 1x for 20 s; CPU = user + sys
-#     under /usr/bin/time. Skipped with BENCH_PULSE=0.
+#     under /usr/bin/time. Skipped with BENCH_PULSE=0 (and 1. with BENCH_WER=0).
 # Run with the release build (`swift build -c release --static-swift-stdlib`), not niced.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +31,7 @@ trap cleanup EXIT
 export RECNOTES_HOME=$work/store
 normalize() { tr 'A-Z' 'a-z' | sed -e 's/([0-9]*)//g' -e 's/[^a-z '"'"']/ /g' | tr -s ' ' | sed -e 's/^ //' -e 's/ $//'; }
 
+if [[ ${BENCH_WER:-1} != 0 ]]; then
 while read -r id; do
   "$bin" import "$data/$id.wav" --name "$id" --format flac
   cp "$data/$id.wav" "$work/$id-1x.wav"
@@ -50,6 +51,7 @@ for variant in 1x recnotes sox st st-quick st-speech; do
   sed -i '/^$/d' "$work/pairs"
   echo "== WER at 1.5x, $variant: $(awk -f bench/wer.awk "$work/pairs" | tail -1)"
 done
+fi
 
 # The long file: the clips, over and over, to BENCH_MINUTES.
 ls "$data"/*.wav | head -5 > "$work/list"
@@ -57,7 +59,8 @@ sox $(cat "$work/list") "$work/round.wav"
 round=$(soxi -D "$work/round.wav")
 repeats=$(/usr/bin/python3 -c "import math; print(max(0, math.ceil($minutes * 60 / $round) - 1))")
 sox "$work/round.wav" "$work/long.flac" repeat "$repeats" trim 0 "$((minutes * 60))"
-"$bin" import "$work/long.flac" --name long
+# Stored as FLAC, as sox reads it: the store's default (Opus) would time Opus's decoder.
+"$bin" import "$work/long.flac" --name long --format flac
 hyperfine --warmup 1 --runs "${BENCH_RUNS:-3}" \
   --command-name "recnotes export --speed 1.5" "$bin export long $work/out-st.wav --speed 1.5 --force" \
   --command-name "sox tempo 1.5" "sox $work/long.flac $work/out-sox.wav tempo 1.5" \
@@ -66,7 +69,7 @@ hyperfine --warmup 1 --runs "${BENCH_RUNS:-3}" \
 [[ ${BENCH_PULSE:-1} == 0 ]] && exit 0
 # 30 s of the clips (48 kHz, as the sink), played at 1.5x: 20 s in real time.
 sox "$work/round.wav" -r 48000 "$work/short.flac" repeat 3 trim 0 30
-"$bin" import "$work/short.flac" --name short
+"$bin" import "$work/short.flac" --name short --format flac
 source bench/pulse.sh
 start_pulse speed
 cat > "$HOME/.asoundrc" <<ASOUND

@@ -12,8 +12,6 @@ static struct {
     void (*soundtouch_setTempo)(void *, float);
     int (*soundtouch_setChannels)(void *, unsigned int);
     int (*soundtouch_setSampleRate)(void *, unsigned int);
-    int (*soundtouch_setSetting)(void *, int, int);
-    int (*soundtouch_getSetting)(void *, int);
     int (*soundtouch_putSamples)(void *, const float *, unsigned int);
     unsigned int (*soundtouch_numSamples)(void *);
     unsigned int (*soundtouch_numUnprocessedSamples)(void *);
@@ -48,8 +46,6 @@ static int load_locked(const char *path) {
     RESOLVE(handle, soundtouch_setTempo);
     RESOLVE(handle, soundtouch_setChannels);
     RESOLVE(handle, soundtouch_setSampleRate);
-    RESOLVE(handle, soundtouch_setSetting);
-    RESOLVE(handle, soundtouch_getSetting);
     RESOLVE(handle, soundtouch_putSamples);
     RESOLVE(handle, soundtouch_numSamples);
     RESOLVE(handle, soundtouch_numUnprocessedSamples);
@@ -81,10 +77,6 @@ cst_state *cst_new(unsigned int rate, unsigned int channels) {
 void cst_delete(cst_state *state) { api.soundtouch_destroyInstance(state); }
 const char *cst_version(void) { return api.soundtouch_getVersionString(); }
 void cst_set_tempo(cst_state *state, float tempo) { api.soundtouch_setTempo(state, tempo); }
-int cst_set_setting(cst_state *state, int setting, int value) {
-    return api.soundtouch_setSetting(state, setting, value);
-}
-int cst_get_setting(cst_state *state, int setting) { return api.soundtouch_getSetting(state, setting); }
 void cst_put(cst_state *state, const float *samples, unsigned int frames) {
     api.soundtouch_putSamples(state, samples, frames);
 }

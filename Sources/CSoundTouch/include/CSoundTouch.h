@@ -14,15 +14,6 @@
 
 typedef struct cst_state cst_state; // the DLL's HANDLE
 
-// The settings recnotes reads or changes, with the values of SoundTouch.h's SETTING_*.
-enum {
-    CST_SETTING_USE_QUICKSEEK = 2,
-    CST_SETTING_SEQUENCE_MS = 3,
-    CST_SETTING_SEEKWINDOW_MS = 4,
-    CST_SETTING_OVERLAP_MS = 5,
-    CST_SETTING_INITIAL_LATENCY = 8,
-};
-
 // Loads the library once per process (later calls return the first result): 0 when every
 // function was found; otherwise -1, with the loader's reason in `why`. `path` is the shared
 // object to open, NULL for libSoundTouchDll.so.1 from the system's library path.
@@ -34,9 +25,6 @@ void cst_delete(cst_state *state);
 const char *cst_version(void);
 // The tempo: 1.5 plays 1.5 times as fast, the pitch kept. Takes effect from the next input.
 void cst_set_tempo(cst_state *state, float tempo);
-// 1 when the setting was changed.
-int cst_set_setting(cst_state *state, int setting, int value);
-int cst_get_setting(cst_state *state, int setting);
 // Feeds `frames` interleaved frames.
 void cst_put(cst_state *state, const float *samples, unsigned int frames);
 // Frames ready to receive.

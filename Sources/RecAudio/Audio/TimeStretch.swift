@@ -5,7 +5,8 @@ import CSoundTouch
 /// in the recording's time, it gives back interleaved frames at `speed`.
 ///
 /// SoundTouch rather than Rubber Band (issue 25, bench/RESULTS.md): as intelligible at 1.5×
-/// on the speech bench, and a tenth to a twentieth of Rubber Band's CPU, near sox's `tempo`.
+/// on the speech bench as sox's `tempo` and Rubber Band, at about sox's CPU where Rubber
+/// Band took 10 to 26 times it.
 ///
 /// At 1× nothing of this is used: the player and the exporter take their usual path, and
 /// the library is never opened (see CSoundTouch.h for why it is not linked).
@@ -42,9 +43,10 @@ public final class TimeStretch {
         }
     }
 
-    /// SoundTouch's own settings are kept: its sequence, seek window and overlap follow the
-    /// tempo by themselves, and the speech settings (`soundstretch -speech`) and quick seek
-    /// measured worse on the speech bench (bench/RESULTS.md, 2026-11-27).
+    /// SoundTouch's own settings are kept (none is set): its sequence, seek window and
+    /// overlap follow the tempo by themselves. On the speech bench its speech settings
+    /// (`soundstretch -speech`) were worse and quick seek no better (bench/RESULTS.md,
+    /// 2026-11-27); its anti-alias filter is for rate changes, not tempo.
     public init(rate: Int, channels: Int, speed: PlaybackSpeed, subject: String = "--speed") throws(RecError) {
         try Self.load(for: subject)
         guard rate > 0, channels > 0, let state = cst_new(UInt32(rate), UInt32(channels)) else {
