@@ -22,16 +22,16 @@ let package = Package(
         // CMU PocketSphinx, the built-in transcription engine, opened with dlopen on the first
         // transcription (libpocketsphinx3 at run time; nothing of it at build time).
         .target(name: "CPocketSphinx", linkerSettings: [.linkedLibrary("dl")]),
-        // Rubber Band, the time stretcher of play/export --speed, opened with dlopen on the first
-        // stretch (librubberband2 at run time; nothing of it at build time).
-        .target(name: "CRubberBand", linkerSettings: [.linkedLibrary("dl")]),
+        // SoundTouch, the time stretcher of play/export --speed, opened with dlopen on the first
+        // stretch (libsoundtouch1's libSoundTouchDll.so.1 at run time; nothing of it at build time).
+        .target(name: "CSoundTouch", linkerSettings: [.linkedLibrary("dl")]),
         // The layers, bottom to top; each may use only those it names (ARCHITECTURE.md).
         // POSIX in typed pieces.
         .target(name: "RecSystem", dependencies: ["CSystem"]),
         // Plain values that the engine and the stores both hold, and JSON's primitives.
         .target(name: "RecValues", dependencies: ["RecSystem"]),
         // The audio engine: ALSA and libsndfile. Knows no store.
-        .target(name: "RecAudio", dependencies: ["RecSystem", "RecValues", "CAudio", "CRubberBand"]),
+        .target(name: "RecAudio", dependencies: ["RecSystem", "RecValues", "CAudio", "CSoundTouch"]),
         // Speech to text; decodes through the engine. Knows no store.
         .target(name: "RecTranscripts", dependencies: ["RecSystem", "RecValues", "RecAudio", "CPocketSphinx"]),
         // The two stores, their codecs, paths and search. Knows no device and decodes no audio.

@@ -2,7 +2,7 @@
 # Builds recnotes_<version>_amd64.deb in the repository root from the static release binary:
 # the binary, the man page, bash/zsh/fish completions in Debian's places, a copyright file
 # and a changelog. Depends is computed by dpkg-shlibdeps from what the binary links;
-# PocketSphinx, which the binary opens with dlopen only to transcribe, and Rubber Band, opened
+# PocketSphinx, which the binary opens with dlopen only to transcribe, and SoundTouch, opened
 # only for play/export --speed, are recommended.
 #   scripts/deb.sh BINARY     (make deb passes the release binary)
 set -euo pipefail
@@ -73,7 +73,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: libasound2-plugins, libpocketsphinx3, pocketsphinx-en-us, librubberband2, bash-completion
+Recommends: libasound2-plugins, libpocketsphinx3, pocketsphinx-en-us, libsoundtouch1, bash-completion
 Section: sound
 Priority: optional
 Description: voice notes for the Linux command line

@@ -22,8 +22,8 @@ packages=(
   git git-annex                                # sync: git carries the documents, git-annex the audio
   openssh-server openssh-client                # sync tests over ssh (an sshd on 127.0.0.1)
   tmux                                         # a real terminal for the browse tests (send-keys, capture-pane)
-  librubberband-dev librubberband2             # build: the time stretcher (play/export --speed), opened with dlopen
-  libsoundtouch-dev soundstretch               # the stretcher measured against Rubber Band (bench/speed.sh)
+  libsoundtouch-dev libsoundtouch1             # the time stretcher (play/export --speed), opened with dlopen; its header for reference
+  soundstretch                                 # SoundTouch's own command, its settings tried in bench/speed.sh
 )
 # `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.
 if [[ "${1:-}" == "--packaging" ]]; then

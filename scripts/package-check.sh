@@ -39,9 +39,9 @@ if grep -q '^E: ' "$work/lintian.txt"; then exit 1; fi
 # The completions are installed for bash-completion to load; without it they sit unused.
 begin "control: Recommends bash-completion"
 dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'bash-completion'
-# play/export --speed open Rubber Band with dlopen: dpkg-shlibdeps cannot see it.
-begin "control: Recommends librubberband2"
-dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'librubberband2'
+# play/export --speed open SoundTouch with dlopen: dpkg-shlibdeps cannot see it.
+begin "control: Recommends libsoundtouch1"
+dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'libsoundtouch1'
 
 begin "debootstrap --variant=minbase bookworm from $mirror"
 started=$(date +%s)

@@ -204,7 +204,7 @@ public final class Exporter {
         try target.close()
     }
 
-    /// Rubber Band, opened now, when the speed is not 1×; nil (nothing loaded) at 1×.
+    /// SoundTouch, opened now, when the speed is not 1×; nil (nothing loaded) at 1×.
     private func stretcher(for source: SoundFile) throws -> TimeStretch? {
         speed.isNormal ? nil : try TimeStretch(rate: source.sampleRate, channels: source.channels, speed: speed)
     }

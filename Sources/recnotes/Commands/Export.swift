@@ -36,9 +36,9 @@ struct Export: ParsableCommand {
             recording without a transcript is an error, and nothing is written.
 
             --speed writes the audio faster or slower with its pitch kept (a voice at 1.5 \
-            sounds like the same person talking faster), through the Rubber Band library \
-            (librubberband2, opened only then; $RECNOTES_RUBBERBAND names another \
-            librubberband.so to open). At 1 the audio is copied or decoded as without it. \
+            sounds like the same person talking faster), through the SoundTouch library \
+            (libsoundtouch1, opened only then; $RECNOTES_SOUNDTOUCH names another \
+            libSoundTouchDll.so to open). At 1 the audio is copied or decoded as without it. \
             It does not go with --markers or --transcript, whose times are the recording's.
             """
     )
@@ -88,7 +88,7 @@ struct Export: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Write the audio at this tempo, the pitch kept: 0.25 to 4, as 1.5, 1.5x or 150% (Rubber Band).",
+            "Write the audio at this tempo, the pitch kept: 0.25 to 4, as 1.5, 1.5x or 150% (SoundTouch).",
             valueName: "speed"))
     var speed: String?
 

@@ -28,8 +28,8 @@ struct Play: ParsableCommand {
             time: a new 'play' stops the running one first, and says so.
 
             --speed plays faster or slower with the pitch kept (a voice at 1.5 sounds like the \
-            same person talking faster), through the Rubber Band library (librubberband2, opened \
-            only then; $RECNOTES_RUBBERBAND names another librubberband.so). Times, markers, trim \
+            same person talking faster), through the SoundTouch library (libsoundtouch1, opened \
+            only then; $RECNOTES_SOUNDTOUCH names another libSoundTouchDll.so). Times, markers, trim \
             points, --skip-silence, remote 'seek' and the saved position stay in the recording's \
             own time: 'play --seek 1 --until 3 --speed 2' plays its seconds 1 to 3 in one second. \
             The progress line shows the speed when it is not 1. At 1 the stretcher is not used.
