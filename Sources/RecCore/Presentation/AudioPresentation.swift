@@ -156,6 +156,10 @@ public enum AudioEventJSON {
             position(p)
             w.raw(", \"label\": ")
             w.string(label)
+        case .speedChanged(let p, let speed):
+            position(p)
+            w.raw(", \"speed\": ")
+            w.double(speed.factor)
         }
         w.raw("}")
         return String(decoding: w.bytes, as: UTF8.self)

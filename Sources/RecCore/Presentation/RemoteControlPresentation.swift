@@ -3,6 +3,7 @@ extension RemoteControl.Status {
     public var line: String {
         var position = Format.clock(self.position)
         if let duration { position += " / " + Format.clock(duration) }
+        if let speed, !speed.isNormal { position += "  " + speed.description }
         return [
             job == .recording ? "recording" : "playing", path, position,
             suspended ? "suspended" : paused ? "paused" : "running", "pid \(pid)",
@@ -65,6 +66,10 @@ extension ItemJSON {
         if let duration = s.duration {
             w.raw(", \"duration\": ")
             w.double(duration)
+        }
+        if let speed = s.speed {
+            w.raw(", \"speed\": ")
+            w.double(speed.factor)
         }
         w.raw(", \"paused\": ")
         w.bool(s.paused)

@@ -28,6 +28,8 @@ package enum ViewStateCodec {
         } else {
             w.raw("null")
         }
+        w.raw(",\n  \"speed\": ")
+        w.double(state.speed.factor)
         w.raw(",\n  \"playing\": ")
         if let p = state.playing {
             w.raw("{\"uuid\": ")
@@ -122,6 +124,14 @@ package enum ViewStateCodec {
                 w.string(forward ? "nextMark" : "prevMark")
                 w.raw(", \"frames\": ")
                 w.array(frames) { $0.int($1) }
+            case .speed(let to):
+                w.string("speed")
+                w.raw(", \"factor\": ")
+                w.double(to)
+            case .speedBy(let by):
+                w.string("speedBy")
+                w.raw(", \"factor\": ")
+                w.double(by)
             }
             w.raw("}")
         }
@@ -150,6 +160,7 @@ package enum ViewStateCodec {
                     var seconds: Double?
                     var label: String?
                     var frames: [Int64]?
+                    var factor: Double?
                     try r.beginObject()
                     var g = true
                     while let key = try r.nextKey(first: &g) {
@@ -159,6 +170,8 @@ package enum ViewStateCodec {
                             action = try r.readString()
                         } else if key.equals("seconds") {
                             seconds = try r.readDouble()
+                        } else if key.equals("factor") {
+                            factor = try r.readDouble()
                         } else if key.equals("label") {
                             label = try r.readString()
                         } else if key.equals("frames") {
@@ -182,6 +195,8 @@ package enum ViewStateCodec {
                     case "mark": decoded = label.map { .mark(label: $0) }
                     case "nextMark", "prevMark":
                         decoded = frames.map { .seekMark(forward: action == "nextMark", frames: $0) }
+                    case "speed": decoded = factor.map { .speed(to: $0) }
+                    case "speedBy": decoded = factor.map { .speedBy($0) }
                     default: decoded = nil
                     }
                     guard let sequence, let decoded, sequence > 0 else {
@@ -277,6 +292,9 @@ package enum ViewStateCodec {
             } else if key.equals("recording") {
                 if r.readNull() { continue }
                 state.recording = try decodeInProgress(&r, id: id)
+            } else if key.equals("speed") {
+                // A file from before the speed was kept has none: 1×. One out of range too.
+                state.speed = PlaybackSpeed(factor: try r.readDouble()) ?? .normal
             } else if key.equals("playing") {
                 if r.readNull() { continue }
                 state.playing = try decodePlayback(&r, id: id)

@@ -12,6 +12,9 @@ package protocol FollowedEngine: AnyObject, Sendable {
     /// What the engine last published: the highest sequence it applied, whether it is
     /// paused, and the frame it reached.
     var state: (applied: Int, paused: Bool, frames: Int64) { get }
+    /// The speed a player last published (1 for a recorder), published before the state
+    /// that acknowledges its change.
+    var speed: Double { get }
     /// Called by the engine after it applied remote commands (on its audio thread: it must
     /// only signal, never block).
     var onApplied: (() -> Void)? { get set }
@@ -148,9 +151,10 @@ public final class RemoteFollower: @unchecked Sendable {
         let id = id
         let pid = pid
         let seconds = Double(now.frames) / Double(sampleRate)
+        let speed = job == .playback ? PlaybackSpeed(factor: mailbox.speed) : nil
         try? store.transaction { vs in
             guard vs.state.isOwn(job, id: id, pid: pid) else { return }
-            vs.acknowledgeControl(of: job, through: now.applied, paused: now.paused, position: seconds)
+            vs.acknowledgeControl(of: job, through: now.applied, paused: now.paused, position: seconds, speed: speed)
             closing?(&vs)
         }
     }

@@ -135,7 +135,7 @@ struct Play: ParsableCommand {
             throw RecError.usage("--silence-threshold", "goes with --skip-silence")
         }
         let threshold = try silenceThreshold.map(VoiceOptions.decibels)
-        let speed = try speed.map { try PlaybackSpeed.parse($0) } ?? .normal
+        let chosen = try speed.map { try PlaybackSpeed.parse($0) }
         if try detached.detachIfAsked(command: "play") { return }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
@@ -144,6 +144,8 @@ struct Play: ParsableCommand {
                 "play --background",
                 "the store is read-only, so a detached player could not be reached; play it in the foreground")
         }
+        // Without --speed, the speed the last playback had (kept in the view state).
+        let speed = chosen ?? library.viewState.state.speed
         let session = try PlaybackSession(
             library: library, path: path, seek: seek, until: until,
             fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
@@ -166,6 +168,10 @@ struct Play: ParsableCommand {
             case .character("m"): player.mark()
             case .character("]"): player.seekMark(forward: true, frames: session.markerFrames)
             case .character("["): player.seekMark(forward: false, frames: session.markerFrames)
+            // mpv's keys for speed where they are free: `[` and `]` are the markers' here.
+            case .character("}"): player.changeSpeed(by: 1)
+            case .character("{"): player.changeSpeed(by: -1)
+            case .backspace: player.changeSpeed(by: nil)
             case .interrupt:
                 player.stop()
                 return false
