@@ -98,7 +98,7 @@ struct SpeedControlTests {
         #expect(cli.outputSamples() == tone)
     }
 
-    /// At a terminal: `}` and `{` step by 0.25, Backspace returns to 1×, and the line shows
+    /// At a terminal: `}` and `{` step by 0.25, `=` returns to 1×, and the line shows
     /// the speed whenever it is not 1×. Each key is typed once the screen shows the last.
     @Test(
         .enabled(if: TerminalKeysTests.scriptInstalled && SpeedTests.rubberBandInstalled),
@@ -106,7 +106,7 @@ struct SpeedControlTests {
     func keysChangeTheSpeedAndTheLineShowsIt() throws {
         let (cli, tone) = try Self.toneStore()
         let screen = try TerminalKeysTests.Screen(cli, ["play", "tone", "--paused"], columns: 160)
-        #expect(screen.waitFor("{} speed"))
+        #expect(screen.waitFor("{}= speed"))
         #expect(screen.waitFor("paused"))
         screen.type("}")
         #expect(screen.waitFor("1.25×"))
@@ -114,7 +114,7 @@ struct SpeedControlTests {
         #expect(screen.waitFor("1.5×"))
         screen.type("{")
         #expect(screen.waitFor("1.25×"))
-        screen.type("\u{7F}")
+        screen.type("=")
         #expect(screen.waitFor("❚❚ 00:00:00 / 00:00:04 ["))  // 1×: no speed shown
         screen.type("}}")
         #expect(screen.waitFor("1.5×"))

@@ -100,6 +100,9 @@ public final class RemoteFollower: @unchecked Sendable {
         var forwarded = 0
         var acknowledged = 0
         var written: (paused: Bool, frames: Int64)?
+        // A speed changed by a key (no sequence to acknowledge) is written at the next look,
+        // within a second, also while paused.
+        var writtenSpeed = mailbox.speed
         var lastWrite = MonotonicClock.now()
         var reread = true
         while true {
@@ -115,10 +118,12 @@ public final class RemoteFollower: @unchecked Sendable {
             let now = mailbox.state
             let second = MonotonicClock.now() - lastWrite >= 1
             let moved = written.map { $0 != (now.paused, now.frames) } ?? true
-            if now.applied > acknowledged || (second && moved) {
+            let speed = mailbox.speed
+            if now.applied > acknowledged || speed != writtenSpeed || (second && moved) {
                 acknowledge(now)
                 acknowledged = max(acknowledged, now.applied)
                 written = (now.paused, now.frames)
+                writtenSpeed = speed
                 lastWrite = MonotonicClock.now()
             } else if second {
                 lastWrite = MonotonicClock.now()  // unchanged (paused): look again in a second
@@ -131,7 +136,9 @@ public final class RemoteFollower: @unchecked Sendable {
                 let final = mailbox.state
                 // Where a player ended is what `play` resumes from; a recorder's entry is
                 // about to go, so its last position is not worth a write.
-                let moved = job == .playback && (written.map { $0 != (final.paused, final.frames) } ?? true)
+                let moved =
+                    job == .playback
+                    && ((written.map { $0 != (final.paused, final.frames) } ?? true) || mailbox.speed != writtenSpeed)
                 let closing = closing.withLock { $0 }
                 if final.applied > acknowledged || moved || closing != nil { acknowledge(final, closing: closing) }
                 return

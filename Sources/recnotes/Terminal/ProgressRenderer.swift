@@ -106,8 +106,8 @@ final class ProgressRenderer {
         case .record: return paused ? "space resumes · m mark · q stop" : "space pause · m mark · q stop"
         case .play:
             return paused
-                ? "space resumes · ←→ 5s · {} speed · ⌫ 1× · m mark · [] marks · q quit"
-                : "space pause · ←→ 5s · {} speed · ⌫ 1× · m mark · [] marks · q quit"
+                ? "space resumes · ←→ 5s · {}= speed · m mark · [] marks · q quit"
+                : "space pause · ←→ 5s · {}= speed · m mark · [] marks · q quit"
         case .transcode: return nil
         }
     }
