@@ -19,7 +19,7 @@ struct Play: ParsableCommand {
             On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
             forward, m marks the moment (M also asks for its label, the audio going on), ] and [ \
             go to the next and previous marker, } and { raise and lower the speed by 0.25 and \
-            = returns to 1×, q quits; Ctrl-Z suspends it with the terminal given \
+            = returns to normal speed, q quits; Ctrl-Z suspends it with the terminal given \
             back, and 'fg' takes the keys again. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek', \
             'speed' and 'stop' (with --background the playback runs detached). A recording with trim points \
             ('recnotes trim') plays between them unless --untrimmed is given: a --seek before the in \
