@@ -56,6 +56,25 @@ struct SpeedControlTests {
         #expect(try cli.run("speed", "1", "2").status == 64)
     }
 
+    /// Without the stretcher's library a change is refused before it is sent (one line, exit
+    /// 1), and the playback goes on at 1×; back to 1× needs no library.
+    @Test(.timeLimit(.minutes(1)))
+    func aMissingLibraryIsRefusedBeforeSending() throws {
+        let (cli, _) = try Self.toneStore()
+        cli.extraEnvironment["RECNOTES_RUBBERBAND"] = cli.home + "/missing/librubberband.so.2"
+        let reaper = Remote.Reaper()
+        _ = try Remote.background(cli, reaper, ["play", "tone", "--paused"])
+        let run = try cli.run("speed", "+0.25")
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("recnotes: speed: cannot load the Rubber Band library"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        let playing = try #require(try Remote.status(cli)?["playing"] as? [String: Any])
+        #expect(playing["speed"] as? Double == 1)
+        #expect(playing["pending"] as? Int == 0)
+        #expect(try cli.run("speed", "1").status == 0)
+        #expect(try cli.run("stop").status == 0)
+    }
+
     /// `recnotes speed` reaches a running playback: absolute and relative changes, in order,
     /// each answered once the player plays at it; `status --json` reports it; the audio
     /// plays at it without a click; the next `play` keeps it until `--speed 1`.

@@ -194,12 +194,19 @@ public struct RemoteControl {
     /// `recnotes speed`: a factor (`1.5`, `1.5x`, `150%`), or a change from wherever the
     /// player is when it applies it (`+0.25`, `-0.25`; held inside the range there).
     /// Parsed before anything is sent: a bad speed is a usage error even with nothing playing.
+    /// The stretcher's library is opened here too (as `play --speed` does): missing, the
+    /// player could not make a stretcher, so the command fails before it is sent, not after
+    /// a player that stayed at 1×.
     public static func speedAction(_ text: String) throws(RecError) -> ViewState.ControlAction {
+        let action: ViewState.ControlAction
         if let sign = text.first, sign == "+" || sign == "-" {
             let magnitude = try PlaybackSpeed.parseChange(String(text.dropFirst()), text: text)
-            return .speedBy(sign == "-" ? -magnitude : magnitude)
+            action = .speedBy(sign == "-" ? -magnitude : magnitude)
+        } else {
+            action = .speed(to: try PlaybackSpeed.parse(text, option: "speed").factor)
         }
-        return .speed(to: try PlaybackSpeed.parse(text, option: "speed").factor)
+        if action != .speed(to: 1) { try TimeStretch.load(for: "speed") }
+        return action
     }
 
     /// Ends the playback another process runs, for a new `play` (one playback at a time):

@@ -10,7 +10,8 @@ struct Speed: ParsableCommand {
             -0.25 to change it from wherever the player is when it applies it (held inside 0.25 \
             to 4; two at once change it twice). Returns once the player plays at it, and prints \
             its status. The speed is kept: the next 'play' without --speed plays at it. With \
-            nothing playing: exit status 1; a speed out of range: exit status 64.
+            nothing playing, or without the Rubber Band library (librubberband2) for a speed other \
+            than 1: exit status 1; a speed out of range: exit status 64.
             """
     )
 
