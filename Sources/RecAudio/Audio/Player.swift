@@ -247,8 +247,9 @@ public final class Player: @unchecked Sendable {
                 if segments.count > 8 { segments.removeFirst(segments.count - 8) }
                 stretch.change(to: speed)
             } else {
-                // Without the library the playback goes on at 1×: the speed published stays 1,
-                // which is what `status` and `recnotes speed` then report.
+                // Without the library the playback goes on at 1× and the speed published stays
+                // 1, which `status` reports (a key's change; `recnotes speed` opens the library
+                // before it sends, and refuses without it).
                 guard let stretch = try? TimeStretch(rate: rate, channels: channels, speed: speed, subject: "speed")
                 else { return }
                 player.stretch = stretch
