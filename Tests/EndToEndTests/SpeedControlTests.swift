@@ -117,6 +117,61 @@ struct SpeedControlTests {
         #expect(cli.outputSamples() == tone)
     }
 
+    /// Mid-play, through `recnotes speed`: the file device writes into a pipe the test reads,
+    /// so the player is held mid-way (the pipe full) until the command is queued, and the
+    /// change lands after more than a second at 1×. No click where it lands, the pitch kept,
+    /// and the rest of the tone takes half its time.
+    @Test(.enabled(if: SpeedTests.rubberBandInstalled), .timeLimit(.minutes(1)))
+    func remoteSpeedMidPlayHasNoClick() throws {
+        let (cli, tone) = try Self.toneStore()
+        let reaper = Remote.Reaper()
+        unlink(cli.output)
+        #expect(mkfifo(cli.output, 0o600) == 0)
+        // Open first, without waiting for a writer; then blocking reads.
+        let fd = open(cli.output, O_RDONLY | O_NONBLOCK)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        var bytes: [UInt8] = []
+        func read(atLeast count: Int?) {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while count.map({ bytes.count < $0 }) ?? true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { return }
+                bytes += buffer[0..<n]
+            }
+        }
+        let log = cli.home + "/play.log"
+        _ = try Remote.background(cli, reaper, ["play", "tone", "--progress", "json", "--log", log])
+        read(atLeast: 2 * Self.rate)  // a second of 16-bit frames; then the pipe fills
+        let (process, out, _) = cli.process(["speed", "2"])
+        try process.run()
+        #expect(
+            try Remote.eventually {
+                (try Remote.status(cli)?["playing"] as? [String: Any])?["pending"] as? Int == 1
+            })
+        read(atLeast: nil)  // the rest, to the end of the playback
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(printed.contains("  2×  "), "\(printed)")
+        #expect(Remote.eventually { Remote.events(log).last?["event"] as? String == "finished" })
+        let change = try #require(Remote.events(log).first { $0["event"] as? String == "speed" })
+        let at = try #require(change["frames"] as? Int)
+        #expect(at >= Self.rate / 2, "changed at frame \(at)")
+        let written = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(written.count > Self.rate)
+        // At 1× up to the change (and what the device held, at most half a second more), at 2× after.
+        let low = Double(at) + Double(tone.count - at) / 2
+        let high = Double(at + Self.rate / 2) + Double(tone.count - at - Self.rate / 2) / 2
+        let count = Double(written.count)
+        #expect(count >= low * 0.97 && count <= high * 1.03, "\(written.count) frames, \(low) to \(high)")
+        #expect(
+            Self.largestStep(written) <= Self.largestStep(tone) * 5 / 4, "largest step \(Self.largestStep(written))")
+        let hz = SpeedTests.frequency(Array(written[(written.count / 2)...]))
+        #expect(abs(hz - 440) <= 440 * 0.02, "\(hz) Hz")
+    }
+
     /// At a terminal: `}` and `{` step by 0.25, `=` returns to 1×, and the line shows
     /// the speed whenever it is not 1×. Each key is typed once the screen shows the last.
     @Test(
