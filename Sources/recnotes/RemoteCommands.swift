@@ -65,6 +65,7 @@ extension ViewState.ControlAction {
         case .stop: return "stop"
         case .seek, .skip, .seekMark: return "seek"
         case .mark: return "mark"
+        case .speed, .speedBy: return "speed"
         }
     }
 }

@@ -278,6 +278,31 @@ struct BrowseTerminalTests {
         try Self.quit(tmux)
     }
 
+    /// `}` `{` `=` change the speed as in `play`: the player line shows it, `status` reports it.
+    @Test(.enabled(if: SpeedTests.soundTouchInstalled))
+    func speedKeysChangeTheSpeedAndThePlayerLineShowsIt() throws {
+        let cli = try AudioCLI()
+        let server = try Self.pulse(cli)
+        defer { server.stop() }
+        let (tmux, _) = try Self.playThenPause(cli)
+        try tmux.send("}")
+        #expect(
+            tmux.waitUntil { $0.contains { $0.hasPrefix("❚❚ ") && $0.contains(" / 00:00:20  1.25×  src") } },
+            "\(tmux.screen())")
+        #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["speed"] as? Double == 1.25 })
+        try tmux.send("}")
+        try tmux.send("{")
+        try tmux.send("}")
+        #expect(tmux.waitUntil { $0.contains { $0.contains(" / 00:00:20  1.5×  src") } }, "\(tmux.screen())")
+        try tmux.send("=")
+        #expect(
+            tmux.waitUntil { $0.contains { $0.hasPrefix("❚❚ ") && $0.contains(" / 00:00:20  src") } },
+            "\(tmux.screen())")
+        #expect(try RemoteControlTests.eventually(timeout: 10) { try Self.playing(cli)?["speed"] as? Double == 1 })
+        try tmux.send("x")
+        try Self.quit(tmux)
+    }
+
     @Test func mWhilePlayingAddsAMarkerAtThePosition() throws {
         let cli = try AudioCLI()
         let server = try Self.pulse(cli)

@@ -79,6 +79,9 @@ struct BrowseTests {
         #expect(Self.send(&state, .key(.character("]"))) == [.seekMark(forward: true)])
         #expect(Self.send(&state, .key(.character("["))) == [.seekMark(forward: false)])
         #expect(Self.send(&state, .key(.character("m"))) == [.player(.mark(label: ""))])
+        #expect(Self.send(&state, .key(.character("}"))) == [.player(.speedBy(0.25))])
+        #expect(Self.send(&state, .key(.character("{"))) == [.player(.speedBy(-0.25))])
+        #expect(Self.send(&state, .key(.character("="))) == [.player(.speed(to: 1))])
         #expect(Self.send(&state, .key(.character("x"))) == [.player(.stop)])
         _ = Self.send(&state, .playbackEnded(Fixture.standup))
         #expect(state.player == nil)
@@ -88,6 +91,8 @@ struct BrowseTests {
         #expect(Self.send(&state, .key(.space)) == [.remote(.toggle)])
         #expect(Self.send(&state, .key(.character("x"))) == [.remote(.stop)])
         #expect(Self.send(&state, .key(.left)).isEmpty, "a recording cannot seek")
+        #expect(Self.send(&state, .key(.character("}"))).isEmpty, "a recording has no speed")
+        #expect(state.message?.text == "nothing is playing")
     }
 
     @Test("r records into the folder; s or Enter stops; the name alert saves, Esc asks before discarding")
@@ -273,6 +278,14 @@ struct BrowseTests {
         let head = try #require((split + 2..<120).first { screen[waveRow, $0].style == Palette.playHead })
         #expect(head - (split + 2) == (120 - split - 3) / 2)
         #expect(lines[38].hasPrefix("▶ 00:00:06.25 / 00:00:12  standup"))
+        // At another speed than 1×, the player line shows it beside the time.
+        _ = Self.send(
+            &state,
+            .playing(
+                .init(
+                    id: Fixture.standup, frames: 300_000, end: 600_000, sampleRate: 48000, paused: false,
+                    speed: PlaybackSpeed(factor: 1.5)!)))
+        #expect(BrowseView.render(state).lines[38].hasPrefix("▶ 00:00:06.25 / 00:00:12  1.5×  standup"))
     }
 
     @Test("a clip under a second shows its length, and markers 0.3 s apart show apart")

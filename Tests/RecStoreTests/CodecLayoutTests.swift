@@ -42,7 +42,8 @@ struct CodecLayoutTests {
           "folderStack": ["00000000-0000-0000-0000-000000000000", "3f2a1111-0000-4000-8000-000000000001"],
           "selection": {"recording": "beef0000-0000-4000-8000-000000000004", "position": 1.5},
           "recording": {"uuid": "cafe0000-0000-4000-8000-000000000009", "parent": "3f2a1111-0000-4000-8000-000000000001", "name": "live", "file": "", "output": "/tmp/out.flac", "pid": 4242, "started": "2024-01-02T03:04:05.678Z", "format": "flac", "sampleRate": 48000, "channels": 2, "position": 3.25, "markers": [{"frame": 4800, "label": "start"}], "control": {"paused": true, "lastSequence": 13, "reportedAt": "2024-01-02T03:04:09.000Z", "pending": [{"sequence": 8, "action": "pause"}, {"sequence": 9, "action": "seek", "seconds": 2.5}, {"sequence": 10, "action": "skip", "seconds": -5}, {"sequence": 11, "action": "mark", "label": "here"}, {"sequence": 12, "action": "nextMark", "frames": [4800, 96000]}, {"sequence": 13, "action": "stop"}]}},
-          "playing": {"uuid": "beef0000-0000-4000-8000-000000000004", "pid": 4343, "started": "2024-01-02T03:04:05.000Z", "control": {"paused": false, "lastSequence": 0, "pending": []}}
+          "speed": 1.5,
+          "playing": {"uuid": "beef0000-0000-4000-8000-000000000004", "pid": 4343, "started": "2024-01-02T03:04:05.000Z", "control": {"paused": false, "lastSequence": 0, "pending": [{"sequence": 1, "action": "speed", "factor": 1.75}, {"sequence": 2, "action": "speedBy", "factor": -0.25}]}}
         }
 
         """
@@ -51,13 +52,14 @@ struct CodecLayoutTests {
     func viewState() throws {
         let bytes = Array(Self.viewState.utf8)
         let state = try bytes.withUnsafeBufferPointer { try ViewStateCodec.decode($0) }
-        #expect(state.recording?.control.pending.count == 6 && state.playing != nil)
+        #expect(state.recording?.control.pending.count == 6 && state.playing?.control.pending.count == 2)
+        #expect(state.speed.factor == 1.5)
         let encoded = ViewStateCodec.encode(state)
         #expect(encoded == bytes, "\(String(decoding: encoded, as: UTF8.self))")
         let empty = ViewStateCodec.encode(ViewState())
         #expect(
             String(decoding: empty, as: UTF8.self)
-                == "{\n  \"version\": 1,\n  \"folderStack\": [\"00000000-0000-0000-0000-000000000000\"],\n  \"selection\": null,\n  \"recording\": null,\n  \"playing\": null\n}\n"
+                == "{\n  \"version\": 1,\n  \"folderStack\": [\"00000000-0000-0000-0000-000000000000\"],\n  \"selection\": null,\n  \"recording\": null,\n  \"speed\": 1,\n  \"playing\": null\n}\n"
         )
     }
 }

@@ -227,6 +227,49 @@ struct ViewStateStoreTests {
         #expect((json?["folderStack"] as? [String])?.count == 3)
     }
 
+    @Test("the speed is kept: set, acknowledged by a player, round-tripped; a file without it reads as 1×")
+    func speedKept() throws {
+        let state = ViewState(speed: PlaybackSpeed(factor: 1.75)!)
+        #expect(try ViewStateCodec.encode(state).withUnsafeBufferPointer { try ViewStateCodec.decode($0) } == state)
+        try store.transaction { $0.setSpeed(PlaybackSpeed(factor: 1.5)!) }
+        #expect(log.actions == [.speedSet(PlaybackSpeed(factor: 1.5)!)])
+        #expect(try reopened().state.speed == PlaybackSpeed(factor: 1.5))
+        // A recorder's acknowledgement carries no speed; a player's does.
+        try store.transaction { $0.selectRecording(c, position: 0) }
+        try store.transaction { $0.playbackStarted(ViewState.Playback(id: c, pid: 4242, started: .now())) }
+        try store.transaction {
+            $0.acknowledgeControl(of: .playback, through: 0, paused: false, position: 1, speed: .normal)
+        }
+        #expect(try reopened().state.speed == .normal)
+        // A file from before the speed was kept: no "speed" key, 1×, no warning.
+        try store.transaction { $0.setSpeed(PlaybackSpeed(factor: 2)!) }
+        let text = String(decoding: try #require(try FileSystem.read(dir.location.viewStateFile)), as: UTF8.self)
+        #expect(text.contains("\"speed\": 2"))
+        try text.replacingOccurrences(of: "\"speed\": 2,", with: "")
+            .write(toFile: dir.location.viewStateFile, atomically: true, encoding: .utf8)
+        let old = try reopened()
+        #expect(old.state.speed == .normal)
+        #expect(old.warnings.isEmpty)
+        #expect(old.state.selection?.recording == c)
+    }
+
+    @Test("speed commands queued for a player round-trip")
+    func speedCommands() throws {
+        let pending: [ViewState.ControlCommand] = [
+            .init(sequence: 1, action: .speed(to: 1.5)), .init(sequence: 2, action: .speedBy(-0.25)),
+        ]
+        let playback = ViewState.Playback(
+            id: c, pid: 4242, started: .now(), control: .init(pending: pending, lastSequence: 2))
+        let state = ViewState(playing: playback)
+        #expect(try ViewStateCodec.encode(state).withUnsafeBufferPointer { try ViewStateCodec.decode($0) } == state)
+    }
+
+    @Test("a playback's position is carried at its speed")
+    func carriedAtSpeed() {
+        let control = ViewState.Control(paused: false, reportedAt: Timestamp(millisecondsSinceEpoch: 1_000_000))
+        #expect(abs(control.position(2, at: Timestamp(millisecondsSinceEpoch: 1_000_400), speed: 2) - 2.8) < 1e-9)
+    }
+
     @Test("a recording to --output round-trips with its output and no file; others have no output key")
     func outputRoundTrip() throws {
         for output in ["-", "/tmp/live take.wav"] {

@@ -61,6 +61,8 @@ public enum AudioEvent: Equatable, Sendable {
     case failed(AudioPosition, message: String)
     /// A marker was asked for (a key or `recnotes mark`), at this position.
     case marked(AudioPosition, label: String)
+    /// The player's speed changed (a key or `recnotes speed`), at this position.
+    case speedChanged(AudioPosition, speed: PlaybackSpeed)
 
     public var name: String {
         switch self {
@@ -73,6 +75,7 @@ public enum AudioEvent: Equatable, Sendable {
         case .finished: return "finished"
         case .failed: return "failed"
         case .marked: return "marked"
+        case .speedChanged: return "speed"
         }
     }
 }

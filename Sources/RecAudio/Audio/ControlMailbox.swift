@@ -25,6 +25,8 @@ public final class ControlMailbox: @unchecked Sendable {
     private let appliedSequence = Atomic<Int>(0)
     private let pausedState = Atomic<Bool>(false)
     private let positionFrames = Atomic<Int>(0)
+    /// The player's speed factor, as a Double's bits (1× for a recorder).
+    private let speedBits = Atomic<UInt64>(1.0.bitPattern)
 
     /// Called after each `submit`, so a loop asleep on its own semaphore wakes at once.
     var onSubmit: (() -> Void)?
@@ -75,6 +77,15 @@ public final class ControlMailbox: @unchecked Sendable {
             onApplied?()
         }
     }
+
+    /// The player's report of the speed it now plays at; published before the `publish`
+    /// that acknowledges the change, so whoever sees the acknowledgement sees the speed.
+    func publish(speed: Double) {
+        speedBits.store(speed.bitPattern, ordering: .releasing)
+    }
+
+    /// The speed the player last published.
+    public var speed: Double { Double(bitPattern: speedBits.load(ordering: .acquiring)) }
 
     /// What the loop last published.
     public var state: (applied: Int, paused: Bool, frames: Int64) {

@@ -16,4 +16,9 @@ public enum EngineCommand: Equatable, Sendable {
     /// more than half a second before it (so that a second press goes on back, as players
     /// do; none: the start).
     case seekMark(forward: Bool, frames: [Int64])
+    /// Plays at `factor` from now on (a player; `recnotes speed 1.5`).
+    case speed(to: Double)
+    /// Faster by `by` (negative: slower) than the player is when it applies it, held inside
+    /// `PlaybackSpeed.range` (keys, `recnotes speed +0.25`).
+    case speedBy(Double)
 }

@@ -9,9 +9,9 @@ import Synchronization
 /// The start is reached with `sf_seek`, so the first frame the device gets is the decoded
 /// frame at the start position, whatever the file's length. Controls (pause, seek, stop)
 /// may come from any thread; the playing thread picks them up between periods.
-// @unchecked Sendable: only `stop`, `togglePause`, `seek(by:)` and `controls` are used from
-// other threads (an atomic flag and the mailbox); everything else belongs to the thread
-// that calls `run`.
+// @unchecked Sendable: only `stop`, `togglePause`, `seek(by:)`, `changeSpeed` and `controls`
+// are used from other threads (an atomic flag and the mailbox); everything else, `stretch`
+// included, belongs to the thread that calls `run`.
 public final class Player: @unchecked Sendable {
     public let pcm: PCM
     public let file: SoundFile
@@ -22,8 +22,10 @@ public final class Player: @unchecked Sendable {
     public let controls = ControlMailbox()
 
     /// The stretcher, when playing at another speed than 1× (`play --speed`); nil at 1×,
-    /// when the frames go from the file to the device as they are.
-    public let stretch: TimeStretch?
+    /// when the frames go from the file to the device as they are. A speed change while
+    /// playing at 1× makes one (on the playing thread, between periods); once made it stays,
+    /// also back at 1×, so that what it holds plays on without a gap.
+    public private(set) var stretch: TimeStretch?
 
     public init(file: SoundFile, device: String, configuration: String? = nil, speed: PlaybackSpeed = .normal)
         throws
@@ -58,6 +60,11 @@ public final class Player: @unchecked Sendable {
     /// Moves the play position by `seconds` (negative: back), stopping at either end.
     public func seek(by seconds: Double) { controls.submit(.skip(by: seconds)) }
 
+    /// Faster by `steps` of `PlaybackSpeed.step` (negative: slower), or back to 1× (nil).
+    public func changeSpeed(by steps: Int?) {
+        controls.submit(steps.map { .speedBy(Double($0) * PlaybackSpeed.step) } ?? .speed(to: 1))
+    }
+
     public enum Ending: Equatable, Sendable {
         /// Reached the end (or `--until`).
         case completed
@@ -86,6 +93,7 @@ public final class Player: @unchecked Sendable {
                         device: pcm.name, file: file.path, sampleRate: loop.rate, channels: loop.channels,
                         position: loop.at(start), total: loop.total, speed: stretch?.speed)))
             if loop.paused { onEvent(.paused(loop.at(loop.position))) }
+            controls.publish(speed: stretch?.speed.factor ?? 1)
             controls.publish(paused: loop.paused, frames: loop.position, applied: 0)
             var ending = Ending.completed
             while true {
@@ -149,10 +157,23 @@ public final class Player: @unchecked Sendable {
         /// for it), and how much of its end is not yet written.
         var chunkFrames = 0, unwritten = 0
         /// With a stretcher: `position` counts frames of the file fed to it, and what was
-        /// written is counted in frames of output since `base` (`written`), each worth `speed`
-        /// frames of the file; `skipped`: frames jumped over since `base` (--skip-silence).
+        /// written is counted in frames of output since `base` (`written`), each worth the
+        /// speed it was made at in frames of the file (`segments`); `skipped`: frames jumped
+        /// over since `base` (--skip-silence).
         var stretched: [Int16] = []
         var written: Int64 = 0
+        /// From output frame `start` on (counted as `written`), output is worth `speed` frames
+        /// of the file each, starting at file frame `origin`. A speed change adds one, so that
+        /// what the device still holds from before it keeps its own speed and the position
+        /// does not jump; the first one also covers what is queued from before `written`
+        /// began (negative output frames).
+        struct Segment {
+            var start: Int64
+            var origin: Double
+            var speed: Double
+            func frame(at out: Int64) -> Double { origin + Double(out - start) * speed }
+        }
+        var segments: [Segment]
         var skipped: Int64 = 0
         var flushed = false
         var meter = LevelMeter(), overall = LevelMeter()
@@ -171,6 +192,7 @@ public final class Player: @unchecked Sendable {
             eventEvery = Int64(max(rate / 10, 1))
             position = start
             base = start
+            segments = [Segment(start: 0, origin: Double(start), speed: player.stretch?.speed.factor ?? 1)]
             nextEvent = start + eventEvery
             self.paused = paused
         }
@@ -183,15 +205,18 @@ public final class Player: @unchecked Sendable {
         /// in the recording's own time.
         func heard() -> Int64 {
             if paused { return position }
-            guard let stretch = player.stretch else { return max(base, position - Int64(player.pcm.delay())) }
-            let out = max(0, written - Int64(player.pcm.delay()))
-            return min(max(base, base + skipped + Int64((Double(out) * stretch.speed.factor).rounded())), end)
+            guard player.stretch != nil else { return max(base, position - Int64(player.pcm.delay())) }
+            let out = written - Int64(player.pcm.delay())
+            // The segment the listener is in; before the first one's start, the first one's
+            // speed (what was queued at 1× before a stretcher was made).
+            let segment = segments.last { $0.start <= out } ?? segments[0]
+            return min(max(base, Int64(segment.frame(at: out).rounded()) + skipped), end)
         }
 
         /// Where the written audio has reached in the recording (at 1×, `position`).
         var reached: Int64 {
-            guard let stretch = player.stretch else { return position }
-            return min(base + skipped + Int64((Double(written) * stretch.speed.factor).rounded()), end)
+            guard player.stretch != nil else { return position }
+            return min(Int64(segments[segments.count - 1].frame(at: written).rounded()) + skipped, end)
         }
 
         /// A new start at `frame` (a pause, a seek): the stretcher forgets what it holds.
@@ -203,7 +228,53 @@ public final class Player: @unchecked Sendable {
             written = 0
             skipped = 0
             flushed = false
+            segments = [Segment(start: 0, origin: Double(frame), speed: player.stretch?.speed.factor ?? 1)]
             player.stretch?.reset()
+        }
+
+        /// Plays at `speed` from the next frames on, with no restart of the device: what it
+        /// holds plays out at the speed it was made at. At 1× so far, a stretcher is made
+        /// here and fed the rest of the chunk; otherwise the stretcher changes its ratio.
+        private mutating func setSpeed(_ speed: PlaybackSpeed, _ onEvent: (AudioEvent) -> Void) {
+            let current = player.stretch?.speed ?? .normal
+            guard speed != current else { return }
+            if let stretch = player.stretch {
+                // What is still unwritten was made at the old speed: the new one starts after it.
+                let start = written + Int64(unwritten)
+                segments.append(
+                    Segment(start: start, origin: segments[segments.count - 1].frame(at: start), speed: speed.factor))
+                // Only what the device can still hold matters: a buffer's worth (seconds).
+                if segments.count > 8 { segments.removeFirst(segments.count - 8) }
+                stretch.change(to: speed)
+            } else {
+                // Without the library the playback goes on at 1× and the speed published stays
+                // 1, which `status` reports (a key's change; `recnotes speed` opens the library
+                // before it sends, and refuses without it).
+                guard let stretch = try? TimeStretch(rate: rate, channels: channels, speed: speed, subject: "speed")
+                else { return }
+                player.stretch = stretch
+                // `position` counted frames written at 1×; what the device holds of them
+                // plays as it is (the first segment's speed, 1, before output frame 0).
+                segments = [
+                    Segment(start: 0, origin: Double(position), speed: 1),
+                    Segment(start: 0, origin: Double(position), speed: speed.factor),
+                ]
+                written = 0
+                skipped = 0
+                flushed = false
+                if unwritten > 0 {
+                    // The rest of the chunk read at 1× goes through the stretcher, so nothing
+                    // is skipped or played twice.
+                    let left = unwritten
+                    stretched.removeAll(keepingCapacity: true)
+                    stretch.process(chunk + (chunkFrames - left) * channels, frames: left, into: &stretched)
+                    position += Int64(left)
+                    chunkFrames = stretched.count / channels
+                    unwritten = chunkFrames
+                }
+            }
+            player.controls.publish(speed: speed.factor)
+            onEvent(.speedChanged(at(heard()), speed: speed))
         }
 
         func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
@@ -228,6 +299,12 @@ public final class Player: @unchecked Sendable {
                     restart = try seek(to: heard() + frames(by), onEvent) || restart
                 case .mark(let label):
                     onEvent(.marked(at(heard()), label: label))
+                case .speed(let to):
+                    setSpeed(PlaybackSpeed(factor: to) ?? (player.stretch?.speed ?? .normal), onEvent)
+                case .speedBy(let by):
+                    let now = player.stretch?.speed.factor ?? 1
+                    let next = min(max(now + by, PlaybackSpeed.range.lowerBound), PlaybackSpeed.range.upperBound)
+                    setSpeed(PlaybackSpeed(factor: next)!, onEvent)
                 case .markAt(let label, let frame):
                     onEvent(.marked(at(min(max(frame, 0), end)), label: label))
                 case .seekMark(let forward, let frames):

@@ -250,7 +250,8 @@ public final class Recorder: @unchecked Sendable {
                 case .resume: pause = false
                 case .toggle: pause = !paused
                 case .stop: recorder.stop()
-                case .seek, .skip, .seekMark: break  // nothing to seek in a recording; refused before it is sent
+                // Nothing to seek or speed up in a recording; refused before it is sent.
+                case .seek, .skip, .seekMark, .speed, .speedBy: break
                 case .mark(let label):
                     // At what has been captured, not only written: the moment the user
                     // means is now, and the ring may still hold what came before it.

@@ -2,7 +2,7 @@
 /// up here, and the help screen (`?`) is drawn from the same table.
 public enum BrowseCommand: Equatable, Sendable, CaseIterable {
     case down, up, pageDown, pageUp, first, last, open, parent
-    case togglePause, back, forward, nextMark, previousMark, mark, stopPlayback
+    case togglePause, back, forward, nextMark, previousMark, mark, stopPlayback, faster, slower, normalSpeed
     case record, stopRecording, newFolder, rename, trash, undo, tags, note, filter, help, quit
 }
 
@@ -30,6 +30,10 @@ public enum BrowseKeymap {
         Binding(keys: [.right], label: "→", command: .forward, help: "5 s forward"),
         Binding(keys: [.character("]")], label: "]", command: .nextMark, help: "next marker"),
         Binding(keys: [.character("[")], label: "[", command: .previousMark, help: "previous marker"),
+        // `play`'s keys for the speed too (mpv's `[` `]` are the markers' here, Backspace the parent's).
+        Binding(keys: [.character("}")], label: "}", command: .faster, help: "0.25× faster"),
+        Binding(keys: [.character("{")], label: "{", command: .slower, help: "0.25× slower"),
+        Binding(keys: [.character("=")], label: "=", command: .normalSpeed, help: "back to 1×"),
         Binding(keys: [.character("m")], label: "m", command: .mark, help: "mark the moment"),
         Binding(keys: [.character("x")], label: "x", command: .stopPlayback, help: "stop playing"),
         Binding(keys: [.character("r")], label: "r", command: .record, help: "record into this folder"),

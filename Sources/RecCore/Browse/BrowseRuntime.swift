@@ -42,10 +42,14 @@ public final class BrowseRuntime {
         let now = MonotonicClock.now()
         let rate = Double(session.sampleRate)
         let allowance = Int64(rate * Self.periodAllowance)
+        let speed = PlaybackSpeed(factor: session.player.controls.speed) ?? .normal
+        // A second of the clock is `speed` seconds of the recording.
         func carried(_ anchor: PlayAnchor) -> Int64 {
             anchor.paused
                 ? anchor.frames
-                : min(anchor.frames + Int64((now - anchor.time) * rate), anchor.reported + allowance, session.end)
+                : min(
+                    anchor.frames + Int64((now - anchor.time) * rate * speed.factor), anchor.reported + allowance,
+                    session.end)
         }
         if playAnchor?.reported != state.frames || playAnchor?.paused != state.paused {
             var base = state.frames
@@ -58,7 +62,7 @@ public final class BrowseRuntime {
         return .playing(
             .init(
                 id: session.item.id, frames: playAnchor.map(carried) ?? state.frames, end: session.end,
-                sampleRate: session.sampleRate, paused: state.paused))
+                sampleRate: session.sampleRate, paused: state.paused, speed: speed))
     }
 
     private struct PlayAnchor {
@@ -222,9 +226,10 @@ public final class BrowseRuntime {
         // A library of its own: the session writes the view state from its thread.
         let own = try Library(location: library.location)
         own.documents.summary = library.documents.summary
+        // At the speed the last playback had, as `play` without --speed.
         let session = try PlaybackSession(
             library: own, path: own.document.path(of: id), seek: nil, until: nil,
-            fromStart: false, device: device)
+            fromStart: false, speed: own.viewState.state.speed, device: device)
         try session.register()
         let post = self.post
         let start = BrowseState.PlayerLine(
@@ -254,6 +259,7 @@ public final class BrowseRuntime {
         case .skip(let by): player.seek(by: by)
         case .mark(let label): player.mark(label: label)
         case .stop: player.stop()
+        case .speed, .speedBy: player.controls.submit(action.engineCommand)
         default: break
         }
     }

@@ -86,13 +86,18 @@ public struct BrowseState: Equatable, Sendable {
         public var end: Int64
         public var sampleRate: Int
         public var paused: Bool
+        /// As the player last published it (keys `}` `{` `=`, `recnotes speed`).
+        public var speed: PlaybackSpeed
 
-        public init(id: ItemID, frames: Int64, end: Int64, sampleRate: Int, paused: Bool) {
+        public init(
+            id: ItemID, frames: Int64, end: Int64, sampleRate: Int, paused: Bool, speed: PlaybackSpeed = .normal
+        ) {
             self.id = id
             self.frames = frames
             self.end = end
             self.sampleRate = sampleRate
             self.paused = paused
+            self.speed = speed
         }
     }
 

@@ -137,6 +137,13 @@ public enum BrowseUpdate {
         case .nextMark, .previousMark:
             if state.player != nil { return [.seekMark(forward: command == .nextMark)] }
             state.message = .init("nothing is playing")
+        case .faster, .slower, .normalSpeed:
+            let action: ViewState.ControlAction =
+                command == .normalSpeed
+                ? .speed(to: 1) : .speedBy(command == .faster ? PlaybackSpeed.step : -PlaybackSpeed.step)
+            if state.player != nil { return [.player(action)] }
+            if state.jobs.contains(where: { $0.kind == .playback }) { return [.remote(action)] }
+            state.message = .init("nothing is playing")
         case .mark:
             if recording { return [.recorder(.mark(label: ""))] }
             if state.player != nil { return [.player(.mark(label: ""))] }

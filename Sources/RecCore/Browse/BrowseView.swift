@@ -216,8 +216,9 @@ public enum BrowseView {
                 symbol: player.paused ? "❚❚" : "▶",
                 // To the hundredth: the time moves at every frame while playing (up to 33 a second).
                 time: Format.preciseClock(Double(player.frames) / rate) + " / "
-                    + Format.clock(Double(player.end) / rate),
-                name: name, state: player.paused ? "paused" : nil, hints: "space pause · ←/→ 5 s · [ ] marks · x stop")
+                    + Format.clock(Double(player.end) / rate) + (player.speed.isNormal ? "" : "  \(player.speed)"),
+                name: name, state: player.paused ? "paused" : nil,
+                hints: "space pause · ←/→ 5 s · { } speed · [ ] marks · x stop")
             screen.write(line.render(width: state.width), row: row, column: 0, style: Palette.playing)
         } else if let job = state.jobs.first {
             let symbol = job.kind == .recording ? (job.paused ? "❚❚" : "●") : (job.paused ? "❚❚" : "▶")

@@ -134,6 +134,9 @@ public enum AudioEventJSON {
         case .marked(let p, let label):
             position(p)
             w.field("label", label)
+        case .speedChanged(let p, let speed):
+            position(p)
+            w.field("speed", speed.factor)
         }
         w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)

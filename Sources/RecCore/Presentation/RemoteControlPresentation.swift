@@ -3,6 +3,7 @@ extension RemoteControl.Status {
     public var line: String {
         var position = Format.clock(self.position)
         if let duration { position += " / " + Format.clock(duration) }
+        if let speed, !speed.isNormal { position += "  " + speed.description }
         return [
             job == .recording ? "recording" : "playing", path, position,
             suspended ? "suspended" : paused ? "paused" : "running", "pid \(pid)",
@@ -59,6 +60,7 @@ extension ItemJSON {
         w.field("path", s.path)
         w.field("position", (s.position * 1000).rounded() / 1000)
         if let duration = s.duration { w.field("duration", duration) }
+        if let speed = s.speed { w.field("speed", speed.factor) }
         w.field("paused", s.paused)
         w.field("suspended", s.suspended)
         w.field("pid", s.pid)

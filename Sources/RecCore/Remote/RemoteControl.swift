@@ -20,6 +20,8 @@ public struct RemoteControl {
         case .seek where state.recording != nil, .skip where state.recording != nil,
             .seekMark where state.recording != nil:
             return RecError.failure("seek", "a recording cannot seek; only a playback can")
+        case .speed where state.recording != nil, .speedBy where state.recording != nil:
+            return RecError.failure("speed", "a recording has no speed; only a playback has")
         default:
             return nothingRunning
         }
@@ -42,6 +44,8 @@ public struct RemoteControl {
         public var duration: Double?
         /// Commands queued but not yet applied.
         public var pending: Int
+        /// A playback's speed, as the player last reported it; nil for a recording.
+        public var speed: PlaybackSpeed? = nil
     }
 
     /// The running jobs as `status` shows them `now`: a running job's position carried
@@ -64,13 +68,13 @@ public struct RemoteControl {
             let duration = document[p.id]?.recording?.duration
             let reported = state.position(of: .playback) ?? 0
             let suspended = processIsStopped(p.pid)
-            let carried = suspended ? reported : p.control.position(reported, at: now)
+            let carried = suspended ? reported : p.control.position(reported, at: now, speed: state.speed.factor)
             result.append(
                 Status(
                     job: .playback, id: p.id, path: document.whereabouts(of: p.id) ?? "(removed)", pid: p.pid,
                     paused: p.control.paused, suspended: suspended,
                     position: duration.map { min(carried, $0) } ?? carried,
-                    duration: duration, pending: p.control.pending.count))
+                    duration: duration, pending: p.control.pending.count, speed: state.speed))
         }
         return result
     }
@@ -123,7 +127,7 @@ public struct RemoteControl {
         let recording = state.recording.map { processIsAlive($0.pid) } ?? false
         let playing = state.playing.map { processIsAlive($0.pid) } ?? false
         switch action {
-        case .seek, .skip, .seekMark:
+        case .seek, .skip, .seekMark, .speed, .speedBy:
             return playing ? .playback : nil
         default:
             return recording ? .recording : playing ? .playback : nil
@@ -185,6 +189,24 @@ public struct RemoteControl {
                 forward ? "next-mark" : "prev-mark", "\(library.document.path(of: playing.id)) has no markers")
         }
         return try send(.seekMark(forward: forward, frames: frames))
+    }
+
+    /// `recnotes speed`: a factor (`1.5`, `1.5x`, `150%`), or a change from wherever the
+    /// player is when it applies it (`+0.25`, `-0.25`; held inside the range there).
+    /// Parsed before anything is sent: a bad speed is a usage error even with nothing playing.
+    /// The stretcher's library is opened here too (as `play --speed` does): missing, the
+    /// player could not make a stretcher, so the command fails before it is sent, not after
+    /// a player that stayed at 1×.
+    public static func speedAction(_ text: String) throws(RecError) -> ViewState.ControlAction {
+        let action: ViewState.ControlAction
+        if let sign = text.first, sign == "+" || sign == "-" {
+            let magnitude = try PlaybackSpeed.parseChange(String(text.dropFirst()), text: text)
+            action = .speedBy(sign == "-" ? -magnitude : magnitude)
+        } else {
+            action = .speed(to: try PlaybackSpeed.parse(text, option: "speed").factor)
+        }
+        if action != .speed(to: 1) { try TimeStretch.load(for: "speed") }
+        return action
     }
 
     /// Ends the playback another process runs, for a new `play` (one playback at a time):

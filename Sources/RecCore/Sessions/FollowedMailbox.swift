@@ -20,6 +20,8 @@ extension ViewState.ControlAction {
         case .skip(let by): return .skip(by: by)
         case .mark(let label): return .mark(label: label)
         case .seekMark(let forward, let frames): return .seekMark(forward: forward, frames: frames)
+        case .speed(let to): return .speed(to: to)
+        case .speedBy(let by): return .speedBy(by)
         }
     }
 }

@@ -85,9 +85,11 @@ public final class PlaybackSession {
         let entry = ViewState.Playback(
             id: id, pid: getpid(), started: .now(),
             control: .init(paused: paused))
+        let speed = player.stretch?.speed ?? .normal
         try library.viewState.transaction {
             $0.selectRecording(id, position: startSeconds)
             $0.playbackStarted(entry)
+            $0.setSpeed(speed)  // kept for the next `play`; `--speed 1` puts it back to 1×
         }
         registered = true
         startsPaused = paused

@@ -26,6 +26,8 @@ package enum ViewStateCodec {
         } else {
             w.raw("null")
         }
+        w.lineKey("speed")
+        w.double(state.speed.factor)
         w.lineKey("playing")
         if let p = state.playing {
             w.beginObject()
@@ -98,6 +100,12 @@ package enum ViewStateCodec {
             case .seekMark(let forward, let frames):
                 w.string(forward ? "nextMark" : "prevMark")
                 w.field("frames", frames) { $0.int($1) }
+            case .speed(let to):
+                w.string("speed")
+                w.field("factor", to)
+            case .speedBy(let by):
+                w.string("speedBy")
+                w.field("factor", by)
             }
             w.endObject()
         }
@@ -126,6 +134,7 @@ package enum ViewStateCodec {
                     var seconds: Double?
                     var label: String?
                     var frames: [Int64]?
+                    var factor: Double?
                     try r.beginObject()
                     var g = true
                     while let key = try r.nextKey(first: &g) {
@@ -135,6 +144,8 @@ package enum ViewStateCodec {
                             action = try r.readString()
                         } else if key.equals("seconds") {
                             seconds = try r.readDouble()
+                        } else if key.equals("factor") {
+                            factor = try r.readDouble()
                         } else if key.equals("label") {
                             label = try r.readString()
                         } else if key.equals("frames") {
@@ -158,6 +169,8 @@ package enum ViewStateCodec {
                     case "mark": decoded = label.map { .mark(label: $0) }
                     case "nextMark", "prevMark":
                         decoded = frames.map { .seekMark(forward: action == "nextMark", frames: $0) }
+                    case "speed": decoded = factor.map { .speed(to: $0) }
+                    case "speedBy": decoded = factor.map { .speedBy($0) }
                     default: decoded = nil
                     }
                     guard let sequence, let decoded, sequence > 0 else {
@@ -253,6 +266,9 @@ package enum ViewStateCodec {
             } else if key.equals("recording") {
                 if r.readNull() { continue }
                 state.recording = try decodeInProgress(&r, id: id)
+            } else if key.equals("speed") {
+                // A file from before the speed was kept has none: 1×. One out of range too.
+                state.speed = PlaybackSpeed(factor: try r.readDouble()) ?? .normal
             } else if key.equals("playing") {
                 if r.readNull() { continue }
                 state.playing = try decodePlayback(&r, id: id)

@@ -12,6 +12,9 @@ package protocol FollowedEngine: AnyObject, Sendable {
     /// What the engine last published: the highest sequence it applied, whether it is
     /// paused, and the frame it reached.
     var state: (applied: Int, paused: Bool, frames: Int64) { get }
+    /// The speed a player last published (1 for a recorder), published before the state
+    /// that acknowledges its change.
+    var speed: Double { get }
     /// Called by the engine after it applied remote commands (on its audio thread: it must
     /// only signal, never block).
     var onApplied: (() -> Void)? { get set }
@@ -97,6 +100,9 @@ public final class RemoteFollower: @unchecked Sendable {
         var forwarded = 0
         var acknowledged = 0
         var written: (paused: Bool, frames: Int64)?
+        // A speed changed by a key (no sequence to acknowledge) is written at the next look,
+        // within a second, also while paused.
+        var writtenSpeed = mailbox.speed
         var lastWrite = MonotonicClock.now()
         var reread = true
         while true {
@@ -112,10 +118,12 @@ public final class RemoteFollower: @unchecked Sendable {
             let now = mailbox.state
             let second = MonotonicClock.now() - lastWrite >= 1
             let moved = written.map { $0 != (now.paused, now.frames) } ?? true
-            if now.applied > acknowledged || (second && moved) {
+            let speed = mailbox.speed
+            if now.applied > acknowledged || speed != writtenSpeed || (second && moved) {
                 acknowledge(now)
                 acknowledged = max(acknowledged, now.applied)
                 written = (now.paused, now.frames)
+                writtenSpeed = speed
                 lastWrite = MonotonicClock.now()
             } else if second {
                 lastWrite = MonotonicClock.now()  // unchanged (paused): look again in a second
@@ -128,7 +136,9 @@ public final class RemoteFollower: @unchecked Sendable {
                 let final = mailbox.state
                 // Where a player ended is what `play` resumes from; a recorder's entry is
                 // about to go, so its last position is not worth a write.
-                let moved = job == .playback && (written.map { $0 != (final.paused, final.frames) } ?? true)
+                let moved =
+                    job == .playback
+                    && ((written.map { $0 != (final.paused, final.frames) } ?? true) || mailbox.speed != writtenSpeed)
                 let closing = closing.withLock { $0 }
                 if final.applied > acknowledged || moved || closing != nil { acknowledge(final, closing: closing) }
                 return
@@ -148,9 +158,10 @@ public final class RemoteFollower: @unchecked Sendable {
         let id = id
         let pid = pid
         let seconds = Double(now.frames) / Double(sampleRate)
+        let speed = job == .playback ? PlaybackSpeed(factor: mailbox.speed) : nil
         try? store.transaction { vs in
             guard vs.state.isOwn(job, id: id, pid: pid) else { return }
-            vs.acknowledgeControl(of: job, through: now.applied, paused: now.paused, position: seconds)
+            vs.acknowledgeControl(of: job, through: now.applied, paused: now.paused, position: seconds, speed: speed)
             closing?(&vs)
         }
     }

@@ -111,6 +111,11 @@ public struct ViewState: Equatable, Sendable {
         /// To the next (or previous) of the recording's markers, `frames`, from wherever the
         /// player is when it applies it (`recnotes seek next-mark` / `prev-mark`).
         case seekMark(forward: Bool, frames: [Int64])
+        /// Play at this factor (`recnotes speed 1.5`).
+        case speed(to: Double)
+        /// Faster by this much (negative: slower) than the player is when it applies it
+        /// (`recnotes speed +0.25`), so that two sent at once add up.
+        case speedBy(Double)
     }
 
     public struct ControlCommand: Equatable, Sendable {
@@ -157,9 +162,15 @@ public struct ViewState: Equatable, Sendable {
         /// its report while it runs, as a media player's time display is, so that readings a
         /// moment apart differ by that moment; exactly the report when paused.
         public func position(_ position: Double, at now: Timestamp) -> Double {
+            self.position(position, at: now, speed: 1)
+        }
+
+        /// The same for a player at `speed`: a second of the clock is `speed` seconds of
+        /// the recording.
+        public func position(_ position: Double, at now: Timestamp, speed: Double) -> Double {
             guard !paused, let reportedAt else { return position }
             let elapsed = Double(now.millisecondsSinceEpoch - reportedAt.millisecondsSinceEpoch) / 1000
-            return position + min(max(elapsed, 0), Self.carryAllowance)
+            return position + min(max(elapsed, 0), Self.carryAllowance) * speed
         }
     }
 
@@ -168,15 +179,20 @@ public struct ViewState: Equatable, Sendable {
     public var selection: Selection?
     public var recording: RecordingInProgress?
     public var playing: Playback?
+    /// The speed of the last playback, as it last was (keys, `recnotes speed`): the next
+    /// `play` without `--speed` plays at it, as podcast players do; while one plays, its
+    /// speed now.
+    public var speed: PlaybackSpeed
 
     public init(
         folderStack: [ItemID] = [.root], selection: Selection? = nil, recording: RecordingInProgress? = nil,
-        playing: Playback? = nil
+        playing: Playback? = nil, speed: PlaybackSpeed = .normal
     ) {
         self.folderStack = folderStack.isEmpty ? [.root] : folderStack
         self.selection = selection
         self.recording = recording
         self.playing = playing
+        self.speed = speed
     }
 
     /// The control channel of `job`, if that job is running (or was, by a dead process).

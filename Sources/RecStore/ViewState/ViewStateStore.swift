@@ -17,6 +17,8 @@ public final class ViewStateStore {
         case controlAcknowledged(ViewState.Job, through: Int, paused: Bool, position: Double)
         /// A marker was added to the recording in progress.
         case recordingMarked(ItemID, Marker)
+        /// The playback speed to keep (a `play`, or a running player's change).
+        case speedSet(PlaybackSpeed)
     }
 
     public let location: StoreLocation
@@ -199,6 +201,13 @@ public final class ViewStateStore {
             actions.append(.playbackEnded(entry.id))
         }
 
+        /// Keeps `speed` as the last playback's (for the next `play`).
+        public mutating func setSpeed(_ speed: PlaybackSpeed) {
+            guard speed != state.speed else { return }
+            state.speed = speed
+            actions.append(.speedSet(speed))
+        }
+
         /// Queues `action` for the running `job` under the next sequence number, which it
         /// returns (nil when `job` is not running).
         @discardableResult
@@ -214,8 +223,11 @@ public final class ViewStateStore {
 
         /// The running job's receipt: drops the commands it applied (those up to `through`;
         /// any queued since stay) and records the state it reached. This is the one writer
-        /// of positions: a player's goes to the selection, a recorder's to its entry.
-        public mutating func acknowledgeControl(of job: ViewState.Job, through: Int, paused: Bool, position: Double) {
+        /// of positions: a player's goes to the selection, a recorder's to its entry; a
+        /// player's `speed`, to the one kept.
+        public mutating func acknowledgeControl(
+            of job: ViewState.Job, through: Int, paused: Bool, position: Double, speed: PlaybackSpeed? = nil
+        ) {
             guard var control = state.control(of: job) else { return }
             control.pending.removeAll { $0.sequence <= through }
             control.paused = paused
@@ -230,6 +242,7 @@ public final class ViewStateStore {
                 }
             }
             actions.append(.controlAcknowledged(job, through: through, paused: paused, position: position))
+            if job == .playback, let speed { setSpeed(speed) }
         }
 
         private mutating func setControl(_ control: ViewState.Control, of job: ViewState.Job) {

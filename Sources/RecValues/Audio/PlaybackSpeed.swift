@@ -28,17 +28,33 @@ public struct PlaybackSpeed: Equatable, Hashable, Sendable, CustomStringConverti
         } else if word.hasSuffix("x") || word.hasSuffix("X") || word.hasSuffix("×") {
             word = word.dropLast()
         }
-        // Digits and one point only: Double() would also take "inf", "nan", "0x1p2", "1e1".
-        let plain =
-            !word.isEmpty && word.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
-            && word.filter { $0 == "." }.count <= 1 && word != "."
-        guard plain, let number = Double(word) else {
+        guard isPlainNumber(word), let number = Double(word) else {
             throw .usage(option, "'\(text)' is not a speed; give a factor from 0.25 to 4 (1.5, 1.5x or 150%)")
         }
         guard let speed = PlaybackSpeed(factor: number * scale) else {
             throw .usage(option, "\(text) is out of range; the speed goes from 0.25 to 4 (25% to 400%)")
         }
         return speed
+    }
+
+    /// The size of a change, `0.25` of `+0.25` (`text`, for the message): a plain number,
+    /// more than 0 and at most the width of `range`.
+    public static func parseChange(_ number: String, text: String, option: String = "speed") throws(RecError)
+        -> Double
+    {
+        guard isPlainNumber(Substring(number)), let value = Double(number), value > 0,
+            value <= range.upperBound - range.lowerBound
+        else {
+            throw .usage(
+                option, "'\(text)' is not a speed change; give +0.25 or -0.25 (the speed goes from 0.25 to 4)")
+        }
+        return value
+    }
+
+    /// Digits and one point only: Double() would also take "inf", "nan", "0x1p2", "1e1".
+    private static func isPlainNumber(_ word: Substring) -> Bool {
+        !word.isEmpty && word.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
+            && word.filter { $0 == "." }.count <= 1 && word != "."
     }
 
     /// The speed `step`s away, held inside `range`.

@@ -10,7 +10,7 @@ struct Browse: ParsableCommand {
             move, Enter opens a folder or plays a recording, Backspace or h goes up), the \
             selected recording on the right (its details, markers, note, transcript and waveform \
             with the play head), and the player line below (space pauses, the left and right \
-            arrows seek 5 s, [ and ] go to the markers, m marks). r records into the folder (s or \
+            arrows seek 5 s, [ and ] go to the markers, } and { change the speed by 0.25 and = returns to normal speed, m marks). r records into the folder (s or \
             Enter stops it and asks for its name), n makes a folder, R renames, d moves to the \
             trash, u undoes, t edits tags, e edits the note in $EDITOR, / filters as you type, \
             ? lists every key and q quits; Ctrl-Z suspends it as it would any program ('fg' \

@@ -18,9 +18,10 @@ struct Play: ParsableCommand {
 
             On a terminal: space pauses and resumes, the left and right arrows seek 5 s back and \
             forward, m marks the moment (M also asks for its label, the audio going on), ] and [ \
-            go to the next and previous marker, q quits; Ctrl-Z suspends it with the terminal given \
-            back, and 'fg' takes the keys again. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek' and \
-            'stop' (with --background the playback runs detached). A recording with trim points \
+            go to the next and previous marker, } and { raise and lower the speed by 0.25 and \
+            = returns to normal speed, q quits; Ctrl-Z suspends it with the terminal given \
+            back, and 'fg' takes the keys again. From any shell: 'recnotes pause', 'resume', 'toggle', 'seek', \
+            'speed' and 'stop' (with --background the playback runs detached). A recording with trim points \
             ('recnotes trim') plays between them unless --untrimmed is given: a --seek before the in \
             point starts at the in point, and one at or past the out point is refused (exit 64), \
             as one past the end of the file is. The recording and position are kept in the view state: 'play' \
@@ -32,7 +33,10 @@ struct Play: ParsableCommand {
             only then; $RECNOTES_SOUNDTOUCH names another libSoundTouchDll.so). Times, markers, trim \
             points, --skip-silence, remote 'seek' and the saved position stay in the recording's \
             own time: 'play --seek 1 --until 3 --speed 2' plays its seconds 1 to 3 in one second. \
-            The progress line shows the speed when it is not 1. At 1 the stretcher is not used.
+            The progress line shows the speed when it is not 1. At 1 the stretcher is not used \
+            (until the speed changes while playing). The speed is kept: 'play' without --speed \
+            plays at the last playback's speed (as changed by keys or 'recnotes speed'), and \
+            --speed 1 puts it back to 1.
             """
     )
 
@@ -81,7 +85,7 @@ struct Play: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Play at this tempo, the pitch kept: 0.25 to 4, as 1.5, 1.5x or 150%; positions stay in the recording's own time.",
+            "Play at this tempo, the pitch kept: 0.25 to 4, as 1.5, 1.5x or 150%; positions stay in the recording's own time. Default: the last playback's speed.",
             valueName: "speed"))
     var speed: String?
 
@@ -135,7 +139,7 @@ struct Play: ParsableCommand {
             throw RecError.usage("--silence-threshold", "goes with --skip-silence")
         }
         let threshold = try silenceThreshold.map(VoiceOptions.decibels)
-        let speed = try speed.map { try PlaybackSpeed.parse($0) } ?? .normal
+        let chosen = try speed.map { try PlaybackSpeed.parse($0) }
         if try detached.detachIfAsked(command: "play") { return }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
@@ -144,6 +148,8 @@ struct Play: ParsableCommand {
                 "play --background",
                 "the store is read-only, so a detached player could not be reached; play it in the foreground")
         }
+        // Without --speed, the speed the last playback had (kept in the view state).
+        let speed = chosen ?? library.viewState.state.speed
         let session = try PlaybackSession(
             library: library, path: path, seek: seek, until: until,
             fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
@@ -166,6 +172,11 @@ struct Play: ParsableCommand {
             case .character("m"): player.mark()
             case .character("]"): player.seekMark(forward: true, frames: session.markerFrames)
             case .character("["): player.seekMark(forward: false, frames: session.markerFrames)
+            // mpv's keys for speed where they are free: `[` and `]` are the markers' here, and
+            // `=` for 1× (mpv's Backspace goes up a folder in browse, which has the same keys).
+            case .character("}"): player.changeSpeed(by: 1)
+            case .character("{"): player.changeSpeed(by: -1)
+            case .character("="): player.changeSpeed(by: nil)
             case .interrupt:
                 player.stop()
                 return false

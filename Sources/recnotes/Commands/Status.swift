@@ -6,7 +6,8 @@ struct Status: ParsableCommand {
         commandName: "status",
         abstract: "Show what is recording or playing.",
         discussion: """
-            One line per running job: recording or playing, the item, the position, running, \
+            One line per running job: recording or playing, the item, the position (and a \
+            playback's speed when it is not 1), running, \
             paused or suspended (stopped by Ctrl-Z until 'fg'; "suspended": true in --json), and \
             the pid. While a job runs, its position is carried forward on the clock from its \
             last report (about once a second), so readings a moment apart differ by that \

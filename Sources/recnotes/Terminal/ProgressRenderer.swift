@@ -97,7 +97,7 @@ final class ProgressRenderer {
     var title: String?
     var keysActive = false
     private var total: AudioPosition?
-    /// `play --speed` other than 1×, shown beside the time.
+    /// The speed when other than 1× (`play --speed`, keys, `recnotes speed`), shown beside the time.
     private var speed: PlaybackSpeed?
 
     private var hints: String? {
@@ -106,8 +106,8 @@ final class ProgressRenderer {
         case .record: return paused ? "space resumes · m mark · q stop" : "space pause · m mark · q stop"
         case .play:
             return paused
-                ? "space resumes · ←→ 5s · m mark · [] marks · q quit"
-                : "space pause · ←→ 5s · m mark · [] marks · q quit"
+                ? "space resumes · ←→ 5s · {}= speed · m mark · [] marks · q quit"
+                : "space pause · ←→ 5s · {}= speed · m mark · [] marks · q quit"
         case .transcode: return nil
         }
     }
@@ -135,7 +135,7 @@ final class ProgressRenderer {
         switch event {
         case .started(let s):
             total = screen == .record ? nil : s.total
-            speed = s.speed
+            speed = s.speed.flatMap { $0.isNormal ? nil : $0 }
             update(
                 StatusLine(
                     symbol: running, time: time(s.position), fraction: fraction(s.position), name: title, hints: hints))
@@ -181,6 +181,12 @@ final class ProgressRenderer {
                         symbol: "❚❚", time: time(to), fraction: fraction(to), name: title, state: "paused", hints: hints
                     ))
             }
+        case .speedChanged(let p, let new):
+            speed = new.isNormal ? nil : new
+            update(
+                StatusLine(
+                    symbol: paused ? "❚❚" : running, time: time(p), fraction: fraction(p), name: title,
+                    state: paused ? "paused" : nil, hints: hints))
         case .marked(let p, let label):
             // A line of its own above the live line, which the next event redraws.
             Terminal.writeStderr("\r\u{1B}[K")
