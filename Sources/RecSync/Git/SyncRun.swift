@@ -92,10 +92,6 @@ public enum SyncRun {
         try SyncSetup.writeDriverConfig(git, executable: executable)
         let branch = try git.require(["symbolic-ref", "--short", "HEAD"], what: what).output.trimmed
 
-        // New audio is hashed into the annex before the lock: a saved recording's file never
-        // changes, so this needs no lock, and it is the long part of a first sync.
-        try annexNewAudio(git, location: location)
-
         for remote in remotes {
             let fetched = try git.capture(["fetch", "-q", remote])
             guard fetched.succeeded else {
@@ -103,6 +99,13 @@ public enum SyncRun {
                 throw RecError.failure(what, "\(remote): cannot reach \(url): \(fetched.reason)")
             }
         }
+        // Before anything here changes: a store.json this recnotes cannot read would arrive
+        // by a fast-forward, which runs no merge driver to refuse it.
+        try refuseNewerStore(git, remotes: remotes, branch: branch)
+
+        // New audio is hashed into the annex before the lock: a saved recording's file never
+        // changes, so this needs no lock, and it is the long part of a first sync.
+        try annexNewAudio(git, location: location)
 
         var before: String?
         var theirTips: [String] = []
@@ -273,14 +276,38 @@ public enum SyncRun {
         return true
     }
 
+    /// Whether `tip` is in HEAD already.
+    static func isMerged(_ git: Git, _ tip: String) throws -> Bool {
+        guard let head = try revision(git, "HEAD") else { return false }
+        return try git.capture(["merge-base", "--is-ancestor", tip, head]).succeeded
+    }
+
+    /// Refuses, in one line and with nothing changed here, a remote branch whose store.json
+    /// was written by a newer recnotes: merged (or fast-forwarded) it would leave a store this
+    /// recnotes cannot open.
+    static func refuseNewerStore(_ git: Git, remotes: [String], branch: String) throws {
+        for remote in remotes {
+            for ref in ["refs/remotes/\(remote)/\(branch)", "refs/remotes/\(remote)/synced/\(branch)"] {
+                // One merged already (the remote's other branch went on past it) brings nothing.
+                guard let tip = try revision(git, ref), try !isMerged(git, tip) else { continue }
+                let shown = try git.capture(["show", "\(ref):store.json"])
+                guard shown.succeeded else { continue }
+                let bytes = Array(shown.output.utf8)
+                guard let version = bytes.withUnsafeBufferPointer(DocumentCodec.declaredVersion),
+                    version > Document.currentVersion
+                else { continue }
+                throw RecError.failure(
+                    "sync",
+                    "\(remote): its store.json is version \(version), newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes on this machine, then sync again; nothing was changed here"
+                )
+            }
+        }
+    }
+
     /// Merges `ref` unless it is in HEAD already. A merge that fails (the driver refused a
     /// newer store version, garbage) is undone, and is one line naming the remote.
     static func merge(_ git: Git, remote: String, ref: String, tip: String, report: String) throws {
-        if let head = try revision(git, "HEAD"),
-            try git.capture(["merge-base", "--is-ancestor", tip, head]).succeeded
-        {
-            return
-        }
+        if try isMerged(git, tip) { return }
         let merged = try git.capture([
             "merge", "-q", "--no-edit", "--no-verify", "--allow-unrelated-histories", "-m",
             "recnotes sync: merge \(remote)", tip,
