@@ -61,7 +61,7 @@ public enum SyncRun {
 
     public static func run(
         _ location: StoreLocation, remotes requested: [String], content: Bool,
-        executable: String = DetachedProcess.currentExecutable
+        executable: String = DetachedProcess.currentExecutable, observer: TransferObserver? = nil
     ) throws -> Report {
         let git = try SyncRemotes.requireSetUp(location, command: "sync")
         let what = "sync"
@@ -135,10 +135,15 @@ public enum SyncRun {
         try push(git, remotes: remotes, branch: branch, known: known)
         if content {
             for remote in remotes {
-                let got = try transfer(git, ["annex", "get", "--json", "--from", remote])
+                let got = try transfer(
+                    git, ["get", "--from", remote], plan: ["--not", "--in", "here", "--in", remote],
+                    progress: TransferProgress(direction: .receiving, remote: remote), observer: observer)
                 // What the location log says the remote has is not sent again (copy --to
                 // would check it, and report it as copied).
-                let copied = try transfer(git, ["annex", "copy", "--json", "--to", remote, "--not", "--in", remote])
+                let copied = try transfer(
+                    git, ["copy", "--to", remote, "--not", "--in", remote],
+                    plan: ["--in", "here", "--not", "--in", remote],
+                    progress: TransferProgress(direction: .sending, remote: remote), observer: observer)
                 report.audioIn.add(got)
                 report.audioOut.add(copied)
             }
@@ -359,39 +364,21 @@ public enum SyncRun {
         }
     }
 
-    /// Runs a git-annex transfer with `--json` and counts what moved: one JSON object a file,
-    /// whose key holds the size (`SHA256E-s12345--…`).
-    static func transfer(_ git: Git, _ arguments: [String]) throws -> Transfers {
-        let result = try git.capture(arguments)
-        var moved = Transfers()
-        for line in result.lines where line.hasPrefix("{") {
-            if line.contains("\"success\":true") {
-                moved.count += 1
-                moved.bytes += keySize(line) ?? 0
-            } else {
-                moved.failed += 1
-            }
-        }
-        if !result.succeeded && moved.failed == 0 && moved.count == 0 {
-            throw RecError.failure("sync", result.reason)
-        }
-        return moved
+    /// Runs a git-annex transfer (`AnnexTransfer`) and counts what moved.
+    static func transfer(
+        _ git: Git, _ command: [String], plan: [String], progress: TransferProgress, observer: TransferObserver?
+    ) throws -> Transfers {
+        let tally = try AnnexTransfer.run(
+            git, command, plan: plan, what: "sync", progress: progress, observer: observer)
+        return Transfers(count: tally.count, bytes: tally.bytes, failed: tally.failed.count)
     }
 
-    static func keySize(_ line: String) -> Int64? {
-        // "key":"SHA256E-s12345--…": the size follows the backend's name.
-        let chars = Array(line.utf8)
-        let marker = Array("\"key\":\"".utf8)
-        guard chars.count > marker.count,
-            let at = (0...(chars.count - marker.count)).first(where: { Array(chars[$0..<$0 + marker.count]) == marker })
-        else { return nil }
-        var i = at + marker.count
-        while i + 1 < chars.count, chars[i] != UInt8(ascii: "\"") {
-            if chars[i] == UInt8(ascii: "-"), chars[i + 1] == UInt8(ascii: "s") {
-                let digits = chars[(i + 2)...].prefix { $0 >= 48 && $0 <= 57 }
-                return Int64(String(decoding: digits, as: UTF8.self))
-            }
-            i += 1
+    /// The size a git-annex key holds: `SHA256E-s12345--…`, the field after the backend's
+    /// name that starts with `s`, before the `--` that starts the name.
+    static func keySize(_ key: String) -> Int64? {
+        let fields = key.split(separator: "--", maxSplits: 1).first?.split(separator: "-") ?? []
+        for field in fields.dropFirst() where field.first == "s" {
+            return Int64(field.dropFirst())
         }
         return nil
     }
