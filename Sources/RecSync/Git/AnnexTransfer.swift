@@ -50,15 +50,19 @@ enum AnnexTransfer {
     ) throws -> Tally {
         let paths = files.isEmpty ? [] : ["--"] + files
         var progress = start
-        var observing = observer != nil && start != nil
+        let observing = observer != nil && start != nil
         // The totals before the move starts: asked for only once something moved, `find`
         // would race git-annex, which may have moved several small files before their records
-        // are read. With nothing to move there is no line (the move still runs, in case).
-        if observing, var planned = progress {
-            (planned.totalFiles, planned.totalBytes) = try Self.plan(git, matching: plan + paths)
+        // are read. `plan` chooses what the command would try (get --from skips a file the
+        // location log does not put there), so with nothing chosen the command is not run:
+        // its own walk of every file would find nothing either, and an idle sync on a
+        // terminal pays one walk per direction, not two (bench/sync-progress.sh).
+        // A `find` that failed says nothing: the command runs, its totals grow as it goes.
+        if observing, var planned = progress, let found = try Self.plan(git, matching: plan + paths) {
+            guard found.files > 0 else { return Tally() }
+            (planned.totalFiles, planned.totalBytes) = found
             progress = planned
-            observing = planned.totalFiles > 0
-            if observing { observer?(planned) }
+            observer?(planned)
         }
         var tally = Tally()
         var sizeOfDone: Int64 = 0
@@ -99,9 +103,10 @@ enum AnnexTransfer {
     }
 
     /// How many files `matching` chooses, and their bytes, from their keys
-    /// (`SHA256E-s12345--…`).
-    static func plan(_ git: Git, matching: [String]) throws -> (files: Int, bytes: Int64) {
+    /// (`SHA256E-s12345--…`); nil when `find` fails.
+    static func plan(_ git: Git, matching: [String]) throws -> (files: Int, bytes: Int64)? {
         let found = try git.capture(["annex", "find", "--json"] + matching)
+        guard found.succeeded else { return nil }
         var files = 0
         var bytes: Int64 = 0
         for line in found.lines where line.hasPrefix("{") {
