@@ -291,10 +291,12 @@ public enum SyncRun {
     /// was written by a newer recnotes: merged (or fast-forwarded) it would leave a store this
     /// recnotes cannot open.
     static func refuseNewerStore(_ git: Git, remotes: [String], branch: String) throws {
+        let head = try revision(git, "HEAD")
         for remote in remotes {
             for ref in ["refs/remotes/\(remote)/\(branch)", "refs/remotes/\(remote)/synced/\(branch)"] {
-                // One merged already (the remote's other branch went on past it) brings nothing.
-                guard let tip = try revision(git, ref), try !isMerged(git, tip) else { continue }
+                // One merged already (the remote's other branch went on past it) brings nothing;
+                // with nothing new, the tip is HEAD itself (no merge-base to run).
+                guard let tip = try revision(git, ref), tip != head, try !isMerged(git, tip) else { continue }
                 let shown = try git.capture(["show", "\(ref):store.json"])
                 guard shown.succeeded else { continue }
                 let bytes = Array(shown.output.utf8)
