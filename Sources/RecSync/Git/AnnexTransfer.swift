@@ -12,7 +12,8 @@ public struct TransferProgress: Equatable, Sendable {
     /// The remote the audio comes from or goes to; for `get`, where git-annex chose to take
     /// the file under way from (nil until it says).
     public var remote: String?
-    /// Files moved so far, and how many there are to move.
+    /// Files done so far (moved, or given up on: the summary counts those), and how many
+    /// there are to move.
     public var files = 0
     public var totalFiles = 0
     /// Bytes moved so far, the file under way's part included, and how many there are.
