@@ -85,6 +85,35 @@ struct SystemTests {
         #expect(throws: Errno.noSuchFile) { try ProcessLaunch(["/nonexistent/program"]).start() }
     }
 
+    @Test("a capture hands over stdout as it comes, while the child still runs")
+    func aCaptureStreamsItsOutput() throws {
+        // The child writes a line, then waits for a line on its stdin, which is sent only
+        // once that first line has been received: a capture that kept its output until the
+        // end would time out.
+        var input: [Int32] = [0, 0]
+        #expect(pipe(&input) == 0)
+        defer { close(input[0]) }
+        var launch = ProcessLaunch(["sh", "-c", "echo first; read answer; echo \"then $answer\""])
+        launch.input = .descriptor(input[0])
+        var pieces: [String] = []
+        var answered = false
+        defer { if !answered { close(input[1]) } }
+        let run = try launch.capture(
+            timeout: 60,
+            received: { piece in
+                pieces.append(String(decoding: piece, as: UTF8.self))
+                if !answered, pieces.joined().contains("first\n") {
+                    answered = true
+                    _ = "go\n".withCString { write(input[1], $0, 3) }
+                    close(input[1])
+                }
+            })
+        #expect(run.status == 0)
+        #expect(answered)
+        #expect(String(decoding: run.stdout, as: UTF8.self) == "first\nthen go\n")
+        #expect(pieces.joined() == "first\nthen go\n")
+    }
+
     @Test func aCaptureReadsBothStreamsAndKillsTheGroupOnTimeout() throws {
         // More than a pipe holds on each stream: read as they come, or the child would block.
         var launch = ProcessLaunch(["sh", "-c", "head -c 200000 /dev/zero; head -c 100000 /dev/zero >&2; exit 4"])

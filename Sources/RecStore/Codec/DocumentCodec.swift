@@ -147,6 +147,22 @@ public enum DocumentCodec {
         return (decoded.document, decoded.problems)
     }
 
+    /// The version a store.json says it was written as, from its top-level `"version"` alone
+    /// (the items are skipped, not decoded); nil when it is not an object with one. What sync
+    /// asks of a remote's store.json before taking it: a fast-forward runs no merge driver.
+    public static func declaredVersion(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var reader = JSONReader(bytes)
+        do {
+            try reader.beginObject()
+            var first = true
+            while let key = try reader.nextKey(first: &first) {
+                if key.equals("version") { return Int(try reader.readInt()) }
+                try reader.skipValue()
+            }
+        } catch {}
+        return nil
+    }
+
     /// `decode`, and the version the file was written as.
     /// `itemRanges` says where each item of the `items` array lies in `bytes` (what `find`'s
     /// index keeps, so that it decodes only the items it prints); the trash's are not listed.

@@ -60,11 +60,16 @@ public enum Annex {
         public var failed: [String] = []
     }
 
-    /// Brings the files' audio here from wherever git-annex can reach it.
-    public static func get(_ location: StoreLocation, files: [String]) throws -> Moved {
+    /// Brings the files' audio here from wherever git-annex can reach it; `observer` is told
+    /// how far it has got (with git-annex's progress records, for a terminal's live line).
+    public static func get(
+        _ location: StoreLocation, files: [String], observer: TransferObserver? = nil
+    ) throws -> Moved {
         let held = try RepositoryLock.require(Git(directory: location.directory), what: "get")
         defer { withExtendedLifetime(held) {} }
-        return try transfer(location, ["annex", "get", "--json", "--"], files)
+        return try transfer(
+            location, ["get"], files, plan: ["--not", "--in", "here"],
+            progress: TransferProgress(direction: .receiving, remote: nil), observer: observer)
     }
 
     /// Drops the files' audio here. Refused, dropping nothing, when a file has no other known
@@ -83,32 +88,36 @@ public enum Annex {
                 )
             }
         }
-        return try transfer(
-            location, ["annex", "drop", "--json", "--"], files.filter { known[$0]?.contains("here") == true })
+        return try transfer(location, ["drop"], files.filter { known[$0]?.contains("here") == true })
     }
 
-    static func transfer(_ location: StoreLocation, _ command: [String], _ files: [String]) throws -> Moved {
-        var moved = Moved()
-        guard !files.isEmpty else { return moved }
-        let result = try Git(directory: location.directory).capture(command + files.map { "audio/" + $0 })
-        for line in result.lines where line.hasPrefix("{") {
-            guard let record = parse(line) else { continue }
-            if record.success {
-                moved.count += 1
-                moved.bytes += SyncRun.keySize(line) ?? 0
-            } else if let file = record.file {
-                moved.failed.append(FileSystem.baseName(of: file))
-            }
-        }
-        if !result.succeeded && moved.failed.isEmpty && moved.count == 0 {
-            throw RecError.failure(command[1], result.reason)
-        }
-        return moved
+    static func transfer(
+        _ location: StoreLocation, _ command: [String], _ files: [String], plan: [String] = [],
+        progress: TransferProgress? = nil, observer: TransferObserver? = nil
+    ) throws -> Moved {
+        guard !files.isEmpty else { return Moved() }
+        let tally = try AnnexTransfer.run(
+            Git(directory: location.directory), command, files: files.map { "audio/" + $0 }, plan: plan,
+            what: command[0], progress: progress, observer: observer)
+        return Moved(count: tally.count, bytes: tally.bytes, failed: tally.failed.map(FileSystem.baseName(of:)))
     }
 
     struct Record {
         var file: String?
+        var key: String?
         var success = false
+        /// A progress record's bytes moved of its file (`--json-progress`); nil in the record
+        /// that ends a file.
+        var progress: Int64?
+        /// What git-annex says of the file under way: `from origin...`, `to hub...`.
+        var note: String?
+
+        /// The remote a `note` names (`from origin...`): where `get` is taking the file from.
+        var noteRemote: String? {
+            guard let note, note.hasPrefix("from "), note.hasSuffix("...") else { return nil }
+            let name = note.dropFirst("from ".count).dropLast("...".count)
+            return name.isEmpty ? nil : String(name)
+        }
         var whereis: [(uuid: String, description: String, here: Bool)] = []
     }
 
@@ -124,8 +133,25 @@ public enum Annex {
                 while let key = try reader.nextKey(first: &first) {
                     if key.equals("file") {
                         record.file = try reader.readString()
+                    } else if key.equals("key") {
+                        record.key = try reader.readString()
                     } else if key.equals("success") {
                         record.success = try reader.readBool()
+                    } else if key.equals("byte-progress") {
+                        record.progress = try reader.readInt()
+                    } else if key.equals("note") {
+                        record.note = try reader.readString()
+                    } else if key.equals("action") {
+                        // A progress record's file, key and note are inside its "action".
+                        try reader.beginObject()
+                        var firstField = true
+                        while let field = try reader.nextKey(first: &firstField) {
+                            if field.equals("note") {
+                                record.note = try reader.readString()
+                            } else {
+                                try reader.skipValue()
+                            }
+                        }
                     } else if key.equals("whereis") {
                         try reader.beginArray()
                         var firstPlace = true

@@ -26,17 +26,32 @@ public struct Captured: Sendable {
     ]
 
     /// Runs `arguments[0]` (looked up in PATH) with its stdin on /dev/null and waits
-    /// (`ProcessLaunch.capture`: both streams read as they come).
-    public static func run(_ arguments: [String]) throws -> Captured {
+    /// (`ProcessLaunch.capture`: both streams read as they come). `line` is given each whole
+    /// line of stdout, without its line feed, as soon as it is written (git-annex's progress
+    /// records); `output` holds them all at the end.
+    public static func run(_ arguments: [String], line: ((Substring) -> Void)? = nil) throws -> Captured {
         var launch = ProcessLaunch(arguments)
         launch.input = .null
         let run: CapturedRun
+        var pending: [UInt8] = []
         do {
             // git's stderr can be long (hints, progress); the last lines say why.
-            run = try launch.capture(outputLimit: 1 << 30, stderrLimit: 16384)
+            run = try launch.capture(
+                outputLimit: 1 << 30, stderrLimit: 16384,
+                received: { piece in
+                    guard let line else { return }
+                    pending += piece
+                    guard let last = pending.lastIndex(of: UInt8(ascii: "\n")) else { return }
+                    for whole in String(decoding: pending[..<last], as: UTF8.self).split(separator: "\n") {
+                        line(whole)
+                    }
+                    pending.removeFirst(last + 1)
+                })
         } catch {
             throw RecError.failure(arguments[0], "cannot run: \(error)")
         }
+        // A last line without its line feed.
+        if let line, !pending.isEmpty { line(Substring(String(decoding: pending, as: UTF8.self))) }
         return Captured(
             status: run.status, output: String(decoding: run.stdout, as: UTF8.self),
             errors: String(decoding: run.stderr, as: UTF8.self))

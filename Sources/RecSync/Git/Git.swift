@@ -14,9 +14,10 @@ public struct Git: Sendable {
         }
     }
 
-    /// Runs `git -C <directory> <arguments>` and returns what it said.
-    public func capture(_ arguments: [String]) throws -> Captured {
-        try Captured.run(["git", "-C", directory] + arguments)
+    /// Runs `git -C <directory> <arguments>` and returns what it said; `line` is given each
+    /// line of its stdout as it comes (`Captured.run`).
+    public func capture(_ arguments: [String], line: ((Substring) -> Void)? = nil) throws -> Captured {
+        try Captured.run(["git", "-C", directory] + arguments, line: line)
     }
 
     /// `capture` that must succeed: a failure is one line, `<what>: <git's reason>`.

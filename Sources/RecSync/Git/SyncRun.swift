@@ -61,7 +61,7 @@ public enum SyncRun {
 
     public static func run(
         _ location: StoreLocation, remotes requested: [String], content: Bool,
-        executable: String = DetachedProcess.currentExecutable
+        executable: String = DetachedProcess.currentExecutable, observer: TransferObserver? = nil
     ) throws -> Report {
         let git = try SyncRemotes.requireSetUp(location, command: "sync")
         let what = "sync"
@@ -92,10 +92,6 @@ public enum SyncRun {
         try SyncSetup.writeDriverConfig(git, executable: executable)
         let branch = try git.require(["symbolic-ref", "--short", "HEAD"], what: what).output.trimmed
 
-        // New audio is hashed into the annex before the lock: a saved recording's file never
-        // changes, so this needs no lock, and it is the long part of a first sync.
-        try annexNewAudio(git, location: location)
-
         for remote in remotes {
             let fetched = try git.capture(["fetch", "-q", remote])
             guard fetched.succeeded else {
@@ -103,6 +99,13 @@ public enum SyncRun {
                 throw RecError.failure(what, "\(remote): cannot reach \(url): \(fetched.reason)")
             }
         }
+        // Before anything here changes: a store.json this recnotes cannot read would arrive
+        // by a fast-forward, which runs no merge driver to refuse it.
+        try refuseNewerStore(git, remotes: remotes, branch: branch)
+
+        // New audio is hashed into the annex before the lock: a saved recording's file never
+        // changes, so this needs no lock, and it is the long part of a first sync.
+        try annexNewAudio(git, location: location)
 
         var before: String?
         var theirTips: [String] = []
@@ -132,10 +135,15 @@ public enum SyncRun {
         try push(git, remotes: remotes, branch: branch, known: known)
         if content {
             for remote in remotes {
-                let got = try transfer(git, ["annex", "get", "--json", "--from", remote])
+                let got = try transfer(
+                    git, ["get", "--from", remote], plan: ["--not", "--in", "here", "--in", remote],
+                    progress: TransferProgress(direction: .receiving, remote: remote), observer: observer)
                 // What the location log says the remote has is not sent again (copy --to
                 // would check it, and report it as copied).
-                let copied = try transfer(git, ["annex", "copy", "--json", "--to", remote, "--not", "--in", remote])
+                let copied = try transfer(
+                    git, ["copy", "--to", remote, "--not", "--in", remote],
+                    plan: ["--in", "here", "--not", "--in", remote],
+                    progress: TransferProgress(direction: .sending, remote: remote), observer: observer)
                 report.audioIn.add(got)
                 report.audioOut.add(copied)
             }
@@ -273,14 +281,40 @@ public enum SyncRun {
         return true
     }
 
+    /// Whether `tip` is in HEAD already.
+    static func isMerged(_ git: Git, _ tip: String) throws -> Bool {
+        guard let head = try revision(git, "HEAD") else { return false }
+        return try git.capture(["merge-base", "--is-ancestor", tip, head]).succeeded
+    }
+
+    /// Refuses, in one line and with nothing changed here, a remote branch whose store.json
+    /// was written by a newer recnotes: merged (or fast-forwarded) it would leave a store this
+    /// recnotes cannot open.
+    static func refuseNewerStore(_ git: Git, remotes: [String], branch: String) throws {
+        let head = try revision(git, "HEAD")
+        for remote in remotes {
+            for ref in ["refs/remotes/\(remote)/\(branch)", "refs/remotes/\(remote)/synced/\(branch)"] {
+                // One merged already (the remote's other branch went on past it) brings nothing;
+                // with nothing new, the tip is HEAD itself (no merge-base to run).
+                guard let tip = try revision(git, ref), tip != head, try !isMerged(git, tip) else { continue }
+                let shown = try git.capture(["show", "\(ref):store.json"])
+                guard shown.succeeded else { continue }
+                let bytes = Array(shown.output.utf8)
+                guard let version = bytes.withUnsafeBufferPointer(DocumentCodec.declaredVersion),
+                    version > Document.currentVersion
+                else { continue }
+                throw RecError.failure(
+                    "sync",
+                    "\(remote): its store.json is version \(version), newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes on this machine, then sync again; nothing was changed here"
+                )
+            }
+        }
+    }
+
     /// Merges `ref` unless it is in HEAD already. A merge that fails (the driver refused a
     /// newer store version, garbage) is undone, and is one line naming the remote.
     static func merge(_ git: Git, remote: String, ref: String, tip: String, report: String) throws {
-        if let head = try revision(git, "HEAD"),
-            try git.capture(["merge-base", "--is-ancestor", tip, head]).succeeded
-        {
-            return
-        }
+        if try isMerged(git, tip) { return }
         let merged = try git.capture([
             "merge", "-q", "--no-edit", "--no-verify", "--allow-unrelated-histories", "-m",
             "recnotes sync: merge \(remote)", tip,
@@ -332,39 +366,21 @@ public enum SyncRun {
         }
     }
 
-    /// Runs a git-annex transfer with `--json` and counts what moved: one JSON object a file,
-    /// whose key holds the size (`SHA256E-s12345--…`).
-    static func transfer(_ git: Git, _ arguments: [String]) throws -> Transfers {
-        let result = try git.capture(arguments)
-        var moved = Transfers()
-        for line in result.lines where line.hasPrefix("{") {
-            if line.contains("\"success\":true") {
-                moved.count += 1
-                moved.bytes += keySize(line) ?? 0
-            } else {
-                moved.failed += 1
-            }
-        }
-        if !result.succeeded && moved.failed == 0 && moved.count == 0 {
-            throw RecError.failure("sync", result.reason)
-        }
-        return moved
+    /// Runs a git-annex transfer (`AnnexTransfer`) and counts what moved.
+    static func transfer(
+        _ git: Git, _ command: [String], plan: [String], progress: TransferProgress, observer: TransferObserver?
+    ) throws -> Transfers {
+        let tally = try AnnexTransfer.run(
+            git, command, plan: plan, what: "sync", progress: progress, observer: observer)
+        return Transfers(count: tally.count, bytes: tally.bytes, failed: tally.failed.count)
     }
 
-    static func keySize(_ line: String) -> Int64? {
-        // "key":"SHA256E-s12345--…": the size follows the backend's name.
-        let chars = Array(line.utf8)
-        let marker = Array("\"key\":\"".utf8)
-        guard chars.count > marker.count,
-            let at = (0...(chars.count - marker.count)).first(where: { Array(chars[$0..<$0 + marker.count]) == marker })
-        else { return nil }
-        var i = at + marker.count
-        while i + 1 < chars.count, chars[i] != UInt8(ascii: "\"") {
-            if chars[i] == UInt8(ascii: "-"), chars[i + 1] == UInt8(ascii: "s") {
-                let digits = chars[(i + 2)...].prefix { $0 >= 48 && $0 <= 57 }
-                return Int64(String(decoding: digits, as: UTF8.self))
-            }
-            i += 1
+    /// The size a git-annex key holds: `SHA256E-s12345--…`, the field after the backend's
+    /// name that starts with `s`, before the `--` that starts the name.
+    static func keySize(_ key: String) -> Int64? {
+        let fields = key.split(separator: "--", maxSplits: 1).first?.split(separator: "-") ?? []
+        for field in fields.dropFirst() where field.first == "s" {
+            return Int64(field.dropFirst())
         }
         return nil
     }

@@ -27,10 +27,13 @@ extension ProcessLaunch {
     /// they come so that neither can fill and block the child, and waits for it to end.
     /// `timeout` (seconds) and `isCancelled` (looked at every 0.2 s) kill it; so does more
     /// than `outputLimit` bytes on stdout. Only the last `stderrLimit` bytes of stderr are
-    /// kept, for an error message. `started` is told its pid once it runs.
+    /// kept, for an error message. `started` is told its pid once it runs; `received` is
+    /// given each piece of stdout as it is read, for a caller that shows progress while the
+    /// child runs (git-annex's `--json-progress`); it is all in `stdout` at the end too.
     public func capture(
         timeout: Double = .infinity, outputLimit: Int = 64 << 20, stderrLimit: Int = 8192,
-        isCancelled: (() -> Bool)? = nil, started: (pid_t) -> Void = { _ in }
+        isCancelled: (() -> Bool)? = nil, started: (pid_t) -> Void = { _ in },
+        received: (ArraySlice<UInt8>) -> Void = { _ in }
     ) throws(CaptureFailure) -> CapturedRun {
         let outPipe: (read: Int32, write: Int32)
         let errPipe: (read: Int32, write: Int32)
@@ -95,6 +98,7 @@ extension ProcessLaunch {
                     readEnds[k] = -1
                 } else if k == 0 {
                     out += buffer[0..<n]
+                    received(buffer[0..<n])
                     if out.count > outputLimit {
                         killAll()
                         throw .outputTooLong

@@ -22,9 +22,10 @@ struct Get: ParsableCommand {
         commandName: "get",
         abstract: "Bring recordings' audio here from the machines or remotes that hold it.",
         discussion: """
-            For a store that syncs ('recnotes sync init'): git-annex fetches the audio from \\
-            wherever it can reach a copy. A folder means every recording under it. Audio \\
-            already here is left as it is.
+            For a store that syncs ('recnotes sync init'): git-annex fetches the audio from \
+            wherever it can reach a copy. A folder means every recording under it. Audio \
+            already here is left as it is. On a terminal, a line on standard error shows the \
+            files and bytes brought so far, as sync's does.
             """
     )
 
@@ -38,7 +39,12 @@ struct Get: ParsableCommand {
         _ = try SyncRemotes.requireSetUp(library.location, command: "get")
         let files = try audioFiles(library, paths)
         let missing = files.filter { library.location.audioIsElsewhere($0.file) }
-        let moved = try Annex.get(library.location, files: missing.map(\.file))
+        let live = TransferLine.observer()
+        let moved: Annex.Moved
+        do {
+            defer { live.line?.clear() }
+            moved = try Annex.get(library.location, files: missing.map(\.file), observer: live.observer)
+        }
         if !Output.quiet {
             print(
                 "get: \(Format.count(moved.count, "recording")) brought here (\(Format.size(moved.bytes))), \(files.count - missing.count) here already"
@@ -55,9 +61,9 @@ struct Drop: ParsableCommand {
         commandName: "drop",
         abstract: "Free the space recordings' audio takes here, keeping the copies elsewhere.",
         discussion: """
-            For a store that syncs: the audio stays on the other machines and remotes, and \\
-            'recnotes get' brings it back. Refused, dropping nothing, when a recording has no \\
-            other known copy (the error names where its copies are): sync it first. A folder \\
+            For a store that syncs: the audio stays on the other machines and remotes, and \
+            'recnotes get' brings it back. Refused, dropping nothing, when a recording has no \
+            other known copy (the error names where its copies are): sync it first. A folder \
             means every recording under it.
             """
     )

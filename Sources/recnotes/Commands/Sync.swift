@@ -31,7 +31,12 @@ struct SyncNow: ParsableCommand {
         discussion: """
             Commits what changed here, fetches, merges, pushes, then moves audio both ways \
             unless --no-content, and prints one summary: items received and sent, audio moved, \
-            each conflict resolved.
+            each conflict resolved. On a terminal, while audio moves, one line on standard \
+            error counts the files and bytes moved of those to move ('audio: 3/12 files, 1.2 MB \
+            / 4.5 MB') and names the remote, redrawn in place and cleared at the end; not on a \
+            terminal, or with --json or --quiet, nothing is added to standard error. A remote \
+            whose store.json a newer recnotes wrote is refused in one line, with nothing changed \
+            here: upgrade recnotes on this machine.
             """
     )
 
@@ -45,7 +50,13 @@ struct SyncNow: ParsableCommand {
     var remotes: [String] = []
 
     func run() throws {
-        let report = try SyncRun.run(global.location(), remotes: remotes, content: !noContent)
+        let live = TransferLine.observer(json: output.json)
+        let report: SyncRun.Report
+        do {
+            defer { live.line?.clear() }
+            report = try SyncRun.run(
+                global.location(), remotes: remotes, content: !noContent, observer: live.observer)
+        }
         if output.json {
             print(report.json)
         } else if !Output.quiet {

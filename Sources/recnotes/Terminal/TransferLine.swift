@@ -1,0 +1,45 @@
+import RecCore
+import RecSync
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `sync`'s and `get`'s live line on stderr while audio moves, redrawn in place as
+/// git-annex reports progress and cleared when it is done: `audio: 3/12 files, 1.2 MB /
+/// 4.5 MB  →hub` (`←` for audio coming here). A `StatusLine`, so it fits the terminal as
+/// the recorder's and player's do.
+final class TransferLine {
+    private var lastLine = ""
+
+    /// The observer to give `sync` or `get`: a live line when stderr is a terminal (and the
+    /// output is not JSON, and not --quiet), else nil, and git-annex is asked for no progress.
+    static func observer(json: Bool = false) -> (line: TransferLine?, observer: TransferObserver?) {
+        guard !json, !Output.quiet, Terminal.isTTY(STDERR_FILENO) else { return (nil, nil) }
+        let line = TransferLine()
+        return (line, { line.show($0) })
+    }
+
+    static func text(_ progress: TransferProgress) -> StatusLine {
+        let arrow = progress.direction == .receiving ? "←" : "→"
+        return StatusLine(
+            symbol: "audio:",
+            time:
+                "\(progress.files)/\(progress.totalFiles) files, \(Format.size(progress.bytes)) / \(Format.size(progress.totalBytes))",
+            name: progress.remote.map { arrow + $0 } ?? arrow)
+    }
+
+    func show(_ progress: TransferProgress) {
+        let line = Self.text(progress).render(width: Terminal.columns(STDERR_FILENO))
+        guard line != lastLine else { return }
+        lastLine = line
+        Terminal.writeStderr("\r\u{1B}[K" + line)
+    }
+
+    /// Clears the line, so that the summary (or an error) starts on a clean one.
+    func clear() {
+        guard !lastLine.isEmpty else { return }
+        lastLine = ""
+        Terminal.writeStderr("\r\u{1B}[K")
+    }
+}
