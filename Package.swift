@@ -19,12 +19,14 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libasound2-dev", "libsndfile1-dev"])]
         ),
+        // Opening a library on first use (dlopen, dlsym), once per process: the two below.
+        .target(name: "CLoader", linkerSettings: [.linkedLibrary("dl")]),
         // CMU PocketSphinx, the built-in transcription engine, opened with dlopen on the first
         // transcription (libpocketsphinx3 at run time; nothing of it at build time).
-        .target(name: "CPocketSphinx", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CPocketSphinx", dependencies: ["CLoader"]),
         // SoundTouch, the time stretcher of play/export --speed, opened with dlopen on the first
         // stretch (libsoundtouch1's libSoundTouchDll.so.1 at run time; nothing of it at build time).
-        .target(name: "CSoundTouch", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSoundTouch", dependencies: ["CLoader"]),
         // The layers, bottom to top; each may use only those it names (ARCHITECTURE.md).
         // POSIX in typed pieces.
         .target(name: "RecSystem", dependencies: ["CSystem"]),

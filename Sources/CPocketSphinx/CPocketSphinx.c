@@ -1,7 +1,6 @@
 #include "CPocketSphinx.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
+#include <CLoader.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,55 +25,30 @@ static struct {
     void (*ps_seg_frames)(cps_segment *, int *, int *);
 } api;
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static int load_result = 1; // 1: not tried yet
-static char load_error[512];
+static cloader loader = CLOADER_INIT;
 
-// dlsym on the library's handle searches its dependencies too, so sphinxbase's functions
-// come through libpocketsphinx, which links it.
-#define RESOLVE(handle, name)                                                                  \
-    do {                                                                                       \
-        *(void **)(&api.name) = dlsym(handle, #name);                                          \
-        if (!api.name) {                                                                       \
-            snprintf(load_error, sizeof load_error, "%s has no function %s", library, #name);  \
-            return -1;                                                                         \
-        }                                                                                      \
-    } while (0)
-
-static int load_locked(const char *path) {
-    const char *library = path ? path : "libpocketsphinx.so.3";
-    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", why ? why : library);
-        return -1;
-    }
-    RESOLVE(handle, cmd_ln_init);
-    RESOLVE(handle, cmd_ln_free_r);
-    RESOLVE(handle, cmd_ln_int_r);
-    RESOLVE(handle, err_set_logfp);
-    RESOLVE(handle, ps_args);
-    RESOLVE(handle, ps_init);
-    RESOLVE(handle, ps_free);
-    RESOLVE(handle, ps_get_config);
-    RESOLVE(handle, ps_start_utt);
-    RESOLVE(handle, ps_process_raw);
-    RESOLVE(handle, ps_end_utt);
-    RESOLVE(handle, ps_get_in_speech);
-    RESOLVE(handle, ps_seg_iter);
-    RESOLVE(handle, ps_seg_next);
-    RESOLVE(handle, ps_seg_word);
-    RESOLVE(handle, ps_seg_frames);
-    return 0;
-}
+#define SYMBOL(name) {#name, (void **)&api.name}
 
 int cps_load(const char *path, char *why, size_t size) {
-    pthread_mutex_lock(&load_lock);
-    if (load_result == 1) load_result = load_locked(path);
-    int result = load_result;
-    pthread_mutex_unlock(&load_lock);
-    if (result != 0 && why && size > 0) snprintf(why, size, "%s", load_error);
-    return result;
+    static const cloader_symbol symbols[] = {
+        SYMBOL(cmd_ln_init),
+        SYMBOL(cmd_ln_free_r),
+        SYMBOL(cmd_ln_int_r),
+        SYMBOL(err_set_logfp),
+        SYMBOL(ps_args),
+        SYMBOL(ps_init),
+        SYMBOL(ps_free),
+        SYMBOL(ps_get_config),
+        SYMBOL(ps_start_utt),
+        SYMBOL(ps_process_raw),
+        SYMBOL(ps_end_utt),
+        SYMBOL(ps_get_in_speech),
+        SYMBOL(ps_seg_iter),
+        SYMBOL(ps_seg_next),
+        SYMBOL(ps_seg_word),
+        SYMBOL(ps_seg_frames),
+    };
+    return cloader_load(&loader, path ? path : "libpocketsphinx.so.3", symbols, sizeof symbols / sizeof *symbols, why, size);
 }
 
 void cps_silence(void) { api.err_set_logfp(NULL); }

@@ -1,7 +1,6 @@
 #include "CSoundTouch.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
+#include <CLoader.h>
 #include <stdio.h>
 
 // The library's functions, as SoundTouchDLL.h declares them (HANDLE is void *).
@@ -19,48 +18,25 @@ static struct {
     void (*soundtouch_clear)(void *);
 } api;
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static int load_result = 1; // 1: not tried yet
-static char load_error[512];
+static cloader loader = CLOADER_INIT;
 
-#define RESOLVE(handle, name)                                                                  \
-    do {                                                                                       \
-        *(void **)(&api.name) = dlsym(handle, #name);                                          \
-        if (!api.name) {                                                                       \
-            snprintf(load_error, sizeof load_error, "%s has no function %s", library, #name);  \
-            return -1;                                                                         \
-        }                                                                                      \
-    } while (0)
-
-static int load_locked(const char *path) {
-    const char *library = path ? path : "libSoundTouchDll.so.1";
-    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", why ? why : library);
-        return -1;
-    }
-    RESOLVE(handle, soundtouch_createInstance);
-    RESOLVE(handle, soundtouch_destroyInstance);
-    RESOLVE(handle, soundtouch_getVersionString);
-    RESOLVE(handle, soundtouch_setTempo);
-    RESOLVE(handle, soundtouch_setChannels);
-    RESOLVE(handle, soundtouch_setSampleRate);
-    RESOLVE(handle, soundtouch_putSamples);
-    RESOLVE(handle, soundtouch_numSamples);
-    RESOLVE(handle, soundtouch_numUnprocessedSamples);
-    RESOLVE(handle, soundtouch_receiveSamples);
-    RESOLVE(handle, soundtouch_clear);
-    return 0;
-}
+#define SYMBOL(name) {#name, (void **)&api.name}
 
 int cst_load(const char *path, char *why, size_t size) {
-    pthread_mutex_lock(&load_lock);
-    if (load_result == 1) load_result = load_locked(path);
-    int result = load_result;
-    pthread_mutex_unlock(&load_lock);
-    if (result != 0 && why && size > 0) snprintf(why, size, "%s", load_error);
-    return result;
+    static const cloader_symbol symbols[] = {
+        SYMBOL(soundtouch_createInstance),
+        SYMBOL(soundtouch_destroyInstance),
+        SYMBOL(soundtouch_getVersionString),
+        SYMBOL(soundtouch_setTempo),
+        SYMBOL(soundtouch_setChannels),
+        SYMBOL(soundtouch_setSampleRate),
+        SYMBOL(soundtouch_putSamples),
+        SYMBOL(soundtouch_numSamples),
+        SYMBOL(soundtouch_numUnprocessedSamples),
+        SYMBOL(soundtouch_receiveSamples),
+        SYMBOL(soundtouch_clear),
+    };
+    return cloader_load(&loader, path ? path : "libSoundTouchDll.so.1", symbols, sizeof symbols / sizeof *symbols, why, size);
 }
 
 cst_state *cst_new(unsigned int rate, unsigned int channels) {

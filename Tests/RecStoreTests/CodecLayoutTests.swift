@@ -43,7 +43,7 @@ struct CodecLayoutTests {
           "selection": {"recording": "beef0000-0000-4000-8000-000000000004", "position": 1.5},
           "recording": {"uuid": "cafe0000-0000-4000-8000-000000000009", "parent": "3f2a1111-0000-4000-8000-000000000001", "name": "live", "file": "", "output": "/tmp/out.flac", "pid": 4242, "started": "2024-01-02T03:04:05.678Z", "format": "flac", "sampleRate": 48000, "channels": 2, "position": 3.25, "markers": [{"frame": 4800, "label": "start"}], "control": {"paused": true, "lastSequence": 13, "reportedAt": "2024-01-02T03:04:09.000Z", "pending": [{"sequence": 8, "action": "pause"}, {"sequence": 9, "action": "seek", "seconds": 2.5}, {"sequence": 10, "action": "skip", "seconds": -5}, {"sequence": 11, "action": "mark", "label": "here"}, {"sequence": 12, "action": "nextMark", "frames": [4800, 96000]}, {"sequence": 13, "action": "stop"}]}},
           "speed": 1.5,
-          "playing": {"uuid": "beef0000-0000-4000-8000-000000000004", "pid": 4343, "started": "2024-01-02T03:04:05.000Z", "control": {"paused": false, "lastSequence": 0, "pending": [{"sequence": 1, "action": "speed", "factor": 1.75}, {"sequence": 2, "action": "speedBy", "factor": -0.25}]}}
+          "playing": {"uuid": "beef0000-0000-4000-8000-000000000004", "pid": 4343, "started": "2024-01-02T03:04:05.000Z", "control": {"paused": false, "lastSequence": 2, "pending": [{"sequence": 1, "action": "speed", "factor": 1.75}, {"sequence": 2, "action": "speedBy", "factor": -0.25}]}}
         }
 
         """
