@@ -16,11 +16,13 @@ final class TestSSHServer {
     private(set) var port = 0
     private var pid: pid_t?
 
-    /// What git and git-annex need to reach the server: git reads GIT_SSH_COMMAND, and
-    /// git-annex does too, but only with GIT_ANNEX_USE_GIT_SSH=1 (git-annex(1)); with it set,
-    /// git-annex does not cache ssh connections (no control sockets in the temp dir).
+    /// What git and git-annex need to reach the server: GIT_SSH_COMMAND alone, as a user sets
+    /// it for git. git-annex follows it only with GIT_ANNEX_USE_GIT_SSH=1 (git-annex(1)), which
+    /// recnotes sets itself when the user has not (left unset here, so that the audio's
+    /// arriving over ssh shows that it did); with it, git-annex does not cache ssh connections
+    /// (no control sockets in the temp dir).
     var environment: [String: String?] {
-        ["GIT_SSH_COMMAND": "ssh -F \(directory)/ssh_config", "GIT_ANNEX_USE_GIT_SSH": "1"]
+        ["GIT_SSH_COMMAND": "ssh -F \(directory)/ssh_config", "GIT_ANNEX_USE_GIT_SSH": nil]
     }
 
     /// `ssh://127.0.0.1:PORT/path`.

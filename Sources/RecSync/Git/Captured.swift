@@ -19,6 +19,15 @@ public struct Captured: Sendable {
         return said.map(String.init) ?? "exit status \(status)"
     }
 
+    /// git-annex reaches an ssh remote the way git does only with GIT_ANNEX_USE_GIT_SSH=1
+    /// (git-annex(1)); without it, a user's GIT_SSH_COMMAND would carry the library and not the
+    /// audio. Set once, before the first git or git-annex recnotes starts, unless the user set it.
+    private static let annexFollowsGitSSH: Void = {
+        if Environment.value("GIT_SSH_COMMAND") != nil {
+            Environment.setDefault("GIT_ANNEX_USE_GIT_SSH", "1")
+        }
+    }()
+
     /// What git says after ssh or the remote side has said why it failed.
     static let boilerplate: Set<String> = [
         "Could not read from remote repository.", "Please make sure you have the correct access rights",
@@ -30,6 +39,7 @@ public struct Captured: Sendable {
     /// line of stdout, without its line feed, as soon as it is written (git-annex's progress
     /// records); `output` holds them all at the end.
     public static func run(_ arguments: [String], line: ((Substring) -> Void)? = nil) throws -> Captured {
+        _ = annexFollowsGitSSH
         var launch = ProcessLaunch(arguments)
         launch.input = .null
         let run: CapturedRun

@@ -17,4 +17,11 @@ public enum Environment {
         }
         return result
     }
+
+    /// Sets `name` to `value` for this process and the programs it starts, unless it is set
+    /// already (the user's value wins). Call before any other thread starts a program: the
+    /// environment is read by posix_spawn without a lock.
+    public static func setDefault(_ name: String, _ value: String) {
+        setenv(name, value, 0)
+    }
 }
