@@ -112,6 +112,17 @@ public enum Annex {
         /// What git-annex says of the file under way: `from origin...`, `to hub...`.
         var note: String?
 
+        /// The bytes the record's key holds: `SHA256E-s12345--…`, the field after the
+        /// backend's name that starts with `s`, before the `--` that starts the name; 0 when
+        /// the key says none.
+        var size: Int64 {
+            let fields = key?.split(separator: "--", maxSplits: 1).first?.split(separator: "-") ?? []
+            for field in fields.dropFirst() where field.first == "s" {
+                return Int64(field.dropFirst()) ?? 0
+            }
+            return 0
+        }
+
         /// The remote a `note` names (`from origin...`): where `get` is taking the file from.
         var noteRemote: String? {
             guard let note, note.hasPrefix("from "), note.hasSuffix("...") else { return nil }

@@ -67,35 +67,35 @@ enum AnnexTransfer {
         }
         var tally = Tally()
         var sizeOfDone: Int64 = 0
+        // The next state of the line: `done` files ended, `bytes` moved in all, the file under
+        // way (if any) counted in the totals, which grow should git-annex move more than
+        // `find` counted.
+        func show(_ record: Annex.Record, done: Int, bytes: Int64, underWay: Bool) {
+            guard observing, var shown = progress else { return }
+            if start?.remote == nil { shown.remote = record.noteRemote ?? shown.remote }
+            shown.files = done
+            shown.bytes = bytes
+            shown.totalFiles = max(shown.totalFiles, done + (underWay ? 1 : 0))
+            shown.totalBytes = max(shown.totalBytes, bytes)
+            progress = shown
+            observer?(shown)
+        }
         let arguments = ["annex"] + command + ["--json"] + (observing ? ["--json-progress"] : []) + paths
         let result = try git.capture(arguments) { line in
             guard line.hasPrefix("{"), let record = Annex.parse(String(line)) else { return }
+            let done = progress?.files ?? 0
             if let moving = record.progress {
-                guard observing, var shown = progress else { return }
-                if start?.remote == nil { shown.remote = record.noteRemote ?? shown.remote }
-                shown.bytes = sizeOfDone + moving
-                shown.totalFiles = max(shown.totalFiles, shown.files + 1)
-                shown.totalBytes = max(shown.totalBytes, shown.bytes)
-                progress = shown
-                observer?(shown)
+                show(record, done: done, bytes: sizeOfDone + moving, underWay: true)
                 return
             }
-            let size = record.key.flatMap(SyncRun.keySize) ?? 0
             if record.success {
                 tally.count += 1
-                tally.bytes += size
+                tally.bytes += record.size
             } else {
                 tally.failed.append(record.file ?? "")
             }
-            sizeOfDone += size
-            guard observing, var shown = progress else { return }
-            if start?.remote == nil { shown.remote = record.noteRemote ?? shown.remote }
-            shown.files += 1
-            shown.bytes = sizeOfDone
-            shown.totalFiles = max(shown.totalFiles, shown.files)
-            shown.totalBytes = max(shown.totalBytes, shown.bytes)
-            progress = shown
-            observer?(shown)
+            sizeOfDone += record.size
+            show(record, done: done + 1, bytes: sizeOfDone, underWay: false)
         }
         if !result.succeeded && tally.failed.isEmpty && tally.count == 0 {
             throw RecError.failure(what, result.reason)
@@ -113,7 +113,7 @@ enum AnnexTransfer {
         for line in found.lines where line.hasPrefix("{") {
             guard let record = Annex.parse(line) else { continue }
             files += 1
-            bytes += record.key.flatMap(SyncRun.keySize) ?? 0
+            bytes += record.size
         }
         return (files, bytes)
     }

@@ -375,16 +375,6 @@ public enum SyncRun {
         return Transfers(count: tally.count, bytes: tally.bytes, failed: tally.failed.count)
     }
 
-    /// The size a git-annex key holds: `SHA256E-s12345--…`, the field after the backend's
-    /// name that starts with `s`, before the `--` that starts the name.
-    static func keySize(_ key: String) -> Int64? {
-        let fields = key.split(separator: "--", maxSplits: 1).first?.split(separator: "-") ?? []
-        for field in fields.dropFirst() where field.first == "s" {
-            return Int64(field.dropFirst())
-        }
-        return nil
-    }
-
     /// The conflicts the merge driver reported, read and then removed.
     static func takeConflicts(_ path: String) -> [Conflict] {
         guard let bytes = try? FileSystem.read(path) else { return [] }
