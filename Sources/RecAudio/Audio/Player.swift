@@ -302,9 +302,7 @@ public final class Player: @unchecked Sendable {
                 case .speed(let to):
                     setSpeed(PlaybackSpeed(factor: to) ?? (player.stretch?.speed ?? .normal), onEvent)
                 case .speedBy(let by):
-                    let now = player.stretch?.speed.factor ?? 1
-                    let next = min(max(now + by, PlaybackSpeed.range.lowerBound), PlaybackSpeed.range.upperBound)
-                    setSpeed(PlaybackSpeed(factor: next)!, onEvent)
+                    setSpeed((player.stretch?.speed ?? .normal).changed(by: by), onEvent)
                 case .markAt(let label, let frame):
                     onEvent(.marked(at(min(max(frame, 0), end)), label: label))
                 case .seekMark(let forward, let frames):

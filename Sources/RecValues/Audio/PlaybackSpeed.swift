@@ -57,10 +57,9 @@ public struct PlaybackSpeed: Equatable, Hashable, Sendable, CustomStringConverti
             && word.filter { $0 == "." }.count <= 1 && word != "."
     }
 
-    /// The speed `step`s away, held inside `range`.
-    public func stepped(by steps: Int) -> PlaybackSpeed {
-        let next = ((factor / Self.step).rounded() + Double(steps)) * Self.step
-        return PlaybackSpeed(unchecked: min(max(next, Self.range.lowerBound), Self.range.upperBound))
+    /// The speed `delta` away (`speed +0.25`, a key's step), held inside `range`.
+    public func changed(by delta: Double) -> PlaybackSpeed {
+        PlaybackSpeed(unchecked: min(max(factor + delta, Self.range.lowerBound), Self.range.upperBound))
     }
 
     public var isNormal: Bool { factor == 1 }
