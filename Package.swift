@@ -96,7 +96,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["recnotes", "RecCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "recnotes", "RecCore", "RecTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

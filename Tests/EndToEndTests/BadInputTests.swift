@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import RecCore
+import RecTestSupport
 import Testing
 
 /// Bad input through the binary: generated arguments, damaged store and view-state files,

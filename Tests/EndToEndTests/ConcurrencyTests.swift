@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecTestSupport
 import Testing
 
 /// Four processes at a time mutate one store. Each worker owns its own corner (`/wN`, and

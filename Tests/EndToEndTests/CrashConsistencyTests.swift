@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecTestSupport
 import Testing
 
 /// What a folder command does to a store, worked out by the test from the store as it was

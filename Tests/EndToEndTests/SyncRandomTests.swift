@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+import RecTestSupport
 import Testing
 
 /// Three machines, many random changes on each through the CLI (every kind it can make,
@@ -104,15 +105,8 @@ struct SyncRandomTests {
         init(wavDirectory: String) throws {
             self.wavDirectory = wavDirectory
             try FileManager.default.createDirectory(atPath: wavDirectory, withIntermediateDirectories: true)
-            var s = SyncRandomTests.seed
-            func mix() -> UInt64 {
-                s &+= 0x9E37_79B9_7F4A_7C15
-                var z = s
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
-            rng = Xoshiro(seed: (mix(), mix(), mix(), mix()))
+            var seeds = SeededRandom(seed: SyncRandomTests.seed)
+            rng = Xoshiro(seed: (seeds.next(), seeds.next(), seeds.next(), seeds.next()))
         }
 
         func below(_ n: Int) -> Int { Int.random(in: 0..<n, using: &rng) }

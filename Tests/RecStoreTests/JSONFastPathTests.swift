@@ -1,3 +1,4 @@
+import RecTestSupport
 import Testing
 
 @testable import RecStore
@@ -5,18 +6,6 @@ import Testing
 /// The shortcuts `--json` takes (issue 22) give what the general code gives.
 @Suite("JSON fast paths")
 struct JSONFastPathTests {
-    /// SplitMix64: the same cases on every run.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func written(_ value: Double) -> String {
         var w = JSONWriter()
         w.double(value)
@@ -25,7 +14,7 @@ struct JSONFastPathTests {
 
     @Test("a Double is written as description writes it: milliseconds, and every other kind")
     func doubles() {
-        var random = Random(state: 22)
+        var random = SeededRandom(seed: 22)
         var values: [Double] = [0.001, 0.01, 0.1, 0.5, 1.5, 1.05, 1.001, 999_999_999.999, 1e9 + 0.5, 0.0005, 0.0015]
         for _ in 0..<200_000 {
             // Times rounded to the millisecond, as the outputs round them, at every scale.
@@ -46,7 +35,7 @@ struct JSONFastPathTests {
 
     @Test("a string is escaped as byte by byte, wherever in its words the escapes fall")
     func strings() {
-        var random = Random(state: 11)
+        var random = SeededRandom(seed: 11)
         let pieces = [
             "a", "budget ", "zürich", "\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", " ", "\u{7F}", "é", "😀", "!",
             "#",
@@ -76,7 +65,7 @@ struct JSONFastPathTests {
 
     @Test("a snippet of text below U+0300 is cut as character by character, told where the word is or not")
     func snippets() {
-        var random = Random(state: 7)
+        var random = SeededRandom(seed: 7)
         // ASCII, line breaks of every kind, Latin-1 and Latin Extended (folded to more
         // than one byte: ß, Æ, ĳ), and the last scalars before the combining marks.
         let pieces = [

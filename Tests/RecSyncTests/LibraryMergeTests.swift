@@ -1,4 +1,5 @@
 import RecStore
+import RecTestSupport
 import RecValues
 import Testing
 
@@ -213,7 +214,7 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
 /// later of two changes to a name, folder or trim points; tags and markers as sets, by id;
 /// a note changed on one side), and the merge does not depend on which side is ours.
 @Test func randomChangesOnBothSidesAreAllKept() {
-    var rng = SplitMix(seed: 24)
+    var rng = SeededRandom(seed: 24)
     let folders = [folder(100, "F"), folder(101, "G")]
     for _ in 0..<200 {
         let count = 12
@@ -271,18 +272,6 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
             let all = Set(o.annotations.markers.map(\.id)).union(t.annotations.markers.map(\.id))
             #expect(Set(item.annotations.markers.map(\.id)) == all.subtracting(removed))
         }
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

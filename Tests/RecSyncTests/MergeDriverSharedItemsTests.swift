@@ -11,7 +11,7 @@ import Testing
 /// with every kind of change on both sides: its output is byte for byte what decoding all
 /// three stores whole, merging and encoding gives.
 @Test func sharedItemsMergeAsWholeDecodingDoes() throws {
-    var rng = SplitMix(seed: 4)
+    var rng = SeededRandom(seed: 4)
     let dir = try TemporaryDirectory()
     let t0: Int64 = 1_700_000_000_000
     for round in 0..<40 {

@@ -1,4 +1,4 @@
-// What the unit tests of every layer share: a scratch directory and a small store.
+// What the tests of every layer share: a scratch directory, a small store, a seeded generator.
 import Foundation
 import RecStore
 
@@ -29,6 +29,26 @@ package final class TemporaryDirectory {
 
     package func exists(_ name: String) -> Bool {
         FileManager.default.fileExists(atPath: path + "/" + name)
+    }
+}
+
+/// A small deterministic generator (SplitMix64): every random test prints its seed, and the same
+/// seed replays the same cases.
+package struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+    package init(seed: UInt64) { state = seed }
+
+    package mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// The seed from `$RECNOTES_TEST_SEED`, else `fallback`.
+    package static func seed(_ fallback: UInt64) -> UInt64 {
+        ProcessInfo.processInfo.environment["RECNOTES_TEST_SEED"].flatMap { UInt64($0) } ?? fallback
     }
 }
 

@@ -89,26 +89,6 @@ extension Sandbox {
     }
 }
 
-/// A small deterministic generator (SplitMix64): every suite prints its seed, and the same
-/// seed replays the same cases.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// The seed from `$RECNOTES_TEST_SEED`, else `fallback`.
-    static func seed(_ fallback: UInt64) -> UInt64 {
-        ProcessInfo.processInfo.environment["RECNOTES_TEST_SEED"].flatMap { UInt64($0) } ?? fallback
-    }
-}
-
 /// The store as an independent JSON parser reads it: live items by path, and trash entries.
 struct StoreSnapshot: Equatable {
     struct Node: Equatable {
