@@ -47,33 +47,22 @@ public enum ItemJSON {
         _ item: Item, in library: Library, analysis: AudioAnalysis? = nil, transcript: Transcript?? = nil
     ) -> String {
         var w = JSONWriter()
-        write(item, in: library, to: &w)
-        if let transcript {
-            w.bytes.removeLast()
-            w.raw(", \"transcript\": ")
-            TranscriptJSON.writeSummary(transcript, to: &w)
-            w.raw("}")
-        }
-        if let analysis {
-            w.bytes.removeLast()
-            w.raw(", \"peakDBFS\": ")
-            w.double(analysis.level.peak)
-            w.raw(", \"rmsDBFS\": ")
-            w.double(analysis.level.rms)
-            w.raw(", \"waveform\": ")
-            w.string(Sparkline.render(analysis.peaks))
-            let rate = Double(max(analysis.sampleRate, 1))
-            w.raw(", \"speechSeconds\": ")
-            w.double((Double(analysis.speechFrames) / rate * 1000).rounded() / 1000)
-            w.raw(", \"speech\": [")
-            for (i, region) in analysis.speech.enumerated() {
-                w.raw(i == 0 ? "[" : ", [")
-                w.double((Double(region.lowerBound) / rate * 1000).rounded() / 1000)
-                w.raw(", ")
-                w.double((Double(region.upperBound) / rate * 1000).rounded() / 1000)
-                w.raw("]")
+        write(item, in: library, to: &w) { w in
+            if let transcript {
+                w.key("transcript")
+                TranscriptJSON.writeSummary(transcript, to: &w)
             }
-            w.raw("]}")
+            if let analysis {
+                let rate = Double(max(analysis.sampleRate, 1))
+                func seconds(_ frames: Int64) -> Double { (Double(frames) / rate * 1000).rounded() / 1000 }
+                w.field("peakDBFS", analysis.level.peak)
+                w.field("rmsDBFS", analysis.level.rms)
+                w.field("waveform", Sparkline.render(analysis.peaks))
+                w.field("speechSeconds", seconds(analysis.speechFrames))
+                w.field("speech", analysis.speech) { w, region in
+                    w.array([region.lowerBound, region.upperBound]) { $0.double(seconds($1)) }
+                }
+            }
         }
         return String(decoding: w.bytes, as: UTF8.self)
     }
@@ -97,13 +86,10 @@ public enum ItemJSON {
 
     package static func writeArray(_ items: [Item], paths: [String], location: StoreLocation, to w: inout JSONWriter) {
         let audio = AudioFiles(location)
-        w.raw("[")
-        for (i, (item, path)) in zip(items, paths).enumerated() {
-            w.raw(i == 0 ? "\n  " : ",\n  ")
-            write(item, path: path, audio: audio, to: &w)
+        w.lines(Array(zip(items, paths))) { w, entry in
+            write(entry.0, path: entry.1, audio: audio, to: &w)
             w.boundary()
         }
-        w.raw(items.isEmpty ? "]" : "\n]")
     }
 
     /// An item's object; `more` adds fields of the caller's before it closes (a find hit's
@@ -169,48 +155,44 @@ public enum ItemJSON {
         _ item: Item, path: String, audio: AudioFiles, to w: inout JSONWriter,
         more: ((inout JSONWriter) -> Void)? = nil
     ) {
-        w.raw("{\"uuid\": ")
-        w.id(item.id)
-        w.raw(", \"name\": ")
-        w.string(item.name)
-        w.raw(", \"type\": ")
-        w.string(item.kind.rawValue)
-        w.raw(", \"path\": ")
-        w.string(path)
-        w.raw(", \"parent\": ")
+        w.beginObject()
+        w.field("uuid", item.id)
+        w.field("name", item.name)
+        w.field("type", item.kind.rawValue)
+        w.field("path", path)
+        w.key("parent")
         w.optionalID(item.parent)
-        w.raw(", \"created\": ")
-        w.timestamp(item.created)
+        w.field("created", item.created)
         if let info = item.recording {
-            w.recordingFields(info)
-            let file = audio.directory + info.file
-            w.raw(", \"audioPath\": ")
-            w.string(file)
-            w.raw(", \"size\": ")
+            // The output's own keys, not store.json's codec: the two layouts may part.
+            w.field("duration", info.duration)
+            w.field("frames", info.frames)
+            w.field("sampleRate", info.sampleRate)
+            w.field("channels", info.channels)
+            w.field("format", info.format.rawValue)
+            w.field("file", info.file)
+            w.field("audioPath", audio.directory + info.file)
+            w.key("size")
             if let size = audio.size(of: info.file) { w.int(size) } else { w.raw("null") }
         } else {
-            w.raw(", \"children\": ")
-            w.int(item.children.count)
+            w.field("children", item.children.count)
         }
         writeAnnotations(item, to: &w)
         more?(&w)
-        w.raw("}")
+        w.endObject()
     }
 
     /// `"tags": [...], "note": "..."` on every item, and `"markers": [...]` on recordings,
     /// empty when there are none, so that a script never has to test for the key.
     static func writeAnnotations(_ item: Item, to w: inout JSONWriter) {
-        w.raw(", \"tags\": ")
-        w.strings(item.annotations.tags)
-        w.raw(", \"note\": ")
-        w.string(item.annotations.note)
+        w.field("tags", item.annotations.tags)
+        w.field("note", item.annotations.note)
         if let info = item.recording {
-            w.raw(", \"markers\": ")
+            w.key("markers")
             writeMarkers(item, to: &w)
-            w.raw(", \"trim\": ")
+            w.key("trim")
             writeTrim(item.annotations.trim, info: info, to: &w)
-            w.raw(", \"trimmedDuration\": ")
-            w.double((item.trimmedDuration * 1000).rounded() / 1000)
+            w.field("trimmedDuration", (item.trimmedDuration * 1000).rounded() / 1000)
         }
     }
 
@@ -218,15 +200,12 @@ public enum ItemJSON {
     static func writeTrim(_ trim: TrimPoints?, info: RecordingInfo, to w: inout JSONWriter) {
         guard let trim else { return w.raw("null") }
         let rate = Double(max(info.sampleRate, 1))
-        w.raw("{\"in\": ")
-        w.double((Double(trim.inFrame) / rate * 1000).rounded() / 1000)
-        w.raw(", \"out\": ")
-        w.double((Double(trim.outFrame) / rate * 1000).rounded() / 1000)
-        w.raw(", \"inFrame\": ")
-        w.int(trim.inFrame)
-        w.raw(", \"outFrame\": ")
-        w.int(trim.outFrame)
-        w.raw("}")
+        w.beginObject()
+        w.field("in", (Double(trim.inFrame) / rate * 1000).rounded() / 1000)
+        w.field("out", (Double(trim.outFrame) / rate * 1000).rounded() / 1000)
+        w.field("inFrame", trim.inFrame)
+        w.field("outFrame", trim.outFrame)
+        w.endObject()
     }
 
     /// `path` from the working directory when it is relative (a relative `--store`), so
@@ -257,13 +236,10 @@ public enum ItemJSON {
                 return w.boundary()
             }
             write(item, path: path, audio: audio, to: &w) { w in
-                w.raw(", \"contents\": [")
                 let prefix = path == "/" ? "/" : path + "/"
-                for (i, child) in document.children(of: item.id).sorted(by: displayOrder).enumerated() {
-                    if i > 0 { w.raw(", ") }
+                w.field("contents", document.children(of: item.id).sorted(by: displayOrder)) { w, child in
                     visit(child, path: prefix + child.name, to: &w)
                 }
-                w.raw("]")
             }
         }
         visit(root, path: document.path(of: root.id), to: &w)
@@ -272,21 +248,36 @@ public enum ItemJSON {
     public static func viewState(_ state: ViewState, in library: Library) -> String {
         let document = library.document
         var w = JSONWriter()
-        w.raw("{\n  ")
-        ViewStateCodec.writeFolderStack(state.folderStack, to: &w)
-        w.raw(",\n  \"currentFolder\": ")
+        w.beginObject()
+        w.lineKey("folderStack")
+        w.array(state.folderStack) { $0.id($1) }
+        w.lineKey("currentFolder")
         w.string(document.path(of: state.currentFolder))
-        w.raw(",\n  \"selection\": ")
-        ViewStateCodec.writeSelection(
-            state.selection, path: state.selection.map { document.path(of: $0.recording) }, to: &w)
-        w.raw(",\n  \"recording\": ")
-        if let r = state.recording {
-            ViewStateCodec.writeEntryHead(r, to: &w)
-            w.raw("}")
+        w.lineKey("selection")
+        if let selection = state.selection {
+            w.beginObject()
+            w.field("recording", selection.recording)
+            w.field("path", document.path(of: selection.recording))
+            w.field("position", selection.position)
+            w.endObject()
         } else {
             w.raw("null")
         }
-        w.raw("\n}")
+        w.lineKey("recording")
+        if let r = state.recording {
+            w.beginObject()
+            w.field("uuid", r.id)
+            w.field("parent", r.parent)
+            w.field("name", r.name)
+            w.field("file", r.file)
+            w.field("output", ifPresent: r.output)
+            w.field("pid", r.pid)
+            w.field("started", r.started)
+            w.endObject()
+        } else {
+            w.raw("null")
+        }
+        w.endLineObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }
@@ -296,28 +287,19 @@ public enum RecordJSON {
     /// uuid, name, type, path (where it was), parent, removed, items (count), size (bytes of audio).
     public static func trash(_ entries: [TrashEntry], in library: Library) -> String {
         var w = JSONWriter()
-        w.raw("[")
-        for (i, entry) in entries.enumerated() {
-            w.raw(i == 0 ? "\n  " : ",\n  ")
-            w.raw("{\"uuid\": ")
-            w.id(entry.id)
-            w.raw(", \"name\": ")
-            w.string(entry.item.name)
-            w.raw(", \"type\": ")
-            w.string(entry.item.kind.rawValue)
-            w.raw(", \"path\": ")
-            w.string(entry.path)
-            w.raw(", \"parent\": ")
-            w.id(entry.parent)
-            w.raw(", \"removed\": ")
-            w.timestamp(entry.removed)
-            w.raw(", \"items\": ")
-            w.int(entry.items.count)
-            w.raw(", \"size\": ")
-            w.int(entry.audioFiles.compactMap { FileSystem.size(library.location.audioPath($0)) }.reduce(0, +))
-            w.raw("}")
+        w.lines(entries) { w, entry in
+            w.beginObject()
+            w.field("uuid", entry.id)
+            w.field("name", entry.item.name)
+            w.field("type", entry.item.kind.rawValue)
+            w.field("path", entry.path)
+            w.field("parent", entry.parent)
+            w.field("removed", entry.removed)
+            w.field("items", entry.items.count)
+            w.field(
+                "size", entry.audioFiles.compactMap { FileSystem.size(library.location.audioPath($0)) }.reduce(0, +))
+            w.endObject()
         }
-        w.raw(entries.isEmpty ? "]" : "\n]")
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
@@ -327,38 +309,28 @@ public enum RecordJSON {
     /// output says after the number), "dryRun"}.
     public static func undo(_ undone: DocumentStore.Undone, dryRun: Bool) -> String {
         var w = JSONWriter()
-        w.raw("{\"seq\": ")
-        w.int(undone.entry.sequence)
-        w.raw(", \"time\": ")
-        w.timestamp(undone.entry.time)
-        w.raw(", \"summary\": ")
-        w.string(undone.entry.summary)
-        w.raw(", \"change\": ")
-        w.string(undone.change)
-        w.raw(", \"dryRun\": ")
-        w.raw(dryRun ? "true" : "false")
-        w.raw("}")
+        w.beginObject()
+        w.field("seq", undone.entry.sequence)
+        w.field("time", undone.entry.time)
+        w.field("summary", undone.entry.summary)
+        w.field("change", undone.change)
+        w.field("dryRun", dryRun)
+        w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
     public static func history(_ entries: [Journal.Entry]) -> String {
         var w = JSONWriter()
-        w.raw("[")
-        for (i, entry) in entries.enumerated() {
-            w.raw(i == 0 ? "\n  " : ",\n  ")
-            w.raw("{\"seq\": ")
-            w.int(entry.sequence)
-            w.raw(", \"time\": ")
-            w.timestamp(entry.time)
-            w.raw(", \"summary\": ")
-            w.string(entry.summary)
-            w.raw(", \"change\": ")
+        w.lines(entries) { w, entry in
+            w.beginObject()
+            w.field("seq", entry.sequence)
+            w.field("time", entry.time)
+            w.field("summary", entry.summary)
+            w.key("change")
             if let change = entry.change { w.string(change) } else { w.raw("null") }
-            w.raw(", \"changes\": ")
-            w.int(entry.steps.count)
-            w.raw("}")
+            w.field("changes", entry.steps.count)
+            w.endObject()
         }
-        w.raw(entries.isEmpty ? "]" : "\n]")
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }
@@ -368,33 +340,23 @@ public enum RecordJSON {
 public enum CheckJSON {
     public static func report(_ report: StoreCheck.Report, repaired: Bool) -> String {
         var w = JSONWriter()
-        w.raw("{\"clean\": ")
-        w.bool(report.remaining.isEmpty)
-        w.raw(", \"problems\": [")
-        for (i, problem) in report.problems.enumerated() {
-            w.raw(i == 0 ? "\n  " : ",\n  ")
-            w.raw("{\"kind\": ")
-            w.string(kind(problem))
-            w.raw(", \"message\": ")
-            w.string(problem.description)
-            w.raw(", \"repairable\": ")
-            w.bool(problem.isRepairable)
-            w.raw(", \"severity\": ")
-            w.string(problem.severity.rawValue)
-            w.raw("}")
+        w.beginObject()
+        w.field("clean", report.remaining.isEmpty)
+        w.key("problems")
+        w.lines(report.problems) { w, problem in
+            w.beginObject()
+            w.field("kind", kind(problem))
+            w.field("message", problem.description)
+            w.field("repairable", problem.isRepairable)
+            w.field("severity", problem.severity.rawValue)
+            w.endObject()
         }
-        w.raw(report.problems.isEmpty ? "]" : "\n]")
-        w.raw(", \"repairs\": ")
-        w.strings(report.repairs)
-        w.raw(", \"notRepaired\": ")
-        w.strings(report.notRepaired)
-        w.raw(", \"remaining\": ")
-        w.int(report.remaining.count)
-        w.raw(", \"folders\": ")
-        w.int(report.folders)
-        w.raw(", \"recordings\": ")
-        w.int(report.recordings)
-        w.raw("}")
+        w.field("repairs", report.repairs)
+        w.field("notRepaired", report.notRepaired)
+        w.field("remaining", report.remaining.count)
+        w.field("folders", report.folders)
+        w.field("recordings", report.recordings)
+        w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 

@@ -13,8 +13,8 @@
 ///      "duration": 12.5, "frames": 600000, "sampleRate": 48000, "channels": 1, "format": "opus", "file": "….opus",
 ///      "analysis": {…}}
 ///
-/// Each field of an item is written and read by its own small codec (`recordingFields`,
-/// `AnalysisCodec`, `AnnotationCodec`); a new optional field is one more such pair, and a
+/// Each group of an item's fields is written and read by its own small codec
+/// (`AnalysisCodec`, `AnnotationCodec`, `ChangeTimesCodec`); a new optional field is one more such pair, and a
 /// key this version does not know is skipped on reading.
 ///     ]
 ///     }
@@ -90,7 +90,12 @@ public enum DocumentCodec {
         w.optionalID(item.parent)
         w.field("created", item.created)
         if let info = item.recording {
-            w.recordingFields(info)
+            w.field("duration", info.duration)
+            w.field("frames", info.frames)
+            w.field("sampleRate", info.sampleRate)
+            w.field("channels", info.channels)
+            w.field("format", info.format.rawValue)
+            w.field("file", info.file)
             AnalysisCodec.write(info.analysis, to: &w)
         } else {
             w.key("children")

@@ -18,18 +18,6 @@ extension JSONWriter {
         array(values) { $0.id($1) }
     }
 
-    /// The recording fields shared by `store.json` and `--json` output; they always follow
-    /// an item's first fields, so each gets its comma, whoever opened the object.
-    package mutating func recordingFields(_ info: RecordingInfo) {
-        continueObject()
-        field("duration", info.duration)
-        field("frames", info.frames)
-        field("sampleRate", info.sampleRate)
-        field("channels", info.channels)
-        field("format", info.format.rawValue)
-        field("file", info.file)
-    }
-
     package mutating func optionalID(_ value: ItemID?) {
         if let value { id(value) } else { raw("null") }
     }

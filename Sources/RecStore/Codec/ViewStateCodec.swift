@@ -5,14 +5,27 @@ package enum ViewStateCodec {
         w.beginObject()
         w.lineKey("version")
         w.int(ViewState.currentVersion)
-        // `pwd --json` opens its object by hand and writes the stack first.
-        w.raw(",\n  ")
-        writeFolderStack(state.folderStack, to: &w)
+        w.lineKey("folderStack")
+        w.ids(state.folderStack)
         w.lineKey("selection")
-        writeSelection(state.selection, path: nil, to: &w)
+        if let s = state.selection {
+            w.beginObject()
+            w.field("recording", s.recording)
+            w.field("position", s.position)
+            w.endObject()
+        } else {
+            w.raw("null")
+        }
         w.lineKey("recording")
         if let r = state.recording {
-            writeEntryHead(r, to: &w)
+            w.beginObject()
+            w.field("uuid", r.id)
+            w.field("parent", r.parent)
+            w.field("name", r.name)
+            w.field("file", r.file)
+            w.field("output", ifPresent: r.output)
+            w.field("pid", r.pid)
+            w.field("started", r.started)
             w.field("format", r.format?.rawValue ?? "raw")
             w.field("sampleRate", r.sampleRate)
             w.field("channels", r.channels)
@@ -42,35 +55,6 @@ package enum ViewStateCodec {
         w.endLineObject()
         w.raw("\n")
         return w.bytes
-    }
-
-    /// `"folderStack": [...]`, which `pwd --json` shows as it is kept.
-    package static func writeFolderStack(_ stack: [ItemID], to w: inout JSONWriter) {
-        w.raw("\"folderStack\": ")
-        w.ids(stack)
-    }
-
-    /// The selection object, or null; `path` adds where the recording is (for display).
-    package static func writeSelection(_ selection: ViewState.Selection?, path: String?, to w: inout JSONWriter) {
-        guard let s = selection else { return w.raw("null") }
-        w.beginObject()
-        w.field("recording", s.recording)
-        w.field("path", ifPresent: path)
-        w.field("position", s.position)
-        w.endObject()
-    }
-
-    /// The opening of a recording-in-progress object, up to its identity and process: what
-    /// the file keeps and `pwd --json` shows alike. The caller adds the rest and the `}`.
-    package static func writeEntryHead(_ r: ViewState.RecordingInProgress, to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("uuid", r.id)
-        w.field("parent", r.parent)
-        w.field("name", r.name)
-        w.field("file", r.file)
-        w.field("output", ifPresent: r.output)
-        w.field("pid", r.pid)
-        w.field("started", r.started)
     }
 
     private static func encodeControl(_ c: ViewState.Control, _ w: inout JSONWriter) {
