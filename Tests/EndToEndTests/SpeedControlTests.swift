@@ -3,9 +3,9 @@ import RecCore
 import Testing
 
 /// The speed changed while playing (issue 25): `recnotes speed` from another shell, the
-/// keys at a terminal, and the speed kept for the next `play`. A playback starts paused, so
-/// the change lands before the (faster than real time) file device takes anything; the
-/// change in the middle of the audio is `PlayerSpeedChangeTests`'s, through the same mailbox.
+/// keys at a terminal, and the speed kept for the next `play`. A playback started paused takes
+/// the change before the (faster than real time) file device takes anything; one whose device
+/// writes into a pipe the test reads is held mid-way, so that a change lands in the middle.
 @Suite("Speed control: recnotes speed, keys, the speed kept", .serialized)
 struct SpeedControlTests {
     static let rate = 48_000
@@ -117,59 +117,124 @@ struct SpeedControlTests {
         #expect(cli.outputSamples() == tone)
     }
 
-    /// Mid-play, through `recnotes speed`: the file device writes into a pipe the test reads,
-    /// so the player is held mid-way (the pipe full) until the command is queued, and the
-    /// change lands after more than a second at 1×. No click where it lands, the pitch kept,
-    /// and the rest of the tone takes half its time.
-    @Test(.enabled(if: SpeedTests.soundTouchInstalled), .timeLimit(.minutes(1)))
-    func remoteSpeedMidPlayHasNoClick() throws {
-        let (cli, tone) = try Self.toneStore()
-        let reaper = Remote.Reaper()
-        unlink(cli.output)
-        #expect(mkfifo(cli.output, 0o600) == 0)
-        // Open first, without waiting for a writer; then blocking reads.
-        let fd = open(cli.output, O_RDONLY | O_NONBLOCK)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        var bytes: [UInt8] = []
+    /// The file device's output made a pipe the test reads, so that the player is held where
+    /// the test stops reading (the pipe full) and a change can be made to land mid-way.
+    final class PipedOutput {
+        private let fd: Int32
+        private(set) var bytes: [UInt8] = []
+
+        init(_ cli: AudioCLI) {
+            unlink(cli.output)
+            #expect(mkfifo(cli.output, 0o600) == 0)
+            // Open first, without waiting for a writer; then blocking reads.
+            fd = open(cli.output, O_RDONLY | O_NONBLOCK)
+            #expect(fd >= 0)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        }
+
+        deinit { close(fd) }
+
+        /// Reads until `count` bytes have come, or (nil) to the end of the playback.
         func read(atLeast count: Int?) {
             var buffer = [UInt8](repeating: 0, count: 65536)
+            var waited = 0
             while count.map({ bytes.count < $0 }) ?? true {
                 let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                // Before the player has opened its device, a pipe with no writer reads as
+                // ended: wait for it (up to 20 s) rather than take that for the end.
+                if n == 0, bytes.isEmpty, waited < 2000 {
+                    usleep(10_000)
+                    waited += 1
+                    continue
+                }
                 if n <= 0 { return }
                 bytes += buffer[0..<n]
             }
         }
+
+        var samples: [Int16] { bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) } }
+    }
+
+    /// What a playback of `tone` changed from 1× to `speed` at frame `at` (its log's "speed"
+    /// event) wrote: at 1× up to the change (and what the device held, at most half a second
+    /// more), at `speed` after; no click where it lands; the pitch kept.
+    static func expectChange(_ written: [Int16], of tone: [Int16], to speed: Double, at: Int) {
+        #expect(at >= rate / 2, "changed at frame \(at)")
+        #expect(written.count > rate)
+        let low = Double(at) + Double(tone.count - at) / speed
+        let high = Double(at + rate / 2) + Double(tone.count - at - rate / 2) / speed
+        let count = Double(written.count)
+        #expect(count >= low * 0.97 && count <= high * 1.03, "\(written.count) frames, \(low) to \(high)")
+        #expect(largestStep(written) <= largestStep(tone) * 5 / 4, "largest step \(largestStep(written))")
+        let hz = SpeedTests.frequency(Array(written[(written.count / 2)...]))
+        #expect(abs(hz - 440) <= 440 * 0.02, "\(hz) Hz")
+    }
+
+    static func speedChanges(_ log: String) -> [[String: Any]] {
+        Remote.events(log).filter { $0["event"] as? String == "speed" }
+    }
+
+    /// Mid-play, through `recnotes speed`: the player is held mid-way (the pipe full) until
+    /// the command is queued, and the change lands after more than a second at 1×. No click
+    /// where it lands, the pitch kept, and the rest of the tone takes half its time.
+    @Test(.enabled(if: SpeedTests.soundTouchInstalled), .timeLimit(.minutes(1)))
+    func remoteSpeedMidPlayHasNoClick() throws {
+        let (cli, tone) = try Self.toneStore()
+        let reaper = Remote.Reaper()
+        let device = PipedOutput(cli)
         let log = cli.home + "/play.log"
         _ = try Remote.background(cli, reaper, ["play", "tone", "--progress", "json", "--log", log])
-        read(atLeast: 2 * Self.rate)  // a second of 16-bit frames; then the pipe fills
+        device.read(atLeast: 2 * Self.rate)  // a second of 16-bit frames; then the pipe fills
         let (process, out, _) = cli.process(["speed", "2"])
         try process.run()
         #expect(
             try Remote.eventually {
                 (try Remote.status(cli)?["playing"] as? [String: Any])?["pending"] as? Int == 1
             })
-        read(atLeast: nil)  // the rest, to the end of the playback
+        device.read(atLeast: nil)  // the rest, to the end of the playback
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(printed.contains("  2×  "), "\(printed)")
         #expect(Remote.eventually { Remote.events(log).last?["event"] as? String == "finished" })
-        let change = try #require(Remote.events(log).first { $0["event"] as? String == "speed" })
-        let at = try #require(change["frames"] as? Int)
-        #expect(at >= Self.rate / 2, "changed at frame \(at)")
-        let written = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
-        #expect(written.count > Self.rate)
-        // At 1× up to the change (and what the device held, at most half a second more), at 2× after.
-        let low = Double(at) + Double(tone.count - at) / 2
-        let high = Double(at + Self.rate / 2) + Double(tone.count - at - Self.rate / 2) / 2
-        let count = Double(written.count)
-        #expect(count >= low * 0.97 && count <= high * 1.03, "\(written.count) frames, \(low) to \(high)")
-        #expect(
-            Self.largestStep(written) <= Self.largestStep(tone) * 5 / 4, "largest step \(Self.largestStep(written))")
-        let hz = SpeedTests.frequency(Array(written[(written.count / 2)...]))
-        #expect(abs(hz - 440) <= 440 * 0.02, "\(hz) Hz")
+        let change = try #require(Self.speedChanges(log).first)
+        Self.expectChange(device.samples, of: tone, to: 2, at: try #require(change["frames"] as? Int))
+    }
+
+    /// Mid-play, through a key at a terminal: `}` typed while the player is held a second in
+    /// (the pipe full) lands while it plays, not only while paused. The test then reads a
+    /// twentieth of a second at a time, so that the playback goes on at about 2.5× real time
+    /// and the key is taken well before the end.
+    @Test(
+        .enabled(if: TerminalKeysTests.scriptInstalled && SpeedTests.soundTouchInstalled),
+        .timeLimit(.minutes(1)))
+    func keyMidPlayHasNoClick() throws {
+        let (cli, tone) = try Self.toneStore()
+        let device = PipedOutput(cli)
+        let screen = try TerminalKeysTests.Screen(cli, ["play", "tone", "--progress", "json"], columns: 160)
+        // The screen read as it comes, so that the progress lines never fill the terminal and
+        // hold the player.
+        nonisolated(unsafe) var finished: (status: Int32, screen: String)?
+        nonisolated(unsafe) let drained = screen  // read by that thread alone from here on
+        let reader = Thread { finished = drained.finish() }
+        reader.start()
+        device.read(atLeast: 2 * Self.rate)
+        drained.type("}")  // input: the reader thread only reads the output
+        while true {
+            let before = device.bytes.count
+            device.read(atLeast: before + 2 * Self.rate / 20)
+            if device.bytes.count == before { break }  // the end of the playback
+            usleep(20_000)
+        }
+        #expect(Remote.eventually { finished != nil })
+        let (status, text) = try #require(finished)
+        #expect(status == 0, "\(text)")
+        let events = text.split(whereSeparator: \.isNewline).compactMap { Remote.object(String($0)) }
+        let changes = events.filter { $0["event"] as? String == "speed" }
+        #expect(changes.count == 1, "\(text)")
+        let change = try #require(changes.first)
+        #expect(change["speed"] as? Double == 1.25)
+        Self.expectChange(device.samples, of: tone, to: 1.25, at: try #require(change["frames"] as? Int))
     }
 
     /// At a terminal: `}` and `{` step by 0.25, `=` returns to 1×, and the line shows
