@@ -152,6 +152,28 @@ struct SpeedControlTests {
             }
         }
 
+        /// Waits (up to 20 s) until the pipe is full, so that the player is held in its write.
+        func waitUntilFull() {
+            for _ in 0..<2000 {
+                var queued: Int32 = 0
+                // A write larger than PIPE_BUF waits for room once the pipe holds 64 KB; a
+                // smaller one, when less than its size is left.
+                if ioctl(fd, UInt(FIONREAD), &queued) == 0, queued >= 65536 - 4096 { return }
+                usleep(10_000)
+            }
+        }
+
+        /// Reads a twentieth of a second at a time, pausing between (about 2.5× real time),
+        /// while `going` holds and the playback has not ended.
+        func readSlowly(while going: () -> Bool = { true }) {
+            while going() {
+                let before = bytes.count
+                read(atLeast: before + 2 * SpeedControlTests.rate / 20)
+                if bytes.count == before { return }  // the end of the playback
+                usleep(20_000)
+            }
+        }
+
         var samples: [Int16] { bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) } }
     }
 
@@ -184,13 +206,16 @@ struct SpeedControlTests {
         let device = PipedOutput(cli)
         let log = cli.home + "/play.log"
         _ = try Remote.background(cli, reaper, ["play", "tone", "--progress", "json", "--log", log])
-        device.read(atLeast: 2 * Self.rate)  // a second of 16-bit frames; then the pipe fills
+        device.read(atLeast: 2 * Self.rate)  // a second of 16-bit frames
+        device.waitUntilFull()  // the player held, so that the change waits for it
         let (process, out, _) = cli.process(["speed", "2"])
         try process.run()
         #expect(
             try Remote.eventually {
                 (try Remote.status(cli)?["playing"] as? [String: Any])?["pending"] as? Int == 1
             })
+        // On until `speed` has seen the change applied, before the playback could end.
+        device.readSlowly { process.isRunning }
         device.read(atLeast: nil)  // the rest, to the end of the playback
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
@@ -202,9 +227,8 @@ struct SpeedControlTests {
     }
 
     /// Mid-play, through a key at a terminal: `}` typed while the player is held a second in
-    /// (the pipe full) lands while it plays, not only while paused. The test then reads a
-    /// twentieth of a second at a time, so that the playback goes on at about 2.5× real time
-    /// and the key is taken well before the end.
+    /// (the pipe full) lands while it plays, not only while paused. The test then reads
+    /// slowly, so that the key is taken well before the end.
     @Test(
         .enabled(if: TerminalKeysTests.scriptInstalled && SpeedTests.soundTouchInstalled),
         .timeLimit(.minutes(1)))
@@ -220,12 +244,7 @@ struct SpeedControlTests {
         reader.start()
         device.read(atLeast: 2 * Self.rate)
         drained.type("}")  // input: the reader thread only reads the output
-        while true {
-            let before = device.bytes.count
-            device.read(atLeast: before + 2 * Self.rate / 20)
-            if device.bytes.count == before { break }  // the end of the playback
-            usleep(20_000)
-        }
+        device.readSlowly()
         #expect(Remote.eventually { finished != nil })
         let (status, text) = try #require(finished)
         #expect(status == 0, "\(text)")

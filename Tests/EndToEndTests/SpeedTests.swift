@@ -127,6 +127,26 @@ struct SpeedTests {
         #expect(cli.outputSamples().isEmpty)
     }
 
+    /// A speed kept from the last playback, with the library gone since: the message names
+    /// that speed, which the user did not type, and the way to play without it.
+    @Test(.enabled(if: soundTouchInstalled))
+    func aKeptSpeedWithoutTheLibraryNamesTheKeptSpeed() throws {
+        let cli = try Self.toneStore()
+        #expect(try cli.run("play", "tone", "--speed", "1.5").status == 0)
+        cli.extraEnvironment["RECNOTES_SOUNDTOUCH"] = cli.home + "/missing/libSoundTouchDll.so.1"
+        let run = try cli.run("play", "tone")
+        #expect(run.status == 1)
+        #expect(
+            run.stderr.hasPrefix(
+                "recnotes: play: the speed kept from the last playback (1.5×) needs the SoundTouch library"),
+            "\(run.stderr)")
+        #expect(run.stderr.hasSuffix("; '--speed 1' plays at 1× and forgets it\n"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        let plain = try cli.run("play", "tone", "--speed", "1")
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try cli.run("play", "tone").status == 0)  // and forgotten
+    }
+
     @Test(.enabled(if: soundTouchInstalled))
     func markersAndTranscriptsDoNotGoWithASpeed() throws {
         let cli = try Self.toneStore()

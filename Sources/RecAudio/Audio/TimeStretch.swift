@@ -35,11 +35,18 @@ public final class TimeStretch {
     public static var libraryPath: String? { Environment.value("RECNOTES_SOUNDTOUCH") }
 
     /// Opens SoundTouch on first use; `subject` names what needed it, for the message.
-    public static func load(for subject: String) throws(RecError) {
+    /// `kept`: the speed was not asked for but kept from the last playback, so the message
+    /// names it and how to play without it.
+    public static func load(for subject: String, kept: PlaybackSpeed? = nil) throws(RecError) {
         var why = [CChar](repeating: 0, count: 512)
         guard cst_load(libraryPath, &why, why.count) == 0 else {
             let reason = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw .failure(subject, "cannot load the SoundTouch library (install libsoundtouch1): \(reason)")
+            let missing = "the SoundTouch library (install libsoundtouch1): \(reason)"
+            guard let kept else { throw .failure(subject, "cannot load \(missing)") }
+            throw .failure(
+                subject,
+                "the speed kept from the last playback (\(kept)) needs \(missing); "
+                    + "'--speed 1' plays at 1× and forgets it")
         }
     }
 

@@ -229,7 +229,7 @@ public final class BrowseRuntime {
         // At the speed the last playback had, as `play` without --speed.
         let session = try PlaybackSession(
             library: own, path: own.document.path(of: id), seek: nil, until: nil,
-            fromStart: false, speed: own.viewState.state.speed, device: device)
+            fromStart: false, device: device)
         try session.register()
         let post = self.post
         let start = BrowseState.PlayerLine(

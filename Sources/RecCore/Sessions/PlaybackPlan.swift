@@ -33,12 +33,19 @@ public struct PlaybackPlan {
     public init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-        speed: PlaybackSpeed = .normal
+        speed: PlaybackSpeed? = nil
     ) throws {
         self.library = library
-        self.speed = speed
+        // Without a speed asked for, the one the last playback had (kept in the view state).
+        self.speed = speed ?? library.viewState.state.speed
         // The stretcher's library, opened now: missing, it refuses before another playback stops.
-        if !speed.isNormal { try TimeStretch.load(for: "--speed") }
+        if !self.speed.isNormal {
+            if speed != nil {
+                try TimeStretch.load(for: "--speed")
+            } else {
+                try TimeStretch.load(for: "play", kept: self.speed)
+            }
+        }
         let seekSpec = try seek.map { try TimeSpec.parse($0, option: "--seek") }
         let untilSpec = try until.map { try TimeSpec.parse($0, option: "--until") }
         let resumeAt: Double?

@@ -38,7 +38,7 @@ public final class PlaybackSession {
     public convenience init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-        speed: PlaybackSpeed = .normal, device: String, deviceConfiguration: String? = nil
+        speed: PlaybackSpeed? = nil, device: String, deviceConfiguration: String? = nil
     ) throws {
         let plan = try PlaybackPlan(
             library: library, path: path, seek: seek, until: until, fromStart: fromStart, untrimmed: untrimmed,

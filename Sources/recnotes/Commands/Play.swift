@@ -148,12 +148,10 @@ struct Play: ParsableCommand {
                 "play --background",
                 "the store is read-only, so a detached player could not be reached; play it in the foreground")
         }
-        // Without --speed, the speed the last playback had (kept in the view state).
-        let speed = chosen ?? library.viewState.state.speed
         let session = try PlaybackSession(
             library: library, path: path, seek: seek, until: until,
             fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
-            speed: speed, device: audioDevice(device))
+            speed: chosen, device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")
