@@ -287,12 +287,21 @@ public enum SyncRun {
         }
     }
 
-    /// Takes what changed here into git's object store, for `commit`: called with the store
-    /// lock held, so that store.json, transcripts/ and the audio removed agree with one another.
-    /// `git add` writes each changed file's blob (store.json's is a few ms) and stages it in a
-    /// copy of git's index (`recnotes/sync-index`); the tree and the commit are built from
-    /// that copy afterwards, without the lock. Returns the repository with that index.
-    static func snapshot(_ git: Git) throws -> Git {
+    /// What `snapshot` took, for `commit`: a copy of git's index with what changed here
+    /// staged, and store.json as it was.
+    struct Staged {
+        /// The repository, with the copy of git's index (`recnotes/sync-index`).
+        var git: Git
+        /// A hard link to store.json (a copy where the file system has none); nil without one.
+        var storeFile: String?
+    }
+
+    /// Takes what changed here, for `commit`: called with the store lock held, so that
+    /// store.json, transcripts/ and the audio removed agree with one another. store.json
+    /// (10 MB at 10,000 items: its blob takes git a few hundred ms to hash, filter and
+    /// compress) is only linked: every command replaces it by a rename, so the link keeps
+    /// this version. The rest is small or cheap: `git add` stages it in a copy of git's index.
+    static func snapshot(_ git: Git) throws -> Staged {
         let index = git.gitDirectory + "/recnotes/sync-index"
         // A git killed while writing it leaves its lock file; nothing else writes this index.
         try? FileSystem.remove(index + ".lock")
@@ -302,32 +311,52 @@ public enum SyncRun {
             try? FileSystem.remove(index)  // no commit yet: the first starts from nothing
         }
         let staging = Git(directory: git.directory, indexFile: index)
-        // Deleted or changed audio, the documents and transcripts; never a new audio file
-        // (annexNewAudio chose those and staged them in git's index, copied above).
-        let paths = [".gitignore", ".gitattributes", "store.json", "transcripts"].filter {
+        var storeFile: String?
+        let store = git.directory + "/store.json"
+        if FileSystem.exists(store) {
+            let linked = git.gitDirectory + "/recnotes/sync-store.json"
+            try? FileSystem.remove(linked)
+            if link(store, linked) != 0 {
+                guard let bytes = try FileSystem.read(store) else { throw RecError.failure("sync", "\(store): gone") }
+                try FileSystem.writeAtomically(bytes, to: linked, durable: false)
+            }
+            storeFile = linked
+        }
+        // Deleted or changed audio, the other documents and transcripts; never a new audio
+        // file (annexNewAudio chose those and staged them in git's index, copied above).
+        let paths = [".gitignore", ".gitattributes", "transcripts"].filter {
             FileSystem.exists(git.directory + "/" + $0)
         }
         if !paths.isEmpty { try staging.require(["add", "-A", "--"] + paths, what: "sync") }
         if FileSystem.exists(git.directory + "/audio") {
             try staging.require(["add", "-u", "--", "audio"], what: "sync")
         }
-        return staging
+        return Staged(git: staging, storeFile: storeFile)
     }
 
-    /// Commits what `snapshot` staged; false when nothing had changed. Needs no store lock:
+    /// Commits what `snapshot` took; false when nothing had changed. Needs no store lock:
     /// only git objects, HEAD and git's index are written, which no other recnotes command
     /// touches, and a second sync cannot run (`RepositoryLock`). A change a command makes to
-    /// the store after the snapshot stays in the work tree, newer than the index says (git
-    /// compares size, times and inode, and the atomic write makes a new file): the next
-    /// sync's snapshot takes it, and a merge in this one commits it first (`run`).
-    static func commit(_ staged: Git, _ git: Git) throws -> Bool {
-        let tree = try staged.require(["write-tree"], what: "sync").output.trimmed
+    /// the store after the snapshot stays in the work tree: store.json's index entry is
+    /// staged without the file's times (`--cacheinfo`), so git compares its content, and a
+    /// transcript is newer than the index says. The next sync's snapshot takes it, and a
+    /// merge in this one commits it first (`run`).
+    static func commit(_ staged: Staged, _ git: Git) throws -> Bool {
+        if let storeFile = staged.storeFile {
+            // Attributes and filters as `git add store.json` applies them.
+            let blob = try git.require(["hash-object", "-w", "--path=store.json", storeFile], what: "sync")
+                .output.trimmed
+            try staged.git.require(
+                ["update-index", "--add", "--cacheinfo", "100644,\(blob),store.json"], what: "sync")
+            try? FileSystem.remove(storeFile)
+        }
+        let tree = try staged.git.require(["write-tree"], what: "sync").output.trimmed
         let head = try revision(git, "HEAD")
         var committed = false
         let changed =
             try head.map { try git.require(["rev-parse", "\($0)^{tree}"], what: "sync").output.trimmed != tree }
             // No commit yet: one when anything is staged.
-            ?? !staged.require(["ls-files"], what: "sync").output.isEmpty
+            ?? !staged.git.require(["ls-files"], what: "sync").output.isEmpty
         if changed {
             let machine = SyncSetup.machineName(git) ?? "this machine"
             let message = "recnotes on \(machine)"
@@ -341,7 +370,7 @@ public enum SyncRun {
         }
         // git's index becomes the snapshot's, which matches HEAD now (git status and the merge
         // read it); a rename, so a kill leaves one whole index or the other.
-        guard let index = staged.indexFile, FileSystem.exists(index) else { return committed }
+        guard let index = staged.git.indexFile, FileSystem.exists(index) else { return committed }
         guard rename(index, git.gitDirectory + "/index") == 0 else {
             throw RecError.failure("sync", "\(git.gitDirectory)/index: cannot replace: \(Errno.current)")
         }
