@@ -10,8 +10,8 @@ import RecValues
 /// `git merge`), push, then move audio both ways with git-annex.
 ///
 /// What it keeps true:
-/// - the store lock is held only while committing and merging (local work, no network), so
-///   other commands never wait on a remote;
+/// - the store lock is held only while what changed here is taken for the commit (`snapshot`)
+///   and while merging (local work, no network), so other commands never wait on a remote;
 /// - two syncs of one store never interleave: the second refuses in one line
 ///   (`RepositoryLock`); a hub on this machine is locked the same way, waited for;
 /// - a sync killed at any moment leaves what the next one repairs and completes: the lock
