@@ -3,7 +3,7 @@
 # (bench/gen-store 10000 --annotate) with 100 changes on each side (notes, tags, renames, moves
 # of random items; some items changed on both): target <= 150 ms. Beside it, on the same three
 # files: `git merge-file`, git's own line merge, which is what store.json would get without the
-# driver (and which leaves conflict markers).
+# driver (and which leaves conflict markers). RECNOTES_BEFORE names an older build to run beside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
@@ -56,8 +56,13 @@ import json, sys
 json.load(open(sys.argv[1] + "/merged.json"))
 print("merged store parses")
 PY
+before=()
+if [[ -n ${RECNOTES_BEFORE:-} ]]; then
+  before=(-n merge-driver-before "env GIT_DIR=$work/gitdir $RECNOTES_BEFORE sync merge-driver $work/base.json $work/A.json $work/theirs.json store.json")
+fi
 hyperfine -N -i --warmup 3 --runs "${RUNS:-30}" \
   --prepare "cp $work/ours.json $work/A.json" \
+  "${before[@]}" \
   -n merge-driver "env GIT_DIR=$work/gitdir $bin sync merge-driver $work/base.json $work/A.json $work/theirs.json store.json" \
   -n git-merge-file "git merge-file -p $work/ours.json $work/base.json $work/theirs.json" \
   --export-markdown "$OLDPWD/bench/out/merge.md" 2>&1 || true

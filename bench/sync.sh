@@ -8,9 +8,13 @@
 #     `git annex add audio; git add -A; git commit; git annex sync --content`: target <= 1.2x;
 #  3. how long the store lock is held per sync at 10,000 items (sync --json's lockMilliseconds),
 #     with nothing to do and with one change: target <= 200 ms.
+# SECTIONS="1 3" runs only those (the store of 1 is made for 3 too); RECNOTES_BEFORE names an
+# older build whose lock times 3 measures in turn with this one's, on the same store.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
+before=${RECNOTES_BEFORE:-}
+sections=${SECTIONS:-1 2 3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-sync.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export HOME=$work/home
@@ -39,18 +43,29 @@ store_with_audio "$work/big" 10000
 "$bin" --store "$work/big" sync remote add hub "$work/big-hub" >/dev/null
 "$bin" --store "$work/big" sync >/dev/null
 "$bin" --store "$work/big" sync --json
+if [[ " $sections " == *" 1 "* ]]; then
 by_hand="cd $work/big && git status --porcelain >/dev/null && git fetch -q hub && git annex merge -q && git annex get -q --from hub && git annex copy -q --to hub --not --in hub"
 hyperfine -N -i --warmup 2 --runs "${RUNS:-10}" \
   -n "recnotes sync" "$bin --store $work/big sync" \
   -n "by hand" "bash -c '$by_hand'" \
   --export-markdown bench/out/sync-idle.md 2>&1 || true
+fi
 
+if [[ " $sections " == *" 3 "* ]]; then
 echo "== 3. lock held per sync, 10,000 items"
+lock_held() {
+  "$1" --store "$work/big" sync --json | python3 -c 'import json,sys; print("%s: lock held %.1f ms" % (sys.argv[1], json.load(sys.stdin)["lockMilliseconds"]))' "$2"
+}
 for i in 1 2 3 4 5; do
-  "$bin" --store "$work/big" sync --json | python3 -c 'import json,sys; print("nothing to do: lock held %.1f ms" % json.load(sys.stdin)["lockMilliseconds"])'
-  "$bin" --store "$work/big" mkdir "/bench-$i" >/dev/null
-  "$bin" --store "$work/big" sync --json | python3 -c 'import json,sys; print("one change:    lock held %.1f ms" % json.load(sys.stdin)["lockMilliseconds"])'
+  for b in $before $bin; do
+    name=$([[ $b == "$bin" ]] && echo this || echo before)
+    lock_held "$b" "$name, nothing to do"
+    "$bin" --store "$work/big" mkdir "/bench-$name-$i" >/dev/null
+    lock_held "$b" "$name, one change   "
+  done
 done
+fi
+[[ " $sections " == *" 2 "* ]] || exit 0
 
 echo "== 2. first sync, 1,000 recordings"
 store_with_audio "$work/seed" 1111

@@ -18,6 +18,9 @@ package enum SharedItemsCodec {
         /// Items the same in all three: their head, and their bytes' range in `ours`.
         let shared: [ItemID: (head: Item, range: Range<Int>)]
         package var sharedCount: Int { shared.count }
+        /// The items that are not the same bytes on all three sides, in any of them, sorted:
+        /// the only ones a merge must look at (`LibraryMerge.merge(differing:)`).
+        package var differing: [ItemID]
     }
 
     /// Which of the three files is wrong, and why.
@@ -31,25 +34,57 @@ package enum SharedItemsCodec {
     /// for an item that differs between the sides and does not decode, or broken links.
     package static func decode(_ files: [[UInt8]]) throws -> Decoded? {
         precondition(files.count == 3)
+        // Each step works on the three files apart: theirs (or half of ours) on a second
+        // thread while the rest is done here, the machine's two cores.
+        let (mine, other) = try JoinableThread.both(
+            { [Self.scan(files[0]), Self.scan(files[1])] }, { Self.scan(files[2]) })
+        let found = mine + [other]
         var scans: [Scan] = []
-        for file in files {
-            guard let scan = file.withUnsafeBufferPointer({ Self.scan($0) }), scan.version == Document.currentVersion
-            else { return nil }
+        for scan in found {
+            guard let scan, scan.version == Document.currentVersion else { return nil }
             scans.append(scan)
         }
         let ours = files[1]
+        let (base, theirs) = try JoinableThread.both({ ranges(scans[0]) }, { ranges(scans[2]) })
+        let half = scans[1].items.count / 2
+        let (first, second) = try JoinableThread.both(
+            { try sharedItems(files, scans[1].items[..<half], base, theirs) },
+            { try sharedItems(files, scans[1].items[half...], base, theirs) })
         var shared: [ItemID: (head: Item, range: Range<Int>)] = [:]
-        shared.reserveCapacity(scans[1].items.count)
+        shared.reserveCapacity(first.count + second.count)
+        for (id, head, range) in first + second { shared[id] = (head, range) }
+        let (two, last) = try JoinableThread.both(
+            { try (0..<2).map { try document(files, scans, $0, shared: shared) } },
+            { try document(files, scans, 2, shared: shared) })
+        // The items the merge must look at: the others are the same on all three sides.
+        var differing = Set<ItemID>()
+        for scan in scans {
+            for (id, _) in scan.items where shared[id] == nil { differing.insert(id) }
+        }
+        return Decoded(documents: two + [last], ours: ours, shared: shared, differing: differing.sorted())
+    }
+
+    private static func scan(_ file: [UInt8]) -> Scan? { file.withUnsafeBufferPointer { Self.scan($0) } }
+
+    private static func ranges(_ scan: Scan) -> [ItemID: Range<Int>] {
+        Dictionary(scan.items.map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Of these items of ours, those that are the same bytes in base and theirs, with their head.
+    private static func sharedItems(
+        _ files: [[UInt8]], _ items: ArraySlice<(id: ItemID, range: Range<Int>)>, _ base: [ItemID: Range<Int>],
+        _ theirs: [ItemID: Range<Int>]
+    ) throws -> [(ItemID, Item, Range<Int>)] {
+        var shared: [(ItemID, Item, Range<Int>)] = []
+        shared.reserveCapacity(items.count)
         do {
-            let base = Dictionary(scans[0].items.map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
-            let theirs = Dictionary(scans[2].items.map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
             try files[0].withUnsafeBufferPointer { b in
-                try ours.withUnsafeBufferPointer { o in
+                try files[1].withUnsafeBufferPointer { o in
                     try files[2].withUnsafeBufferPointer { t in
-                        for (id, range) in scans[1].items {
+                        for (id, range) in items {
                             guard let rb = base[id], let rt = theirs[id], same(o, range, b, rb), same(o, range, t, rt)
                             else { continue }
-                            shared[id] = (try head(UnsafeBufferPointer(rebasing: o[range])), range)
+                            shared.append((id, try head(UnsafeBufferPointer(rebasing: o[range])), range))
                         }
                     }
                 }
@@ -57,15 +92,17 @@ package enum SharedItemsCodec {
         } catch {
             throw Failure(index: 1, error: error)
         }
-        var documents: [Document] = []
-        for (index, file) in files.enumerated() {
-            do {
-                documents.append(try document(file, scans[index], shared: shared))
-            } catch {
-                throw Failure(index: index, error: error)
-            }
+        return shared
+    }
+
+    private static func document(
+        _ files: [[UInt8]], _ scans: [Scan], _ index: Int, shared: [ItemID: (head: Item, range: Range<Int>)]
+    ) throws -> Document {
+        do {
+            return try document(files[index], scans[index], shared: shared)
+        } catch {
+            throw Failure(index: index, error: error)
         }
-        return Decoded(documents: documents, ours: ours, shared: shared)
     }
 
     /// The merged document as `store.json`: an item the merge left as it was in all three is

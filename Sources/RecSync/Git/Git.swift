@@ -3,12 +3,23 @@ import RecSystem
 /// git and git-annex, run in one repository through `ChildProcess` (never a shell string).
 public struct Git: Sendable {
     public var directory: String
+    /// The index git reads and writes (GIT_INDEX_FILE) instead of its own: sync stages a
+    /// snapshot of the store in one of its own (`SyncRun.snapshot`).
+    public var indexFile: String?
 
-    public init(directory: String) { self.directory = directory }
+    public init(directory: String, indexFile: String? = nil) {
+        self.directory = directory
+        self.indexFile = indexFile
+    }
+
+    /// `git -C <directory>`, through env(1) when the index is another one.
+    func command(_ arguments: [String]) -> [String] {
+        (indexFile.map { ["env", "GIT_INDEX_FILE=" + $0] } ?? []) + ["git", "-C", directory] + arguments
+    }
 
     /// Runs `git -C <directory> <arguments>`; a non-zero exit is a one-line failure about `what`.
     public func run(_ arguments: [String], what: String, quiet: Bool = true) throws {
-        let status = try ChildProcess.run(["git", "-C", directory] + arguments, quiet: quiet)
+        let status = try ChildProcess.run(command(arguments), quiet: quiet)
         guard status == 0 else {
             throw RecError.failure(what, "git \(arguments.first ?? "") failed (exit status \(status))")
         }
@@ -17,7 +28,7 @@ public struct Git: Sendable {
     /// Runs `git -C <directory> <arguments>` and returns what it said; `line` is given each
     /// line of its stdout as it comes (`Captured.run`).
     public func capture(_ arguments: [String], line: ((Substring) -> Void)? = nil) throws -> Captured {
-        try Captured.run(["git", "-C", directory] + arguments, line: line)
+        try Captured.run(command(arguments), line: line)
     }
 
     /// `capture` that must succeed: a failure is one line, `<what>: <git's reason>`.

@@ -10,8 +10,8 @@ import RecValues
 /// `git merge`), push, then move audio both ways with git-annex.
 ///
 /// What it keeps true:
-/// - the store lock is held only while committing and merging (local work, no network), so
-///   other commands never wait on a remote;
+/// - the store lock is held only while what changed here is taken for the commit (`snapshot`)
+///   and while merging (local work, no network), so other commands never wait on a remote;
 /// - two syncs of one store never interleave: the second refuses in one line
 ///   (`RepositoryLock`); a hub on this machine is locked the same way, waited for;
 /// - a sync killed at any moment leaves what the next one repairs and completes: the lock
@@ -107,21 +107,37 @@ public enum SyncRun {
         // changes, so this needs no lock, and it is the long part of a first sync.
         try annexNewAudio(git, location: location)
 
-        var before: String?
         var theirTips: [String] = []
-        let start = MonotonicClock.now()
-        try FileLock.withLock(location.storeLockFile) {
-            report.committed = try commit(git)
-            before = try revision(git, "HEAD")
-            for remote in remotes {
-                for ref in ["refs/remotes/\(remote)/\(branch)", "refs/remotes/\(remote)/synced/\(branch)"] {
-                    guard let tip = try revision(git, ref) else { continue }
-                    theirTips.append(tip)
-                    try merge(git, remote: remote, ref: ref, tip: tip, report: reportFile)
-                }
+        var unmerged: [(remote: String, ref: String, tip: String)] = []
+        for remote in remotes {
+            for ref in ["refs/remotes/\(remote)/\(branch)", "refs/remotes/\(remote)/synced/\(branch)"] {
+                guard let tip = try revision(git, ref) else { continue }
+                theirTips.append(tip)
+                // Merged into HEAD now, merged into HEAD after this machine's commit too.
+                if try !isMerged(git, tip) { unmerged.append((remote, ref, tip)) }
             }
         }
+        // The store lock is held while what changed here is taken into git's object store
+        // (`snapshot`); the commit is built from that after the lock is let go, unless a
+        // merge follows: git merges in the work tree, so the commit and the merges are one
+        // stretch under the lock, as a merge writes store.json.
+        var before: String?
+        let start = MonotonicClock.now()
+        let staged = try FileLock.withLock(location.storeLockFile) {
+            let staged = try snapshot(git)
+            guard !unmerged.isEmpty else { return staged }
+            report.committed = try commit(staged, git)
+            before = try revision(git, "HEAD")
+            for (remote, ref, tip) in unmerged {
+                try merge(git, remote: remote, ref: ref, tip: tip, report: reportFile)
+            }
+            return staged
+        }
         report.lockMilliseconds = (MonotonicClock.now() - start) * 1000
+        if unmerged.isEmpty {
+            report.committed = try commit(staged, git)
+            before = try revision(git, "HEAD")
+        }
         report.conflicts = takeConflicts(reportFile)
         let after = try revision(git, "HEAD")
         if before != after { report.received = changedItems(git, from: before, to: after).count }
@@ -161,15 +177,25 @@ public enum SyncRun {
     /// What a killed sync can leave, repaired (its git's lock files went when the
     /// `RepositoryLock` was taken): a merge left half done, a store.json cut short.
     static func recover(_ git: Git, location: StoreLocation, report: String) throws {
+        // Only a killed git leaves a merge or a torn store.json, and no git runs here now:
+        // checked without the store lock (a command's write is a rename: the file read is
+        // whole, old or new), which is taken only to repair.
+        let mergeLeft = FileSystem.exists(git.gitDirectory + "/MERGE_HEAD")
+        if mergeLeft || !storeFileIsValid(location) {
+            try repair(git, location: location)
+        }
+        // A report of a merge that was undone names conflicts that did not happen.
+        if FileSystem.exists(report) && !FileSystem.exists(git.gitDirectory + "/ORIG_HEAD") {
+            try? FileSystem.remove(report)
+        }
+    }
+
+    static func repair(_ git: Git, location: StoreLocation) throws {
         try FileLock.withLock(location.storeLockFile) {
             if FileSystem.exists(git.gitDirectory + "/MERGE_HEAD") {
                 _ = try git.capture(["merge", "--abort"])
             }
             try restoreStoreFile(git, location)
-        }
-        // A report of a merge that was undone names conflicts that did not happen.
-        if FileSystem.exists(report) && !FileSystem.exists(git.gitDirectory + "/ORIG_HEAD") {
-            try? FileSystem.remove(report)
         }
     }
 
@@ -261,24 +287,94 @@ public enum SyncRun {
         }
     }
 
-    /// Commits what changed here; false when nothing had.
-    static func commit(_ git: Git) throws -> Bool {
-        let status = try git.require(["status", "--porcelain", "--untracked-files=all", "--", "."], what: "sync")
-        guard !status.output.isEmpty else { return false }
-        // Deleted or changed audio, the documents and transcripts; never a new audio file
-        // (annexNewAudio chose those).
-        let paths = [".gitignore", ".gitattributes", "store.json", "transcripts"].filter {
+    /// What `snapshot` took, for `commit`: a copy of git's index with what changed here
+    /// staged, and store.json as it was.
+    struct Staged {
+        /// The repository, with the copy of git's index (`recnotes/sync-index`).
+        var git: Git
+        /// A hard link to store.json (a copy where the file system has none); nil without one.
+        var storeFile: String?
+    }
+
+    /// Takes what changed here, for `commit`: called with the store lock held, so that
+    /// store.json, transcripts/ and the audio removed agree with one another. store.json
+    /// (10 MB at 10,000 items: its blob takes git a few hundred ms to hash, filter and
+    /// compress) is only linked: every command replaces it by a rename, so the link keeps
+    /// this version. The rest is small or cheap: `git add` stages it in a copy of git's index.
+    static func snapshot(_ git: Git) throws -> Staged {
+        let index = git.gitDirectory + "/recnotes/sync-index"
+        // A git killed while writing it leaves its lock file; nothing else writes this index.
+        try? FileSystem.remove(index + ".lock")
+        if let bytes = try FileSystem.read(git.gitDirectory + "/index") {
+            try FileSystem.writeAtomically(bytes, to: index, durable: false)
+        } else {
+            try? FileSystem.remove(index)  // no commit yet: the first starts from nothing
+        }
+        let staging = Git(directory: git.directory, indexFile: index)
+        var storeFile: String?
+        let store = git.directory + "/store.json"
+        if FileSystem.exists(store) {
+            let linked = git.gitDirectory + "/recnotes/sync-store.json"
+            try? FileSystem.remove(linked)
+            if link(store, linked) != 0 {
+                guard let bytes = try FileSystem.read(store) else { throw RecError.failure("sync", "\(store): gone") }
+                try FileSystem.writeAtomically(bytes, to: linked, durable: false)
+            }
+            storeFile = linked
+        }
+        // Deleted or changed audio, the other documents and transcripts; never a new audio
+        // file (annexNewAudio chose those and staged them in git's index, copied above).
+        let paths = [".gitignore", ".gitattributes", "transcripts"].filter {
             FileSystem.exists(git.directory + "/" + $0)
         }
-        if !paths.isEmpty { try git.require(["add", "-A", "--"] + paths, what: "sync") }
+        if !paths.isEmpty { try staging.require(["add", "-A", "--"] + paths, what: "sync") }
         if FileSystem.exists(git.directory + "/audio") {
-            try git.require(["add", "-u", "--", "audio"], what: "sync")
+            try staging.require(["add", "-u", "--", "audio"], what: "sync")
         }
-        let staged = try git.capture(["diff", "--cached", "--quiet"])
-        guard staged.status == 1 else { return false }
-        let machine = SyncSetup.machineName(git) ?? "this machine"
-        try git.require(["commit", "-q", "--no-verify", "-m", "recnotes on \(machine)"], what: "sync")
-        return true
+        return Staged(git: staging, storeFile: storeFile)
+    }
+
+    /// Commits what `snapshot` took; false when nothing had changed. Needs no store lock:
+    /// only git objects, HEAD and git's index are written, which no other recnotes command
+    /// touches, and a second sync cannot run (`RepositoryLock`). A change a command makes to
+    /// the store after the snapshot stays in the work tree: store.json's index entry is
+    /// staged without the file's times (`--cacheinfo`), so git compares its content, and a
+    /// transcript is newer than the index says. The next sync's snapshot takes it, and a
+    /// merge in this one commits it first (`run`).
+    static func commit(_ staged: Staged, _ git: Git) throws -> Bool {
+        if let storeFile = staged.storeFile {
+            // Attributes and filters as `git add store.json` applies them.
+            let blob = try git.require(["hash-object", "-w", "--path=store.json", storeFile], what: "sync")
+                .output.trimmed
+            try staged.git.require(
+                ["update-index", "--add", "--cacheinfo", "100644,\(blob),store.json"], what: "sync")
+            try? FileSystem.remove(storeFile)
+        }
+        let tree = try staged.git.require(["write-tree"], what: "sync").output.trimmed
+        let head = try revision(git, "HEAD")
+        var committed = false
+        let changed =
+            try head.map { try git.require(["rev-parse", "\($0)^{tree}"], what: "sync").output.trimmed != tree }
+            // No commit yet: one when anything is staged.
+            ?? !staged.git.require(["ls-files"], what: "sync").output.isEmpty
+        if changed {
+            let machine = SyncSetup.machineName(git) ?? "this machine"
+            let message = "recnotes on \(machine)"
+            let parents = head.map { ["-p", $0] } ?? []
+            let commit = try git.require(["commit-tree", tree] + parents + ["-m", message], what: "sync")
+                .output.trimmed
+            // Moved only from where it was when read (no commit yet: from nowhere).
+            try git.require(
+                ["update-ref", "-m", "commit: " + message, "HEAD", commit, head ?? ""], what: "sync")
+            committed = true
+        }
+        // git's index becomes the snapshot's, which matches HEAD now (git status and the merge
+        // read it); a rename, so a kill leaves one whole index or the other.
+        guard let index = staged.git.indexFile, FileSystem.exists(index) else { return committed }
+        guard rename(index, git.gitDirectory + "/index") == 0 else {
+            throw RecError.failure("sync", "\(git.gitDirectory)/index: cannot replace: \(Errno.current)")
+        }
+        return committed
     }
 
     /// Whether `tip` is in HEAD already.

@@ -38,12 +38,16 @@ public struct MergeConflict: Equatable, Sendable {
 /// and reports the other value; equal times (both unknown: changed by an older recnotes)
 /// choose by value, so that both machines choose alike. Markers merge by id.
 public enum LibraryMerge {
+    ///
+    /// `differing`, when the caller knows it (the merge driver, `SharedItemsCodec`): the
+    /// items not the same on all three sides, sorted; every other item is taken from ours as
+    /// it is, without looking at it (what the merge of three equal items gives).
     public static func merge(
         base: Document, ours: Document, theirs: Document, oursName: String = "this machine",
-        theirsName: String = "other machine"
+        theirsName: String = "other machine", differing: [ItemID]? = nil
     ) -> (document: Document, conflicts: [MergeConflict]) {
         var state = State(base: base, ours: ours, theirs: theirs, oursName: oursName, theirsName: theirsName)
-        state.mergeItems()
+        state.mergeItems(differing: differing)
         state.restoreMissingParents()
         state.breakCycles()
         state.joinFoldersAndRenameClashes()
@@ -129,11 +133,20 @@ public enum LibraryMerge {
             pending.append((kind, id, kept, other))
         }
 
-        mutating func mergeItems() {
-            var ids = Set(base.items.keys)
-            ids.formUnion(ours.items.keys)
-            ids.formUnion(theirs.items.keys)
-            for id in ids.sorted() {
+        mutating func mergeItems(differing: [ItemID]?) {
+            let ids: [ItemID]
+            if let differing {
+                // The children lists left in ours' items are rebuilt by `finish`.
+                items = ours.items
+                for id in differing { items[id] = nil }
+                ids = differing
+            } else {
+                var all = Set(base.items.keys)
+                all.formUnion(ours.items.keys)
+                all.formUnion(theirs.items.keys)
+                ids = all.sorted()
+            }
+            for id in ids {
                 let b = content(base[id])
                 let o = content(ours[id])
                 let t = content(theirs[id])

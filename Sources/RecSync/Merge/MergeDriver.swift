@@ -13,7 +13,10 @@ public enum MergeDriver {
         base: String, ours: String, theirs: String, report: String?, oursName: String, theirsName: String
     ) throws -> [MergeConflict] {
         let paths = [base, ours, theirs]
-        let files = try zip(paths, ["base", "ours", "theirs"]).map { try read($0, $1) }
+        // theirs is read on a second thread while base and ours are read here.
+        let (two, last) = try JoinableThread.both(
+            { try [read(base, "base"), read(ours, "ours")] }, { try read(theirs, "theirs") })
+        let files = two + [last]
         // git gives an empty base when both sides added the file.
         let baseIsEmpty = files[0].isEmpty
         // Most items are the same bytes on all three sides: those are decoded once, only as
@@ -32,7 +35,8 @@ public enum MergeDriver {
                 try decode($0, $1.0, $1.1)
             }
         let (merged, conflicts) = LibraryMerge.merge(
-            base: documents[0], ours: documents[1], theirs: documents[2], oursName: oursName, theirsName: theirsName)
+            base: documents[0], ours: documents[1], theirs: documents[2], oursName: oursName, theirsName: theirsName,
+            differing: shared?.differing)
         let bytes = shared.map { SharedItemsCodec.encode(merged, $0) } ?? DocumentCodec.encode(merged)
         do {
             // Not durable: git reads %A at once and stores it as an object; atomic is what matters.

@@ -46,3 +46,17 @@ package final class JoinableThread {
 
     deinit { join() }
 }
+
+extension JoinableThread {
+    /// `here` on this thread and `there` on another at the same time (the machine's two
+    /// cores), both results when both are done; one after the other when no thread can be
+    /// started. An error of either is thrown, `here`'s first.
+    package static func both<A, B>(_ here: () throws -> A, _ there: @escaping () throws -> B) throws -> (A, B) {
+        var result: Result<B, any Error>?
+        let thread = try? JoinableThread { result = Result { try there() } }
+        let mine = Result { try here() }
+        thread?.join()
+        let theirs = result ?? Result { try there() }
+        return (try mine.get(), try theirs.get())
+    }
+}
