@@ -46,6 +46,23 @@ struct GlobalOptions: ParsableArguments {
         return library
     }
 
+    /// The library for a reading command: read through the reads' table when it can answer
+    /// (`Library.reading`: `paths` are the paths the command resolves, `listing` that it
+    /// lists a folder's children), else the whole store, whose table is then made for the
+    /// next read.
+    func openLibrary(reading paths: [String?], listing: Bool = false, recover: Bool = true) throws -> Library {
+        let location = try location()
+        SyncRun.restoreAfterKilledSync(location)
+        guard let library = Library.reading(location, paths: paths, listing: listing) else {
+            let library = try openLibrary(recover: recover)
+            library.keepReadTable()
+            return library
+        }
+        Self.opened = library
+        for warning in library.warnings { Terminal.warning(warning) }
+        return library
+    }
+
     /// The store this run opened (the main thread's, set once by `openLibrary`).
     nonisolated(unsafe) private static var opened: Library?
 

@@ -220,7 +220,7 @@ struct ItemIndex {
     }
 
     /// `range` of the file open as `fd` into the start of `buffer`, whole.
-    private static func read(_ fd: Int32, _ range: Range<Int>, into buffer: inout [UInt8]) -> Bool {
+    static func read(_ fd: Int32, _ range: Range<Int>, into buffer: inout [UInt8]) -> Bool {
         buffer.withUnsafeMutableBytes { bytes in
             var done = 0
             while done < range.count {
@@ -537,6 +537,7 @@ enum SearchIndexFiles {
     /// effort, as every save here: an index that cannot be written is left stale, never
     /// wrong, since it names the file before.
     static func storeWritten(_ store: DocumentStore) {
+        StoreTable.storeWritten(store)
         let location = store.location
         guard !store.isReadOnly, FileSystem.exists(location.itemIndexFile), let identity = store.identity,
             let ranges = store.itemRanges, let hash = store.contentHash,

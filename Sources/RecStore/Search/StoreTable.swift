@@ -1,0 +1,255 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The reads' table (issue 28, `cache/items-table`): every item under the root as a
+/// fixed-width record, in `Document.preorder()`'s order, so that `pwd`, `status`, `ls` and
+/// `info` find the few items they show and decode only those from their bytes in
+/// `store.json`, instead of parsing all of it. A folder's subtree is a run of positions and
+/// its children are in it in display order (each child's run ends where the next begins).
+///
+/// Layout (little-endian 64-bit words):
+///
+///     magic "RNTABLE1", checksum (`ContentHash` of everything after it),
+///     source (as `SearchIndexCodec` writes one), store.json's content hash,
+///     count, the document's item count, names' length,
+///     each item: id high, low, parent + 1 | subtree end << 32, store offset,
+///                store length | name length << 32, name offset | folder << 63, duration bits;
+///     the names (UTF-8)
+///
+/// Like `find`'s index it is derived, never the truth: it answers only while `store.json`
+/// is the file it names (`SourceIdentity`, and for a `recent` one its content hash); a file
+/// whose checksum, lengths or links do not add up is not used. What it says is checked
+/// again against the items decoded from `store.json` (`Library.reading`): their ids, their
+/// parents, a listed folder's children.
+struct StoreTable {
+    static let magic = Array("RNTABLE1".utf8)
+    static let headerSize = 8 * 12
+    static let recordSize = 8 * 7
+
+    let bytes: [UInt8]
+    let count: Int
+    /// Items in the document, under the root or not: when it is `count`, no item is
+    /// outside the table (what a UUID prefix needs to be unique in the table alone).
+    let documentCount: Int
+    let identity: FileIdentity
+
+    private func word(_ position: Int, _ k: Int) -> UInt64 {
+        bytes.withUnsafeBytes {
+            UInt64(
+                littleEndian: $0.loadUnaligned(
+                    fromByteOffset: Self.headerSize + position * Self.recordSize + k * 8, as: UInt64.self))
+        }
+    }
+
+    func id(_ position: Int) -> ItemID { ItemID(high: word(position, 0), low: word(position, 1)) }
+    /// nil for the root.
+    func parent(_ position: Int) -> Int? {
+        let parent = Int(word(position, 2) & 0xFFFF_FFFF) - 1
+        return parent >= 0 ? parent : nil
+    }
+    func subtreeEnd(_ position: Int) -> Int { Int(word(position, 2) >> 32) }
+    func storeRange(_ position: Int) -> Range<Int> {
+        let start = Int(word(position, 3))
+        return start..<(start + Int(word(position, 4) & 0xFFFF_FFFF))
+    }
+    func isFolder(_ position: Int) -> Bool { word(position, 5) >> 63 == 1 }
+    func duration(_ position: Int) -> Double { Double(bitPattern: word(position, 6)) }
+    private func nameRange(_ position: Int) -> Range<Int> {
+        let start = Self.headerSize + count * Self.recordSize + Int(word(position, 5) & ~(1 << 63))
+        return start..<(start + Int(word(position, 4) >> 32))
+    }
+    func name(_ position: Int) -> String { String(decoding: bytes[nameRange(position)], as: UTF8.self) }
+
+    func position(of id: ItemID) -> Int? {
+        (0..<count).first { word($0, 0) == id.high && word($0, 1) == id.low }
+    }
+
+    /// A folder's children, in display order.
+    func children(of position: Int) -> [Int] {
+        var children: [Int] = []
+        var next = position + 1
+        while next < subtreeEnd(position) {
+            children.append(next)
+            next = subtreeEnd(next)
+        }
+        return children
+    }
+
+    /// The item and its ancestors, up to the root.
+    func ancestry(of position: Int) -> [Int] {
+        var chain = [position]
+        while let parent = parent(chain[chain.count - 1]) { chain.append(parent) }
+        return chain
+    }
+
+    /// What `info` says a folder holds: the folders and recordings under it and their
+    /// total duration (summed in the order `Document.subtree` sums them).
+    func contents(of position: Int) -> (folders: Int, recordings: Int, duration: Double) {
+        var folders = 0
+        var recordings = 0
+        var total = 0.0
+        for p in (position + 1)..<subtreeEnd(position) {
+            if isFolder(p) {
+                folders += 1
+            } else {
+                recordings += 1
+                total += duration(p)
+            }
+        }
+        return (folders, recordings, total)
+    }
+}
+
+extension StoreTable {
+    /// The table of `document`, whose items lie at `ranges` in the `store.json` named by
+    /// `source`; nil when an item has no range (the file is not the one the document was
+    /// read from or written as) or the file is too large for its fields.
+    static func encode(
+        _ document: Document, ranges itemRanges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity,
+        contentHash: UInt64
+    ) -> [UInt8]? {
+        var ranges: [ItemID: Range<Int>] = [:]
+        ranges.reserveCapacity(itemRanges.count)
+        for (id, range) in itemRanges { ranges[id] = range }
+        let order = document.preorder()
+        guard order.count < 1 << 31 else { return nil }
+        var positions: [ItemID: Int] = [:]
+        positions.reserveCapacity(order.count)
+        for (position, item) in order.enumerated() { positions[item.id] = position }
+        // Children follow their parent, so sizes add up from the end.
+        var sizes = Array(repeating: 1, count: order.count)
+        for position in order.indices.reversed() {
+            if let parent = order[position].parent.flatMap({ positions[$0] }) { sizes[parent] += sizes[position] }
+        }
+        var names: [UInt8] = []
+        var w = Words(capacity: headerSize + order.count * (recordSize + 16))
+        w.bytes += magic
+        w.word(0)  // the checksum, below
+        w.source(source)
+        w.word(contentHash)
+        w.int(order.count)
+        w.int(document.count)
+        let namesLengthAt = w.bytes.count
+        w.word(0)
+        for (position, item) in order.enumerated() {
+            guard let range = ranges[item.id], range.count < 1 << 32 else { return nil }
+            let parent = item.parent.flatMap { positions[$0] } ?? -1
+            let name = names.count
+            names.append(contentsOf: item.name.utf8)
+            w.word(item.id.high)
+            w.word(item.id.low)
+            w.word(UInt64(parent + 1) | UInt64(position + sizes[position]) << 32)
+            w.int(range.lowerBound)
+            w.word(UInt64(range.count) | UInt64(names.count - name) << 32)
+            w.word(UInt64(name) | (item.isFolder ? 1 << 63 : 0))
+            w.word((item.recording?.duration ?? 0).bitPattern)
+        }
+        w.bytes += names
+        withUnsafeBytes(of: UInt64(names.count).littleEndian) {
+            w.bytes.replaceSubrange(namesLengthAt..<namesLengthAt + 8, with: $0)
+        }
+        let checksum = w.bytes.withUnsafeBytes { ContentHash.of(UnsafeRawBufferPointer(rebasing: $0[16...])) }
+        withUnsafeBytes(of: checksum.littleEndian) { w.bytes.replaceSubrange(8..<16, with: $0) }
+        return w.bytes
+    }
+
+    /// The table in `cache/`, nil when there is none, it is damaged, or `store.json` is not
+    /// the file it was made from.
+    static func current(at location: StoreLocation) -> StoreTable? {
+        guard let bytes = try? FileSystem.read(location.storeTableFile), let table = StoreTable(bytes) else {
+            return nil
+        }
+        guard let now = FileIdentity(path: location.storeFile), now == table.identity else { return nil }
+        var reader = WordReader(bytes)
+        _ = reader.skip(16)
+        guard let source = reader.source(), let contentHash = reader.word() else { return nil }
+        switch source {
+        case .present: return table
+        case .recent:
+            // Made from a store.json then just written: its identity alone does not prove a
+            // second change in the same clock tick absent, its bytes do.
+            let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            guard FileIdentity(descriptor: fd) == table.identity, let store = try? FileSystem.read(location.storeFile),
+                FileIdentity(descriptor: fd) == table.identity, ContentHash.of(store) == contentHash
+            else { return nil }
+            return table
+        case .absent, .untrusted: return nil
+        }
+    }
+
+    /// The table in `bytes`, when its checksum, lengths and links add up.
+    init?(_ bytes: [UInt8]) {
+        var r = WordReader(bytes)
+        guard r.magic(Self.magic), let checksum = r.word(), let source = r.source(), r.word() != nil,
+            let count = r.count(), let documentCount = r.count(), let namesLength = r.count(),
+            count >= 1, count < 1 << 31, count <= (bytes.count - Self.headerSize) / Self.recordSize,
+            bytes.count == Self.headerSize + count * Self.recordSize + namesLength,
+            checksum == bytes.withUnsafeBytes({ ContentHash.of(UnsafeRawBufferPointer(rebasing: $0[16...])) })
+        else { return nil }
+        let identity: FileIdentity
+        switch source {
+        case .present(let known), .recent(let known): identity = known
+        case .absent, .untrusted: return nil
+        }
+        self.bytes = bytes
+        self.count = count
+        self.documentCount = documentCount
+        self.identity = identity
+        // Every link inside the table and every range inside its files, so that nothing read
+        // later can fall outside them: a parent before its child and its subtree around it.
+        guard self.id(0) == .root, parent(0) == nil, subtreeEnd(0) == count else { return nil }
+        let names = Self.headerSize + count * Self.recordSize..<bytes.count
+        for position in 0..<count {
+            let end = subtreeEnd(position)
+            let name = nameRange(position)
+            guard end > position, end <= count, name.lowerBound >= names.lowerBound,
+                name.upperBound <= names.upperBound,
+                storeRange(position).upperBound <= Int(identity.size)
+            else { return nil }
+            if position > 0 {
+                guard let parent = parent(position), parent < position, end <= subtreeEnd(parent) else { return nil }
+            }
+        }
+    }
+
+    /// Writes the table of `document` as read from or written to `store.json` (best
+    /// effort, not flushed: one that is gone or stale is made again; a store that cannot be
+    /// written keeps none).
+    static func save(
+        _ document: Document, ranges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity, contentHash: UInt64,
+        in location: StoreLocation
+    ) {
+        guard location.isWritable,
+            let bytes = encode(document, ranges: ranges, source: source, contentHash: contentHash)
+        else { return }
+        try? FileSystem.makeDirectories(location.cacheDirectory)
+        try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
+    }
+
+    /// After a full read of `library`'s store (a read the table could not answer): the
+    /// table made from it when the one in `cache/` is missing or stale, so that the next
+    /// read is answered from it.
+    static func refresh(_ library: Library) {
+        let store = library.documents
+        guard !store.isPartial, let identity = store.identity, let ranges = store.itemRanges,
+            let hash = store.contentHash, FileIdentity(path: library.location.storeFile) == identity,
+            current(at: library.location) == nil
+        else { return }
+        save(
+            store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash, in: library.location
+        )
+    }
+
+    /// After the store wrote `store.json` (under its lock): the table made again from the
+    /// document in memory and where the write put each item, when there is one to keep.
+    static func storeWritten(_ store: DocumentStore) {
+        let location = store.location
+        guard !store.isReadOnly, FileSystem.exists(location.storeTableFile), let identity = store.identity,
+            let ranges = store.itemRanges, let hash = store.contentHash
+        else { return }
+        save(store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash, in: location)
+    }
+}
