@@ -48,14 +48,14 @@ struct GlobalOptions: ParsableArguments {
 
     /// The library for a reading command: read through the reads' table when it can answer
     /// (`Library.reading`: `paths` are the paths the command resolves, `listing` that it
-    /// lists a folder's children), else the whole store, whose table is then made for the
-    /// next read.
+    /// lists a folder's children), else the whole store, whose table is made for the next
+    /// read once the command has succeeded (a failed command changes no file).
     func openLibrary(reading paths: [String?], listing: Bool = false, recover: Bool = true) throws -> Library {
         let location = try location()
         SyncRun.restoreAfterKilledSync(location)
         guard let library = Library.reading(location, paths: paths, listing: listing) else {
             let library = try openLibrary(recover: recover)
-            library.keepReadTable()
+            Self.keepsTable = true
             return library
         }
         Self.opened = library
@@ -65,11 +65,14 @@ struct GlobalOptions: ParsableArguments {
 
     /// The store this run opened (the main thread's, set once by `openLibrary`).
     nonisolated(unsafe) private static var opened: Library?
+    /// Whether a reading command read the whole store: its table is made after it succeeds.
+    nonisolated(unsafe) private static var keepsTable = false
 
     /// Runs a command so that what it throws names what the user knows, not a file inside
     /// the store (`Library.inUserTerms`): whatever path an error took to get here.
     static func inUserTerms(_ body: () throws -> Void) throws {
         do { try body() } catch { throw opened?.inUserTerms(error) ?? error }
+        if keepsTable { opened?.keepReadTable() }
     }
 
     func location() throws -> StoreLocation {

@@ -505,7 +505,7 @@ enum SearchIndexFiles {
         return made
     }
 
-    /// The index files that are current by their sources' identities but do not say what
+    /// The index files (and the reads' table) that are current by their sources' identities but do not say what
     /// the sources say (a hand edit, a disk error, or a bug): `fsck` reports them, and
     /// `--repair` removes them. Paths relative to the store directory.
     /// `document` and `itemRanges` are `store.json` as fsck read it.
@@ -520,6 +520,12 @@ enum SearchIndexFiles {
                 .map(SearchIndexCodec.encode) != bytes
         {
             wrong.append("cache/" + FileSystem.baseName(of: location.itemIndexFile))
+        }
+        if let table = StoreTable.current(at: location), let store = try? FileSystem.read(location.storeFile),
+            StoreTable.encode(
+                document, ranges: itemRanges, source: table.source, contentHash: ContentHash.of(store)) != table.bytes
+        {
+            wrong.append("cache/" + StoreTable.fileName)
         }
         if let bytes = try? FileSystem.read(location.transcriptIndexFile),
             let stored = SearchIndexCodec.decodeTranscripts(bytes),

@@ -23,6 +23,7 @@
 /// again against the items decoded from `store.json` (`Library.reading`): their ids, their
 /// parents, a listed folder's children.
 struct StoreTable {
+    static let fileName = "items-table"
     static let magic = Array("RNTABLE1".utf8)
     static let headerSize = 8 * 12
     static let recordSize = 8 * 7
@@ -33,6 +34,9 @@ struct StoreTable {
     /// outside the table (what a UUID prefix needs to be unique in the table alone).
     let documentCount: Int
     let identity: FileIdentity
+    /// `store.json` as it was when the table was made (`identity`, present or recent).
+    let source: SourceIdentity
+    let contentHash: UInt64
 
     private func word(_ position: Int, _ k: Int) -> UInt64 {
         bytes.withUnsafeBytes {
@@ -149,8 +153,7 @@ extension StoreTable {
         withUnsafeBytes(of: UInt64(names.count).littleEndian) {
             w.bytes.replaceSubrange(namesLengthAt..<namesLengthAt + 8, with: $0)
         }
-        let checksum = w.bytes.withUnsafeBytes { ContentHash.of(UnsafeRawBufferPointer(rebasing: $0[16...])) }
-        withUnsafeBytes(of: checksum.littleEndian) { w.bytes.replaceSubrange(8..<16, with: $0) }
+        seal(&w.bytes)
         return w.bytes
     }
 
@@ -161,10 +164,7 @@ extension StoreTable {
             return nil
         }
         guard let now = FileIdentity(path: location.storeFile), now == table.identity else { return nil }
-        var reader = WordReader(bytes)
-        _ = reader.skip(16)
-        guard let source = reader.source(), let contentHash = reader.word() else { return nil }
-        switch source {
+        switch table.source {
         case .present: return table
         case .recent:
             // Made from a store.json then just written: its identity alone does not prove a
@@ -173,21 +173,41 @@ extension StoreTable {
             guard fd >= 0 else { return nil }
             defer { close(fd) }
             guard FileIdentity(descriptor: fd) == table.identity, let store = try? FileSystem.read(location.storeFile),
-                FileIdentity(descriptor: fd) == table.identity, ContentHash.of(store) == contentHash
+                FileIdentity(descriptor: fd) == table.identity, ContentHash.of(store) == table.contentHash
             else { return nil }
+            // Once the file is a second old, its identity is proof enough: the table says so
+            // from now on, so that later reads do not read all of store.json to hash it.
+            if case .present = SourceIdentity.of(table.identity), location.isWritable {
+                var bytes = table.bytes
+                var w = Words(capacity: 48)
+                w.source(.present(table.identity))
+                bytes.replaceSubrange(16..<64, with: w.bytes)
+                seal(&bytes)
+                try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
+            }
             return table
         case .absent, .untrusted: return nil
         }
     }
 
+    /// What the second word of a table holds: the `ContentHash` of all that follows it.
+    static func checksum(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { ContentHash.of(UnsafeRawBufferPointer(rebasing: $0[16...])) }
+    }
+
+    /// Writes a finished table's checksum into it.
+    static func seal(_ bytes: inout [UInt8]) {
+        withUnsafeBytes(of: checksum(bytes).littleEndian) { bytes.replaceSubrange(8..<16, with: $0) }
+    }
+
     /// The table in `bytes`, when its checksum, lengths and links add up.
     init?(_ bytes: [UInt8]) {
         var r = WordReader(bytes)
-        guard r.magic(Self.magic), let checksum = r.word(), let source = r.source(), r.word() != nil,
+        guard r.magic(Self.magic), let checksum = r.word(), let source = r.source(), let contentHash = r.word(),
             let count = r.count(), let documentCount = r.count(), let namesLength = r.count(),
             count >= 1, count < 1 << 31, count <= (bytes.count - Self.headerSize) / Self.recordSize,
             bytes.count == Self.headerSize + count * Self.recordSize + namesLength,
-            checksum == bytes.withUnsafeBytes({ ContentHash.of(UnsafeRawBufferPointer(rebasing: $0[16...])) })
+            checksum == Self.checksum(bytes)
         else { return nil }
         let identity: FileIdentity
         switch source {
@@ -198,6 +218,8 @@ extension StoreTable {
         self.count = count
         self.documentCount = documentCount
         self.identity = identity
+        self.source = source
+        self.contentHash = contentHash
         // Every link inside the table and every range inside its files, so that nothing read
         // later can fall outside them: a parent before its child and its subtree around it.
         guard self.id(0) == .root, parent(0) == nil, subtreeEnd(0) == count else { return nil }

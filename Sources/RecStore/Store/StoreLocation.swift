@@ -74,7 +74,7 @@ public struct StoreLocation: Equatable, Sendable {
     public var itemIndexFile: String { cacheDirectory + "/find-items" }
     public var transcriptIndexFile: String { cacheDirectory + "/find-transcripts" }
     /// The items' table that reading commands answer from (`StoreTable`).
-    public var storeTableFile: String { cacheDirectory + "/items-table" }
+    public var storeTableFile: String { cacheDirectory + "/" + StoreTable.fileName }
 
     /// Whether this process may change the store: false for a store on a read-only mount
     /// or one whose directory or lock files it has no write permission for (a mounted
