@@ -81,4 +81,29 @@ struct StoreTableTests {
         #expect(StoreTable.current(at: location) != nil)
         #expect(Library.reading(location, paths: ["/"], listing: true) != nil)
     }
+
+    @Test("fsck's check: a current table that says other than a rebuild is reported, a good one is not")
+    func checkedByFsck() throws {
+        let directory = try TemporaryDirectory()
+        _ = try SearchIndexTests.makeStore(in: directory, seed: 5)
+        let location = directory.location
+        let library = try Self.tabled(location)
+        let loaded = try #require(try FileSystem.read(location.storeFile))
+        let ranges = try loaded.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0).itemRanges }
+        #expect(SearchIndexFiles.disagreeing(with: library.document, itemRanges: ranges, location: location).isEmpty)
+        // A name changed and the checksum made again: current by every check a read makes.
+        var bytes = try #require(try FileSystem.read(location.storeTableFile))
+        let table = try #require(StoreTable(bytes))
+        bytes[StoreTable.headerSize + table.count * StoreTable.recordSize + table.name(0).utf8.count] ^= 0x01
+        StoreTable.seal(&bytes)
+        try FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
+        #expect(StoreTable.current(at: location) != nil)
+        #expect(
+            SearchIndexFiles.disagreeing(with: library.document, itemRanges: ranges, location: location)
+                == ["cache/items-table"])
+        // Nor does a read answer from it with a name that the item, decoded, does not have.
+        let renamed = try #require(StoreTable.current(at: location)).name(1)
+        #expect(renamed != table.name(1))
+        #expect(Library.reading(location, paths: ["/" + renamed], listing: false) == nil)
+    }
 }

@@ -44,7 +44,14 @@ extension Library {
         for folder in listed {
             guard items[table.id(folder)]?.children == table.children(of: folder).map(table.id) else { return nil }
         }
-        return Library(location: location, partial: Document(items: items), viewState: viewState, table: table)
+        let library = Library(location: location, partial: Document(items: items), viewState: viewState, table: table)
+        // The walk found each path in the table; the items as decoded must lead there too,
+        // or the whole document answers (a table whose names are wrong but whose checksum
+        // holds could only come from a bug, and still prints nothing of its own).
+        for path in paths {
+            guard (try? library.item(at: path)) != nil else { return nil }
+        }
+        return library
     }
 
     /// The position `path` leads to as `PathResolver.walk` walks it, each item on the way
