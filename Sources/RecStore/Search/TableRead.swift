@@ -95,7 +95,7 @@ extension Library {
     }
 
     /// The items at `positions`, decoded from their bytes in `store.json` (opened and checked
-    /// to be the file the table names, and read in file order), each checked to be the item
+    /// to be the file the table names, and read in file order as `find` reads its hits), each checked to be the item
     /// the table says is there with the parent it says; nil if one is not.
     private static func decode(_ positions: Set<Int>, of table: StoreTable, in location: StoreLocation)
         -> [ItemID: Item]?
@@ -104,21 +104,17 @@ extension Library {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         guard FileIdentity(descriptor: fd) == table.identity else { return nil }
+        let positions = positions.sorted { table.storeRange($0).lowerBound < table.storeRange($1).lowerBound }
         var items: [ItemID: Item] = [:]
-        var buffer: [UInt8] = []
-        for position in positions.sorted(by: { table.storeRange($0).lowerBound < table.storeRange($1).lowerBound }) {
-            let range = table.storeRange(position)
-            if buffer.count < range.count {
-                buffer = [UInt8](unsafeUninitializedCapacity: range.count) { $1 = $0.count }
+        items.reserveCapacity(positions.count)
+        let whole = ItemIndex.forEachItem(in: positions.map(table.storeRange), of: fd) { k, item in
+            guard item.id == table.id(positions[k]), item.parent == table.parent(positions[k]).map(table.id) else {
+                return false
             }
-            guard ItemIndex.read(fd, range, into: &buffer),
-                let item = try? buffer.withUnsafeBufferPointer({
-                    try DocumentCodec.decodeItem(UnsafeBufferPointer(rebasing: $0[0..<range.count]), markerIDs: false)
-                }),
-                item.id == table.id(position), item.parent == table.parent(position).map(table.id)
-            else { return nil }
             items[item.id] = item
+            return true
         }
+        guard whole else { return nil }
         return items
     }
 
