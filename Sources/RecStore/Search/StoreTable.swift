@@ -28,7 +28,9 @@ struct StoreTable {
     static let headerSize = 8 * 12
     static let recordSize = 8 * 7
 
-    let bytes: [UInt8]
+    /// The file's bytes: mapped, not copied (a read at 100,000 items would copy 5.6 MB).
+    let storage: TableBytes
+    var bytes: [UInt8] { Array(storage.buffer) }
     let count: Int
     /// Items in the document, under the root or not: when it is `count`, no item is
     /// outside the table (what a UUID prefix needs to be unique in the table alone).
@@ -39,11 +41,9 @@ struct StoreTable {
     let contentHash: UInt64
 
     private func word(_ position: Int, _ k: Int) -> UInt64 {
-        bytes.withUnsafeBytes {
-            UInt64(
-                littleEndian: $0.loadUnaligned(
-                    fromByteOffset: Self.headerSize + position * Self.recordSize + k * 8, as: UInt64.self))
-        }
+        UInt64(
+            littleEndian: storage.buffer.loadUnaligned(
+                fromByteOffset: Self.headerSize + position * Self.recordSize + k * 8, as: UInt64.self))
     }
 
     func id(_ position: Int) -> ItemID { ItemID(high: word(position, 0), low: word(position, 1)) }
@@ -63,7 +63,9 @@ struct StoreTable {
         let start = Self.headerSize + count * Self.recordSize + Int(word(position, 5) & ~(1 << 63))
         return start..<(start + Int(word(position, 4) >> 32))
     }
-    func name(_ position: Int) -> String { String(decoding: bytes[nameRange(position)], as: UTF8.self) }
+    func name(_ position: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: storage.buffer[nameRange(position)]), as: UTF8.self)
+    }
 
     func position(of id: ItemID) -> Int? {
         (0..<count).first { word($0, 0) == id.high && word($0, 1) == id.low }
@@ -184,7 +186,7 @@ extension StoreTable {
     /// The table in `cache/`, nil when there is none, it is damaged, or `store.json` is not
     /// the file it was made from.
     static func current(at location: StoreLocation) -> StoreTable? {
-        guard let bytes = try? FileSystem.read(location.storeTableFile), let table = StoreTable(bytes) else {
+        guard let storage = TableBytes(mapping: location.storeTableFile), let table = StoreTable(storage) else {
             return nil
         }
         guard let now = FileIdentity(path: location.storeFile), now == table.identity else { return nil }
@@ -215,18 +217,22 @@ extension StoreTable {
     }
 
     /// What the second word of a table holds: the `ContentHash` of all that follows it.
-    static func checksum(_ bytes: [UInt8]) -> UInt64 {
-        bytes.withUnsafeBytes { ContentHash.of(UnsafeRawBufferPointer(rebasing: $0[16...])) }
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        ContentHash.of(UnsafeRawBufferPointer(rebasing: bytes[16...]))
     }
 
     /// Writes a finished table's checksum into it.
     static func seal(_ bytes: inout [UInt8]) {
-        withUnsafeBytes(of: checksum(bytes).littleEndian) { bytes.replaceSubrange(8..<16, with: $0) }
+        let sum = bytes.withUnsafeBytes { checksum($0) }
+        withUnsafeBytes(of: sum.littleEndian) { bytes.replaceSubrange(8..<16, with: $0) }
     }
 
     /// The table in `bytes`, when its checksum, lengths and links add up.
-    init?(_ bytes: [UInt8]) {
-        var r = WordReader(bytes)
+    init?(_ bytes: [UInt8]) { self.init(TableBytes(bytes)) }
+
+    init?(_ storage: TableBytes) {
+        let bytes = storage.buffer
+        var r = WordReader(Array(bytes.prefix(Self.headerSize)))
         guard r.magic(Self.magic), let checksum = r.word(), let source = r.source(), let contentHash = r.word(),
             let count = r.count(), let documentCount = r.count(), let namesLength = r.count(),
             count >= 1, count < 1 << 31, count <= (bytes.count - Self.headerSize) / Self.recordSize,
@@ -238,7 +244,7 @@ extension StoreTable {
         case .present(let known), .recent(let known): identity = known
         case .absent, .untrusted: return nil
         }
-        self.bytes = bytes
+        self.storage = storage
         self.count = count
         self.documentCount = documentCount
         self.identity = identity
@@ -297,5 +303,44 @@ extension StoreTable {
             let ranges = store.itemRanges, let hash = store.contentHash
         else { return }
         save(store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash, in: location)
+    }
+}
+
+/// A table's bytes, mapped from its file (read-only and private: recnotes replaces the file,
+/// a new inode, so the mapping keeps the one read; only a program cutting it short in place
+/// while a read runs could make a page vanish under it) or copied from an array.
+final class TableBytes {
+    let buffer: UnsafeRawBufferPointer
+    private let mapped: Bool
+
+    /// nil when the file cannot be opened or mapped, or is empty.
+    init?(mapping path: String) {
+        let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size > 0 else { return nil }
+        let count = Int(info.st_size)
+        // Populated at once: every page is read (the checksum), and one fault a page costs more.
+        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0),
+            base != UnsafeMutableRawPointer(bitPattern: -1)
+        else { return nil }
+        buffer = UnsafeRawBufferPointer(start: base, count: count)
+        mapped = true
+    }
+
+    init(_ bytes: [UInt8]) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
+        copy.copyBytes(from: bytes)
+        buffer = UnsafeRawBufferPointer(rebasing: copy[0..<bytes.count])
+        mapped = false
+    }
+
+    deinit {
+        if mapped {
+            munmap(UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count)
+        } else {
+            buffer.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
+        }
     }
 }
