@@ -48,8 +48,8 @@ struct GlobalOptions: ParsableArguments {
 
     /// The library for a reading command: read through the reads' table when it can answer
     /// (`Library.reading`: `paths` are the paths the command resolves, `listing` that it
-    /// lists a folder's children), else the whole store, whose table is made for the next
-    /// read once the command has succeeded (a failed command changes no file).
+    /// lists a folder's children), else the whole store; once the command has succeeded (a
+    /// failed command changes no file) the table is kept for the next read.
     func openLibrary(reading paths: [String?], listing: Bool = false, recover: Bool = true) throws -> Library {
         let location = try location()
         SyncRun.restoreAfterKilledSync(location)
@@ -59,13 +59,15 @@ struct GlobalOptions: ParsableArguments {
             return library
         }
         Self.opened = library
+        Self.keepsTable = true
         for warning in library.warnings { Terminal.warning(warning) }
         return library
     }
 
     /// The store this run opened (the main thread's, set once by `openLibrary`).
     nonisolated(unsafe) private static var opened: Library?
-    /// Whether a reading command read the whole store: its table is made after it succeeds.
+    /// Whether this is a reading command: the reads' table is kept after it succeeds
+    /// (`Library.keepReadTable`).
     nonisolated(unsafe) private static var keepsTable = false
 
     /// Runs a command so that what it throws names what the user knows, not a file inside

@@ -201,16 +201,6 @@ extension StoreTable {
             guard FileIdentity(descriptor: fd) == table.identity, let store = try? FileSystem.read(location.storeFile),
                 FileIdentity(descriptor: fd) == table.identity, ContentHash.of(store) == table.contentHash
             else { return nil }
-            // Once the file is a second old, its identity is proof enough: the table says so
-            // from now on, so that later reads do not read all of store.json to hash it.
-            if case .present = SourceIdentity.of(table.identity), location.isWritable {
-                var bytes = table.bytes
-                var w = Words(capacity: 48)
-                w.source(.present(table.identity))
-                bytes.replaceSubrange(16..<64, with: w.bytes)
-                seal(&bytes)
-                try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
-            }
             return table
         case .absent, .untrusted: return nil
         }
@@ -281,10 +271,25 @@ extension StoreTable {
         try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
     }
 
-    /// After a full read of `library`'s store (a read the table could not answer): the
-    /// table made from it when the one in `cache/` is missing or stale, so that the next
-    /// read is answered from it.
+    /// After a reading command succeeded: when it read the whole store (the table could not
+    /// answer), the table made from it if the one in `cache/` is missing or stale, so that
+    /// the next read is answered from it; when it read through a table that trusted
+    /// `store.json` by its bytes (`recent`), and the file is now a second old, the table
+    /// marked as trusting its identity, so that later reads do not read all of store.json
+    /// to hash it. Never after a failed command, which changes no file.
     static func refresh(_ library: Library) {
+        if let table = library.table {
+            guard case .recent = table.source, case .present = SourceIdentity.of(table.identity),
+                library.location.isWritable
+            else { return }
+            var bytes = table.bytes
+            var w = Words(capacity: 48)
+            w.source(.present(table.identity))
+            bytes.replaceSubrange(16..<64, with: w.bytes)
+            seal(&bytes)
+            try? FileSystem.writeAtomically(bytes, to: library.location.storeTableFile, durable: false)
+            return
+        }
         let store = library.documents
         guard !store.isPartial, let identity = store.identity, let ranges = store.itemRanges,
             let hash = store.contentHash, FileIdentity(path: library.location.storeFile) == identity,

@@ -118,7 +118,8 @@ extension Library {
         return items
     }
 
-    /// After a command read the whole store: the reads' table made from it when the one in
-    /// `cache/` is missing or stale, so that the next read is answered from it.
+    /// After a reading command succeeded: the reads' table made from the whole store it
+    /// read, when the one in `cache/` is missing or stale, or marked as trusting a
+    /// `store.json` that is now a second old (`StoreTable.refresh`).
     public func keepReadTable() { StoreTable.refresh(self) }
 }
