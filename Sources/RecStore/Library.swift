@@ -3,6 +3,9 @@ public final class Library {
     public let location: StoreLocation
     public let documents: DocumentStore
     public let viewState: ViewStateStore
+    /// The reads' table this library was read through (`Library.reading`), nil when the
+    /// whole document was.
+    let table: StoreTable?
 
     /// Opens both stores; read-only (no locks taken, every change refused) when the
     /// store cannot be written, see `StoreLocation.isWritable` and `isReadOnly`.
@@ -10,6 +13,7 @@ public final class Library {
         self.location = location
         documents = try DocumentStore(location: location)
         viewState = try ViewStateStore(location: location)
+        table = nil
         // The view state follows the documents as part of each change: a folder on the
         // stack or the selected recording that a change removed or moved is trimmed at once
         // (under the store lock, so no other command sees the one without the other).
@@ -19,6 +23,14 @@ public final class Library {
             case .added, .renamed, .purged, .annotated: break
             }
         }
+    }
+
+    /// A library of a few items for a reading command (`Library.reading`).
+    init(location: StoreLocation, partial document: Document, viewState: ViewStateStore, table: StoreTable) {
+        self.location = location
+        documents = DocumentStore(location: location, partial: document)
+        self.viewState = viewState
+        self.table = table
     }
 
     /// True when the store was opened read-only: it is on a read-only mount or this process
@@ -67,6 +79,15 @@ public final class Library {
             if visible != state.state.folderStack { state.navigate(to: visible) }
             state.navigate(to: route)
         }
+    }
+
+    /// What `info` says a folder holds: how many folders and recordings are under it, and
+    /// their total duration.
+    public func contents(of folder: Item) -> (folders: Int, recordings: Int, duration: Double) {
+        if let table, let position = table.position(of: folder.id) { return table.contents(of: position) }
+        let all = document.subtree(of: folder.id).dropFirst()
+        let recordings = all.compactMap(\.recording)
+        return (all.count - recordings.count, recordings.count, recordings.reduce(0) { $0 + $1.duration })
     }
 
     /// The size of a recording's audio file, if it has one on disk.

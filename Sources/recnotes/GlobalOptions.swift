@@ -46,13 +46,35 @@ struct GlobalOptions: ParsableArguments {
         return library
     }
 
+    /// The library for a reading command: read through the reads' table when it can answer
+    /// (`Library.reading`: `paths` are the paths the command resolves, `listing` that it
+    /// lists a folder's children), else the whole store; once the command has succeeded (a
+    /// failed command changes no file) the table is kept for the next read.
+    func openLibrary(reading paths: [String?], listing: Bool = false, recover: Bool = true) throws -> Library {
+        let location = try location()
+        SyncRun.restoreAfterKilledSync(location)
+        guard let library = Library.reading(location, paths: paths, listing: listing) else {
+            let library = try openLibrary(recover: recover)
+            Self.keepsTable = true
+            return library
+        }
+        Self.opened = library
+        Self.keepsTable = true
+        for warning in library.warnings { Terminal.warning(warning) }
+        return library
+    }
+
     /// The store this run opened (the main thread's, set once by `openLibrary`).
     nonisolated(unsafe) private static var opened: Library?
+    /// Whether this is a reading command: the reads' table is kept after it succeeds
+    /// (`Library.keepReadTable`).
+    nonisolated(unsafe) private static var keepsTable = false
 
     /// Runs a command so that what it throws names what the user knows, not a file inside
     /// the store (`Library.inUserTerms`): whatever path an error took to get here.
     static func inUserTerms(_ body: () throws -> Void) throws {
         do { try body() } catch { throw opened?.inUserTerms(error) ?? error }
+        if keepsTable { opened?.keepReadTable() }
     }
 
     func location() throws -> StoreLocation {

@@ -43,15 +43,13 @@ extension ItemReport {
             }
             if let analysis { rows += Self.analysisRows(analysis) }
         } else {
-            let all = document.subtree(of: item.id).dropFirst()
-            let recordings = all.compactMap(\.recording)
-            let total = recordings.reduce(0) { $0 + $1.duration }
+            let all = library.contents(of: item)
             rows += [
                 [
                     "contains:",
-                    "\(Format.count(item.children.count, "item")) (\(all.count - recordings.count) folders and \(recordings.count) recordings in all)",
+                    "\(Format.count(item.children.count, "item")) (\(all.folders) folders and \(all.recordings) recordings in all)",
                 ],
-                ["total:", Format.duration(total)],
+                ["total:", Format.duration(all.duration)],
             ]
         }
         if let transcript { rows += Self.transcriptRows(transcript) }

@@ -151,7 +151,7 @@ enum SearchIndexCodec {
     }
 }
 
-private struct Words {
+struct Words {
     var bytes: [UInt8] = []
 
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
@@ -179,7 +179,7 @@ private struct Words {
     }
 }
 
-private struct WordReader {
+struct WordReader {
     let bytes: [UInt8]
     private(set) var at = 0
 

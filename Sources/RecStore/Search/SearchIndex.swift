@@ -180,14 +180,21 @@ struct ItemIndex {
     /// thousands), it is read a megabyte at a time into one buffer (items lie in the file
     /// about in `find`'s order), else each item with a `pread` of its own.
     func forEachItem(at positions: [Int], in store: StoreFile, _ body: (Int, Item) -> Bool) -> Bool {
-        guard !positions.isEmpty else { return true }
-        let fd = store.descriptor
+        Self.forEachItem(in: positions.map { items[$0].storeRange }, of: store.descriptor) { k, item in
+            item.id == items[positions[k]].id && body(k, item)
+        }
+    }
+
+    /// The items whose objects lie at `ranges` of the `store.json` open as `fd`, decoded in
+    /// order and handed to `body` until it returns false; false then, or when a range does
+    /// not hold an item (`find`'s hits, and the reads' items: `Library.reading`).
+    static func forEachItem(in ranges: [Range<Int>], of fd: Int32, _ body: (Int, Item) -> Bool) -> Bool {
+        guard !ranges.isEmpty else { return true }
         var low = Int.max
         var high = 0
         var total = 0
         var largest = 0
-        for position in positions {
-            let range = items[position].storeRange
+        for range in ranges {
             low = min(low, range.lowerBound)
             high = max(high, range.upperBound)
             total += range.count
@@ -200,8 +207,7 @@ struct ItemIndex {
         var buffer = [UInt8](unsafeUninitializedCapacity: capacity) { $1 = $0.count }
         // The bytes of store.json that `buffer` holds.
         var window = 0..<0
-        for (k, position) in positions.enumerated() {
-            let range = items[position].storeRange
+        for (k, range) in ranges.enumerated() {
             if range.lowerBound < window.lowerBound || range.upperBound > window.upperBound {
                 let end = windowed ? min(range.lowerBound + capacity, high) : range.upperBound
                 guard Self.read(fd, range.lowerBound..<end, into: &buffer) else { return false }
@@ -213,7 +219,7 @@ struct ItemIndex {
                     try DocumentCodec.decodeItem(
                         UnsafeBufferPointer(rebasing: $0[start..<start + range.count]), markerIDs: false)
                 }),
-                item.id == items[position].id, body(k, item)
+                body(k, item)
             else { return false }
         }
         return true
@@ -505,7 +511,7 @@ enum SearchIndexFiles {
         return made
     }
 
-    /// The index files that are current by their sources' identities but do not say what
+    /// The index files (and the reads' table) that are current by their sources' identities but do not say what
     /// the sources say (a hand edit, a disk error, or a bug): `fsck` reports them, and
     /// `--repair` removes them. Paths relative to the store directory.
     /// `document` and `itemRanges` are `store.json` as fsck read it.
@@ -520,6 +526,12 @@ enum SearchIndexFiles {
                 .map(SearchIndexCodec.encode) != bytes
         {
             wrong.append("cache/" + FileSystem.baseName(of: location.itemIndexFile))
+        }
+        if let table = StoreTable.current(at: location), let store = try? FileSystem.read(location.storeFile),
+            StoreTable.encode(
+                document, ranges: itemRanges, source: table.source, contentHash: ContentHash.of(store)) != table.bytes
+        {
+            wrong.append("cache/" + StoreTable.fileName)
         }
         if let bytes = try? FileSystem.read(location.transcriptIndexFile),
             let stored = SearchIndexCodec.decodeTranscripts(bytes),
@@ -537,6 +549,7 @@ enum SearchIndexFiles {
     /// effort, as every save here: an index that cannot be written is left stale, never
     /// wrong, since it names the file before.
     static func storeWritten(_ store: DocumentStore) {
+        StoreTable.storeWritten(store)
         let location = store.location
         guard !store.isReadOnly, FileSystem.exists(location.itemIndexFile), let identity = store.identity,
             let ranges = store.itemRanges, let hash = store.contentHash,

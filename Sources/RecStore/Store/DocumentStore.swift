@@ -73,6 +73,18 @@ public final class DocumentStore {
     /// True when the store was opened read-only: changes are refused with `readOnlyError`.
     public let isReadOnly: Bool
 
+    /// True when `document` holds only the items a reading command shows, decoded from their
+    /// places in `store.json` (`Library.reading`): read-only, and never written or refreshed.
+    public private(set) var isPartial = false
+
+    /// The store of `Library.reading`: `document` is the items it decoded and their links.
+    init(location: StoreLocation, partial document: Document) {
+        self.location = location
+        self.document = document
+        isReadOnly = true
+        isPartial = true
+    }
+
     /// The one-line refusal of a change to a read-only store.
     public var readOnlyError: RecError {
         RecError.failure(

@@ -111,7 +111,9 @@ public struct StoreCheck {
             case .staleTranscriptIndex(let path, let file):
                 return "\(path): the search index of transcripts/\(file) is missing or out of date"
             case .unusedUndoCopy(let file): return "undo/\(file): kept for an undo that the journal no longer has"
-            case .wrongSearchIndex(let file): return "\(file): find's index does not match what it was made from"
+            case .wrongSearchIndex(let file):
+                let kind = file.hasSuffix(StoreTable.fileName) ? "the reads' table" : "find's index"
+                return "\(file): \(kind) does not match what it was made from"
             }
         }
 

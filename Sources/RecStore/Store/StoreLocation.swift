@@ -68,10 +68,13 @@ public struct StoreLocation: Equatable, Sendable {
     public var undoDirectory: String { directory + "/undo" }
 
     /// Files derived from the others, which can be deleted at any time and are made again
-    /// when needed: `find`'s index (`ItemIndex`, `TranscriptIndex`).
+    /// when needed: `find`'s index (`ItemIndex`, `TranscriptIndex`) and the reads' table
+    /// (`StoreTable`).
     public var cacheDirectory: String { directory + "/cache" }
     public var itemIndexFile: String { cacheDirectory + "/find-items" }
     public var transcriptIndexFile: String { cacheDirectory + "/find-transcripts" }
+    /// The items' table that reading commands answer from (`StoreTable`).
+    public var storeTableFile: String { cacheDirectory + "/" + StoreTable.fileName }
 
     /// Whether this process may change the store: false for a store on a read-only mount
     /// or one whose directory or lock files it has no write permission for (a mounted

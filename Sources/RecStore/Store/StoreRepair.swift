@@ -275,7 +275,8 @@ struct StoreRepair {
             repairs.append("removed undo/\(file), which no undo needs")
         }
         for file in diagnosis.wrongIndexes where (try? FileSystem.remove(location.directory + "/" + file)) != nil {
-            repairs.append("removed \(file), which find makes again")
+            let maker = file.hasSuffix(StoreTable.fileName) ? "the next read" : "find"
+            repairs.append("removed \(file), which \(maker) makes again")
         }
         for file in diagnosis.strays where (try? FileSystem.remove(location.directory + "/" + file)) != nil {
             repairs.append("removed \(file)")

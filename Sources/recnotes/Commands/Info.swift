@@ -14,7 +14,7 @@ struct Info: ParsableCommand {
     var path: String
 
     func run() throws {
-        let library = try global.openLibrary()
+        let library = try global.openLibrary(reading: [path])
         let report = library.report(on: try library.item(at: path), copies: !output.json)
         for warning in report.warnings { Terminal.warning(warning) }
         if output.json {

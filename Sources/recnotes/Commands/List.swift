@@ -29,7 +29,7 @@ struct List: ParsableCommand {
     var reverse = false
 
     func run() throws {
-        let library = try global.openLibrary()
+        let library = try global.openLibrary(reading: [path], listing: true)
         let item = try library.item(at: path)
         let items = sort.sorted(
             item.isFolder ? library.document.children(of: item.id) : [item], reverse: reverse,

@@ -12,7 +12,7 @@ struct PrintFolder: ParsableCommand {
     @OptionGroup var output: JSONOption
 
     func run() throws {
-        let library = try global.openLibrary()
+        let library = try global.openLibrary(reading: [nil])
         let folder = library.state.currentFolder
         if output.json {
             print(ItemJSON.object(library.document[folder] ?? library.document.root, in: library))

@@ -21,7 +21,7 @@ struct Status: ParsableCommand {
     @OptionGroup var output: JSONOption
 
     func run() throws {
-        let library = try global.openLibrary(recover: false)
+        let library = try global.openLibrary(reading: [], recover: false)
         let control = RemoteControl(library: library)
         for note in try control.clearDead() { Terminal.warning(note) }
         let running = control.running()

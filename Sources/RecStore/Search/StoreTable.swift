@@ -1,0 +1,351 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The reads' table (issue 28, `cache/items-table`): every item under the root as a
+/// fixed-width record, in `Document.preorder()`'s order, so that `pwd`, `status`, `ls` and
+/// `info` find the few items they show and decode only those from their bytes in
+/// `store.json`, instead of parsing all of it. A folder's subtree is a run of positions and
+/// its children are in it in display order (each child's run ends where the next begins).
+///
+/// Layout (little-endian 64-bit words):
+///
+///     magic "RNTABLE1", checksum (`ContentHash` of everything after it),
+///     source (as `SearchIndexCodec` writes one), store.json's content hash,
+///     count, the document's item count, names' length,
+///     each item: id high, low, parent + 1 | subtree end << 32, store offset,
+///                store length | name length << 32, name offset | folder << 63, duration bits;
+///     the names (UTF-8)
+///
+/// Like `find`'s index it is derived, never the truth: it answers only while `store.json`
+/// is the file it names (`SourceIdentity`, and for a `recent` one its content hash); a file
+/// whose checksum, lengths or links do not add up is not used. What it says is checked
+/// again against the items decoded from `store.json` (`Library.reading`): their ids, their
+/// parents, a listed folder's children.
+struct StoreTable {
+    static let fileName = "items-table"
+    static let magic = Array("RNTABLE1".utf8)
+    static let headerSize = 8 * 12
+    static let recordSize = 8 * 7
+
+    /// The file's bytes: mapped, not copied (a read at 100,000 items would copy 5.6 MB).
+    let storage: TableBytes
+    var bytes: [UInt8] { Array(storage.buffer) }
+    let count: Int
+    /// Items in the document, under the root or not: when it is `count`, no item is
+    /// outside the table (what a UUID prefix needs to be unique in the table alone).
+    let documentCount: Int
+    let identity: FileIdentity
+    /// `store.json` as it was when the table was made (`identity`, present or recent).
+    let source: SourceIdentity
+    let contentHash: UInt64
+
+    private func word(_ position: Int, _ k: Int) -> UInt64 {
+        UInt64(
+            littleEndian: storage.buffer.loadUnaligned(
+                fromByteOffset: Self.headerSize + position * Self.recordSize + k * 8, as: UInt64.self))
+    }
+
+    func id(_ position: Int) -> ItemID { ItemID(high: word(position, 0), low: word(position, 1)) }
+    /// nil for the root.
+    func parent(_ position: Int) -> Int? {
+        let parent = Int(word(position, 2) & 0xFFFF_FFFF) - 1
+        return parent >= 0 ? parent : nil
+    }
+    func subtreeEnd(_ position: Int) -> Int { Int(word(position, 2) >> 32) }
+    func storeRange(_ position: Int) -> Range<Int> {
+        let start = Int(word(position, 3))
+        return start..<(start + Int(word(position, 4) & 0xFFFF_FFFF))
+    }
+    func isFolder(_ position: Int) -> Bool { word(position, 5) >> 63 == 1 }
+    func duration(_ position: Int) -> Double { Double(bitPattern: word(position, 6)) }
+    private func nameRange(_ position: Int) -> Range<Int> {
+        let start = Self.headerSize + count * Self.recordSize + Int(word(position, 5) & ~(1 << 63))
+        return start..<(start + Int(word(position, 4) >> 32))
+    }
+    func name(_ position: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: storage.buffer[nameRange(position)]), as: UTF8.self)
+    }
+
+    func position(of id: ItemID) -> Int? {
+        (0..<count).first { word($0, 0) == id.high && word($0, 1) == id.low }
+    }
+
+    /// A folder's children, in display order.
+    func children(of position: Int) -> [Int] {
+        var children: [Int] = []
+        var next = position + 1
+        while next < subtreeEnd(position) {
+            children.append(next)
+            next = subtreeEnd(next)
+        }
+        return children
+    }
+
+    /// The item and its ancestors, up to the root.
+    func ancestry(of position: Int) -> [Int] {
+        var chain = [position]
+        while let parent = parent(chain[chain.count - 1]) { chain.append(parent) }
+        return chain
+    }
+
+    /// What `info` says a folder holds: the folders and recordings under it and their
+    /// total duration (summed in the order `Document.subtree` sums them).
+    func contents(of position: Int) -> (folders: Int, recordings: Int, duration: Double) {
+        var folders = 0
+        var recordings = 0
+        var total = 0.0
+        for p in (position + 1)..<subtreeEnd(position) {
+            if isFolder(p) {
+                folders += 1
+            } else {
+                recordings += 1
+                total += duration(p)
+            }
+        }
+        return (folders, recordings, total)
+    }
+}
+
+extension StoreTable {
+    /// The table of `document`, whose items lie at `ranges` in the `store.json` named by
+    /// `source`; nil when an item has no range (the file is not the one the document was
+    /// read from or written as) or the file is too large for its fields.
+    static func encode(
+        _ document: Document, ranges itemRanges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity,
+        contentHash: UInt64
+    ) -> [UInt8]? {
+        // Preorder as `Document.preorder()` walks it, without copying whole items (a write
+        // at 100,000 items pays for this): each item's id, parent's position, name, kind and
+        // duration as it is met.
+        let count = document.count
+        var ids: [ItemID] = []
+        var parents: [Int] = []
+        var kinds: [(isFolder: Bool, duration: Double)] = []
+        var nameEnds: [Int] = []
+        var names: [UInt8] = []
+        ids.reserveCapacity(count)
+        parents.reserveCapacity(count)
+        kinds.reserveCapacity(count)
+        nameEnds.reserveCapacity(count)
+        var stack: [(id: ItemID, parent: Int)] = [(.root, -1)]
+        while let (id, parent) = stack.popLast() {
+            guard let item = document.items[id] else { continue }
+            let position = ids.count
+            ids.append(id)
+            parents.append(parent)
+            kinds.append((item.isFolder, item.recording?.duration ?? 0))
+            names.append(contentsOf: item.name.utf8)
+            nameEnds.append(names.count)
+            for child in item.children.reversed() { stack.append((child, position)) }
+        }
+        guard ids.count < 1 << 31 else { return nil }
+        // Children follow their parent, so a subtree's end is known from the end backwards.
+        var ends = Array(0..<ids.count).map { $0 + 1 }
+        for position in ids.indices.reversed() where parents[position] >= 0 {
+            ends[parents[position]] = max(ends[parents[position]], ends[position])
+        }
+        // A store recnotes wrote lists its items in this order; another is looked up by id.
+        var ranges: [Range<Int>] = []
+        if itemRanges.count == ids.count, zip(itemRanges, ids).allSatisfy({ $0.id == $1 }) {
+            ranges = itemRanges.map(\.range)
+        } else {
+            var byID: [ItemID: Range<Int>] = [:]
+            byID.reserveCapacity(itemRanges.count)
+            for (id, range) in itemRanges { byID[id] = range }
+            for id in ids {
+                guard let range = byID[id] else { return nil }
+                ranges.append(range)
+            }
+        }
+        var w = Words(capacity: headerSize + ids.count * recordSize + names.count)
+        w.bytes += magic
+        w.word(0)  // the checksum, below
+        w.source(source)
+        w.word(contentHash)
+        w.int(ids.count)
+        w.int(count)
+        w.int(names.count)
+        for position in ids.indices {
+            let range = ranges[position]
+            guard range.count < 1 << 32 else { return nil }
+            let name = position == 0 ? 0 : nameEnds[position - 1]
+            w.word(ids[position].high)
+            w.word(ids[position].low)
+            w.word(UInt64(parents[position] + 1) | UInt64(ends[position]) << 32)
+            w.int(range.lowerBound)
+            w.word(UInt64(range.count) | UInt64(nameEnds[position] - name) << 32)
+            w.word(UInt64(name) | (kinds[position].isFolder ? 1 << 63 : 0))
+            w.word(kinds[position].duration.bitPattern)
+        }
+        w.bytes += names
+        seal(&w.bytes)
+        return w.bytes
+    }
+
+    /// The table in `cache/`, nil when there is none, it is damaged, or `store.json` is not
+    /// the file it was made from.
+    static func current(at location: StoreLocation) -> StoreTable? {
+        guard let storage = TableBytes(mapping: location.storeTableFile), let table = StoreTable(storage) else {
+            return nil
+        }
+        guard let now = FileIdentity(path: location.storeFile), now == table.identity else { return nil }
+        switch table.source {
+        case .present: return table
+        case .recent:
+            // Made from a store.json then just written: its identity alone does not prove a
+            // second change in the same clock tick absent, its bytes do.
+            let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            guard FileIdentity(descriptor: fd) == table.identity, let store = try? FileSystem.read(location.storeFile),
+                FileIdentity(descriptor: fd) == table.identity, ContentHash.of(store) == table.contentHash
+            else { return nil }
+            return table
+        case .absent, .untrusted: return nil
+        }
+    }
+
+    /// What the second word of a table holds: the `ContentHash` of all that follows it.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        ContentHash.of(UnsafeRawBufferPointer(rebasing: bytes[16...]))
+    }
+
+    /// Writes a finished table's checksum into it.
+    static func seal(_ bytes: inout [UInt8]) {
+        let sum = bytes.withUnsafeBytes { checksum($0) }
+        withUnsafeBytes(of: sum.littleEndian) { bytes.replaceSubrange(8..<16, with: $0) }
+    }
+
+    /// The table in `bytes`, when its checksum, lengths and links add up.
+    init?(_ bytes: [UInt8]) { self.init(TableBytes(bytes)) }
+
+    init?(_ storage: TableBytes) {
+        let bytes = storage.buffer
+        var r = WordReader(Array(bytes.prefix(Self.headerSize)))
+        guard r.magic(Self.magic), let checksum = r.word(), let source = r.source(), let contentHash = r.word(),
+            let count = r.count(), let documentCount = r.count(), let namesLength = r.count(),
+            count >= 1, count < 1 << 31, count <= (bytes.count - Self.headerSize) / Self.recordSize,
+            bytes.count == Self.headerSize + count * Self.recordSize + namesLength,
+            checksum == Self.checksum(bytes)
+        else { return nil }
+        let identity: FileIdentity
+        switch source {
+        case .present(let known), .recent(let known): identity = known
+        case .absent, .untrusted: return nil
+        }
+        self.storage = storage
+        self.count = count
+        self.documentCount = documentCount
+        self.identity = identity
+        self.source = source
+        self.contentHash = contentHash
+        // Every link inside the table and every range inside its files, so that nothing read
+        // later can fall outside them: a parent before its child and its subtree around it.
+        guard self.id(0) == .root, parent(0) == nil, subtreeEnd(0) == count else { return nil }
+        let names = Self.headerSize + count * Self.recordSize..<bytes.count
+        for position in 0..<count {
+            let end = subtreeEnd(position)
+            let name = nameRange(position)
+            guard end > position, end <= count, name.lowerBound >= names.lowerBound,
+                name.upperBound <= names.upperBound,
+                storeRange(position).upperBound <= Int(identity.size)
+            else { return nil }
+            if position > 0 {
+                guard let parent = parent(position), parent < position, end <= subtreeEnd(parent) else { return nil }
+            }
+        }
+    }
+
+    /// Writes the table of `document` as read from or written to `store.json` (best
+    /// effort, not flushed: one that is gone or stale is made again; a store that cannot be
+    /// written keeps none).
+    static func save(
+        _ document: Document, ranges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity, contentHash: UInt64,
+        in location: StoreLocation
+    ) {
+        guard location.isWritable,
+            let bytes = encode(document, ranges: ranges, source: source, contentHash: contentHash)
+        else { return }
+        try? FileSystem.makeDirectories(location.cacheDirectory)
+        try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
+    }
+
+    /// After a reading command succeeded: when it read the whole store (the table could not
+    /// answer), the table made from it if the one in `cache/` is missing or stale, so that
+    /// the next read is answered from it; when it read through a table that trusted
+    /// `store.json` by its bytes (`recent`), and the file is now a second old, the table
+    /// marked as trusting its identity, so that later reads do not read all of store.json
+    /// to hash it. Never after a failed command, which changes no file.
+    static func refresh(_ library: Library) {
+        if let table = library.table {
+            guard case .recent = table.source, case .present = SourceIdentity.of(table.identity),
+                library.location.isWritable
+            else { return }
+            var bytes = table.bytes
+            var w = Words(capacity: 48)
+            w.source(.present(table.identity))
+            bytes.replaceSubrange(16..<64, with: w.bytes)
+            seal(&bytes)
+            try? FileSystem.writeAtomically(bytes, to: library.location.storeTableFile, durable: false)
+            return
+        }
+        let store = library.documents
+        guard !store.isPartial, let identity = store.identity, let ranges = store.itemRanges,
+            let hash = store.contentHash, FileIdentity(path: library.location.storeFile) == identity,
+            current(at: library.location) == nil
+        else { return }
+        save(
+            store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash, in: library.location
+        )
+    }
+
+    /// After the store wrote `store.json` (under its lock): the table made again from the
+    /// document in memory and where the write put each item, when there is one to keep.
+    static func storeWritten(_ store: DocumentStore) {
+        let location = store.location
+        guard !store.isReadOnly, FileSystem.exists(location.storeTableFile), let identity = store.identity,
+            let ranges = store.itemRanges, let hash = store.contentHash
+        else { return }
+        save(store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash, in: location)
+    }
+}
+
+/// A table's bytes, mapped from its file (read-only and private: recnotes replaces the file,
+/// a new inode, so the mapping keeps the one read; only a program cutting it short in place
+/// while a read runs could make a page vanish under it) or copied from an array.
+final class TableBytes {
+    let buffer: UnsafeRawBufferPointer
+    private let mapped: Bool
+
+    /// nil when the file cannot be opened or mapped, or is empty.
+    init?(mapping path: String) {
+        let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size > 0 else { return nil }
+        let count = Int(info.st_size)
+        // Populated at once: every page is read (the checksum), and one fault a page costs more.
+        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0),
+            base != UnsafeMutableRawPointer(bitPattern: -1)
+        else { return nil }
+        buffer = UnsafeRawBufferPointer(start: base, count: count)
+        mapped = true
+    }
+
+    init(_ bytes: [UInt8]) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
+        copy.copyBytes(from: bytes)
+        buffer = UnsafeRawBufferPointer(rebasing: copy[0..<bytes.count])
+        mapped = false
+    }
+
+    deinit {
+        if mapped {
+            munmap(UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count)
+        } else {
+            buffer.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Library {
+    /// The library as a reading command (`pwd`, `status`, `ls`, `info`) needs it, read
+    /// through the reads' table (`StoreTable`) instead of parsing `store.json`: a document of
+    /// only the root, the folder stack and selection with their ancestors, each item on the
+    /// way to each of `paths` (nil: the current folder), and with `listing`, the children of
+    /// each of them that is a folder. Each is decoded from its bytes in `store.json` and
+    /// checked against the table (its id, its parent, a listed folder's children in order),
+    /// so the same `PathResolver` and presentation answer as they would on the whole
+    /// document.
+    ///
+    /// nil, and the caller reads the whole store, when the table is missing, stale or
+    /// damaged, a recording or playback is registered (recovering or clearing one writes),
+    /// or a path does not lead to an item in the table (the error is the whole document's
+    /// to make, as it always was). Read-only: nothing it opens is ever written.
+    public static func reading(_ location: StoreLocation, paths: [String?], listing: Bool) -> Library? {
+        guard let table = StoreTable.current(at: location), let viewState = try? ViewStateStore(location: location),
+            viewState.state.recording == nil, viewState.state.playing == nil
+        else { return nil }
+        var needed: Set<Int> = [0]
+        var listed: [Int] = []
+        func withAncestors(_ position: Int) { needed.formUnion(table.ancestry(of: position)) }
+        // As `ViewState.restored` finds it: the deepest folder of the stack still there.
+        var current = 0
+        for id in viewState.state.folderStack {
+            guard let position = table.position(of: id) else { continue }
+            withAncestors(position)
+            if table.isFolder(position) { current = position }
+        }
+        if let selection = viewState.state.selection, let position = table.position(of: selection.recording) {
+            withAncestors(position)
+        }
+        for path in paths {
+            guard let position = walk(path ?? ".", from: current, in: table, needing: &needed) else { return nil }
+            if listing, table.isFolder(position) {
+                listed.append(position)
+                needed.formUnion(table.children(of: position))
+            }
+        }
+        guard let items = decode(needed, of: table, in: location) else { return nil }
+        for folder in listed {
+            guard items[table.id(folder)]?.children == table.children(of: folder).map(table.id) else { return nil }
+        }
+        let library = Library(location: location, partial: Document(items: items), viewState: viewState, table: table)
+        // The walk found each path in the table; the items as decoded must lead there too,
+        // or the whole document answers (a table whose names are wrong but whose checksum
+        // holds could only come from a bug, and still prints nothing of its own).
+        for path in paths {
+            guard (try? library.item(at: path)) != nil else { return nil }
+        }
+        return library
+    }
+
+    /// The position `path` leads to as `PathResolver.walk` walks it, each item on the way
+    /// added to `needed`; nil where the walk would fail or find nothing (a missing name, a
+    /// name under a recording, a UUID prefix that is not one item of the whole document).
+    private static func walk(_ path: String, from current: Int, in table: StoreTable, needing needed: inout Set<Int>)
+        -> Int?
+    {
+        guard !path.isEmpty else { return nil }
+        var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var at = current
+        if path.hasPrefix("/") {
+            at = 0
+        } else if path.hasPrefix("@"), let first = components.first {
+            components.removeFirst()
+            // Unique in the table is unique in the document only when nothing is outside it.
+            guard table.count == table.documentCount,
+                let nibbles = try? PathResolver.prefixNibbles(first.dropFirst(), typed: first)
+            else { return nil }
+            let matches = (0..<table.count).lazy.filter { table.id($0).hasPrefix(nibbles: nibbles) }.prefix(2)
+            guard matches.count == 1, let match = matches.first else { return nil }
+            at = match
+        }
+        needed.formUnion(table.ancestry(of: at))
+        for (index, component) in components.enumerated() {
+            switch component {
+            case ".": continue
+            case "..": at = table.parent(at) ?? at
+            default:
+                // The first child of that name, as `Document.child(named:in:)` finds it.
+                guard table.isFolder(at),
+                    let child = table.children(of: at).first(where: { table.name($0) == component })
+                else { return nil }
+                guard table.isFolder(child) || index == components.count - 1 else { return nil }
+                at = child
+                needed.insert(child)
+            }
+        }
+        if path.hasSuffix("/") && path.count > 1 && !table.isFolder(at) { return nil }
+        return at
+    }
+
+    /// The items at `positions`, decoded from their bytes in `store.json` (opened and checked
+    /// to be the file the table names, and read in file order as `find` reads its hits), each checked to be the item
+    /// the table says is there with the parent it says; nil if one is not.
+    private static func decode(_ positions: Set<Int>, of table: StoreTable, in location: StoreLocation)
+        -> [ItemID: Item]?
+    {
+        let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard FileIdentity(descriptor: fd) == table.identity else { return nil }
+        let positions = positions.sorted { table.storeRange($0).lowerBound < table.storeRange($1).lowerBound }
+        var items: [ItemID: Item] = [:]
+        items.reserveCapacity(positions.count)
+        let whole = ItemIndex.forEachItem(in: positions.map(table.storeRange), of: fd) { k, item in
+            guard item.id == table.id(positions[k]), item.parent == table.parent(positions[k]).map(table.id) else {
+                return false
+            }
+            items[item.id] = item
+            return true
+        }
+        guard whole else { return nil }
+        return items
+    }
+
+    /// After a reading command succeeded: the reads' table made from the whole store it
+    /// read, when the one in `cache/` is missing or stale, or marked as trusting a
+    /// `store.json` that is now a second old (`StoreTable.refresh`).
+    public func keepReadTable() { StoreTable.refresh(self) }
+}
