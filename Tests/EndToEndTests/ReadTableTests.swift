@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecTestSupport
 import Testing
 
 /// The reads' table (`cache/items-table`, issue 28): `pwd`, `ls`, `info` and `status` print
