@@ -40,14 +40,19 @@ public enum SortKey: String, CaseIterable, Sendable {
 /// uuid, name, type, path, parent, created; for recordings duration, frames, sampleRate,
 /// channels, format, file, size; for folders children (a count).
 public enum ItemJSON {
-    /// With `analysis` (info --json): also peakDBFS, rmsDBFS, waveform (the sparkline),
-    /// speechSeconds and speech (the regions, each [start, end] in seconds).
+    /// With `analysis` (info --json): also peakDBFS, rmsDBFS, loudness ({integrated, range,
+    /// truePeak}, null when not measured), waveform (the sparkline), speechSeconds and speech
+    /// (the regions, each [start, end] in seconds). Every recording's object has loudnessLUFS,
+    /// the integrated loudness, once it is measured (store version 5).
     /// With `transcript` (info --json of a recording): "transcript", its summary or null.
     public static func object(
         _ item: Item, in library: Library, analysis: AudioAnalysis? = nil, transcript: Transcript?? = nil
     ) -> String {
         var w = JSONWriter()
-        write(item, in: library, to: &w)
+        // An older store's recording measured now (`info`): its loudnessLUFS as if stored.
+        var shown = item
+        if let analysis, shown.recording != nil { shown.recording?.analysis = analysis }
+        write(shown, in: library, to: &w)
         if let transcript {
             w.bytes.removeLast()
             w.raw(", \"transcript\": ")
@@ -60,6 +65,18 @@ public enum ItemJSON {
             w.double(analysis.level.peak)
             w.raw(", \"rmsDBFS\": ")
             w.double(analysis.level.rms)
+            w.raw(", \"loudness\": ")
+            if let loudness = analysis.loudness {
+                w.raw("{\"integrated\": ")
+                w.double(loudness.integrated)
+                w.raw(", \"range\": ")
+                w.double(loudness.range)
+                w.raw(", \"truePeak\": ")
+                w.double(loudness.truePeak)
+                w.raw("}")
+            } else {
+                w.raw("null")
+            }
             w.raw(", \"waveform\": ")
             w.string(Sparkline.render(analysis.peaks))
             let rate = Double(max(analysis.sampleRate, 1))
@@ -188,6 +205,11 @@ public enum ItemJSON {
             w.string(file)
             w.raw(", \"size\": ")
             if let size = audio.size(of: info.file) { w.int(size) } else { w.raw("null") }
+            // Only once measured: the lists of an older store print as they did.
+            if let loudness = info.analysis?.loudness {
+                w.raw(", \"loudnessLUFS\": ")
+                w.double(loudness.integrated)
+            }
         } else {
             w.raw(", \"children\": ")
             w.int(item.children.count)
@@ -412,6 +434,7 @@ public enum CheckJSON {
         case .brokenStore: return "brokenStore"
         case .markersPastEnd: return "markersPastEnd"
         case .missingAnalysis: return "missingAnalysis"
+        case .missingLoudness: return "missingLoudness"
         case .trimPastEnd: return "trimPastEnd"
         case .orphanTranscript: return "orphanTranscript"
         case .unreadableTranscript: return "unreadableTranscript"

@@ -48,6 +48,15 @@ struct SoundFileInspection: AudioInspection {
     func analyzed(_ info: RecordingInfo, path: String) -> RecordingInfo {
         info.analyzed(path: path)
     }
+
+    func loudnessUnavailable() -> String? {
+        do throws(RecError) {
+            try LoudnessMeter.load(for: "loudness")
+            return nil
+        } catch {
+            return error.reason
+        }
+    }
 }
 
 extension StoreCheck {
