@@ -29,6 +29,26 @@ public final class LoudnessMeter {
 
     deinit { ceb_delete(state) }
 
+    /// The loudness of `frames` of the file at `path` from `start` (all of it when nil),
+    /// decoded once: what `export --level` levels when the stored loudness is not of what it
+    /// writes (trimmed, or a store from before version 5).
+    public static func measure(path: String, from start: Int64 = 0, frames: Int64? = nil) throws -> Loudness {
+        let file = try SoundFile.open(path: path)
+        let meter = try LoudnessMeter(channels: file.channels, rate: file.sampleRate, subject: path)
+        if start > 0 { try file.seek(to: start) }
+        let chunk = 8192
+        let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: chunk * file.channels)
+        defer { buffer.deallocate() }
+        var remaining = frames ?? .max
+        while remaining > 0 {
+            let n = try file.read(into: buffer, frames: Int(min(Int64(chunk), remaining)))
+            if n == 0 { break }
+            meter.add(buffer, frames: n)
+            remaining -= Int64(n)
+        }
+        return meter.loudness
+    }
+
     /// Feeds `frames` interleaved frames.
     public func add(_ samples: UnsafePointer<Int16>, frames: Int) {
         _ = ceb_add_short(state, samples, frames)
