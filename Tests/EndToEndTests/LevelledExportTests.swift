@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-/// `export --level` (issue 26): real speech (pocketsphinx-testdata's LibriVox sentences) at two
+/// `export --level` and `play --level` (issue 26): real speech (pocketsphinx-testdata's LibriVox sentences) at two
 /// levels, exported at two targets, measured on the written file by ffmpeg's `ebur128` filter
 /// (another implementation than the one that levelled it): integrated loudness within 1 LU of
 /// the target, true peak at most -1 dBTP, and every frame there. The figures go to the log.
-@Suite("export --level: loudness target and true-peak limit, measured on the output")
+@Suite("export and play --level: loudness target and true-peak limit, measured on the output")
 struct LevelledExportTests {
     static let librivox = "/usr/share/pocketsphinx/test/data/librivox"
     static let ffmpeg = "/usr/bin/ffmpeg"
@@ -81,6 +81,31 @@ struct LevelledExportTests {
         let after = try Self.measure(out)
         print("export --trimmed --level -16: \(after.integrated) LUFS, \(after.truePeak) dBTP")
         #expect(abs(after.integrated - -16) <= 1 && after.truePeak <= -1, "\(after)")
+    }
+
+    /// `play --level` on the file device: what was played, measured by ffmpeg as raw samples.
+    @Test(
+        .enabled(if: ready, "needs pocketsphinx-testdata and ffmpeg"),
+        arguments: [(-12.0, nil as Double?), (6.0, nil), (-12.0, -23.0)])
+    func playsAtTheTarget(gain: Double, target: Double?) throws {
+        let cli = try AudioCLI()
+        let input = try Self.speech(cli, gain: gain)
+        #expect(try cli.run("import", input, "--name", "talk", "--format", "flac").status == 0)
+        // `--level` alone is -16 LUFS.
+        let play = try cli.run(["play", "talk", "--level"] + (target.map { ["\($0)"] } ?? []))
+        #expect(play.status == 0, "\(play.stderr)")
+        let played = cli.output + ".wav"
+        let sox = try Self.run(
+            "/usr/bin/sox", ["-t", "raw", "-e", "signed", "-b", "16", "-r", "48000", "-c", "1", cli.output, played])
+        #expect(sox.status == 0, "\(sox.stderr)")
+        let after = try Self.measure(played)
+        let expected = target ?? -16
+        print(
+            "play --level \(target.map { "\($0)" } ?? "(-16)"), speech at \(gain) dB: \(after.integrated) LUFS, \(after.truePeak) dBTP"
+        )
+        #expect(abs(after.integrated - expected) <= 1, "integrated \(after.integrated)")
+        #expect(after.truePeak <= -1, "true peak \(after.truePeak)")
+        #expect(cli.outputSamples().count == (try AudioCLI.decode(input)).count, "every frame, no more")
     }
 
     @Test func outOfRangeIsAUsageError() throws {

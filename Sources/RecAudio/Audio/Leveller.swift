@@ -82,6 +82,31 @@ public final class Leveller {
         loudness.integrated <= Loudness.gate ? 0 : target - loudness.integrated
     }
 
+    /// Forgets everything fed (a seek or pause of the player): the next frame starts afresh.
+    public func reset() {
+        fed = 0
+        pushed = 0
+        given = 0
+        minima.removeAll(keepingCapacity: true)
+        minimaStart = 0
+        for i in window.indices { window[i] = 1 }
+        windowSum = Float(lookAhead)
+        windowNext = 0
+        smoothed = 1
+        for i in ring.indices { ring[i] = 0 }
+    }
+
+    /// 16-bit frames (the player's), appended to `output`; `finishing` also gives the last
+    /// frames held.
+    public func process(_ input: UnsafeBufferPointer<Int16>, finishing: Bool, into output: inout [Int16]) {
+        let floats = input.map { Float($0) / 32768 }
+        var out: [Float] = []
+        floats.withUnsafeBufferPointer { process($0, into: &out) }
+        if finishing { finish(into: &out) }
+        output.reserveCapacity(output.count + out.count)
+        for x in out { output.append(Int16(max(-32768, min(32767, (x * 32768).rounded())))) }
+    }
+
     /// Frames between a frame fed and the same frame given back.
     public var latency: Int { Self.half + lookAhead - 2 }
 

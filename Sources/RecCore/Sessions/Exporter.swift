@@ -208,20 +208,11 @@ public final class Exporter {
         try target.close()
     }
 
-    /// With `--level`, the leveller for what is written: the gain from the stored loudness
-    /// when all of the recording is written, else from the loudness of the frames written,
-    /// measured now (one more decode). At the target's rate, last in the chain.
+    /// With `--level`, the leveller for what is written (`RecordingInfo.leveller`), at the
+    /// target's rate: last in the chain.
     private func leveller(for source: SoundFile, rate: Int) throws -> Leveller? {
         guard let level else { return nil }
-        let loudness: Loudness
-        if range == nil, let stored = info.analysis?.loudness {
-            loudness = stored
-        } else {
-            let clamped = range?.clamped(to: 0..<max(info.frames, 1))
-            loudness = try LoudnessMeter.measure(
-                path: sourcePath, from: clamped?.lowerBound ?? 0, frames: clamped.map { $0.upperBound - $0.lowerBound })
-        }
-        return Leveller(gain: Leveller.gain(to: level, from: loudness), channels: source.channels, rate: rate)
+        return try info.leveller(target: level, path: sourcePath, range: range, rate: rate)
     }
 
     /// SoundTouch, opened now, when the speed is not 1×; nil (nothing loaded) at 1×.
