@@ -44,8 +44,14 @@ public final class Leveller {
         }
     }
 
-    /// The gained input, frame by frame (a ring: the interpolator's and the delay's frames).
+    /// The most an interpolated point can be for samples at most 1: no point between frames
+    /// whose samples are all below aim / this can reach the aim, and the interpolator is skipped.
+    static let tapBound: Float = taps.map { $0.reduce(0) { $0 + abs($1) } }.max()!
+
+    /// The gained input, frame by frame (a ring: the interpolator's and the delay's frames),
+    /// and each frame's largest sample.
     private var ring: [Float]
+    private var frameMax: [Float]
     private let mask: Int
     /// The gain each frame needs (aim / its peak, at most 1) over the look-ahead, as a
     /// sliding minimum (a deque of (frame, value) with values increasing).
@@ -70,6 +76,7 @@ public final class Leveller {
         var size = 1
         while size < lookAhead + 2 * Self.half + 4 { size <<= 1 }
         ring = [Float](repeating: 0, count: size * self.channels)
+        frameMax = [Float](repeating: 0, count: size)
         mask = size - 1
         // The minima before the first frame are 1: nothing to hold back.
         window = [Float](repeating: 1, count: lookAhead)
@@ -94,6 +101,7 @@ public final class Leveller {
         windowNext = 0
         smoothed = 1
         for i in ring.indices { ring[i] = 0 }
+        for i in frameMax.indices { frameMax[i] = 0 }
     }
 
     /// 16-bit frames (the player's), appended to `output`; `finishing` also gives the last
@@ -128,14 +136,22 @@ public final class Leveller {
         pushed += 1
         if counted { fed += 1 }
         let slot = (t & mask) * channels
-        for c in 0..<channels { ring[slot + c] = frame[c] * gain }
+        var largest: Float = 0
+        for c in 0..<channels {
+            let x = frame[c] * gain
+            ring[slot + c] = x
+            largest = max(largest, abs(x))
+        }
+        frameMax[t & mask] = largest
         // The interpolator needs `half - 1` frames after a point: frame p = t - half + 1 is
         // measured now, with the three points between it and the frame before.
         let p = t - Self.half + 1
         guard p >= 0 else { return }
-        var peak: Float = 0
-        for c in 0..<channels {
-            peak = max(peak, abs(sample(p, c)))
+        // Most frames are far below the aim: then no point near them can reach it.
+        var local: Float = 0
+        for k in (p - Self.half)..<(p + Self.half) where k >= 0 { local = max(local, frameMax[k & mask]) }
+        var peak: Float = frameMax[p & mask]
+        for c in 0..<channels where local * Self.tapBound > aim {
             for taps in Self.taps {
                 var sum: Float = 0
                 // The points between p - 1 and p: frames p - half ... p + half - 1.
