@@ -5,6 +5,8 @@
 # the same, in the same pass), side by side in one hyperfine run; stored as WAV (a copy: the
 # analysis is most of the time) and as Opus (the default: the encoder is most of it). ffmpeg's
 # ebur128 filter, the same measurement by another implementation, times the meter alone.
+# Then `export --level -16` (the gain and the true-peak limiter) of the same audio, stored as
+# FLAC, to WAV, beside the plain export to WAV, in one hyperfine run.
 # Run with the release build (`swift build -c release`), not niced.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,3 +38,10 @@ hyperfine --warmup 1 --runs "${BENCH_RUNS:-10}" --prepare "rm -rf $work/store" \
   --command-name "ffmpeg ebur128=peak=true" "ffmpeg -nostats -nostdin -i $work/speech.wav -af ebur128=peak=true -f null -" \
   --export-markdown "$work/table.md"
 cat "$work/table.md"
+
+"$bin" import "$work/speech.wav" --name stored --format flac > /dev/null
+hyperfine --warmup 1 --runs "${BENCH_RUNS:-10}" \
+  --command-name "export --level -16 to wav" "$bin export stored $work/levelled.wav --level -16 --force" \
+  --command-name "export to wav" "$bin export stored $work/plain.wav --force" \
+  --export-markdown "$work/export.md"
+cat "$work/export.md"
