@@ -108,6 +108,25 @@ struct LevelledExportTests {
         #expect(cli.outputSamples().count == (try AudioCLI.decode(input)).count, "every frame, no more")
     }
 
+    /// With a speed, the leveller comes after the stretcher: the stretched audio is levelled,
+    /// and its length is the recording's over the speed.
+    @Test(.enabled(if: ready, "needs pocketsphinx-testdata and ffmpeg"))
+    func levelledAtASpeed() throws {
+        let cli = try AudioCLI()
+        let input = try Self.speech(cli, gain: -12)
+        #expect(try cli.run("import", input, "--name", "talk", "--format", "flac").status == 0)
+        let play = try cli.run("play", "talk", "--level", "--speed", "1.5")
+        #expect(play.status == 0, "\(play.stderr)")
+        let played = cli.output + ".wav"
+        _ = try Self.run(
+            "/usr/bin/sox", ["-t", "raw", "-e", "signed", "-b", "16", "-r", "48000", "-c", "1", cli.output, played])
+        let after = try Self.measure(played)
+        print("play --level --speed 1.5: \(after.integrated) LUFS, \(after.truePeak) dBTP")
+        #expect(abs(after.integrated - -16) <= 1 && after.truePeak <= -1, "\(after)")
+        let frames = Double(try AudioCLI.decode(input).count)
+        #expect(abs(Double(cli.outputSamples().count) - frames / 1.5) <= 2, "\(cli.outputSamples().count)")
+    }
+
     @Test func outOfRangeIsAUsageError() throws {
         let cli = try AudioCLI()
         let run = try cli.run("export", "talk", cli.home + "/x.wav", "--level", "3")
