@@ -296,7 +296,10 @@ struct StoreUpgradeTests {
         #expect(
             check.status == 0 && check.lines.first?.hasPrefix("note: 1 recording has no stored loudness") == true,
             "\(check)")
+        let before = sandbox.storeBytes
         let repair = try sandbox.run(["fsck", "--repair"], environment: missing)
+        #expect(repair.status == 0, "information, not damage: \(repair)")
+        #expect(sandbox.storeBytes == before, "nothing measured, nothing written")
         #expect(
             repair.lines.contains {
                 $0.hasPrefix(
