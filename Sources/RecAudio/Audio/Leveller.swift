@@ -2,7 +2,7 @@
     import Glibc
 #endif
 
-/// Brings audio to a loudness target (`export --level`, issue 26): one gain for the whole
+/// Brings audio to a loudness target (`export --level`, `play --level`, issue 26): one gain for the whole
 /// recording (target LUFS minus its integrated loudness, so the dynamics are kept), and a
 /// look-ahead true-peak limiter that keeps every peak, between the samples too, at or below
 /// `ceiling` dBTP. The limiter's gain comes down smoothly over the look-ahead before a peak
@@ -57,9 +57,10 @@ public final class Leveller {
     /// sliding minimum (a deque of (frame, value) with values increasing).
     private var minima: [(frame: Int, value: Float)] = []
     private var minimaStart = 0
-    /// The last `lookAhead` sliding minima and their sum: their mean is a frame's gain.
+    /// The last `lookAhead` sliding minima and their sum (a Double: kept by adding and taking
+    /// away over hours of frames, it must not drift): their mean is a frame's gain.
     private var window: [Float]
-    private var windowSum: Float
+    private var windowSum: Double
     private var windowNext = 0
     private var smoothed: Float = 1
 
@@ -80,7 +81,7 @@ public final class Leveller {
         mask = size - 1
         // The minima before the first frame are 1: nothing to hold back.
         window = [Float](repeating: 1, count: lookAhead)
-        windowSum = Float(lookAhead)
+        windowSum = Double(lookAhead)
     }
 
     /// The gain of `target` LUFS for audio of `loudness`, dB: none for audio with nothing
@@ -97,7 +98,7 @@ public final class Leveller {
         minima.removeAll(keepingCapacity: true)
         minimaStart = 0
         for i in window.indices { window[i] = 1 }
-        windowSum = Float(lookAhead)
+        windowSum = Double(lookAhead)
         windowNext = 0
         smoothed = 1
         for i in ring.indices { ring[i] = 0 }
@@ -169,14 +170,14 @@ public final class Leveller {
             minimaStart = 0
         }
         let minimum = minima[minimaStart].value
-        windowSum += minimum - window[windowNext]
+        windowSum += Double(minimum) - Double(window[windowNext])
         window[windowNext] = minimum
         windowNext = windowNext + 1 == lookAhead ? 0 : windowNext + 1
         // The mean of the minima of frames o ... o + lookAhead - 1 is at most what frame o
         // needs (each of those windows holds frame o): frame o = p - lookAhead + 1.
         let o = p - lookAhead + 1
         guard o >= 0, given < fed else { return }
-        let target = min(windowSum / Float(lookAhead), 1)
+        let target = min(Float(windowSum / Double(lookAhead)), 1)
         // Down at once (the mean already ramps down over the look-ahead), up over the release.
         smoothed = target < smoothed ? target : smoothed + (target - smoothed) * release
         let at = (o & mask) * channels
