@@ -19,7 +19,7 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libasound2-dev", "libsndfile1-dev"])]
         ),
-        // Opening a library on first use (dlopen, dlsym), once per process: the two below.
+        // Opening a library on first use (dlopen, dlsym), once per process: the three below.
         .target(name: "CLoader", linkerSettings: [.linkedLibrary("dl")]),
         // CMU PocketSphinx, the built-in transcription engine, opened with dlopen on the first
         // transcription (libpocketsphinx3 at run time; nothing of it at build time).
@@ -27,13 +27,16 @@ let package = Package(
         // SoundTouch, the time stretcher of play/export --speed, opened with dlopen on the first
         // stretch (libsoundtouch1's libSoundTouchDll.so.1 at run time; nothing of it at build time).
         .target(name: "CSoundTouch", dependencies: ["CLoader"]),
+        // libebur128, the loudness meter of every recording's analysis, opened with dlopen on the
+        // first measurement (libebur128-1's libebur128.so.1 at run time; nothing of it at build time).
+        .target(name: "CEbur128", dependencies: ["CLoader"]),
         // The layers, bottom to top; each may use only those it names (ARCHITECTURE.md).
         // POSIX in typed pieces.
         .target(name: "RecSystem", dependencies: ["CSystem"]),
         // Plain values that the engine and the stores both hold, and JSON's primitives.
         .target(name: "RecValues", dependencies: ["RecSystem"]),
         // The audio engine: ALSA and libsndfile. Knows no store.
-        .target(name: "RecAudio", dependencies: ["RecSystem", "RecValues", "CAudio", "CSoundTouch"]),
+        .target(name: "RecAudio", dependencies: ["RecSystem", "RecValues", "CAudio", "CSoundTouch", "CEbur128"]),
         // Speech to text; decodes through the engine. Knows no store.
         .target(name: "RecTranscripts", dependencies: ["RecSystem", "RecValues", "RecAudio", "CPocketSphinx"]),
         // The two stores, their codecs, paths and search. Knows no device and decodes no audio.

@@ -24,6 +24,7 @@ packages=(
   tmux                                         # a real terminal for the browse tests (send-keys, capture-pane)
   libsoundtouch-dev libsoundtouch1             # the time stretcher (play/export --speed), opened with dlopen; its header for reference
   soundstretch                                 # SoundTouch's own command, its settings tried in bench/speed.sh
+  libebur128-dev libebur128-1                  # the loudness meter (EBU R128) of the analysis, opened with dlopen; its header for reference
 )
 # `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.
 if [[ "${1:-}" == "--packaging" ]]; then

@@ -42,6 +42,9 @@ dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'bash-com
 # play/export --speed open SoundTouch with dlopen: dpkg-shlibdeps cannot see it.
 begin "control: Recommends libsoundtouch1"
 dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'libsoundtouch1'
+# Every analysis opens libebur128 with dlopen for its loudness: dpkg-shlibdeps cannot see it.
+begin "control: Recommends libebur128-1"
+dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'libebur128-1'
 
 begin "debootstrap --variant=minbase bookworm from $mirror"
 started=$(date +%s)

@@ -66,8 +66,9 @@ struct DashValueTests {
         var reachedTheEnd = 0
         for option in try Self.options() {
             for value in ["-10s", "-dash"] {
-                // --skip-silence may stand alone, so only what reads as a time is its value.
-                if option.name == "--skip-silence" && value == "-dash" { continue }
+                // --skip-silence and --level may stand alone, so only what reads as a time or a
+                // number is their value.
+                if ["--skip-silence", "--level"].contains(option.name) && value == "-dash" { continue }
                 // Parsing stops at the unknown option after the value: nothing runs.
                 let arguments = option.command + option.positionals + [option.name, value, "--no-such-option"]
                 let run = try sandbox.run(arguments, store: option.name != "--store")

@@ -33,6 +33,8 @@ struct InfoAnalysisTests {
             let uuid = try #require(item["uuid"] as? String)
             let field = try #require(Self.analysisField(cli.store, uuid: uuid), "\(item)")
             #expect(field.contains("\"waveform\": [") && field.contains("\"speech\": [["), "\(field)")
+            // And its loudness (store version 5), in the same pass.
+            #expect(field.contains("\"loudness\": {\"integrated\": -"), "\(field)")
         }
 
         // info reads the stored values: changed by hand, they are what it shows, not what

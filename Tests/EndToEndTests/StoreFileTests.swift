@@ -36,9 +36,9 @@ let corruptions: [Corruption] = [
         corrupt: { bytes in
             Array(
                 String(decoding: bytes, as: UTF8.self).replacingOccurrences(
-                    of: "\"version\": 4", with: "\"version\": 5"
+                    of: "\"version\": 5", with: "\"version\": 6"
                 ).utf8)
-        }, reason: { _ in "version 5 is newer than this recnotes understands (4); upgrade recnotes" }),
+        }, reason: { _ in "version 6 is newer than this recnotes understands (5); upgrade recnotes" }),
     Corruption(
         name: "wrong type",
         corrupt: { bytes in

@@ -1,4 +1,5 @@
 import Foundation
+import RecCore
 import Testing
 
 /// A store written by an earlier release opens and upgrades with no command from the user.
@@ -7,7 +8,8 @@ import Testing
 /// "analysis" taken out and "version" set to 2, which is byte for byte what version 2 wrote
 /// (the layouts differ in that field only); store-v3 by the version-3 binary; store-v4 by the
 /// version-4 binary, from store-v3 and a few changes (a rename, a move, a trim, a marker,
-/// a restore and a removal), so that it has marker ids and change times.
+/// a restore and a removal), so that it has marker ids and change times; store-v5 by the
+/// version-5 binary, store-v4 upgraded by `fsck --repair` (its recordings' loudness measured).
 @Suite("Store upgrades")
 struct StoreUpgradeTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -61,7 +63,7 @@ struct StoreUpgradeTests {
         let before = try sandbox.run("find", "/", "--json")
         expectSuccess(try sandbox.run("mkdir", "/New"))
         let upgraded = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
-        #expect(upgraded.contains("\"version\": 4"))
+        #expect(upgraded.contains("\"version\": \(Document.currentVersion)"))
         #expect(sandbox.bytes(sandbox.storeFile + ".v1") == original)
         // Every item is still there, as it was.
         let after = try sandbox.run("find", "/", "--json")
@@ -106,7 +108,7 @@ struct StoreUpgradeTests {
     }
 
     @Test(
-        "the first change writes version 3 and keeps the original once as store.json.v2; fsck --repair stores the analysis info showed"
+        "the first change writes the current version and keeps the original once as store.json.v2; fsck --repair stores the analysis info showed"
     )
     func version2Upgrades() throws {
         let sandbox = try Self.sandbox(from: "store-v2")
@@ -116,7 +118,7 @@ struct StoreUpgradeTests {
         expectSuccess(infoBefore)
         expectSuccess(try sandbox.run("mkdir", "/New"))
         let upgraded = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
-        #expect(upgraded.contains("\"version\": 4"))
+        #expect(upgraded.contains("\"version\": \(Document.currentVersion)"))
         #expect(sandbox.bytes(sandbox.storeFile + ".v2") == original)
         let after = try sandbox.run("find", "/", "--json")
         for line in before.stdout.split(separator: "\n") where line.contains("\"uuid\"") {
@@ -148,12 +150,14 @@ struct StoreUpgradeTests {
         let original = try #require(sandbox.storeBytes)
         expectSuccess(try sandbox.run("fsck", "--repair"))
         #expect(sandbox.bytes(sandbox.storeFile + ".v2") == original)
-        #expect(String(decoding: try #require(sandbox.storeBytes), as: UTF8.self).contains("\"version\": 4"))
+        #expect(
+            String(decoding: try #require(sandbox.storeBytes), as: UTF8.self).contains(
+                "\"version\": \(Document.currentVersion)"))
         #expect(try sandbox.run("fsck").status == 0)
     }
 
     @Test(
-        "a version-3 store reads unchanged; its first change writes version 4, keeps store.json.v3, and gives its markers ids"
+        "a version-3 store reads unchanged; its first change writes the current version, keeps store.json.v3, and gives its markers ids"
     )
     func version3Upgrades() throws {
         let sandbox = try Self.sandbox(from: "store-v3")
@@ -167,7 +171,7 @@ struct StoreUpgradeTests {
         #expect(sandbox.storeBytes == original, "reading must not rewrite a version-3 store")
         expectSuccess(try sandbox.run("mkdir", "/New"))
         let upgraded = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
-        #expect(upgraded.contains("\"version\": 4"))
+        #expect(upgraded.contains("\"version\": \(Document.currentVersion)"))
         #expect(sandbox.bytes(sandbox.storeFile + ".v3") == original)
         // Every marker has an id now; what the commands show is as it was.
         #expect(upgraded.components(separatedBy: "\"label\": \"budget\", \"id\": \"").count == 2, "\(upgraded)")
@@ -199,7 +203,7 @@ struct StoreUpgradeTests {
         #expect(String(decoding: try #require(sandbox.storeBytes), as: UTF8.self) == original)
         expectSuccess(try sandbox.run("tag", "/Ideas/keynote", "+kept"))
         let changed = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.storeFile + ".v4"))
+        #expect(sandbox.bytes(sandbox.storeFile + ".v4") == Array(original.utf8), "a change upgrades it to version 5")
         for field in [
             #""id": "6c9ba07f-5fc6-8020-9213-33ebba5748ae""#, #""changed": {"name": "2026-11-25T08:17:14.204Z"}"#,
             #""changed": {"parent": "2026-11-25T08:17:14.241Z"}"#, #""changed": {"trim": "2026-11-25T08:17:14.278Z"}"#,
@@ -214,6 +218,98 @@ struct StoreUpgradeTests {
         expectSuccess(try sandbox.run("undo"))
         expectSuccess(try sandbox.run("trash", "restore", "/gone"))
         #expect(try sandbox.run("fsck").status == 0)
+    }
+
+    @Test(
+        "a version-4 store reads unchanged; fsck notes its recordings' loudness; fsck --repair measures it, as store-v5 holds it"
+    )
+    func version4Upgrades() throws {
+        let sandbox = try Self.sandbox(from: "store-v4")
+        let original = try #require(sandbox.storeBytes)
+        let info = try sandbox.run("info", "/Work/Standups/monday")
+        expectSuccess(info)
+        #expect(!info.stdout.contains("loudness:"), "nothing stored, nothing measured: \(info.stdout)")
+        #expect(try sandbox.run("info", "/Work/Standups/monday", "--json").stdout.contains("\"loudness\": null"))
+        let check = try sandbox.run("fsck", "--json")
+        #expect(check.status == 0, "\(check)")
+        let report = try check.object()
+        #expect(report["clean"] as? Bool == true && report["remaining"] as? Int == 0, "\(check.stdout)")
+        let problems = report["problems"] as? [[String: Any]] ?? []
+        #expect(problems.count == 1 && problems.first?["kind"] as? String == "missingLoudness", "\(check.stdout)")
+        #expect(problems.first?["severity"] as? String == "information")
+        #expect((problems.first?["message"] as? String)?.contains("3 recordings have no stored loudness") == true)
+        #expect(sandbox.storeBytes == original, "reading and fsck never write")
+
+        let repair = try sandbox.run("fsck", "--repair")
+        expectSuccess(repair)
+        #expect(repair.stdout.contains("measured and stored the loudness of 3 recordings"), "\(repair.stdout)")
+        #expect(sandbox.bytes(sandbox.storeFile + ".v4") == original)
+        let repaired = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
+        let fixture = try String(contentsOfFile: Self.fixtures + "/store-v5/store.json", encoding: .utf8)
+        #expect(repaired == fixture, "the same audio measures the same")
+        let clean = try sandbox.run("fsck")
+        #expect(clean.status == 0 && clean.lines == ["fsck: 3 folders, 3 recordings, 0 problems"], "\(clean)")
+    }
+
+    @Test("a version-5 store: info shows the stored loudness, info --json and ls -l --json have it, fsck is clean")
+    func version5Reads() throws {
+        let sandbox = try Self.sandbox(from: "store-v5")
+        let original = try #require(sandbox.storeBytes)
+        #expect(String(decoding: original, as: UTF8.self).contains("\"version\": 5"))
+        let info = try sandbox.run("info", "/Ideas/keynote")
+        expectSuccess(info)
+        #expect(
+            info.lines.contains {
+                $0.hasPrefix("loudness: ") && $0.hasSuffix(" -20.6 LUFS, range 0.0 LU, true peak -2.0 dBTP")
+            },
+            "\(info.stdout)")
+        let json = try sandbox.run("info", "/Ideas/keynote", "--json").object()
+        let loudness = try #require(json["loudness"] as? [String: Double], "\(json)")
+        #expect(loudness == ["integrated": -20.58, "range": 0, "truePeak": -1.97])
+        #expect(json["loudnessLUFS"] as? Double == -20.58)
+        let list = try sandbox.run("ls", "-l", "/Ideas", "--json")
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(items.first?["loudnessLUFS"] as? Double == -20.58, "\(list.stdout)")
+        let check = try sandbox.run("fsck")
+        #expect(check.status == 0 && check.lines == ["fsck: 3 folders, 3 recordings, 0 problems"], "\(check)")
+        expectSuccess(try sandbox.run("mv", "/Ideas/keynote", "/Ideas/talk"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.storeFile + ".v5"))
+        expectSuccess(try sandbox.run("undo"))
+        #expect(
+            sandbox.storeBytes.map { String(decoding: $0, as: UTF8.self) }?.contains(#""integrated": -20.58"#) == true)
+    }
+
+    @Test("without libebur128 a recording is saved and analysed all the same; fsck notes its loudness and says why")
+    func withoutTheMeter() throws {
+        let sandbox = try Self.sandbox(from: "store-v5")
+        let wav = sandbox.root + "/tone.wav"
+        let sox = try Sandbox.execute(
+            "/usr/bin/sox", ["-n", "-r", "16000", "-b", "16", wav, "synth", "2", "sine", "440", "vol", "0.25"],
+            environment: [:])
+        #expect(sox.status == 0, "\(sox)")
+        let missing = ["RECNOTES_EBUR128": "/nonexistent/libebur128.so.1"]
+        // Into the current folder, which the fixture's view state leaves at /Ideas.
+        expectSuccess(try sandbox.run(["import", wav, "--name", "tone"], environment: missing))
+        let info = try sandbox.run("info", "/Ideas/tone")
+        #expect(info.stdout.contains("level:") && !info.stdout.contains("loudness:"), "\(info.stdout)")
+        let check = try sandbox.run(["fsck"], environment: missing)
+        #expect(
+            check.status == 0 && check.lines.first?.hasPrefix("note: 1 recording has no stored loudness") == true,
+            "\(check)")
+        let before = sandbox.storeBytes
+        let repair = try sandbox.run(["fsck", "--repair"], environment: missing)
+        #expect(repair.status == 0, "information, not damage: \(repair)")
+        #expect(sandbox.storeBytes == before, "nothing measured, nothing written")
+        #expect(
+            repair.lines.contains {
+                $0.hasPrefix(
+                    "not repaired: loudness not measured: cannot load the loudness meter (install libebur128-1)")
+            },
+            "\(repair)")
+        // With the library, the same repair measures it.
+        let measured = try sandbox.run("fsck", "--repair")
+        #expect(measured.stdout.contains("measured and stored the loudness of 1 recording"), "\(measured)")
+        #expect(try sandbox.run("info", "/Ideas/tone").stdout.contains("loudness:"))
     }
 
     @Test("a store newer than this recnotes is refused with one line and never written")

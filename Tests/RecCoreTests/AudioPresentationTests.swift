@@ -10,6 +10,15 @@ struct AudioPresentationTests {
     @Test func presentationText() {
         #expect(Format.decibels(-12.34) == "-12.3 dBFS")
         #expect(Format.decibels(Level.floor) == "-inf dBFS")
+        #expect(
+            Format.loudness(Loudness(integrated: -18.25, range: 6.1, truePeak: -1.34))
+                == "-18.3 LUFS, range 6.1 LU, true peak -1.3 dBTP")
+        #expect(
+            Format.loudness(Loudness(integrated: Loudness.gate, range: 0, truePeak: Level.floor))
+                == "below -70.0 LUFS, range 0.0 LU, true peak -inf dBTP")
+        #expect(
+            Format.loudness(Loudness(integrated: -0.04, range: 0.5, truePeak: 0.3))
+                == "0.0 LUFS, range 0.5 LU, true peak 0.3 dBTP")  // no "-0.0"
         #expect(Format.levelBar(0, width: 4) == "████")
         #expect(Format.levelBar(-30, width: 4) == "██░░")
         #expect(Format.levelBar(-100, width: 4) == "░░░░")

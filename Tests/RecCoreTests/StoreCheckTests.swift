@@ -284,7 +284,7 @@ extension StoreCheckTests {
         // As a version-2 store has it: no "analysis".
         let text = String(decoding: try #require(dir.bytes("store.json")), as: UTF8.self)
         let older = text.replacingOccurrences(
-            of: #", "analysis": \{[^{}]*\}"#, with: "", options: .regularExpression)
+            of: #", "analysis": \{[^{}]*(\{[^{}]*\})?\}"#, with: "", options: .regularExpression)
         try dir.write("store.json", Array(older.utf8))
         let store = try DocumentStore(location: dir.location)
         #expect(store.document[Fixture.standup]?.recording?.analysis == nil)
@@ -293,6 +293,29 @@ extension StoreCheckTests {
         #expect(report.remaining == [])
         let repaired = try check.run(repair: true)
         #expect(repaired.repairs == ["measured and stored the levels and waveform of 1 recording"])
+        #expect(try check.run(repair: false).problems == [])
+    }
+
+    @Test("an older store's missing loudness is information: fsck stays clean and --repair measures it")
+    func missingLoudnessIsInformation() throws {
+        try writeWAV(Fixture.info(Fixture.standup).file)
+        // As a version-4 store has it: an analysis without "loudness".
+        let text = String(decoding: try #require(dir.bytes("store.json")), as: UTF8.self)
+        let older = text.replacingOccurrences(of: #", "loudness": \{[^{}]*\}"#, with: "", options: .regularExpression)
+        #expect(older != text)
+        try dir.write("store.json", Array(older.utf8))
+        let report = try check.run(repair: false)
+        #expect(report.problems == [.missingLoudness(paths: ["/Work/Ideas/standup"])], "\(report.problems)")
+        #expect(report.problems.first?.severity == .information && report.remaining == [])
+        let repaired = try check.run(repair: true)
+        #expect(repaired.repairs == ["measured and stored the loudness of 1 recording"], "\(repaired.repairs)")
+        // The tone's, measured from the file: a 440 Hz sine of peak -12.24 dBFS is -15.25 dBFS
+        // RMS, -15.94 LUFS before K-weighting (which lifts 440 Hz a little); steady, so 0 LU.
+        let loudness = try #require(
+            try DocumentStore(location: dir.location).document[Fixture.standup]?.recording?.analysis?.loudness)
+        #expect(
+            abs(loudness.integrated - -15.9) < 0.5 && loudness.range < 0.5 && abs(loudness.truePeak - -12.2) < 0.3,
+            "\(loudness)")
         #expect(try check.run(repair: false).problems == [])
     }
 }

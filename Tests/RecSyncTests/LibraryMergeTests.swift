@@ -298,3 +298,24 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
     #expect(Set(forward.trash.flatMap(\.items).map(\.id)) == [id(3), id(4), id(5)])
     #expect(forward.trash.first { $0.id == id(4) }?.items.map(\.id) == [id(4), id(5)])
 }
+
+/// The audio never changes: an analysis measured on one side only, or its loudness (store
+/// version 5, `fsck --repair` on one machine), is kept whichever side had it.
+@Test func theAnalysisWithItsLoudnessIsKeptFromEitherSide() {
+    func analysed(_ item: Item, loudness: Loudness?) -> Item {
+        var item = item
+        item.recording?.analysis = AudioAnalysis(
+            frames: 48000, sampleRate: 48000, level: Level(peak: -3, rms: -20), peaks: [0.5], loudness: loudness)
+        return item
+    }
+    let measured = Loudness(integrated: -18.2, range: 6.1, truePeak: -1.3)
+    let base = document([analysed(recording(1, "a"), loudness: nil)])
+    let renamed = document([analysed(recording(1, "b"), loudness: nil)])
+    let repaired = document([analysed(recording(1, "a"), loudness: measured)])
+    for (ours, theirs) in [(renamed, repaired), (repaired, renamed)] {
+        let (merged, conflicts) = merge(base, ours, theirs)
+        #expect(merged.path(of: id(1)) == "/b")
+        #expect(merged[id(1)]?.recording?.analysis?.loudness == measured)
+        #expect(conflicts.isEmpty)
+    }
+}

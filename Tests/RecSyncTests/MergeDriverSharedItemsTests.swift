@@ -98,10 +98,13 @@ import Testing
     let text = String(decoding: bytes, as: UTF8.self)
     let reordered = Array(text.replacingOccurrences(of: "{\"uuid\": ", with: "{\"x\": 1, \"uuid\": ").utf8)
     #expect(try SharedItemsCodec.decode([bytes, reordered, bytes]) == nil)
-    let older = Array(text.replacingOccurrences(of: "\"version\": 4", with: "\"version\": 3").utf8)
+    let current = "\"version\": \(Document.currentVersion)"
+    let older = Array(
+        text.replacingOccurrences(of: current, with: "\"version\": \(Document.currentVersion - 1)").utf8)
     #expect(try SharedItemsCodec.decode([older, bytes, bytes]) == nil)
     // A newer version or a file cut short: nil too, and the whole decoding says why.
-    let newer = Array(text.replacingOccurrences(of: "\"version\": 4", with: "\"version\": 5").utf8)
+    let newer = Array(
+        text.replacingOccurrences(of: current, with: "\"version\": \(Document.currentVersion + 1)").utf8)
     #expect(try SharedItemsCodec.decode([bytes, bytes, newer]) == nil)
     let cut = Array(bytes.prefix(bytes.count / 2))
     #expect(try SharedItemsCodec.decode([bytes, cut, bytes]) == nil)

@@ -66,7 +66,8 @@ package enum Fixture {
     package static let standup = ItemID("beef0000-0000-4000-8000-000000000004")!
     package static let created = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000)
 
-    /// With an analysis (of silence), as every recording saved since store version 3 has.
+    /// With an analysis (of silence, its loudness too), as every recording saved since store
+    /// version 5 has.
     package static func info(_ id: ItemID, duration: Double = 12.5, format: AudioFormat = .opus) -> RecordingInfo {
         let frames = Int64(duration * 48000)
         return RecordingInfo(
@@ -74,7 +75,8 @@ package enum Fixture {
             format: format, file: "\(id).\(format.fileExtension)",
             analysis: AudioAnalysis(
                 frames: frames, sampleRate: 48000, level: .silence,
-                peaks: [Double](repeating: 0, count: AudioAnalysis.waveformPoints)))
+                peaks: [Double](repeating: 0, count: AudioAnalysis.waveformPoints),
+                loudness: Loudness(integrated: Loudness.gate, range: 0, truePeak: Level.floor)))
     }
 
     package static func build(into tx: inout DocumentStore.Transaction) throws {
@@ -142,6 +144,11 @@ package enum Fixture {
         package func analyzed(_ info: RecordingInfo, path: String) -> RecordingInfo {
             Issue.record("fsck analysed \(path), in a store without audio")
             return info
+        }
+
+        package func loudnessUnavailable() -> String? {
+            Issue.record("fsck asked for the loudness meter, in a store without audio")
+            return nil
         }
     }
 #endif

@@ -3,7 +3,9 @@
 #endif
 
 extension AudioAnalysis {
-    /// Decodes `path` once, start to end.
+    /// Decodes `path` once, start to end, each block fed to every meter in turn (levels,
+    /// waveform, speech, loudness). Without libebur128 the rest is measured all the same and
+    /// `loudness` is nil: a recording is never refused for want of its loudness.
     public static func analyze(
         path: String, buckets: Int = waveformPoints,
         voice: VoiceActivityConfiguration = .init()
@@ -19,11 +21,13 @@ extension AudioAnalysis {
         var peaks = [Double](repeating: 0, count: buckets)
         var detector = VoiceActivityDetector(sampleRate: file.sampleRate, channels: channels, configuration: voice)
         var speech = SpeechRegions()
+        let loudness = try? LoudnessMeter(channels: channels, rate: file.sampleRate)
         var frame: Int64 = 0
         while true {
             let n = try file.read(into: buffer, frames: chunk)
             if n == 0 { break }
             total.add(buffer, count: n * channels)
+            loudness?.add(buffer, frames: n)
             speech.add(detector.feed(buffer, frames: n))
             for i in 0..<n {
                 let bucket = min(Int((frame + Int64(i)) * Int64(buckets) / declared), buckets - 1)
@@ -40,7 +44,7 @@ extension AudioAnalysis {
         speech.add(detector.finish())
         return AudioAnalysis(
             frames: frame, sampleRate: file.sampleRate, level: total.level, peaks: peaks,
-            speech: speech.regions
+            speech: speech.regions, loudness: loudness?.loudness
         ).compacted()
     }
 }

@@ -26,11 +26,17 @@ public final class Player: @unchecked Sendable {
     /// playing at 1× makes one (on the playing thread, between periods); once made it stays,
     /// also back at 1×, so that what it holds plays on without a gap.
     public private(set) var stretch: TimeStretch?
+    /// `play --level`: the leveller the frames go through last (after the stretcher), before
+    /// the device. Its output frame n is its input frame n, so positions count as with a
+    /// stretcher at 1×; what it holds back (its look-ahead, 5 ms) is heard that much later.
+    public let level: Leveller?
 
-    public init(file: SoundFile, device: String, configuration: String? = nil, speed: PlaybackSpeed = .normal)
-        throws
-    {
+    public init(
+        file: SoundFile, device: String, configuration: String? = nil, speed: PlaybackSpeed = .normal,
+        level: Leveller? = nil
+    ) throws {
         self.file = file
+        self.level = level
         stretch =
             speed.isNormal ? nil : try TimeStretch(rate: file.sampleRate, channels: file.channels, speed: speed)
         pcm = try PCM(
@@ -205,7 +211,7 @@ public final class Player: @unchecked Sendable {
         /// in the recording's own time.
         func heard() -> Int64 {
             if paused { return position }
-            guard player.stretch != nil else { return max(base, position - Int64(player.pcm.delay())) }
+            guard processes else { return max(base, position - Int64(player.pcm.delay())) }
             let out = written - Int64(player.pcm.delay())
             // The segment the listener is in; before the first one's start, the first one's
             // speed (what was queued at 1× before a stretcher was made).
@@ -215,7 +221,7 @@ public final class Player: @unchecked Sendable {
 
         /// Where the written audio has reached in the recording (at 1×, `position`).
         var reached: Int64 {
-            guard player.stretch != nil else { return position }
+            guard processes else { return position }
             return min(Int64(segments[segments.count - 1].frame(at: written).rounded()) + skipped, end)
         }
 
@@ -230,6 +236,7 @@ public final class Player: @unchecked Sendable {
             flushed = false
             segments = [Segment(start: 0, origin: Double(frame), speed: player.stretch?.speed.factor ?? 1)]
             player.stretch?.reset()
+            player.level?.reset()
         }
 
         /// Plays at `speed` from the next frames on, with no restart of the device: what it
@@ -253,6 +260,18 @@ public final class Player: @unchecked Sendable {
                 guard let stretch = try? TimeStretch(rate: rate, channels: channels, speed: speed, subject: "speed")
                 else { return }
                 player.stretch = stretch
+                if player.level != nil {
+                    // Already counted in output frames (the leveller's, at 1×): the new speed
+                    // starts after what is unwritten, as above; the few frames the leveller
+                    // holds from before play at the new speed's count (5 ms).
+                    let start = written + Int64(unwritten)
+                    segments.append(
+                        Segment(
+                            start: start, origin: segments[segments.count - 1].frame(at: start), speed: speed.factor))
+                    player.controls.publish(speed: speed.factor)
+                    onEvent(.speedChanged(at(heard()), speed: speed))
+                    return
+                }
                 // `position` counted frames written at 1×; what the device holds of them
                 // plays as it is (the first segment's speed, 1, before output frame 0).
                 segments = [
@@ -343,22 +362,36 @@ public final class Player: @unchecked Sendable {
             return !paused
         }
 
+        /// Whether frames go through the stretcher or the leveller (`stretched`, counted as
+        /// `written`), not from the file to the device as they are.
+        var processes: Bool { player.stretch != nil || player.level != nil }
+
         /// Makes sure there is something to write: the rest of the last chunk, or the next
         /// period from the file. False at the end.
         mutating func fillChunk() throws -> Bool {
             guard unwritten == 0 else { return true }
-            guard let stretch = player.stretch else { return try readChunk() }
-            // Fed period by period until the stretcher gives something; at the end, what
-            // it still holds.
+            guard processes else { return try readChunk() }
+            // Fed period by period until the stretcher (then the leveller) gives something;
+            // at the end, what they still hold.
             stretched.removeAll(keepingCapacity: true)
             while stretched.isEmpty {
                 if flushed { return false }
+                var out: [Int16] = []
                 if try readChunk() {
-                    stretch.process(chunk, frames: chunkFrames, into: &stretched)
+                    if let stretch = player.stretch {
+                        stretch.process(chunk, frames: chunkFrames, into: &out)
+                    } else {
+                        out.append(contentsOf: UnsafeBufferPointer(start: chunk, count: chunkFrames * channels))
+                    }
                     position += Int64(chunkFrames)
                 } else {
-                    stretch.finish(into: &stretched)
+                    player.stretch?.finish(into: &out)
                     flushed = true
+                }
+                if let level = player.level {
+                    out.withUnsafeBufferPointer { level.process($0, finishing: flushed, into: &stretched) }
+                } else {
+                    stretched = out
                 }
             }
             chunkFrames = stretched.count / channels
@@ -416,7 +449,7 @@ public final class Player: @unchecked Sendable {
                     interrupted: { player.controls.hasQueued || player.isStopping },
                     wait: { player.controls.wait(milliseconds: $0) })
             }
-            if player.stretch != nil {
+            if processes {
                 let count = try stretched.withUnsafeBufferPointer { try write($0.baseAddress!) }
                 self.unwritten -= count
                 written += Int64(count)

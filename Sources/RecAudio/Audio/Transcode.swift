@@ -159,10 +159,12 @@ public enum Transcode {
     /// `limit` frames if given). Lossless targets are written from 32-bit integers, so
     /// 24-bit audio stays bit-exact; lossy ones (and float sources) from floats, through
     /// `resampler` when the target's rate differs, and through `stretch` when the tempo
-    /// changes (`export --speed`; progress still counts frames of the source).
+    /// changes (`export --speed`; progress still counts frames of the source), and last
+    /// through `level` (`export --level`), at the target's rate, so that nothing after the
+    /// limiter raises a peak again.
     package static func copy(
         _ source: SoundFile, into target: SoundFile, resampler: Resampler?, progress: TranscodeProgress?,
-        cancel: CancelFlag?, limit: Int64? = nil, stretch: TimeStretch? = nil
+        cancel: CancelFlag?, limit: Int64? = nil, stretch: TimeStretch? = nil, level: Leveller? = nil
     ) throws -> Result {
         let channels = source.channels
         var remaining = limit ?? .max
@@ -174,7 +176,8 @@ public enum Transcode {
         // a float that came from 16-bit audio lands on the same sample again.
         let floatSource = source.subtype == Int32(SF_FORMAT_FLOAT) || source.subtype == Int32(SF_FORMAT_DOUBLE)
         let integers =
-            (AudioFormat(exactly: target)?.isLossless ?? false) && resampler == nil && stretch == nil && !floatSource
+            (AudioFormat(exactly: target)?.isLossless ?? false) && resampler == nil && stretch == nil && level == nil
+            && !floatSource
         if integers {
             let buffer = UnsafeMutablePointer<Int32>.allocate(capacity: chunk * channels)
             defer { buffer.deallocate() }
@@ -194,10 +197,24 @@ public enum Transcode {
         var resampler = resampler
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channels)
         defer { buffer.deallocate() }
-        func emit(_ samples: [Float]) throws {
-            guard !samples.isEmpty else { return }
-            try samples.withUnsafeBufferPointer { try target.write($0.baseAddress!, frames: samples.count / channels) }
+        var levelled: [Float] = []
+        func emit(_ samples: UnsafeBufferPointer<Float>) throws {
+            if let level {
+                levelled.removeAll(keepingCapacity: true)
+                level.process(samples, into: &levelled)
+                return try emitLevelled()
+            }
+            guard let start = samples.baseAddress, !samples.isEmpty else { return }
+            try target.write(start, frames: samples.count / channels)
             written += Int64(samples.count / channels)
+        }
+        func emitLevelled() throws {
+            guard !levelled.isEmpty else { return }
+            try levelled.withUnsafeBufferPointer { try target.write($0.baseAddress!, frames: $0.count / channels) }
+            written += Int64(levelled.count / channels)
+        }
+        func emit(_ samples: [Float]) throws {
+            try samples.withUnsafeBufferPointer { try emit($0) }
         }
         // Stretched first, at the source's rate, then resampled: the stretcher's analysis
         // sees the audio as recorded.
@@ -221,8 +238,7 @@ public enum Transcode {
             } else if resampler != nil {
                 try emit(resampler!.process(UnsafeBufferPointer(start: buffer, count: n * channels)))
             } else {
-                try target.write(buffer, frames: n)
-                written += Int64(n)
+                try emit(UnsafeBufferPointer(start: buffer, count: n * channels))
             }
             read += Int64(n)
             progress?.advance(n, float: buffer, channels: channels)
@@ -233,6 +249,11 @@ public enum Transcode {
             try emitStretched(stretched)
         }
         if resampler != nil { try emit(resampler!.finish()) }
+        if let level {
+            levelled.removeAll(keepingCapacity: true)
+            level.finish(into: &levelled)
+            try emitLevelled()
+        }
         return Result(framesRead: read, framesWritten: written)
     }
 

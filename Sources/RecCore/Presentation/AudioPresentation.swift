@@ -9,6 +9,21 @@ extension Format {
         return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10) dBFS"
     }
 
+    /// `-18.2 LUFS, range 6.1 LU, true peak -1.3 dBTP` (`info`): EBU R128's three figures to
+    /// 0.1, as meters show them; a recording with nothing above R128's gate reads `below -70
+    /// LUFS`.
+    public static func loudness(_ loudness: Loudness) -> String {
+        func tenths(_ value: Double) -> String {
+            let tenths = Int((value * 10).rounded())
+            return "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
+        }
+        let integrated =
+            loudness.integrated <= Loudness.gate
+            ? "below \(tenths(Loudness.gate)) LUFS" : "\(tenths(loudness.integrated)) LUFS"
+        let peak = loudness.truePeak <= Level.floor ? "-inf" : tenths(loudness.truePeak)
+        return "\(integrated), range \(tenths(loudness.range)) LU, true peak \(peak) dBTP"
+    }
+
     /// `00:00:01.25 to 00:00:42.50, 00:41 of 00:50`: trim points to the hundredth (`info`,
     /// `trim`), and how much of the recording plays between them.
     public static func trim(_ trim: TrimPoints, info: RecordingInfo) -> String {

@@ -56,10 +56,12 @@ extension ItemReport {
         return rows + Self.annotationRows(item)
     }
 
-    /// Level, waveform, and under the waveform where the speech is, then how much.
+    /// Level, loudness (when measured), waveform, and under the waveform where the speech is,
+    /// then how much.
     private static func analysisRows(_ analysis: AudioAnalysis) -> [[String]] {
         [
-            ["level:", "peak \(Format.decibels(analysis.level.peak)), RMS \(Format.decibels(analysis.level.rms))"],
+            ["level:", "peak \(Format.decibels(analysis.level.peak)), RMS \(Format.decibels(analysis.level.rms))"]
+        ] + (analysis.loudness.map { [["loudness:", Format.loudness($0)]] } ?? []) + [
             ["waveform:", "▕" + Sparkline.render(analysis.peaks) + "▏"],
             [
                 "speech:",

@@ -40,14 +40,19 @@ public enum SortKey: String, CaseIterable, Sendable {
 /// uuid, name, type, path, parent, created; for recordings duration, frames, sampleRate,
 /// channels, format, file, size; for folders children (a count).
 public enum ItemJSON {
-    /// With `analysis` (info --json): also peakDBFS, rmsDBFS, waveform (the sparkline),
-    /// speechSeconds and speech (the regions, each [start, end] in seconds).
+    /// With `analysis` (info --json): also peakDBFS, rmsDBFS, loudness ({integrated, range,
+    /// truePeak}, null when not measured), waveform (the sparkline), speechSeconds and speech
+    /// (the regions, each [start, end] in seconds). Every recording's object has loudnessLUFS,
+    /// the integrated loudness, once it is measured (store version 5).
     /// With `transcript` (info --json of a recording): "transcript", its summary or null.
     public static func object(
         _ item: Item, in library: Library, analysis: AudioAnalysis? = nil, transcript: Transcript?? = nil
     ) -> String {
         var w = JSONWriter()
-        write(item, in: library, to: &w) { w in
+        // An older store's recording measured now (`info`): its loudnessLUFS as if stored.
+        var shown = item
+        if let analysis, shown.recording != nil { shown.recording?.analysis = analysis }
+        write(shown, in: library, to: &w) { w in
             if let transcript {
                 w.key("transcript")
                 TranscriptJSON.writeSummary(transcript, to: &w)
@@ -57,6 +62,16 @@ public enum ItemJSON {
                 func seconds(_ frames: Int64) -> Double { (Double(frames) / rate * 1000).rounded() / 1000 }
                 w.field("peakDBFS", analysis.level.peak)
                 w.field("rmsDBFS", analysis.level.rms)
+                w.key("loudness")
+                if let loudness = analysis.loudness {
+                    w.beginObject()
+                    w.field("integrated", loudness.integrated)
+                    w.field("range", loudness.range)
+                    w.field("truePeak", loudness.truePeak)
+                    w.endObject()
+                } else {
+                    w.raw("null")
+                }
                 w.field("waveform", Sparkline.render(analysis.peaks))
                 w.field("speechSeconds", seconds(analysis.speechFrames))
                 w.field("speech", analysis.speech) { w, region in
@@ -174,6 +189,8 @@ public enum ItemJSON {
             w.field("audioPath", audio.directory + info.file)
             w.key("size")
             if let size = audio.size(of: info.file) { w.int(size) } else { w.raw("null") }
+            // Only once measured: the lists of an older store print as they did.
+            if let loudness = info.analysis?.loudness { w.field("loudnessLUFS", loudness.integrated) }
         } else {
             w.field("children", item.children.count)
         }
@@ -374,6 +391,7 @@ public enum CheckJSON {
         case .brokenStore: return "brokenStore"
         case .markersPastEnd: return "markersPastEnd"
         case .missingAnalysis: return "missingAnalysis"
+        case .missingLoudness: return "missingLoudness"
         case .trimPastEnd: return "trimPastEnd"
         case .orphanTranscript: return "orphanTranscript"
         case .unreadableTranscript: return "unreadableTranscript"

@@ -31,13 +31,17 @@ public final class Exporter {
     public let replacing: Bool
     /// `--speed`: the tempo written (pitch kept). At 1× the stretcher is not in the path.
     public let speed: PlaybackSpeed
+    /// `--level`: the integrated loudness written, LUFS, with true peaks at most -1 dBTP
+    /// (`Leveller`); nil writes the audio at its own level.
+    public let level: Double?
 
     public init(
         library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false,
-        replacing: Bool = false, speed: PlaybackSpeed = .normal
+        replacing: Bool = false, speed: PlaybackSpeed = .normal, level: Double? = nil
     ) throws {
         self.replacing = replacing
         self.speed = speed
+        self.level = level
         let item = try library.resolver.resolve(path)
         guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
         self.library = library
@@ -127,13 +131,13 @@ public final class Exporter {
     /// `frames`: how many to write, from where `source` is positioned.
     private func write(_ source: SoundFile, frames: Int64, progress: TranscodeProgress) throws {
         // Trimmed or stretched audio is decoded: the stored bytes hold all of it, at 1×.
-        let sameFormat = AudioFormat(exactly: source) == format && range == nil && speed.isNormal
+        let sameFormat = AudioFormat(exactly: source) == format && range == nil && speed.isNormal && level == nil
         let limit = range == nil ? nil : frames
         switch destination {
         case .stream(let fd):
             if sameFormat {
                 try copyStored(to: fd, progress: progress, total: frames)
-            } else if format == .wav && speed.isNormal {
+            } else if format == .wav && speed.isNormal && level == nil {
                 // (A stretched length is known only once written: its WAV header cannot be
                 // written first, so it goes through a temporary file like the other formats.)
                 try WAVStream.write(source, to: fd, frames: frames, progress: progress, cancel: cancel)
@@ -200,8 +204,15 @@ public final class Exporter {
             rate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: rate, channels: source.channels)
         _ = try Transcode.copy(
             source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
-            stretch: try stretcher(for: source))
+            stretch: try stretcher(for: source), level: try leveller(for: source, rate: rate))
         try target.close()
+    }
+
+    /// With `--level`, the leveller for what is written (`RecordingInfo.leveller`), at the
+    /// target's rate: last in the chain.
+    private func leveller(for source: SoundFile, rate: Int) throws -> Leveller? {
+        guard let level else { return nil }
+        return try info.leveller(target: level, path: sourcePath, range: range, rate: rate)
     }
 
     /// SoundTouch, opened now, when the speed is not 1×; nil (nothing loaded) at 1×.
@@ -235,7 +246,7 @@ public final class Exporter {
             ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
         _ = try Transcode.copy(
             source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
-            stretch: try stretcher(for: source))
+            stretch: try stretcher(for: source), level: try leveller(for: source, rate: target.sampleRate))
         try target.close()
         _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
     }

@@ -18,6 +18,9 @@ public struct PlaybackPlan {
     public var notes: [String] = []
     /// `--speed`: the tempo (pitch kept); positions stay in the recording's own time.
     public let speed: PlaybackSpeed
+    /// `--level`: the leveller to the target loudness (`RecordingInfo.leveller`), for the
+    /// stretch between the trim points (or all of it); nil plays the audio at its own level.
+    public let leveller: Leveller?
 
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, without touching the device or the view state. Time specs are
@@ -33,7 +36,7 @@ public struct PlaybackPlan {
     public init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-        speed: PlaybackSpeed? = nil
+        speed: PlaybackSpeed? = nil, level: Double? = nil
     ) throws {
         self.library = library
         // Without a speed asked for, the one the last playback had (kept in the view state).
@@ -120,6 +123,11 @@ public struct PlaybackPlan {
         }
         start = from
         end = to
+        leveller = try level.map {
+            try info.leveller(
+                target: $0, path: library.location.audioPath(info.file), range: bounds == 0..<frameCount ? nil : bounds,
+                rate: opened.sampleRate)
+        }
         if let skipSilence {
             let regions = try info.speechRegions(in: library.location, silenceThreshold: silenceThreshold)
             skips = SpeechRegions.silences(between: regions, in: from..<to, longerThan: Int64(skipSilence * rate))

@@ -38,11 +38,11 @@ public final class PlaybackSession {
     public convenience init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-        speed: PlaybackSpeed? = nil, device: String, deviceConfiguration: String? = nil
+        speed: PlaybackSpeed? = nil, level: Double? = nil, device: String, deviceConfiguration: String? = nil
     ) throws {
         let plan = try PlaybackPlan(
             library: library, path: path, seek: seek, until: until, fromStart: fromStart, untrimmed: untrimmed,
-            skipSilence: skipSilence, silenceThreshold: silenceThreshold, speed: speed)
+            skipSilence: skipSilence, silenceThreshold: silenceThreshold, speed: speed, level: level)
         try self.init(plan, device: device, deviceConfiguration: deviceConfiguration)
     }
 
@@ -66,7 +66,8 @@ public final class PlaybackSession {
         } else {
             replaced = try RemoteControl(library: library).stopOtherPlayback()
         }
-        player = try Player(file: file, device: device, configuration: deviceConfiguration, speed: plan.speed)
+        player = try Player(
+            file: file, device: device, configuration: deviceConfiguration, speed: plan.speed, level: plan.leveller)
     }
 
     /// Makes the recording the selected one and registers this process as its player, so

@@ -18,6 +18,22 @@ extension RecordingInfo {
         return analysis
     }
 
+    /// The leveller of `export --level` and `play --level` to `target` LUFS for its audio at
+    /// `path`, `range` of it (all when nil) at `rate`: the gain from the stored loudness when
+    /// all of it is played or written, else from the loudness of that range, measured now (one
+    /// more decode; also for an older store's recording, which has none stored).
+    public func leveller(target: Double, path: String, range: Range<Int64>?, rate: Int) throws -> Leveller {
+        let loudness: Loudness
+        if range == nil || range == 0..<frames, let stored = analysis?.loudness {
+            loudness = stored
+        } else {
+            let clamped = range?.clamped(to: 0..<max(frames, 1))
+            loudness = try LoudnessMeter.measure(
+                path: path, from: clamped?.lowerBound ?? 0, frames: clamped.map { $0.upperBound - $0.lowerBound })
+        }
+        return Leveller(gain: Leveller.gain(to: target, from: loudness), channels: channels, rate: rate)
+    }
+
     /// Its speech regions: those stored with it (measured at the default settings when the
     /// audio was saved), so that nothing is decoded a second time; the file is decoded only
     /// for a `silenceThreshold` of the user's, or a recording from an older store.
@@ -47,6 +63,15 @@ struct SoundFileInspection: AudioInspection {
 
     func analyzed(_ info: RecordingInfo, path: String) -> RecordingInfo {
         info.analyzed(path: path)
+    }
+
+    func loudnessUnavailable() -> String? {
+        do throws(RecError) {
+            try LoudnessMeter.load(for: "loudness")
+            return nil
+        } catch {
+            return error.reason
+        }
     }
 }
 

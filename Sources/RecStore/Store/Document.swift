@@ -7,7 +7,9 @@ public struct Document: Equatable, Sendable {
     /// original kept once as `store.json.v<N>`). 4 added each marker's id and each item's
     /// change times (`Marker.id`, `Item.changed`), which a merge of two libraries follows;
     /// an older store's markers get ids derived from what they are, the same on every machine.
-    public static let currentVersion = 4
+    /// 5 added each analysis's loudness (`AudioAnalysis.loudness`, EBU R128); an older store's
+    /// recordings read without it, which `fsck` notes and `fsck --repair` measures.
+    public static let currentVersion = 5
     public static let rootName = "Recordings"
 
     public internal(set) var items: [ItemID: Item]

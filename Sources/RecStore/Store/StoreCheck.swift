@@ -21,6 +21,8 @@ package protocol AudioInspection: Sendable {
     /// `info` with its analysis measured from its audio at `path`; without one when the file
     /// cannot be decoded.
     func analyzed(_ info: RecordingInfo, path: String) -> RecordingInfo
+    /// Why no loudness can be measured here (libebur128 cannot be loaded); nil when it can.
+    func loudnessUnavailable() -> String?
 }
 
 public struct StoreCheck {
@@ -47,6 +49,10 @@ public struct StoreCheck {
         /// older than version 3, or rebuilt by hand. Information, not damage: `info`
         /// measures them each time; `--repair` measures them once and stores them.
         case missingAnalysis(paths: [String])
+        /// Recordings whose stored analysis has no loudness (EBU R128): by a store older than
+        /// version 5, or saved where libebur128 could not be loaded. Information, as above;
+        /// `--repair` measures it and stores it.
+        case missingLoudness(paths: [String])
         /// Trim points past the recording's last frame; `--repair` clamps them to the audio
         /// (and removes them if nothing is left between them).
         case trimPastEnd(path: String)
@@ -101,6 +107,10 @@ public struct StoreCheck {
                 let named = paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "")
                 return
                     "\(paths.count) recording\(paths.count == 1 ? " has" : "s have") no stored levels and waveform yet (\(named)), as a store from an older version: info measures them each time, and --repair would measure them once and store them"
+            case .missingLoudness(let paths):
+                let named = paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "")
+                return
+                    "\(paths.count) recording\(paths.count == 1 ? " has" : "s have") no stored loudness yet (\(named)), as a store from an older version: --repair would measure it and store it"
             case .trimPastEnd(let path): return "\(path): its trim points are past the end of the recording"
             case .orphanTranscript(let file): return "transcripts/\(file): belongs to no recording"
             case .unreadableTranscript(let path, let file, let reason):
@@ -134,7 +144,7 @@ public struct StoreCheck {
 
         public var severity: Severity {
             switch self {
-            case .missingAnalysis: return .information
+            case .missingAnalysis, .missingLoudness: return .information
             default: return .damage
             }
         }

@@ -21,6 +21,9 @@ struct StoreDiagnosis {
     var lateTrims: [Item] = []
     /// Recordings without their analysis (an older store's), whose audio is readable.
     var unmeasured: [Item] = []
+    /// Recordings whose analysis lacks its loudness (a store older than version 5's, or saved
+    /// where libebur128 could not be loaded), whose audio is readable.
+    var unmeasuredLoudness: [Item] = []
     var transcripts: [StoreCheck.Problem] = []
     /// The file a recording in progress owns: a dead one's is recovered, not adopted.
     var inProgressFile: String?
@@ -67,6 +70,13 @@ struct StoreDiagnosis {
             return info.analysis == nil && !unreadable.contains(info.file)
         }
         if !unmeasured.isEmpty { problems.append(.missingAnalysis(paths: unmeasured.map { document.path(of: $0.id) })) }
+        unmeasuredLoudness = document.preorder().filter { item in
+            guard let info = item.recording, let analysis = info.analysis else { return false }
+            return analysis.loudness == nil && !unreadable.contains(info.file)
+        }
+        if !unmeasuredLoudness.isEmpty {
+            problems.append(.missingLoudness(paths: unmeasuredLoudness.map { document.path(of: $0.id) }))
+        }
         lateTrims = document.preorder().filter(\.hasTrimPastEnd)
         problems += lateTrims.map { .trimPastEnd(path: document.path(of: $0.id)) }
         transcripts = transcriptProblems()

@@ -259,8 +259,26 @@ struct StoreRepair {
             repairs.append(
                 "measured and stored the levels and waveform of \(measured) recording\(measured == 1 ? "" : "s")")
         }
+        // The loudness comes with a whole analysis (one decode measures all of it); one
+        // without loudness again (libebur128 cannot be loaded) is left as it was, still noted.
+        var loudness = 0
+        var notLoaded: String?
+        for item in diagnosis.unmeasuredLoudness {
+            guard let info = item.recording else { continue }
+            let analyzed = audio.analyzed(info, path: location.audioPath(info.file))
+            guard analyzed.analysis?.loudness != nil else {
+                notLoaded = notLoaded ?? audio.loudnessUnavailable() ?? "libebur128 could not measure it"
+                continue
+            }
+            document.items[item.id]!.recording = analyzed
+            loudness += 1
+        }
+        if loudness > 0 {
+            repairs.append("measured and stored the loudness of \(loudness) recording\(loudness == 1 ? "" : "s")")
+        }
+        if let notLoaded { notRepaired.append("loudness not measured: \(notLoaded)") }
         if !diagnosis.linkProblems.isEmpty || !adopted.isEmpty || !diagnosis.lateMarkers.isEmpty
-            || !diagnosis.lateTrims.isEmpty || measured > 0
+            || !diagnosis.lateTrims.isEmpty || measured > 0 || loudness > 0
         {
             try DocumentStore.keepOriginal(location, writtenAs: diagnosis.version)
             try FileSystem.writeAtomically(DocumentCodec.encode(document), to: location.storeFile)

@@ -254,8 +254,13 @@ public enum LibraryMerge {
                     .trim, o.id, kept: Self.describe(trim.value), other: Self.describe(trim.oursWon ? ta.trim : oa.trim)
                 )
             }
-            // The audio never changes once saved; its analysis may be measured on one side only.
-            if merged.recording?.analysis == nil { merged.recording?.analysis = t.recording?.analysis }
+            // The audio never changes once saved; its analysis may be measured on one side only,
+            // or its loudness (store version 5) on one side only: the fuller one is kept.
+            if let theirs = t.recording?.analysis, merged.recording?.analysis?.loudness == nil,
+                merged.recording?.analysis == nil || theirs.loudness != nil
+            {
+                merged.recording?.analysis = theirs
+            }
             return merged
         }
 

@@ -5,7 +5,8 @@
 /// What `info` shows about a recording's sound: its overall peak and RMS level, the
 /// peaks of equal stretches of it, for a sparkline, and where it has speech. Computed from
 /// the file itself, decoded once, when its audio is saved, and kept with the recording
-/// (`RecordingInfo.analysis`, store version 3), rounded as the store keeps it.
+/// (`RecordingInfo.analysis`, store version 3; its loudness, version 5), rounded as the
+/// store keeps it.
 public struct AudioAnalysis: Equatable, Sendable {
     public var frames: Int64
     public var sampleRate: Int
@@ -14,13 +15,20 @@ public struct AudioAnalysis: Equatable, Sendable {
     public var peaks: [Double]
     /// Speech regions (frames), from the `VoiceActivityDetector` fed the same samples.
     public var speech: [Range<Int64>] = []
+    /// EBU R128 loudness, from the same samples (store version 5); nil in an analysis stored
+    /// by an older version, or measured where libebur128 could not be loaded.
+    public var loudness: Loudness?
 
-    public init(frames: Int64, sampleRate: Int, level: Level, peaks: [Double], speech: [Range<Int64>] = []) {
+    public init(
+        frames: Int64, sampleRate: Int, level: Level, peaks: [Double], speech: [Range<Int64>] = [],
+        loudness: Loudness? = nil
+    ) {
         self.frames = frames
         self.sampleRate = sampleRate
         self.level = level
         self.peaks = peaks
         self.speech = speech
+        self.loudness = loudness
     }
 
     /// The number of waveform points measured and kept.

@@ -12,7 +12,7 @@ struct Check: ParsableCommand {
             of a process that is gone, and a store.json lost beside its audio and journal or \
             no longer readable as JSON. One line per problem; exit status 1 when any problem is \
             found (with --repair: when any remains). What a store from an older version lacks \
-            (the levels and waveform measured once) is not a problem: a 'note:' line says what \
+            (the levels and waveform measured once; the loudness, before version 5) is not a problem: a 'note:' line says what \
             --repair would add, and the exit status stays 0. When no problem is left it says so \
             in one line: 'fsck: 12 folders, 40 recordings, 0 problems'.
 

@@ -40,6 +40,12 @@ struct Export: ParsableCommand {
             (libsoundtouch1, opened only then; $RECNOTES_SOUNDTOUCH names another \
             libSoundTouchDll.so to open). At 1 the audio is copied or decoded as without it. \
             It does not go with --markers or --transcript, whose times are the recording's.
+
+            --level LUFS writes the audio at that integrated loudness (EBU R128; alone, -16, \
+            the spoken-word norm of podcast platforms): one gain for all of it, from the loudness \
+            stored with the recording (measured now for a trimmed export or an older store's \
+            recording), and a look-ahead true-peak limiter that keeps every peak at or below \
+            -1 dBTP, lowering the gain only around the peaks that need it.
             """
     )
 
@@ -92,7 +98,26 @@ struct Export: ParsableCommand {
             valueName: "speed"))
     var speed: String?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Write the audio at this loudness, -60 to -5 LUFS (alone: -16, the podcast norm), true peaks at most -1 dBTP.",
+            valueName: "LUFS"))
+    var level: Double?
+
+    /// `--level`'s range (play's too): quieter than -60 LUFS is near R128's gate; louder
+    /// than -5 leaves the limiter nothing but peaks.
+    static func checkLevel(_ level: Double?) throws {
+        if let level, !(-60 ... -5).contains(level) {
+            throw RecError.usage("--level", "\(level) LUFS is outside -60 to -5")
+        }
+    }
+
     func run() throws {
+        try Self.checkLevel(level)
+        if level != nil && markers != nil {
+            throw RecError.usage("--level", "is for audio; --markers writes text")
+        }
         let toStdout = file == nil || file == "-"
         let speed = try speed.map { try PlaybackSpeed.parse($0) } ?? .normal
         if !speed.isNormal && (markers != nil || transcript) {
@@ -126,7 +151,7 @@ struct Export: ParsableCommand {
         let library = try global.openLibrary()
         let exporter = try Exporter(
             library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
-            format: format, trimmed: trimmed, replacing: force, speed: speed)
+            format: format, trimmed: trimmed, replacing: force, speed: speed, level: level)
         // Read before any audio is written: no transcript, no export.
         let sidecars =
             transcript

@@ -4,7 +4,13 @@ import RecCore
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show everything known about a folder or recording."
+        abstract: "Show everything known about a folder or recording.",
+        discussion: """
+            For a recording: its format and file; its levels (peak and RMS, dBFS), its loudness \
+            by EBU R128 (integrated loudness in LUFS, loudness range in LU, true peak in dBTP, \
+            measured with libebur128), a waveform and its speech regions, all measured once when \
+            its audio was saved; its transcript, tags, note and markers.
+            """
     )
 
     @OptionGroup var global: GlobalOptions

@@ -37,6 +37,10 @@ struct Play: ParsableCommand {
             (until the speed changes while playing). The speed is kept: 'play' without --speed \
             plays at the last playback's speed (as changed by keys or 'recnotes speed'), and \
             --speed 1 puts it back to 1.
+
+            --level plays at a loudness (EBU R128; alone, -16 LUFS, the spoken-word norm of \
+            podcast platforms), as 'export --level' writes it: one gain from the loudness stored \
+            with the recording, and a look-ahead limiter that keeps true peaks at or below -1 dBTP.
             """
     )
 
@@ -89,6 +93,13 @@ struct Play: ParsableCommand {
             valueName: "speed"))
     var speed: String?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Play at this loudness, -60 to -5 LUFS (alone: -16, the podcast norm), true peaks at most -1 dBTP.",
+            valueName: "LUFS"))
+    var level: Double?
+
     @Flag(help: "Play all of the audio, ignoring the recording's trim points ('recnotes trim').")
     var untrimmed = false
 
@@ -97,10 +108,12 @@ struct Play: ParsableCommand {
 
     @OptionGroup var detached: BackgroundOptions
 
-    /// `play --skip-silence` may stand alone (1 s): argument-parser has no optional option
-    /// values, so a `--skip-silence` not followed by a time gets the default here.
+    /// `play --skip-silence` may stand alone (1 s), and `play`/`export --level` (-16 LUFS):
+    /// argument-parser has no optional option values, so one not followed by a value gets
+    /// the default here.
     static func defaultingSkipSilence(_ arguments: [String]) -> [String] {
-        guard arguments.first == "play" else { return arguments }
+        guard arguments.first == "play" || arguments.first == "export" else { return arguments }
+        let defaults = arguments.first == "play" ? ["--skip-silence": "1s", "--level": "-16"] : ["--level": "-16"]
         var result: [String] = []
         var index = 0
         while index < arguments.count {
@@ -111,21 +124,22 @@ struct Play: ParsableCommand {
                 result += arguments[index...]
                 break
             }
-            if word == "--skip-silence" {
+            if let value = defaults[word] {
                 let next = index < arguments.count ? arguments[index] : nil
                 if let next, Self.readsAsTime(next) {
                     result.append(next)
                     index += 1
                 } else {
-                    result.append("1s")
+                    result.append(value)
                 }
             }
         }
         return result
     }
 
-    /// What `--skip-silence` takes as its value: a word that starts as a number does (`1.5s`,
-    /// `2m`, and `-10s`, refused later as a length), anything else is the next argument.
+    /// What `--skip-silence` and `--level` take as their value: a word that starts as a number
+    /// does (`1.5s`, `2m`, `-16`, and `-10s`, refused later as a length), anything else is the
+    /// next argument.
     private static func readsAsTime(_ word: String) -> Bool {
         let number = word.hasPrefix("-") || word.hasPrefix("+") ? word.dropFirst() : Substring(word)
         return number.first?.isNumber == true
@@ -139,6 +153,7 @@ struct Play: ParsableCommand {
             throw RecError.usage("--silence-threshold", "goes with --skip-silence")
         }
         let threshold = try silenceThreshold.map(VoiceOptions.decibels)
+        try Export.checkLevel(level)
         let chosen = try speed.map { try PlaybackSpeed.parse($0) }
         if try detached.detachIfAsked(command: "play") { return }
         let signals = SignalWatcher()
@@ -151,7 +166,7 @@ struct Play: ParsableCommand {
         let session = try PlaybackSession(
             library: library, path: path, seek: seek, until: until,
             fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
-            speed: chosen, device: audioDevice(device))
+            speed: chosen, level: level, device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")
