@@ -83,6 +83,9 @@ struct SpeedControlTests {
         let (cli, tone) = try Self.toneStore()
         let reaper = Remote.Reaper()
         let log = cli.home + "/play.log"
+        // Held in a full pipe once resumed, so that it cannot end before `resume` has seen it
+        // resume (on the file device the rest would play in milliseconds).
+        let device = PipedOutput(cli)
         _ = try Remote.background(cli, reaper, ["play", "tone", "--paused", "--progress", "json", "--log", log])
         let playing = try #require(try Remote.status(cli)?["playing"] as? [String: Any])
         #expect(playing["speed"] as? Double == 1)
@@ -97,14 +100,22 @@ struct SpeedControlTests {
         for _ in 0..<2 { #expect(try cli.run("speed", "-0.25").status == 0) }
         #expect((try Remote.status(cli)?["playing"] as? [String: Any])?["speed"] as? Double == 1.75)
 
-        #expect(try cli.run("resume").status == 0)
+        let (resume, _, resumeErrors) = cli.process(["resume"])
+        try resume.run()
+        device.readSlowly { resume.isRunning }
+        device.read(atLeast: nil)
+        resume.waitUntilExit()
+        #expect(
+            resume.terminationStatus == 0,
+            "\(String(decoding: resumeErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
         #expect(try Remote.eventually { try cli.run("status").status == 1 })
         #expect(Remote.eventually { Remote.events(log).last?["event"] as? String == "finished" })
         let speeds = Remote.events(log).filter { $0["event"] as? String == "speed" }.compactMap {
             $0["speed"] as? Double
         }
         #expect(speeds == [2, 2.25, 2, 1.75])
-        Self.expectTone(cli.outputSamples(), tone, speed: 1.75)
+        Self.expectTone(device.samples, tone, speed: 1.75)
+        unlink(cli.output)  // the plays below write a file again
 
         // Kept: the next play is at 1.75× without --speed; --speed 1 plays as it is and resets it.
         let again = try cli.run("play", "tone", "--progress", "json")
