@@ -24,13 +24,19 @@ public final class DocumentStore {
     /// The identity of the `store.json` that `document` was read from (see `FileIdentity`).
     private(set) var identity: FileIdentity? {
         didSet {
-            itemRanges = nil
+            written = nil
             contentHash = nil
         }
     }
-    /// Where each item lies in the `store.json` that `document` was read from or last written
-    /// as (`find`'s index keeps them).
-    private(set) var itemRanges: [(id: ItemID, range: Range<Int>)]?
+    /// The `store.json` that `document` was read from or last written as: its bytes, kept so
+    /// that the next change is spliced into them (`DocumentCodec.encodeSplicing`), and where
+    /// each item lies in them (`find`'s index keeps that).
+    private var written: DocumentCodec.Written?
+    /// Whether `written`'s items are what a full encode writes for `document`'s (a current
+    /// version, read without being put in order, or written here): only then is a change
+    /// spliced; otherwise it is encoded whole, as an upgrade is.
+    private var writtenIsEncoded = false
+    var itemRanges: [(id: ItemID, range: Range<Int>)]? { written?.itemRanges }
     /// `ContentHash` of the bytes `document` was read from or last written as: with the
     /// identity, what `find`'s index names as its source.
     private(set) var contentHash: UInt64?
@@ -112,11 +118,12 @@ public final class DocumentStore {
         if current == identity { return true }
         guard let bytes = try FileSystem.read(location.storeFile) else { return false }
         do {
-            let decoded = try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0) }
+            let decoded = try bytes.withUnsafeBufferPointer { try DocumentCodec.load($0) }
             document = decoded.document
             loadedVersion = decoded.version
             identity = current
-            itemRanges = decoded.itemRanges
+            written = DocumentCodec.Written(bytes: bytes, itemRanges: decoded.itemRanges)
+            writtenIsEncoded = decoded.isAsWritten
             contentHash = ContentHash.of(bytes)
         } catch let corrupt as DocumentCodec.Corrupt {
             // Said by every command, so that the way out is known from whichever one met it.
@@ -155,10 +162,19 @@ public final class DocumentStore {
             let before = document
             if !transaction.actions.isEmpty {
                 try keepOriginalBeforeUpgrade()
-                let encoded = DocumentCodec.encodeWithRanges(transaction.document)
+                // Only the items the transaction changed are encoded; the rest are copied.
+                let encoded =
+                    if let written, writtenIsEncoded {
+                        DocumentCodec.encodeSplicing(
+                            transaction.document, over: document, written: written,
+                            annotated: transaction.annotatedOnly)
+                    } else {
+                        DocumentCodec.encodeWithRanges(transaction.document)
+                    }
                 try FileSystem.writeAtomically(encoded.bytes, to: location.storeFile)
                 identity = FileIdentity(path: location.storeFile)
-                itemRanges = encoded.itemRanges
+                written = DocumentCodec.Written(bytes: encoded.bytes, itemRanges: encoded.itemRanges)
+                writtenIsEncoded = true
                 contentHash = ContentHash.of(encoded.bytes)
                 document = transaction.document
                 // find's index follows the write (when there is one: a store never searched
@@ -225,6 +241,8 @@ public final class DocumentStore {
                 continue
             }
         }
+        // Most changes remove nothing: no need to gather every recording's file.
+        guard !files.isEmpty || !recordings.isEmpty else { return }
         let kept = Set(document.items.values.compactMap(\.recording?.file) + document.trash.flatMap(\.audioFiles))
         for file in files where !kept.contains(file) { try? FileSystem.remove(location.audioPath(file)) }
         let transcripts = TranscriptFiles(location: location)
@@ -424,6 +442,17 @@ public final class DocumentStore {
             guard !purged.isEmpty else { return nil }
             document.trash.removeAll { ids?.contains($0.id) ?? true }
             return record(.purged(purged))
+        }
+
+        /// The items changed, when every action is an `annotated` one: then nothing was
+        /// added, removed, renamed or moved, and the store splices just these in place.
+        var annotatedOnly: Set<ItemID>? {
+            var ids = Set<ItemID>()
+            for action in actions {
+                guard case .annotated(let item, _) = action else { return nil }
+                ids.insert(item.id)
+            }
+            return ids
         }
 
         private mutating func record(_ action: Action) -> Action {
