@@ -108,14 +108,22 @@ public enum DocumentCodec {
     /// carry (note, tags, markers, trim points: what `annotate` changes), so that the order
     /// of the items is the same: then the walk over the document is skipped too, and only
     /// these are looked up and encoded.
+    ///
+    /// `touched`, when given, holds every item whose value may differ from `before`'s (added,
+    /// removed, changed, moved, or a folder whose children changed): then only the folders
+    /// above them are walked, and every other subtree is copied as the one run of bytes it is.
     static func encodeSplicing(
-        _ document: Document, over before: Document, written: Written, annotated: Set<ItemID>? = nil
+        _ document: Document, over before: Document, written: Written, annotated: Set<ItemID>? = nil,
+        touched: Set<ItemID>? = nil
     ) -> (
         bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
     ) {
         if let annotated, document.count == before.count,
             let spliced = splicingInPlace(annotated, document, over: before, written: written)
         {
+            return spliced
+        }
+        if let touched, let spliced = splicingTouched(touched, document, over: before, written: written) {
             return spliced
         }
         let old = written.itemRanges
@@ -192,6 +200,113 @@ public enum DocumentCodec {
             writeTail(document, to: &w)
             return (w.bytes, ranges)
         }
+    }
+
+    /// `encodeSplicing` knowing which items were `touched`: the root and the folders above a
+    /// touched item are walked in display order; each of their children that is neither is
+    /// the same subtree as before, under the same folder, and its bytes are copied as one run
+    /// (from its line to where its next sibling's started, or its folder's subtree ended).
+    /// nil when the file is not laid out as written or something does not add up: then the
+    /// whole walk does it.
+    private static func splicingTouched(
+        _ touched: Set<ItemID>, _ document: Document, over before: Document, written: Written
+    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? {
+        let old = written.itemRanges
+        guard old.first?.id == .root, old.count == before.count, document.items[.root] != nil else { return nil }
+        var position: [ItemID: Int] = [:]
+        position.reserveCapacity(old.count)
+        for (k, entry) in old.enumerated() { position[entry.id] = k }
+        var marked = Set<ItemID>()
+        for id in touched {
+            var current: ItemID? = id
+            while let x = current, let item = document.items[x], marked.insert(x).inserted { current = item.parent }
+        }
+        /// Where the item's subtree ended in the old file: where the next item that is not
+        /// under it started.
+        func oldEnd(of id: ItemID) -> Int? {
+            var x = id
+            while let parent = before.items[x]?.parent {
+                guard let siblings = before.items[parent]?.children, let i = siblings.firstIndex(of: x) else {
+                    return nil
+                }
+                if i + 1 < siblings.count { return position[siblings[i + 1]] }
+                x = parent
+            }
+            return x == .root ? old.count : nil
+        }
+        return written.bytes.withUnsafeBufferPointer { bytes -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? in
+            guard isLaidOutAsWritten(bytes, old) else { return nil }
+            var w = JSONWriter(capacity: bytes.count + 4096)
+            var ranges: [(id: ItemID, range: Range<Int>)] = []
+            ranges.reserveCapacity(document.count)
+            writeHead(to: &w)
+            // As `encodeWithRanges` writes them: the first item after a line break, every
+            // other one after a comma, its range starting with its line break.
+            func emit(_ id: ItemID) {
+                if ranges.isEmpty { w.raw("\n") } else { w.raw(",") }
+                let start = w.bytes.count
+                if !ranges.isEmpty { w.raw("\n") }
+                if !touched.contains(id), let k = position[id] {
+                    let range = old[k].range
+                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(range.upperBound - lineLength(k))..<range.upperBound]))
+                } else {
+                    writeItem(document.items[id]!, to: &w)
+                }
+                ranges.append((id, start..<w.bytes.count))
+            }
+            func lineLength(_ k: Int) -> Int { old[k].range.count - (k == 0 ? 0 : 1) }
+            /// The old items `k0..<k1`, one subtree, as they were.
+            func copy(_ k0: Int, _ k1: Int) {
+                w.raw(",")
+                let shift = w.bytes.count - old[k0].range.lowerBound
+                w.bytes.append(
+                    contentsOf: UnsafeBufferPointer(rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
+                for k in k0..<k1 {
+                    ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
+                }
+            }
+            func children(of folder: ItemID, oldEnd end: Int?) -> Bool {
+                let oldChildren = before.items[folder]?.children ?? []
+                var j = 0
+                for child in document.items[folder]!.children {
+                    if marked.contains(child) {
+                        emit(child)
+                        if document.items[child]!.isFolder, !children(of: child, oldEnd: oldEnd(of: child)) {
+                            return false
+                        }
+                        continue
+                    }
+                    // Untouched, so it was here before, in the same order among the untouched.
+                    while j < oldChildren.count, oldChildren[j] != child { j += 1 }
+                    guard j < oldChildren.count, let k0 = position[child],
+                        let k1 = j + 1 < oldChildren.count ? position[oldChildren[j + 1]] : end, k1 > k0, k0 > 0
+                    else { return false }
+                    copy(k0, k1)
+                    j += 1
+                }
+                return true
+            }
+            emit(.root)
+            guard children(of: .root, oldEnd: old.count), ranges.count == document.count else { return nil }
+            writeTail(document, to: &w)
+            return (w.bytes, ranges)
+        }
+    }
+
+    /// Whether the items lie as `encodeWithRanges` writes them: the first right after the
+    /// head, every other one after a comma after the one before, each one line from `{"uuid"`.
+    private static func isLaidOutAsWritten(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ ranges: [(id: ItemID, range: Range<Int>)]
+    ) -> Bool {
+        var previousEnd = 0
+        for (k, entry) in ranges.enumerated() {
+            let range = entry.range
+            guard k == 0 || (range.lowerBound == previousEnd + 1 && bytes[previousEnd] == UInt8(ascii: ",")),
+                let line = asWritten(UnsafeBufferPointer(rebasing: bytes[range])), (k == 0) == (line.count == range.count)
+            else { return false }
+            previousEnd = range.upperBound
+        }
+        return true
     }
 
     private static let itemStart = Array(#"{"uuid": ""#.utf8)

@@ -167,7 +167,7 @@ public final class DocumentStore {
                     if let written, writtenIsEncoded {
                         DocumentCodec.encodeSplicing(
                             transaction.document, over: document, written: written,
-                            annotated: transaction.annotatedOnly)
+                            annotated: transaction.annotatedOnly, touched: transaction.touched)
                     } else {
                         DocumentCodec.encodeWithRanges(transaction.document)
                     }
@@ -254,6 +254,11 @@ public final class DocumentStore {
     public struct Transaction {
         public private(set) var document: Document
         public private(set) var actions: [Action] = []
+        /// Every item whose value may differ from the document's before: added, removed,
+        /// changed, moved, or a folder whose children changed. Only these are encoded again
+        /// when the document is written (`DocumentCodec.encodeSplicing`); each method that
+        /// changes `document` adds what it changed.
+        var touched = Set<ItemID>()
         /// How to take this transaction back, for the journal; `undo` clears it.
         var steps: [Journal.Step] = []
         /// False for a transaction that undoes an earlier one.
@@ -295,6 +300,7 @@ public final class DocumentStore {
             item.annotations.assignMarkerIDs(item: item.id)
             item.annotations.markers = MarkerRules.sorted(item.annotations.markers)
             let index = document.insert(item)
+            touched.formUnion([item.id, parentID])
             steps.append(
                 .added(item.id, .init(parent: parentID, name: item.name, kind: item.kind, created: item.created)))
             // What it was born with (a recording's markers) is journaled too, so that a
@@ -320,6 +326,7 @@ public final class DocumentStore {
             }
             guard new != item.annotations else { return nil }
             document.items[id]!.annotations = new
+            touched.insert(id)
             if new.trim != item.annotations.trim { document.items[id]!.changed.trim = .now() }
             steps.append(.annotated(id, before: item.annotations, after: new))
             return record(.annotated(document[id]!, before: item.annotations))
@@ -345,6 +352,7 @@ public final class DocumentStore {
             }
             try checkFree(name, in: newParent, except: id)
             let oldParent = item.parent!
+            touched.formUnion([id, oldParent, newParent])
             let oldIndex = document.unlink(id)
             document.setName(name, of: id)
             let newIndex = document.link(id, into: newParent)
@@ -387,6 +395,7 @@ public final class DocumentStore {
                     "a recording is being made into \(folder == "/" ? "" : folder)/\(live.name) (pid \(live.pid)); stop it first ('recnotes stop'), then remove"
                 )
             }
+            touched.insert(parent)
             let index = document.unlink(id)
             let subtree = document.removeSubtree(id)
             if permanently {
@@ -420,6 +429,7 @@ public final class DocumentStore {
             if let clash = entry.items.first(where: { document[$0.id] != nil }) {
                 throw RecError.failure("@\(clash.id)", "uuid already in use")
             }
+            touched.formUnion(entry.items.map(\.id) + [parentID])
             for item in entry.items.dropFirst() { document.items[item.id] = item }
             var top = entry.item
             let now = Timestamp.now()
