@@ -8,7 +8,8 @@
 #     before splicing. RECNOTES_BEFORE names that build (e.g. main's release build) to run the
 #     same loop beside this one.
 # Every command makes a real change on every run (its --prepare takes the change back).
-# RUNS (default 15) and LOOP (default 1000) make it shorter. Results: bench/out/mutate-*.md
+# RECNOTES_BEFORE also runs each mutation with that build. RUNS (default 15) and LOOP
+# (default 1000) make it shorter; SKIP_LOOP=1 leaves the loop out. Results: bench/out/mutate-*.md
 # and *.json; the ratios go into bench/RESULTS.md by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,13 +33,21 @@ for size in 10k 100k; do
   # The first change upgrades the generated (older) version: not what is measured.
   $s mkdir /bench-src
   rec=$(jq -r "$first_recording" "$store/store.json")
+  runs_of=()
+  for b in "$bin" $before; do
+    [ "$b" = "$bin" ] && label="" || label=", before"
+    c="$b --store $store"
+    runs_of+=(
+      --prepare "$s rm /bench-new 2>/dev/null || true" -n "mkdir ($size$label)" "$c mkdir /bench-new"
+      --prepare "$s tag '/$rec' -bench" -n "tag ($size$label)" "$c tag '/$rec' +bench"
+      --prepare "$s mv /bench-dst /bench-src 2>/dev/null || true" -n "mv ($size$label)" "$c mv /bench-src /bench-dst"
+      --prepare "$s note '/$rec' --set a" -n "note --set ($size$label)" "$c note '/$rec' --set b"
+    )
+  done
   hyperfine --warmup 3 --runs "$runs" --export-markdown "$out/mutate-$size.md" --export-json "$out/mutate-$size.json" \
-    --prepare true -n "cp+fsync ($size)" "cp $store/store.json $work/copy && sync $work/copy" \
-    --prepare "$s rm /bench-new 2>/dev/null || true" -n "mkdir ($size)" "$s mkdir /bench-new" \
-    --prepare "$s tag '/$rec' -bench" -n "tag ($size)" "$s tag '/$rec' +bench" \
-    --prepare "$s mv /bench-dst /bench-src 2>/dev/null || true" -n "mv ($size)" "$s mv /bench-src /bench-dst" \
-    --prepare "$s note '/$rec' --set a" -n "note --set ($size)" "$s note '/$rec' --set b"
+    --prepare true -n "cp+fsync ($size)" "cp $store/store.json $work/copy && sync $work/copy" "${runs_of[@]}"
 done
+if [ -z "${SKIP_LOOP:-}" ]; then
 
 # The loop: the same tag added and taken away, $loop commands in all.
 cat >"$work/loop" <<'SH'
@@ -57,6 +66,7 @@ peers=(-n "tag x$loop (10k)" "$work/loop $bin $work/s10k '$rec' $loop")
 [ -n "$before" ] && peers+=(-n "tag x$loop (10k), before" "$work/loop $before $work/s10k '$rec' $loop")
 hyperfine --warmup 0 --runs "${LOOP_RUNS:-2}" --export-markdown "$out/mutate-loop.md" --export-json "$out/mutate-loop.json" \
   "${peers[@]}"
+fi
 
 python3 - "$out" <<'PY'
 import json, sys
@@ -68,7 +78,8 @@ for size in ("10k", "100k"):
     floor = m[f"cp+fsync ({size})"]
     for k, v in m.items():
         print(f"{k:24s} {v*1000:8.1f} ms  {v/floor:5.2f}x the floor")
-loop = means("mutate-loop")
+import os
+loop = means("mutate-loop") if os.path.exists(f"{out}/mutate-loop.json") else {}
 for k, v in loop.items():
     print(f"{k:24s} {v:8.2f} s")
 if len(loop) == 2:

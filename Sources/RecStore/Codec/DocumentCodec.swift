@@ -158,7 +158,7 @@ public enum DocumentCodec {
     /// `encodeSplicing` of a change to `annotated` items alone: the file's bytes, each of
     /// these items encoded again in its place, the trash written anew. nil when an item
     /// moved after all, or the bytes are not laid out as `encodeWithRanges` writes them
-    /// (checked as they are copied: one item a line, a comma between): then the walk does it.
+    /// (`isLaidOutAsWritten`): then the walk does it.
     private static func splicingInPlace(
         _ annotated: Set<ItemID>, _ document: Document, over before: Document, written: Written
     ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? {
@@ -170,6 +170,7 @@ public enum DocumentCodec {
         var ranges = written.itemRanges
         guard let first = ranges.first, let last = ranges.last else { return nil }
         return written.bytes.withUnsafeBufferPointer { bytes in
+            guard isLaidOutAsWritten(bytes, ranges) else { return nil }
             var w = JSONWriter(capacity: bytes.count + 4096)
             writeHead(to: &w)
             w.raw("\n")
@@ -177,19 +178,12 @@ public enum DocumentCodec {
             // encoded again lies `shift` bytes later than it did.
             var copied = first.range.lowerBound
             var shift = w.bytes.count - copied
-            var previousEnd = 0
             for k in ranges.indices {
                 let range = ranges[k].range
-                // Every item but the first right after a comma after the one before, its
-                // range starting with the line break.
-                guard k == 0 || (range.lowerBound == previousEnd + 1 && bytes[previousEnd] == UInt8(ascii: ",")),
-                    let line = asWritten(UnsafeBufferPointer(rebasing: bytes[range])),
-                    (k == 0) == (line.count == range.count)
-                else { return nil }
-                previousEnd = range.upperBound
                 ranges[k].range = (range.lowerBound + shift)..<(range.upperBound + shift)
                 guard annotated.contains(ranges[k].id), let item = document.items[ranges[k].id] else { continue }
-                let start = range.upperBound - line.count
+                // After its line break, but for the first.
+                let start = range.lowerBound + (k == 0 ? 0 : 1)
                 w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<start]))
                 writeItem(item, to: &w)
                 ranges[k].range = ranges[k].range.lowerBound..<w.bytes.count
@@ -234,7 +228,8 @@ public enum DocumentCodec {
             }
             return x == .root ? old.count : nil
         }
-        return written.bytes.withUnsafeBufferPointer { bytes -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? in
+        return written.bytes.withUnsafeBufferPointer {
+            bytes -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? in
             guard isLaidOutAsWritten(bytes, old) else { return nil }
             var w = JSONWriter(capacity: bytes.count + 4096)
             var ranges: [(id: ItemID, range: Range<Int>)] = []
@@ -248,7 +243,9 @@ public enum DocumentCodec {
                 if !ranges.isEmpty { w.raw("\n") }
                 if !touched.contains(id), let k = position[id] {
                     let range = old[k].range
-                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(range.upperBound - lineLength(k))..<range.upperBound]))
+                    w.bytes.append(
+                        contentsOf: UnsafeBufferPointer(
+                            rebasing: bytes[(range.upperBound - lineLength(k))..<range.upperBound]))
                 } else {
                     writeItem(document.items[id]!, to: &w)
                 }
@@ -260,7 +257,8 @@ public enum DocumentCodec {
                 w.raw(",")
                 let shift = w.bytes.count - old[k0].range.lowerBound
                 w.bytes.append(
-                    contentsOf: UnsafeBufferPointer(rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
+                    contentsOf: UnsafeBufferPointer(
+                        rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
                 for k in k0..<k1 {
                     ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
                 }
@@ -302,7 +300,8 @@ public enum DocumentCodec {
         for (k, entry) in ranges.enumerated() {
             let range = entry.range
             guard k == 0 || (range.lowerBound == previousEnd + 1 && bytes[previousEnd] == UInt8(ascii: ",")),
-                let line = asWritten(UnsafeBufferPointer(rebasing: bytes[range])), (k == 0) == (line.count == range.count)
+                let line = asWritten(UnsafeBufferPointer(rebasing: bytes[range])),
+                (k == 0) == (line.count == range.count)
             else { return false }
             previousEnd = range.upperBound
         }
