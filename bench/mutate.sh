@@ -79,7 +79,7 @@ for size in ("10k", "100k"):
     for k, v in m.items():
         print(f"{k:24s} {v*1000:8.1f} ms  {v/floor:5.2f}x the floor")
 import os
-loop = means("mutate-loop") if os.path.exists(f"{out}/mutate-loop.json") else {}
+loop = means("mutate-loop") if os.path.exists(f"{out}/mutate-loop.json") and os.path.getsize(f"{out}/mutate-loop.json") else {}
 for k, v in loop.items():
     print(f"{k:24s} {v:8.2f} s")
 if len(loop) == 2:
