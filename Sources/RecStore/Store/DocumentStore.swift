@@ -171,6 +171,11 @@ public final class DocumentStore {
                     } else {
                         DocumentCodec.encodeWithRanges(transaction.document)
                     }
+                // A debug build (every test's) holds each splice to the full encode: a change
+                // that a Transaction method did not add to `touched` is caught here.
+                assert(
+                    encoded.bytes == DocumentCodec.encode(transaction.document),
+                    "the spliced store.json is not the full encode")
                 try FileSystem.writeAtomically(encoded.bytes, to: location.storeFile)
                 identity = FileIdentity(path: location.storeFile)
                 written = DocumentCodec.Written(bytes: encoded.bytes, itemRanges: encoded.itemRanges)
