@@ -93,6 +93,62 @@ package enum Fixture {
     }
 }
 
+extension Fixture {
+    /// Names that the JSON writer must escape or that sort unlike their bytes, beside plain ones.
+    package static let randomNames = ["memo", "Memo 2", "memo 10", "idée", "say \"hi\"", "back\\slash", "日本", "mic 🎙"]
+
+    /// Adds `count` random folders and recordings, a few levels deep, some with a note, tags,
+    /// markers or trim points; returns the folders (the root first) and the recordings.
+    @discardableResult
+    package static func addRandomItems(
+        _ count: Int, into tx: inout DocumentStore.Transaction, using rng: inout SeededRandom
+    ) throws -> (folders: [ItemID], recordings: [ItemID]) {
+        var folders: [ItemID] = [.root]
+        var recordings: [ItemID] = []
+        for n in 0..<count {
+            let parent = folders.randomElement(using: &rng)!
+            let name = "\(randomNames.randomElement(using: &rng)!) \(n)"
+            let created = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000 + Int64(rng.next() % 1_000_000_000))
+            if rng.next() % 4 == 0 {
+                let folder = Item.folder(id: randomID(using: &rng), name: name, parent: parent, created: created)
+                try tx.add(folder)
+                folders.append(folder.id)
+            } else {
+                let id = randomID(using: &rng)
+                var item = Item.recording(
+                    id: id, name: name, parent: parent, created: created,
+                    info: info(id, duration: Double(rng.next() % 10_000) / 100 + 1))
+                item.annotations = randomAnnotations(recording: true, using: &rng)
+                try tx.add(item)
+                recordings.append(id)
+            }
+        }
+        return (folders, recordings)
+    }
+
+    /// A version-4 UUID from `rng`.
+    package static func randomID(using rng: inout SeededRandom) -> ItemID {
+        ItemID(
+            high: (rng.next() & ~0xF000) | 0x4000, low: (rng.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
+    }
+
+    /// A random note, tags and (for a recording) markers and trim points, often none.
+    package static func randomAnnotations(recording: Bool, using rng: inout SeededRandom) -> Annotations {
+        var annotations = Annotations()
+        if rng.next() % 2 == 0 {
+            annotations.note = "note \(rng.next() % 100)\n\t\(randomNames.randomElement(using: &rng)!)"
+        }
+        // As every change leaves them: sorted, each once.
+        annotations.tags = Set((0..<rng.next() % 4).map { _ in "t\(rng.next() % 6)" }).sorted()
+        guard recording else { return annotations }
+        for _ in 0..<rng.next() % 4 {
+            annotations.markers.append(Marker(frame: Int64(rng.next() % 48000), label: "m\(rng.next() % 3)"))
+        }
+        if rng.next() % 5 == 0 { annotations.trim = TrimPoints(inFrame: 10, outFrame: 4000 + Int64(rng.next() % 100)) }
+        return annotations
+    }
+}
+
 // What needs Swift Testing: a release build (which builds this target too) has no Testing module.
 #if canImport(Testing)
     /// Runs `body` and returns the RecError it threw; records an issue if it threw nothing or

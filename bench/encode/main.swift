@@ -76,6 +76,27 @@ func ms(_ value: Double) -> String {
     let tenths = Int((value * 10).rounded())
     return "\(tenths / 10).\(tenths % 10)"
 }
+// Beside the encode, what a change at this size must read (issue 28): the whole decode every
+// command does now, and a scan that finds each item's line without decoding it
+// (`SharedItemsCodec.scan`, the merge driver's): about what a store that decodes only the
+// items a change touches would pay instead.
+@MainActor func timed(_ body: () -> Int) -> Double {
+    var best = Double.infinity
+    for _ in 0..<runs {
+        let cpuStart = now(CLOCK_THREAD_CPUTIME_ID)
+        checksum &+= body()
+        best = min(best, now(CLOCK_THREAD_CPUTIME_ID) - cpuStart)
+    }
+    return best
+}
+let decodeTime = timed {
+    (try? input.withUnsafeBufferPointer { try DocumentCodec.decode($0).0 })?.items.count ?? 0
+}
+let scanned = input.withUnsafeBufferPointer { SharedItemsCodec.scan($0) != nil }
+let scanTime = timed { input.withUnsafeBufferPointer { SharedItemsCodec.scan($0) == nil ? 0 : 1 } }
+print(
+    "decode: CPU min \(ms(decodeTime)) ms; scan (each item's line found, none decoded): CPU min \(ms(scanTime)) ms, laid out as written \(scanned)"
+)
 print(
     "encode: CPU min \(ms(cpuTimes[0])) ms, median \(ms(cpuTimes[cpuTimes.count / 2])) ms; wall min \(ms(times[0])) ms, median \(ms(times[times.count / 2])) ms; \(size) bytes, \(document.items.count) items, identical \(identical) (\(checksum))"
 )

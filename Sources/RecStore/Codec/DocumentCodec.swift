@@ -42,9 +42,7 @@ public enum DocumentCodec {
         var ranges: [(id: ItemID, range: Range<Int>)] = []
         ranges.reserveCapacity(ordered.count)
         var w = JSONWriter(capacity: capacity ?? ordered.count * 260 + 64)
-        w.raw("{\n\"version\": ")
-        w.int(Document.currentVersion)
-        w.raw(",\n\"items\": [")
+        writeHead(to: &w)
         for (index, item) in ordered.enumerated() {
             // Where the reader's ranges start: after the comma (the line break included),
             // and the first after the bracket and the blank space.
@@ -54,6 +52,19 @@ public enum DocumentCodec {
             write(item, &w)
             ranges.append((item.id, start..<w.bytes.count))
         }
+        writeTail(document, to: &w)
+        return (w.bytes, ranges)
+    }
+
+    /// What comes before the first item.
+    private static func writeHead(to w: inout JSONWriter) {
+        w.raw("{\n\"version\": ")
+        w.int(Document.currentVersion)
+        w.raw(",\n\"items\": [")
+    }
+
+    /// What comes after the last item: the end of `items`, the trash and the end.
+    private static func writeTail(_ document: Document, to w: inout JSONWriter) {
         w.raw("\n]")
         if !document.trash.isEmpty {
             w.raw(",\n\"trash\": [\n")
@@ -77,7 +88,240 @@ public enum DocumentCodec {
             w.raw("\n]")
         }
         w.raw("\n}\n")
-        return (w.bytes, ranges)
+    }
+
+    /// `store.json` as the store last read or wrote it: the bytes, and where each item of
+    /// the `items` array lies in them (as `decodeVersioned` gives them).
+    struct Written {
+        var bytes: [UInt8]
+        var itemRanges: [(id: ItemID, range: Range<Int>)]
+    }
+
+    /// `encodeWithRanges(document)`, byte for byte, without encoding what did not change: an
+    /// item whose value is the same as in `before` (the document `written` was read from or
+    /// written as) is copied from `written`'s bytes; only the others (changed, added, or
+    /// whose bytes are not laid out as `writeItem` writes them) are encoded. The header and
+    /// the trash are written as ever. The caller vouches that `written` is a current-version
+    /// file that decoded to `before` without being put in order (`Loaded.isAsWritten`).
+    ///
+    /// `annotated`, when given, says that only these items changed and only in what they
+    /// carry (note, tags, markers, trim points: what `annotate` changes), so that the order
+    /// of the items is the same: then the walk over the document is skipped too, and only
+    /// these are looked up and encoded.
+    ///
+    /// `touched`, when given, holds every item whose value may differ from `before`'s (added,
+    /// removed, changed, moved, or a folder whose children changed): then only the folders
+    /// above them are walked, and every other subtree is copied as the one run of bytes it is.
+    static func encodeSplicing(
+        _ document: Document, over before: Document, written: Written, annotated: Set<ItemID>? = nil,
+        touched: Set<ItemID>? = nil
+    ) -> (
+        bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
+    ) {
+        if let annotated, document.count == before.count,
+            let spliced = splicingInPlace(annotated, document, over: before, written: written)
+        {
+            return spliced
+        }
+        if let touched, let spliced = splicingTouched(touched, document, over: before, written: written) {
+            return spliced
+        }
+        let old = written.itemRanges
+        // The old ranges are in the old file's order, which a change leaves alone but for the
+        // items it touched: walked alongside the new order, the next old one is almost always
+        // the item written next; a table is made only for an item found out of step (a move).
+        var next = 0
+        var byID: [ItemID: Range<Int>]?
+        func range(of id: ItemID) -> Range<Int>? {
+            while next < old.count, document.items[old[next].id] == nil { next += 1 }
+            if next < old.count, old[next].id == id {
+                next += 1
+                return old[next - 1].range
+            }
+            guard before.items[id] != nil else { return nil }
+            if byID == nil { byID = Dictionary(old.map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a }) }
+            return byID![id]
+        }
+        return written.bytes.withUnsafeBufferPointer { bytes in
+            encodeWithRanges(document, capacity: bytes.count + 4096) { item, w in
+                if let range = range(of: item.id), before.items[item.id] == item,
+                    let line = asWritten(UnsafeBufferPointer(rebasing: bytes[range]))
+                {
+                    w.bytes.append(contentsOf: line)
+                } else {
+                    writeItem(item, to: &w)
+                }
+            }
+        }
+    }
+
+    /// `encodeSplicing` of a change to `annotated` items alone: the file's bytes, each of
+    /// these items encoded again in its place, the trash written anew. nil when an item
+    /// moved after all, or the bytes are not laid out as `encodeWithRanges` writes them
+    /// (`isLaidOutAsWritten`): then the walk does it.
+    private static func splicingInPlace(
+        _ annotated: Set<ItemID>, _ document: Document, over before: Document, written: Written
+    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? {
+        for id in annotated {
+            guard let new = document.items[id], let old = before.items[id], new.name == old.name,
+                new.parent == old.parent, new.children == old.children
+            else { return nil }
+        }
+        var ranges = written.itemRanges
+        guard let first = ranges.first, let last = ranges.last else { return nil }
+        return written.bytes.withUnsafeBufferPointer { bytes in
+            guard isLaidOutAsWritten(bytes, ranges) else { return nil }
+            var w = JSONWriter(capacity: bytes.count + 4096)
+            writeHead(to: &w)
+            w.raw("\n")
+            // The bytes from `copied` on are still to be copied; an item after the last one
+            // encoded again lies `shift` bytes later than it did.
+            var copied = first.range.lowerBound
+            var shift = w.bytes.count - copied
+            for k in ranges.indices {
+                let range = ranges[k].range
+                ranges[k].range = (range.lowerBound + shift)..<(range.upperBound + shift)
+                guard annotated.contains(ranges[k].id), let item = document.items[ranges[k].id] else { continue }
+                // After its line break, but for the first.
+                let start = range.lowerBound + (k == 0 ? 0 : 1)
+                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<start]))
+                writeItem(item, to: &w)
+                ranges[k].range = ranges[k].range.lowerBound..<w.bytes.count
+                copied = range.upperBound
+                shift = w.bytes.count - copied
+            }
+            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<last.range.upperBound]))
+            writeTail(document, to: &w)
+            return (w.bytes, ranges)
+        }
+    }
+
+    /// `encodeSplicing` knowing which items were `touched`: the root and the folders above a
+    /// touched item are walked in display order; each of their children that is neither is
+    /// the same subtree as before, under the same folder, and its bytes are copied as one run
+    /// (from its line to where its next sibling's started, or its folder's subtree ended).
+    /// nil when the file is not laid out as written or something does not add up: then the
+    /// whole walk does it.
+    private static func splicingTouched(
+        _ touched: Set<ItemID>, _ document: Document, over before: Document, written: Written
+    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? {
+        let old = written.itemRanges
+        guard old.first?.id == .root, old.count == before.count, document.items[.root] != nil else { return nil }
+        var position: [ItemID: Int] = [:]
+        position.reserveCapacity(old.count)
+        for (k, entry) in old.enumerated() { position[entry.id] = k }
+        var marked = Set<ItemID>()
+        for id in touched {
+            var current: ItemID? = id
+            while let x = current, let item = document.items[x], marked.insert(x).inserted { current = item.parent }
+        }
+        /// Where the item's subtree ended in the old file: where the next item that is not
+        /// under it started.
+        func oldEnd(of id: ItemID) -> Int? {
+            var x = id
+            while let parent = before.items[x]?.parent {
+                guard let siblings = before.items[parent]?.children, let i = siblings.firstIndex(of: x) else {
+                    return nil
+                }
+                if i + 1 < siblings.count { return position[siblings[i + 1]] }
+                x = parent
+            }
+            return x == .root ? old.count : nil
+        }
+        return written.bytes.withUnsafeBufferPointer {
+            bytes -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? in
+            guard isLaidOutAsWritten(bytes, old) else { return nil }
+            var w = JSONWriter(capacity: bytes.count + 4096)
+            var ranges: [(id: ItemID, range: Range<Int>)] = []
+            ranges.reserveCapacity(document.count)
+            writeHead(to: &w)
+            // As `encodeWithRanges` writes them: the first item after a line break, every
+            // other one after a comma, its range starting with its line break.
+            func emit(_ id: ItemID) {
+                if ranges.isEmpty { w.raw("\n") } else { w.raw(",") }
+                let start = w.bytes.count
+                if !ranges.isEmpty { w.raw("\n") }
+                if !touched.contains(id), let k = position[id] {
+                    let range = old[k].range
+                    w.bytes.append(
+                        contentsOf: UnsafeBufferPointer(
+                            rebasing: bytes[(range.upperBound - lineLength(k))..<range.upperBound]))
+                } else {
+                    writeItem(document.items[id]!, to: &w)
+                }
+                ranges.append((id, start..<w.bytes.count))
+            }
+            func lineLength(_ k: Int) -> Int { old[k].range.count - (k == 0 ? 0 : 1) }
+            /// The old items `k0..<k1`, one subtree, as they were.
+            func copy(_ k0: Int, _ k1: Int) {
+                w.raw(",")
+                let shift = w.bytes.count - old[k0].range.lowerBound
+                w.bytes.append(
+                    contentsOf: UnsafeBufferPointer(
+                        rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
+                for k in k0..<k1 {
+                    ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
+                }
+            }
+            func children(of folder: ItemID, oldEnd end: Int?) -> Bool {
+                let oldChildren = before.items[folder]?.children ?? []
+                var j = 0
+                for child in document.items[folder]!.children {
+                    if marked.contains(child) {
+                        emit(child)
+                        if document.items[child]!.isFolder, !children(of: child, oldEnd: oldEnd(of: child)) {
+                            return false
+                        }
+                        continue
+                    }
+                    // Untouched, so it was here before, in the same order among the untouched.
+                    while j < oldChildren.count, oldChildren[j] != child { j += 1 }
+                    guard j < oldChildren.count, let k0 = position[child],
+                        let k1 = j + 1 < oldChildren.count ? position[oldChildren[j + 1]] : end, k1 > k0, k0 > 0
+                    else { return false }
+                    copy(k0, k1)
+                    j += 1
+                }
+                return true
+            }
+            emit(.root)
+            guard children(of: .root, oldEnd: old.count), ranges.count == document.count else { return nil }
+            writeTail(document, to: &w)
+            return (w.bytes, ranges)
+        }
+    }
+
+    /// Whether the items lie as `encodeWithRanges` writes them: the first right after the
+    /// head, every other one after a comma after the one before, each one line from `{"uuid"`.
+    private static func isLaidOutAsWritten(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ ranges: [(id: ItemID, range: Range<Int>)]
+    ) -> Bool {
+        var previousEnd = 0
+        for (k, entry) in ranges.enumerated() {
+            let range = entry.range
+            guard k == 0 || (range.lowerBound == previousEnd + 1 && bytes[previousEnd] == UInt8(ascii: ",")),
+                let line = asWritten(UnsafeBufferPointer(rebasing: bytes[range])),
+                (k == 0) == (line.count == range.count)
+            else { return false }
+            previousEnd = range.upperBound
+        }
+        return true
+    }
+
+    private static let itemStart = Array(#"{"uuid": ""#.utf8)
+
+    /// An item's bytes from a decoded range without the line break before them, if they are
+    /// laid out as `writeItem` writes them (one line, starting with the uuid, ending with the
+    /// brace); nil for an item reformatted by hand or by jq, which is then encoded again.
+    private static func asWritten(_ range: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        var item = range[...]
+        if item.first == UInt8(ascii: "\n") { item = item.dropFirst() }
+        guard item.count > itemStart.count, item.last == UInt8(ascii: "}"),
+            zip(item, itemStart).allSatisfy({ $0 == $1 })
+        else { return nil }
+        let line = UnsafeBufferPointer(rebasing: item)
+        guard memchr(line.baseAddress!, 0x0A, line.count) == nil else { return nil }
+        return line
     }
 
     static func writeItem(_ item: Item, to w: inout JSONWriter) {
@@ -174,6 +418,24 @@ public enum DocumentCodec {
     public static func decodeVersioned(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws
         -> (document: Document, problems: [LinkProblem], version: Int, itemRanges: [(id: ItemID, range: Range<Int>)])
     {
+        let loaded = try load(bytes, strict: strict)
+        return (loaded.document, loaded.problems, loaded.version, loaded.itemRanges)
+    }
+
+    /// What `decodeVersioned` gives, and whether the document is what the bytes say as they
+    /// are: what the store needs to write its next change by splicing (`encodeSplicing`).
+    struct Loaded {
+        var document: Document
+        var problems: [LinkProblem]
+        var version: Int
+        var itemRanges: [(id: ItemID, range: Range<Int>)]
+        /// False when reading changed the document from what the bytes say (children put in
+        /// display order, or an older version upgraded), so that an item's bytes may not be
+        /// what `writeItem` writes for its value.
+        var isAsWritten: Bool
+    }
+
+    static func load(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws -> Loaded {
         var reader = JSONReader(bytes)
         var items: [ItemID: Item] = [:]
         var ranges: [(id: ItemID, range: Range<Int>)] = []
@@ -232,6 +494,7 @@ public enum DocumentCodec {
         // naturally (by code point), or edited by hand. They are put in order here, and
         // written so with the next change.
         if problems.isEmpty { document.sortChildren(of: unsorted) }
+        let isAsWritten = problems.isEmpty && unsorted.isEmpty && version! == Int64(Document.currentVersion)
         if !problems.isEmpty {
             if strict {
                 let more =
@@ -242,7 +505,9 @@ public enum DocumentCodec {
             }
             document.rebuildLinks()
         }
-        return (document, problems, Int(version!), ranges)
+        return Loaded(
+            document: document, problems: problems, version: Int(version!), itemRanges: ranges,
+            isAsWritten: isAsWritten)
     }
 
     /// About how many items the file holds, to size the table once: `encode` writes one

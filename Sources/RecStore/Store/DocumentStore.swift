@@ -24,13 +24,19 @@ public final class DocumentStore {
     /// The identity of the `store.json` that `document` was read from (see `FileIdentity`).
     private(set) var identity: FileIdentity? {
         didSet {
-            itemRanges = nil
+            written = nil
             contentHash = nil
         }
     }
-    /// Where each item lies in the `store.json` that `document` was read from or last written
-    /// as (`find`'s index keeps them).
-    private(set) var itemRanges: [(id: ItemID, range: Range<Int>)]?
+    /// The `store.json` that `document` was read from or last written as: its bytes, kept so
+    /// that the next change is spliced into them (`DocumentCodec.encodeSplicing`), and where
+    /// each item lies in them (`find`'s index keeps that).
+    private var written: DocumentCodec.Written?
+    /// Whether `written`'s items are what a full encode writes for `document`'s (a current
+    /// version, read without being put in order, or written here): only then is a change
+    /// spliced; otherwise it is encoded whole, as an upgrade is.
+    private var writtenIsEncoded = false
+    var itemRanges: [(id: ItemID, range: Range<Int>)]? { written?.itemRanges }
     /// `ContentHash` of the bytes `document` was read from or last written as: with the
     /// identity, what `find`'s index names as its source.
     private(set) var contentHash: UInt64?
@@ -124,11 +130,12 @@ public final class DocumentStore {
         if current == identity { return true }
         guard let bytes = try FileSystem.read(location.storeFile) else { return false }
         do {
-            let decoded = try bytes.withUnsafeBufferPointer { try DocumentCodec.decodeVersioned($0) }
+            let decoded = try bytes.withUnsafeBufferPointer { try DocumentCodec.load($0) }
             document = decoded.document
             loadedVersion = decoded.version
             identity = current
-            itemRanges = decoded.itemRanges
+            written = DocumentCodec.Written(bytes: bytes, itemRanges: decoded.itemRanges)
+            writtenIsEncoded = decoded.isAsWritten
             contentHash = ContentHash.of(bytes)
         } catch let corrupt as DocumentCodec.Corrupt {
             // Said by every command, so that the way out is known from whichever one met it.
@@ -167,10 +174,24 @@ public final class DocumentStore {
             let before = document
             if !transaction.actions.isEmpty {
                 try keepOriginalBeforeUpgrade()
-                let encoded = DocumentCodec.encodeWithRanges(transaction.document)
+                // Only the items the transaction changed are encoded; the rest are copied.
+                let encoded =
+                    if let written, writtenIsEncoded {
+                        DocumentCodec.encodeSplicing(
+                            transaction.document, over: document, written: written,
+                            annotated: transaction.annotatedOnly, touched: transaction.touched)
+                    } else {
+                        DocumentCodec.encodeWithRanges(transaction.document)
+                    }
+                // A debug build (every test's) holds each splice to the full encode: a change
+                // that a Transaction method did not add to `touched` is caught here.
+                assert(
+                    encoded.bytes == DocumentCodec.encode(transaction.document),
+                    "the spliced store.json is not the full encode")
                 try FileSystem.writeAtomically(encoded.bytes, to: location.storeFile)
                 identity = FileIdentity(path: location.storeFile)
-                itemRanges = encoded.itemRanges
+                written = DocumentCodec.Written(bytes: encoded.bytes, itemRanges: encoded.itemRanges)
+                writtenIsEncoded = true
                 contentHash = ContentHash.of(encoded.bytes)
                 document = transaction.document
                 // find's index follows the write (when there is one: a store never searched
@@ -237,6 +258,8 @@ public final class DocumentStore {
                 continue
             }
         }
+        // Most changes remove nothing: no need to gather every recording's file.
+        guard !files.isEmpty || !recordings.isEmpty else { return }
         let kept = Set(document.items.values.compactMap(\.recording?.file) + document.trash.flatMap(\.audioFiles))
         for file in files where !kept.contains(file) { try? FileSystem.remove(location.audioPath(file)) }
         let transcripts = TranscriptFiles(location: location)
@@ -248,6 +271,11 @@ public final class DocumentStore {
     public struct Transaction {
         public private(set) var document: Document
         public private(set) var actions: [Action] = []
+        /// Every item whose value may differ from the document's before: added, removed,
+        /// changed, moved, or a folder whose children changed. Only these are encoded again
+        /// when the document is written (`DocumentCodec.encodeSplicing`); each method that
+        /// changes `document` adds what it changed.
+        var touched = Set<ItemID>()
         /// How to take this transaction back, for the journal; `undo` clears it.
         var steps: [Journal.Step] = []
         /// False for a transaction that undoes an earlier one.
@@ -289,6 +317,7 @@ public final class DocumentStore {
             item.annotations.assignMarkerIDs(item: item.id)
             item.annotations.markers = MarkerRules.sorted(item.annotations.markers)
             let index = document.insert(item)
+            touched.formUnion([item.id, parentID])
             steps.append(
                 .added(item.id, .init(parent: parentID, name: item.name, kind: item.kind, created: item.created)))
             // What it was born with (a recording's markers) is journaled too, so that a
@@ -314,6 +343,7 @@ public final class DocumentStore {
             }
             guard new != item.annotations else { return nil }
             document.items[id]!.annotations = new
+            touched.insert(id)
             if new.trim != item.annotations.trim { document.items[id]!.changed.trim = .now() }
             steps.append(.annotated(id, before: item.annotations, after: new))
             return record(.annotated(document[id]!, before: item.annotations))
@@ -339,6 +369,7 @@ public final class DocumentStore {
             }
             try checkFree(name, in: newParent, except: id)
             let oldParent = item.parent!
+            touched.formUnion([id, oldParent, newParent])
             let oldIndex = document.unlink(id)
             document.setName(name, of: id)
             let newIndex = document.link(id, into: newParent)
@@ -381,6 +412,7 @@ public final class DocumentStore {
                     "a recording is being made into \(folder == "/" ? "" : folder)/\(live.name) (pid \(live.pid)); stop it first ('recnotes stop'), then remove"
                 )
             }
+            touched.insert(parent)
             let index = document.unlink(id)
             let subtree = document.removeSubtree(id)
             if permanently {
@@ -414,6 +446,7 @@ public final class DocumentStore {
             if let clash = entry.items.first(where: { document[$0.id] != nil }) {
                 throw RecError.failure("@\(clash.id)", "uuid already in use")
             }
+            touched.formUnion(entry.items.map(\.id) + [parentID])
             for item in entry.items.dropFirst() { document.items[item.id] = item }
             var top = entry.item
             let now = Timestamp.now()
@@ -436,6 +469,17 @@ public final class DocumentStore {
             guard !purged.isEmpty else { return nil }
             document.trash.removeAll { ids?.contains($0.id) ?? true }
             return record(.purged(purged))
+        }
+
+        /// The items changed, when every action is an `annotated` one: then nothing was
+        /// added, removed, renamed or moved, and the store splices just these in place.
+        var annotatedOnly: Set<ItemID>? {
+            var ids = Set<ItemID>()
+            for action in actions {
+                guard case .annotated(let item, _) = action else { return nil }
+                ids.insert(item.id)
+            }
+            return ids
         }
 
         private mutating func record(_ action: Action) -> Action {

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Mutations at scale (issue 28, the write path), with hyperfine, each beside its floor in the
+# same run: copying store.json and fsyncing the copy (what any atomic rewrite costs).
+#   - `mkdir`, `tag`, `mv`, `note --set` on the 10,000-item annotated store
+#     (bench/gen-store 10000 --annotate) and on the 100,000-item one (bench/gen-store 100000):
+#     target <= 2x the floor.
+#   - a loop of 1,000 `tag` commands on the 10k annotated store: target <= 1/4 of the time
+#     before splicing. RECNOTES_BEFORE names that build (e.g. main's release build) to run the
+#     same loop beside this one.
+# Every command makes a real change on every run (its --prepare takes the change back).
+# RECNOTES_BEFORE also runs each mutation with that build. RUNS (default 15) and LOOP
+# (default 1000) make it shorter; SKIP_LOOP=1 leaves the loop out. Results: bench/out/mutate-*.md
+# and *.json; the ratios go into bench/RESULTS.md by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
+before=${RECNOTES_BEFORE:-}
+runs=${RUNS:-15}
+loop=${LOOP:-1000}
+out=$PWD/bench/out
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-mutate.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+bench/gen-store 10000 --annotate --store "$work/s10k" >/dev/null
+bench/gen-store 100000 --store "$work/s100k" >/dev/null
+
+# A recording in the root folder, the one tagged and noted.
+first_recording='[.items[] | select(.type == "recording" and .parent == "00000000-0000-0000-0000-000000000000")][0].name'
+for size in 10k 100k; do
+  store=$work/s$size
+  s="$bin --store $store"
+  # The first change upgrades the generated (older) version: not what is measured.
+  $s mkdir /bench-src
+  rec=$(jq -r "$first_recording" "$store/store.json")
+  runs_of=()
+  for b in "$bin" $before; do
+    [ "$b" = "$bin" ] && label="" || label=", before"
+    c="$b --store $store"
+    runs_of+=(
+      --prepare "$s rm /bench-new 2>/dev/null || true" -n "mkdir ($size$label)" "$c mkdir /bench-new"
+      --prepare "$s tag '/$rec' -bench" -n "tag ($size$label)" "$c tag '/$rec' +bench"
+      --prepare "$s mv /bench-dst /bench-src 2>/dev/null || true" -n "mv ($size$label)" "$c mv /bench-src /bench-dst"
+      --prepare "$s note '/$rec' --set a" -n "note --set ($size$label)" "$c note '/$rec' --set b"
+    )
+  done
+  hyperfine --warmup 3 --runs "$runs" --export-markdown "$out/mutate-$size.md" --export-json "$out/mutate-$size.json" \
+    --prepare true -n "cp+fsync ($size)" "cp $store/store.json $work/copy && sync $work/copy" "${runs_of[@]}"
+done
+if [ -z "${SKIP_LOOP:-}" ]; then
+
+# The loop: the same tag added and taken away, $loop commands in all.
+cat >"$work/loop" <<'SH'
+#!/bin/sh
+# $1 the binary, $2 the store, $3 the recording, $4 the number of commands.
+i=0
+while [ "$i" -lt "$4" ]; do
+  "$1" --store "$2" tag "/$3" +loop >/dev/null
+  "$1" --store "$2" tag "/$3" -loop >/dev/null
+  i=$((i + 2))
+done
+SH
+chmod +x "$work/loop"
+rec=$(jq -r "$first_recording" "$work/s10k/store.json")
+peers=(-n "tag x$loop (10k)" "$work/loop $bin $work/s10k '$rec' $loop")
+[ -n "$before" ] && peers+=(-n "tag x$loop (10k), before" "$work/loop $before $work/s10k '$rec' $loop")
+hyperfine --warmup 0 --runs "${LOOP_RUNS:-2}" --export-markdown "$out/mutate-loop.md" --export-json "$out/mutate-loop.json" \
+  "${peers[@]}"
+fi
+
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+def means(name):
+    return {r["command"]: r["mean"] for r in json.load(open(f"{out}/{name}.json"))["results"]}
+for size in ("10k", "100k"):
+    m = means(f"mutate-{size}")
+    floor = m[f"cp+fsync ({size})"]
+    for k, v in m.items():
+        print(f"{k:24s} {v*1000:8.1f} ms  {v/floor:5.2f}x the floor")
+import os
+loop = means("mutate-loop") if os.path.exists(f"{out}/mutate-loop.json") and os.path.getsize(f"{out}/mutate-loop.json") else {}
+for k, v in loop.items():
+    print(f"{k:24s} {v:8.2f} s")
+if len(loop) == 2:
+    a, b = loop.values()
+    print(f"loop after / before     = {a/b:.2f}")
+PY
