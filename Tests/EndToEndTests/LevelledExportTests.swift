@@ -1,4 +1,5 @@
 import Foundation
+import RecTestSupport
 import Testing
 
 /// `export --level` and `play --level` (issue 26): real speech (pocketsphinx-testdata's LibriVox sentences) at two
@@ -8,10 +9,7 @@ import Testing
 @Suite("export and play --level: loudness target and true-peak limit, measured on the output")
 struct LevelledExportTests {
     static let librivox = "/usr/share/pocketsphinx/test/data/librivox"
-    static let ffmpeg = "/usr/bin/ffmpeg"
-    static var ready: Bool {
-        FileManager.default.fileExists(atPath: librivox) && FileManager.default.isExecutableFile(atPath: ffmpeg)
-    }
+    static var ready: Bool { FileManager.default.fileExists(atPath: librivox) && FFmpegLoudness.ffmpeg != nil }
 
     static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
@@ -24,20 +22,6 @@ struct LevelledExportTests {
         let data = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
-    /// ffmpeg's integrated loudness and true peak of `path`.
-    static func measure(_ path: String) throws -> (integrated: Double, truePeak: Double) {
-        let text = try run(
-            ffmpeg, ["-nostats", "-nostdin", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"]
-        ).stderr
-        let summary = try #require(text.range(of: "Summary:", options: .backwards).map { text[$0.upperBound...] })
-        func figure(_ label: String) throws -> Double {
-            let line = try #require(
-                summary.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) })
-            return try #require(line.split(separator: " ").compactMap { Double($0) }.first, "\(line)")
-        }
-        return (try figure("I:"), try figure("Peak:"))
     }
 
     /// Three sentences in a row at 48 kHz, scaled by `gain` dB (sox).
@@ -57,11 +41,11 @@ struct LevelledExportTests {
         let cli = try AudioCLI()
         let input = try Self.speech(cli, gain: gain)
         #expect(try cli.run("import", input, "--name", "talk", "--format", "flac").status == 0)
-        let before = try Self.measure(input)
+        let before = try FFmpegLoudness.measure(input)
         let out = cli.home + "/out.\(format)"
         let export = try cli.run("export", "talk", out, "--level", "\(target)")
         #expect(export.status == 0, "\(export.stderr)")
-        let after = try Self.measure(out)
+        let after = try FFmpegLoudness.measure(out)
         print(
             "export --level \(target), speech at \(before.integrated) LUFS, \(before.truePeak) dBTP → \(format): \(after.integrated) LUFS, \(after.truePeak) dBTP"
         )
@@ -78,7 +62,7 @@ struct LevelledExportTests {
         #expect(try cli.run("trim", "talk", "--in", "1", "--out", "6").status == 0)
         let out = cli.home + "/trimmed.wav"
         #expect(try cli.run("export", "talk", out, "--trimmed", "--level", "-16").status == 0)
-        let after = try Self.measure(out)
+        let after = try FFmpegLoudness.measure(out)
         print("export --trimmed --level -16: \(after.integrated) LUFS, \(after.truePeak) dBTP")
         #expect(abs(after.integrated - -16) <= 1 && after.truePeak <= -1, "\(after)")
     }
@@ -98,7 +82,7 @@ struct LevelledExportTests {
         let sox = try Self.run(
             "/usr/bin/sox", ["-t", "raw", "-e", "signed", "-b", "16", "-r", "48000", "-c", "1", cli.output, played])
         #expect(sox.status == 0, "\(sox.stderr)")
-        let after = try Self.measure(played)
+        let after = try FFmpegLoudness.measure(played)
         let expected = target ?? -16
         print(
             "play --level \(target.map { "\($0)" } ?? "(-16)"), speech at \(gain) dB: \(after.integrated) LUFS, \(after.truePeak) dBTP"
@@ -120,7 +104,7 @@ struct LevelledExportTests {
         let played = cli.output + ".wav"
         _ = try Self.run(
             "/usr/bin/sox", ["-t", "raw", "-e", "signed", "-b", "16", "-r", "48000", "-c", "1", cli.output, played])
-        let after = try Self.measure(played)
+        let after = try FFmpegLoudness.measure(played)
         print("play --level --speed 1.5: \(after.integrated) LUFS, \(after.truePeak) dBTP")
         #expect(abs(after.integrated - -16) <= 1 && after.truePeak <= -1, "\(after)")
         let frames = Double(try AudioCLI.decode(input).count)

@@ -1,4 +1,5 @@
 import Foundation
+import RecTestSupport
 import Testing
 
 @testable import RecAudio
@@ -16,10 +17,6 @@ struct LoudnessTests {
         var testDescription: String { "speech at \(gain) dB, \(rate) Hz, \(channels) channel(s)" }
     }
 
-    static let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
-
     /// The three clips in a row, padded with room noise, scaled by `gain` dB, at `rate`, on
     /// `channels` identical channels.
     static func speech(gain: Double, rate: Int, channels: Int) throws -> [Int16] {
@@ -31,31 +28,8 @@ struct LoudnessTests {
         return resampled.flatMap { Array(repeating: $0, count: channels) }
     }
 
-    /// ffmpeg's summary: integrated (LUFS), range (LU), true peak (dBFS, its name for dBTP).
-    static func ffmpegFigures(_ path: String) throws -> (integrated: Double, range: Double, truePeak: Double) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(ffmpeg))
-        process.arguments = ["-nostats", "-nostdin", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        // The summary is last; each figure is the number after its label there.
-        let summary = try #require(text.range(of: "Summary:", options: .backwards).map { text[$0.upperBound...] })
-        func figure(_ label: String) throws -> Double {
-            let line = try #require(
-                summary.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) })
-            let number = try #require(line.split(separator: " ").dropFirst().first { Double($0) != nil }, "\(line)")
-            return Double(number)!
-        }
-        return (try figure("I:"), try figure("LRA:"), try figure("Peak:"))
-    }
-
     @Test(
-        .enabled(if: ffmpeg != nil, "needs ffmpeg"),
+        .enabled(if: FFmpegLoudness.ffmpeg != nil, "needs ffmpeg"),
         .enabled(if: FileManager.default.fileExists(atPath: SpeechClips.directory), "needs pocketsphinx-testdata"),
         arguments: [
             Case(gain: 0, rate: 16000, channels: 1), Case(gain: -12, rate: 16000, channels: 1),
@@ -71,7 +45,7 @@ struct LoudnessTests {
         try file.close()
 
         let ours = try #require(try AudioAnalysis.analyze(path: path).loudness)
-        let theirs = try Self.ffmpegFigures(path)
+        let theirs = try FFmpegLoudness.measure(path)
         print(
             "loudness \(test.testDescription): recnotes I \(ours.integrated) LUFS, LRA \(ours.range) LU, TP \(ours.truePeak) dBTP;"
                 + " ffmpeg I \(theirs.integrated), LRA \(theirs.range), TP \(theirs.truePeak)")

@@ -207,4 +207,35 @@ extension Fixture {
             return nil
         }
     }
+
+    /// ffmpeg's `ebur128` filter, an implementation of EBU R128 other than the one recnotes
+    /// uses (libebur128): what the loudness figures are checked against, in any layer's tests.
+    package enum FFmpegLoudness {
+        package static let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+
+        /// Integrated (LUFS), range (LU) and true peak (dBFS, ffmpeg's name for dBTP) of `path`.
+        package static func measure(_ path: String) throws -> (integrated: Double, range: Double, truePeak: Double) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try #require(ffmpeg))
+            process.arguments = ["-nostats", "-nostdin", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"]
+            let stderr = Pipe()
+            process.standardError = stderr
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let data = stderr.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let text = String(decoding: data, as: UTF8.self)
+            // The summary is last; each figure is the number after its label there.
+            let summary = try #require(text.range(of: "Summary:", options: .backwards).map { text[$0.upperBound...] })
+            func figure(_ label: String) throws -> Double {
+                let line = try #require(
+                    summary.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) })
+                let number = try #require(line.split(separator: " ").dropFirst().first { Double($0) != nil }, "\(line)")
+                return Double(number)!
+            }
+            return (try figure("I:"), try figure("LRA:"), try figure("Peak:"))
+        }
+    }
 #endif
