@@ -99,7 +99,7 @@ struct SyncProgressTests {
         // B's store.json says a version this recnotes does not know, committed and pushed by
         // hand, as a newer recnotes there would.
         let text = try String(contentsOfFile: b.storeFile, encoding: .utf8)
-        let newer = text.replacingOccurrences(of: "\"version\": 4,", with: "\"version\": 99,")
+        let newer = text.replacingOccurrences(of: "\"version\": \(Document.currentVersion),", with: "\"version\": 99,")
         #expect(newer != text)
         try newer.write(toFile: b.storeFile, atomically: true, encoding: .utf8)
         let pushRefs = ["HEAD:refs/heads/\(branch)", "HEAD:refs/heads/synced/\(branch)"]
