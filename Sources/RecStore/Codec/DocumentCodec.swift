@@ -58,16 +58,19 @@ public enum DocumentCodec {
 
     /// What comes before the first item.
     private static func writeHead(to w: inout JSONWriter) {
-        w.raw("{\n\"version\": ")
+        w.beginObject()
+        w.lineKey("version", indented: false)
         w.int(Document.currentVersion)
-        w.raw(",\n\"items\": [")
+        w.lineKey("items", indented: false)
+        w.raw("[")
     }
 
     /// What comes after the last item: the end of `items`, the trash and the end.
     private static func writeTail(_ document: Document, to w: inout JSONWriter) {
         w.raw("\n]")
         if !document.trash.isEmpty {
-            w.raw(",\n\"trash\": [\n")
+            w.lineKey("trash", indented: false)
+            w.raw("[\n")
             for (index, entry) in document.trash.enumerated() {
                 if index > 0 { w.raw(",\n") }
                 w.beginObject()
@@ -87,7 +90,8 @@ public enum DocumentCodec {
             }
             w.raw("\n]")
         }
-        w.raw("\n}\n")
+        w.endLineObject()
+        w.raw("\n")
     }
 
     /// `store.json` as the store last read or wrote it: the bytes, and where each item of

@@ -240,11 +240,18 @@ package struct JSONWriter {
         afterValue = true
     }
 
-    /// `"name": ` on a line of its own, two spaces in, for an object laid out one key a
-    /// line (viewstate.json): `beginObject()`, `lineKey`s, then `endLineObject()`. Its values are
-    /// written on their key's line as usual.
-    package mutating func lineKey(_ name: StaticString) {
-        let opening: StaticString = afterValue ? ",\n  \"" : "\n  \""
+    /// `"name": ` on a line of its own, two spaces in (or, not `indented`, at the margin, as
+    /// store.json's top keys are), for an object laid out one key a line (viewstate.json):
+    /// `beginObject()`, `lineKey`s, then `endLineObject()`. Its values are written on their
+    /// key's line as usual.
+    package mutating func lineKey(_ name: StaticString, indented: Bool = true) {
+        let opening: StaticString =
+            switch (afterValue, indented) {
+            case (true, true): ",\n  \""
+            case (false, true): "\n  \""
+            case (true, false): ",\n\""
+            case (false, false): "\n\""
+            }
         raw(opening)
         raw(name)
         raw("\": ")
