@@ -18,6 +18,9 @@ struct RecnotesServe: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The store directory.", valueName: "dir"))
     var store: String?
 
+    @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print nothing but errors (not the URL).")
+    var quiet = false
+
     @Option(help: ArgumentHelp("Where to listen.", valueName: "addr:port"))
     var listen: String?
 
@@ -54,11 +57,14 @@ struct RecnotesServe: AsyncParsableCommand {
         let access = try Access.make(listen: listen, tokenFile: tokenFile)
         let location = try StoreLocation.resolve(explicit: store)
         let open = self.open
+        let quiet = self.quiet
         do {
             try await Server.run(location: location, access: access) { url in
                 // The URL (with the token off the loopback) on stdout, once, and nowhere else.
-                print(url)
-                fflush(nil)
+                if !quiet {
+                    print(url)
+                    fflush(nil)
+                }
                 if open { Self.openInBrowser(url) }
             }
         } catch let error as RecError {

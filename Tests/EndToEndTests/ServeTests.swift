@@ -16,19 +16,25 @@ import Testing
         try sandbox.succeed("mkdir", "-p", "/Talks/Deep", "/Ideas")
         let expected = try sandbox.succeed("ls", "/", "--json").stdout
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", sandbox.store, "serve", "--listen", "127.0.0.1:0"]
-        process.environment = sandbox.baseEnvironment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Started with posix_spawn (ProcessLaunch), not Foundation's Process: the server closes
+        // what it inherited, and Foundation's Process watches its children through a socket it
+        // hands down, so it would wait on the server before it saw curl end.
+        let out = try System.closeOnExecPipe()
+        let errorFile = sandbox.root + "/serve.err"
+        let errors = open(errorFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var launch = ProcessLaunch(
+            [Sandbox.binary, "--store", sandbox.store, "serve", "--listen", "127.0.0.1:0"], executable: Sandbox.binary)
+        launch.input = .null
+        launch.output = .descriptor(out.write)
+        launch.errors = .descriptor(errors)
+        let pid = try launch.start()
+        close(out.write)
+        close(errors)
+        defer { close(out.read) }
+        var stopped = false
+        defer { if !stopped { kill(pid, SIGKILL) } }
 
-        let line = try Self.firstLine(out.fileHandleForReading, timeout: 60)
+        let line = try Self.firstLine(FileHandle(fileDescriptor: out.read), timeout: 60)
         #expect(line.hasPrefix("http://127.0.0.1:") && line.hasSuffix("/"), "\(line)")
         #expect(!line.contains(":0/") && !line.contains("token"), "\(line)")
 
@@ -38,14 +44,19 @@ import Testing
         #expect(curl.status == 0, "\(curl)")
         #expect(curl.stdout == expected)
 
-        kill(process.processIdentifier, SIGTERM)
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
         let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { usleep(10000) }
-        #expect(!process.isRunning, "still running 30 s after SIGTERM")
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        var reaped = false
+        while !reaped && Date() < deadline {
+            reaped = waitpid(pid, &status, WNOHANG) == pid
+            if !reaped { usleep(10000) }
+        }
+        stopped = reaped
+        #expect(reaped, "still running 30 s after SIGTERM")
+        #expect(status & 0x7f == 0, "ended by signal \(status & 0x7f)")
+        #expect((status >> 8) & 0xff == 0, "exit status \((status >> 8) & 0xff)")
+        let stderr = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
         #expect(stderr.isEmpty, "\(stderr)")
     }
 

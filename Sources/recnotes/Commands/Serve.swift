@@ -52,6 +52,7 @@ struct Serve: ParsableCommand {
         let path = directory + "/" + server
         var arguments = [path]
         if let store = global.store { arguments += ["--store", store] }
+        if global.quiet { arguments.append("--quiet") }
         if let listen { arguments += ["--listen", listen] }
         if let tokenFile { arguments += ["--token-file", tokenFile] }
         if readOnly { arguments.append("--read-only") }
@@ -67,6 +68,9 @@ struct Serve: ParsableCommand {
         var none = sigset_t()
         sigemptyset(&none)
         pthread_sigmask(SIG_SETMASK, &none, nil)
+        // The server runs long: a descriptor inherited from the shell or a test harness (a pipe
+        // or socket it waits on) must not stay open in it.
+        ProcessLaunch.closeInheritedOnExec()
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv(path, &argv)
         let reason = systemReason(errno)
