@@ -5,15 +5,20 @@ let package = Package(
     name: "recnotes",
     products: [
         .executable(name: "recnotes", targets: ["recnotes"]),
+        .executable(name: "recnotes-serve", targets: ["recnotes-serve"]),
         .library(name: "RecCore", targets: ["RecCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // The HTTP server of `recnotes serve` (issue 27), in recnotes-serve alone: the CLI never links it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
     ],
     targets: [
         // The few POSIX things Swift cannot call: signalfd's header, sync_file_range, memmem.
-        .systemLibrary(name: "CSystem"),
+        // (Not "CSystem": swift-system, which Hummingbird's NIO brings, has a target of that
+        // name, and target names are unique across the package graph.)
+        .systemLibrary(name: "CRecSystem"),
         .systemLibrary(
             name: "CAudio",
             pkgConfig: "sndfile",
@@ -32,7 +37,7 @@ let package = Package(
         .target(name: "CEbur128", dependencies: ["CLoader"]),
         // The layers, bottom to top; each may use only those it names (ARCHITECTURE.md).
         // POSIX in typed pieces.
-        .target(name: "RecSystem", dependencies: ["CSystem"]),
+        .target(name: "RecSystem", dependencies: ["CRecSystem"]),
         // Plain values that the engine and the stores both hold, and JSON's primitives.
         .target(name: "RecValues", dependencies: ["RecSystem"]),
         // The audio engine: ALSA and libsndfile. Knows no store.
@@ -66,6 +71,20 @@ let package = Package(
                 )
             ]
         ),
+        // `recnotes serve`'s HTTP front end over RecCore (issue 27): routes, access, audio with
+        // Range. A front end beside the CLI; RecCore says what each API route answers.
+        .target(
+            name: "RecServe",
+            dependencies: ["RecCore", .product(name: "Hummingbird", package: "hummingbird")]
+        ),
+        // The server's executable, which `recnotes serve` runs (execv) from its own directory,
+        // so that the CLI's binary and start-up carry no HTTP server.
+        .executableTarget(
+            name: "recnotes-serve",
+            dependencies: [
+                "RecServe", "RecCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // The transcription engines alone, for bench/transcribe.sh.
         .executableTarget(
             name: "recnotes-transcribe",
@@ -97,10 +116,19 @@ let package = Package(
                 "RecCore", "RecTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        // The server's routes in-process (HummingbirdTesting), against the CLI's --json output.
+        .testTarget(
+            name: "RecServeTests",
+            dependencies: [
+                "RecServe", "RecCore", "RecTestSupport", "recnotes",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "recnotes", "RecCore", "RecTestSupport",
+                "recnotes", "recnotes-serve", "RecCore", "RecTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,4 +1,4 @@
-import CSystem
+import CRecSystem
 
 #if canImport(Glibc)
     import Glibc

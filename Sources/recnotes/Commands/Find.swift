@@ -108,19 +108,18 @@ struct Find: ParsableCommand {
         }
     }
 
-    /// Every filter checked before the store is opened: a bad date or time is a usage error.
+    /// Every filter checked before the store is opened (`FindOptions`, which /api/find shares).
     private func makeQuery() throws -> SearchQuery {
-        var query = SearchQuery()
-        query.namePattern = name
-        query.caselessNamePattern = iname
-        query.kind = type
-        for tag in tag { try TagRules.validate(tag) }
-        query.tags = tag
-        if let text { query.setText(text) }
-        query.after = try after.map { try DateSpec.parse($0, option: "--after") }
-        query.before = try before.map { try DateSpec.parse($0, option: "--before") }
-        query.longer = try longer.map { try TimeSpec.length($0, option: "--longer") }
-        query.shorter = try shorter.map { try TimeSpec.length($0, option: "--shorter") }
-        return query
+        var options = FindOptions()
+        options.name = name
+        options.iname = iname
+        options.type = type
+        options.tags = tag
+        options.text = text
+        options.after = after
+        options.before = before
+        options.longer = longer
+        options.shorter = shorter
+        return try options.query()
     }
 }

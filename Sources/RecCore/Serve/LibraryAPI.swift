@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the server's `/api/` routes and `/audio/<uuid>` answer (issue 27), apart from HTTP
+/// itself: each route is the CLI command of its name with `--json`, made by the same
+/// presenters (`ItemJSON`, `ItemReport.json`, `Finder`), so that its body is byte for byte
+/// what the command prints. Each answer opens the library afresh, so another process's change
+/// is seen by the next request.
+public enum LibraryAPI {
+    /// An HTTP status and a JSON body (a line feed at its end, as the CLI prints).
+    public struct Answer: Sendable, Equatable {
+        public var status: Int
+        public var body: [UInt8]
+
+        public init(status: Int, body: [UInt8]) {
+            self.status = status
+            self.body = body
+        }
+
+        /// `{"error": "<subject>: <reason>"}`: the CLI's one line, without its `recnotes: `.
+        public static func error(_ status: Int, _ message: String) -> Answer {
+            var w = JSONWriter()
+            w.beginObject()
+            w.field("error", message)
+            w.endObject()
+            w.raw("\n")
+            return Answer(status: status, body: w.bytes)
+        }
+    }
+
+    /// The routes under `/api/`, by name.
+    public static let routes = ["ls", "info", "tree", "marks", "find"]
+
+    /// The answer of `/api/<route>` with the request's query parameters (decoded, in order;
+    /// `tag` may repeat). `path` is a path as the CLI takes it, absolute or `@uuid-prefix`;
+    /// a relative one is taken from the root (the server has no current folder), and none is
+    /// the root.
+    public static func answer(_ route: String, parameters: [(String, String)], location: StoreLocation) -> Answer {
+        do {
+            let path = storePath(parameters.last { $0.0 == "path" }?.1)
+            var w = JSONWriter(capacity: 1 << 16)
+            switch route {
+            case "ls":
+                let library = try Library(location: location)
+                let item = try found { try library.item(at: path) }
+                let items = SortKey.name.sorted(item.isFolder ? library.document.children(of: item.id) : [item])
+                ItemJSON.writeArray(items, in: library, to: &w)
+            case "info":
+                let library = try Library(location: location)
+                let item = try found { try library.item(at: path) }
+                return json(library.report(on: item, copies: false).json(in: library))
+            case "tree":
+                let library = try Library(location: location)
+                let item = try found { try library.item(at: path) }
+                ItemJSON.writeTree(item, in: library, to: &w)
+            case "marks":
+                let library = try Library(location: location)
+                let item = try found { try library.item(at: path) }
+                guard item.recording != nil else {
+                    throw RecError.failure(path, "is a folder; only recordings have markers")
+                }
+                return json(ItemJSON.markers(item))
+            case "find":
+                var query = try findOptions(parameters).query()
+                query.snippets = true
+                let found = try found(path) {
+                    try Finder.find(query, in: path, details: true, location: location) {
+                        try Library(location: location)
+                    }
+                }
+                try ItemJSON.writeFound(found, matches: query.hasTextFilters, to: &w)
+            default:
+                return .error(404, "/api/\(route): no such route (there are \(routes.joined(separator: ", ")))")
+            }
+            w.raw("\n")
+            return Answer(status: 200, body: w.bytes)
+        } catch let missing as Missing {
+            return .error(404, missing.error.description)
+        } catch let error as RecError {
+            return .error(400, error.description)
+        } catch {
+            return .error(500, "\(error)")
+        }
+    }
+
+    /// `find`'s options from the query: the CLI's option names without `--` (`tag` repeated
+    /// for several tags); an unknown parameter is an error, as an unknown option is.
+    static func findOptions(_ parameters: [(String, String)]) throws -> FindOptions {
+        var options = FindOptions()
+        for (key, value) in parameters {
+            switch key {
+            case "path": break
+            case "name": options.name = value
+            case "iname": options.iname = value
+            case "type":
+                guard let kind = ItemKind(rawValue: value) else {
+                    throw RecError.usage("type", "'\(value)' is neither folder nor recording")
+                }
+                options.type = kind
+            case "tag": options.tags.append(value)
+            case "text": options.text = value
+            case "after": options.after = value
+            case "before": options.before = value
+            case "longer": options.longer = value
+            case "shorter": options.shorter = value
+            default: throw RecError.usage(key, "find has no such parameter")
+            }
+        }
+        return options
+    }
+
+    /// The path of a request's `path` parameter, as the library resolves it.
+    static func storePath(_ typed: String?) -> String {
+        guard let typed, !typed.isEmpty else { return "/" }
+        return typed.hasPrefix("/") || typed.hasPrefix("@") ? typed : "/" + typed
+    }
+
+    /// A path that names no item (or names it wrongly): 404, not 400.
+    struct Missing: Error { var error: RecError }
+
+    private static func found<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as RecError where error.kind == .failure {
+            throw Missing(error: error)
+        }
+    }
+
+    /// `find` resolves its path itself (from its index when it can): a failure about that
+    /// path is a missing item.
+    private static func found<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as RecError where error.kind == .failure && error.subject == path {
+            throw Missing(error: error)
+        }
+    }
+
+    private static func json(_ text: String) -> Answer {
+        Answer(status: 200, body: Array((text + "\n").utf8))
+    }
+
+    /// A recording's audio file, open for reading, found by its UUID alone: nothing of the
+    /// request but the UUID reaches the file system. The file (after symbolic links: a synced
+    /// store's audio is git-annex's links into `.git/annex`) must lie inside the store
+    /// directory, so a link planted in `audio/` that leads out of the store is not served.
+    public struct AudioFile: ~Copyable {
+        public let descriptor: Int32
+        public let size: Int64
+        public let contentType: String
+
+        deinit { close(descriptor) }
+    }
+
+    /// nil when `uuid` is not a whole UUID, names no recording, or its file is not there
+    /// (or leads out of the store): all of which the server answers with 404.
+    public static func audio(_ uuid: Substring, location: StoreLocation) -> AudioFile? {
+        guard uuid.utf8.count == 36, let id = ItemID(String(uuid)),
+            let library = try? Library(location: location),
+            let item = library.document[id], let info = item.recording,
+            let store = realPath(location.directory),
+            let file = realPath(location.audioPath(info.file)),
+            file.hasPrefix(store == "/" ? "/" : store + "/")
+        else { return nil }
+        let descriptor = System.retrying { open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        guard descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            return nil
+        }
+        return AudioFile(descriptor: descriptor, size: Int64(status.st_size), contentType: contentType(info.format))
+    }
+
+    /// The path with every symbolic link followed, nil when it does not lead to a file.
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The media type a browser's `<audio>` expects for each stored format.
+    public static func contentType(_ format: AudioFormat) -> String {
+        switch format {
+        case .opus: return "audio/ogg; codecs=opus"
+        case .vorbis: return "audio/ogg"
+        case .flac: return "audio/flac"
+        case .wav: return "audio/wav"
+        case .mp3: return "audio/mpeg"
+        }
+    }
+}

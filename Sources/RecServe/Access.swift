@@ -1,0 +1,140 @@
+import RecCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where the server listens and who may ask it (issue 27): on the loopback anyone on this
+/// machine may (as with any local program); on any other address a request needs the token,
+/// in `?token=`, a cookie set at the first visit with it, or an `Authorization: Bearer` header.
+public struct Access: Sendable {
+    /// The address and port to bind, as `--listen ADDR:PORT` gave them.
+    public var host: String
+    public var port: Int
+    /// nil: no token asked (the loopback, without `--token-file`).
+    public var token: String?
+
+    public static let defaultHost = ServeDefaults.host
+    public static let defaultPort = ServeDefaults.port
+    /// The cookie that carries the token after the first visit with `?token=`.
+    public static let cookieName = "recnotes_token"
+
+    public init(host: String, port: Int, token: String?) {
+        self.host = host
+        self.port = port
+        self.token = token
+    }
+
+    /// `ADDR:PORT`, `[IPv6]:PORT`, `ADDR` or `:PORT`; the missing half is the default.
+    public static func parseListen(_ text: String) throws -> (host: String, port: Int) {
+        var host = text
+        var portText: Substring?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else {
+                throw RecError.usage("--listen", "'\(text)' opens an IPv6 address with '[' but does not close it")
+            }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { throw RecError.usage("--listen", "'\(text)' is not ADDR:PORT") }
+                portText = rest.dropFirst()
+            }
+        } else if let colon = text.lastIndex(of: ":") {
+            guard text.firstIndex(of: ":") == colon else {
+                throw RecError.usage("--listen", "'\(text)': write an IPv6 address in brackets, [::1]:\(defaultPort)")
+            }
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+        }
+        if host.isEmpty { host = defaultHost }
+        var port = defaultPort
+        if let portText {
+            guard let number = Int(portText), (0...65535).contains(number) else {
+                throw RecError.usage("--listen", "'\(portText)' is not a port (0 to 65535)")
+            }
+            port = number
+        }
+        return (host, port)
+    }
+
+    /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost): only this machine
+    /// reaches it.
+    public static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" { return true }
+        var address = in_addr()
+        return inet_pton(AF_INET, host, &address) == 1 && (UInt32(bigEndian: address.s_addr) >> 24) == 127
+    }
+
+    /// The access for `--listen` and `--token-file`: a token read from the file (its first
+    /// line), else one made now off the loopback, else none.
+    public static func make(listen: String?, tokenFile: String?) throws -> Access {
+        let (host, port) = try listen.map(parseListen) ?? (defaultHost, defaultPort)
+        if let tokenFile {
+            return Access(host: host, port: port, token: try readToken(tokenFile))
+        }
+        return Access(host: host, port: port, token: isLoopback(host) ? nil : newToken())
+    }
+
+    /// 32 random bytes from the kernel (getrandom, through the system generator), as hex.
+    public static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for _ in 0..<32 {
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            out += [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func readToken(_ file: String) throws -> String {
+        let descriptor = System.retrying { open(file, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { throw RecError.failure(file, systemReason(errno)) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 1 << 16 {
+            let count = System.retrying { read(descriptor, &buffer, buffer.count) }
+            guard count > 0 else {
+                if count < 0 { throw RecError.failure(file, systemReason(errno)) }
+                break
+            }
+            bytes += buffer[..<count]
+        }
+        let line = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
+        let token = String(decoding: line, as: UTF8.self).trimmingWhitespace()
+        guard token.utf8.count >= 16 else {
+            throw RecError.failure(file, "the token must be at least 16 characters on the first line")
+        }
+        guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") }) else {
+            throw RecError.failure(file, "the token must be printable ASCII without spaces or ';'")
+        }
+        return token
+    }
+
+    /// The URL to print: with the token inside it when one is asked, as Jupyter prints it.
+    public var url: String {
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "http://\(shown):\(port)/" + (token.map { "?token=" + $0 } ?? "")
+    }
+
+    /// Equal bytes, compared in a time that depends on the lengths alone, not on where the
+    /// first difference lies: a guess cannot be refined by timing the answers.
+    public static func sameToken(_ given: Substring, _ token: String) -> Bool {
+        let a = Array(given.utf8)
+        let b = Array(token.utf8)
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for i in 0..<b.count { difference |= (i < a.count ? a[i] : 0) ^ b[i] }
+        return difference == 0
+    }
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> String {
+        let bytes = Array(utf8)
+        let space: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        guard let first = bytes.firstIndex(where: { !space($0) }) else { return "" }
+        let last = bytes.lastIndex(where: { !space($0) })!
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+}

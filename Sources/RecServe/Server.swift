@@ -1,0 +1,204 @@
+import Hummingbird
+import Logging
+import RecCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The HTTP side of `recnotes serve`: routes, access and the audio stream. What each API route
+/// answers is RecCore's (`LibraryAPI`); here it becomes a response.
+public enum Server {
+    /// The router of a server on the store at `location`, with `access`'s rules. Also what
+    /// the in-process tests drive.
+    public static func router(location: StoreLocation, access: Access) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: TokenMiddleware(token: access.token))
+        router.get("/api/:route") { request, context -> Response in
+            let route = context.parameters.get("route") ?? ""
+            let parameters = query(request.uri.query ?? "")
+            let answer = LibraryAPI.answer(route, parameters: parameters, location: location)
+            return Response(
+                status: HTTPResponse.Status(code: answer.status),
+                headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+        }
+        router.get("/audio/:uuid") { request, context -> Response in
+            let uuid = context.parameters.get("uuid") ?? ""
+            return audio(uuid[...], range: request.headers[.range], location: location)
+        }
+        return router
+    }
+
+    /// Serves until SIGTERM or SIGINT, then stops cleanly (open connections finish).
+    /// `started` is called once the socket listens, with the URL to print.
+    public static func run(
+        location: StoreLocation, access: Access, started: @escaping @Sendable (String) async -> Void
+    ) async throws {
+        var logger = Logger(label: "recnotes-serve")
+        // Hummingbird's own notices (the address it listens on) only: never a request line,
+        // which could hold a token.
+        logger.logLevel = .warning
+        let app = Application(
+            router: router(location: location, access: access),
+            configuration: .init(address: .hostname(access.host, port: access.port), serverName: nil),
+            onServerRunning: { channel in
+                var shown = access
+                if let port = channel.localAddress?.port { shown.port = port }
+                await started(shown.url)
+            },
+            logger: logger)
+        try await app.runService()
+    }
+
+    /// A recording's audio by UUID, whole or the byte range asked.
+    static func audio(_ uuid: Substring, range header: String?, location: StoreLocation) -> Response {
+        guard let file = LibraryAPI.audio(uuid, location: location) else {
+            return error(.notFound, "/audio/\(uuid): no recording has this UUID")
+        }
+        let size = file.size
+        var headers: HTTPFields = [
+            .contentType: file.contentType, .acceptRanges: "bytes", .cacheControl: "no-cache",
+        ]
+        let range: ClosedRange<Int64>
+        let status: HTTPResponse.Status
+        switch ByteRange(header: header, size: size) {
+        case .whole:
+            range = 0...(size - 1)
+            status = .ok
+        case .part(let part):
+            range = part
+            status = .partialContent
+            headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(size)"
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(size)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        }
+        let length = size == 0 ? 0 : range.count
+        let stream = FileStream(file)
+        return Response(
+            status: status, headers: headers,
+            body: ResponseBody(contentLength: length) { writer in
+                var offset = range.lowerBound
+                let end = offset + Int64(length)
+                while offset < end {
+                    let chunk = try stream.read(at: offset, count: Int(min(end - offset, 1 << 18)))
+                    guard !chunk.isEmpty else { throw FileStream.Shrunk() }
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                    offset += Int64(chunk.count)
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// The open audio file, shared with the body's writer (which runs after the handler returns).
+    final class FileStream: @unchecked Sendable {
+        struct Shrunk: Error {}
+        private let file: LibraryAPI.AudioFile
+
+        init(_ file: consuming LibraryAPI.AudioFile) { self.file = file }
+
+        /// Reads from the descriptor (pread: no shared offset, so two bodies never interfere).
+        func read(at offset: Int64, count: Int) throws -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: count)
+            let got = bytes.withUnsafeMutableBytes { buffer in
+                System.retrying { pread(file.descriptor, buffer.baseAddress, count, off_t(offset)) }
+            }
+            guard got >= 0 else { throw RecError.failure("audio", systemReason(errno)) }
+            bytes.removeLast(count - got)
+            return bytes
+        }
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let answer = LibraryAPI.Answer.error(status.code, message)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    /// A query string's parameters in order, `+` as a space and percent escapes decoded (as
+    /// a browser's form or `URLSearchParams` encodes them).
+    public static func query(_ query: String) -> [(String, String)] {
+        query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    static func decode(_ text: Substring) -> String {
+        var out: [UInt8] = []
+        var bytes = text.utf8.makeIterator()
+        func hex(_ c: UInt8?) -> UInt8? {
+            guard let c else { return nil }
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        while let byte = bytes.next() {
+            switch byte {
+            case UInt8(ascii: "+"): out.append(0x20)
+            case UInt8(ascii: "%"):
+                let a = bytes.next()
+                let b = bytes.next()
+                if let high = hex(a), let low = hex(b) {
+                    out.append(high << 4 | low)
+                } else {
+                    out.append(byte)
+                    if let a { out.append(a) }
+                    if let b { out.append(b) }
+                }
+            default: out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Off the loopback, every request needs the token. A request with the right `?token=` gets
+/// it back as an HttpOnly, SameSite=Strict cookie, so the page's own requests carry it; a
+/// wrong or missing one waits a moment (a guesser gets few tries a second) and gets 401.
+struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let token: String?
+    /// How long a refused request waits before its 401.
+    static var refusalDelay: Duration { .milliseconds(300) }
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let token else { return try await next(request, context) }
+        if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer "),
+            Access.sameToken(bearer.dropFirst("Bearer ".count), token)
+        {
+            return try await next(request, context)
+        }
+        if cookie(request.headers[values: .cookie]).map({ Access.sameToken($0, token) }) == true {
+            return try await next(request, context)
+        }
+        if let given = Server.query(request.uri.query ?? "").last(where: { $0.0 == "token" })?.1,
+            Access.sameToken(given[...], token)
+        {
+            var response = try await next(request, context)
+            response.headers[.setCookie] = "\(Access.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"
+            return response
+        }
+        try await Task.sleep(for: Self.refusalDelay)
+        var response = Server.error(.unauthorized, "this server needs its token: open the URL it printed")
+        response.headers[.wwwAuthenticate] = "Bearer"
+        return response
+    }
+
+    /// The token cookie's value among the request's Cookie headers.
+    private func cookie(_ headers: [String]) -> Substring? {
+        for header in headers {
+            for pair in header.split(separator: ";") {
+                let pair = pair.drop { $0 == " " }
+                if pair.hasPrefix(Access.cookieName + "=") { return pair.dropFirst(Access.cookieName.count + 1) }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import RecCore
+import RecServe
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `recnotes serve`'s server, which `recnotes serve` runs (execv) with the same options: a
+/// front end beside the CLI over the same library layer (RecCore), in a binary of its own so
+/// that the CLI links no HTTP server.
+@main
+struct RecnotesServe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recnotes serve",
+        abstract: "Serve the library over HTTP: a JSON API for scripts and the audio (issue 27).")
+
+    @Option(name: .long, help: ArgumentHelp("The store directory.", valueName: "dir"))
+    var store: String?
+
+    @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print nothing but errors (not the URL).")
+    var quiet = false
+
+    @Option(help: ArgumentHelp("Where to listen.", valueName: "addr:port"))
+    var listen: String?
+
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("Read the access token here.", valueName: "file"))
+    var tokenFile: String?
+
+    @Flag(name: .customLong("read-only"), help: "Allow no writes.")
+    var readOnly = false
+
+    @Flag(help: "Open the URL in a browser (xdg-open).")
+    var open = false
+
+    static func main() async {
+        do {
+            let command = try parseAsRoot() as! RecnotesServe
+            try await command.serve()
+        } catch let error as RecError {
+            fail(error.description, error.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success { exit(withError: error) }
+            let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            fail(message, code == .validationFailure ? ExitStatus.usage : code.rawValue)
+        }
+    }
+
+    private static func fail(_ message: String, _ code: Int32) -> Never {
+        var line = Array(("recnotes: " + message + "\n").utf8)
+        _ = line.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        Glibc.exit(code)
+    }
+
+    func serve() async throws {
+        let access = try Access.make(listen: listen, tokenFile: tokenFile)
+        let location = try StoreLocation.resolve(explicit: store)
+        let open = self.open
+        let quiet = self.quiet
+        do {
+            try await Server.run(location: location, access: access) { url in
+                // The URL (with the token off the loopback) on stdout, once, and nowhere else.
+                if !quiet {
+                    print(url)
+                    fflush(nil)
+                }
+                if open { Self.openInBrowser(url) }
+            }
+        } catch let error as RecError {
+            throw error
+        } catch {
+            throw RecError.failure("serve", "cannot listen on \(access.host):\(access.port): \(error)")
+        }
+    }
+
+    /// `xdg-open URL`, not waited for: the browser is the user's, whatever it does.
+    private static func openInBrowser(_ url: String) {
+        var launch = ProcessLaunch(["xdg-open", url])
+        launch.ownSession = true
+        if (try? launch.start()) == nil {
+            fail("--open: cannot run xdg-open", ExitStatus.failure)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import RecCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the library over HTTP: a JSON API and the audio.",
+        discussion: """
+            Runs recnotes-serve (installed beside recnotes) on the same store. Listens on \
+            \(ServeDefaults.host):\(ServeDefaults.port) by default and prints its URL. On the loopback no \
+            token is needed; on any other address every request needs the token printed inside the \
+            URL (?token=; after that visit a cookie carries it) or read from --token-file. \
+            GET /api/ls, /api/info, /api/tree, /api/marks and /api/find?path=P (find's options as \
+            parameters: text, tag, name, iname, type, after, before, longer, shorter) give what the \
+            command of that name gives with --json; GET /audio/UUID the recording's file, with \
+            HTTP Range. SIGTERM or Ctrl-C stops it.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Where to listen: ADDR:PORT, [IPv6]:PORT, ADDR or :PORT (default \(ServeDefaults.host):\(ServeDefaults.port)).",
+            valueName: "addr:port"))
+    var listen: String?
+
+    @Option(
+        name: .customLong("token-file"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Read the access token from this file's first line instead of making one (needed then on the loopback too).",
+            valueName: "file"),
+        completion: .file())
+    var tokenFile: String?
+
+    @Flag(name: .customLong("read-only"), help: "Allow no writes (no route writes yet).")
+    var readOnly = false
+
+    @Flag(help: "Open the URL in a browser (xdg-open).")
+    var open = false
+
+    /// Becomes recnotes-serve (execv: the same process id, so a caller's SIGTERM reaches the
+    /// server), with the options as given; the CLI itself links no HTTP server.
+    func run() throws {
+        let server = ServeDefaults.executable
+        let directory = Self.ownDirectory()
+        let path = directory + "/" + server
+        var arguments = [path]
+        if let store = global.store { arguments += ["--store", store] }
+        if global.quiet { arguments.append("--quiet") }
+        if let listen { arguments += ["--listen", listen] }
+        if let tokenFile { arguments += ["--token-file", tokenFile] }
+        if readOnly { arguments.append("--read-only") }
+        if open { arguments.append("--open") }
+        guard access(path, X_OK) == 0 else {
+            throw RecError.failure(
+                "serve", "cannot run \(path): \(systemReason(errno)) (it is installed beside recnotes)")
+        }
+        Output.flush()
+        // What this process set up for itself is not the server's: a signal it ignores (SIGXFSZ)
+        // or blocks would stay so across exec.
+        signal(SIGXFSZ, SIG_DFL)
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
+        // The server runs long: a descriptor inherited from the shell or a test harness (a pipe
+        // or socket it waits on) must not stay open in it.
+        ProcessLaunch.closeInheritedOnExec()
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        execv(path, &argv)
+        let reason = systemReason(errno)
+        for pointer in argv { free(pointer) }
+        throw RecError.failure("serve", "cannot run \(path): \(reason)")
+    }
+
+    /// The directory of the running executable (/proc/self/exe, links followed).
+    static func ownDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let path =
+            count > 0
+            ? String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

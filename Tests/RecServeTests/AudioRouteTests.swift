@@ -1,0 +1,126 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import RecCore
+import RecServe
+import Testing
+
+/// `/audio/<uuid>`: the file by UUID alone, whole or in byte ranges, and nothing else.
+@Suite struct AudioRouteTests {
+    @Test func theWholeFileWithItsType() async throws {
+        let fixture = try LibraryFixture()
+        let cases = [("/Talks/budget talk", "audio/wav"), ("/Talks/Deep dir/ünïcode & more", "audio/flac")]
+        try await fixture.app().test(.router) { client in
+            for (path, type) in cases {
+                let file = try Data(contentsOf: URL(fileURLWithPath: try fixture.audioPath(path)))
+                #expect(file.count > 1000)
+                try await client.execute(uri: "/audio/" + (try fixture.uuid(path)), method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == type)
+                    #expect(response.headers[.acceptRanges] == "bytes")
+                    #expect(response.headers[.contentLength] == "\(file.count)")
+                    #expect(Data(buffer: response.body) == file)
+                }
+            }
+        }
+    }
+
+    /// Each range's bytes are the file's, with Content-Range saying which; past the end is 416.
+    @Test func rangesAreByteExact() async throws {
+        let fixture = try LibraryFixture()
+        let file = try Data(contentsOf: URL(fileURLWithPath: try fixture.audioPath("/Talks/budget talk")))
+        let size = file.count
+        let uri = "/audio/" + (try fixture.uuid("/Talks/budget talk"))
+        // (header, first byte, last byte)
+        let parts: [(String, Int, Int)] = [
+            ("bytes=0-0", 0, 0),
+            ("bytes=0-99", 0, 99),
+            ("bytes=1000-65535", 1000, 65535),
+            ("bytes=100000-", 100_000, size - 1),
+            ("bytes=-500", size - 500, size - 1),
+            ("bytes=\(size - 10)-\(size * 2)", size - 10, size - 1),
+            ("bytes=-\(size * 3)", 0, size - 1),
+            ("bytes=\(size - 1)-", size - 1, size - 1),
+        ]
+        try await fixture.app().test(.router) { client in
+            for (header, first, last) in parts {
+                try await client.execute(uri: uri, method: .get, headers: [.range: header]) { response in
+                    #expect(response.status == .partialContent, "\(header)")
+                    #expect(response.headers[.contentRange] == "bytes \(first)-\(last)/\(size)", "\(header)")
+                    #expect(response.headers[.contentLength] == "\(last - first + 1)", "\(header)")
+                    #expect(Data(buffer: response.body) == file[first...last], "\(header)")
+                }
+            }
+            for header in ["bytes=\(size)-", "bytes=\(size + 5)-\(size + 10)", "bytes=-0"] {
+                try await client.execute(uri: uri, method: .get, headers: [.range: header]) { response in
+                    #expect(response.status == .rangeNotSatisfiable, "\(header)")
+                    #expect(response.headers[.contentRange] == "bytes */\(size)", "\(header)")
+                }
+            }
+            // Several ranges, or a malformed one: the whole file (RFC 9110 lets a server ignore Range).
+            for header in ["bytes=0-1,5-6", "bytes=5-1", "items=0-1", "bytes=x-"] {
+                try await client.execute(uri: uri, method: .get, headers: [.range: header]) { response in
+                    #expect(response.status == .ok, "\(header)")
+                    #expect(Data(buffer: response.body) == file, "\(header)")
+                }
+            }
+        }
+    }
+
+    /// No path from the request reaches the file system: anything but a recording's UUID is
+    /// 404, and so is a recording whose file is a link leading out of the store.
+    @Test func traversalAttemptsAre404() async throws {
+        let fixture = try LibraryFixture()
+        let uuid = try fixture.uuid("/Talks/budget talk")
+        let audioPath = try fixture.audioPath("/Talks/budget talk")
+        let fileName = URL(fileURLWithPath: audioPath).lastPathComponent
+        let folder = try fixture.uuid("/Talks")
+        let attempts = [
+            "/audio/..", "/audio/%2e%2e", "/audio/%2e%2e/store.json", "/audio/..%2fstore.json",
+            "/audio/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/audio//etc/passwd", "/audio/%2Fetc%2Fpasswd",
+            "/audio/" + fileName, "/audio/" + String(uuid.prefix(8)), "/audio/" + folder, "/audio/" + uuid + "/..",
+            "/audio/" + uuid + "%00", "/audio/" + uuid.uppercased() + "x", "/audio/../store.json",
+            "/audio/00000000-0000-0000-0000-000000000000",
+        ]
+        try await fixture.app().test(.router) { client in
+            for uri in attempts {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .notFound, "\(uri)")
+                }
+            }
+            // The recording itself is served: the attempts failed for what they asked.
+            try await client.execute(uri: "/audio/" + uuid, method: .get) { #expect($0.status == .ok) }
+
+            // Its file replaced by a link out of the store: not served.
+            let outside = fixture.home + "/secret.wav"
+            try Data("secret".utf8).write(to: URL(fileURLWithPath: outside))
+            let kept = fixture.home + "/kept.wav"
+            try FileManager.default.moveItem(atPath: audioPath, toPath: kept)
+            try FileManager.default.createSymbolicLink(atPath: audioPath, withDestinationPath: outside)
+            try await client.execute(uri: "/audio/" + uuid, method: .get) { #expect($0.status == .notFound) }
+
+            // A link that stays inside the store (as git-annex's do): served.
+            try FileManager.default.removeItem(atPath: audioPath)
+            let inside = fixture.store + "/.git-annex-like"
+            try FileManager.default.moveItem(atPath: kept, toPath: inside)
+            try FileManager.default.createSymbolicLink(atPath: audioPath, withDestinationPath: inside)
+            let file = try Data(contentsOf: URL(fileURLWithPath: inside))
+            try await client.execute(uri: "/audio/" + uuid, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(Data(buffer: response.body) == file)
+            }
+        }
+    }
+
+    @Test func rangeHeaderParsing() {
+        #expect(ByteRange(header: nil, size: 10) == .whole)
+        #expect(ByteRange(header: "bytes=2-4", size: 10) == .part(2...4))
+        #expect(ByteRange(header: "bytes = 2-", size: 10) == .whole)
+        #expect(ByteRange(header: "bytes=2-", size: 10) == .part(2...9))
+        #expect(ByteRange(header: "bytes=-3", size: 10) == .part(7...9))
+        #expect(ByteRange(header: "bytes=10-", size: 10) == .unsatisfiable)
+        #expect(ByteRange(header: "bytes=0-", size: 0) == .unsatisfiable)
+        #expect(ByteRange(header: "bytes=99999999999999999999999-", size: 10) == .unsatisfiable)
+        #expect(ByteRange(header: "bytes=0-99999999999999999999999", size: 10) == .part(0...9))
+    }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# issue 27, `recnotes serve`'s first slice: the CLI must keep its start-up and size although
+# the package now builds an HTTP server (Hummingbird, NIO) into recnotes-serve. Runs
+# `recnotes --version` of the binary before the change (BEFORE, built from the base commit)
+# beside the one after (AFTER) in the same hyperfine run, prints both sizes, stripped and
+# not. (valgrind's callgrind gives up on these binaries' debug info, so no instruction count.)
+#   bench/serve-cli.sh BEFORE AFTER
+set -euo pipefail
+before=${1:?usage: serve-cli.sh BEFORE-recnotes AFTER-recnotes}
+after=${2:?usage: serve-cli.sh BEFORE-recnotes AFTER-recnotes}
+out=$(cd "$(dirname "$0")" && pwd)/out
+mkdir -p "$out"
+echo "size before: $(stat -c %s "$before") bytes; after: $(stat -c %s "$after") bytes"
+for bin in "$before" "$after"; do
+  if grep -qa 7NIOCore "$bin"; then echo "$bin links NIO"; else echo "$bin does not link NIO"; fi
+done
+hyperfine -N --warmup 10 --runs 100 --export-markdown "$out/serve-cli-version.md" \
+  -n "before: recnotes --version" "$before --version" \
+  -n "after: recnotes --version" "$after --version"
+for bin in "$before" "$after"; do
+  strip --strip-unneeded -o "$out/serve-cli-stripped" "$bin"
+  echo "$bin stripped (as the .deb has it): $(stat -c %s "$out/serve-cli-stripped") bytes"
+done
+rm -f "$out/serve-cli-stripped"
