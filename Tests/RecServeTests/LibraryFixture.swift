@@ -88,7 +88,11 @@ final class LibraryFixture: @unchecked Sendable {
     }
 
     /// An application on this store with `access`'s rules, for in-process requests.
-    func app(token: String? = nil) -> some ApplicationProtocol {
-        Application(router: Server.router(location: location, access: Access(host: "127.0.0.1", port: 0, token: token)))
+    func app(token: String? = nil, readOnly: Bool = false) -> some ApplicationProtocol {
+        app(access: Access(host: "127.0.0.1", port: 0, token: token, readOnly: readOnly))
+    }
+
+    func app(access: Access) -> some ApplicationProtocol {
+        Application(router: Server.router(location: location, access: access))
     }
 }
