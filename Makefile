@@ -3,6 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 
 BINDIR = $(PREFIX)/bin
+LIBEXECDIR = $(PREFIX)/libexec/recnotes
 MANDIR = $(PREFIX)/share/man/man1
 BASHDIR = $(PREFIX)/share/bash-completion/completions
 ZSHDIR = $(PREFIX)/share/zsh/site-functions
@@ -83,11 +84,13 @@ demo: release
 bench: release
 	@bench/run-all
 
-# make install PREFIX=~/.local: the release binary, the man page and bash/zsh/fish completions.
+# make install PREFIX=~/.local: the release binary, its server (libexec/recnotes), the man page and
+# bash/zsh/fish completions.
 install: release
 	@bin="$(RELEASE_BIN)"; \
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(BASHDIR)" "$(DESTDIR)$(ZSHDIR)" "$(DESTDIR)$(FISHDIR)" && \
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBEXECDIR)" "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(BASHDIR)" "$(DESTDIR)$(ZSHDIR)" "$(DESTDIR)$(FISHDIR)" && \
 	install -m 755 "$$bin" "$(DESTDIR)$(BINDIR)/recnotes" && \
+	install -m 755 "$$(dirname "$$bin")/recnotes-serve" "$(DESTDIR)$(LIBEXECDIR)/recnotes-serve" && \
 	scripts/man.sh --stamp "$$(scripts/version.sh)" < man/recnotes.1 > "$(DESTDIR)$(MANDIR)/recnotes.1" && \
 	"$$bin" --generate-completion-script bash > "$(DESTDIR)$(BASHDIR)/recnotes" && \
 	"$$bin" --generate-completion-script zsh > "$(DESTDIR)$(ZSHDIR)/_recnotes" && \
@@ -96,8 +99,9 @@ install: release
 
 # Removes exactly what install put there.
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/recnotes" "$(DESTDIR)$(MANDIR)/recnotes.1" \
+	rm -f "$(DESTDIR)$(BINDIR)/recnotes" "$(DESTDIR)$(LIBEXECDIR)/recnotes-serve" "$(DESTDIR)$(MANDIR)/recnotes.1" \
 	  "$(DESTDIR)$(BASHDIR)/recnotes" "$(DESTDIR)$(ZSHDIR)/_recnotes" "$(DESTDIR)$(FISHDIR)/recnotes.fish"
+	-rmdir "$(DESTDIR)$(LIBEXECDIR)" 2>/dev/null
 
 # recnotes_<version>_<arch>.deb in the repository root (scripts/deb.sh). It builds in a
 # scratch directory of its own, so it never waits on the lock of a `make test` or `make

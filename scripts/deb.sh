@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds recnotes_<version>_amd64.deb in the repository root from the static release binary:
-# the binary, the man page, bash/zsh/fish completions in Debian's places, a copyright file
-# and a changelog. Depends is computed by dpkg-shlibdeps from what the binary links;
-# PocketSphinx, which the binary opens with dlopen only to transcribe, SoundTouch, opened
-# only for play/export --speed, and libebur128, opened to measure loudness (recordings are
-# saved without it, only without their loudness), are recommended.
-#   scripts/deb.sh BINARY     (make deb passes the release binary)
+# Builds recnotes_<version>_amd64.deb in the repository root from the static release binaries:
+# recnotes, its HTTP server recnotes-serve (in /usr/libexec/recnotes), the man page,
+# bash/zsh/fish completions in Debian's places, a copyright file and a changelog. Depends is
+# computed by dpkg-shlibdeps from what the binaries link; PocketSphinx, which recnotes opens
+# with dlopen only to transcribe, SoundTouch, opened only for play/export --speed, and
+# libebur128, opened to measure loudness (recordings are saved without it, only without their
+# loudness), are recommended.
+#   scripts/deb.sh BINARY     (make deb passes the release recnotes; the server is beside it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=${1:?usage: deb.sh path/to/release/recnotes}
@@ -17,11 +18,17 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 root=$work/root
 
-install -d "$root/DEBIAN" "$root/usr/bin" "$root/usr/share/man/man1" "$root/usr/share/doc/recnotes" \
+install -d "$root/DEBIAN" "$root/usr/bin" "$root/usr/libexec/recnotes" "$root/usr/share/man/man1" "$root/usr/share/doc/recnotes" \
   "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
   "$root/usr/share/fish/vendor_completions.d"
+server=$(dirname "$binary")/recnotes-serve
+[[ -x $server ]] || { echo "deb: $server not found: build the release products first" >&2; exit 1; }
 install -m 755 "$binary" "$root/usr/bin/recnotes"
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/recnotes"
+# `recnotes serve` runs the HTTP server from libexec: users never call it by its own name, so
+# it needs no man page of its own (serve is in recnotes(1)), and the CLI links no server.
+install -m 755 "$server" "$root/usr/libexec/recnotes/recnotes-serve"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+  "$root/usr/bin/recnotes" "$root/usr/libexec/recnotes/recnotes-serve"
 
 # The man page carries the version here, as it does when `make install` puts it in place.
 scripts/man.sh --stamp "$version" < man/recnotes.1 | gzip -9n > "$root/usr/share/man/man1/recnotes.1.gz"
@@ -45,8 +52,11 @@ License: Apache-2.0
  On Debian systems, the complete text of the Apache License, Version 2.0 can be
  found in "/usr/share/common-licenses/Apache-2.0".
  .
- The binary links the Swift runtime and swift-argument-parser and swift-atomics
- statically; both are Apache-2.0 with the Runtime Library Exception.
+ The binaries link the Swift runtime, swift-argument-parser and swift-atomics
+ statically; these are Apache-2.0 with the Runtime Library Exception. The
+ server, /usr/libexec/recnotes/recnotes-serve, also links Hummingbird, SwiftNIO
+ and the Swift packages they build on (from the apple, swiftlang and
+ swift-server projects) statically, all Apache-2.0.
 COPYRIGHT
 
 # A native package's changelog is changelog.gz; one with a Debian revision (a hyphen in the
@@ -64,7 +74,7 @@ changelog=changelog.gz
 # dpkg-shlibdeps wants a source package's control file to read; a minimal one will do.
 mkdir -p "$work/debian"
 printf 'Source: recnotes\n\nPackage: recnotes\nArchitecture: any\n' > "$work/debian/control"
-depends=$(cd "$work" && dpkg-shlibdeps -O -e"$root/usr/bin/recnotes" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+depends=$(cd "$work" && dpkg-shlibdeps -O -e"$root/usr/bin/recnotes" -e"$root/usr/libexec/recnotes/recnotes-serve" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [[ -n $depends ]] || { echo "deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
 cat > "$root/DEBIAN/control" <<CONTROL

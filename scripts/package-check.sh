@@ -5,7 +5,7 @@
 #     this machine's apt uses; no Swift toolchain in it;
 #  3. apt-get install ./recnotes_*.deb inside it, so its Depends resolve;
 #  4. recnotes used there: --version, mkdir and ls --json, import of a WAV made by sox
-#     outside, export - | wc -c, man recnotes, a bash completion;
+#     outside, export - | wc -c, serve and /api/ls, man recnotes, a bash completion;
 #  5. apt-get purge, and nothing of the package is left.
 # Every failure says which step failed and exits 1; the root is removed on every exit.
 # It never passes silently: without the mirror, debootstrap fails and so does the check.
@@ -67,7 +67,7 @@ inside recnotes --version | tee "$work/version.txt"
 grep -q "^recnotes $version " "$work/version.txt"
 
 begin "ldd names only Debian libraries"
-inside ldd /usr/bin/recnotes | tee "$work/ldd.txt"
+inside ldd /usr/bin/recnotes /usr/libexec/recnotes/recnotes-serve | tee "$work/ldd.txt"
 if grep -qi "swift\|not found" "$work/ldd.txt"; then exit 1; fi
 
 begin "mkdir and ls --json"
@@ -84,6 +84,21 @@ bytes=$(inside sh -c 'recnotes --store /root/store export /Work/tone - --format 
 echo "package-check: exported $bytes bytes"
 # Two seconds of 16-bit mono at 48 kHz, plus a header.
 (( bytes >= 192000 && bytes < 193000 ))
+
+# recnotes serve runs the server from /usr/libexec/recnotes; bash's /dev/tcp is the client,
+# since the minimal root has no curl. The server prints its URL once it listens.
+begin "recnotes serve answers /api/ls, and stops on SIGTERM"
+served=$(inside bash -c '
+  recnotes --store /root/store serve --listen 127.0.0.1:0 > /tmp/serve.out 2> /tmp/serve.err & pid=$!
+  for _ in $(seq 300); do [[ -s /tmp/serve.out ]] && break; sleep 0.1; done
+  url=$(head -1 /tmp/serve.out); port=${url##*:}; port=${port%%/*}
+  exec 3<>"/dev/tcp/127.0.0.1/$port"
+  printf "GET /api/ls?path=/ HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" >&3
+  timeout 10 cat <&3; exec 3<&-
+  kill -TERM $pid; wait $pid; echo "exit $?"; cat /tmp/serve.err')
+echo "$served" | head -3
+grep -q '"name": "Work"' <<<"$served"
+grep -qx 'exit 0' <<<"$served"
 
 begin "man recnotes"
 inside sh -c 'MANPAGER=cat man recnotes' > "$work/man.txt"

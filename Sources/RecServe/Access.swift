@@ -13,16 +13,24 @@ public struct Access: Sendable {
     public var port: Int
     /// nil: no token asked (the loopback, without `--token-file`).
     public var token: String?
+    /// What a write must carry in its `X-Recnotes-Token` header: the access token, or on the
+    /// loopback one made at start. A page gets it from `/api/session`, which another site's page
+    /// cannot read (no CORS), so a forged cross-site request cannot write (no CSRF).
+    public var writeToken: String
+    /// `--read-only`: every write is refused.
+    public var readOnly: Bool
 
     public static let defaultHost = ServeDefaults.host
     public static let defaultPort = ServeDefaults.port
     /// The cookie that carries the token after the first visit with `?token=`.
     public static let cookieName = "recnotes_token"
 
-    public init(host: String, port: Int, token: String?) {
+    public init(host: String, port: Int, token: String?, readOnly: Bool = false) {
         self.host = host
         self.port = port
         self.token = token
+        self.writeToken = token ?? Self.newToken()
+        self.readOnly = readOnly
     }
 
     /// `ADDR:PORT`, `[IPv6]:PORT`, `ADDR` or `:PORT`; the missing half is the default.
@@ -67,12 +75,30 @@ public struct Access: Sendable {
 
     /// The access for `--listen` and `--token-file`: a token read from the file (its first
     /// line), else one made now off the loopback, else none.
-    public static func make(listen: String?, tokenFile: String?) throws -> Access {
+    public static func make(listen: String?, tokenFile: String?, readOnly: Bool = false) throws -> Access {
         let (host, port) = try listen.map(parseListen) ?? (defaultHost, defaultPort)
         if let tokenFile {
-            return Access(host: host, port: port, token: try readToken(tokenFile))
+            return Access(host: host, port: port, token: try readToken(tokenFile), readOnly: readOnly)
         }
-        return Access(host: host, port: port, token: isLoopback(host) ? nil : newToken())
+        return Access(host: host, port: port, token: isLoopback(host) ? nil : newToken(), readOnly: readOnly)
+    }
+
+    /// The header a write carries its token in.
+    public static let writeTokenHeader = "X-Recnotes-Token"
+
+    /// Whether a request's Host names this server by an address or `localhost`, not by some
+    /// other name: a page from a name that was made to resolve here (DNS rebinding) would be
+    /// same-origin with the server, and could read the write token.
+    public static func isDirectHost(_ hostHeader: String) -> Bool {
+        var name = Substring(hostHeader)
+        if name.hasPrefix("["), let close = name.firstIndex(of: "]") {
+            name = name[name.index(after: name.startIndex)..<close]
+            var address = in6_addr()
+            return inet_pton(AF_INET6, String(name), &address) == 1
+        }
+        if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
+        var address = in_addr()
+        return name == "localhost" || inet_pton(AF_INET, String(name), &address) == 1
     }
 
     /// 32 random bytes from the kernel (getrandom, through the system generator), as hex.

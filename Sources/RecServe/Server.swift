@@ -16,18 +16,72 @@ public enum Server {
         router.add(middleware: TokenMiddleware(token: access.token))
         router.get("/api/:route") { request, context -> Response in
             let route = context.parameters.get("route") ?? ""
+            if route == "session" { return session(request, access: access) }
             let parameters = query(request.uri.query ?? "")
-            let answer = LibraryAPI.answer(route, parameters: parameters, location: location)
-            return Response(
-                status: HTTPResponse.Status(code: answer.status),
-                headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+            return response(LibraryAPI.answer(route, parameters: parameters, location: location))
+        }
+        router.post("/api/:route") { request, context -> Response in
+            if let refusal = writeRefusal(request, access: access) { return refusal }
+            let route = context.parameters.get("route") ?? ""
+            // A note is at most 1 MB; a little more is read so that a longer one is refused by
+            // the note's own rule, with its own message.
+            let body = try await request.body.collect(upTo: NoteRules.maxBytes + 4096)
+            let parameters = query(request.uri.query ?? "")
+            return response(
+                LibraryAPI.write(route, parameters: parameters, body: Array(buffer: body), location: location))
         }
         router.get("/audio/:uuid") { request, context -> Response in
             let uuid = context.parameters.get("uuid") ?? ""
             return audio(uuid[...], range: request.headers[.range], location: location)
         }
         return router
+    }
+
+    static func response(_ answer: LibraryAPI.Answer) -> Response {
+        Response(
+            status: HTTPResponse.Status(code: answer.status),
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    // HTTPFields.Element: Hummingbird exports HTTPFields, not HTTPField.
+    public static let writeTokenField = HTTPFields.Element.Name(Access.writeTokenHeader)!
+
+    /// `GET /api/session`: what the page needs before it writes, `{"writeToken", "readOnly"}`.
+    /// Only a page of this server's own origin can read it; the Host check keeps a rebound
+    /// name out of that origin.
+    static func session(_ request: Request, access: Access) -> Response {
+        guard isDirectHost(request) else { return misnamedHost() }
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("writeToken", access.writeToken)
+        w.field("readOnly", access.readOnly)
+        w.endObject()
+        w.raw("\n")
+        return response(LibraryAPI.Answer(status: 200, body: w.bytes))
+    }
+
+    /// Why a write is refused, or nil: `--read-only`; a Host that is not this server's address;
+    /// an Origin other than this server's (a browser sends it on every POST); no token header,
+    /// or a wrong one. Each is 403 with one JSON line.
+    static func writeRefusal(_ request: Request, access: Access) -> Response? {
+        if access.readOnly { return error(.forbidden, "this server is read-only (--read-only): no writes") }
+        guard isDirectHost(request) else { return misnamedHost() }
+        if let origin = request.headers[.origin], origin != "http://" + (request.head.authority ?? "") {
+            return error(.forbidden, "a write from another site (Origin \(origin)) is refused")
+        }
+        guard let given = request.headers[writeTokenField], Access.sameToken(given[...], access.writeToken) else {
+            return error(.forbidden, "a write needs the \(Access.writeTokenHeader) header that /api/session gives")
+        }
+        return nil
+    }
+
+    private static func isDirectHost(_ request: Request) -> Bool {
+        request.head.authority.map(Access.isDirectHost) ?? true
+    }
+
+    private static func misnamedHost() -> Response {
+        error(.forbidden, "this server answers to its address or localhost, not to another name")
     }
 
     /// Serves until SIGTERM or SIGINT, then stops cleanly (open connections finish).

@@ -54,7 +54,7 @@ struct RecnotesServe: AsyncParsableCommand {
     }
 
     func serve() async throws {
-        let access = try Access.make(listen: listen, tokenFile: tokenFile)
+        let access = try Access.make(listen: listen, tokenFile: tokenFile, readOnly: readOnly)
         let location = try StoreLocation.resolve(explicit: store)
         let open = self.open
         let quiet = self.quiet

@@ -60,7 +60,7 @@ import Testing
         #expect(stderr.isEmpty, "\(stderr)")
     }
 
-    /// Without `recnotes-serve` beside it: one line, status 1.
+    /// Without `recnotes-serve` beside it or in libexec: one line naming both, status 1.
     @Test func aMissingServerIsOneLine() throws {
         let sandbox = try Sandbox()
         let alone = sandbox.root + "/bin"
@@ -71,9 +71,27 @@ import Testing
         #expect(run.status == 1)
         #expect(
             run.stderr
-                == "recnotes: serve: cannot run \(alone)/recnotes-serve: No such file or directory (it is installed beside recnotes)\n",
+                == "recnotes: serve: cannot run \(alone)/recnotes-serve: No such file or directory (nor \(sandbox.root)/libexec/recnotes/recnotes-serve)\n",
             "\(run)")
         #expect(run.stdout.isEmpty)
+    }
+
+    /// The .deb's layout: recnotes in usr/bin, the server in usr/libexec/recnotes. The server
+    /// is found there: the bad --listen is its own usage error (64), not "cannot run".
+    @Test func theServerIsFoundInLibexec() throws {
+        let sandbox = try Sandbox()
+        let bin = sandbox.root + "/usr/bin"
+        let libexec = sandbox.root + "/usr/libexec/recnotes"
+        for directory in [bin, libexec] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(atPath: Sandbox.binary, toPath: bin + "/recnotes")
+        try FileManager.default.copyItem(atPath: Self.server, toPath: libexec + "/recnotes-serve")
+        let run = try Sandbox.execute(
+            bin + "/recnotes", ["--store", sandbox.store, "serve", "--listen", "127.0.0.1:99999"],
+            environment: sandbox.baseEnvironment)
+        #expect(run.status == 64, "\(run)")
+        #expect(run.stderr.hasPrefix("recnotes: --listen: '99999' is not a port"), "\(run)")
     }
 
     /// A bad --listen is a usage error, said before anything listens.

@@ -306,7 +306,8 @@ struct TerminalKeysTests {
             try JSONSerialization.jsonObject(with: Data(saved.stdout.utf8)) as? [[String: Any]], "\(saved)")
         #expect(list.map { $0["label"] as? String } == ["budget q3"])
 
-        #expect(try cli.run("mark", "memo", "--at", "2", "intro").status == 0)
+        let intro = try cli.run("mark", "memo", "--at", "2", "intro")
+        #expect(intro.status == 0, "\(intro)")
         let playing = try Screen(cli, ["play", "memo", "--paused", "--seek", "mark:intro"])
         #expect(playing.waitFor("❚❚ 00:00:02"))
         playing.type("M")

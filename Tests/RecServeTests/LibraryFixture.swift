@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import RecCore
 import RecServe
+import RecTestSupport
 import Testing
 
 /// A store made by the built `recnotes` binary, recording through ALSA (a `.asoundrc` whose
@@ -16,13 +17,7 @@ final class LibraryFixture: @unchecked Sendable {
     static let rate = 48000
 
     /// `recnotes` beside the running test bundle.
-    static var binary: String {
-        let exe =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: exe).deletingLastPathComponent()
-        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
-        return directory.appendingPathComponent("recnotes").path
-    }
+    static var binary: String { BuiltProgram.path("recnotes") }
 
     init() throws {
         home = NSTemporaryDirectory() + "recnotes-serve-" + UUID().uuidString
@@ -73,30 +68,11 @@ final class LibraryFixture: @unchecked Sendable {
     }
 
     func run(_ arguments: [String], binary: String = LibraryFixture.binary) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--store", store] + arguments
-        process.environment = ["HOME": home, "NO_COLOR": "1", "TZ": "UTC", "PATH": "/usr/bin:/bin"]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // stderr read on another thread while stdout is read here, so neither pipe fills.
-        final class Collected: @unchecked Sendable { var data = Data() }
-        let errors = Collected()
-        let done = DispatchSemaphore(value: 0)
-        let handle = err.fileHandleForReading
-        DispatchQueue.global().async {
-            errors.data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        done.wait()
-        process.waitUntilExit()
+        let finished = try FinishedProgram.run(
+            binary, ["--store", store] + arguments,
+            environment: ["HOME": home, "NO_COLOR": "1", "TZ": "UTC", "PATH": "/usr/bin:/bin"])
         return Run(
-            status: process.terminationStatus, stdout: stdout, stderr: String(decoding: errors.data, as: UTF8.self))
+            status: finished.status, stdout: finished.stdout, stderr: String(decoding: finished.stderr, as: UTF8.self))
     }
 
     /// The UUID of the item at `path`, from `info --json`.
@@ -112,7 +88,11 @@ final class LibraryFixture: @unchecked Sendable {
     }
 
     /// An application on this store with `access`'s rules, for in-process requests.
-    func app(token: String? = nil) -> some ApplicationProtocol {
-        Application(router: Server.router(location: location, access: Access(host: "127.0.0.1", port: 0, token: token)))
+    func app(token: String? = nil, readOnly: Bool = false) -> some ApplicationProtocol {
+        app(access: Access(host: "127.0.0.1", port: 0, token: token, readOnly: readOnly))
+    }
+
+    func app(access: Access) -> some ApplicationProtocol {
+        Application(router: Server.router(location: location, access: access))
     }
 }

@@ -37,7 +37,7 @@ public enum LibraryAPI {
     /// a relative one is taken from the root (the server has no current folder), and none is
     /// the root.
     public static func answer(_ route: String, parameters: [(String, String)], location: StoreLocation) -> Answer {
-        do {
+        answering {
             let path = storePath(parameters.last { $0.0 == "path" }?.1)
             var w = JSONWriter(capacity: 1 << 16)
             switch route {
@@ -75,6 +75,14 @@ public enum LibraryAPI {
             }
             w.raw("\n")
             return Answer(status: 200, body: w.bytes)
+        }
+    }
+
+    /// `body`'s answer, or its error's: a missing item 404, any other RecError 400 (what the
+    /// CLI would refuse), anything else 500.
+    static func answering(_ body: () throws -> Answer) -> Answer {
+        do {
+            return try body()
         } catch let missing as Missing {
             return .error(404, missing.error.description)
         } catch let error as RecError {
@@ -119,7 +127,7 @@ public enum LibraryAPI {
     /// A path that names no item (or names it wrongly): 404, not 400.
     struct Missing: Error { var error: RecError }
 
-    private static func found<T>(_ body: () throws -> T) throws -> T {
+    static func found<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as RecError where error.kind == .failure {
             throw Missing(error: error)
         }
@@ -133,7 +141,7 @@ public enum LibraryAPI {
         }
     }
 
-    private static func json(_ text: String) -> Answer {
+    static func json(_ text: String) -> Answer {
         Answer(status: 200, body: Array((text + "\n").utf8))
     }
 

@@ -5,4 +5,18 @@ public enum ServeDefaults {
     public static let port = 8930
     /// The server's executable, looked for beside the running `recnotes`.
     public static let executable = "recnotes-serve"
+
+    /// Where `recnotes serve` looks for the server, in order, given the directory of the
+    /// running `recnotes`: beside it (a build tree, `make install`), then in
+    /// `libexec/recnotes` next to its `bin` (the .deb: /usr/libexec/recnotes, as git keeps its
+    /// helpers, since users never run the server by its own name).
+    public static func executablePaths(besideDirectory directory: String) -> [String] {
+        let parent: String
+        if let slash = directory.lastIndex(of: "/"), slash != directory.startIndex {
+            parent = String(directory[..<slash])
+        } else {
+            parent = ""
+        }
+        return [directory + "/" + executable, parent + "/libexec/recnotes/" + executable]
+    }
 }

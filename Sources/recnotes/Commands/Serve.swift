@@ -10,7 +10,7 @@ struct Serve: ParsableCommand {
         commandName: "serve",
         abstract: "Serve the library over HTTP: a JSON API and the audio.",
         discussion: """
-            Runs recnotes-serve (installed beside recnotes) on the same store. Listens on \
+            Runs recnotes-serve (installed beside recnotes, or in ../libexec/recnotes from it) on the same store. Listens on \
             \(ServeDefaults.host):\(ServeDefaults.port) by default and prints its URL. On the loopback no \
             token is needed; on any other address every request needs the token printed inside the \
             URL (?token=; after that visit a cookie carries it) or read from --token-file. \
@@ -47,9 +47,8 @@ struct Serve: ParsableCommand {
     /// Becomes recnotes-serve (execv: the same process id, so a caller's SIGTERM reaches the
     /// server), with the options as given; the CLI itself links no HTTP server.
     func run() throws {
-        let server = ServeDefaults.executable
-        let directory = Self.ownDirectory()
-        let path = directory + "/" + server
+        let candidates = ServeDefaults.executablePaths(besideDirectory: Self.ownDirectory())
+        let path = candidates.first { access($0, X_OK) == 0 } ?? candidates[0]
         var arguments = [path]
         if let store = global.store { arguments += ["--store", store] }
         if global.quiet { arguments.append("--quiet") }
@@ -59,7 +58,8 @@ struct Serve: ParsableCommand {
         if open { arguments.append("--open") }
         guard access(path, X_OK) == 0 else {
             throw RecError.failure(
-                "serve", "cannot run \(path): \(systemReason(errno)) (it is installed beside recnotes)")
+                "serve",
+                "cannot run \(path): \(systemReason(errno)) (nor \(candidates[1]))")
         }
         Output.flush()
         // What this process set up for itself is not the server's: a signal it ignores (SIGXFSZ)

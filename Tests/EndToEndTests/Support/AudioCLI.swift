@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecTestSupport
 
 /// Runs the built `recnotes` binary for the audio end-to-end tests, in a temporary HOME
 /// whose `.asoundrc` makes ALSA's `default` device a pair of files: capture reads
@@ -14,14 +15,7 @@ final class AudioCLI: @unchecked Sendable {
     var output: String { home + "/out.raw" }
     var extraEnvironment: [String: String] = [:]
 
-    static var binary: String {
-        let exe =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: exe).deletingLastPathComponent()
-        // swift test runs .../debug/<package>PackageTests.xctest; the binary sits beside it.
-        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
-        return directory.appendingPathComponent("recnotes").path
-    }
+    static var binary: String { BuiltProgram.path("recnotes") }
 
     init(asoundrc: String? = nil) throws {
         home = NSTemporaryDirectory() + "recnotes-audio-e2e-" + UUID().uuidString

@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecTestSupport
 import Testing
 
 /// What one run of `recnotes` did.
@@ -40,9 +41,7 @@ final class Sandbox: Sendable {
     /// `$RECNOTES_BIN`, else `recnotes` beside the running test executable.
     static let binary: String = {
         if let path = ProcessInfo.processInfo.environment["RECNOTES_BIN"], !path.isEmpty { return path }
-        let exe =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("recnotes").path
+        return BuiltProgram.path("recnotes")
     }()
 
     let root: String
@@ -89,31 +88,11 @@ final class Sandbox: Sendable {
 
     /// Runs any program with pipes for stdout and stderr and /dev/null as stdin.
     static func execute(_ program: String, _ arguments: [String], environment: [String: String]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // @unchecked: `data` is written by the one reader task and read after `done.wait()`.
-        final class Box: @unchecked Sendable { var data = Data() }
-        let errors = Box()
-        let done = DispatchSemaphore(value: 0)
-        let errHandle = err.fileHandleForReading
-        DispatchQueue.global().async {
-            errors.data = errHandle.readDataToEndOfFile()
-            done.signal()
-        }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        done.wait()
-        process.waitUntilExit()
+        let finished = try FinishedProgram.run(program, arguments, environment: environment)
         return Run(
-            arguments: arguments, status: process.terminationStatus,
-            stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: errors.data, as: UTF8.self))
+            arguments: arguments, status: finished.status,
+            stdout: String(decoding: finished.stdout, as: UTF8.self),
+            stderr: String(decoding: finished.stderr, as: UTF8.self))
     }
 
     // MARK: Files

@@ -1,26 +1,20 @@
 import Foundation
 import RecCore
+import RecTestSupport
 
 /// A `recnotes` started in the background through the same `Process` set-up as
 /// `Sandbox.execute` (pipes for stdout and stderr, /dev/null as stdin), for the reliability
 /// suites that signal it mid-run or must never wait on it forever.
 final class Spawned {
     let arguments: [String]
-    let process = Process()
+    let process: Process
     private let out: DrainedPipe
     private let err: DrainedPipe
 
     init(_ program: String = Sandbox.binary, _ arguments: [String], environment: [String: String]) throws {
         self.arguments = arguments
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.environment = environment
-        let outPipe = Pipe()
-        let errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let (process, outPipe, errPipe) = try FinishedProgram.start(program, arguments, environment: environment)
+        self.process = process
         out = DrainedPipe(outPipe)
         err = DrainedPipe(errPipe)
     }
