@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import RecCore
+import ServiceLifecycle
 
 #if canImport(Glibc)
     import Glibc
@@ -14,6 +15,19 @@ public enum Server {
     public static func router(location: StoreLocation, access: Access) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: TokenMiddleware(token: access.token))
+        // The page: one shell for every page's URL (the library, a folder, a search, a
+        // recording); its script asks /api/ for what to show. Static, so its first byte never
+        // waits on the library, whatever the folder's size.
+        for shell in ["/", "/r/:uuid"] {
+            router.get(RouterPath(shell)) { _, _ in Page.response(Page.index) }
+        }
+        router.get("/page/:asset") { _, context -> Response in
+            guard let asset = Page.assets[context.parameters.get("asset") ?? ""] else {
+                return error(.notFound, "no such page asset")
+            }
+            return Page.response(asset)
+        }
+        router.get("/api/events") { _, _ in liveEvents(location: location) }
         router.get("/api/:route") { request, context -> Response in
             let route = context.parameters.get("route") ?? ""
             let parameters = query(request.uri.query ?? "")
@@ -49,6 +63,49 @@ public enum Server {
             },
             logger: logger)
         try await app.runService()
+    }
+
+    /// How often a live stream looks at its inotify queue, and how many looks without a
+    /// change before it sends a comment (which finds a closed connection, and keeps proxies
+    /// from timing it out).
+    static let eventTick = Duration.milliseconds(200)
+    static let heartbeatTicks = 75
+
+    /// `/api/events`: Server-Sent Events, one for each change of store.json or of a
+    /// transcript (`StoreEvents`), until the client goes or the server stops: graceful
+    /// shutdown (SIGTERM, Ctrl-C) ends the stream within a tick, so it never holds up the exit.
+    static func liveEvents(location: StoreLocation) -> Response {
+        guard let events = StoreEvents(location) else {
+            return error(.serviceUnavailable, "/api/events: cannot watch the store (no inotify instance left)")
+        }
+        let watch = EventSource(events)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody { writer in
+                // `retry`: how soon a browser reconnects after the server went away.
+                try await writer.write(ByteBuffer(string: "retry: 2000\n: watching the store\n\n"))
+                var quiet = 0
+                while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                    try await Task.sleep(for: eventTick)
+                    let happened = watch.poll()
+                    quiet += 1
+                    if !happened.isEmpty || quiet >= heartbeatTicks {
+                        let text = happened.isEmpty ? ": still here\n\n" : happened.map(\.text).joined()
+                        try await writer.write(ByteBuffer(string: text))
+                        quiet = 0
+                    }
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// The stream's watch, handed to the body's writer (which runs after the handler
+    /// returns, on one task at a time).
+    final class EventSource: @unchecked Sendable {
+        private let events: StoreEvents
+        init(_ events: StoreEvents) { self.events = events }
+        func poll() -> [StoreEvents.Event] { events.poll() }
     }
 
     /// A recording's audio by UUID, whole or the byte range asked.
