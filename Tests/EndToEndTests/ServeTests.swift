@@ -36,48 +36,63 @@ import Testing
         #expect(server.stderr.isEmpty, "\(server.stderr)")
     }
 
-    /// /api/events streams a change made by another process, and SIGTERM ends the open
-    /// stream: the server exits promptly with status 0 and the client sees the stream end.
+    /// /api/events streams a change made by another process to each open stream (two here,
+    /// sharing the server's one watch), and SIGTERM ends the open streams: the server exits
+    /// promptly with status 0 and each client sees its stream end.
     @Test func liveEventsStreamAChangeAndEndOnSIGTERM() throws {
         let sandbox = try Sandbox()
         try sandbox.succeed("mkdir", "/Ideas")
         let server = try ServeProcess(sandbox)
         // curl in the background, its output in a file: -N so each event arrives as sent.
-        let events = sandbox.root + "/events.txt"
-        var launch = ProcessLaunch([
-            "/usr/bin/curl", "-sS", "-N", "--max-time", "60", "-o", events, server.url + "api/events",
-        ])
-        launch.input = .null
-        launch.errors = .null
-        let curl = try launch.start()
+        let files = [sandbox.root + "/events1.txt", sandbox.root + "/events2.txt"]
+        var curls: [pid_t] = []
         defer {
-            kill(curl, SIGKILL)
-            var ignored: Int32 = 0
-            waitpid(curl, &ignored, WNOHANG)
+            for curl in curls {
+                kill(curl, SIGKILL)
+                var ignored: Int32 = 0
+                waitpid(curl, &ignored, WNOHANG)
+            }
         }
-        func streamed() -> String { (try? String(contentsOfFile: events, encoding: .utf8)) ?? "" }
-        let opened = Date().addingTimeInterval(30)
-        while !streamed().contains(": watching") && Date() < opened { usleep(20000) }
-        #expect(streamed().contains(": watching"), "the stream did not open: \(streamed())")
+        for file in files {
+            var launch = ProcessLaunch([
+                "/usr/bin/curl", "-sS", "-N", "--max-time", "60", "-o", file, server.url + "api/events",
+            ])
+            launch.input = .null
+            launch.errors = .null
+            curls.append(try launch.start())
+        }
+        func streamed(_ file: String) -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+        func waitFor(_ text: String, seconds: Double) {
+            let deadline = Date().addingTimeInterval(seconds)
+            while !files.allSatisfy({ streamed($0).contains(text) }) && Date() < deadline { usleep(20000) }
+        }
+        waitFor(": watching", seconds: 30)
+        for file in files { #expect(streamed(file).contains(": watching"), "did not open: \(streamed(file))") }
 
         try sandbox.succeed("mkdir", "/Fresh")
-        let changed = Date().addingTimeInterval(10)
-        while !streamed().contains("event: store") && Date() < changed { usleep(20000) }
-        #expect(streamed().contains("event: store\ndata: store.json\n\n"), "\(streamed())")
+        waitFor("event: store", seconds: 10)
+        for file in files {
+            #expect(
+                streamed(file).components(separatedBy: "event: store\ndata: store.json\n\n").count == 2,
+                "\(streamed(file))")
+        }
 
         let stopping = Date()
         let status = server.stop(timeout: 10)
         #expect(status != nil, "still running 10 s after SIGTERM with a stream open")
         #expect(status.map { $0 & 0x7f == 0 && ($0 >> 8) & 0xff == 0 } == true, "\(String(describing: status))")
         #expect(Date().timeIntervalSince(stopping) < 5, "the open stream held up the exit")
-        var curlStatus: Int32 = 0
         let ended = Date().addingTimeInterval(10)
-        var curlEnded = false
-        while !curlEnded && Date() < ended {
-            curlEnded = waitpid(curl, &curlStatus, WNOHANG) == curl
-            if !curlEnded { usleep(10000) }
+        var running = curls
+        while !running.isEmpty && Date() < ended {
+            running.removeAll { curl in
+                var curlStatus: Int32 = 0
+                return waitpid(curl, &curlStatus, WNOHANG) == curl
+            }
+            if !running.isEmpty { usleep(10000) }
         }
-        #expect(curlEnded, "the client's stream was not closed")
+        #expect(running.isEmpty, "a client's stream was not closed")
+        curls = running
     }
 
     /// Without `recnotes-serve` beside it: one line, status 1.
