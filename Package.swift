@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // The HTTP server of `recnotes serve` (issue 27), in recnotes-serve alone: the CLI never links it.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        // Hummingbird's own service runner: its graceful shutdown (SIGTERM) ends the live streams.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // The few POSIX things Swift cannot call: signalfd's header, sync_file_range, memmem.
@@ -75,7 +77,13 @@ let package = Package(
         // Range. A front end beside the CLI; RecCore says what each API route answers.
         .target(
             name: "RecServe",
-            dependencies: ["RecCore", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: [
+                "RecCore", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            // The web page, compiled into the binary as byte arrays (PackageResources): no
+            // files to install beside it, no build step.
+            resources: [.embedInCode("Page/index.html"), .embedInCode("Page/page.css"), .embedInCode("Page/page.js")]
         ),
         // The server's executable, which `recnotes serve` runs (execv) from its own directory,
         // so that the CLI's binary and start-up carry no HTTP server.

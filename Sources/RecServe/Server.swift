@@ -1,6 +1,8 @@
 import Hummingbird
 import Logging
 import RecCore
+import ServiceLifecycle
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -14,6 +16,20 @@ public enum Server {
     public static func router(location: StoreLocation, access: Access) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: TokenMiddleware(token: access.token))
+        // The page: one shell for every page's URL (the library, a folder, a search, a
+        // recording); its script asks /api/ for what to show. Static, so its first byte never
+        // waits on the library, whatever the folder's size.
+        for shell in ["/", "/r/:uuid"] {
+            router.get(RouterPath(shell)) { _, _ in Page.response(Page.index) }
+        }
+        router.get("/page/:asset") { _, context -> Response in
+            guard let asset = Page.assets[context.parameters.get("asset") ?? ""] else {
+                return error(.notFound, "no such page asset")
+            }
+            return Page.response(asset)
+        }
+        let hub = EventHub(location)
+        router.get("/api/events") { _, _ in liveEvents(hub) }
         router.get("/api/:route") { request, context -> Response in
             let route = context.parameters.get("route") ?? ""
             if route == "session" { return session(request, access: access) }
@@ -103,6 +119,87 @@ public enum Server {
             },
             logger: logger)
         try await app.runService()
+    }
+
+    /// How often a live stream looks for news, and how many looks without any before it
+    /// sends a comment (which finds a closed connection, and keeps proxies from timing it out).
+    static let eventTick = Duration.milliseconds(200)
+    static let heartbeatTicks = 25
+
+    /// `/api/events`: Server-Sent Events, one for each change of store.json or of a
+    /// transcript (`StoreEvents`), until the client goes or the server stops: graceful
+    /// shutdown (SIGTERM, Ctrl-C) ends the stream within a tick, so it never holds up the exit.
+    static func liveEvents(_ hub: EventHub) -> Response {
+        guard let start = hub.subscribe() else {
+            return error(.serviceUnavailable, "/api/events: cannot watch the store (no inotify instance left)")
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody { writer in
+                // `retry`: how soon a browser reconnects after the server went away.
+                try await writer.write(ByteBuffer(string: "retry: 2000\n: watching the store\n\n"))
+                var cursor = start
+                var quiet = 0
+                while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                    try await Task.sleep(for: eventTick)
+                    let happened = hub.events(after: &cursor)
+                    quiet += 1
+                    if !happened.isEmpty || quiet >= heartbeatTicks {
+                        let text = happened.isEmpty ? ": still here\n\n" : happened.map(\.text).joined()
+                        try await writer.write(ByteBuffer(string: text))
+                        quiet = 0
+                    }
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// One watch of the store for all of a server's streams (one inotify instance, of the
+    /// user's 128, however many pages are open): whichever stream looks first after a tick
+    /// drains it; each stream reads the events since its own cursor.
+    final class EventHub: Sendable {
+        private struct State {
+            var events: StoreEvents?
+            /// The recent events, numbered: `first` is the number of `log[0]`.
+            var log: [StoreEvents.Event] = []
+            var first = 0
+            var polled = ContinuousClock.now
+        }
+        private let location: StoreLocation
+        private let state = Mutex(State())
+        /// How many events are kept for a stream that has not looked yet; one further behind
+        /// gets a `.store` (look at everything again) instead.
+        static let kept = 256
+
+        init(_ location: StoreLocation) { self.location = location }
+
+        /// The cursor of a new stream (now), nil when the store cannot be watched.
+        func subscribe() -> Int? {
+            state.withLock { state in
+                if state.events == nil { state.events = StoreEvents(location) }
+                return state.events == nil ? nil : state.first + state.log.count
+            }
+        }
+
+        /// The events after `cursor`, which moves past them.
+        func events(after cursor: inout Int) -> [StoreEvents.Event] {
+            state.withLock { state in
+                let now = ContinuousClock.now
+                if now - state.polled >= Server.eventTick / 2, let watch = state.events {
+                    state.polled = now
+                    state.log += watch.poll()
+                    if state.log.count > Self.kept {
+                        state.first += state.log.count - Self.kept
+                        state.log.removeFirst(state.log.count - Self.kept)
+                    }
+                }
+                let end = state.first + state.log.count
+                defer { cursor = end }
+                if cursor < state.first { return [.store] }
+                return Array(state.log[(cursor - state.first)...])
+            }
+        }
     }
 
     /// A recording's audio by UUID, whole or the byte range asked.

@@ -16,25 +16,8 @@ import Testing
         try sandbox.succeed("mkdir", "-p", "/Talks/Deep", "/Ideas")
         let expected = try sandbox.succeed("ls", "/", "--json").stdout
 
-        // Started with posix_spawn (ProcessLaunch), not Foundation's Process: the server closes
-        // what it inherited, and Foundation's Process watches its children through a socket it
-        // hands down, so it would wait on the server before it saw curl end.
-        let out = try System.closeOnExecPipe()
-        let errorFile = sandbox.root + "/serve.err"
-        let errors = open(errorFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        var launch = ProcessLaunch(
-            [Sandbox.binary, "--store", sandbox.store, "serve", "--listen", "127.0.0.1:0"], executable: Sandbox.binary)
-        launch.input = .null
-        launch.output = .descriptor(out.write)
-        launch.errors = .descriptor(errors)
-        let pid = try launch.start()
-        close(out.write)
-        close(errors)
-        defer { close(out.read) }
-        var stopped = false
-        defer { if !stopped { kill(pid, SIGKILL) } }
-
-        let line = try Self.firstLine(FileHandle(fileDescriptor: out.read), timeout: 60)
+        let server = try ServeProcess(sandbox)
+        let line = server.url
         #expect(line.hasPrefix("http://127.0.0.1:") && line.hasSuffix("/"), "\(line)")
         #expect(!line.contains(":0/") && !line.contains("token"), "\(line)")
 
@@ -44,20 +27,72 @@ import Testing
         #expect(curl.status == 0, "\(curl)")
         #expect(curl.stdout == expected)
 
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(30)
-        var reaped = false
-        while !reaped && Date() < deadline {
-            reaped = waitpid(pid, &status, WNOHANG) == pid
-            if !reaped { usleep(10000) }
+        let status = server.stop()
+        #expect(status != nil, "still running 30 s after SIGTERM")
+        if let status {
+            #expect(status & 0x7f == 0, "ended by signal \(status & 0x7f)")
+            #expect((status >> 8) & 0xff == 0, "exit status \((status >> 8) & 0xff)")
         }
-        stopped = reaped
-        #expect(reaped, "still running 30 s after SIGTERM")
-        #expect(status & 0x7f == 0, "ended by signal \(status & 0x7f)")
-        #expect((status >> 8) & 0xff == 0, "exit status \((status >> 8) & 0xff)")
-        let stderr = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
-        #expect(stderr.isEmpty, "\(stderr)")
+        #expect(server.stderr.isEmpty, "\(server.stderr)")
+    }
+
+    /// /api/events streams a change made by another process to each open stream (two here,
+    /// sharing the server's one watch), and SIGTERM ends the open streams: the server exits
+    /// promptly with status 0 and each client sees its stream end.
+    @Test func liveEventsStreamAChangeAndEndOnSIGTERM() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed("mkdir", "/Ideas")
+        let server = try ServeProcess(sandbox)
+        // curl in the background, its output in a file: -N so each event arrives as sent.
+        let files = [sandbox.root + "/events1.txt", sandbox.root + "/events2.txt"]
+        var curls: [pid_t] = []
+        defer {
+            for curl in curls {
+                kill(curl, SIGKILL)
+                var ignored: Int32 = 0
+                waitpid(curl, &ignored, WNOHANG)
+            }
+        }
+        for file in files {
+            var launch = ProcessLaunch([
+                "/usr/bin/curl", "-sS", "-N", "--max-time", "60", "-o", file, server.url + "api/events",
+            ])
+            launch.input = .null
+            launch.errors = .null
+            curls.append(try launch.start())
+        }
+        func streamed(_ file: String) -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+        func waitFor(_ text: String, seconds: Double) {
+            let deadline = Date().addingTimeInterval(seconds)
+            while !files.allSatisfy({ streamed($0).contains(text) }) && Date() < deadline { usleep(20000) }
+        }
+        waitFor(": watching", seconds: 30)
+        for file in files { #expect(streamed(file).contains(": watching"), "did not open: \(streamed(file))") }
+
+        try sandbox.succeed("mkdir", "/Fresh")
+        waitFor("event: store", seconds: 10)
+        for file in files {
+            #expect(
+                streamed(file).components(separatedBy: "event: store\ndata: store.json\n\n").count == 2,
+                "\(streamed(file))")
+        }
+
+        let stopping = Date()
+        let status = server.stop(timeout: 10)
+        #expect(status != nil, "still running 10 s after SIGTERM with a stream open")
+        #expect(status.map { $0 & 0x7f == 0 && ($0 >> 8) & 0xff == 0 } == true, "\(String(describing: status))")
+        #expect(Date().timeIntervalSince(stopping) < 5, "the open stream held up the exit")
+        let ended = Date().addingTimeInterval(10)
+        var running = curls
+        while !running.isEmpty && Date() < ended {
+            running.removeAll { curl in
+                var curlStatus: Int32 = 0
+                return waitpid(curl, &curlStatus, WNOHANG) == curl
+            }
+            if !running.isEmpty { usleep(10000) }
+        }
+        #expect(running.isEmpty, "a client's stream was not closed")
+        curls = running
     }
 
     /// Without `recnotes-serve` beside it or in libexec: one line naming both, status 1.

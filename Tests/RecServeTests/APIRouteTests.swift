@@ -12,6 +12,9 @@ import Testing
         ("/api/ls", ["ls", "/", "--json"]),
         ("/api/ls?path=/Talks", ["ls", "/Talks", "--json"]),
         ("/api/ls?path=Talks/budget+talk", ["ls", "/Talks/budget talk", "--json"]),
+        ("/api/ls?path=/Talks&sort=date&reverse=1", ["ls", "/Talks", "--sort", "date", "--reverse", "--json"]),
+        ("/api/ls?path=/Talks&sort=size", ["ls", "/Talks", "--sort", "size", "--json"]),
+        ("/api/ls?sort=duration&reverse=0", ["ls", "/", "--sort", "duration", "--json"]),
         ("/api/info?path=/Talks/budget%20talk", ["info", "/Talks/budget talk", "--json"]),
         ("/api/info?path=/Talks", ["info", "/Talks", "--json"]),
         ("/api/tree?path=/", ["tree", "/", "--json"]),
@@ -58,6 +61,10 @@ import Testing
             ("/api/find?colour=red", .badRequest, "colour: find has no such parameter"),
             ("/api/info?path=@1", .badRequest, "@1: "),
             ("/api/rm?path=/Talks", .notFound, "/api/rm: no such route"),
+            ("/api/ls?sort=colour", .badRequest, "sort: 'colour' is not one of"),
+            ("/api/transcript?path=/Talks", .badRequest, "/Talks: is a folder"),
+            ("/api/transcript?path=/Talks/budget%20talk", .notFound, "/Talks/budget talk: has no transcript"),
+            ("/api/transcript?path=/nowhere", .notFound, "/nowhere: "),
         ]
         try await fixture.app().test(.router) { client in
             for (uri, status, prefix) in cases {
@@ -68,6 +75,26 @@ import Testing
                     let message = try #require(object?["error"], "\(uri)")
                     #expect(message.hasPrefix(prefix), "\(uri): \(message)")
                     #expect(object?.count == 1)
+                }
+            }
+        }
+    }
+
+    /// `/api/transcript` is `transcript --format json`: the JSON kept in transcripts/UUID.json.
+    @Test func transcriptIsTheCLIsJSON() async throws {
+        let fixture = try LibraryFixture()
+        let engine = fixture.home + "/engine"
+        try Data("#!/bin/sh\nprintf '1\\n00:00:00,000 --> 00:00:01,200\\nsome words\\n'\n".utf8)
+            .write(to: URL(fileURLWithPath: engine))
+        chmod(engine, 0o755)
+        try fixture.succeed("transcribe", "/Talks/budget talk", "--engine", engine)
+        let cli = try fixture.succeed("transcript", "/Talks/budget talk", "--format", "json").stdout
+        #expect(String(decoding: cli, as: UTF8.self).contains("\"some words\""))
+        try await fixture.app().test(.router) { client in
+            for uri in ["/api/transcript?path=/Talks/budget%20talk", "/api/transcript?path=Talks/budget+talk"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok, "\(uri)")
+                    #expect(Data(buffer: response.body) == cli, "\(uri)")
                 }
             }
         }

@@ -30,7 +30,7 @@ public enum LibraryAPI {
     }
 
     /// The routes under `/api/`, by name.
-    public static let routes = ["ls", "info", "tree", "marks", "find"]
+    public static let routes = ["ls", "info", "tree", "marks", "find", "transcript"]
 
     /// The answer of `/api/<route>` with the request's query parameters (decoded, in order;
     /// `tag` may repeat). `path` is a path as the CLI takes it, absolute or `@uuid-prefix`;
@@ -44,7 +44,15 @@ public enum LibraryAPI {
             case "ls":
                 let library = try Library(location: location)
                 let item = try found { try library.item(at: path) }
-                let items = SortKey.name.sorted(item.isFolder ? library.document.children(of: item.id) : [item])
+                // `ls --sort KEY [--reverse]`: `sort=KEY`, `reverse=1`.
+                let sortName = parameters.last { $0.0 == "sort" }?.1 ?? SortKey.name.rawValue
+                guard let sort = SortKey(rawValue: sortName) else {
+                    throw RecError.usage("sort", "'\(sortName)' is not one of name, date, duration, size")
+                }
+                let reverse = ["1", "true"].contains(parameters.last { $0.0 == "reverse" }?.1 ?? "")
+                let items = sort.sorted(
+                    item.isFolder ? library.document.children(of: item.id) : [item], reverse: reverse,
+                    size: library.audioSize(of:))
                 ItemJSON.writeArray(items, in: library, to: &w)
             case "info":
                 let library = try Library(location: location)
@@ -61,6 +69,19 @@ public enum LibraryAPI {
                     throw RecError.failure(path, "is a folder; only recordings have markers")
                 }
                 return json(ItemJSON.markers(item))
+            case "transcript":
+                // `transcript --format json`: the JSON kept in transcripts/UUID.json.
+                let library = try Library(location: location)
+                let item = try found { try library.item(at: path) }
+                guard let recording = item.recording else {
+                    throw RecError.failure(path, "is a folder, not a recording")
+                }
+                let transcript = try found {
+                    try TranscriptFiles(location: library.location).required(item.id, path: path)
+                }
+                return Answer(
+                    status: 200,
+                    body: Array(TranscriptFormat.json.render(transcript, duration: recording.duration).utf8))
             case "find":
                 var query = try findOptions(parameters).query()
                 query.snippets = true

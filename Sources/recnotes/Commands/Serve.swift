@@ -8,16 +8,23 @@ import RecCore
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the library over HTTP: a JSON API and the audio.",
+        abstract: "Serve the library over HTTP: a web page, a JSON API and the audio.",
         discussion: """
             Runs recnotes-serve (installed beside recnotes, or in ../libexec/recnotes from it) on the same store. Listens on \
             \(ServeDefaults.host):\(ServeDefaults.port) by default and prints its URL. On the loopback no \
             token is needed; on any other address every request needs the token printed inside the \
             URL (?token=; after that visit a cookie carries it) or read from --token-file. \
-            GET /api/ls, /api/info, /api/tree, /api/marks and /api/find?path=P (find's options as \
-            parameters: text, tag, name, iname, type, after, before, longer, shorter) give what the \
-            command of that name gives with --json; GET /audio/UUID the recording's file, with \
-            HTTP Range. SIGTERM or Ctrl-C stops it.
+            The URL opens the page: the library, a recording's player with its waveform, markers \
+            and transcript (/r/UUID), search, and live updates. \
+            GET /api/ls (with sort= and reverse=1), /api/info, /api/tree, /api/marks and \
+            /api/find?path=P (find's options as parameters: text, tag, name, iname, type, after, \
+            before, longer, shorter) give what the command of that name gives with --json; \
+            /api/transcript?path=P what transcript --format json gives; /api/events a \
+            Server-Sent Events stream (store, transcript) of changes to the store; GET /audio/UUID \
+            the recording's file, with HTTP Range. POST /api/mark?path=P&at=TIME&label=L, \
+            /api/tag?path=P&add=T&remove=U and /api/note?path=P (the note as the body) make the \
+            change the command of that name makes, in its history, and need the X-Recnotes-Token \
+            header with the write token GET /api/session gives. SIGTERM or Ctrl-C stops it.
             """
     )
 
@@ -38,7 +45,7 @@ struct Serve: ParsableCommand {
         completion: .file())
     var tokenFile: String?
 
-    @Flag(name: .customLong("read-only"), help: "Allow no writes (no route writes yet).")
+    @Flag(name: .customLong("read-only"), help: "Refuse every write (POST /api/mark, /api/tag, /api/note).")
     var readOnly = false
 
     @Flag(help: "Open the URL in a browser (xdg-open).")

@@ -220,12 +220,17 @@ struct StoreSnapshot: Equatable {
 
 /// A 16-bit mono PCM WAV file at 48 kHz holding `frames` frames of a ramp.
 func wavBytes(frames: Int, rate: Int = 48_000) -> [UInt8] {
+    wavBytes(samples: (0..<frames).map { Int16(($0 % 200) * 100 - 10000) }, rate: rate)
+}
+
+/// A mono 16-bit WAV file of these samples.
+func wavBytes(samples: [Int16], rate: Int = 48_000) -> [UInt8] {
     var bytes: [UInt8] = []
     func le(_ value: UInt32, _ count: Int) {
         for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) }
     }
     bytes += Array("RIFF".utf8)
-    le(UInt32(36 + frames * 2), 4)
+    le(UInt32(36 + samples.count * 2), 4)
     bytes += Array("WAVE".utf8)
     bytes += Array("fmt ".utf8)
     le(16, 4)
@@ -236,7 +241,7 @@ func wavBytes(frames: Int, rate: Int = 48_000) -> [UInt8] {
     le(2, 2)
     le(16, 2)
     bytes += Array("data".utf8)
-    le(UInt32(frames * 2), 4)
-    for frame in 0..<frames { le(UInt32(UInt16(bitPattern: Int16((frame % 200) * 100 - 10000))), 2) }
+    le(UInt32(samples.count * 2), 4)
+    for sample in samples { le(UInt32(UInt16(bitPattern: sample)), 2) }
     return bytes
 }

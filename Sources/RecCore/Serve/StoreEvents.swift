@@ -1,0 +1,54 @@
+/// What `/api/events` tells an open page (issue 27): the store's document or a transcript
+/// changed, seen by inotify on the store directory and on transcripts/ (`DirectoryWatch`).
+/// Any write of the library, by any process, is an atomic rename of store.json or of a
+/// transcript, so these two directories see every change a page could show.
+public final class StoreEvents {
+    public enum Event: Equatable, Sendable {
+        /// store.json was replaced: folders, names, tags, notes, markers, anything.
+        case store
+        /// transcripts/UUID.json was written or replaced.
+        case transcript(String)
+
+        /// The event as Server-Sent Events text: `event: store` or `event: transcript` with
+        /// the recording's UUID as its data, then the blank line that ends it.
+        public var text: String {
+            switch self {
+            case .store: return "event: store\ndata: store.json\n\n"
+            case .transcript(let uuid): return "event: transcript\ndata: \(uuid)\n\n"
+            }
+        }
+    }
+
+    private let location: StoreLocation
+    private let store: DirectoryWatch?
+    /// transcripts/ is made by the first transcription: watched from when it exists.
+    private var transcripts: DirectoryWatch?
+
+    /// Watches from now on; nil when inotify cannot be had (no instances left).
+    public init?(_ location: StoreLocation) {
+        guard let store = DirectoryWatch(location.directory) else { return nil }
+        self.location = location
+        self.store = store
+        self.transcripts = DirectoryWatch(location.transcriptsDirectory)
+    }
+
+    /// The changes since the last call (never blocks): one `.store` however many times
+    /// store.json was replaced, one `.transcript` for each recording whose transcript was.
+    public func poll() -> [Event] {
+        var events: [Event] = []
+        let names = store?.drain() ?? []
+        if names.contains(FileSystem.baseName(of: location.storeFile)) || names.contains(DirectoryWatch.overflowName) {
+            events.append(.store)
+        }
+        if transcripts == nil {
+            transcripts = DirectoryWatch(location.transcriptsDirectory)
+            // Made since the last poll: what it holds now may be new to the page.
+            if transcripts != nil, !events.contains(.store) { events.append(.store) }
+        }
+        let suffix = ".json"
+        for name in (transcripts?.drain() ?? []).sorted() where name.hasSuffix(suffix) {
+            events.append(.transcript(String(name.dropLast(suffix.count))))
+        }
+        return events
+    }
+}

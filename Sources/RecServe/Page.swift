@@ -1,0 +1,32 @@
+import Hummingbird
+
+/// The web page's files, compiled into the binary from Page/ (`embedInCode` in
+/// Package.swift): plain HTML, CSS and a script, with no build step and nothing fetched from
+/// elsewhere.
+enum Page {
+    struct Asset: Sendable {
+        var bytes: [UInt8]
+        var contentType: String
+    }
+
+    static let index = Asset(bytes: PackageResources.index_html, contentType: "text/html; charset=utf-8")
+
+    /// What `/page/<name>` serves.
+    static let assets: [String: Asset] = [
+        "page.css": Asset(bytes: PackageResources.page_css, contentType: "text/css; charset=utf-8"),
+        "page.js": Asset(bytes: PackageResources.page_js, contentType: "text/javascript; charset=utf-8"),
+    ]
+
+    /// `no-cache`: a browser may keep the bytes but asks again each time, so a newer binary's
+    /// page is never mixed with an older one's script.
+    static func response(_ asset: Asset) -> Response {
+        Response(
+            status: .ok,
+            headers: [
+                .contentType: asset.contentType, .cacheControl: "no-cache",
+                .contentSecurityPolicy: "default-src 'self'; media-src 'self'; img-src 'self' data:",
+                .xContentTypeOptions: "nosniff",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+    }
+}

@@ -1,0 +1,415 @@
+// recnotes serve's page: the library, a recording, a search, all from /api/ (the CLI's --json),
+// kept fresh by /api/events. No framework, no build step: the browser runs this file as it is.
+"use strict";
+
+const main = document.getElementById("main");
+const status = document.getElementById("status");
+const form = document.getElementById("search");
+
+// The page being shown: its refresh() runs again on a store change.
+let view = null;
+
+function el(tag, attributes, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined) node.append(child);
+  }
+  return node;
+}
+
+async function api(route, parameters) {
+  const query = new URLSearchParams(parameters).toString();
+  const response = await fetch(`/api/${route}?${query}`, { cache: "no-store" });
+  const body = await response.json();
+  if (!response.ok) {
+    const error = new Error(body.error || response.statusText);
+    error.status = response.status;
+    throw error;
+  }
+  return body;
+}
+
+// 0:05, 1:02:03: as the CLI shows durations.
+function clock(seconds) {
+  const whole = Math.max(0, Math.floor(seconds || 0));
+  const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), s = whole % 60;
+  const pad = (n) => String(n).padStart(2, "0");
+  return h > 0 ? `${h}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
+}
+
+function date(iso) {
+  const when = new Date(iso);
+  return isNaN(when) ? iso : when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+function excerpt(text, length) {
+  if (!text) return "";
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > length ? line.slice(0, length - 1) + "…" : line;
+}
+
+function tags(list) {
+  return (list || []).map((tag) => el("span", { class: "tag", text: tag }));
+}
+
+function folderLink(path, label) {
+  return el("a", { href: "/?" + new URLSearchParams({ path }), text: label });
+}
+
+function recordingHref(uuid, seconds) {
+  return `/r/${uuid}` + (seconds === null || seconds === undefined ? "" : `#t=${seconds}`);
+}
+
+// Each folder above `path`, as links: / › Talks › Deep.
+function crumbs(path) {
+  const parts = path.split("/").filter(Boolean);
+  const nodes = [folderLink("/", "/")];
+  parts.forEach((part, i) => {
+    nodes.push(" › ");
+    nodes.push(folderLink("/" + parts.slice(0, i + 1).join("/"), part));
+  });
+  return el("p", { class: "crumbs" }, nodes);
+}
+
+// One row of a list: a folder or a recording as `ls` shows it.
+function itemRow(item, extra) {
+  const isFolder = item.type === "folder";
+  const link = isFolder ? folderLink(item.path, item.name + "/") : el("a", { href: recordingHref(item.uuid), text: item.name });
+  link.classList.add("name");
+  const marks = [];
+  if (!isFolder && item.markers && item.markers.length) {
+    marks.push(el("span", { class: "badge", title: `${item.markers.length} markers`, text: `◆${item.markers.length}` }));
+  }
+  const meta = isFolder
+    ? `${item.children} item${item.children === 1 ? "" : "s"}`
+    : `${clock(item.trimmedDuration ?? item.duration)} · ${date(item.created)}`;
+  const more = el("div", { class: "more" }, tags(item.tags), excerpt(item.note, 120));
+  return el("li", { "data-uuid": item.uuid }, el("span", {}, link, marks), el("span", { class: "meta", text: meta }), more, extra);
+}
+
+// The library: a folder's items, sorted as `ls --sort` sorts them.
+async function showFolder(parameters) {
+  const path = parameters.get("path") || "/";
+  const sort = parameters.get("sort") || "name";
+  const reverse = parameters.get("reverse") === "1";
+  const sorter = el("select", { "aria-label": "Sort by", id: "sort" },
+    ["name", "date", "duration", "size"].map((key) => el("option", { value: key, selected: key === sort, text: key })));
+  const reverser = el("input", { type: "checkbox", id: "reverse", checked: reverse });
+  const resort = () => {
+    const next = new URLSearchParams({ path, sort: sorter.value });
+    if (reverser.checked) next.set("reverse", "1");
+    go("/?" + next);
+  };
+  sorter.addEventListener("change", resort);
+  reverser.addEventListener("change", resort);
+  const list = el("ul", { class: "items", id: "items" });
+  const title = el("h1", { text: path === "/" ? "Library" : path.split("/").pop() });
+  main.replaceChildren(crumbs(path), title,
+    el("div", { class: "controls" }, el("label", {}, "sort ", sorter), el("label", {}, reverser, " reverse")), list);
+  document.title = `${path} · recnotes`;
+  view = {
+    async refresh() {
+      const items = await api("ls", { path, sort, reverse: reverse ? "1" : "0" });
+      list.replaceChildren(...items.map((item) => itemRow(item)));
+      if (!items.length) list.append(el("li", { class: "quiet", text: "Empty folder." }));
+    },
+  };
+  await view.refresh();
+}
+
+// A search through /api/find: each hit links to the recording at the moment it matched.
+async function showFind(parameters) {
+  const query = { path: parameters.get("path") || "/" };
+  for (const key of ["text", "tag", "after", "before"]) {
+    const value = parameters.get(key);
+    if (value) query[key] = value;
+    if (form.elements[key]) form.elements[key].value = value || "";
+  }
+  document.getElementById("filters").open = Boolean(query.tag || query.after || query.before);
+  const list = el("ul", { class: "items hits", id: "hits" });
+  const said = [query.text && `“${query.text}”`, query.tag && `#${query.tag}`, query.after && `after ${query.after}`,
+    query.before && `before ${query.before}`].filter(Boolean).join(", ");
+  main.replaceChildren(crumbs(query.path), el("h1", { text: `Found: ${said}` }), list);
+  document.title = `find ${said} · recnotes`;
+  view = {
+    async refresh() {
+      const hits = await api("find", query);
+      list.replaceChildren(...hits.map((hit) => {
+        const snippets = (hit.matches || []).filter((m) => m.snippet || m.label).map((m) =>
+          el("div", { class: "snippet" },
+            m.seconds !== undefined && m.seconds !== null && hit.type !== "folder"
+              ? el("a", { href: recordingHref(hit.uuid, m.seconds), class: "time", text: clock(m.seconds) + " " })
+              : null,
+            `${m.field}: ${m.snippet || m.label}`));
+        const row = itemRow(hit, snippets);
+        if (hit.type !== "folder" && hit.time !== null && hit.time !== undefined) {
+          row.querySelector("a.name").href = recordingHref(hit.uuid, hit.time);
+        }
+        return row;
+      }));
+      if (!hits.length) list.append(el("li", { class: "quiet", text: "Nothing found." }));
+    },
+  };
+  await view.refresh();
+}
+
+// The waveform `info` shows, one block character per stretch of audio, drawn as bars; the
+// speech regions under it, the markers over it, and the play head.
+function drawWave(canvas, waveform, speech, markers, duration, now) {
+  const blocks = " ▁▂▃▄▅▆▇█";
+  const levels = Array.from(waveform || "").map((c) => Math.max(0, blocks.indexOf(c)) / 8);
+  const ratio = window.devicePixelRatio || 1;
+  const width = canvas.clientWidth * ratio, height = canvas.clientHeight * ratio;
+  canvas.width = width;
+  canvas.height = height;
+  const g = canvas.getContext("2d");
+  const style = getComputedStyle(document.documentElement);
+  g.clearRect(0, 0, width, height);
+  const band = 8 * ratio, mid = (height - band) / 2;
+  g.fillStyle = style.getPropertyValue("--wave");
+  const step = width / Math.max(levels.length, 1);
+  levels.forEach((level, i) => {
+    const h = Math.max(1, level * (height - band - 4 * ratio));
+    g.fillRect(i * step + 0.5, mid - h / 2, Math.max(1, step - 1), h);
+  });
+  g.fillStyle = style.getPropertyValue("--speech");
+  for (const [start, end] of speech || []) {
+    g.fillRect((start / duration) * width, height - band, Math.max(1, ((end - start) / duration) * width), band);
+  }
+  g.fillStyle = style.getPropertyValue("--accent");
+  for (const marker of markers || []) {
+    g.beginPath();
+    const x = (marker.seconds / duration) * width;
+    g.moveTo(x - 5 * ratio, 0);
+    g.lineTo(x + 5 * ratio, 0);
+    g.lineTo(x, 8 * ratio);
+    g.fill();
+  }
+  g.fillStyle = style.getPropertyValue("--head");
+  g.fillRect((now / duration) * width - ratio, 0, 2 * ratio, height);
+}
+
+// A recording: the player, waveform, markers, transcript, note, tags and trim points.
+async function showRecording(uuid) {
+  const at = "@" + uuid;
+  const audio = el("audio", { id: "player", controls: true, preload: "metadata", src: `/audio/${uuid}` });
+  const canvas = el("canvas", { id: "wave", tabindex: "0", "aria-label": "Waveform: click or use the arrow keys to move the play head" });
+  const speed = el("select", { id: "speed", "aria-label": "Playback speed" },
+    ["0.5", "0.75", "1", "1.25", "1.5", "1.75", "2"].map((v) => el("option", { value: v, selected: v === "1", text: v + "×" })));
+  const play = el("button", { type: "button", id: "play", text: "Play" });
+  const download = el("a", { id: "download", href: `/audio/${uuid}`, text: "Download" });
+  const title = el("h1", { text: "…" });
+  const where = el("div");
+  const meta = el("p", { class: "meta" });
+  const about = el("div");
+  const marks = el("ul", { class: "marks", id: "markers" });
+  const lines = el("ol", { class: "lines", id: "transcript" });
+  main.replaceChildren(where, title, meta, audio, canvas,
+    el("div", { class: "controls" }, play, el("label", {}, "speed ", speed), download),
+    about, el("h2", { text: "Markers" }), marks, el("h2", { text: "Transcript" }), lines);
+
+  let info = null, segments = [];
+  const seek = (seconds, play) => {
+    audio.currentTime = seconds;
+    if (play) audio.play().catch(() => {});
+  };
+  const redraw = () => info && drawWave(canvas, info.waveform, info.speech, info.markers, info.duration || 1, audio.currentTime);
+  const highlight = () => {
+    const t = audio.currentTime;
+    lines.querySelectorAll("li").forEach((li, i) => {
+      const s = segments[i];
+      const next = segments[i + 1];
+      const end = s.end ?? (next ? next.start : Infinity);
+      const on = s.start !== null && t >= s.start && t < end;
+      li.classList.toggle("now", on);
+      if (on) li.setAttribute("aria-current", "true");
+      else li.removeAttribute("aria-current");
+    });
+  };
+  play.addEventListener("click", () => (audio.paused ? audio.play().catch(() => {}) : audio.pause()));
+  audio.addEventListener("play", () => { play.textContent = "Pause"; });
+  audio.addEventListener("pause", () => { play.textContent = "Play"; });
+  speed.addEventListener("change", () => { audio.playbackRate = Number(speed.value); });
+  audio.addEventListener("timeupdate", () => { redraw(); highlight(); });
+  audio.addEventListener("ratechange", () => { speed.value = String(audio.playbackRate); });
+  canvas.addEventListener("click", (event) => {
+    if (!info) return;
+    const box = canvas.getBoundingClientRect();
+    seek(((event.clientX - box.left) / box.width) * info.duration, true);
+  });
+  canvas.addEventListener("keydown", (event) => {
+    const by = { ArrowLeft: -5, ArrowRight: 5 }[event.key];
+    if (by) { seek(Math.max(0, audio.currentTime + by)); event.preventDefault(); }
+  });
+  window.addEventListener("resize", redraw);
+
+  async function loadInfo() {
+    info = await api("info", { path: at });
+    document.title = `${info.name} · recnotes`;
+    title.textContent = info.name;
+    const folder = info.path.slice(0, info.path.lastIndexOf("/")) || "/";
+    where.replaceChildren(crumbs(folder));
+    meta.textContent = `${clock(info.duration)} · ${date(info.created)} · ${info.format}, ${info.sampleRate} Hz`;
+    download.setAttribute("download", `${info.name}.${info.file.split(".").pop()}`);
+    download.textContent = `Download (${info.format})`;
+    const trim = info.trim ? `trimmed to ${clock(info.trim.in)}–${clock(info.trim.out)} (${clock(info.trimmedDuration)})` : null;
+    about.replaceChildren(...[
+      el("p", {}, tags(info.tags).length ? tags(info.tags) : el("span", { class: "quiet", text: "no tags" })),
+      info.note ? el("p", { class: "note", id: "note", text: info.note }) : null,
+      trim ? el("p", { class: "meta", id: "trim", text: trim }) : null].filter(Boolean));
+    marks.replaceChildren(...(info.markers || []).map((marker) =>
+      el("li", {}, el("button", { type: "button", "data-seconds": marker.seconds, onclick: () => seek(marker.seconds, true) },
+        el("span", { class: "time", text: clock(marker.seconds) }), " ", marker.label || "(marker)"))));
+    if (!marks.children.length) marks.append(el("li", { class: "quiet", text: "No markers." }));
+    redraw();
+  }
+
+  async function loadTranscript() {
+    try {
+      const transcript = await api("transcript", { path: at });
+      segments = transcript.segments || [];
+      lines.replaceChildren(...segments.map((segment) =>
+        el("li", {},
+          el("a", { href: `#t=${segment.start ?? 0}`, "data-seconds": segment.start ?? 0, text: clock(segment.start) }),
+          " ", el("span", { text: segment.text }))));
+      highlight();
+    } catch (error) {
+      if (error.status !== 404) throw error;
+      segments = [];
+      lines.replaceChildren(el("li", { class: "quiet", text: "No transcript." }));
+    }
+  }
+
+  view = {
+    uuid,
+    // A browser keeps six connections to a server; a media element that is not emptied holds
+    // one after its page is gone, so the next page would wait for a free one.
+    leave() {
+      window.removeEventListener("resize", redraw);
+      audio.pause();
+      audio.removeAttribute("src");
+      audio.load();
+    },
+    async refresh(event) {
+      if (!event || event.type === "store") await loadInfo();
+      if (!event || event.type === "store" || event.data === uuid) await loadTranscript();
+    },
+    // `#t=SECONDS`: a search hit or a transcript line's moment.
+    hash() {
+      const match = /^#t=([0-9.]+)/.exec(location.hash);
+      if (match) seek(Number(match[1]), true);
+    },
+  };
+  await view.refresh();
+  view.hash();
+}
+
+async function render() {
+  if (view && view.leave) view.leave();
+  view = null;
+  const recording = /^\/r\/([0-9a-fA-F-]{36})$/.exec(location.pathname);
+  const parameters = new URLSearchParams(location.search);
+  try {
+    if (recording) await showRecording(recording[1]);
+    else if (["text", "tag", "after", "before"].some((key) => parameters.get(key))) await showFind(parameters);
+    else await showFolder(parameters);
+  } catch (error) {
+    main.replaceChildren(el("h1", { text: "Not here" }), el("p", { class: "error", text: error.message }));
+    view = null;
+  }
+}
+
+// Links inside the page change the view without reloading (a playing recording keeps playing
+// until another page is shown).
+function go(href) {
+  history.pushState(null, "", href);
+  render();
+}
+
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("a");
+  if (!link || link.hasAttribute("download") || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) {
+    return;
+  }
+  const url = new URL(link.href, location.href);
+  if (url.origin !== location.origin) return;
+  event.preventDefault();
+  if (url.pathname === location.pathname && url.search === location.search && url.hash) {
+    history.replaceState(null, "", url.hash);
+    if (view && view.hash) view.hash();
+  } else {
+    go(url.pathname + url.search + url.hash);
+  }
+});
+
+window.addEventListener("popstate", render);
+window.addEventListener("hashchange", () => view && view.hash && view.hash());
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const query = new URLSearchParams();
+  for (const key of ["text", "tag", "after", "before"]) {
+    if (form.elements[key].value) query.set(key, form.elements[key].value);
+  }
+  go("/?" + query);
+});
+
+// Keys on a recording's page, outside a text field: space or k plays and pauses, j and l go
+// back and on 5 seconds. / goes to the search box anywhere.
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest("input, select, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.key === "/") {
+    form.elements.text.focus();
+    event.preventDefault();
+    return;
+  }
+  const audio = document.getElementById("player");
+  if (!audio) return;
+  if ((event.key === " " && !event.target.closest("button, a")) || event.key === "k") {
+    if (audio.paused) audio.play().catch(() => {});
+    else audio.pause();
+    event.preventDefault();
+  } else if (event.key === "j" || event.key === "l") {
+    audio.currentTime = Math.max(0, audio.currentTime + (event.key === "j" ? -5 : 5));
+  }
+});
+
+// Live: another process's change to the store shows without a reload. The stream is closed
+// while the page is hidden in the back-forward cache (it would hold one of the six
+// connections), and opened again, with a refresh, when it comes back.
+let events = null;
+function listen() {
+  events = new EventSource("/api/events");
+  const changed = async (event) => {
+    if (!view) return;
+    try {
+      await view.refresh(event);
+      status.textContent = `Updated ${new Date().toLocaleTimeString()}`;
+    } catch (error) {
+      status.textContent = error.message;
+    }
+  };
+  events.addEventListener("store", changed);
+  events.addEventListener("transcript", changed);
+  events.addEventListener("open", () => { document.body.dataset.live = "1"; });
+  events.addEventListener("error", () => { document.body.dataset.live = "0"; });
+}
+
+window.addEventListener("pagehide", () => {
+  if (view && view.leave) view.leave();
+  if (events) events.close();
+});
+window.addEventListener("pageshow", (event) => {
+  if (!event.persisted) return;
+  listen();
+  render();
+});
+
+render();
+listen();

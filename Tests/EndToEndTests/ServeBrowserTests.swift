@@ -1,0 +1,96 @@
+import Foundation
+import RecCore
+import Testing
+
+/// `recnotes serve`'s page in a real browser: headless Chromium driven by Selenium
+/// (Tests/Browser/page_test.py, Debian's chromium, chromium-driver and python3-selenium, which
+/// scripts/install-deps.sh installs), on a store made with the CLI and a server started as a
+/// user starts it. The script's checks look at the DOM and the <audio> element's state.
+@Suite struct ServeBrowserTests {
+    /// Debian's python modules are for /usr/bin/python3, not for another python3 on PATH.
+    static let python = "/usr/bin/python3"
+    static let chromium = "/usr/bin/chromium"
+    static let driver = "/usr/bin/chromedriver"
+
+    /// What of the browser is missing, nil when all is there.
+    static let missing: String? = {
+        var missing = [chromium, driver, python].filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        if missing.isEmpty {
+            let probe = try? Sandbox.execute(python, ["-c", "import selenium"], environment: ["PATH": "/usr/bin:/bin"])
+            if probe?.status != 0 { missing.append("python3-selenium") }
+        }
+        guard !missing.isEmpty else { return nil }
+        let message = """
+            !!! ServeBrowserTests SKIPPED: \(missing.joined(separator: ", ")) missing; \
+            run scripts/install-deps.sh (apt-get install chromium chromium-driver python3-selenium) !!!
+            """
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        return message
+    }()
+
+    /// The script beside this file's folder: Tests/Browser/page_test.py.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Browser/page_test.py").path
+
+    @Test(.enabled(if: missing == nil, "chromium, chromium-driver or python3-selenium is missing: see stderr"))
+    func thePageWorksInChromium() throws {
+        let sandbox = try Sandbox()
+        // /Talks/budget talk: 8 s of audio, tagged, with a note, two markers and a transcript of
+        // three lines (an engine that prints SRT), and /memo beside /Talks.
+        // Three phrases with pauses between them and syllables inside: a waveform with a shape.
+        let samples = (0..<8 * 48_000).map { n -> Int16 in
+            let t = Double(n) / 48_000
+            let phrase = [(0.2, 1.8), (2.3, 4.2), (4.7, 7.6)].contains { t >= $0.0 && t < $0.1 } ? 1.0 : 0.0
+            let syllable = 0.35 + 0.65 * abs(sin(Double.pi * 3.2 * t))
+            let voice = sin(2 * .pi * 180 * t) + 0.5 * sin(2 * .pi * 360 * t) + 0.25 * sin(2 * .pi * 540 * t)
+            return Int16(9000 * phrase * syllable * voice)
+        }
+        let take = sandbox.root + "/take.wav"
+        try sandbox.write(take, wavBytes(samples: samples))
+        try sandbox.succeed("mkdir", "/Talks")
+        try sandbox.succeed("import", take, "--to", "/Talks", "--name", "budget talk")
+        try sandbox.succeed("import", take, "--to", "/", "--name", "memo")
+        try sandbox.succeed("tag", "/Talks/budget talk", "+work")
+        try sandbox.succeed("note", "/Talks/budget talk", "--set", "the quarterly budget, first draft")
+        try sandbox.succeed("mark", "/Talks/budget talk", "--at", "0:03", "budget")
+        try sandbox.succeed("mark", "/Talks/budget talk", "--at", "0:06", "wrap up")
+        let engine = sandbox.root + "/engine"
+        let srt = """
+            1
+            00:00:00,000 --> 00:00:02,000
+            hello there
+
+            2
+            00:00:02,000 --> 00:00:04,500
+            the budget is large
+
+            3
+            00:00:04,500 --> 00:00:07,000
+            zebra crossing ahead
+
+            """
+        try Data("#!/bin/sh\ncat <<'EOF'\n\(srt)EOF\n".utf8).write(to: URL(fileURLWithPath: engine))
+        chmod(engine, 0o755)
+        expectSuccess(
+            try sandbox.run(["transcribe", "/Talks/budget talk"], environment: ["RECNOTES_TRANSCRIBER": engine]))
+
+        let server = try ServeProcess(sandbox)
+        var arguments = [
+            Self.script, "--url", server.url, "--recnotes", Sandbox.binary, "--store", sandbox.store,
+            "--home", sandbox.home,
+        ]
+        // RECNOTES_SCREENSHOTS=DIR: the four screenshots of docs/ are written there.
+        if let shots = ProcessInfo.processInfo.environment["RECNOTES_SCREENSHOTS"], !shots.isEmpty {
+            arguments += ["--screenshots", shots]
+        }
+        var environment = sandbox.baseEnvironment
+        environment["PATH"] = "/usr/bin:/bin"
+        let run = try Sandbox.execute(Self.python, arguments, environment: environment)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("checks: 8 passed, 0 failed"), "\(run.stdout)\(run.stderr)")
+
+        let status = server.stop()
+        #expect(status.map { $0 & 0x7f == 0 && ($0 >> 8) & 0xff == 0 } == true, "\(String(describing: status))")
+        #expect(server.stderr.isEmpty, "\(server.stderr)")
+    }
+}

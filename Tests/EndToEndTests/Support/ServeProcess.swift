@@ -1,0 +1,69 @@
+import Foundation
+import RecCore
+import Testing
+
+/// `recnotes serve --listen 127.0.0.1:0` on a sandbox's store, as a user starts it: the URL
+/// it printed, and its stop by SIGTERM to its pid.
+final class ServeProcess {
+    let pid: pid_t
+    /// What it printed first: `http://127.0.0.1:PORT/`.
+    let url: String
+    let errorFile: String
+    private let output: Int32
+    private var reaped = false
+
+    init(_ sandbox: Sandbox) throws {
+        // Started with posix_spawn (ProcessLaunch), not Foundation's Process: the server closes
+        // what it inherited, and Foundation's Process watches its children through a socket it
+        // hands down, so it would wait on the server before it saw a client end.
+        let out = try System.closeOnExecPipe()
+        errorFile = sandbox.root + "/serve.err"
+        let errors = open(errorFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var launch = ProcessLaunch(
+            [Sandbox.binary, "--store", sandbox.store, "serve", "--listen", "127.0.0.1:0"], executable: Sandbox.binary)
+        launch.input = .null
+        launch.output = .descriptor(out.write)
+        launch.errors = .descriptor(errors)
+        pid = try launch.start()
+        close(out.write)
+        close(errors)
+        output = out.read
+        do {
+            url = try ServeTests.firstLine(FileHandle(fileDescriptor: out.read), timeout: 60)
+        } catch {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            close(output)
+            throw error
+        }
+    }
+
+    deinit {
+        if !reaped {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        close(output)
+    }
+
+    /// SIGTERM, then its wait status once it ended, nil when it was still running `timeout`
+    /// seconds later (it is then killed).
+    func stop(timeout: Double = 30) -> Int32? {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                reaped = true
+                return status
+            }
+            usleep(10000)
+        }
+        return nil
+    }
+
+    /// What it wrote on stderr.
+    var stderr: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
+}
