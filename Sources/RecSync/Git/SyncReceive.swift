@@ -109,7 +109,8 @@ enum SyncReceive {
             }
             index += 2
         }
-        guard !paths.isEmpty else { return .nothing }
+        // No path at all when the result has this machine's tree (what came in was here
+        // already, or lost every conflict): HEAD moves all the same, or the push is refused.
 
         // The index that goes with the result: git's (which is `head`'s), moved on to the
         // result; what does not change keeps its stat data, so git need not read it again.
