@@ -10,8 +10,8 @@
 #     with nothing to do and with one change: target <= 200 ms;
 #  4. the same for a sync that receives a change from another machine (SECTIONS="4"), alone and
 #     with a change of its own (a merge).
-# SECTIONS="1 3" runs only those (the store of 1 is made for 3 too); RECNOTES_BEFORE names an
-# older build whose lock times 3 measures in turn with this one's, on the same store.
+# SECTIONS="1 3" runs only those (the store of 1 is made for 3 and 4 too); RECNOTES_BEFORE names
+# an older build whose lock times 3 and 4 measure in turn with this one's, on the same stores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
@@ -43,8 +43,10 @@ echo "== 1. nothing to do, 10,000 items"
 store_with_audio "$work/big" 10000
 "$bin" --store "$work/big" sync init --name bench >/dev/null
 "$bin" --store "$work/big" sync remote add hub "$work/big-hub" >/dev/null
-"$bin" --store "$work/big" sync >/dev/null
-"$bin" --store "$work/big" sync --json
+# Section 4 alone syncs documents only (--no-content), so its store's audio need not reach the hub.
+setup_content=$([[ "$sections" == "4" ]] && echo --no-content || true)
+"$bin" --store "$work/big" sync $setup_content >/dev/null
+"$bin" --store "$work/big" sync $setup_content --json
 if [[ " $sections " == *" 1 "* ]]; then
 by_hand="cd $work/big && git status --porcelain >/dev/null && git fetch -q hub && git annex merge -q && git annex get -q --from hub && git annex copy -q --to hub --not --in hub"
 hyperfine -N -i --warmup 2 --runs "${RUNS:-10}" \
@@ -73,14 +75,18 @@ echo "== 4. lock held per sync that receives, 10,000 items"
 # one syncs: with nothing of its own (git fast-forwards) and with a change of its own too (a
 # merge, through recnotes' merge driver).
 "$bin" --store "$work/other" sync clone "$work/big-hub" >/dev/null
+# With RECNOTES_BEFORE, each round is made by both builds in turn, on the same stores.
 for i in 1 2 3 4 5; do
-  "$bin" --store "$work/other" mkdir "/from-other-$i" >/dev/null
-  "$bin" --store "$work/other" sync --no-content >/dev/null
-  "$bin" --store "$work/big" sync --no-content --json | python3 -c 'import json,sys; print("receiving:            lock held %.1f ms" % json.load(sys.stdin)["lockMilliseconds"])'
-  "$bin" --store "$work/other" tag "/from-other-$i" +theirs >/dev/null
-  "$bin" --store "$work/other" sync --no-content >/dev/null
-  "$bin" --store "$work/big" tag "/from-other-$i" +ours >/dev/null
-  "$bin" --store "$work/big" sync --no-content --json | python3 -c 'import json,sys; print("receiving and merging: lock held %.1f ms" % json.load(sys.stdin)["lockMilliseconds"])'
+  for b in $before $bin; do
+    name=$([[ $b == "$bin" ]] && echo this || echo before)
+    "$bin" --store "$work/other" mkdir "/from-other-$name-$i" >/dev/null
+    "$bin" --store "$work/other" sync --no-content >/dev/null
+    "$b" --store "$work/big" sync --no-content --json | python3 -c 'import json,sys; print("%s, receiving:            lock held %.1f ms" % (sys.argv[1], json.load(sys.stdin)["lockMilliseconds"]))' "$name"
+    "$bin" --store "$work/other" tag "/from-other-$name-$i" +theirs >/dev/null
+    "$bin" --store "$work/other" sync --no-content >/dev/null
+    "$bin" --store "$work/big" tag "/from-other-$name-$i" +ours >/dev/null
+    "$b" --store "$work/big" sync --no-content --json | python3 -c 'import json,sys; print("%s, receiving and merging: lock held %.1f ms" % (sys.argv[1], json.load(sys.stdin)["lockMilliseconds"]))' "$name"
+  done
 done
 fi
 [[ " $sections " == *" 2 "* ]] || exit 0

@@ -109,6 +109,40 @@ struct SyncMergeDriverTests {
         #expect(report.contains("whisper-cli, 2026-11-25T01:00:00.000Z"), "\(report)")
     }
 
+    @Test("recnotes sync (git merge-tree, not git merge) keeps the better transcript and makes its index from it")
+    func transcriptsMergeThroughSync() throws {
+        let a = try Sandbox()
+        let hub = a.root + "/hub"
+        try a.succeed("sync", "init", "--name", "laptop")
+        try a.succeed("sync", "remote", "add", "hub", hub)
+        let id = "4fcf17e2-9df3-4eca-b8c9-34b9bc281c6a"
+        let json = "transcripts/\(id).json"
+        let index = "transcripts/\(id).txt"
+        func put(_ sandbox: Sandbox, _ engine: String, _ quality: String, _ created: String, _ text: String) throws {
+            try FileManager.default.createDirectory(
+                atPath: sandbox.store + "/transcripts", withIntermediateDirectories: true)
+            let transcript = Self.transcript(engine: engine, quality: quality, created: created, text: text)
+            try sandbox.write(sandbox.store + "/" + json, Array(transcript.utf8))
+            try sandbox.write(sandbox.store + "/" + index, Array("0.5\t\(text)\n".utf8))
+        }
+        try put(a, "pocketsphinx", "draft", "2026-11-25T00:00:00.000Z", "base")
+        try a.succeed("sync", "--no-content")
+        let b = try Sandbox()
+        try b.succeed("sync", "clone", "--name", "desk", hub)
+        // The desktop's engine transcript, earlier, beats the laptop's later draft, on both.
+        try put(b, "whisper-cli", "good", "2026-11-25T01:00:00.000Z", "engine words")
+        try b.succeed("sync", "--no-content")
+        try put(a, "pocketsphinx", "draft", "2026-11-25T02:00:00.000Z", "draft words")
+        let synced = try a.succeed("sync", "--no-content")
+        #expect(synced.lines.contains { $0.hasPrefix("conflict (transcript)") }, "\(synced)")
+        let merged = String(decoding: a.bytes(a.store + "/" + json) ?? [], as: UTF8.self)
+        #expect(merged.contains("engine words") && !merged.contains("<<<<<<<"), "\(merged)")
+        #expect(a.bytes(a.store + "/" + index) == Array("0.5\tengine words\n".utf8))
+        #expect(try git(a, "status", "--porcelain").stdout == "")
+        try b.succeed("sync", "--no-content")
+        #expect(b.bytes(b.store + "/" + index) == Array("0.5\tengine words\n".utf8))
+    }
+
     @Test("garbage or a newer store version is refused in one line, exit 1, nothing written")
     func refusesGarbage() throws {
         let a = try Sandbox()

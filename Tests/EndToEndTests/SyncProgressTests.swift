@@ -84,6 +84,53 @@ struct SyncProgressTests {
         #expect(FileManager.default.fileExists(atPath: desk.audioDirectory + "/\(third).wav"))
     }
 
+    @Test("Ctrl-C during sync on a terminal: the line cleared, the process ended by SIGINT, the next sync completes")
+    func interruptedOnTerminal() throws {
+        let laptop = try Sandbox()
+        let hub = laptop.root + "/hub"
+        try laptop.succeed("sync", "init", "--name", "laptop")
+        try laptop.succeed("mkdir", "/Shared")
+        try laptop.succeed("sync", "remote", "add", "hub", hub)
+        try laptop.succeed("sync", "--no-content")
+        let desk = try Sandbox()
+        try desk.succeed("sync", "clone", "--name", "desk", hub)
+        try desk.succeed("mkdir", "/Desk")
+        try desk.succeed("sync", "--no-content")
+
+        // The sync waits with its merge prepared (RECNOTES_SYNC_PAUSE); Ctrl-C typed on its
+        // terminal then, as a person would.
+        let pause = laptop.root + "/paused"
+        let command = [Sandbox.binary, "--store", laptop.store, "sync", "--no-content"]
+            .map(Format.shellQuoted).joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qfec", command, "/dev/null"]
+        process.environment = laptop.baseEnvironment.merging(["RECNOTES_SYNC_PAUSE": pause]) { $1 }
+        let keys = Pipe()
+        let screen = Pipe()
+        process.standardInput = keys
+        process.standardOutput = screen
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: pause) && waited < 3000 {
+            usleep(10_000)
+            waited += 1
+        }
+        #expect(FileManager.default.fileExists(atPath: pause), "the sync never prepared its merge")
+        keys.fileHandleForWriting.write(Data([3]))
+        let shown = String(decoding: screen.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGINT, "\(shown.debugDescription)")
+        // The terminal's line (its ^C echo, or the live line) cleared: the prompt starts clean.
+        #expect(shown.hasSuffix("\r\u{1B}[K"), "\(shown.debugDescription)")
+        try? FileManager.default.removeItem(atPath: pause)
+        try laptop.succeed("fsck")
+        #expect(try laptop.succeed("ls", "/").lines == ["Shared"])
+        try laptop.succeed("sync", "--no-content")
+        #expect(try laptop.succeed("ls", "/").lines == ["Desk", "Shared"])
+    }
+
     @Test("a store.json from a newer recnotes arriving from a remote is refused in one line; nothing here changes")
     func newerStoreFromRemote() throws {
         let a = try Sandbox()

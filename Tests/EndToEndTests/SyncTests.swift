@@ -205,6 +205,63 @@ struct SyncTests {
     }
 
     @Test(
+        "a change made here while a receiving sync's merge waits to be installed is merged, not lost (fast-forward and merge)"
+    )
+    func changeWhileReceiving() throws {
+        let laptop = try Sandbox()
+        try laptop.succeed("sync", "init", "--name", "laptop")
+        let hub = laptop.root + "/hub"
+        try laptop.succeed("sync", "remote", "add", "hub", hub)
+        try laptop.succeed("mkdir", "/Shared")
+        try laptop.succeed("sync", "--no-content")
+        let desk = try Sandbox()
+        try desk.succeed("sync", "clone", "--name", "desk", hub)
+        for (round, ownChange) in [(0, false), (1, true)] {
+            try desk.succeed("mkdir", "/Desk\(round)")
+            try desk.succeed("tag", "/Shared", "+desk\(round)")
+            try desk.succeed("sync", "--no-content")
+            // Without a change here the sync fast-forwards; with one it merges.
+            if ownChange { try laptop.succeed("mkdir", "/Before\(round)") }
+            let pause = laptop.root + "/paused-\(round)"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+            process.arguments = ["--store", laptop.store, "sync", "--no-content", "--json"]
+            process.environment = laptop.baseEnvironment.merging(["RECNOTES_SYNC_PAUSE": pause]) { $1 }
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var waited = 0
+            while !FileManager.default.fileExists(atPath: pause) && waited < 3000 {
+                usleep(10_000)
+                waited += 1
+            }
+            #expect(FileManager.default.fileExists(atPath: pause), "the sync never prepared its merge")
+            // The merge is ready and not yet in place: the store is not locked, and these
+            // change store.json and a transcript-free item both sides know.
+            try laptop.succeed("mkdir", "/During\(round)")
+            try laptop.succeed("tag", "/Shared", "+laptop\(round)")
+            try FileManager.default.removeItem(atPath: pause)
+            let output = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let report = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+            #expect(report["received"] as? Int ?? 0 >= 2, "\(report)")
+            let here = try laptop.succeed("ls", "/").lines
+            for name in ["Desk\(round)", "During\(round)"] + (ownChange ? ["Before\(round)"] : []) {
+                #expect(here.contains(name), "\(name) missing after round \(round): \(here)")
+            }
+            let tags = try laptop.succeed("tags").stdout
+            for tag in ["desk\(round)", "laptop\(round)"] { #expect(tags.contains(tag), "\(tags)") }
+            // All of it committed and sent by this sync: the work tree is clean.
+            #expect(try git(laptop.store, "status", "--porcelain", "--untracked-files=no") == "")
+            try laptop.succeed("fsck")
+            try desk.succeed("sync", "--no-content")
+            #expect(try desk.succeed("tree").stdout == laptop.succeed("tree").stdout)
+        }
+    }
+
+    @Test(
         "kill -9 during a sync: store.json valid, fsck clean, the next sync completes; stale git lock files here and in the hub too"
     )
     func killedSync() throws {

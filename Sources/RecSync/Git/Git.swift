@@ -6,15 +6,20 @@ public struct Git: Sendable {
     /// The index git reads and writes (GIT_INDEX_FILE) instead of its own: sync stages a
     /// snapshot of the store in one of its own (`SyncRun.snapshot`).
     public var indexFile: String?
+    /// Further `NAME=value` settings for git and what it runs (the merge drivers of a merge
+    /// sync makes without `git merge`: `SyncReceive`).
+    public var environment: [String] = []
 
-    public init(directory: String, indexFile: String? = nil) {
+    public init(directory: String, indexFile: String? = nil, environment: [String] = []) {
         self.directory = directory
         self.indexFile = indexFile
+        self.environment = environment
     }
 
-    /// `git -C <directory>`, through env(1) when the index is another one.
+    /// `git -C <directory>`, through env(1) when the index is another one or more is set.
     func command(_ arguments: [String]) -> [String] {
-        (indexFile.map { ["env", "GIT_INDEX_FILE=" + $0] } ?? []) + ["git", "-C", directory] + arguments
+        let settings = (indexFile.map { ["GIT_INDEX_FILE=" + $0] } ?? []) + environment
+        return (settings.isEmpty ? [] : ["env"] + settings) + ["git", "-C", directory] + arguments
     }
 
     /// Runs `git -C <directory> <arguments>`; a non-zero exit is a one-line failure about `what`.

@@ -6,12 +6,14 @@ import RecValues
     import Glibc
 #endif
 
-/// `recnotes sync [REMOTE…]`: commit here, fetch, merge (recnotes' merge driver, through
-/// `git merge`), push, then move audio both ways with git-annex.
+/// `recnotes sync [REMOTE…]`: commit here, fetch, merge (recnotes' merge drivers, through
+/// `git merge-tree`: `SyncReceive`), push, then move audio both ways with git-annex.
 ///
 /// What it keeps true:
 /// - the store lock is held only while what changed here is taken for the commit (`snapshot`)
-///   and while merging (local work, no network), so other commands never wait on a remote;
+///   and while a merge made outside the work tree is renamed into place (`SyncReceive.install`),
+///   never while the network is used or a merge is made, so other commands never wait on a
+///   remote, and a change a command makes meanwhile is merged, never overwritten;
 /// - two syncs of one store never interleave: the second refuses in one line
 ///   (`RepositoryLock`); a hub on this machine is locked the same way, waited for;
 /// - a sync killed at any moment leaves what the next one repairs and completes: the lock
@@ -56,6 +58,10 @@ public enum SyncRun {
         }
     }
 
+    /// How many times a sync makes its merge again when a command changed a file it replaces
+    /// (`SyncReceive`) before it gives up.
+    static let maximumAttempts = 5
+
     /// The journal's summary of a sync entry, which `undo` refuses to take back.
     public static let journalSummary = "recnotes sync"
 
@@ -87,8 +93,7 @@ public enum SyncRun {
         var report = Report()
         report.remotes = remotes
         report.content = content
-        let reportFile = git.gitDirectory + "/recnotes/merge-report.jsonl"
-        try recover(git, location: location, report: reportFile)
+        try recover(git, location: location)
         try SyncSetup.writeDriverConfig(git, executable: executable)
         let branch = try git.require(["symbolic-ref", "--short", "HEAD"], what: what).output.trimmed
 
@@ -108,37 +113,55 @@ public enum SyncRun {
         try annexNewAudio(git, location: location)
 
         var theirTips: [String] = []
-        var unmerged: [(remote: String, ref: String, tip: String)] = []
+        var unmerged: [(remote: String, tip: String)] = []
         for remote in remotes {
             for ref in ["refs/remotes/\(remote)/\(branch)", "refs/remotes/\(remote)/synced/\(branch)"] {
                 guard let tip = try revision(git, ref) else { continue }
                 theirTips.append(tip)
                 // Merged into HEAD now, merged into HEAD after this machine's commit too.
-                if try !isMerged(git, tip) { unmerged.append((remote, ref, tip)) }
+                if try !isMerged(git, tip) { unmerged.append((remote, tip)) }
             }
         }
-        // The store lock is held while what changed here is taken into git's object store
-        // (`snapshot`); the commit is built from that after the lock is let go, unless a
-        // merge follows: git merges in the work tree, so the commit and the merges are one
-        // stretch under the lock, as a merge writes store.json.
+        // The store lock is held twice, briefly: while what changed here is taken into
+        // git's object store (`snapshot`; the commit is built from it after the lock is let
+        // go), and, when the remotes bring something, while the merge, made meanwhile outside
+        // the work tree (`SyncReceive.prepare`), is put in place (`SyncReceive.install`). A
+        // file a command changed in between is never overwritten: the sync starts again from
+        // a new snapshot, a few times at most.
         var before: String?
-        let start = MonotonicClock.now()
-        let staged = try FileLock.withLock(location.storeLockFile) {
-            let staged = try snapshot(git)
-            guard !unmerged.isEmpty else { return staged }
-            report.committed = try commit(staged, git)
+        var lockSeconds = 0.0
+        for attempt in 1... {
+            var start = MonotonicClock.now()
+            let staged = try FileLock.withLock(location.storeLockFile) { try snapshot(git) }
+            lockSeconds += MonotonicClock.now() - start
+            // The link stays until the merge is installed: it is how `install` knows store.json
+            // is still the one committed.
+            defer { if let link = staged.storeFile { try? FileSystem.remove(link) } }
+            if try commit(staged, git) { report.committed = true }
             before = try revision(git, "HEAD")
-            for (remote, ref, tip) in unmerged {
-                try merge(git, remote: remote, ref: ref, tip: tip, report: reportFile)
+            guard !unmerged.isEmpty else { break }
+            let outcome = try SyncReceive.prepare(git, head: before, tips: unmerged, storeLink: staged.storeFile)
+            if case .prepared(let prepared) = outcome {
+                SyncReceive.pauseForTests()
+                start = MonotonicClock.now()
+                let installed = try FileLock.withLock(location.storeLockFile) {
+                    try SyncReceive.install(prepared, git)
+                }
+                lockSeconds += MonotonicClock.now() - start
+                SyncReceive.discard(git)
+                if installed { break }
+            } else if case .nothing = outcome {
+                break
             }
-            return staged
+            guard attempt < maximumAttempts else {
+                throw RecError.failure(
+                    what,
+                    "the library kept changing here while the merge was made (\(attempt) times); what came in is not merged yet: sync again"
+                )
+            }
         }
-        report.lockMilliseconds = (MonotonicClock.now() - start) * 1000
-        if unmerged.isEmpty {
-            report.committed = try commit(staged, git)
-            before = try revision(git, "HEAD")
-        }
-        report.conflicts = takeConflicts(reportFile)
+        report.lockMilliseconds = lockSeconds * 1000
+        report.conflicts = takeConflicts(SyncReceive.installedReport(git))
         let after = try revision(git, "HEAD")
         if before != after { report.received = changedItems(git, from: before, to: after).count }
         var sent = Set<ItemID>()
@@ -175,18 +198,16 @@ public enum SyncRun {
     }
 
     /// What a killed sync can leave, repaired (its git's lock files went when the
-    /// `RepositoryLock` was taken): a merge left half done, a store.json cut short.
-    static func recover(_ git: Git, location: StoreLocation, report: String) throws {
+    /// `RepositoryLock` was taken): a merge left half done by a `git merge` (the user's, or an
+    /// older recnotes'), a store.json cut short. A merge sync prepared and did not install
+    /// is thrown away by the next `SyncReceive.prepare`.
+    static func recover(_ git: Git, location: StoreLocation) throws {
         // Only a killed git leaves a merge or a torn store.json, and no git runs here now:
         // checked without the store lock (a command's write is a rename: the file read is
         // whole, old or new), which is taken only to repair.
         let mergeLeft = FileSystem.exists(git.gitDirectory + "/MERGE_HEAD")
         if mergeLeft || !storeFileIsValid(location) {
             try repair(git, location: location)
-        }
-        // A report of a merge that was undone names conflicts that did not happen.
-        if FileSystem.exists(report) && !FileSystem.exists(git.gitDirectory + "/ORIG_HEAD") {
-            try? FileSystem.remove(report)
         }
     }
 
@@ -348,7 +369,6 @@ public enum SyncRun {
                 .output.trimmed
             try staged.git.require(
                 ["update-index", "--add", "--cacheinfo", "100644,\(blob),store.json"], what: "sync")
-            try? FileSystem.remove(storeFile)
         }
         let tree = try staged.git.require(["write-tree"], what: "sync").output.trimmed
         let head = try revision(git, "HEAD")
@@ -404,23 +424,6 @@ public enum SyncRun {
                     "\(remote): its store.json is version \(version), newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes on this machine, then sync again; nothing was changed here"
                 )
             }
-        }
-    }
-
-    /// Merges `ref` unless it is in HEAD already. A merge that fails (the driver refused a
-    /// newer store version, garbage) is undone, and is one line naming the remote.
-    static func merge(_ git: Git, remote: String, ref: String, tip: String, report: String) throws {
-        if try isMerged(git, tip) { return }
-        let merged = try git.capture([
-            "merge", "-q", "--no-edit", "--no-verify", "--allow-unrelated-histories", "-m",
-            "recnotes sync: merge \(remote)", tip,
-        ])
-        guard merged.succeeded else {
-            _ = try? git.capture(["merge", "--abort"])
-            try? FileSystem.remove(report)
-            let said = merged.errors.split(separator: "\n").last { $0.hasPrefix("recnotes: ") }
-            let reason = said.map { String($0.dropFirst("recnotes: ".count)) } ?? merged.reason
-            throw RecError.failure("sync", "\(remote): cannot merge: \(reason); nothing was changed here")
         }
     }
 

@@ -14,7 +14,8 @@ import RecValues
 /// `<uuid>.txt` is the transcript's search index, derived from `<uuid>.json`; git merges the
 /// two files separately and in no set order, so the index is made again from the transcript
 /// that wins, read from the two commits being merged (`HEAD` and the one git names in
-/// `GITHEAD_<sha>`). Without them (not a merge git runs), ours is kept, and `fsck --repair`
+/// `GITHEAD_<sha>`; sync, which merges without `git merge`, names ours in `RECNOTES_MERGE_OURS`
+/// as well). Without them (not a merge git runs), ours is kept, and `fsck --repair`
 /// makes a stale index again.
 public enum TranscriptMerge {
     /// Which of two transcripts changed on both sides stays: true for ours.
@@ -68,11 +69,16 @@ public enum TranscriptMerge {
     /// The index of the transcript that wins, from the two commits git merges.
     static func mergeIndex(ours: String, repositoryPath: String) throws {
         let json = String(repositoryPath.dropLast(4)) + ".json"
-        guard let theirsCommit = mergedCommit(), let o = blob("HEAD", json), let t = blob(theirsCommit, json)
+        // sync merges without `git merge` and names ours, which is not HEAD yet (`SyncReceive`).
+        let oursCommit = Environment.value(oursCommitVariable) ?? "HEAD"
+        guard let theirsCommit = mergedCommit(), let o = blob(oursCommit, json), let t = blob(theirsCommit, json)
         else { return }  // ours stays
         let winner = oursIsBetter(o, t) ? o : t
         try write(TranscriptFiles.index(winner), to: ours)
     }
+
+    /// The commit sync's merge takes as ours, for the drivers it runs (`SyncReceive`).
+    static let oursCommitVariable = "RECNOTES_MERGE_OURS"
 
     /// A transcript as it is in `commit`, nil when it cannot be read.
     static func blob(_ commit: String, _ path: String) -> Transcript? {

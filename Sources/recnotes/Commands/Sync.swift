@@ -51,6 +51,15 @@ struct SyncNow: ParsableCommand {
 
     func run() throws {
         let live = TransferLine.observer(json: output.json)
+        // Ctrl-C (or SIGTERM) with the live line up: the line goes, then the process ends as
+        // the signal ends it (git and git-annex, in the terminal's process group, get it too).
+        // Set up before any thread starts, as SignalWatcher needs.
+        let signals = live.line.map { _ in SignalWatcher() }
+        signals?.onSignal { signal in
+            TransferLine.clearOnSignal()
+            SignalWatcher.end(by: signal)
+        }
+        defer { withExtendedLifetime(signals) {} }
         let report: SyncRun.Report
         do {
             defer { live.line?.clear() }

@@ -58,6 +58,18 @@ final class SignalWatcher: @unchecked Sendable {
         suspension.withLock { $0 = (before, after) }
     }
 
+    /// Ends the process as `signal` would have had it not been taken: its default action,
+    /// unblocked for this thread, so that a shell sees the process killed by it.
+    static func end(by signal: Int32) -> Never {
+        Glibc.signal(signal, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, signal)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(signal)
+        _exit(128 + signal)
+    }
+
     /// Stops the whole process as Ctrl-Z would have, with the terminal given back first.
     /// SIGSTOP cannot be caught, so the process stops right here and goes on from here.
     private func suspend() {

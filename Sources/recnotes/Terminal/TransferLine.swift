@@ -36,6 +36,12 @@ final class TransferLine {
         Terminal.writeStderr("\r\u{1B}[K" + line)
     }
 
+    /// What a signal's handler writes (on another thread, so without the line's state): the
+    /// terminal's current line cleared, the live line or the `^C` it echoed.
+    static func clearOnSignal() {
+        Terminal.writeStderr("\r\u{1B}[K")
+    }
+
     /// Clears the line, so that the summary (or an error) starts on a clean one.
     func clear() {
         guard !lastLine.isEmpty else { return }
