@@ -9,7 +9,8 @@
 #     same loop beside this one.
 # Every command makes a real change on every run (its --prepare takes the change back).
 # RECNOTES_BEFORE also runs each mutation with that build. RUNS (default 15) and LOOP
-# (default 1000) make it shorter; SKIP_LOOP=1 leaves the loop out. Results: bench/out/mutate-*.md
+# (default 1000) make it shorter; SKIP_LOOP=1 leaves the loop out. SEARCHED=1 runs a `find`
+# on each store first, so that find's index exists and every change keeps it current. Results: bench/out/mutate-*.md
 # and *.json; the ratios go into bench/RESULTS.md by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 before=${RECNOTES_BEFORE:-}
 runs=${RUNS:-15}
 loop=${LOOP:-1000}
-out=$PWD/bench/out
+out=$PWD/bench/out${SEARCHED:+/searched}
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-mutate.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -32,6 +33,7 @@ for size in 10k 100k; do
   s="$bin --store $store"
   # The first change upgrades the generated (older) version: not what is measured.
   $s mkdir /bench-src
+  [ -n "${SEARCHED:-}" ] && $s find / --tag bench-none >/dev/null
   rec=$(jq -r "$first_recording" "$store/store.json")
   runs_of=()
   for b in "$bin" $before; do
