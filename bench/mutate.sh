@@ -8,8 +8,11 @@
 #     before splicing. RECNOTES_BEFORE names that build (e.g. main's release build) to run the
 #     same loop beside this one.
 # Every command makes a real change on every run (its --prepare takes the change back).
-# RECNOTES_BEFORE also runs each mutation with that build. RUNS (default 15) and LOOP
-# (default 1000) make it shorter; SKIP_LOOP=1 leaves the loop out. Results: bench/out/mutate-*.md
+# With BEFORE_EACH=1, RECNOTES_BEFORE also runs each mutation with that build (only a build
+# that reads the store version this one writes). RUNS (default 15) and LOOP
+# (default 1000) make it shorter; SKIP_LOOP=1 leaves the loop out, ONLY_LOOP=1 all
+# but the loop. SEARCHED=1 runs a `find`
+# on each store first, so that find's index exists and every change keeps it current. Results: bench/out/mutate-*.md
 # and *.json; the ratios go into bench/RESULTS.md by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,24 +20,25 @@ bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 before=${RECNOTES_BEFORE:-}
 runs=${RUNS:-15}
 loop=${LOOP:-1000}
-out=$PWD/bench/out
+out=$PWD/bench/out${SEARCHED:+/searched}
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-mutate.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 bench/gen-store 10000 --annotate --store "$work/s10k" >/dev/null
-bench/gen-store 100000 --store "$work/s100k" >/dev/null
+[ -n "${ONLY_LOOP:-}" ] || bench/gen-store 100000 --store "$work/s100k" >/dev/null
 
 # A recording in the root folder, the one tagged and noted.
 first_recording='[.items[] | select(.type == "recording" and .parent == "00000000-0000-0000-0000-000000000000")][0].name'
-for size in 10k 100k; do
+for size in $([ -n "${ONLY_LOOP:-}" ] || echo 10k 100k); do
   store=$work/s$size
   s="$bin --store $store"
   # The first change upgrades the generated (older) version: not what is measured.
   $s mkdir /bench-src
+  [ -n "${SEARCHED:-}" ] && $s find / --tag bench-none >/dev/null
   rec=$(jq -r "$first_recording" "$store/store.json")
   runs_of=()
-  for b in "$bin" $before; do
+  for b in "$bin" ${BEFORE_EACH:+$before}; do
     [ "$b" = "$bin" ] && label="" || label=", before"
     c="$b --store $store"
     runs_of+=(
@@ -61,19 +65,28 @@ while [ "$i" -lt "$4" ]; do
 done
 SH
 chmod +x "$work/loop"
+[ -n "${ONLY_LOOP:-}" ] && "$bin" --store "$work/s10k" mkdir /bench-src
 rec=$(jq -r "$first_recording" "$work/s10k/store.json")
 peers=(-n "tag x$loop (10k)" "$work/loop $bin $work/s10k '$rec' $loop")
-[ -n "$before" ] && peers+=(-n "tag x$loop (10k), before" "$work/loop $before $work/s10k '$rec' $loop")
+# The before build on its own copy of the same generated store: a build older than the
+# store version this one writes cannot read this one's.
+if [ -n "$before" ]; then
+  bench/gen-store 10000 --annotate --store "$work/s10k-before" >/dev/null
+  "$before" --store "$work/s10k-before" mkdir /bench-src
+  peers+=(-n "tag x$loop (10k), before" "$work/loop $before $work/s10k-before '$rec' $loop")
+fi
 hyperfine --warmup 0 --runs "${LOOP_RUNS:-2}" --export-markdown "$out/mutate-loop.md" --export-json "$out/mutate-loop.json" \
   "${peers[@]}"
 fi
 
 python3 - "$out" <<'PY'
-import json, sys
+import json, os, sys
 out = sys.argv[1]
 def means(name):
     return {r["command"]: r["mean"] for r in json.load(open(f"{out}/{name}.json"))["results"]}
 for size in ("10k", "100k"):
+    if os.environ.get("ONLY_LOOP"):
+        break
     m = means(f"mutate-{size}")
     floor = m[f"cp+fsync ({size})"]
     for k, v in m.items():

@@ -14,15 +14,29 @@ public final class Library {
         documents = try DocumentStore(location: location)
         viewState = try ViewStateStore(location: location)
         table = nil
-        // The view state follows the documents as part of each change: a folder on the
-        // stack or the selected recording that a change removed or moved is trimmed at once
-        // (under the store lock, so no other command sees the one without the other).
+        followDocuments()
+    }
+
+    /// The view state follows the documents as part of each change: a folder on the
+    /// stack or the selected recording that a change removed or moved is trimmed at once
+    /// (under the store lock, so no other command sees the one without the other).
+    private func followDocuments() {
         documents.observe { [unowned self] action, document in
             switch action {
             case .removed, .moved: self.trimViewState(to: document)
             case .added, .renamed, .purged, .annotated: break
             }
         }
+    }
+
+    /// A library of a few items for a command that changes their annotations
+    /// (`Library.changing`).
+    init(location: StoreLocation, changing document: Document, viewState: ViewStateStore, table: StoreTable) {
+        self.location = location
+        documents = DocumentStore(location: location, changing: document, table: table)
+        self.viewState = viewState
+        self.table = nil
+        followDocuments()
     }
 
     /// A library of a few items for a reading command (`Library.reading`).

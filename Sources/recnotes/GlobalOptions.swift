@@ -64,6 +64,25 @@ struct GlobalOptions: ParsableArguments {
         return library
     }
 
+    /// The library for a command that changes only the annotations of the items at `paths`
+    /// (`tag`, `note --set`): a few items read through the reads' table when it can answer
+    /// (`Library.changing`; the change is spliced into `store.json` and the table and
+    /// `find`'s index patched), else the whole store, after which the table is kept for the
+    /// next such command.
+    func openLibrary(changing paths: [String]) throws -> Library {
+        let location = try location()
+        SyncRun.restoreAfterKilledSync(location)
+        guard let library = Library.changing(location, paths: paths) else {
+            let library = try openLibrary()
+            Self.keepsTable = true
+            return library
+        }
+        Self.opened = library
+        for warning in library.warnings { Terminal.warning(warning) }
+        library.documents.summary = Self.commandSummary(CommandLine.arguments)
+        return library
+    }
+
     /// The store this run opened (the main thread's, set once by `openLibrary`).
     nonisolated(unsafe) private static var opened: Library?
     /// Whether this is a reading command: the reads' table is kept after it succeeds

@@ -131,4 +131,102 @@ struct ReadTableTests {
         // Most reads find the table that the read before them made: it must have answered.
         #expect(answered >= 16 * 6 / 4, "seed \(seed): the table answered \(answered) reads")
     }
+
+    /// `recnotes ARGS` on the copy of the store at `directory`, its path in the output
+    /// replaced by the sandbox's store's (an audio file's path names it).
+    func run(_ arguments: [String], in directory: String) throws -> Run {
+        var run = try Sandbox.execute(
+            Sandbox.binary, ["--store", directory] + arguments, environment: sandbox.baseEnvironment)
+        run.stdout = run.stdout.replacingOccurrences(of: directory, with: sandbox.store)
+        run.stderr = run.stderr.replacingOccurrences(of: directory, with: sandbox.store)
+        return run
+    }
+
+    @Test(
+        "tag and note --set give the same output and store.json through the table as without, and leave the table and find's index as made anew"
+    )
+    func sameChanges() throws {
+        let seed = SeededRandom.seed(2828)
+        var random = SeededRandom(seed: seed)
+        try makeStore(&random)
+        let itemIndex = sandbox.store + "/cache/find-items"
+        let copy = sandbox.root + "/copy"
+        var kept: [String: [[UInt8]]] = [:]
+        var spliced = 0
+        for round in 0..<24 {
+            // Another process's change between two commands, some of them rounds apart.
+            var (paths, _) = try listing()
+            if round % 3 == 0 {
+                let some = paths.randomElement(using: &random) ?? "/"
+                let change: [String] =
+                    switch Int.random(in: 0..<4, using: &random) {
+                    case 0: ["mkdir", "-p", "/new \(round)/inner"]
+                    case 1: ["mv", some, "/"]
+                    case 2: ["rm", some]
+                    default: ["undo"]
+                    }
+                _ = try sandbox.run(change)
+                (paths, _) = try listing()
+            }
+            if Bool.random(using: &random) { ageStore() }
+            // find's index present (a search made it) in most rounds.
+            if Int.random(in: 0..<4, using: &random) > 0 { _ = try sandbox.run("find", "/", "--tag", "work") }
+            // Each of the two files as left (most often), or damaged, cut short, stale or gone.
+            for file in [table, itemIndex] {
+                let bytes = sandbox.bytes(file)
+                if let bytes { kept[file, default: []].append(bytes) }
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0 where bytes != nil:
+                    try sandbox.write(file, Array(bytes!.prefix(Int.random(in: 0..<bytes!.count, using: &random))))
+                case 1 where bytes != nil:
+                    var damaged = bytes!
+                    damaged[Int.random(in: 0..<damaged.count, using: &random)] ^= 0x10
+                    try sandbox.write(file, damaged)
+                case 2 where kept[file] != nil: try sandbox.write(file, kept[file]!.randomElement(using: &random)!)
+                case 3: try? FileManager.default.removeItem(atPath: file)
+                default: break
+                }
+            }
+            let targets = paths + ["/", "/missing", "@" + String(UUID().uuidString.prefix(6))]
+            let path = targets.randomElement(using: &random)!
+            let arguments: [String] =
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: ["tag", "--json", path, "+t\(round % 3)", "-work"]
+                case 1: ["tag", path, "+work"]
+                case 2: ["note", path, "--set", "note \(round) ü"]
+                default: ["note", "--json", path, "--set", Bool.random(using: &random) ? "" : "line\nnext"]
+                }
+            // The same store without cache/, as another machine would have it.
+            try? FileManager.default.removeItem(atPath: copy)
+            try FileManager.default.copyItem(atPath: sandbox.store, toPath: copy)
+            try? FileManager.default.removeItem(atPath: copy + "/cache")
+            let command = arguments.filter { $0 != "--json" }
+            if Library.changing(location, paths: [command[1]]) != nil { spliced += 1 }
+            let with = try sandbox.run(arguments)
+            let without = try run(arguments, in: copy)
+            #expect(
+                with.stdout == without.stdout && with.stderr == without.stderr && with.status == without.status,
+                "seed \(seed), round \(round): \(arguments)\nwith the table: \(with)\nwithout: \(without)")
+            #expect(
+                sandbox.storeBytes == sandbox.bytes(copy + "/store.json"),
+                "seed \(seed), round \(round): \(arguments) wrote another store.json through the table")
+            // What the change left in cache/ says what the store says: fsck compares both
+            // files with what it makes anew, and reads and searches answer as without them.
+            let check = try sandbox.run("fsck")
+            #expect(
+                !(check.stdout + check.stderr).contains("does not match what it was made from"),
+                "seed \(seed), round \(round): \(arguments)\n\(check)")
+            for read in [
+                ["find", "--json", "/", "--tag", "t\(round % 3)"], ["ls", "-l", "--json", path],
+                ["info", "--json", path],
+            ] {
+                let a = try sandbox.run(read)
+                let b = try run(read, in: copy)
+                #expect(
+                    a.stdout == b.stdout && a.status == b.status, "seed \(seed), round \(round): \(read)\n\(a)\n\(b)")
+            }
+        }
+        // Most changes find the table the command before them left: they must have used it.
+        #expect(spliced >= 24 / 4, "seed \(seed): \(spliced) changes went through the table")
+    }
 }

@@ -83,6 +83,56 @@ struct SplicedWriteTests {
         }
     }
 
+    /// What `Library.changing` splices: a change of annotations to a document of the changed
+    /// items alone, into the whole file, with every item's range as the reads' table has it.
+    @Test("a change of annotations spliced without the whole document writes what a full encode writes, trash and all")
+    func annotationsSplicedWithoutTheDocument() throws {
+        var rng = SeededRandom(seed: 2804)
+        for round in 0..<8 {
+            var tx = DocumentStore.Transaction(document: Document())
+            try Fixture.addRandomItems(20 + round * 5, into: &tx, using: &rng)
+            // A trash in most rounds: it is what follows the items, copied as it is.
+            let ids = Array(tx.document.items.keys).filter { $0 != .root }.sorted()
+            for id in ids.prefix(round % 4) where tx.document[id] != nil { try tx.remove(id) }
+            let before = tx.document
+            let encoded = DocumentCodec.encodeWithRanges(before)
+            let remaining = Array(before.items.keys).filter { $0 != .root }.sorted()
+            let changedIDs = (0..<(1 + round % 3)).map { _ in remaining.randomElement(using: &rng)! }
+            var after = before
+            var partialBefore: [ItemID: Item] = [:]
+            var partialAfter: [ItemID: Item] = [:]
+            for id in changedIDs {
+                var item = after.items[id]!
+                partialBefore[id] = item
+                item.annotations = Fixture.randomAnnotations(recording: !item.isFolder, using: &rng)
+                after.items[id] = item
+                partialAfter[id] = item
+            }
+            let spliced = try #require(
+                DocumentCodec.splicingAnnotations(
+                    Set(changedIDs), Document(items: partialAfter), over: Document(items: partialBefore),
+                    bytes: encoded.bytes, itemRanges: encoded.itemRanges), "round \(round)")
+            let full = DocumentCodec.encodeWithRanges(after)
+            #expect(spliced.bytes == full.bytes, "round \(round)")
+            #expect(spliced.itemRanges.map(\.range) == full.itemRanges.map(\.range), "round \(round)")
+            // A file this version would not write so is not spliced: the store reads it whole.
+            let text = String(decoding: encoded.bytes, as: UTF8.self)
+            let variants = [
+                text.replacingOccurrences(
+                    of: "\"version\": \(Document.currentVersion)", with: "\"version\": \(Document.currentVersion - 1)"),
+                String(text.dropLast(3)) + ",\n\"extra\": 1\n}\n",
+                text.replacingOccurrences(of: "\n]\n}\n", with: "\n]}\n"),
+            ]
+            for (n, variant) in variants.enumerated() where variant != text {
+                #expect(
+                    DocumentCodec.splicingAnnotations(
+                        Set(changedIDs), Document(items: partialAfter), over: Document(items: partialBefore),
+                        bytes: Array(variant.utf8), itemRanges: encoded.itemRanges) == nil,
+                    "round \(round), variant \(n)")
+            }
+        }
+    }
+
     @Test("an item that did not change is copied from the file, not encoded again")
     func unchangedItemsAreCopied() throws {
         let document = try Fixture.document()

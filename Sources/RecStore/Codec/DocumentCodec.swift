@@ -159,12 +159,64 @@ public enum DocumentCodec {
         }
     }
 
+    /// `encodeSplicing` of a change to `annotated` items alone when `document` and `before`
+    /// hold only some items (`Library.changing`): `bytes` is the whole file, `itemRanges`
+    /// where every item lies in it (the reads' table's), and what follows the items (the
+    /// trash, which a change of annotations leaves alone) is copied as it is. nil unless the
+    /// file is a current version's, laid out as written (its head as `writeHead` writes it).
+    static func splicingAnnotations(
+        _ annotated: Set<ItemID>, _ document: Document, over before: Document, bytes: [UInt8],
+        itemRanges: [(id: ItemID, range: Range<Int>)]
+    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? {
+        var head = JSONWriter(capacity: 64)
+        writeHead(to: &head)
+        head.raw("\n")
+        guard let first = itemRanges.first, let last = itemRanges.last, first.range.lowerBound == head.bytes.count,
+            bytes.starts(with: head.bytes), tailIsAsWritten(bytes, from: last.range.upperBound)
+        else { return nil }
+        return splicingInPlace(
+            annotated, document, over: before, written: Written(bytes: bytes, itemRanges: itemRanges), keepingTail: true
+        )
+    }
+
+    /// Whether what follows the last item, from `offset`, is what `writeTail` writes for the
+    /// trash it holds: no other key, nothing reformatted, so that it can be copied as it is.
+    private static func tailIsAsWritten(_ bytes: [UInt8], from offset: Int) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(buffer)
+            var trash: [TrashEntry] = []
+            do {
+                reader.skip(to: offset)
+                var notFirst = false
+                guard try !reader.nextElement(first: &notFirst) else { return false }
+                while let key = try reader.nextKey(first: &notFirst) {
+                    guard key.equals("trash"), trash.isEmpty else { return false }
+                    try reader.beginArray()
+                    var firstEntry = true
+                    while try reader.nextElement(first: &firstEntry) { trash.append(try decodeTrashEntry(&reader)) }
+                    if trash.isEmpty { return false }
+                }
+                try reader.finish()
+            } catch {
+                return false
+            }
+            // After the head, as the items are written: the writer knows the object is open.
+            var w = JSONWriter(capacity: buffer.count - offset + 64)
+            writeHead(to: &w)
+            let start = w.bytes.count
+            writeTail(Document(items: [:], trash: trash), to: &w)
+            return w.bytes[start...].elementsEqual(buffer[offset...])
+        }
+    }
+
     /// `encodeSplicing` of a change to `annotated` items alone: the file's bytes, each of
-    /// these items encoded again in its place, the trash written anew. nil when an item
+    /// these items encoded again in its place, the trash written anew (or with
+    /// `keepingTail`, copied). nil when an item
     /// moved after all, or the bytes are not laid out as `encodeWithRanges` writes them
     /// (`isLaidOutAsWritten`): then the walk does it.
     private static func splicingInPlace(
-        _ annotated: Set<ItemID>, _ document: Document, over before: Document, written: Written
+        _ annotated: Set<ItemID>, _ document: Document, over before: Document, written: Written,
+        keepingTail: Bool = false
     ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? {
         for id in annotated {
             guard let new = document.items[id], let old = before.items[id], new.name == old.name,
@@ -194,8 +246,12 @@ public enum DocumentCodec {
                 copied = range.upperBound
                 shift = w.bytes.count - copied
             }
-            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<last.range.upperBound]))
-            writeTail(document, to: &w)
+            if keepingTail {
+                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
+            } else {
+                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<last.range.upperBound]))
+                writeTail(document, to: &w)
+            }
             return (w.bytes, ranges)
         }
     }

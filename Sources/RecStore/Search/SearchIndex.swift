@@ -453,6 +453,65 @@ extension ItemIndex {
             location.itemIndexFile, madeFrom: location.storeFile, SearchIndexCodec.decodeItems)
     }
 
+    /// The index in `cache/` when it was made from the `store.json` that `table` was
+    /// (the same identity, and for a `recent` one the same content hash): what a change
+    /// spliced through the table patches (`SearchIndexFiles.storeSpliced`).
+    static func current(madeFrom table: StoreTable, at location: StoreLocation) -> ItemIndex? {
+        guard let source = SearchIndexCodec.source(of: location.itemIndexFile) else { return nil }
+        switch source {
+        case .present(let identity), .recent(let identity):
+            guard identity == table.identity, let bytes = try? FileSystem.read(location.itemIndexFile),
+                let index = SearchIndexCodec.decodeItems(bytes), index.source == source,
+                index.contentHash == table.contentHash
+            else { return nil }
+            return index
+        case .absent, .untrusted: return nil
+        }
+    }
+
+    /// This index after a change of annotations to `changed` items alone: every item where
+    /// it was, at its place in `ranges` (the file as written after the change, in this
+    /// index's order), the changed ones with their new tags and text; the bytes
+    /// `build` makes for the document after the change. nil when `ranges` is not in step.
+    func patched(
+        _ changed: [ItemID: Item], ranges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity,
+        contentHash: UInt64
+    ) -> ItemIndex? {
+        guard ranges.count == items.count else { return nil }
+        var index = ItemIndex(source: source, contentHash: contentHash, items: [], strings: [], text: [])
+        index.items.reserveCapacity(items.count)
+        index.strings.reserveCapacity(strings.count + 256)
+        index.text.reserveCapacity(text.count + 4096)
+        func copy(_ range: Range<Int>) -> Range<Int> {
+            let start = index.strings.count
+            index.strings.append(contentsOf: strings[range])
+            return start..<index.strings.count
+        }
+        for (position, old) in items.enumerated() {
+            guard ranges[position].id == old.id else { return nil }
+            var item = old
+            item.storeRange = ranges[position].range
+            item.name = copy(old.name)
+            item.path = copy(old.path)
+            let textStart = index.text.count
+            if let new = changed[old.id] {
+                let tagsStart = index.strings.count
+                for tag in new.annotations.tags {
+                    index.strings.append(contentsOf: tag.utf8)
+                    index.strings.append(0)
+                }
+                item.tags = tagsStart..<index.strings.count
+                TextFolding.appendFoldedFields(of: new, to: &index.text)
+            } else {
+                item.tags = copy(old.tags)
+                index.text.append(contentsOf: text[old.text])
+            }
+            item.text = textStart..<index.text.count
+            index.items.append(item)
+        }
+        return index
+    }
+
     /// Whether the file at `path` is the one this was made from: its identity, and for a
     /// `recent` one its bytes too (read whole, its identity the same before and after).
     func isMadeFrom(contentOf path: String) -> Bool {
@@ -557,6 +616,27 @@ enum SearchIndexFiles {
                 store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash)
         else { return }
         save(SearchIndexCodec.encode(made), to: location.itemIndexFile, in: location)
+    }
+
+    /// After the store spliced a change of annotations into `store.json` through the reads'
+    /// table (`DocumentStore.PartialWrite`, under its lock): the table and the items' index
+    /// patched from the same change instead of made again from a whole document, which the
+    /// store did not read: every item after a changed one lies elsewhere in the file, and the
+    /// changed ones have new tags and text; nothing else moved. An index that was not current
+    /// before the change is left as it is (stale: it names the file before).
+    static func storeSpliced(
+        _ write: DocumentStore.PartialWrite, after table: StoreTable, source: SourceIdentity, in location: StoreLocation
+    ) {
+        guard location.isWritable else { return }
+        if let bytes = table.patched(ranges: write.itemRanges, source: source, contentHash: write.contentHash) {
+            try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
+        }
+        if let index = write.itemIndex,
+            let patched = index.patched(
+                write.changed, ranges: write.itemRanges, source: source, contentHash: write.contentHash)
+        {
+            save(SearchIndexCodec.encode(patched), to: location.itemIndexFile, in: location)
+        }
     }
 
     /// Not flushed to the disk: after a crash the file is whole or gone (the rename), and

@@ -300,6 +300,32 @@ extension StoreTable {
         )
     }
 
+    /// This table after a change that moved no item, only where their bytes lie
+    /// (`SearchIndexFiles.storeSpliced`): each record's range in `store.json` set from
+    /// `ranges` (the new file's, in the table's order), the new file named as the source;
+    /// nil when `ranges` is not in step with the table.
+    func patched(ranges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity, contentHash: UInt64) -> [UInt8]? {
+        guard ranges.count == count else { return nil }
+        var bytes = self.bytes
+        var header = Words(capacity: 56)
+        header.source(source)
+        header.word(contentHash)
+        bytes.replaceSubrange(16..<72, with: header.bytes)
+        for (position, entry) in ranges.enumerated() {
+            guard entry.id == id(position), entry.range.count < 1 << 32 else { return nil }
+            let at = Self.headerSize + position * Self.recordSize
+            let nameLength = word(position, 4) >> 32
+            withUnsafeBytes(of: UInt64(entry.range.lowerBound).littleEndian) {
+                bytes.replaceSubrange((at + 24)..<(at + 32), with: $0)
+            }
+            withUnsafeBytes(of: (UInt64(entry.range.count) | nameLength << 32).littleEndian) {
+                bytes.replaceSubrange((at + 32)..<(at + 40), with: $0)
+            }
+        }
+        Self.seal(&bytes)
+        return bytes
+    }
+
     /// After the store wrote `store.json` (under its lock): the table made again from the
     /// document in memory and where the write put each item, when there is one to keep.
     static func storeWritten(_ store: DocumentStore) {

@@ -18,8 +18,43 @@ extension Library {
     /// to make, as it always was). Read-only: nothing it opens is ever written.
     public static func reading(_ location: StoreLocation, paths: [String?], listing: Bool) -> Library? {
         guard let table = StoreTable.current(at: location), let viewState = try? ViewStateStore(location: location),
-            viewState.state.recording == nil, viewState.state.playing == nil
+            let items = partialItems(of: table, viewState: viewState, paths: paths, listing: listing, in: location)
         else { return nil }
+        let library = Library(location: location, partial: Document(items: items), viewState: viewState, table: table)
+        return library.leadsTo(paths) ? library : nil
+    }
+
+    /// The library as a command that changes only the annotations (note, tags) of the items
+    /// at `paths` needs it (`tag`, `note --set`): `reading`'s few items, in a store that
+    /// writes (`DocumentStore.init(location:changing:table:)`). The transaction checks
+    /// again, under the store lock, that `store.json` is still the file the table names, and
+    /// reads the whole store when it is not or when the change is more than annotations.
+    /// nil, and the caller opens the whole store, where `reading` is, and when the store
+    /// cannot be written or an item is outside the table (the whole document is written then).
+    public static func changing(_ location: StoreLocation, paths: [String]) -> Library? {
+        guard location.isWritable, let table = StoreTable.current(at: location), table.count == table.documentCount,
+            let viewState = try? ViewStateStore(location: location), !viewState.isReadOnly,
+            let items = partialItems(of: table, viewState: viewState, paths: paths, listing: false, in: location)
+        else { return nil }
+        let library = Library(location: location, changing: Document(items: items), viewState: viewState, table: table)
+        return library.leadsTo(paths) ? library : nil
+    }
+
+    /// The walk found each path in the table; the items as decoded must lead there too,
+    /// or the whole document answers (a table whose names are wrong but whose checksum
+    /// holds could only come from a bug, and still prints nothing of its own).
+    private func leadsTo(_ paths: [String?]) -> Bool {
+        paths.allSatisfy { (try? item(at: $0)) != nil }
+    }
+
+    /// The items a partial library holds: the root, the folder stack and selection with
+    /// their ancestors, each item on the way to each of `paths` (nil: the current folder),
+    /// with `listing` the children of each that is a folder, decoded and checked against
+    /// the table. nil where `reading` is.
+    private static func partialItems(
+        of table: StoreTable, viewState: ViewStateStore, paths: [String?], listing: Bool, in location: StoreLocation
+    ) -> [ItemID: Item]? {
+        guard viewState.state.recording == nil, viewState.state.playing == nil else { return nil }
         var needed: Set<Int> = [0]
         var listed: [Int] = []
         func withAncestors(_ position: Int) { needed.formUnion(table.ancestry(of: position)) }
@@ -44,14 +79,7 @@ extension Library {
         for folder in listed {
             guard items[table.id(folder)]?.children == table.children(of: folder).map(table.id) else { return nil }
         }
-        let library = Library(location: location, partial: Document(items: items), viewState: viewState, table: table)
-        // The walk found each path in the table; the items as decoded must lead there too,
-        // or the whole document answers (a table whose names are wrong but whose checksum
-        // holds could only come from a bug, and still prints nothing of its own).
-        for path in paths {
-            guard (try? library.item(at: path)) != nil else { return nil }
-        }
-        return library
+        return items
     }
 
     /// The position `path` leads to as `PathResolver.walk` walks it, each item on the way

@@ -91,6 +91,33 @@ public final class DocumentStore {
         isPartial = true
     }
 
+    /// The reads' table `document` was read through, while it is partial and writable
+    /// (`Library.changing`); nil once the whole document is read.
+    private var partialTable: StoreTable?
+
+    /// The store of `Library.changing`: `document` is the few items it decoded through
+    /// `table`. A transaction changes them and splices them into `store.json` as long as
+    /// the file is still the one the table names and the change is to annotations alone;
+    /// otherwise it reads the whole store first (`readWhole`), as every other store does.
+    init(location: StoreLocation, changing document: Document, table: StoreTable) {
+        self.location = location
+        self.document = document
+        isReadOnly = false
+        isPartial = true
+        partialTable = table
+    }
+
+    /// Leaves the partial document for the whole one, read from `store.json` as it is now.
+    private func readWhole() throws {
+        partialTable = nil
+        isPartial = false
+        identity = nil
+        if try !reloadIfChanged() {
+            try refuseIfLost()
+            throw RecError.failure(location.storeFile, "missing: it was removed while the command ran")
+        }
+    }
+
     /// The one-line refusal of a change to a read-only store.
     public var readOnlyError: RecError {
         RecError.failure(
@@ -161,18 +188,45 @@ public final class DocumentStore {
 
     public func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
         try withLock {
-            try reloadIfChanged()
-            var transaction = Transaction(document: document)
+            // Another process's change since the partial document was read is read whole.
+            if let table = partialTable, FileIdentity(path: location.storeFile) != table.identity { try readWhole() }
+            if partialTable == nil { try reloadIfChanged() }
             let location = location
-            transaction.liveRecording = { Self.liveRecording(at: location) }
-            let result = try body(&transaction)
+            func run() throws -> (Transaction, T) {
+                var transaction = Transaction(document: document)
+                transaction.liveRecording = { Self.liveRecording(at: location) }
+                let result = try body(&transaction)
+                return (transaction, result)
+            }
+            var (transaction, result) = try run()
+            // A partial document is spliced in only for a change of annotations; anything
+            // else (or a file the splice cannot take) is made again on the whole document.
+            var spliced: PartialWrite?
+            if let table = partialTable, !transaction.actions.isEmpty {
+                spliced = transaction.transcriptsToPutBack.isEmpty ? splice(transaction, through: table) : nil
+                if spliced == nil {
+                    try readWhole()
+                    (transaction, result) = try run()
+                }
+            }
             // A transcript saved or taken back changes no document, only the journal.
             guard
                 !transaction.actions.isEmpty || !transaction.steps.isEmpty || !transaction.transcriptsToPutBack.isEmpty
             else { return result }
             guard !isReadOnly else { throw readOnlyError }
             let before = document
-            if !transaction.actions.isEmpty {
+            if let spliced {
+                try FileSystem.writeAtomically(spliced.bytes, to: location.storeFile)
+                identity = FileIdentity(path: location.storeFile)
+                written = DocumentCodec.Written(bytes: spliced.bytes, itemRanges: spliced.itemRanges)
+                writtenIsEncoded = true
+                contentHash = spliced.contentHash
+                document = transaction.document
+                if let table = partialTable, let identity {
+                    SearchIndexFiles.storeSpliced(
+                        spliced, after: table, source: SourceIdentity.of(identity), in: location)
+                }
+            } else if !transaction.actions.isEmpty {
                 try keepOriginalBeforeUpgrade()
                 // Only the items the transaction changed are encoded; the rest are copied.
                 let encoded =
@@ -213,6 +267,50 @@ public final class DocumentStore {
             }
             return result
         }
+    }
+
+    /// A change of annotations spliced into `store.json` without its whole document: the
+    /// new bytes, where each item lies in them, their hash, and the items changed (with the
+    /// find index that was current before, for `SearchIndexFiles.storeSpliced` to patch).
+    struct PartialWrite {
+        var bytes: [UInt8]
+        var itemRanges: [(id: ItemID, range: Range<Int>)]
+        var contentHash: UInt64
+        var changed: [ItemID: Item]
+        var itemIndex: ItemIndex?
+    }
+
+    /// `transaction`'s change spliced into the `store.json` the table names (read again now,
+    /// under the lock): only for a change of annotations alone, in a current-version file
+    /// laid out as written; nil otherwise, and the whole document is read.
+    private func splice(_ transaction: Transaction, through table: StoreTable) -> PartialWrite? {
+        guard let annotated = transaction.annotatedOnly, FileIdentity(path: location.storeFile) == table.identity,
+            let bytes = try? FileSystem.read(location.storeFile),
+            FileIdentity(path: location.storeFile) == table.identity, bytes.count == Int(table.identity.size)
+        else { return nil }
+        let ranges = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
+        guard
+            let (spliced, itemRanges) = DocumentCodec.splicingAnnotations(
+                annotated, transaction.document, over: document, bytes: bytes, itemRanges: ranges)
+        else { return nil }
+        var changed: [ItemID: Item] = [:]
+        for id in annotated { changed[id] = transaction.document[id] }
+        // A debug build (every test's) holds the splice to the full encode of the whole
+        // document with the same change.
+        assert(
+            {
+                guard var whole = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.load($0) }).document else {
+                    return false
+                }
+                for (id, item) in changed { whole.items[id] = item }
+                return DocumentCodec.encode(whole) == spliced
+            }(), "the spliced store.json is not the full encode")
+        // The find index current before the change, to be patched after it (read now, while
+        // store.json is the file it names).
+        let index = ItemIndex.current(madeFrom: table, at: location)
+        return PartialWrite(
+            bytes: spliced, itemRanges: itemRanges, contentHash: ContentHash.of(spliced), changed: changed,
+            itemIndex: index)
     }
 
     /// The first write after reading an older version keeps what that version wrote, once,

@@ -33,7 +33,7 @@ struct Note: ParsableCommand {
 
     func run() throws {
         if set != nil && edit { throw RecError.usage("--set", "cannot be combined with --edit") }
-        let library = try global.openLibrary()
+        let library = try set != nil ? global.openLibrary(changing: [path]) : global.openLibrary()
         let item = try library.item(at: path)
         if let set {
             try save(set == "-" ? try readStandardInput() : set, library: library)

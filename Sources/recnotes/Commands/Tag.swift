@@ -42,7 +42,7 @@ struct Tag: ParsableCommand, TakesDashWords {
         if adding.isEmpty && removing.isEmpty {
             throw RecError.usage("tag", "needs +TAG or -TAG; 'recnotes tags' lists the tags in use")
         }
-        try global.changeDocuments(json: output.json) { tx, current in
+        try global.changeDocuments(json: output.json, annotating: paths) { tx, current in
             try tx.tag(paths, adding: adding, removing: removing, from: current)
         }
     }

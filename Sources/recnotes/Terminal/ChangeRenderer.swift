@@ -13,9 +13,13 @@ extension ChangedItems {
 extension GlobalOptions {
     /// What every command that edits the documents does: open the store, make the change in
     /// one transaction (given the current folder, against which relative paths resolve),
-    /// and with --json print the items it touched.
-    func changeDocuments(json: Bool, _ change: (inout DocumentStore.Transaction, ItemID) throws -> Void) throws {
-        let library = try openLibrary()
+    /// and with --json print the items it touched. `annotating`, when given, says that the
+    /// change is to the annotations of the items at these paths alone (`openLibrary(changing:)`).
+    func changeDocuments(
+        json: Bool, annotating paths: [String]? = nil,
+        _ change: (inout DocumentStore.Transaction, ItemID) throws -> Void
+    ) throws {
+        let library = try paths.map { try openLibrary(changing: $0) } ?? openLibrary()
         let renderer = ChangeRenderer(library: library)
         let current = library.state.currentFolder
         try library.documents.transaction { tx in try change(&tx, current) }
