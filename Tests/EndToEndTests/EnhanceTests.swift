@@ -99,7 +99,9 @@ struct EnhanceTests {
         #expect(try Self.enhanceJSON(cli) == ["level": true, "denoise": false])
     }
 
-    @Test("import --enhance sets both; denoise, not yet in this engine, is refused in one line unless --original")
+    @Test(
+        "import --enhance and record --enhance set both; denoise, not yet in this engine, is refused in one line unless --original"
+    )
     func importEnhanceAndDenoise() throws {
         let cli = try AudioCLI()
         let wav = cli.home + "/tone.wav"
@@ -109,6 +111,11 @@ struct EnhanceTests {
         let imported = try cli.run("import", wav, "--name", "both", "--enhance", "--format", "wav")
         #expect(imported.status == 0, "\(imported)")
         #expect(try Self.enhanceJSON(cli, "both") == ["level": true, "denoise": true])
+        let recorded = try cli.run("record", "memo", "--enhance", "--format", "wav", "--duration", "1")
+        #expect(recorded.status == 0, "\(recorded)")
+        #expect(try Self.enhanceJSON(cli, "memo") == ["level": true, "denoise": true])
+        let output = try cli.run("record", "--output", cli.home + "/y.wav", "--enhance", "--duration", "1")
+        #expect(output.status == 64 && output.stderr.contains("--enhance"), "\(output)")
         // Until the noise suppressor is in the engine (another change): refused, the device untouched.
         try? FileManager.default.removeItem(atPath: cli.output)
         let play = try cli.run("play", "both")
