@@ -488,6 +488,25 @@ struct BrowseTerminalTests {
         try Self.quit(tmux)
     }
 
+    /// `E` turns the selected recording's enhancement on and off through the store, as
+    /// `recnotes enhance` does: the detail pane shows it, `info` and `history` see it.
+    @Test func capitalEEnhancesTheSelectedRecording() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 48_000))
+        _ = try Self.succeed(cli, "record", "talk", "--format", "wav", "--duration", "1")
+        let tmux = try Self.browse(cli)
+        #expect(tmux.waitUntil { $0.contains { $0.hasSuffix("│ Enhance   off") } }, "\(tmux.screen())")
+        try tmux.send("E")
+        #expect(
+            tmux.waitUntil { $0.contains { $0.hasSuffix("│ Enhance   level on, denoise on") } }, "\(tmux.screen())")
+        #expect(try Self.succeed(cli, "enhance", "talk").stdout == "/talk: level on, denoise on\n")
+        try tmux.send("E")
+        #expect(tmux.waitUntil { $0.contains { $0.hasSuffix("│ Enhance   off") } }, "\(tmux.screen())")
+        #expect(try Self.succeed(cli, "enhance", "talk").stdout == "/talk: level off, denoise off\n")
+        #expect(try Self.succeed(cli, "history").stdout.contains("enhance /talk: level on, denoise on"))
+        try Self.quit(tmux)
+    }
+
     /// `/` narrows the list as find --text does: case and accents ignored, and a folder shows
     /// for a match inside it; Esc clears.
     @Test func slashFiltersTheListAsFindTextDoes() throws {

@@ -36,9 +36,12 @@ let corruptions: [Corruption] = [
         corrupt: { bytes in
             Array(
                 String(decoding: bytes, as: UTF8.self).replacingOccurrences(
-                    of: "\"version\": 5", with: "\"version\": 6"
+                    of: "\"version\": \(Document.currentVersion)", with: "\"version\": \(Document.currentVersion + 1)"
                 ).utf8)
-        }, reason: { _ in "version 6 is newer than this recnotes understands (5); upgrade recnotes" }),
+        },
+        reason: { _ in
+            "version \(Document.currentVersion + 1) is newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes"
+        }),
     Corruption(
         name: "wrong type",
         corrupt: { bytes in

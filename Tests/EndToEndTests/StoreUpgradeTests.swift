@@ -9,7 +9,10 @@ import Testing
 /// (the layouts differ in that field only); store-v3 by the version-3 binary; store-v4 by the
 /// version-4 binary, from store-v3 and a few changes (a rename, a move, a trim, a marker,
 /// a restore and a removal), so that it has marker ids and change times; store-v5 by the
-/// version-5 binary, store-v4 upgraded by `fsck --repair` (its recordings' loudness measured).
+/// version-5 binary, store-v4 upgraded by `fsck --repair` (its recordings' loudness measured);
+/// store-v6 by the version-6 binary, store-v5 and two changes (`enhance /Ideas/keynote --level`,
+/// `enhance /Work/Standups/monday --level --denoise`), so that it has enhancements and their
+/// change times.
 @Suite("Store upgrades")
 struct StoreUpgradeTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -203,7 +206,7 @@ struct StoreUpgradeTests {
         #expect(String(decoding: try #require(sandbox.storeBytes), as: UTF8.self) == original)
         expectSuccess(try sandbox.run("tag", "/Ideas/keynote", "+kept"))
         let changed = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
-        #expect(sandbox.bytes(sandbox.storeFile + ".v4") == Array(original.utf8), "a change upgrades it to version 5")
+        #expect(sandbox.bytes(sandbox.storeFile + ".v4") == Array(original.utf8), "a change upgrades it")
         for field in [
             #""id": "6c9ba07f-5fc6-8020-9213-33ebba5748ae""#, #""changed": {"name": "2026-11-25T08:17:14.204Z"}"#,
             #""changed": {"parent": "2026-11-25T08:17:14.241Z"}"#, #""changed": {"trim": "2026-11-25T08:17:14.278Z"}"#,
@@ -245,7 +248,9 @@ struct StoreUpgradeTests {
         #expect(repair.stdout.contains("measured and stored the loudness of 3 recordings"), "\(repair.stdout)")
         #expect(sandbox.bytes(sandbox.storeFile + ".v4") == original)
         let repaired = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
+        // store-v5 is what the version-5 binary wrote; this one writes the current version.
         let fixture = try String(contentsOfFile: Self.fixtures + "/store-v5/store.json", encoding: .utf8)
+            .replacingOccurrences(of: "\"version\": 5,", with: "\"version\": \(Document.currentVersion),")
         #expect(repaired == fixture, "the same audio measures the same")
         let clean = try sandbox.run("fsck")
         #expect(clean.status == 0 && clean.lines == ["fsck: 3 folders, 3 recordings, 0 problems"], "\(clean)")
@@ -273,10 +278,66 @@ struct StoreUpgradeTests {
         let check = try sandbox.run("fsck")
         #expect(check.status == 0 && check.lines == ["fsck: 3 folders, 3 recordings, 0 problems"], "\(check)")
         expectSuccess(try sandbox.run("mv", "/Ideas/keynote", "/Ideas/talk"))
-        #expect(!FileManager.default.fileExists(atPath: sandbox.storeFile + ".v5"))
+        #expect(sandbox.bytes(sandbox.storeFile + ".v5") == original, "a change upgrades it")
         expectSuccess(try sandbox.run("undo"))
         #expect(
             sandbox.storeBytes.map { String(decoding: $0, as: UTF8.self) }?.contains(#""integrated": -20.58"#) == true)
+    }
+
+    @Test(
+        "a version-5 store's recordings read as not enhanced; its first change writes the current version, keeps store.json.v5, and enhance works"
+    )
+    func version5Upgrades() throws {
+        let sandbox = try Self.sandbox(from: "store-v5")
+        let original = try #require(sandbox.storeBytes)
+        let enhance = try sandbox.run("enhance", "-r", "/")
+        #expect(
+            enhance.lines == [
+                "/Ideas/keynote: level off, denoise off", "/Work/café idea: level off, denoise off",
+                "/Work/Standups/monday: level off, denoise off",
+            ], "\(enhance)")
+        let json = try sandbox.run("info", "/Ideas/keynote", "--json").object()
+        #expect(json["enhance"] as? [String: Bool] == ["level": false, "denoise": false])
+        #expect(sandbox.storeBytes == original, "reading never writes")
+        expectSuccess(try sandbox.run("enhance", "/Ideas/keynote", "--level"))
+        let upgraded = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
+        #expect(upgraded.contains("\"version\": \(Document.currentVersion)"))
+        #expect(sandbox.bytes(sandbox.storeFile + ".v5") == original)
+        #expect(upgraded.contains(#""enhance": {"level": true, "denoise": false}"#), "\(upgraded)")
+        expectSuccess(try sandbox.run("undo"))
+        #expect(!String(decoding: try #require(sandbox.storeBytes), as: UTF8.self).contains(#""enhance": {"#))
+        #expect(try sandbox.run("fsck").status == 0)
+    }
+
+    @Test(
+        "a version-6 store: its enhancements show in info, ls -l --json and enhance, play applies them, fsck is clean")
+    func version6Reads() throws {
+        let sandbox = try Self.sandbox(from: "store-v6")
+        let original = try #require(sandbox.storeBytes)
+        #expect(String(decoding: original, as: UTF8.self).contains("\"version\": 6"))
+        let enhance = try sandbox.run("enhance", "/Ideas/keynote", "/Work/Standups/monday", "/Work/café idea")
+        #expect(
+            enhance.lines == [
+                "/Ideas/keynote: level on, denoise off", "/Work/Standups/monday: level on, denoise on",
+                "/Work/café idea: level off, denoise off",
+            ], "\(enhance)")
+        let info = try sandbox.run("info", "/Ideas/keynote")
+        #expect(info.lines.contains { $0.hasPrefix("enhanced:") && $0.hasSuffix("level on, denoise off") }, "\(info)")
+        let list = try sandbox.run("ls", "-l", "/Ideas", "--json")
+        #expect(list.stdout.contains(#""enhance": {"level": true, "denoise": false}"#), "\(list.stdout)")
+        let check = try sandbox.run("fsck")
+        #expect(check.status == 0 && check.lines == ["fsck: 3 folders, 3 recordings, 0 problems"], "\(check)")
+        #expect(sandbox.storeBytes == original)
+        // The enhancement's change time stays through another change, and undo takes one back.
+        expectSuccess(try sandbox.run("tag", "/Ideas/keynote", "+kept"))
+        let changed = String(decoding: try #require(sandbox.storeBytes), as: UTF8.self)
+        #expect(changed.contains(#""changed": {"name": "2026-11-25T08:17:14.204Z", "enhance": ""#), "\(changed)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.storeFile + ".v6"))
+        expectSuccess(try sandbox.run("undo"))
+        expectSuccess(try sandbox.run("undo"))
+        #expect(
+            try sandbox.run("enhance", "/Work/Standups/monday").stdout
+                == "/Work/Standups/monday: level off, denoise off\n")
     }
 
     @Test("without libebur128 a recording is saved and analysed all the same; fsck notes its loudness and says why")

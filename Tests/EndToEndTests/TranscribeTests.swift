@@ -299,6 +299,29 @@ struct TranscribeTests {
         #expect(transcripts(cli).filter { !$0.hasPrefix(".") }.isEmpty)
     }
 
+    /// A recording enhanced with `level` is transcribed as it plays, levelled; `--original`
+    /// gives the engine the audio as it is. (The engine here keeps the WAV it was given.)
+    @Test func anEnhancedRecordingIsTranscribedLevelledAndOriginalAsItIs() throws {
+        let cli = try Sandbox()
+        let wav = cli.root + "/quiet.wav"
+        let sox = try Sandbox.execute(
+            "/usr/bin/sox", ["-n", "-r", "16000", "-b", "16", wav, "synth", "2", "sine", "440", "vol", "0.02"],
+            environment: [:])
+        #expect(sox.status == 0, "\(sox)")
+        expectSuccess(try cli.run("import", wav, "--name", "talk", "--format", "wav"))
+        expectSuccess(try cli.run("enhance", "talk", "--level"))
+        let heard = cli.root + "/heard.wav"
+        let copying = try engine(cli, "copying", "cp \"$1\" '\(heard)'; echo some words") + " {wav}"
+        expectSuccess(try cli.run("transcribe", "talk", "--engine", copying))
+        let levelled = try AudioCLI.decode(heard)
+        expectSuccess(try cli.run("transcribe", "talk", "--force", "--original", "--engine", copying))
+        let original = try AudioCLI.decode(heard)
+        func peak(_ samples: [Int16]) -> Int { samples.map { abs(Int($0)) }.max() ?? 0 }
+        #expect(levelled.count == original.count, "frame for frame: times stay the recording's own")
+        // About -37 LUFS brought to -16: some 21 dB louder.
+        #expect(peak(levelled) > 8 * peak(original), "\(peak(levelled)) vs \(peak(original))")
+    }
+
     @Test func failuresStoreNothingAndSayWhy() throws {
         let cli = try Sandbox()
         try cli.addWAVRecording("talk", in: "/", frames: 48_000)

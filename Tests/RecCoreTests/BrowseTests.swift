@@ -206,6 +206,25 @@ struct BrowseTests {
         #expect(state.rows.map(\.name) == ["Ideas"])
     }
 
+    @Test("E turns a recording's enhancement on (both) and off; a folder is not enhanced; the detail pane shows it")
+    func enhanceKey() throws {
+        var state = try Self.state(folder: Fixture.ideas, selected: Fixture.standup)
+        #expect(BrowseView.render(state).lines.contains { $0.hasSuffix("│ Enhance   off") })
+        #expect(Self.send(&state, .key(.character("E"))).contains(.setEnhancement(Fixture.standup, .all)))
+        var tx = DocumentStore.Transaction(document: state.document)
+        try tx.enhance(Fixture.standup, Enhancement(level: true))
+        _ = Self.send(&state, .documentChanged(tx.document))
+        #expect(BrowseView.render(state).lines.contains { $0.hasSuffix("│ Enhance   level on, denoise off") })
+        #expect(
+            Self.send(&state, .key(.character("E"))).contains(.setEnhancement(Fixture.standup, .off)), "any on: all off"
+        )
+        var folders = try Self.state(selected: Fixture.work)
+        _ = Self.send(&folders, .key(.character("j")))
+        #expect(folders.selected?.isFolder == true)
+        #expect(Self.send(&folders, .key(.character("E"))).isEmpty)
+        #expect(folders.message?.text == "only recordings are enhanced")
+    }
+
     @Test("another process's change keeps the cursor on its item; a folder removed elsewhere sends us to the root")
     func liveChanges() throws {
         var state = try Self.state()

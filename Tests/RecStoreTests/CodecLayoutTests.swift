@@ -4,7 +4,8 @@ import Testing
 
 /// The on-disk layouts byte for byte: files with every field of store.json and of
 /// viewstate.json in them, as recnotes writes them (the build before the keyed JSONWriter,
-/// efd6083, writes these bytes but for version 5's loudness; bench's `recnotes-encode` checks
+/// efd6083, writes these bytes but for version 5's loudness and version 6's enhancement;
+/// bench's `recnotes-encode` checks
 /// a file against any build).
 /// Decoding then encoding must give the same bytes, so that a writer that moves a comma or a
 /// space fails here.
@@ -12,11 +13,11 @@ import Testing
 struct CodecLayoutTests {
     static let store = """
         {
-        "version": 5,
+        "version": 6,
         "items": [
         {"uuid": "00000000-0000-0000-0000-000000000000", "type": "folder", "name": "Recordings", "parent": null, "created": "2023-11-14T22:13:20.000Z", "children": ["3f2a1111-0000-4000-8000-000000000001"]},
         {"uuid": "3f2a1111-0000-4000-8000-000000000001", "type": "folder", "name": "Work \\"Q4\\"", "parent": "00000000-0000-0000-0000-000000000000", "created": "2023-11-14T22:13:20.000Z", "children": ["beef0000-0000-4000-8000-000000000004"], "tags": ["plans", "work"], "note": "line one\\nsays \\"hi\\"\\tand \\\\ \\u0001", "changed": {"name": "2024-01-02T03:04:05.678Z"}},
-        {"uuid": "beef0000-0000-4000-8000-000000000004", "type": "recording", "name": "standup 🎙", "parent": "3f2a1111-0000-4000-8000-000000000001", "created": "2023-11-14T22:13:20.000Z", "duration": 12.5, "frames": 600000, "sampleRate": 48000, "channels": 1, "format": "opus", "file": "beef0000-0000-4000-8000-000000000004.opus", "analysis": {"peak": -3.01, "rms": -20.3, "waveform": [-96, -41.2, -6.5], "speech": [[12000, 120480], [200000, 300000]], "loudness": {"integrated": -18.25, "range": 6.1, "truePeak": -1.3}}, "tags": ["urgent"], "markers": [{"frame": 48000, "id": "cafe0000-0000-4000-8000-000000000001"}, {"frame": 96000, "label": "budget", "id": "cafe0000-0000-4000-8000-000000000002"}], "trim": {"in": 4800, "out": 96000}, "changed": {"name": "2024-01-02T03:04:05.678Z", "parent": "2024-01-02T03:04:06.000Z", "trim": "2024-01-02T03:04:07.000Z"}}
+        {"uuid": "beef0000-0000-4000-8000-000000000004", "type": "recording", "name": "standup 🎙", "parent": "3f2a1111-0000-4000-8000-000000000001", "created": "2023-11-14T22:13:20.000Z", "duration": 12.5, "frames": 600000, "sampleRate": 48000, "channels": 1, "format": "opus", "file": "beef0000-0000-4000-8000-000000000004.opus", "analysis": {"peak": -3.01, "rms": -20.3, "waveform": [-96, -41.2, -6.5], "speech": [[12000, 120480], [200000, 300000]], "loudness": {"integrated": -18.25, "range": 6.1, "truePeak": -1.3}}, "tags": ["urgent"], "markers": [{"frame": 48000, "id": "cafe0000-0000-4000-8000-000000000001"}, {"frame": 96000, "label": "budget", "id": "cafe0000-0000-4000-8000-000000000002"}], "trim": {"in": 4800, "out": 96000}, "enhance": {"level": true, "denoise": false}, "changed": {"name": "2024-01-02T03:04:05.678Z", "parent": "2024-01-02T03:04:06.000Z", "trim": "2024-01-02T03:04:07.000Z", "enhance": "2024-01-02T03:04:08.000Z"}}
         ],
         "trash": [
         {"uuid": "dead0000-0000-4000-8000-000000000005", "parent": "3f2a1111-0000-4000-8000-000000000001", "path": "/Work \\"Q4\\"/old", "removed": "2024-02-03T04:05:06.007Z", "items": [

@@ -319,3 +319,38 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
         #expect(conflicts.isEmpty)
     }
 }
+
+@Test func enhancementFlagsMergeOneByOneAndOnBothSidesTheLaterChangeWins() {
+    func enhanced(_ level: Bool, _ denoise: Bool, at seconds: Int64?) -> Item {
+        var item = recording(1, "a", Annotations(enhance: Enhancement(level: level, denoise: denoise)))
+        if let seconds { item.changed.enhance = at(seconds) }
+        return item
+    }
+    // Level turned on here, denoise there: both are kept, with the later time.
+    let base = document([enhanced(false, false, at: nil)])
+    let ours = document([enhanced(true, false, at: 10)])
+    let theirs = document([enhanced(false, true, at: 20)])
+    for (merged, conflicts) in [merge(base, ours, theirs), merge(base, theirs, ours)] {
+        #expect(merged[id(1)]!.annotations.enhance == .all)
+        #expect(merged[id(1)]!.changed.enhance == at(20))
+        #expect(conflicts.isEmpty)
+    }
+    // Turned off on one side: that side's.
+    let off = merge(
+        document([enhanced(true, true, at: 5)]), document([enhanced(true, true, at: 5)]),
+        document([enhanced(false, true, at: 9)]))
+    #expect(off.document[id(1)]!.annotations.enhance == Enhancement(level: false, denoise: true))
+    #expect(off.conflicts.isEmpty)
+    // Added on both sides with different settings (no base): the later change wins and the
+    // other is reported.
+    let empty = document([])
+    for (merged, conflicts) in [
+        merge(empty, document([enhanced(true, false, at: 30)]), document([enhanced(false, true, at: 40)])),
+        merge(empty, document([enhanced(false, true, at: 40)]), document([enhanced(true, false, at: 30)])),
+    ] {
+        #expect(merged[id(1)]!.annotations.enhance == Enhancement(level: false, denoise: true))
+        #expect(conflicts.map(\.kind) == [.enhance])
+        #expect(
+            conflicts.first.map { [$0.kept, $0.other] } == ["level off, denoise on", "level on, denoise off"])
+    }
+}

@@ -3,7 +3,7 @@
 public enum BrowseCommand: Equatable, Sendable, CaseIterable {
     case down, up, pageDown, pageUp, first, last, open, parent
     case togglePause, back, forward, nextMark, previousMark, mark, stopPlayback, faster, slower, normalSpeed
-    case record, stopRecording, newFolder, rename, trash, undo, tags, note, filter, help, quit
+    case record, stopRecording, newFolder, rename, trash, undo, tags, note, enhance, filter, help, quit
 }
 
 public enum BrowseKeymap {
@@ -44,6 +44,7 @@ public enum BrowseKeymap {
         Binding(keys: [.character("u")], label: "u", command: .undo, help: "undo the last change"),
         Binding(keys: [.character("t")], label: "t", command: .tags, help: "edit tags"),
         Binding(keys: [.character("e")], label: "e", command: .note, help: "edit the note in $EDITOR"),
+        Binding(keys: [.character("E")], label: "E", command: .enhance, help: "enhance on / off"),
         Binding(keys: [.character("/")], label: "/", command: .filter, help: "filter (Esc clears)"),
         Binding(keys: [.character("?")], label: "?", command: .help, help: "this help"),
         Binding(keys: [.character("q"), .interrupt], label: "q", command: .quit, help: "quit"),

@@ -36,6 +36,8 @@ public enum BrowseEffect: Equatable, Sendable {
     case trash(ItemID)
     case undo
     case setTags(ItemID, [String])
+    /// `E`: the recording's enhancement, both on or both off ('recnotes enhance').
+    case setEnhancement(ItemID, Enhancement)
     case editNote(ItemID)
     case loadDetails(ItemID)
     case filter(String, in: ItemID)

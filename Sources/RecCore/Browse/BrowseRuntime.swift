@@ -157,6 +157,10 @@ public final class BrowseRuntime {
                 .done(
                     tags.isEmpty
                         ? "no tags on \(path)" : "tagged \(path): " + tags.map { "#" + $0 }.joined(separator: " ")))
+        case .setEnhancement(let id, let enhance):
+            guard library.document[id] != nil else { return }
+            let item = try change { try $0.enhance(id, enhance) }
+            post(.done("\(library.document.path(of: id)): \(item.annotations.enhance)"))
         case .editNote(let id):
             guard let item = library.document[id] else { return }
             guard let text = try editNote(item.annotations.note, item.name) else {

@@ -179,6 +179,14 @@ public enum BrowseUpdate {
         case .note:
             guard let item = state.selected else { return [] }
             return [.editNote(item.id)]
+        case .enhance:
+            guard let item = state.selected else { return [] }
+            guard item.recording != nil else {
+                state.message = .init("only recordings are enhanced", isError: true)
+                return []
+            }
+            // One key for both: anything on turns all off, all off turns both on.
+            return [.setEnhancement(item.id, item.annotations.enhance.isOff ? .all : .off)]
         case .filter:
             state.filter = state.filter ?? .init()
             state.filter?.typing = true

@@ -127,6 +127,9 @@ public enum BrowseView {
                 + (item.annotations.trim != nil ? " (plays \(Format.duration(item.trimmedDuration)))" : ""))
         let details = state.details?.id == item.id ? state.details : nil
         field("Size", details?.size.map(Format.size) ?? "…")
+        // What play and export apply ('recnotes enhance'; E turns it on and off).
+        let enhance = item.annotations.enhance
+        field("Enhance", enhance.isOff ? "off" : enhance.description)
         if !item.annotations.tags.isEmpty {
             field("Tags", item.annotations.tags.map { "#" + $0 }.joined(separator: " "), Palette.tag)
         }

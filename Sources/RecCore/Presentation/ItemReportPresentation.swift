@@ -25,6 +25,10 @@ extension ItemReport {
                 // The trim points and what plays between them.
                 rows.append(["trimmed:", Format.trim(trim, info: info)])
             }
+            if !item.annotations.enhance.isOff {
+                // As `play` and `export` apply it ('recnotes enhance').
+                rows.append(["enhanced:", item.annotations.enhance.description])
+            }
             rows += [
                 [
                     "format:",

@@ -45,6 +45,7 @@ public enum ItemJSON {
     /// (the regions, each [start, end] in seconds). Every recording's object has loudnessLUFS,
     /// the integrated loudness, once it is measured (store version 5).
     /// With `transcript` (info --json of a recording): "transcript", its summary or null.
+    /// A recording's object always has "enhance" ({level, denoise}); in lists only when on.
     public static func object(
         _ item: Item, in library: Library, analysis: AudioAnalysis? = nil, transcript: Transcript?? = nil
     ) -> String {
@@ -53,6 +54,8 @@ public enum ItemJSON {
         var shown = item
         if let analysis, shown.recording != nil { shown.recording?.analysis = analysis }
         write(shown, in: library, to: &w) { w in
+            // A recording's one object always says how it is enhanced, off included.
+            if item.recording != nil, item.annotations.enhance.isOff { writeEnhancement(.off, to: &w) }
             if let transcript {
                 w.key("transcript")
                 TranscriptJSON.writeSummary(transcript, to: &w)
@@ -210,7 +213,19 @@ public enum ItemJSON {
             w.key("trim")
             writeTrim(item.annotations.trim, info: info, to: &w)
             w.field("trimmedDuration", (item.trimmedDuration * 1000).rounded() / 1000)
+            // Only when enhanced (store version 6), so that the lists of a library without
+            // enhancement print as they did; `info --json` always has it (`object`).
+            if !item.annotations.enhance.isOff { writeEnhancement(item.annotations.enhance, to: &w) }
         }
+    }
+
+    /// `"enhance": {"level": true, "denoise": false}`.
+    static func writeEnhancement(_ enhance: Enhancement, to w: inout JSONWriter) {
+        w.key("enhance")
+        w.beginObject()
+        w.field("level", enhance.level)
+        w.field("denoise", enhance.denoise)
+        w.endObject()
     }
 
     /// `{"in": 1.25, "out": 42.5, "inFrame": 60000, "outFrame": 2040000}`, or null.

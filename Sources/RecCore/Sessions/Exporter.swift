@@ -31,19 +31,25 @@ public final class Exporter {
     public let replacing: Bool
     /// `--speed`: the tempo written (pitch kept). At 1× the stretcher is not in the path.
     public let speed: PlaybackSpeed
-    /// `--level`: the integrated loudness written, LUFS, with true peaks at most -1 dBTP
-    /// (`Leveller`); nil writes the audio at its own level.
+    /// `--level`, or the recording's stored enhancement: the integrated loudness written,
+    /// LUFS, with true peaks at most -1 dBTP (`Leveller`); nil writes the audio at its own level.
     public let level: Double?
+    /// `--denoise`, or the recording's stored enhancement: the noise suppressor is in the path.
+    public let denoise: Bool
 
+    /// The recording's stored enhancement applies (`Item.enhancement`): `level` and `denoise`
+    /// as typed win over it, and `original` (`--original`) ignores it.
     public init(
         library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false,
-        replacing: Bool = false, speed: PlaybackSpeed = .normal, level: Double? = nil
+        replacing: Bool = false, speed: PlaybackSpeed = .normal, level: Double? = nil, denoise: Bool = false,
+        original: Bool = false
     ) throws {
         self.replacing = replacing
         self.speed = speed
-        self.level = level
         let item = try library.resolver.resolve(path)
         guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
+        (self.level, self.denoise) = try item.enhancement(
+            levelOption: level, denoiseOption: denoise, original: original, path: path)
         self.library = library
         self.item = item
         self.info = info

@@ -50,6 +50,8 @@ public final class Importer {
     public let raw: RawLayout?
     /// `--salvage`: a file that ends early or stops decoding is imported as far as it decodes.
     public let salvage: Bool
+    /// `--enhance`: the enhancement each recording is added with.
+    public let enhance: Enhancement
     /// What `--salvage` kept of each file that needed it, in the order imported.
     public private(set) var salvaged: [Salvaged] = []
     public let cancel = CancelFlag()
@@ -64,9 +66,10 @@ public final class Importer {
     public init(
         library: Library, files: [String], folder: String?, name: String?, storage: ImportStorage,
         raw: RawLayout?, stdin: Int32 = 0, now: Timestamp = .now(), createParents: Bool = false,
-        salvage: Bool = false
+        salvage: Bool = false, enhance: Enhancement = .off
     ) throws {
         self.library = library
+        self.enhance = enhance
         self.storage = storage
         self.raw = raw
         self.salvage = salvage
@@ -169,6 +172,7 @@ public final class Importer {
                 }
                 for var item in items {
                     if let parent { item.parent = parent }
+                    item.annotations.enhance = enhance
                     try tx.add(item)
                 }
             }

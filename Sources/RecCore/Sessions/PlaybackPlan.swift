@@ -18,9 +18,12 @@ public struct PlaybackPlan {
     public var notes: [String] = []
     /// `--speed`: the tempo (pitch kept); positions stay in the recording's own time.
     public let speed: PlaybackSpeed
-    /// `--level`: the leveller to the target loudness (`RecordingInfo.leveller`), for the
-    /// stretch between the trim points (or all of it); nil plays the audio at its own level.
+    /// `--level`, or the recording's stored enhancement: the leveller to the target loudness
+    /// (`RecordingInfo.leveller`), for the stretch between the trim points (or all of it); nil
+    /// plays the audio at its own level.
     public let leveller: Leveller?
+    /// `--denoise`, or the recording's stored enhancement: the noise suppressor is in the path.
+    public let denoise: Bool
 
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, without touching the device or the view state. Time specs are
@@ -33,10 +36,14 @@ public struct PlaybackPlan {
     /// `skipSilence` (seconds): silences longer than that, between the speech regions stored
     /// with the recording (or, with `silenceThreshold`, a fixed level instead of the
     /// detector's adaptive floor, found in the file before playing), are jumped over.
+    ///
+    /// The recording's stored enhancement applies (`Item.enhancement`): `level` and `denoise`
+    /// as typed win over it, and `original` ignores it (as `untrimmed` ignores trim points; the
+    /// two are independent).
     public init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-        speed: PlaybackSpeed? = nil, level: Double? = nil
+        speed: PlaybackSpeed? = nil, level: Double? = nil, denoise: Bool = false, original: Bool = false
     ) throws {
         self.library = library
         // Without a speed asked for, the one the last playback had (kept in the view state).
@@ -65,6 +72,10 @@ public struct PlaybackPlan {
         guard let info = item.recording else {
             throw RecError.failure(path ?? library.document.path(of: item.id), "is a folder, not a recording")
         }
+        let shownPath = path ?? library.document.path(of: item.id)
+        let applied = try item.enhancement(
+            levelOption: level, denoiseOption: denoise, original: original, path: shownPath)
+        self.denoise = applied.denoise
         try library.requireAudioHere(item)
         let opened = try SoundFile.open(path: library.location.audioPath(info.file))
         file = opened
@@ -78,7 +89,6 @@ public struct PlaybackPlan {
         // A marker (#3, mark:LABEL) is its exact frame: no round trip through seconds.
         let markers = item.annotations.markers
         markerFrames = markers.map(\.frame)
-        let shownPath = path ?? library.document.path(of: item.id)
         if let seekSpec, let text = seek {
             if let markerFrame = try seekSpec.markerFrame(
                 in: markers, frames: frameCount, option: "--seek", path: shownPath)
@@ -123,7 +133,7 @@ public struct PlaybackPlan {
         }
         start = from
         end = to
-        leveller = try level.map {
+        leveller = try applied.level.map {
             try info.leveller(
                 target: $0, path: library.location.audioPath(info.file), range: bounds == 0..<frameCount ? nil : bounds,
                 rate: opened.sampleRate)

@@ -21,8 +21,11 @@ extension RecordingInfo {
     /// The leveller of `export --level` and `play --level` to `target` LUFS for its audio at
     /// `path`, `range` of it (all when nil) at `rate`: the gain from the stored loudness when
     /// all of it is played or written, else from the loudness of that range, measured now (one
-    /// more decode; also for an older store's recording, which has none stored).
-    public func leveller(target: Double, path: String, range: Range<Int64>?, rate: Int) throws -> Leveller {
+    /// more decode; also for an older store's recording, which has none stored). `channels`:
+    /// of what is fed to it, when not the recording's own (a transcription's mono).
+    public func leveller(target: Double, path: String, range: Range<Int64>?, rate: Int, channels: Int? = nil) throws
+        -> Leveller
+    {
         let loudness: Loudness
         if range == nil || range == 0..<frames, let stored = analysis?.loudness {
             loudness = stored
@@ -31,7 +34,8 @@ extension RecordingInfo {
             loudness = try LoudnessMeter.measure(
                 path: path, from: clamped?.lowerBound ?? 0, frames: clamped.map { $0.upperBound - $0.lowerBound })
         }
-        return Leveller(gain: Leveller.gain(to: target, from: loudness), channels: channels, rate: rate)
+        return Leveller(
+            gain: Leveller.gain(to: target, from: loudness), channels: channels ?? self.channels, rate: rate)
     }
 
     /// Its speech regions: those stored with it (measured at the default settings when the
@@ -95,5 +99,30 @@ extension StoreCheck {
         if try library.viewState.transaction({ $0.trim(to: document) }) {
             report.repairs.append("trimmed the view state to folders and recordings that exist")
         }
+    }
+}
+
+extension Item {
+    /// What a play, an export or a transcription of this recording applies: its stored
+    /// enhancement with the options typed winning (`Enhancement.resolved`; `original` is
+    /// `--original`). `path` names the recording in the one-line error.
+    ///
+    /// The noise suppressor is not in this engine yet (another change brings it): a
+    /// recording whose resolved denoise is on is refused here, before a device or a file is
+    /// touched, rather than played or written without it.
+    public func enhancement(levelOption: Double?, denoiseOption: Bool, original: Bool, path: String) throws -> (
+        level: Double?, denoise: Bool
+    ) {
+        let applied = annotations.enhance.resolved(
+            levelOption: levelOption, denoiseOption: denoiseOption, original: original)
+        if applied.denoise {
+            throw RecError.failure(
+                path,
+                denoiseOption
+                    ? "denoise is not built yet"
+                    : "denoise is not built yet (this recording is enhanced with it: 'recnotes enhance --no-denoise', or --original)"
+            )
+        }
+        return applied
     }
 }

@@ -27,6 +27,10 @@ public final class RecordingSession {
     public private(set) var frames: Int64 = 0
     /// Markers made while recording, in the order made (also in the in-progress entry).
     public private(set) var markers: [Marker] = []
+    /// `record --enhance`: the enhancement the recording is saved with (document data, in
+    /// the same change that adds it). Not in the in-progress entry: a recording recovered
+    /// after a crash is saved without it.
+    public var enhance = Enhancement.off
     private var finished = false
     /// Room to save in when the disk fills while recording (nil when there was none to set aside).
     private var reserve: SaveReserve?
@@ -226,6 +230,7 @@ public final class RecordingSession {
                 id: entry.id, name: candidate, parent: parentID, created: entry.started, info: info)
             item.annotations.trim = trailingSilenceTrim(frames: info.frames)
             item.annotations.markers = MarkerRules.saved(markers, frames: info.frames)
+            item.annotations.enhance = enhance
             try tx.add(item)
             if toTrash { try tx.remove(entry.id) }
         }

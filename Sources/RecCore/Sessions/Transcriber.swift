@@ -31,8 +31,14 @@ public final class Transcriber {
     /// `paths` (recordings, or folders meaning every recording under them), or every
     /// recording outside the trash with `all`. Without `force`, recordings that have a
     /// transcript are left out. A path that names nothing is an error before any work.
-    public init(library: Library, paths: [String], all: Bool, force: Bool) throws {
+    /// `original` (`--original`): the audio as it is, without the recordings' enhancement.
+    public let original: Bool
+
+    /// `original`: each recording's stored enhancement is ignored (`transcribe --original`);
+    /// otherwise what is transcribed is the enhanced audio, as it plays.
+    public init(library: Library, paths: [String], all: Bool, force: Bool, original: Bool = false) throws {
         self.library = library
+        self.original = original
         if library.isReadOnly { throw library.documents.readOnlyError }
         let files = TranscriptFiles(location: library.location)
         var chosen: [Item] = []
@@ -65,12 +71,18 @@ public final class Transcriber {
             do {
                 let count = recordings.count
                 let info = item.recording!
+                let applied = try item.enhancement(
+                    levelOption: nil, denoiseOption: false, original: original, path: library.document.path(of: item.id)
+                )
                 try library.requireAudioHere(item)
+                let path = library.location.audioPath(info.file)
+                let level = try applied.level.map {
+                    try info.leveller(target: $0, path: path, range: nil, rate: SpeechAudio.sampleRate, channels: 1)
+                }
                 // Where the speech starts, from the stored analysis (nothing is measured here).
                 let speechStart = info.analysis?.speech.first.map { Double($0.lowerBound) / Double(info.sampleRate) }
                 let transcript = try Transcription.transcribe(
-                    file: library.location.audioPath(info.file), with: engine, speechStart: speechStart,
-                    cancel: cancel
+                    file: path, with: engine, speechStart: speechStart, level: level, cancel: cancel
                 ) { done in
                     events(.progress(index: index, count: count, item: item, done: done))
                 }

@@ -1,7 +1,8 @@
 /// Notes, tags, markers and trim points as JSON fields, the one way store.json and the
 /// journal write and read them: `"tags": [...]`, `"note": "..."`,
 /// `"markers": [{"frame": 48000, "label": "..."}]`, `"trim": {"in": 4800, "out": 96000}`
-/// (frames), each present only when there is one.
+/// (frames), `"enhance": {"level": true, "denoise": false}` (store version 6), each present
+/// only when there is one (an enhancement when either is on).
 enum AnnotationCodec {
     static func write(_ a: Annotations, to w: inout JSONWriter) {
         if !a.tags.isEmpty { w.field("tags", a.tags) }
@@ -15,6 +16,13 @@ enum AnnotationCodec {
             w.beginObject()
             w.field("in", trim.inFrame)
             w.field("out", trim.outFrame)
+            w.endObject()
+        }
+        if !a.enhance.isOff {
+            w.key("enhance")
+            w.beginObject()
+            w.field("level", a.enhance.level)
+            w.field("denoise", a.enhance.denoise)
             w.endObject()
         }
     }
@@ -36,7 +44,7 @@ enum AnnotationCodec {
         return annotations
     }
 
-    /// Reads the value of `key` into `annotations` if it is one of the four; false otherwise
+    /// Reads the value of `key` into `annotations` if it is one of the five; false otherwise
     /// (the caller reads the value).
     static func read(_ key: UnsafeBufferPointer<UInt8>, from r: inout JSONReader, into annotations: inout Annotations)
         throws -> Bool
@@ -62,6 +70,8 @@ enum AnnotationCodec {
             annotations.markers = MarkerRules.sorted(try readMarkers(&r))
         } else if key.equals("trim") {
             annotations.trim = try readTrim(&r)
+        } else if key.equals("enhance") {
+            annotations.enhance = try readEnhancement(&r)
         } else {
             return false
         }
@@ -88,6 +98,23 @@ enum AnnotationCodec {
             throw r.failure("trim needs frames \"in\" of 0 or more and \"out\" after it", at: start)
         }
         return TrimPoints(inFrame: inFrame, outFrame: outFrame)
+    }
+
+    /// Either flag may be left out (off).
+    private static func readEnhancement(_ r: inout JSONReader) throws -> Enhancement {
+        var enhance = Enhancement.off
+        try r.beginObject()
+        var first = true
+        while let key = try r.nextKey(first: &first) {
+            if key.equals("level") {
+                enhance.level = try r.readBool()
+            } else if key.equals("denoise") {
+                enhance.denoise = try r.readBool()
+            } else {
+                try r.skipValue()
+            }
+        }
+        return enhance
     }
 
     /// `[{"frame": 48000, "label": "...", "id": "..."}, ...]`, a label only when there is
@@ -139,7 +166,8 @@ enum AnnotationCodec {
     }
 }
 
-/// `"changed": {"name": "…", "parent": "…", "trim": "…", "trash": "…"}` (store version 4):
+/// `"changed": {"name": "…", "parent": "…", "trim": "…", "trash": "…", "enhance": "…"}`
+/// (store version 4; `enhance` from version 6):
 /// when each field a merge cannot combine last changed; only the times known, and no
 /// `changed` at all when none is (an item upgraded from an older store, never changed since).
 enum ChangeTimesCodec {
@@ -152,6 +180,7 @@ enum ChangeTimesCodec {
         if times.parent != unknown { w.field("parent", times.parent) }
         if times.trim != unknown { w.field("trim", times.trim) }
         if times.trash != unknown { w.field("trash", times.trash) }
+        if times.enhance != unknown { w.field("enhance", times.enhance) }
         w.endObject()
     }
 
@@ -175,6 +204,8 @@ enum ChangeTimesCodec {
                 times.trim = try time(&r)
             } else if key.equals("trash") {
                 times.trash = try time(&r)
+            } else if key.equals("enhance") {
+                times.enhance = try time(&r)
             } else {
                 try r.skipValue()
             }

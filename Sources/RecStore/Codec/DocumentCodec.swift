@@ -730,6 +730,9 @@ public enum DocumentCodec {
         if type == .folder, annotations.trim != nil {
             throw r.failure("folder \(id) has trim points; only recordings do", at: start)
         }
+        if type == .folder, !annotations.enhance.isOff {
+            throw r.failure("folder \(id) is enhanced; only recordings are", at: start)
+        }
         // Markers of a store before version 4 have no ids: they get ids derived from the
         // recording, the same on every machine (`Marker.derivedID`).
         if markerIDs { annotations.assignMarkerIDs(item: id) }

@@ -1,4 +1,5 @@
-/// What `tag`, `note`, `mark --at`, `unmark` and `trim` mean, as transactions on the document.
+/// What `tag`, `note`, `mark --at`, `unmark`, `trim` and `enhance` mean, as transactions on
+/// the document.
 extension DocumentStore.Transaction {
     /// `tag PATH... +work -draft`: adds and removes tags on every item. Returns the items
     /// that changed.
@@ -122,12 +123,63 @@ extension DocumentStore.Transaction {
         return document[item.id]!
     }
 
+    /// `enhance PATH... --level --no-denoise`: turns each flag given (non-nil) on or off on
+    /// every recording (a folder's, with `recursive`). Returns the recordings, as they are
+    /// now (changed or already so).
+    @discardableResult
+    public mutating func enhance(
+        _ paths: [String], level: Bool?, denoise: Bool?, recursive: Bool = false, from currentFolder: ItemID
+    ) throws -> [Item] {
+        var result: [Item] = []
+        for item in try document.recordings(at: items(at: paths, from: currentFolder), recursive: recursive) {
+            var annotations = document[item.id]!.annotations
+            if let level { annotations.enhance.level = level }
+            if let denoise { annotations.enhance.denoise = denoise }
+            try annotate(item.id, with: annotations)
+            result.append(document[item.id]!)
+        }
+        return result
+    }
+
+    /// Sets `id`'s enhancement as a whole (browse's key).
+    @discardableResult
+    public mutating func enhance(_ id: ItemID, _ enhance: Enhancement) throws -> Item {
+        guard var annotations = document[id]?.annotations else {
+            throw RecError.failure("@\(id)", "no such item")
+        }
+        annotations.enhance = enhance
+        try annotate(id, with: annotations)
+        return document[id]!
+    }
+
     private func trimmable(_ path: String, from currentFolder: ItemID) throws -> (Item, RecordingInfo) {
         let item = try items(at: [path], from: currentFolder)[0].item
         guard let info = item.recording else {
             throw RecError.usage(path, "is a folder; only recordings have trim points")
         }
         return (item, info)
+    }
+}
+
+extension Document {
+    /// The recordings that `enhance` (and, in general, a command that takes recordings and,
+    /// with `recursive`, folders of them) acts on, from paths already resolved: a recording
+    /// as it is, a folder's recordings (all of its subtree, in display order) only with
+    /// `recursive`; each once, in the order given. A folder without `recursive` is refused
+    /// (exit 64), as `trim` refuses one.
+    public func recordings(at resolved: [(path: String, item: Item)], recursive: Bool) throws -> [Item] {
+        var seen = Set<ItemID>()
+        var found: [Item] = []
+        for (path, item) in resolved {
+            if item.isFolder && !recursive {
+                throw RecError.usage(path, "is a folder; -r enhances every recording in it")
+            }
+            for recording in item.isFolder ? subtree(of: item.id).filter({ !$0.isFolder }) : [item]
+            where seen.insert(recording.id).inserted {
+                found.append(recording)
+            }
+        }
+        return found
     }
 }
 

@@ -11,17 +11,24 @@ public struct Annotations: Equatable, Sendable {
     /// For recordings: where `play` (and `export --trimmed`) start and stop. The audio file
     /// is never cut; a store without them (any store before issue 15) simply has none.
     public var trim: TrimPoints?
+    /// For recordings: how `play`, `export` and `transcribe` enhance it (store version 6);
+    /// `.off` in an older store's recordings, as in a new one's.
+    public var enhance: Enhancement
 
-    public init(note: String = "", tags: [String] = [], markers: [Marker] = [], trim: TrimPoints? = nil) {
+    public init(
+        note: String = "", tags: [String] = [], markers: [Marker] = [], trim: TrimPoints? = nil,
+        enhance: Enhancement = .off
+    ) {
         self.note = note
         self.tags = tags
         self.markers = markers
         self.trim = trim
+        self.enhance = enhance
     }
 
     public static let none = Annotations()
 
-    public var isEmpty: Bool { note.isEmpty && tags.isEmpty && markers.isEmpty && trim == nil }
+    public var isEmpty: Bool { note.isEmpty && tags.isEmpty && markers.isEmpty && trim == nil && enhance.isOff }
 }
 
 /// In and out points of a recording, in frames: the stretch `inFrame..<outFrame` is what
@@ -150,7 +157,7 @@ extension Annotations {
 
 /// When a field that a merge of two libraries cannot combine was last changed on this
 /// machine (store version 4): the name, the folder (a move), the trim points and the trash
-/// state. Set by every transaction that changes the field (undo included, which is a change
+/// state; and, from store version 6, the enhancement. Set by every transaction that changes the field (undo included, which is a change
 /// too); `unknown` (0, older than any real time) in a store upgraded from an earlier version
 /// until the field changes. The merge lets the later change win.
 public struct ChangeTimes: Equatable, Hashable, Sendable {
@@ -158,17 +165,19 @@ public struct ChangeTimes: Equatable, Hashable, Sendable {
     public var parent: Timestamp
     public var trim: Timestamp
     public var trash: Timestamp
+    public var enhance: Timestamp
 
     public static let unknownTime = Timestamp(millisecondsSinceEpoch: 0)
 
     public init(
         name: Timestamp = unknownTime, parent: Timestamp = unknownTime, trim: Timestamp = unknownTime,
-        trash: Timestamp = unknownTime
+        trash: Timestamp = unknownTime, enhance: Timestamp = unknownTime
     ) {
         self.name = name
         self.parent = parent
         self.trim = trim
         self.trash = trash
+        self.enhance = enhance
     }
 
     public static let unknown = ChangeTimes()

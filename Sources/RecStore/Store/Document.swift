@@ -9,7 +9,9 @@ public struct Document: Equatable, Sendable {
     /// an older store's markers get ids derived from what they are, the same on every machine.
     /// 5 added each analysis's loudness (`AudioAnalysis.loudness`, EBU R128); an older store's
     /// recordings read without it, which `fsck` notes and `fsck --repair` measures.
-    public static let currentVersion = 5
+    /// 6 added each recording's enhancement (`Annotations.enhance`, `"enhance"`, and its change
+    /// time `"changed": {"enhance"}`); an older store's recordings read with both off.
+    public static let currentVersion = 6
     public static let rootName = "Recordings"
 
     public internal(set) var items: [ItemID: Item]

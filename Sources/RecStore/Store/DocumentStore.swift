@@ -439,10 +439,14 @@ public final class DocumentStore {
             if item.isFolder, new.trim != nil {
                 throw RecError.usage(document.path(of: id), "a folder has no trim points; only recordings do")
             }
+            if item.isFolder, !new.enhance.isOff {
+                throw RecError.usage(document.path(of: id), "a folder is not enhanced; only recordings are")
+            }
             guard new != item.annotations else { return nil }
             document.items[id]!.annotations = new
             touched.insert(id)
             if new.trim != item.annotations.trim { document.items[id]!.changed.trim = .now() }
+            if new.enhance != item.annotations.enhance { document.items[id]!.changed.enhance = .now() }
             steps.append(.annotated(id, before: item.annotations, after: new))
             return record(.annotated(document[id]!, before: item.annotations))
         }

@@ -247,6 +247,14 @@ extension Journal.Entry {
         return described.isEmpty ? "change" : described.joined(separator: "; ")
     }
 
+    /// `level on`, `level off, denoise on`: the flags that changed, as they are now.
+    private static func enhancementChange(from old: Enhancement, to new: Enhancement) -> String {
+        var changed: [String] = []
+        if old.level != new.level { changed.append("level \(new.level ? "on" : "off")") }
+        if old.denoise != new.denoise { changed.append("denoise \(new.denoise ? "on" : "off")") }
+        return changed.joined(separator: ", ")
+    }
+
     /// `("tags on", ": +budget −q3")`, `("note and markers on", "")`, `("trim", "")`: which of
     /// an item's annotations changed, and for tags and markers how.
     private static func annotationChange(from old: Annotations, to new: Annotations) -> (String, String) {
@@ -267,8 +275,14 @@ extension Journal.Entry {
             }
         }
         if old.trim != new.trim {
-            if fields.isEmpty { return (new.trim == nil ? "clear trim of" : "trim", "") }
+            if fields.isEmpty && old.enhance == new.enhance {
+                return (new.trim == nil ? "clear trim of" : "trim", "")
+            }
             fields.append("trim points")
+        }
+        if old.enhance != new.enhance {
+            if fields.isEmpty { return ("enhance", ": " + enhancementChange(from: old.enhance, to: new.enhance)) }
+            fields.append("enhancement")
         }
         if fields.count > 1 { detail = "" }
         let named =
@@ -318,7 +332,8 @@ extension DocumentStore.Transaction {
                 }
                 guard item.annotations == after else {
                     throw conflict(
-                        "the notes, tags, markers or trim points of \(document.path(of: id)) have changed since")
+                        "the notes, tags, markers, trim points or enhancement of \(document.path(of: id)) have changed since"
+                    )
                 }
                 try annotate(id, with: before)
             case .transcribed(let id, let replaced):

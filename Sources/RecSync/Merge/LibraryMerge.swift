@@ -6,7 +6,7 @@ import RecValues
 public struct MergeConflict: Equatable, Sendable {
     public enum Kind: String, Sendable {
         case noteBoth = "note-both"
-        case name, move, trim, trash
+        case name, move, trim, trash, enhance
         case deleteVsChange = "delete-vs-change"
         case cycle
         case folderJoined = "folder-joined"
@@ -34,7 +34,7 @@ public struct MergeConflict: Equatable, Sendable {
 /// conflicts out; the one home of the merge rules.
 ///
 /// A field changed on both sides that cannot be combined (name, folder, trim points, trash
-/// state) takes the later change, by the change times of store version 4 (`Item.changed`),
+/// state, enhancement) takes the later change, by the change times of store version 4 (`Item.changed`),
 /// and reports the other value; equal times (both unknown: changed by an older recnotes)
 /// choose by value, so that both machines choose alike. Markers merge by id.
 public enum LibraryMerge {
@@ -253,6 +253,22 @@ public enum LibraryMerge {
                 report(
                     .trim, o.id, kept: Self.describe(trim.value), other: Self.describe(trim.oursWon ? ta.trim : oa.trim)
                 )
+            }
+            // Each flag of the enhancement (store version 6) merges as trim points do, under the
+            // one change time: turned on or off on one side, that side's; on both (only an item
+            // new on both sides, since a flag has two values), the later change.
+            let level = later(
+                ba?.enhance.level, (oa.enhance.level, o.changed.enhance), (ta.enhance.level, t.changed.enhance),
+                tieBreak: { $0 && !$1 })
+            let denoise = later(
+                ba?.enhance.denoise, (oa.enhance.denoise, o.changed.enhance),
+                (ta.enhance.denoise, t.changed.enhance), tieBreak: { $0 && !$1 })
+            merged.annotations.enhance = Enhancement(level: level.value, denoise: denoise.value)
+            merged.changed.enhance = max(level.time, denoise.time)
+            if level.conflict || denoise.conflict {
+                report(
+                    .enhance, o.id, kept: merged.annotations.enhance.description,
+                    other: (level.oursWon && denoise.oursWon ? ta : oa).enhance.description)
             }
             // The audio never changes once saved; its analysis may be measured on one side only,
             // or its loudness (store version 5) on one side only: the fuller one is kept.

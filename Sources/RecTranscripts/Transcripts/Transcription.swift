@@ -18,12 +18,25 @@ public enum Transcription {
     /// `speechStart`: where the first speech is, in seconds, if known (the stored speech
     /// regions). An engine that `needsLeadingSilenceCut` is given the audio from
     /// `leadingMargin` before it, and its times are moved back to the recording's own.
+    /// `level`: a recording enhanced with `level` on is transcribed levelled, as it plays
+    /// (a `Leveller` for one channel at `SpeechAudio.sampleRate`).
     public static func transcribe(
-        file path: String, with engine: any TranscriptionEngine, speechStart: Double? = nil,
+        file path: String, with engine: any TranscriptionEngine, speechStart: Double? = nil, level: Leveller? = nil,
         cancel: CancelFlag = CancelFlag(), progress: (Double) -> Void = { _ in }
     ) throws(RecError) -> Transcript {
         var audio = try SpeechAudio.decode(path: path)
         if cancel.isCancelled { throw .transcriptionStopped }
+        if let level {
+            // One gain and the peak limiter: for the built-in engine it hardly matters, since
+            // PocketSphinx normalises each cepstral coefficient by its running mean (a constant
+            // gain is a constant in c0, taken away) and its voice detector compares energy with
+            // the noise floor it tracks. It is done all the same, so that what is transcribed is
+            // what plays, and an external engine gets it at the level it was asked for.
+            // (Frame for frame: the limiter's look-ahead delay is taken back, so times stay.)
+            var levelled: [Int16] = []
+            audio.samples.withUnsafeBufferPointer { level.process($0, finishing: true, into: &levelled) }
+            audio.samples = levelled
+        }
         var cut = 0.0
         if engine.needsLeadingSilenceCut, let speechStart, speechStart > leadingMargin {
             let samples = min(Int((speechStart - leadingMargin) * Double(SpeechAudio.sampleRate)), audio.samples.count)

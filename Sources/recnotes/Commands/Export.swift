@@ -46,6 +46,11 @@ struct Export: ParsableCommand {
             stored with the recording (measured now for a trimmed export or an older store's \
             recording), and a look-ahead true-peak limiter that keeps every peak at or below \
             -1 dBTP, lowering the gain only around the peaks that need it.
+
+            A recording enhanced with 'recnotes enhance' is written as if --level (and \
+            --denoise) were given; an option typed here wins, and --original writes the file as \
+            it is (copied without re-encoding in its own format). Trim points are --trimmed's \
+            alone.
             """
     )
 
@@ -105,6 +110,9 @@ struct Export: ParsableCommand {
             valueName: "LUFS"))
     var level: Double?
 
+    @Flag(help: "Write the file as it is, ignoring the recording's enhancement ('recnotes enhance').")
+    var original = false
+
     /// `--level`'s range (play's too): quieter than -60 LUFS is near R128's gate; louder
     /// than -5 leaves the limiter nothing but peaks.
     static func checkLevel(_ level: Double?) throws {
@@ -151,7 +159,7 @@ struct Export: ParsableCommand {
         let library = try global.openLibrary()
         let exporter = try Exporter(
             library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
-            format: format, trimmed: trimmed, replacing: force, speed: speed, level: level)
+            format: format, trimmed: trimmed, replacing: force, speed: speed, level: level, original: original)
         // Read before any audio is written: no transcript, no export.
         let sidecars =
             transcript

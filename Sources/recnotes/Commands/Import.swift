@@ -76,6 +76,9 @@ struct Import: ParsableCommand {
     @Flag(help: "Import a file that ends early or stops decoding as far as it is readable, and say how much.")
     var salvage = false
 
+    @Flag(help: "Add the recordings enhanced: levelled and denoised when played ('recnotes enhance').")
+    var enhance = false
+
     /// Usage checks, run first by `run()`: argument-parser wraps whatever `validate()`
     /// throws, which would lose a RecError's kind and exit status.
     func checkUsage() throws {
@@ -101,7 +104,7 @@ struct Import: ParsableCommand {
         let importer = try Importer(
             library: library, files: files, folder: to, name: name,
             storage: keep ? .keep : .transcode(format ?? .default), raw: raw,
-            createParents: parents, salvage: salvage)
+            createParents: parents, salvage: salvage, enhance: enhance ? .all : .off)
         let cancel = importer.cancel
         signals.onSignal { _ in cancel.cancel() }
         let events = TranscodeEventRenderer(mode: ProgressMode.resolved(progress), toStderr: false)

@@ -41,6 +41,10 @@ struct Play: ParsableCommand {
             --level plays at a loudness (EBU R128; alone, -16 LUFS, the spoken-word norm of \
             podcast platforms), as 'export --level' writes it: one gain from the loudness stored \
             with the recording, and a look-ahead limiter that keeps true peaks at or below -1 dBTP.
+
+            A recording enhanced with 'recnotes enhance' plays as if --level (and --denoise) were \
+            given; an option typed here wins, and --original plays the file as it is. --original \
+            leaves the trim points alone (--untrimmed is theirs): the two go together.
             """
     )
 
@@ -103,6 +107,9 @@ struct Play: ParsableCommand {
     @Flag(help: "Play all of the audio, ignoring the recording's trim points ('recnotes trim').")
     var untrimmed = false
 
+    @Flag(help: "Play the file as it is, ignoring the recording's enhancement ('recnotes enhance').")
+    var original = false
+
     @Flag(help: "Start paused; 'recnotes resume' (or space) starts it.")
     var paused = false
 
@@ -113,7 +120,8 @@ struct Play: ParsableCommand {
     /// the default here.
     static func defaultingSkipSilence(_ arguments: [String]) -> [String] {
         guard arguments.first == "play" || arguments.first == "export" else { return arguments }
-        let defaults = arguments.first == "play" ? ["--skip-silence": "1s", "--level": "-16"] : ["--level": "-16"]
+        let level = "\(Int(Enhancement.targetLoudness))"
+        let defaults = arguments.first == "play" ? ["--skip-silence": "1s", "--level": level] : ["--level": level]
         var result: [String] = []
         var index = 0
         while index < arguments.count {
@@ -166,7 +174,7 @@ struct Play: ParsableCommand {
         let session = try PlaybackSession(
             library: library, path: path, seek: seek, until: until,
             fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
-            speed: chosen, level: level, device: audioDevice(device))
+            speed: chosen, level: level, original: original, device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")

@@ -98,6 +98,9 @@ struct Record: ParsableCommand {
     @Flag(help: "Once saved, transcribe the recording in a detached process (see transcribe).")
     var transcribe = false
 
+    @Flag(help: "Save the recording enhanced: levelled and denoised when played ('recnotes enhance').")
+    var enhance = false
+
     @OptionGroup var detached: BackgroundOptions
 
     func run() throws {
@@ -135,6 +138,10 @@ struct Record: ParsableCommand {
             throw RecError.usage(
                 "--output", "cannot be combined with --transcribe (only recordings in the store are transcribed)")
         }
+        if enhance {
+            throw RecError.usage(
+                "--output", "cannot be combined with --enhance (only recordings in the store keep an enhancement)")
+        }
         if detached.background || detached.log != nil || detached.json {
             throw RecError.usage("--output", "cannot be combined with --background, --log or --json")
         }
@@ -150,6 +157,7 @@ struct Record: ParsableCommand {
             library: library, path: path, format: format, rate: rate,
             channels: channels, device: audioDevice(device), frameLimit: frameLimit,
             createParents: parents, voice: voice)
+        if enhance { session.enhance = .all }
         signals.onSignal { [recorder = session.recorder] _ in recorder.stop() }
         let readiness = detached.readinessOnAudio(in: library)
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)

@@ -19,7 +19,9 @@ struct Transcribe: ParsableCommand {
             $RECNOTES_POCKETSPHINX names another libpocketsphinx.so to open). An external \
             engine is a command, split into words without a shell, in which {wav} is replaced by a \
             16 kHz mono WAV file; it prints whisper.cpp JSON, WebVTT, SRT or plain text. For \
-            whisper.cpp: --engine 'whisper-cli -m MODEL -np -oj -f {wav}'.
+            whisper.cpp: --engine 'whisper-cli -m MODEL -np -oj -f {wav}'. A recording enhanced \
+            with 'recnotes enhance' is transcribed as it plays (levelled, denoised); --original \
+            transcribes the audio as it is.
 
             Ctrl-C stops within about a second: the recording in progress keeps the transcript it \
             had (if any), the transcripts finished are kept, and \
@@ -63,6 +65,9 @@ struct Transcribe: ParsableCommand {
         help: "tty (a line on stderr), json (NDJSON events on stdout) or none. Default: tty on a terminal, else none.")
     var progress: ProgressMode?
 
+    @Flag(help: "Transcribe the audio as it is, ignoring the recordings' enhancement ('recnotes enhance').")
+    var original = false
+
     func checkUsage() throws {
         if all && !paths.isEmpty { throw RecError.usage("--all", "cannot be combined with PATH") }
         if !all && paths.isEmpty { throw RecError.usage("transcribe", "needs a PATH or --all") }
@@ -75,7 +80,8 @@ struct Transcribe: ParsableCommand {
         let chosenEngine = try Transcription.engine(command: engine, timeout: limit)
         let signals = SignalWatcher()
         let library = try global.openLibrary()
-        let transcriber = try Transcriber(library: library, paths: paths, all: all, force: force)
+        let transcriber = try Transcriber(
+            library: library, paths: paths, all: all, force: force, original: original)
         let cancel = transcriber.cancel
         signals.onSignal { _ in cancel.cancel() }
         let mode = ProgressMode.resolved(progress)

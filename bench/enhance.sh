@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Stored enhancement (issue 26), with hyperfine, recnotes beside its peer in the same run.
+#   - `enhance R --level` then `--no-level` on a 10,000-item store beside `tag R +a` then
+#     `tag R -a`: both are annotations, so both take the spliced in-place write
+#     (Transaction.annotatedOnly); the ratio should be about 1.
+# Results: bench/out/enhance-*.md and *.json; the figures go into bench/RESULTS.md by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
+runs=${RUNS:-30}
+out=$PWD/bench/out
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-enhance.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+bench/gen-store 10000 --annotate --store "$work/s10k" >/dev/null
+s="$bin --store $work/s10k"
+# Upgraded once (a version-2 store is rewritten whole by its first change), so that both
+# commands below measure the current version's write.
+$s mkdir /bench-upgrade >/dev/null
+r=$($s find / --type recording | sed -n 1p)
+hyperfine --warmup 3 --runs "$runs" --export-markdown "$out/enhance-mutate.md" --export-json "$out/enhance-mutate.json" \
+  -n "enhance --level; --no-level" "$s enhance '$r' --level >/dev/null; $s enhance '$r' --no-level >/dev/null" \
+  -n "tag +a; -a (peer)" "$s tag '$r' +a >/dev/null; $s tag '$r' -a >/dev/null"
