@@ -39,9 +39,11 @@ struct AnalysisPassTests {
 
     /// Feeds `samples` in uneven blocks, as a writer hands them over, converted by `as`.
     static func fed(
-        _ samples: [Int16], rate: Int, channels: Int, as kind: String
+        _ samples: [Int16], rate: Int, channels: Int, as kind: String, known: Bool = true
     ) throws -> AudioAnalysis {
-        let analysis = try BackgroundAnalysis(sampleRate: rate, channels: channels)
+        // Its length known in advance, as import knows a WAV's: the waveform bucketed exactly.
+        let analysis = try BackgroundAnalysis(
+            sampleRate: rate, channels: channels, length: known ? Int64(samples.count / channels) : nil)
         let sizes = [1000, 4096, 17, 8192, 333, 1]
         var offset = 0
         var turn = 0
@@ -76,12 +78,13 @@ struct AnalysisPassTests {
         #expect(measured == reference)
     }
 
-    /// Past `WaveformBlocks.capacity` frames the peaks are kept per block: a waveform point is
+    /// With the length not known in advance (a recording stopped by hand, a resampled import),
+    /// past `WaveformBlocks.capacity` frames the peaks are kept per block: a waveform point is
     /// then the peak of its bucket give or take one block at each edge, never more.
     @Test func longAudioWaveformWithinABlockOfEachEdge() throws {
         let rate = 8000
         let samples = Self.bursts(rate: rate, seconds: 150, channels: 1)
-        let measured = try Self.fed(samples, rate: rate, channels: 1, as: "int16")
+        let measured = try Self.fed(samples, rate: rate, channels: 1, as: "int16", known: false)
         let frames = samples.count
         let buckets = AudioAnalysis.waveformPoints
         // The block length reached: doubled each time the blocks filled.
@@ -161,7 +164,7 @@ struct AnalysisPassTests {
         #expect(abs(a.truePeak - b.truePeak) <= 1)
         #expect(abs(measured.level.peak - reference.level.peak) <= 1)
         #expect(abs(measured.level.rms - reference.level.rms) <= (wide ? 1 : 0.2))
-        #expect(waveform <= (wide ? 4 : 1.5))
+        #expect(waveform <= (wide ? 6 : 1.5))
         #expect(abs(measured.speech.count - reference.speech.count) <= (wide ? 2 : 0))
         #expect(wide || edges <= rate / 10, "speech edges within 100 ms")
     }

@@ -11,7 +11,8 @@ extension AudioAnalysis {
         voice: VoiceActivityConfiguration = .init()
     ) throws -> AudioAnalysis {
         let file = try SoundFile.open(path: path)
-        let meter = AnalysisMeter(sampleRate: file.sampleRate, channels: file.channels, buckets: buckets, voice: voice)
+        let meter = AnalysisMeter(
+            sampleRate: file.sampleRate, channels: file.channels, buckets: buckets, voice: voice, length: file.frames)
         let chunk = 8192
         let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: chunk * file.channels)
         defer { buffer.deallocate() }
@@ -42,14 +43,22 @@ public final class AnalysisMeter {
     public private(set) var frames: Int64 = 0
     private var total = LevelMeter()
     private var waveform = WaveformBlocks()
+    /// With the length known in advance: each frame's bucket, exact (the peaks of
+    /// `waveform` are for when the length turns out otherwise).
+    private let length: Int64?
+    private var exactPeaks: [Int32]
     private var detector: VoiceActivityDetector
     private var speech = SpeechRegions()
     private let loudness: LoudnessMeter?
 
     public init(
         sampleRate: Int, channels: Int, buckets: Int = AudioAnalysis.waveformPoints,
-        voice: VoiceActivityConfiguration = .init()
+        voice: VoiceActivityConfiguration = .init(), length: Int64? = nil
     ) {
+        // An unfinished header can declare anything: a length past what frame × buckets can
+        // hold is none.
+        self.length = length.flatMap { $0 > 0 && $0 <= Int64(Int32.max) ? $0 : nil }
+        exactPeaks = [Int32](repeating: 0, count: self.length == nil ? 0 : max(buckets, 1))
         self.sampleRate = sampleRate
         self.channels = max(channels, 1)
         self.buckets = max(buckets, 1)
@@ -64,22 +73,46 @@ public final class AnalysisMeter {
         loudness?.add(samples, frames: count)
         speech.add(detector.feed(samples, frames: count))
         waveform.add(samples, frames: count, channels: channels)
+        if let length { addExact(samples, frames: count, length: length) }
         frames += Int64(count)
+    }
+
+    /// Frame i's bucket is i × buckets / length: the block is cut at the buckets' first frames.
+    private func addExact(_ samples: UnsafePointer<Int16>, frames count: Int, length: Int64) {
+        let buckets = Int64(self.buckets)
+        var frame = frames
+        let end = frames + Int64(count)
+        while frame < end {
+            let bucket = min(frame * buckets / length, buckets - 1)
+            // The first frame of the next bucket (the last bucket takes the rest).
+            let next = bucket == buckets - 1 ? end : min(((bucket + 1) * length + buckets - 1) / buckets, end)
+            let start = samples + Int(frame - frames) * channels
+            var peak = exactPeaks[Int(bucket)]
+            for i in 0..<(Int(next - frame) * channels) {
+                let s = Int32(start[i])
+                peak = max(peak, s < 0 ? -s : s)
+            }
+            exactPeaks[Int(bucket)] = peak
+            frame = max(next, frame + 1)
+        }
     }
 
     /// The analysis of everything fed, as the store keeps it. Call once, at the end.
     public func finish() -> AudioAnalysis {
         speech.add(detector.finish())
+        let peaks =
+            frames == length
+            ? exactPeaks.map { Double($0) / 32768 } : waveform.peaks(buckets: buckets, frames: frames)
         return AudioAnalysis(
             frames: frames, sampleRate: sampleRate, level: total.level,
-            peaks: waveform.peaks(buckets: buckets, frames: frames),
+            peaks: peaks,
             speech: speech.regions, loudness: loudness?.loudness
         ).compacted()
     }
 }
 
-/// The waveform's peaks before the length is known (a recording, an import without a
-/// declared length): the peak of each block of `blockFrames`, and when there are
+/// The waveform's peaks when the length is not known in advance (a recording stopped by
+/// hand, a resampled import, a file whose header was never finished): the peak of each block of `blockFrames`, and when there are
 /// `capacity` of them, neighbours merged and the blocks twice as long, so the memory stays
 /// bounded (32 KB) however long the audio. At the end each block goes to the bucket its
 /// first frame falls in. Up to `capacity` frames a block is a frame, so the peaks are

@@ -57,9 +57,11 @@ public final class BackgroundAnalysis {
         }
     }
 
-    public init(sampleRate: Int, channels: Int) throws {
+    /// `length`: the frames that will be written, when known in advance (the waveform is then
+    /// bucketed frame by frame, exactly as a decode of the file buckets it).
+    public init(sampleRate: Int, channels: Int, length: Int64? = nil) throws {
         self.channels = max(channels, 1)
-        let shared = Shared(meter: AnalysisMeter(sampleRate: sampleRate, channels: self.channels))
+        let shared = Shared(meter: AnalysisMeter(sampleRate: sampleRate, channels: self.channels, length: length))
         self.shared = shared
         scratchSamples = 8192 * self.channels
         scratch = .allocate(capacity: scratchSamples)

@@ -26,7 +26,7 @@ extension SoundFile {
     ) {
         var meter: AnalysisMeter?
         let decoded = try decodable(path: path) {
-            meter = AnalysisMeter(sampleRate: $0.sampleRate, channels: $0.channels)
+            meter = AnalysisMeter(sampleRate: $0.sampleRate, channels: $0.channels, length: $0.frames)
             return meter
         }
         let analysis = meter?.finish() ?? AudioAnalysis(frames: 0, sampleRate: 0, level: .silence, peaks: [])
@@ -53,8 +53,11 @@ extension SoundFile {
 }
 
 extension SoundFile {
-    /// Decodes `source` from its start into a new file; returns the frames copied.
-    package static func copy(_ source: SoundFile, to path: String, format: AudioFormat) throws -> Int64 {
+    /// Decodes `source` from its start into a new file; returns the frames copied. `meter` is
+    /// fed every block copied.
+    package static func copy(
+        _ source: SoundFile, to path: String, format: AudioFormat, meter: AnalysisMeter? = nil
+    ) throws -> Int64 {
         try source.seek(to: 0)
         let target = try SoundFile.create(
             path: path, format: format, rate: source.sampleRate, channels: source.channels)
@@ -66,6 +69,7 @@ extension SoundFile {
             let n = (try? source.read(into: buffer, frames: chunk)) ?? 0
             if n == 0 { break }
             try target.write(buffer, frames: n)
+            meter?.add(buffer, frames: n)
             total += Int64(n)
         }
         try target.close()

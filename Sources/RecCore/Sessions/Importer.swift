@@ -242,7 +242,9 @@ public final class Importer {
                 source: source.path, destination: "\(id).\(format.fileExtension)", rate: input.sampleRate,
                 channels: input.channels, totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
             // The kept bytes are what this decode reads: it measures the analysis too.
-            let analysis = try BackgroundAnalysis(sampleRate: input.sampleRate, channels: input.channels)
+            let analysis = try BackgroundAnalysis(
+                sampleRate: input.sampleRate, channels: input.channels,
+                length: input.declaresLength ? input.frames : nil)
             let frames: Int64
             do {
                 frames = try Transcode.verify(input, name: source.label, progress: progress, analysis: analysis)
@@ -280,7 +282,9 @@ public final class Importer {
             let result: Transcode.Result
             // Measured from the blocks as they are encoded, on the second core: no decode of
             // the file written (issue 26).
-            let analysis = try BackgroundAnalysis(sampleRate: rate, channels: input.channels)
+            let analysis = try BackgroundAnalysis(
+                sampleRate: rate, channels: input.channels,
+                length: rate == input.sampleRate && input.declaresLength ? input.frames : nil)
             do {
                 let target = try SoundFile.create(
                     path: temporary, sndfileFormat: format.sndfileFormat(highResolution: input.isHighResolution),

@@ -86,7 +86,7 @@ extension Library {
     /// recorder's samples are gone, so this one decode is the least recovery can do, and the
     /// frames a rewrite copies are the ones it measured.
     static func recoverAudio(_ entry: ViewState.RecordingInProgress, path: String) -> RecordingInfo? {
-        guard let (frames, complete, analysis) = try? SoundFile.decodableAndAnalyzed(path: path), frames > 0 else {
+        guard let (frames, complete, measured) = try? SoundFile.decodableAndAnalyzed(path: path), frames > 0 else {
             return nil
         }
         if !complete, (entry.format ?? AudioFormat(fileName: entry.file)) == .flac {
@@ -94,12 +94,16 @@ extension Library {
         }
         guard let file = try? SoundFile.open(path: path) else { return nil }
         var finalFrames = frames
+        var analysis = measured
         if file.frames != frames, let format = entry.format {
             let temporary = path + ".recovering-\(getpid())"
-            if let copied = try? SoundFile.copy(file, to: temporary, format: format), copied > 0,
+            // Measured again as rewritten, now that its length is known: bucketed exactly.
+            let meter = AnalysisMeter(sampleRate: file.sampleRate, channels: file.channels, length: frames)
+            if let copied = try? SoundFile.copy(file, to: temporary, format: format, meter: meter), copied > 0,
                 (try? FileSystem.syncFile(temporary)) != nil, rename(temporary, path) == 0
             {
                 finalFrames = copied
+                analysis = meter.finish()
             } else {
                 try? FileSystem.remove(temporary)
             }

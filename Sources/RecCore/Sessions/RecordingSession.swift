@@ -64,7 +64,9 @@ public final class RecordingSession {
         recorder = try Recorder(
             device: device, rate: rate, channels: channels, frameLimit: frameLimit,
             configuration: deviceConfiguration, voice: voice)
-        analysis = try BackgroundAnalysis(sampleRate: rate, channels: channels)
+        // A `--duration` without a voice trigger is the length the file will have.
+        analysis = try BackgroundAnalysis(
+            sampleRate: rate, channels: channels, length: voice == nil ? frameLimit : nil)
         var parent = plan.parent
         if !plan.foldersToMake.isEmpty {
             parent = try library.documents.transaction { tx in
