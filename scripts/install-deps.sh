@@ -12,6 +12,7 @@ packages=(
   sox libsox-fmt-all                           # test signals and the benchmark peer
   pocketsphinx-testdata                        # real speech (16 kHz s16le clips) for the voice-activity tests
   jq hyperfine linux-perf                      # benchmark peers, CPU time (perf stat)
+  opus-tools                                   # opusenc, the peer of import's Opus encoding (bench/save-analysis.sh)
   libpocketsphinx-dev libsphinxbase-dev        # build: the built-in transcription engine
   pocketsphinx-en-us                           # its acoustic model, language model, dictionary
   pocketsphinx pocketsphinx-testdata           # pocketsphinx_continuous (bench peer), test speech

@@ -161,10 +161,12 @@ public enum Transcode {
     /// `resampler` when the target's rate differs, and through `stretch` when the tempo
     /// changes (`export --speed`; progress still counts frames of the source), and last
     /// through `level` (`export --level`), at the target's rate, so that nothing after the
-    /// limiter raises a peak again.
+    /// limiter raises a peak again. `analysis` is handed every block as it is written, so
+    /// the analysis of what was stored needs no second decode (import).
     package static func copy(
         _ source: SoundFile, into target: SoundFile, resampler: Resampler?, progress: TranscodeProgress?,
-        cancel: CancelFlag?, limit: Int64? = nil, stretch: TimeStretch? = nil, level: Leveller? = nil
+        cancel: CancelFlag?, limit: Int64? = nil, stretch: TimeStretch? = nil, level: Leveller? = nil,
+        analysis: BackgroundAnalysis? = nil
     ) throws -> Result {
         let channels = source.channels
         var remaining = limit ?? .max
@@ -187,6 +189,7 @@ public enum Transcode {
                 if n == 0 { break }
                 remaining -= Int64(n)
                 try target.write(buffer, frames: n)
+                analysis?.add(buffer, frames: n)
                 read += Int64(n)
                 written += Int64(n)
                 progress?.advance(n, int: buffer, channels: channels)
@@ -206,11 +209,15 @@ public enum Transcode {
             }
             guard let start = samples.baseAddress, !samples.isEmpty else { return }
             try target.write(start, frames: samples.count / channels)
+            analysis?.add(start, frames: samples.count / channels)
             written += Int64(samples.count / channels)
         }
         func emitLevelled() throws {
             guard !levelled.isEmpty else { return }
-            try levelled.withUnsafeBufferPointer { try target.write($0.baseAddress!, frames: $0.count / channels) }
+            try levelled.withUnsafeBufferPointer {
+                try target.write($0.baseAddress!, frames: $0.count / channels)
+                analysis?.add($0.baseAddress!, frames: $0.count / channels)
+            }
             written += Int64(levelled.count / channels)
         }
         func emit(_ samples: [Float]) throws {
@@ -259,8 +266,11 @@ public enum Transcode {
 
     /// Decodes all of `file` from the start, to learn how many frames it really holds and
     /// that every one of them decodes. A header that promises more than the data holds is an
-    /// error: the file was cut off.
-    package static func verify(_ file: SoundFile, name: String, progress: TranscodeProgress? = nil) throws -> Int64 {
+    /// error: the file was cut off. `analysis` is handed every block: what `import --keep`
+    /// stores is these bytes, so this decode is the analysis's too.
+    package static func verify(
+        _ file: SoundFile, name: String, progress: TranscodeProgress? = nil, analysis: BackgroundAnalysis? = nil
+    ) throws -> Int64 {
         let buffer = UnsafeMutablePointer<Int32>.allocate(capacity: chunk * file.channels)
         defer { buffer.deallocate() }
         var total: Int64 = 0
@@ -269,6 +279,7 @@ public enum Transcode {
                 let n = try file.read(into: buffer, frames: chunk)
                 if n == 0 { break }
                 total += Int64(n)
+                analysis?.add(buffer, frames: n)
                 progress?.advance(n, int: buffer, channels: file.channels)
             }
         } catch let error as AudioError {

@@ -245,8 +245,14 @@ public final class Importer {
             let progress = TranscodeProgress(
                 source: source.path, destination: "\(id).\(format.fileExtension)", rate: input.sampleRate,
                 channels: input.channels, totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
+            // The kept bytes are what this decode reads: it measures the analysis too.
+            let analysis = try BackgroundAnalysis(
+                sampleRate: input.sampleRate, channels: input.channels,
+                length: input.declaresLength ? input.frames : nil)
             let frames: Int64
-            do { frames = try Transcode.verify(input, name: source.label, progress: progress) } catch {
+            do {
+                frames = try Transcode.verify(input, name: source.label, progress: progress, analysis: analysis)
+            } catch {
                 progress.fail("\(library.inUserTerms(error, temporaryOwner: source.label))")
                 throw error
             }
@@ -267,7 +273,7 @@ public final class Importer {
                     duration: Double(frames) / Double(input.sampleRate), frames: frames,
                     sampleRate: input.sampleRate, channels: input.channels,
                     format: format, file: file
-                ).analyzed(path: library.location.audioPath(file)))
+                ).with(analysis.finish()))
         case .transcode(let format):
             let rate = try format.storableRate(for: input.sampleRate, channels: input.channels, name: source.label)
             let file = "\(id).\(format.fileExtension)"
@@ -278,6 +284,11 @@ public final class Importer {
                 totalFrames: input.declaresLength ? input.frames : nil, onEvent: onEvent)
             progress.bytes = { FileSystem.size(temporary) }
             let result: Transcode.Result
+            // Measured from the blocks as they are encoded, on the second core: no decode of
+            // the file written (issue 26).
+            let analysis = try BackgroundAnalysis(
+                sampleRate: rate, channels: input.channels,
+                length: rate == input.sampleRate && input.declaresLength ? input.frames : nil)
             do {
                 let target = try SoundFile.create(
                     path: temporary, sndfileFormat: format.sndfileFormat(highResolution: input.isHighResolution),
@@ -287,7 +298,8 @@ public final class Importer {
                     ? nil : Resampler(from: input.sampleRate, to: rate, channels: input.channels)
                 do {
                     result = try Transcode.copy(
-                        input, into: target, resampler: resampler, progress: progress, cancel: cancel)
+                        input, into: target, resampler: resampler, progress: progress, cancel: cancel,
+                        analysis: analysis)
                 } catch let error as AudioError where error.subject == .file(inputPath) {
                     throw RecError.failure(
                         source.label, error.reason + (progress.frames > 0 ? Transcode.salvageOffer : ""))
@@ -314,7 +326,7 @@ public final class Importer {
                     duration: Double(result.framesWritten) / Double(rate), frames: result.framesWritten,
                     sampleRate: rate, channels: input.channels, format: format, file: file
                 )
-                .analyzed(path: library.location.audioPath(file)))
+                .with(analysis.finish()))
         }
         if source.path == "-", inputPath != library.location.audioPath(item.recording!.file) {
             try? FileSystem.remove(inputPath)

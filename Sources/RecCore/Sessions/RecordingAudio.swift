@@ -11,8 +11,20 @@ extension RecordingInfo {
 
     /// The analysis of this recording's audio at `path`, decoded once, as the store keeps it.
     public func measureAnalysis(path: String) throws -> AudioAnalysis {
-        var analysis = try AudioAnalysis.analyze(path: path)
-        // The recording's own length and rate, as store.json reads it back.
+        own(try AudioAnalysis.analyze(path: path))
+    }
+
+    /// This recording with `analysis`, measured as its audio was written (`BackgroundAnalysis`),
+    /// so that saving decodes nothing.
+    public func with(_ analysis: AudioAnalysis) -> RecordingInfo {
+        var copy = self
+        copy.analysis = own(analysis)
+        return copy
+    }
+
+    /// `analysis` under the recording's own length and rate, as store.json reads it back.
+    private func own(_ analysis: AudioAnalysis) -> AudioAnalysis {
+        var analysis = analysis
         analysis.frames = frames
         analysis.sampleRate = sampleRate
         return analysis

@@ -53,7 +53,7 @@ extension Library {
         // commands recovering at once both measure (each rewrites through a file of its own
         // and renames, so the file is always whole); the first to add the item wins.
         let recovered =
-            documents.document[entry.id] == nil ? Self.recoverAudio(entry, path: path)?.analyzed(path: path) : nil
+            documents.document[entry.id] == nil ? Self.recoverAudio(entry, path: path) : nil
         try documents.transaction { tx in
             guard tx.document[entry.id] == nil else { return }
             guard let info = recovered else {
@@ -82,20 +82,28 @@ extension Library {
     /// mid-frame (a full disk) is finished in place, needing no room (`FLACTail`); any
     /// other file whose header does not declare its frames (the writer never finished it)
     /// is rewritten whole, so that it plays and seeks like any other. nil when there is no
-    /// readable audio.
+    /// readable audio. Its analysis is measured in the pass that counts the frames: a dead
+    /// recorder's samples are gone, so this one decode is the least recovery can do, and the
+    /// frames a rewrite copies are the ones it measured.
     static func recoverAudio(_ entry: ViewState.RecordingInProgress, path: String) -> RecordingInfo? {
-        guard let (frames, complete) = try? SoundFile.decodable(path: path), frames > 0 else { return nil }
+        guard let (frames, complete, measured) = try? SoundFile.decodableAndAnalyzed(path: path), frames > 0 else {
+            return nil
+        }
         if !complete, (entry.format ?? AudioFormat(fileName: entry.file)) == .flac {
             FLACTail.finish(path: path, decodedFrames: frames)
         }
         guard let file = try? SoundFile.open(path: path) else { return nil }
         var finalFrames = frames
+        var analysis = measured
         if file.frames != frames, let format = entry.format {
             let temporary = path + ".recovering-\(getpid())"
-            if let copied = try? SoundFile.copy(file, to: temporary, format: format), copied > 0,
+            // Measured again as rewritten, now that its length is known: bucketed exactly.
+            let meter = AnalysisMeter(sampleRate: file.sampleRate, channels: file.channels, length: frames)
+            if let copied = try? SoundFile.copy(file, to: temporary, format: format, meter: meter), copied > 0,
                 (try? FileSystem.syncFile(temporary)) != nil, rename(temporary, path) == 0
             {
                 finalFrames = copied
+                analysis = meter.finish()
             } else {
                 try? FileSystem.remove(temporary)
             }
@@ -103,7 +111,8 @@ extension Library {
         return RecordingInfo(
             duration: Double(finalFrames) / Double(file.sampleRate), frames: finalFrames,
             sampleRate: file.sampleRate, channels: file.channels,
-            format: entry.format ?? AudioFormat(fileName: entry.file) ?? .wav, file: entry.file)
+            format: entry.format ?? AudioFormat(fileName: entry.file) ?? .wav, file: entry.file
+        ).with(analysis)
     }
 }
 

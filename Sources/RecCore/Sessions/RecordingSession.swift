@@ -24,6 +24,10 @@ public final class RecordingSession {
     /// Whether the user gave the name (in PATH), so there is nothing to ask.
     public let nameGiven: Bool
     public let file: SoundFile
+    /// The analysis, measured as the writer writes (on a thread of its own), so that saving
+    /// decodes nothing (issue 26); `sink` is `file` with it.
+    private let analysis: BackgroundAnalysis
+    private let sink: AnalysingSink
     public private(set) var frames: Int64 = 0
     /// Markers made while recording, in the order made (also in the in-progress entry).
     public private(set) var markers: [Marker] = []
@@ -64,6 +68,9 @@ public final class RecordingSession {
         recorder = try Recorder(
             device: device, rate: rate, channels: channels, frameLimit: frameLimit,
             configuration: deviceConfiguration, voice: voice)
+        // A `--duration` without a voice trigger is the length the file will have.
+        analysis = try BackgroundAnalysis(
+            sampleRate: rate, channels: channels, length: voice == nil ? frameLimit : nil)
         var parent = plan.parent
         if !plan.foldersToMake.isEmpty {
             parent = try library.documents.transaction { tx in
@@ -85,6 +92,7 @@ public final class RecordingSession {
             throw RecError.failure(
                 Self.path(of: name, in: parent, library.document), "cannot create its audio file: \(error.reason)")
         }
+        sink = AnalysingSink(file, analysis: analysis)
         // The file's name survives a power cut from the start, so its periodic syncs count.
         FileSystem.syncDirectory(library.location.audioDirectory)
         entry = .init(
@@ -160,7 +168,7 @@ public final class RecordingSession {
             location: library.location, job: .recording, id: entry.id,
             mailbox: recorder.controls, sampleRate: entry.sampleRate
         ) {
-            _ = try recorder.run(into: file) { event in
+            _ = try recorder.run(into: sink) { event in
                 if case .marked(let position, let label) = event { keep(Marker(frame: position.frames, label: label)) }
                 onEvent(event)
             }
@@ -219,9 +227,13 @@ public final class RecordingSession {
         // The store must never name audio that a power cut could still take away.
         if cutShort { try? FileSystem.syncFile(filePath) } else { try FileSystem.syncFile(filePath) }
         FileSystem.syncDirectory(FileSystem.parentDirectory(of: filePath))
-        // Measured once, now, so that `info` never decodes the file again.
-        let info = (cutShort ? (Library.recoverAudio(entry, path: filePath) ?? measuredInfo()) : measuredInfo())
-            .analyzed(path: filePath)
+        // Measured while recording, so that neither saving nor `info` decodes the file. A
+        // recording cut short (a failed write) holds what reached the disk, which may not be
+        // what was measured: it is measured from the file, as crash recovery does.
+        let info =
+            cutShort
+            ? (Library.recoverAudio(entry, path: filePath) ?? measuredInfo().analyzed(path: filePath))
+            : sink.frames == frames ? measuredInfo().with(analysis.finish()) : measuredInfo().analyzed(path: filePath)
         let chosen = name ?? defaultName
         try library.documents.transaction { tx in
             let parentID = tx.document[parent]?.isFolder == true ? parent : .root
