@@ -3,8 +3,9 @@
 # the binary, the man page, bash/zsh/fish completions in Debian's places, a copyright file
 # and a changelog. Depends is computed by dpkg-shlibdeps from what the binary links;
 # PocketSphinx, which the binary opens with dlopen only to transcribe, SoundTouch, opened
-# only for play/export --speed, and libebur128, opened to measure loudness (recordings are
-# saved without it, only without their loudness), are recommended.
+# only for play/export --speed, libebur128, opened to measure loudness (recordings are
+# saved without it, only without their loudness), and speexdsp, opened only for
+# play/export --denoise, are recommended.
 #   scripts/deb.sh BINARY     (make deb passes the release binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,7 +75,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: libasound2-plugins, libpocketsphinx3, pocketsphinx-en-us, libsoundtouch1, libebur128-1, bash-completion
+Recommends: libasound2-plugins, libpocketsphinx3, pocketsphinx-en-us, libsoundtouch1, libebur128-1, libspeexdsp1, bash-completion
 Section: sound
 Priority: optional
 Description: voice notes for the Linux command line

@@ -25,6 +25,7 @@ packages=(
   libsoundtouch-dev libsoundtouch1             # the time stretcher (play/export --speed), opened with dlopen; its header for reference
   soundstretch                                 # SoundTouch's own command, its settings tried in bench/speed.sh
   libebur128-dev libebur128-1                  # the loudness meter (EBU R128) of the analysis, opened with dlopen; its header for reference
+  libspeexdsp-dev libspeexdsp1                 # the noise suppressor (play/export --denoise), opened with dlopen; its header for reference
 )
 # `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.
 if [[ "${1:-}" == "--packaging" ]]; then
