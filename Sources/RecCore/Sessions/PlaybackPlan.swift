@@ -21,6 +21,9 @@ public struct PlaybackPlan {
     /// `--level`: the leveller to the target loudness (`RecordingInfo.leveller`), for the
     /// stretch between the trim points (or all of it); nil plays the audio at its own level.
     public let leveller: Leveller?
+    /// `--denoise`: the noise suppressor (`Denoiser`), first in the player's chain; nil plays
+    /// the audio as recorded.
+    public let denoiser: Denoiser?
 
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, without touching the device or the view state. Time specs are
@@ -36,7 +39,7 @@ public struct PlaybackPlan {
     public init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-        speed: PlaybackSpeed? = nil, level: Double? = nil
+        speed: PlaybackSpeed? = nil, level: Double? = nil, denoise: Bool = false
     ) throws {
         self.library = library
         // Without a speed asked for, the one the last playback had (kept in the view state).
@@ -128,6 +131,8 @@ public struct PlaybackPlan {
                 target: $0, path: library.location.audioPath(info.file), range: bounds == 0..<frameCount ? nil : bounds,
                 rate: opened.sampleRate)
         }
+        // Made here, so that without the library it refuses before another playback stops.
+        denoiser = denoise ? try Denoiser(rate: opened.sampleRate, channels: opened.channels) : nil
         if let skipSilence {
             let regions = try info.speechRegions(in: library.location, silenceThreshold: silenceThreshold)
             skips = SpeechRegions.silences(between: regions, in: from..<to, longerThan: Int64(skipSilence * rate))

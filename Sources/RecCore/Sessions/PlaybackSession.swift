@@ -38,11 +38,12 @@ public final class PlaybackSession {
     public convenience init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-        speed: PlaybackSpeed? = nil, level: Double? = nil, device: String, deviceConfiguration: String? = nil
+        speed: PlaybackSpeed? = nil, level: Double? = nil, denoise: Bool = false, device: String,
+        deviceConfiguration: String? = nil
     ) throws {
         let plan = try PlaybackPlan(
             library: library, path: path, seek: seek, until: until, fromStart: fromStart, untrimmed: untrimmed,
-            skipSilence: skipSilence, silenceThreshold: silenceThreshold, speed: speed, level: level)
+            skipSilence: skipSilence, silenceThreshold: silenceThreshold, speed: speed, level: level, denoise: denoise)
         try self.init(plan, device: device, deviceConfiguration: deviceConfiguration)
     }
 
@@ -67,7 +68,8 @@ public final class PlaybackSession {
             replaced = try RemoteControl(library: library).stopOtherPlayback()
         }
         player = try Player(
-            file: file, device: device, configuration: deviceConfiguration, speed: plan.speed, level: plan.leveller)
+            file: file, device: device, configuration: deviceConfiguration, speed: plan.speed, level: plan.leveller,
+            denoise: plan.denoiser)
     }
 
     /// Makes the recording the selected one and registers this process as its player, so

@@ -46,6 +46,12 @@ struct Export: ParsableCommand {
             stored with the recording (measured now for a trimmed export or an older store's \
             recording), and a look-ahead true-peak limiter that keeps every peak at or below \
             -1 dBTP, lowering the gain only around the peaks that need it.
+
+            --denoise lowers steady background noise (fans, hum, hiss) under the speech, \
+            through speexdsp's preprocessor (libspeexdsp1, opened only then; $RECNOTES_SPEEXDSP \
+            names another libspeexdsp.so), which learns the noise from the first second and takes \
+            it down by up to 20 dB while keeping the words. It comes first: the audio is denoised, \
+            then stretched (--speed), then levelled (--level).
             """
     )
 
@@ -105,6 +111,9 @@ struct Export: ParsableCommand {
             valueName: "LUFS"))
     var level: Double?
 
+    @Flag(help: "Lower steady background noise (fans, hum, hiss) under the speech (speexdsp).")
+    var denoise = false
+
     /// `--level`'s range (play's too): quieter than -60 LUFS is near R128's gate; louder
     /// than -5 leaves the limiter nothing but peaks.
     static func checkLevel(_ level: Double?) throws {
@@ -117,6 +126,9 @@ struct Export: ParsableCommand {
         try Self.checkLevel(level)
         if level != nil && markers != nil {
             throw RecError.usage("--level", "is for audio; --markers writes text")
+        }
+        if denoise && markers != nil {
+            throw RecError.usage("--denoise", "is for audio; --markers writes text")
         }
         let toStdout = file == nil || file == "-"
         let speed = try speed.map { try PlaybackSpeed.parse($0) } ?? .normal
@@ -151,7 +163,7 @@ struct Export: ParsableCommand {
         let library = try global.openLibrary()
         let exporter = try Exporter(
             library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
-            format: format, trimmed: trimmed, replacing: force, speed: speed, level: level)
+            format: format, trimmed: trimmed, replacing: force, speed: speed, level: level, denoise: denoise)
         // Read before any audio is written: no transcript, no export.
         let sidecars =
             transcript

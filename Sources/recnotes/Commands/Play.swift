@@ -41,6 +41,10 @@ struct Play: ParsableCommand {
             --level plays at a loudness (EBU R128; alone, -16 LUFS, the spoken-word norm of \
             podcast platforms), as 'export --level' writes it: one gain from the loudness stored \
             with the recording, and a look-ahead limiter that keeps true peaks at or below -1 dBTP.
+
+            --denoise lowers steady background noise (fans, hum, hiss) under the speech, as \
+            'export --denoise' does (speexdsp, libspeexdsp1, opened only then): first in the chain, \
+            before --speed and --level. It is not kept: each 'play' asks for it again.
             """
     )
 
@@ -99,6 +103,9 @@ struct Play: ParsableCommand {
             "Play at this loudness, -60 to -5 LUFS (alone: -16, the podcast norm), true peaks at most -1 dBTP.",
             valueName: "LUFS"))
     var level: Double?
+
+    @Flag(help: "Lower steady background noise (fans, hum, hiss) under the speech (speexdsp).")
+    var denoise = false
 
     @Flag(help: "Play all of the audio, ignoring the recording's trim points ('recnotes trim').")
     var untrimmed = false
@@ -166,7 +173,7 @@ struct Play: ParsableCommand {
         let session = try PlaybackSession(
             library: library, path: path, seek: seek, until: until,
             fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
-            speed: chosen, level: level, device: audioDevice(device))
+            speed: chosen, level: level, denoise: denoise, device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")
