@@ -6,7 +6,6 @@
 enum {
     SET_DENOISE = 0,
     SET_AGC = 2,
-    SET_VAD = 4,
     SET_DEREVERB = 8,
     SET_NOISE_SUPPRESS = 18,
 };
@@ -37,10 +36,10 @@ csp_state *csp_new(int frame, int rate, int suppress) {
     void *state = api.speex_preprocess_state_init(frame, rate);
     if (!state) return NULL;
     int on = 1, off = 0;
-    // Loudness is --level's job (AGC off); every frame is denoised whether or not it holds
-    // speech (VAD off: it only reports, and would make the output depend on its guess).
+    // Loudness is --level's job (AGC off). The VAD is off by default and left so: its control
+    // prints "The VAD has been replaced by a hack" on stderr whatever it is set to.
     if (api.speex_preprocess_ctl(state, SET_DENOISE, &on) != 0 || api.speex_preprocess_ctl(state, SET_AGC, &off) != 0 ||
-        api.speex_preprocess_ctl(state, SET_VAD, &off) != 0 || api.speex_preprocess_ctl(state, SET_DEREVERB, &off) != 0 ||
+        api.speex_preprocess_ctl(state, SET_DEREVERB, &off) != 0 ||
         api.speex_preprocess_ctl(state, SET_NOISE_SUPPRESS, &suppress) != 0) {
         api.speex_preprocess_state_destroy(state);
         return NULL;

@@ -19,7 +19,7 @@ int csp_load(const char *path, char *why, size_t size);
 
 // A suppressor for one channel of `frame` samples a run at `rate` Hz: denoising on, at
 // `suppress` dB (negative: how far the noise is brought down at most); its automatic gain,
-// voice detection and dereverberation off. NULL when refused.
+// voice detection (never touched: off by default) and dereverberation off. NULL when refused.
 csp_state *csp_new(int frame, int rate, int suppress);
 void csp_delete(csp_state *state);
 // Denoises one frame of `frame` 16-bit samples in place.
