@@ -44,7 +44,7 @@ struct Play: ParsableCommand {
 
             --denoise lowers steady background noise (fans, hum, hiss) under the speech, as \
             'export --denoise' does (speexdsp, libspeexdsp1, opened only then): first in the chain, \
-            before --speed and --level. It is not kept: each 'play' asks for it again.
+            before --speed and --level.
             """
     )
 
