@@ -58,7 +58,7 @@ public final class Denoiser {
     }
 
     /// The frame size for `rate`: the size nearest 20 ms whose only prime factors are 2, 3
-    /// and 5 (48 kHz: 960; 44.1 kHz: 900; 16 kHz: 320).
+    /// and 5, the shorter of two as near (48 kHz: 960; 44.1 kHz: 864; 16 kHz: 320).
     static func frameSize(rate: Int) -> Int {
         let target = max(rate / 50, 16)
         func smooth(_ n: Int) -> Bool {
