@@ -26,7 +26,7 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libasound2-dev", "libsndfile1-dev"])]
         ),
-        // Opening a library on first use (dlopen, dlsym), once per process: the three below.
+        // Opening a library on first use (dlopen, dlsym), once per process: the four below.
         .target(name: "CLoader", linkerSettings: [.linkedLibrary("dl")]),
         // CMU PocketSphinx, the built-in transcription engine, opened with dlopen on the first
         // transcription (libpocketsphinx3 at run time; nothing of it at build time).
@@ -37,13 +37,18 @@ let package = Package(
         // libebur128, the loudness meter of every recording's analysis, opened with dlopen on the
         // first measurement (libebur128-1's libebur128.so.1 at run time; nothing of it at build time).
         .target(name: "CEbur128", dependencies: ["CLoader"]),
+        // speexdsp's preprocessor, the noise suppressor of play/export --denoise, opened with dlopen
+        // on the first denoising (libspeexdsp1's libspeexdsp.so.1 at run time; nothing of it at build time).
+        .target(name: "CSpeexDSP", dependencies: ["CLoader"]),
         // The layers, bottom to top; each may use only those it names (ARCHITECTURE.md).
         // POSIX in typed pieces.
         .target(name: "RecSystem", dependencies: ["CRecSystem"]),
         // Plain values that the engine and the stores both hold, and JSON's primitives.
         .target(name: "RecValues", dependencies: ["RecSystem"]),
         // The audio engine: ALSA and libsndfile. Knows no store.
-        .target(name: "RecAudio", dependencies: ["RecSystem", "RecValues", "CAudio", "CSoundTouch", "CEbur128"]),
+        .target(
+            name: "RecAudio",
+            dependencies: ["RecSystem", "RecValues", "CAudio", "CSoundTouch", "CEbur128", "CSpeexDSP"]),
         // Speech to text; decodes through the engine. Knows no store.
         .target(name: "RecTranscripts", dependencies: ["RecSystem", "RecValues", "RecAudio", "CPocketSphinx"]),
         // The two stores, their codecs, paths and search. Knows no device and decodes no audio.

@@ -3,9 +3,9 @@
 # recnotes, its HTTP server recnotes-serve (in /usr/libexec/recnotes), the man page,
 # bash/zsh/fish completions in Debian's places, a copyright file and a changelog. Depends is
 # computed by dpkg-shlibdeps from what the binaries link; PocketSphinx, which recnotes opens
-# with dlopen only to transcribe, SoundTouch, opened only for play/export --speed, and
+# with dlopen only to transcribe, SoundTouch, opened only for play/export --speed,
 # libebur128, opened to measure loudness (recordings are saved without it, only without their
-# loudness), are recommended.
+# loudness), and speexdsp, opened only for play/export --denoise, are recommended.
 #   scripts/deb.sh BINARY     (make deb passes the release recnotes; the server is beside it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,7 +84,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: libasound2-plugins, libpocketsphinx3, pocketsphinx-en-us, libsoundtouch1, libebur128-1, bash-completion
+Recommends: libasound2-plugins, libpocketsphinx3, pocketsphinx-en-us, libsoundtouch1, libebur128-1, libspeexdsp1, bash-completion
 Section: sound
 Priority: optional
 Description: voice notes for the Linux command line

@@ -28,6 +28,7 @@ packages=(
   libebur128-dev libebur128-1                  # the loudness meter (EBU R128) of the analysis, opened with dlopen; its header for reference
   chromium chromium-driver python3-selenium    # recnotes serve's page in a real browser (Tests/Browser, for /usr/bin/python3)
   wrk nginx-light                              # HTTP load for bench/serve.sh, and its peer for the audio Range runs
+  libspeexdsp-dev libspeexdsp1                 # the noise suppressor (play/export --denoise), opened with dlopen; its header for reference
 )
 # `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.
 if [[ "${1:-}" == "--packaging" ]]; then

@@ -45,6 +45,9 @@ dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'libsound
 # Every analysis opens libebur128 with dlopen for its loudness: dpkg-shlibdeps cannot see it.
 begin "control: Recommends libebur128-1"
 dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'libebur128-1'
+# play/export --denoise open speexdsp with dlopen: dpkg-shlibdeps cannot see it.
+begin "control: Recommends libspeexdsp1"
+dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'libspeexdsp1'
 
 begin "debootstrap --variant=minbase bookworm from $mirror"
 started=$(date +%s)

@@ -100,7 +100,7 @@ struct EnhanceTests {
     }
 
     @Test(
-        "import --enhance and record --enhance set both; denoise, not yet in this engine, is refused in one line unless --original"
+        "import --enhance and record --enhance set both; both apply; without speexdsp, a denoised recording is refused in one line unless --original"
     )
     func importEnhanceAndDenoise() throws {
         let cli = try AudioCLI()
@@ -116,16 +116,21 @@ struct EnhanceTests {
         #expect(try Self.enhanceJSON(cli, "memo") == ["level": true, "denoise": true])
         let output = try cli.run("record", "--output", cli.home + "/y.wav", "--enhance", "--duration", "1")
         #expect(output.status == 64 && output.stderr.contains("--enhance"), "\(output)")
-        // Until the noise suppressor is in the engine (another change): refused, the device untouched.
+        let enhanced = try Self.played(cli, "both")
+        #expect(enhanced.count == input.count && enhanced != input)
+        #expect(try cli.run("export", "both", cli.home + "/x.wav").status == 0)
+        // Without the suppressor's library: refused, the device untouched, nothing written.
+        cli.extraEnvironment["RECNOTES_SPEEXDSP"] = cli.home + "/missing/libspeexdsp.so.1"
         try? FileManager.default.removeItem(atPath: cli.output)
         let play = try cli.run("play", "both")
         #expect(play.status == 1, "\(play)")
-        #expect(play.stderr.hasPrefix("recnotes: both: denoise is not built yet"), "\(play.stderr)")
+        #expect(play.stderr.hasPrefix("recnotes: both: cannot load the speexdsp library"), "\(play.stderr)")
+        #expect(play.stderr.contains("'recnotes enhance --no-denoise', or --original"), "\(play.stderr)")
         #expect(play.stderr.split(separator: "\n").count == 1)
         #expect(cli.outputSamples().isEmpty)
-        let export = try cli.run("export", "both", cli.home + "/x.wav")
-        #expect(export.status == 1 && export.stderr.contains("denoise is not built yet"), "\(export)")
-        #expect(!FileManager.default.fileExists(atPath: cli.home + "/x.wav"))
+        let export = try cli.run("export", "both", cli.home + "/y.wav")
+        #expect(export.status == 1 && export.stderr.contains("cannot load the speexdsp library"), "\(export)")
+        #expect(!FileManager.default.fileExists(atPath: cli.home + "/y.wav"))
         #expect(try Self.played(cli, "both", "--original") == input)
         #expect(try cli.run("enhance", "both", "--no-denoise").status == 0)
         #expect(try Self.played(cli, "both") != input)

@@ -322,6 +322,31 @@ struct TranscribeTests {
         #expect(peak(levelled) > 8 * peak(original), "\(peak(levelled)) vs \(peak(original))")
     }
 
+    /// Denoise on: the engine hears the audio denoised, as it plays, frame for frame.
+    @Test func aDenoisedRecordingIsTranscribedDenoised() throws {
+        let cli = try Sandbox()
+        let wav = cli.root + "/fan.wav"
+        let sox = try Sandbox.execute(
+            "/usr/bin/sox", ["-n", "-r", "16000", "-b", "16", wav, "synth", "3", "whitenoise", "vol", "0.05"],
+            environment: [:])
+        #expect(sox.status == 0, "\(sox)")
+        expectSuccess(try cli.run("import", wav, "--name", "fan", "--format", "wav"))
+        expectSuccess(try cli.run("enhance", "fan", "--denoise"))
+        let heard = cli.root + "/heard.wav"
+        let copying = try engine(cli, "copying", "cp \"$1\" '\(heard)'; echo some words") + " {wav}"
+        expectSuccess(try cli.run("transcribe", "fan", "--engine", copying))
+        let denoised = try AudioCLI.decode(heard)
+        expectSuccess(try cli.run("transcribe", "fan", "--force", "--original", "--engine", copying))
+        let original = try AudioCLI.decode(heard)
+        #expect(denoised.count == original.count, "frame for frame: times stay the recording's own")
+        func rms(_ samples: [Int16]) -> Double {
+            let tail = samples.dropFirst(16_000)  // after the second the suppressor learns from
+            return (tail.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(tail.count, 1))).squareRoot()
+        }
+        // speexdsp at -20 dB takes a steady noise down by well over 10 dB.
+        #expect(rms(denoised) < rms(original) / 3, "\(rms(denoised)) vs \(rms(original))")
+    }
+
     @Test func failuresStoreNothingAndSayWhy() throws {
         let cli = try Sandbox()
         try cli.addWAVRecording("talk", in: "/", frames: 48_000)

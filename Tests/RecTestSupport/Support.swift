@@ -239,3 +239,37 @@ extension Fixture {
         }
     }
 #endif
+
+/// Word error rate, as bench/wer.awk counts it: (substitutions + deletions + insertions) over
+/// the reference's words, by word-level Levenshtein distance, both texts normalised as the
+/// bench's `normalize` does (lower case; pronunciation variants' `(2)` and everything but
+/// letters and apostrophes dropped).
+package enum WordErrorRate {
+    package static func words(_ text: String) -> [Substring] {
+        let cleaned = text.lowercased().replacing(/\(\d*\)/, with: "").map {
+            $0.isASCII && $0.isLetter || $0 == "'" ? $0 : " "
+        }
+        return String(cleaned).split(separator: " ")
+    }
+
+    /// Errors and reference words.
+    package static func errors(reference: String, hypothesis: String) -> (errors: Int, words: Int) {
+        let r = words(reference)
+        let h = words(hypothesis)
+        guard !r.isEmpty else { return (h.count, 0) }
+        var previous = Array(0...h.count)
+        for i in 1...r.count {
+            var row = [i] + [Int](repeating: 0, count: h.count)
+            for j in stride(from: 1, through: h.count, by: 1) {
+                row[j] = min(previous[j - 1] + (r[i - 1] == h[j - 1] ? 0 : 1), previous[j] + 1, row[j - 1] + 1)
+            }
+            previous = row
+        }
+        return (previous[h.count], r.count)
+    }
+
+    package static func rate(reference: String, hypothesis: String) -> Double {
+        let (errors, words) = errors(reference: reference, hypothesis: hypothesis)
+        return Double(errors) / Double(max(words, 1))
+    }
+}

@@ -30,13 +30,18 @@ public final class Player: @unchecked Sendable {
     /// the device. Its output frame n is its input frame n, so positions count as with a
     /// stretcher at 1×; what it holds back (its look-ahead, 5 ms) is heard that much later.
     public let level: Leveller?
+    /// `play --denoise`: the suppressor the frames go through first, as they come from the
+    /// file (`Denoiser` says why there). Like the leveller, its output frame n is its input
+    /// frame n; what it holds back (a frame, 20 ms) is heard that much later.
+    public let denoise: Denoiser?
 
     public init(
         file: SoundFile, device: String, configuration: String? = nil, speed: PlaybackSpeed = .normal,
-        level: Leveller? = nil
+        level: Leveller? = nil, denoise: Denoiser? = nil
     ) throws {
         self.file = file
         self.level = level
+        self.denoise = denoise
         stretch =
             speed.isNormal ? nil : try TimeStretch(rate: file.sampleRate, channels: file.channels, speed: speed)
         pcm = try PCM(
@@ -92,6 +97,8 @@ public final class Player: @unchecked Sendable {
         loop.skips = skipping
         loop.floor = min(max(floor, 0), start)
         do {
+            // The suppressor learns the noise from what is about to play (and leaves the file at start).
+            try denoise?.prime(from: file, at: start, end: loop.end)
             try file.seek(to: start)
             onEvent(
                 .started(
@@ -235,6 +242,7 @@ public final class Player: @unchecked Sendable {
             skipped = 0
             flushed = false
             segments = [Segment(start: 0, origin: Double(frame), speed: player.stretch?.speed.factor ?? 1)]
+            player.denoise?.reset()
             player.stretch?.reset()
             player.level?.reset()
         }
@@ -260,10 +268,10 @@ public final class Player: @unchecked Sendable {
                 guard let stretch = try? TimeStretch(rate: rate, channels: channels, speed: speed, subject: "speed")
                 else { return }
                 player.stretch = stretch
-                if player.level != nil {
-                    // Already counted in output frames (the leveller's, at 1×): the new speed
-                    // starts after what is unwritten, as above; the few frames the leveller
-                    // holds from before play at the new speed's count (5 ms).
+                if player.level != nil || player.denoise != nil {
+                    // Already counted in output frames (the leveller's or the suppressor's, at
+                    // 1×): the new speed starts after what is unwritten, as above; the few frames
+                    // they hold from before play at the new speed's count (5 ms, 20 ms).
                     let start = written + Int64(unwritten)
                     segments.append(
                         Segment(
@@ -362,30 +370,47 @@ public final class Player: @unchecked Sendable {
             return !paused
         }
 
-        /// Whether frames go through the stretcher or the leveller (`stretched`, counted as
-        /// `written`), not from the file to the device as they are.
-        var processes: Bool { player.stretch != nil || player.level != nil }
+        /// Whether frames go through the suppressor, the stretcher or the leveller
+        /// (`stretched`, counted as `written`), not from the file to the device as they are.
+        var processes: Bool { player.stretch != nil || player.level != nil || player.denoise != nil }
 
         /// Makes sure there is something to write: the rest of the last chunk, or the next
         /// period from the file. False at the end.
         mutating func fillChunk() throws -> Bool {
             guard unwritten == 0 else { return true }
             guard processes else { return try readChunk() }
-            // Fed period by period until the stretcher (then the leveller) gives something;
-            // at the end, what they still hold.
+            // Fed period by period until the suppressor, the stretcher, then the leveller give
+            // something; at the end, what they still hold.
             stretched.removeAll(keepingCapacity: true)
             while stretched.isEmpty {
                 if flushed { return false }
                 var out: [Int16] = []
-                if try readChunk() {
-                    if let stretch = player.stretch {
-                        stretch.process(chunk, frames: chunkFrames, into: &out)
+                let stretch = player.stretch
+                let channels = channels
+                // What the suppressor gave (or the file, without one) on to the stretcher.
+                func stretching(_ samples: UnsafeBufferPointer<Int16>, final: Bool) {
+                    if let stretch, let start = samples.baseAddress {
+                        stretch.process(start, frames: samples.count / channels, final: final, into: &out)
+                    } else if let stretch, final {
+                        stretch.finish(into: &out)
                     } else {
-                        out.append(contentsOf: UnsafeBufferPointer(start: chunk, count: chunkFrames * channels))
+                        out.append(contentsOf: samples)
+                    }
+                }
+                if try readChunk() {
+                    let read = UnsafeBufferPointer(start: chunk, count: chunkFrames * channels)
+                    if let denoise = player.denoise {
+                        var denoised: [Int16] = []
+                        denoise.process(read, into: &denoised)
+                        denoised.withUnsafeBufferPointer { stretching($0, final: false) }
+                    } else {
+                        stretching(read, final: false)
                     }
                     position += Int64(chunkFrames)
                 } else {
-                    player.stretch?.finish(into: &out)
+                    var rest: [Int16] = []
+                    player.denoise?.finish(into: &rest)
+                    rest.withUnsafeBufferPointer { stretching($0, final: true) }
                     flushed = true
                 }
                 if let level = player.level {

@@ -161,12 +161,14 @@ public enum Transcode {
     /// `resampler` when the target's rate differs, and through `stretch` when the tempo
     /// changes (`export --speed`; progress still counts frames of the source), and last
     /// through `level` (`export --level`), at the target's rate, so that nothing after the
-    /// limiter raises a peak again. `analysis` is handed every block as it is written, so
-    /// the analysis of what was stored needs no second decode (import).
+    /// limiter raises a peak again. `denoise` (`export --denoise`) comes first, at the
+    /// source's rate, on the audio as recorded (`Denoiser` says why). `analysis` is handed
+    /// every block as it is written, so the analysis of what was stored needs no second decode
+    /// (import).
     package static func copy(
         _ source: SoundFile, into target: SoundFile, resampler: Resampler?, progress: TranscodeProgress?,
-        cancel: CancelFlag?, limit: Int64? = nil, stretch: TimeStretch? = nil, level: Leveller? = nil,
-        analysis: BackgroundAnalysis? = nil
+        cancel: CancelFlag?, limit: Int64? = nil, denoise: Denoiser? = nil, stretch: TimeStretch? = nil,
+        level: Leveller? = nil, analysis: BackgroundAnalysis? = nil
     ) throws -> Result {
         let channels = source.channels
         var remaining = limit ?? .max
@@ -179,7 +181,7 @@ public enum Transcode {
         let floatSource = source.subtype == Int32(SF_FORMAT_FLOAT) || source.subtype == Int32(SF_FORMAT_DOUBLE)
         let integers =
             (AudioFormat(exactly: target)?.isLossless ?? false) && resampler == nil && stretch == nil && level == nil
-            && !floatSource
+            && denoise == nil && !floatSource
         if integers {
             let buffer = UnsafeMutablePointer<Int32>.allocate(capacity: chunk * channels)
             defer { buffer.deallocate() }
@@ -233,22 +235,41 @@ public enum Transcode {
             }
         }
         var stretched: [Float] = []
+        // What was read (or what the suppressor gave for it) on through the rest of the chain.
+        func forward(_ samples: UnsafeBufferPointer<Float>) throws {
+            if let stretch {
+                stretched.removeAll(keepingCapacity: true)
+                if let start = samples.baseAddress {
+                    stretch.process(start, frames: samples.count / channels, into: &stretched)
+                }
+                try emitStretched(stretched)
+            } else if resampler != nil {
+                try emit(resampler!.process(samples))
+            } else {
+                try emit(samples)
+            }
+        }
+        var denoised: [Float] = []
         while true {
             if cancel?.isCancelled == true { throw RecError.failure(source.path, "interrupted") }
             let n = remaining > 0 ? try source.read(into: buffer, frames: want()) : 0
             if n == 0 { break }
             remaining -= Int64(n)
-            if let stretch {
-                stretched.removeAll(keepingCapacity: true)
-                stretch.process(buffer, frames: n, into: &stretched)
-                try emitStretched(stretched)
-            } else if resampler != nil {
-                try emit(resampler!.process(UnsafeBufferPointer(start: buffer, count: n * channels)))
+            let samples = UnsafeBufferPointer(start: buffer, count: n * channels)
+            if let denoise {
+                denoised.removeAll(keepingCapacity: true)
+                denoise.process(samples, into: &denoised)
+                try denoised.withUnsafeBufferPointer { try forward($0) }
             } else {
-                try emit(UnsafeBufferPointer(start: buffer, count: n * channels))
+                try forward(samples)
             }
             read += Int64(n)
             progress?.advance(n, float: buffer, channels: channels)
+        }
+        if let denoise {
+            denoised.removeAll(keepingCapacity: true)
+            denoise.finish(into: &denoised)
+            try denoised.withUnsafeBufferPointer { try forward($0) }
         }
         if let stretch {
             stretched.removeAll(keepingCapacity: true)

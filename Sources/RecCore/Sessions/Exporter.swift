@@ -34,7 +34,8 @@ public final class Exporter {
     /// `--level`, or the recording's stored enhancement: the integrated loudness written,
     /// LUFS, with true peaks at most -1 dBTP (`Leveller`); nil writes the audio at its own level.
     public let level: Double?
-    /// `--denoise`, or the recording's stored enhancement: the noise suppressor is in the path.
+    /// `--denoise`, or the recording's stored enhancement: the noise suppressor (`Denoiser`)
+    /// first in the chain, at the source's rate.
     public let denoise: Bool
 
     /// The recording's stored enhancement applies (`Item.enhancement`): `level` and `denoise`
@@ -137,13 +138,14 @@ public final class Exporter {
     /// `frames`: how many to write, from where `source` is positioned.
     private func write(_ source: SoundFile, frames: Int64, progress: TranscodeProgress) throws {
         // Trimmed or stretched audio is decoded: the stored bytes hold all of it, at 1×.
-        let sameFormat = AudioFormat(exactly: source) == format && range == nil && speed.isNormal && level == nil
+        let processed = !speed.isNormal || level != nil || denoise
+        let sameFormat = AudioFormat(exactly: source) == format && range == nil && !processed
         let limit = range == nil ? nil : frames
         switch destination {
         case .stream(let fd):
             if sameFormat {
                 try copyStored(to: fd, progress: progress, total: frames)
-            } else if format == .wav && speed.isNormal && level == nil {
+            } else if format == .wav && !processed {
                 // (A stretched length is known only once written: its WAV header cannot be
                 // written first, so it goes through a temporary file like the other formats.)
                 try WAVStream.write(source, to: fd, frames: frames, progress: progress, cancel: cancel)
@@ -210,8 +212,20 @@ public final class Exporter {
             rate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: rate, channels: source.channels)
         _ = try Transcode.copy(
             source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
-            stretch: try stretcher(for: source), level: try leveller(for: source, rate: rate))
+            denoise: try denoiser(for: source, limit: limit), stretch: try stretcher(for: source),
+            level: try leveller(for: source, rate: rate))
         try target.close()
+    }
+
+    /// With `--denoise`, the suppressor at the source's rate, primed with the audio it is about
+    /// to be fed (the file is left where it was).
+    private func denoiser(for source: SoundFile, limit: Int64?) throws -> Denoiser? {
+        guard denoise else { return nil }
+        let denoiser = try Denoiser(rate: source.sampleRate, channels: source.channels)
+        // Where `export` positioned the source.
+        let start = range?.clamped(to: 0..<max(source.frames, 1)).lowerBound ?? 0
+        try denoiser.prime(from: source, at: start, end: limit.map { start + $0 } ?? .max)
+        return denoiser
     }
 
     /// With `--level`, the leveller for what is written (`RecordingInfo.leveller`), at the
@@ -252,7 +266,8 @@ public final class Exporter {
             ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
         _ = try Transcode.copy(
             source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
-            stretch: try stretcher(for: source), level: try leveller(for: source, rate: target.sampleRate))
+            denoise: try denoiser(for: source, limit: limit), stretch: try stretcher(for: source),
+            level: try leveller(for: source, rate: target.sampleRate))
         try target.close()
         _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
     }

@@ -22,8 +22,9 @@ public struct PlaybackPlan {
     /// (`RecordingInfo.leveller`), for the stretch between the trim points (or all of it); nil
     /// plays the audio at its own level.
     public let leveller: Leveller?
-    /// `--denoise`, or the recording's stored enhancement: the noise suppressor is in the path.
-    public let denoise: Bool
+    /// `--denoise`, or the recording's stored enhancement: the noise suppressor (`Denoiser`),
+    /// first in the player's chain; nil plays the audio as recorded.
+    public let denoiser: Denoiser?
 
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, without touching the device or the view state. Time specs are
@@ -75,7 +76,6 @@ public struct PlaybackPlan {
         let shownPath = path ?? library.document.path(of: item.id)
         let applied = try item.enhancement(
             levelOption: level, denoiseOption: denoise, original: original, path: shownPath)
-        self.denoise = applied.denoise
         try library.requireAudioHere(item)
         let opened = try SoundFile.open(path: library.location.audioPath(info.file))
         file = opened
@@ -138,6 +138,8 @@ public struct PlaybackPlan {
                 target: $0, path: library.location.audioPath(info.file), range: bounds == 0..<frameCount ? nil : bounds,
                 rate: opened.sampleRate)
         }
+        // Made here, so that without the library it refuses before another playback stops.
+        denoiser = applied.denoise ? try Denoiser(rate: opened.sampleRate, channels: opened.channels) : nil
         if let skipSilence {
             let regions = try info.speechRegions(in: library.location, silenceThreshold: silenceThreshold)
             skips = SpeechRegions.silences(between: regions, in: from..<to, longerThan: Int64(skipSilence * rate))

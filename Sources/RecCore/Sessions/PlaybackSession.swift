@@ -69,7 +69,8 @@ public final class PlaybackSession {
             replaced = try RemoteControl(library: library).stopOtherPlayback()
         }
         player = try Player(
-            file: file, device: device, configuration: deviceConfiguration, speed: plan.speed, level: plan.leveller)
+            file: file, device: device, configuration: deviceConfiguration, speed: plan.speed, level: plan.leveller,
+            denoise: plan.denoiser)
     }
 
     /// Makes the recording the selected one and registers this process as its player, so

@@ -119,21 +119,21 @@ extension Item {
     /// enhancement with the options typed winning (`Enhancement.resolved`; `original` is
     /// `--original`). `path` names the recording in the one-line error.
     ///
-    /// The noise suppressor is not in this engine yet (another change brings it): a
-    /// recording whose resolved denoise is on is refused here, before a device or a file is
-    /// touched, rather than played or written without it.
+    /// Denoise on needs speexdsp: it is opened here, so that without it the recording is
+    /// refused before a device or a file is touched, rather than played or written without it.
     public func enhancement(levelOption: Double?, denoiseOption: Bool, original: Bool, path: String) throws -> (
         level: Double?, denoise: Bool
     ) {
         let applied = annotations.enhance.resolved(
             levelOption: levelOption, denoiseOption: denoiseOption, original: original)
         if applied.denoise {
-            throw RecError.failure(
-                path,
-                denoiseOption
-                    ? "denoise is not built yet"
-                    : "denoise is not built yet (this recording is enhanced with it: 'recnotes enhance --no-denoise', or --original)"
-            )
+            do {
+                try Denoiser.load(for: denoiseOption ? "--denoise" : path)
+            } catch where !denoiseOption {
+                throw RecError.failure(
+                    error.subject,
+                    error.reason + " (this recording is enhanced with it: 'recnotes enhance --no-denoise', or --original)")
+            }
         }
         return applied
     }

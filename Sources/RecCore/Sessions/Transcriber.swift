@@ -79,10 +79,11 @@ public final class Transcriber {
                 let level = try applied.level.map {
                     try info.leveller(target: $0, path: path, range: nil, rate: SpeechAudio.sampleRate, channels: 1)
                 }
+                let denoise = applied.denoise ? try Denoiser(rate: SpeechAudio.sampleRate, channels: 1) : nil
                 // Where the speech starts, from the stored analysis (nothing is measured here).
                 let speechStart = info.analysis?.speech.first.map { Double($0.lowerBound) / Double(info.sampleRate) }
                 let transcript = try Transcription.transcribe(
-                    file: path, with: engine, speechStart: speechStart, level: level, cancel: cancel
+                    file: path, with: engine, speechStart: speechStart, level: level, denoise: denoise, cancel: cancel
                 ) { done in
                     events(.progress(index: index, count: count, item: item, done: done))
                 }

@@ -19,13 +19,23 @@ public enum Transcription {
     /// regions). An engine that `needsLeadingSilenceCut` is given the audio from
     /// `leadingMargin` before it, and its times are moved back to the recording's own.
     /// `level`: a recording enhanced with `level` on is transcribed levelled, as it plays
-    /// (a `Leveller` for one channel at `SpeechAudio.sampleRate`).
+    /// (a `Leveller` for one channel at `SpeechAudio.sampleRate`); `denoise`, one with
+    /// `denoise` on, denoised first, as it plays (a `Denoiser` for the same).
     public static func transcribe(
         file path: String, with engine: any TranscriptionEngine, speechStart: Double? = nil, level: Leveller? = nil,
-        cancel: CancelFlag = CancelFlag(), progress: (Double) -> Void = { _ in }
+        denoise: Denoiser? = nil, cancel: CancelFlag = CancelFlag(), progress: (Double) -> Void = { _ in }
     ) throws(RecError) -> Transcript {
         var audio = try SpeechAudio.decode(path: path)
         if cancel.isCancelled { throw .transcriptionStopped }
+        if let denoise {
+            // As the player does: the noise learnt from the first second, then every frame
+            // given back in place (`finishing` takes back the suppressor's delay), so times stay.
+            let priming = min(Int(Double(SpeechAudio.sampleRate) * Denoiser.primingSeconds), audio.samples.count)
+            audio.samples.withUnsafeBufferPointer { denoise.prime(UnsafeBufferPointer(rebasing: $0[..<priming])) }
+            var denoised: [Int16] = []
+            audio.samples.withUnsafeBufferPointer { denoise.process($0, finishing: true, into: &denoised) }
+            audio.samples = denoised
+        }
         if let level {
             // One gain and the peak limiter: for the built-in engine it hardly matters, since
             // PocketSphinx normalises each cepstral coefficient by its running mean (a constant

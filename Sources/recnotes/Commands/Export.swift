@@ -47,8 +47,13 @@ struct Export: ParsableCommand {
             recording), and a look-ahead true-peak limiter that keeps every peak at or below \
             -1 dBTP, lowering the gain only around the peaks that need it.
 
-            A recording enhanced with 'recnotes enhance' is written as if --level (and \
-            --denoise) were given; an option typed here wins, and --original writes the file as \
+            --denoise lowers steady background noise (fans, hum, hiss) under the speech, \
+            through speexdsp's preprocessor (libspeexdsp1, opened only then; $RECNOTES_SPEEXDSP \
+            names another libspeexdsp.so), which learns the noise from the first second and takes \
+            it down by up to 20 dB, the speech's level kept. It comes first: the audio is denoised, \
+            then stretched (--speed), then levelled (--level). \
+            A recording enhanced with 'recnotes enhance' is written as if --level (and --denoise) were \
+            given; an option typed here wins, and --original writes the file as \
             it is (copied without re-encoding in its own format). Trim points are --trimmed's \
             alone.
             """
@@ -113,6 +118,9 @@ struct Export: ParsableCommand {
     @Flag(help: "Write the file as it is, ignoring the recording's enhancement ('recnotes enhance').")
     var original = false
 
+    @Flag(help: "Lower steady background noise (fans, hum, hiss) under the speech (speexdsp).")
+    var denoise = false
+
     /// `--level`'s range (play's too): quieter than -60 LUFS is near R128's gate; louder
     /// than -5 leaves the limiter nothing but peaks.
     static func checkLevel(_ level: Double?) throws {
@@ -125,6 +133,9 @@ struct Export: ParsableCommand {
         try Self.checkLevel(level)
         if level != nil && markers != nil {
             throw RecError.usage("--level", "is for audio; --markers writes text")
+        }
+        if denoise && markers != nil {
+            throw RecError.usage("--denoise", "is for audio; --markers writes text")
         }
         let toStdout = file == nil || file == "-"
         let speed = try speed.map { try PlaybackSpeed.parse($0) } ?? .normal
@@ -159,7 +170,8 @@ struct Export: ParsableCommand {
         let library = try global.openLibrary()
         let exporter = try Exporter(
             library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
-            format: format, trimmed: trimmed, replacing: force, speed: speed, level: level, original: original)
+            format: format, trimmed: trimmed, replacing: force, speed: speed, level: level, denoise: denoise,
+            original: original)
         // Read before any audio is written: no transcript, no export.
         let sidecars =
             transcript

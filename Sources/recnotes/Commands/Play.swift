@@ -42,6 +42,9 @@ struct Play: ParsableCommand {
             podcast platforms), as 'export --level' writes it: one gain from the loudness stored \
             with the recording, and a look-ahead limiter that keeps true peaks at or below -1 dBTP.
 
+            --denoise lowers steady background noise (fans, hum, hiss) under the speech, as \
+            'export --denoise' does (speexdsp, libspeexdsp1, opened only then): first in the chain, \
+            before --speed and --level. \
             A recording enhanced with 'recnotes enhance' plays as if --level (and --denoise) were \
             given; an option typed here wins, and --original plays the file as it is. --original \
             leaves the trim points alone (--untrimmed is theirs): the two go together.
@@ -103,6 +106,9 @@ struct Play: ParsableCommand {
             "Play at this loudness, -60 to -5 LUFS (alone: -16, the podcast norm), true peaks at most -1 dBTP.",
             valueName: "LUFS"))
     var level: Double?
+
+    @Flag(help: "Lower steady background noise (fans, hum, hiss) under the speech (speexdsp).")
+    var denoise = false
 
     @Flag(help: "Play all of the audio, ignoring the recording's trim points ('recnotes trim').")
     var untrimmed = false
@@ -174,7 +180,8 @@ struct Play: ParsableCommand {
         let session = try PlaybackSession(
             library: library, path: path, seek: seek, until: until,
             fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
-            speed: chosen, level: level, original: original, device: audioDevice(device))
+            speed: chosen, level: level, denoise: denoise, original: original,
+            device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
             Terminal.note("play: stopped the playback of \(replaced.path) (pid \(replaced.pid))")
