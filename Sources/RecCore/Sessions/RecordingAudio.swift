@@ -129,10 +129,11 @@ extension Item {
         if applied.denoise {
             do {
                 try Denoiser.load(for: denoiseOption ? "--denoise" : path)
-            } catch where !denoiseOption {
+            } catch  where !denoiseOption {
                 throw RecError.failure(
                     error.subject,
-                    error.reason + " (this recording is enhanced with it: 'recnotes enhance --no-denoise', or --original)")
+                    error.reason
+                        + " (this recording is enhanced with it: 'recnotes enhance --no-denoise', or --original)")
             }
         }
         return applied
