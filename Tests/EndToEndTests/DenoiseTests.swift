@@ -27,16 +27,7 @@ struct DenoiseTests {
     }
 
     static func run(_ program: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        try FinishedProgram.run(program, arguments, environment: ProcessInfo.processInfo.environment).stdout
     }
 
     static func fixture(seed: UInt64) throws -> Fixture {

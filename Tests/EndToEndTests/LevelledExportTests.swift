@@ -12,16 +12,8 @@ struct LevelledExportTests {
     static var ready: Bool { FileManager.default.fileExists(atPath: librivox) && FFmpegLoudness.ffmpeg != nil }
 
     static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let finished = try FinishedProgram.run(program, arguments, environment: ProcessInfo.processInfo.environment)
+        return (finished.status, String(decoding: finished.stderr, as: UTF8.self))
     }
 
     /// Three sentences in a row at 48 kHz, scaled by `gain` dB (sox).

@@ -299,46 +299,42 @@ struct TranscribeTests {
         #expect(transcripts(cli).filter { !$0.hasPrefix(".") }.isEmpty)
     }
 
-    /// A recording enhanced with `level` is transcribed as it plays, levelled; `--original`
-    /// gives the engine the audio as it is. (The engine here keeps the WAV it was given.)
-    @Test func anEnhancedRecordingIsTranscribedLevelledAndOriginalAsItIs() throws {
+    /// What an engine (one that keeps the WAV it was given) hears of a 16 kHz recording that sox
+    /// makes from `synth`, enhanced with `enhancement`: as enhanced, then with `--original`.
+    private func heardEnhancedAndOriginal(synth: [String], enhancement: String) throws -> (
+        enhanced: [Int16], original: [Int16]
+    ) {
         let cli = try Sandbox()
-        let wav = cli.root + "/quiet.wav"
+        let wav = cli.root + "/made.wav"
         let sox = try Sandbox.execute(
-            "/usr/bin/sox", ["-n", "-r", "16000", "-b", "16", wav, "synth", "2", "sine", "440", "vol", "0.02"],
-            environment: [:])
+            "/usr/bin/sox", ["-n", "-r", "16000", "-b", "16", wav, "synth"] + synth, environment: [:])
         #expect(sox.status == 0, "\(sox)")
         expectSuccess(try cli.run("import", wav, "--name", "talk", "--format", "wav"))
-        expectSuccess(try cli.run("enhance", "talk", "--level"))
+        expectSuccess(try cli.run("enhance", "talk", enhancement))
         let heard = cli.root + "/heard.wav"
         let copying = try engine(cli, "copying", "cp \"$1\" '\(heard)'; echo some words") + " {wav}"
         expectSuccess(try cli.run("transcribe", "talk", "--engine", copying))
-        let levelled = try AudioCLI.decode(heard)
+        let enhanced = try AudioCLI.decode(heard)
         expectSuccess(try cli.run("transcribe", "talk", "--force", "--original", "--engine", copying))
         let original = try AudioCLI.decode(heard)
+        #expect(enhanced.count == original.count, "frame for frame: times stay the recording's own")
+        return (enhanced, original)
+    }
+
+    /// A recording enhanced with `level` is transcribed as it plays, levelled; `--original`
+    /// gives the engine the audio as it is.
+    @Test func anEnhancedRecordingIsTranscribedLevelledAndOriginalAsItIs() throws {
+        let (levelled, original) = try heardEnhancedAndOriginal(
+            synth: ["2", "sine", "440", "vol", "0.02"], enhancement: "--level")
         func peak(_ samples: [Int16]) -> Int { samples.map { abs(Int($0)) }.max() ?? 0 }
-        #expect(levelled.count == original.count, "frame for frame: times stay the recording's own")
         // About -37 LUFS brought to -16: some 21 dB louder.
         #expect(peak(levelled) > 8 * peak(original), "\(peak(levelled)) vs \(peak(original))")
     }
 
-    /// Denoise on: the engine hears the audio denoised, as it plays, frame for frame.
+    /// Denoise on: the engine hears the audio denoised, as it plays.
     @Test func aDenoisedRecordingIsTranscribedDenoised() throws {
-        let cli = try Sandbox()
-        let wav = cli.root + "/fan.wav"
-        let sox = try Sandbox.execute(
-            "/usr/bin/sox", ["-n", "-r", "16000", "-b", "16", wav, "synth", "3", "whitenoise", "vol", "0.05"],
-            environment: [:])
-        #expect(sox.status == 0, "\(sox)")
-        expectSuccess(try cli.run("import", wav, "--name", "fan", "--format", "wav"))
-        expectSuccess(try cli.run("enhance", "fan", "--denoise"))
-        let heard = cli.root + "/heard.wav"
-        let copying = try engine(cli, "copying", "cp \"$1\" '\(heard)'; echo some words") + " {wav}"
-        expectSuccess(try cli.run("transcribe", "fan", "--engine", copying))
-        let denoised = try AudioCLI.decode(heard)
-        expectSuccess(try cli.run("transcribe", "fan", "--force", "--original", "--engine", copying))
-        let original = try AudioCLI.decode(heard)
-        #expect(denoised.count == original.count, "frame for frame: times stay the recording's own")
+        let (denoised, original) = try heardEnhancedAndOriginal(
+            synth: ["3", "whitenoise", "vol", "0.05"], enhancement: "--denoise")
         func rms(_ samples: [Int16]) -> Double {
             let tail = samples.dropFirst(16_000)  // after the second the suppressor learns from
             return (tail.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(tail.count, 1))).squareRoot()

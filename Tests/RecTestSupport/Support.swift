@@ -217,16 +217,12 @@ extension Fixture {
 
         /// Integrated (LUFS), range (LU) and true peak (dBFS, ffmpeg's name for dBTP) of `path`.
         package static func measure(_ path: String) throws -> (integrated: Double, range: Double, truePeak: Double) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try #require(ffmpeg))
-            process.arguments = ["-nostats", "-nostdin", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"]
-            let stderr = Pipe()
-            process.standardError = stderr
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let data = stderr.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let text = String(decoding: data, as: UTF8.self)
+            let text = String(
+                decoding: try FinishedProgram.run(
+                    try #require(ffmpeg),
+                    ["-nostats", "-nostdin", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"],
+                    environment: ProcessInfo.processInfo.environment
+                ).stderr, as: UTF8.self)
             // The summary is last; each figure is the number after its label there.
             let summary = try #require(text.range(of: "Summary:", options: .backwards).map { text[$0.upperBound...] })
             func figure(_ label: String) throws -> Double {
