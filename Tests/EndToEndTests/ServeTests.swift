@@ -95,12 +95,20 @@ import Testing
         curls = running
     }
 
+    /// A built program at another path, as a hard link: a copy would be open for writing while
+    /// the other tests start programs, and a child forked meanwhile holds that descriptor until
+    /// it execs, so running the copy could fail with ETXTBSY ("Text file busy"). A link writes
+    /// nothing; the copy is only for a build directory on another file system.
+    static func place(_ program: String, at path: String) throws {
+        if link(program, path) != 0 { try FileManager.default.copyItem(atPath: program, toPath: path) }
+    }
+
     /// Without `recnotes-serve` beside it or in libexec: one line naming both, status 1.
     @Test func aMissingServerIsOneLine() throws {
         let sandbox = try Sandbox()
         let alone = sandbox.root + "/bin"
         try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Sandbox.binary, toPath: alone + "/recnotes")
+        try Self.place(Sandbox.binary, at: alone + "/recnotes")
         let run = try Sandbox.execute(
             alone + "/recnotes", ["--store", sandbox.store, "serve"], environment: sandbox.baseEnvironment)
         #expect(run.status == 1)
@@ -120,8 +128,8 @@ import Testing
         for directory in [bin, libexec] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        try FileManager.default.copyItem(atPath: Sandbox.binary, toPath: bin + "/recnotes")
-        try FileManager.default.copyItem(atPath: Self.server, toPath: libexec + "/recnotes-serve")
+        try Self.place(Sandbox.binary, at: bin + "/recnotes")
+        try Self.place(Self.server, at: libexec + "/recnotes-serve")
         let run = try Sandbox.execute(
             bin + "/recnotes", ["--store", sandbox.store, "serve", "--listen", "127.0.0.1:99999"],
             environment: sandbox.baseEnvironment)
