@@ -42,7 +42,7 @@ public enum LibraryAPI {
             var w = JSONWriter(capacity: 1 << 16)
             switch route {
             case "ls":
-                let library = try Library(location: location)
+                let library = try reading([path], listing: true, location: location)
                 let item = try found { try library.item(at: path) }
                 // `ls --sort KEY [--reverse]`: `sort=KEY`, `reverse=1`.
                 let sortName = parameters.last { $0.0 == "sort" }?.1 ?? SortKey.name.rawValue
@@ -55,7 +55,7 @@ public enum LibraryAPI {
                     size: library.audioSize(of:))
                 ItemJSON.writeArray(items, in: library, to: &w)
             case "info":
-                let library = try Library(location: location)
+                let library = try reading([path], location: location)
                 let item = try found { try library.item(at: path) }
                 return json(library.report(on: item, copies: false).json(in: library))
             case "tree":
@@ -97,6 +97,18 @@ public enum LibraryAPI {
             w.raw("\n")
             return Answer(status: 200, body: w.bytes)
         }
+    }
+
+    /// The library for a request that resolves `paths` (and lists a folder's children when
+    /// `listing`), as the CLI's `ls` and `info` open it: the few items the reads' table leads
+    /// to (`Library.reading`, which checks the table against store.json), else the whole store,
+    /// after which the table is made for the next request. A request then costs what it
+    /// touches, not the size of the library.
+    static func reading(_ paths: [String?], listing: Bool = false, location: StoreLocation) throws -> Library {
+        if let library = Library.reading(location, paths: paths, listing: listing) { return library }
+        let library = try Library(location: location)
+        library.keepReadTable()
+        return library
     }
 
     /// `body`'s answer, or its error's: a missing item 404, any other RecError 400 (what the
@@ -182,7 +194,7 @@ public enum LibraryAPI {
     /// (or leads out of the store): all of which the server answers with 404.
     public static func audio(_ uuid: Substring, location: StoreLocation) -> AudioFile? {
         guard uuid.utf8.count == 36, let id = ItemID(String(uuid)),
-            let library = try? Library(location: location),
+            let library = try? reading(["@" + uuid], location: location),
             let item = library.document[id], let info = item.recording,
             let store = realPath(location.directory),
             let file = realPath(location.audioPath(info.file)),
