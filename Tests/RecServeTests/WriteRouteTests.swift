@@ -121,6 +121,56 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.store + "/store.json")) == before)
     }
 
+    /// An upload is `import` of the body: all or nothing, with no temporary file left either way.
+    @Test func anUploadBecomesARecording() async throws {
+        let fixture = try LibraryFixture()
+        let wav = try Data(contentsOf: URL(fileURLWithPath: try fixture.audioPath("/Talks/budget talk")))
+        let access = Access(host: "127.0.0.1", port: 0, token: nil)
+        let good: HTTPFields = [Server.writeTokenField: access.writeToken]
+        let audio = fixture.store + "/audio"
+        @Sendable func leftovers() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: audio)) ?? []).filter { $0.hasPrefix(".") }
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: fixture.store + "/store.json"))
+        try await fixture.app(access: access).test(.router) { client in
+            let refused: [(String, HTTPFields, [UInt8], HTTPResponse.Status, String)] = [
+                ("/api/upload?filename=x.wav", [:], Array(wav), .forbidden, "X-Recnotes-Token"),
+                ("/api/upload?filename=x.wav", good, Array("not audio at all".utf8), .badRequest, "upload: "),
+                ("/api/upload?filename=x.wav", good, [], .badRequest, "the body is empty"),
+                ("/api/upload", good, Array(wav), .badRequest, "needs name=NAME or filename=FILE"),
+                ("/api/upload?path=/Talks&name=budget+talk", good, Array(wav), .badRequest, "already exists"),
+                ("/api/upload?path=/nowhere&name=x", good, Array(wav), .notFound, "/nowhere"),
+                ("/api/upload?name=x&format=aiff", good, Array(wav), .badRequest, "format: 'aiff'"),
+            ]
+            for (uri, headers, body, status, message) in refused {
+                try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(bytes: body)) {
+                    response in
+                    #expect(response.status == status, "\(uri): \(String(buffer: response.body))")
+                    #expect(String(buffer: response.body).contains(message), "\(uri): \(String(buffer: response.body))")
+                }
+                let left = leftovers()
+                #expect(left.isEmpty, "\(uri) left \(left)")
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.store + "/store.json")) == before)
+            try await client.execute(
+                uri: "/api/upload?path=/Talks&filename=phone%20memo.wav&format=flac", method: .post, headers: good,
+                body: ByteBuffer(bytes: wav)
+            ) { response in
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                let items = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]
+                #expect(items?.map { $0["path"] as? String } == ["/Talks/phone memo"])
+            }
+        }
+        #expect(leftovers().isEmpty)
+        let info = try JSONSerialization.jsonObject(
+            with: try fixture.succeed("info", "/Talks/phone memo", "--json").stdout)
+        let item = try #require(info as? [String: Any])
+        #expect(item["format"] as? String == "flac")
+        #expect(item["duration"] as? Double == 2.0)
+        let history = String(decoding: try fixture.succeed("history").stdout, as: UTF8.self)
+        #expect(history.contains("phone memo"), "\(history)")
+    }
+
     /// A page of another name that resolves here (DNS rebinding) would share the server's origin:
     /// the server answers its session and writes only to its address or localhost.
     @Test func onlyDirectHostsAreAnswered() {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The server's write routes (issue 27, "Small writes"): `POST /api/<route>`, each the CLI
 /// command of its name made through the same transaction (so undo, the journal, history and
 /// sync see it), answering what that command prints with `--json`: the items it changed.
@@ -51,6 +55,83 @@ extension LibraryAPI {
                 try library.documents.transaction { tx in _ = try tx.setNote(text, at: path, from: .root) }
             default:
                 preconditionFailure("a write route without its case: \(route)")
+            }
+            return json(changed.json)
+        }
+    }
+}
+
+/// An upload's body on its way in (`POST /api/upload`): written to a temporary file in
+/// `audio/`, named as an import's temporary files are (`.import-PID-HEX.upload`), so that
+/// `fsck` sweeps it if the server dies, and removed when this goes away, imported or not.
+public final class Upload {
+    public let path: String
+    private var descriptor: Int32
+    public private(set) var size: Int64 = 0
+
+    public init(location: StoreLocation) throws {
+        try FileSystem.makeDirectories(location.audioDirectory)
+        let path = "\(location.audioDirectory)/.import-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).upload"
+        self.path = path
+        descriptor = System.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        guard descriptor >= 0 else { throw RecError.failure("upload", "cannot store it: \(systemReason(errno))") }
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        unlink(path)
+    }
+
+    public func append(_ bytes: UnsafeRawBufferPointer) throws {
+        do throws(Errno) { try System.writeAll(descriptor, bytes) } catch {
+            throw RecError.failure("upload", "cannot store it: \(error)")
+        }
+        size += Int64(bytes.count)
+    }
+
+    /// The whole body is in: the file is closed for the importer to read.
+    func finish() {
+        close(descriptor)
+        descriptor = -1
+    }
+}
+
+extension LibraryAPI {
+    /// `POST /api/upload?path=FOLDER&name=NAME&filename=FILE&format=FORMAT`: `recnotes import`
+    /// of the uploaded file, all or nothing, into FOLDER (the root by default) as NAME (else
+    /// FILE's name without its extension, as `import` names a file), stored in FORMAT (Opus by
+    /// default). Answers the new recording's JSON, as `import --json` prints it.
+    public static func upload(_ upload: Upload, parameters: [(String, String)], location: StoreLocation) -> Answer {
+        answering {
+            for (key, _) in parameters where !["path", "name", "filename", "format"].contains(key) {
+                throw RecError.usage(key, "upload has no such parameter")
+            }
+            func value(_ key: String) -> String? { parameters.last { $0.0 == key }?.1 }
+            upload.finish()
+            guard upload.size > 0 else { throw RecError.usage("upload", "the body is empty: send the audio file") }
+            var format = AudioFormat.default
+            if let typed = value("format") {
+                guard let chosen = AudioFormat(rawValue: typed) else {
+                    throw RecError.usage("format", "'\(typed)' is not one of wav, flac, opus, vorbis, mp3")
+                }
+                format = chosen
+            }
+            let name = value("name") ?? value("filename").map(Importer.defaultName(for:))
+            guard let name, !name.isEmpty else {
+                throw RecError.usage("name", "an upload needs name=NAME or filename=FILE")
+            }
+            let library = try Library(location: location)
+            let folder = storePath(value("path"))
+            _ = try found { try library.item(at: folder) }
+            let changed = ChangedItems(library: library)
+            do {
+                let importer = try Importer(
+                    library: library, files: [upload.path], folder: folder, name: name, storage: .transcode(format),
+                    raw: nil)
+                try importer.run()
+            } catch let error as RecError where error.subject.hasSuffix(upload.path) {
+                // The file is the upload, not a path of the server's: say so.
+                throw RecError(error.kind, "upload", error.reason)
             }
             return json(changed.json)
         }

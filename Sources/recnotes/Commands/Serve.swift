@@ -22,8 +22,9 @@ struct Serve: ParsableCommand {
             /api/transcript?path=P what transcript --format json gives; /api/events a \
             Server-Sent Events stream (store, transcript) of changes to the store; GET /audio/UUID \
             the recording's file, with HTTP Range. POST /api/mark?path=P&at=TIME&label=L, \
-            /api/tag?path=P&add=T&remove=U and /api/note?path=P (the note as the body) make the \
-            change the command of that name makes, in its history, and need the X-Recnotes-Token \
+            /api/tag?path=P&add=T&remove=U, /api/note?path=P (the note as the body) and \
+            /api/upload?path=FOLDER&filename=F (an audio file as the body; name= and format= too, \
+            as import takes them) make the change the command of that name makes, in its history, and need the X-Recnotes-Token \
             header with the write token GET /api/session gives. SIGTERM or Ctrl-C stops it.
             """
     )
@@ -45,7 +46,8 @@ struct Serve: ParsableCommand {
         completion: .file())
     var tokenFile: String?
 
-    @Flag(name: .customLong("read-only"), help: "Refuse every write (POST /api/mark, /api/tag, /api/note).")
+    @Flag(
+        name: .customLong("read-only"), help: "Refuse every write (POST /api/mark, /api/tag, /api/note, /api/upload).")
     var readOnly = false
 
     @Flag(help: "Open the URL in a browser (xdg-open).")
