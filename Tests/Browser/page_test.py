@@ -10,6 +10,7 @@ a check and ends with 'N passed, N failed', status 1 when any failed.
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -54,7 +56,11 @@ def check(name, body):
 
 
 def until(what, condition, timeout=15):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(), message=what)
+    # The page redraws what it shows on every store event: an element found a moment ago may
+    # have been replaced by the time it is read, which is a reason to look again, not a failure.
+    return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                         ignored_exceptions=[NoSuchElementException, StaleElementReferenceException]
+                         ).until(lambda d: condition(), message=what)
 
 
 def names():
@@ -148,6 +154,49 @@ def a_change_elsewhere_shows_without_a_reload():
     assert driver.execute_script("return window.sameDocument") == "yes", "the page was reloaded"
 
 
+def cli(*arguments):
+    environment = dict(os.environ, HOME=args.home, NO_COLOR="1", TZ="UTC")
+    return subprocess.run([args.recnotes, "--store", args.store, *arguments], check=True, env=environment,
+                          capture_output=True, text=True).stdout
+
+
+def writes_from_the_page():
+    driver.get(base + "/")
+    until("the root's items", lambda: "memo" in names())
+    click("#items a[href='/?path=%2FTalks']")
+    until("/Talks's items", lambda: "budget talk" in names())
+    driver.find_element(By.LINK_TEXT, "budget talk").click()
+    until("the recording's page", lambda: driver.find_element(By.TAG_NAME, "h1").text == "budget talk")
+    until("the write controls", lambda: driver.find_elements(By.ID, "mark"))
+    driver.execute_script("const a = document.getElementById('player'); a.pause(); a.currentTime = 2;")
+    at(2, 0.01)
+    driver.find_element(By.ID, "mark-label").send_keys("from the browser")
+    click("#mark")
+    until("the new marker listed", lambda: "from the browser" in driver.find_element(By.ID, "markers").text)
+    marks = json.loads(cli("marks", "/Talks/budget talk", "--json"))
+    added = [m for m in marks if m["label"] == "from the browser"]
+    assert len(added) == 1 and abs(added[0]["seconds"] - 2) < 0.01, marks
+    driver.find_element(By.ID, "tag-edit").send_keys("+phone")
+    click("#tag")
+    until("the tag shown", lambda: "phone" in driver.find_element(By.ID, "main").text)
+    assert "phone" in json.loads(cli("info", "/Talks/budget talk", "--json"))["tags"]
+    note = driver.find_element(By.ID, "note-edit")
+    note.clear()
+    note.send_keys("typed in a browser")
+    click("#save-note")
+    until("the note shown", lambda: driver.find_element(By.ID, "note").text == "typed in a browser")
+    assert cli("note", "/Talks/budget talk") == "typed in a browser\n"
+    # An upload from the folder's page becomes a recording that `recnotes ls` shows.
+    wav = os.path.join(args.home, "from phone.wav")
+    subprocess.run(["sox", "-n", "-r", "48000", "-c", "1", "-b", "16", wav, "synth", "1", "sine", "440"], check=True)
+    driver.get(base + "/?path=%2FTalks")
+    until("the upload control", lambda: driver.find_elements(By.ID, "upload-file"))
+    driver.find_element(By.ID, "upload-file").send_keys(wav)
+    click("#upload")
+    until("the upload listed", lambda: "from phone" in names(), timeout=20)
+    assert "from phone" in cli("ls", "/Talks")
+
+
 def screenshots():
     if not args.screenshots:
         return
@@ -173,6 +222,7 @@ try:
     check("speed sets playbackRate", speed_sets_playback_rate)
     check("search lands on the moment", search_lands_on_the_moment)
     check("a change from another process shows without a reload", a_change_elsewhere_shows_without_a_reload)
+    check("a marker, a tag, a note and an upload from the page", writes_from_the_page)
     check("screenshots", screenshots)
 finally:
     driver.quit()

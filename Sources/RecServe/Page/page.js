@@ -35,6 +35,37 @@ async function api(route, parameters) {
   return body;
 }
 
+// A write (POST /api/mark, tag, note, upload) carries the write token that /api/session gives
+// this page (a page of another site cannot read it). Nothing is shown from its answer: the
+// store's change comes back through /api/events, and the view refreshes from there.
+let session = null;
+async function write(route, parameters, body) {
+  if (!session) session = await api("session", {});
+  const query = new URLSearchParams(parameters).toString();
+  const response = await fetch(`/api/${route}?${query}`, {
+    method: "POST", body, cache: "no-store", headers: { "X-Recnotes-Token": session.writeToken },
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error || response.statusText);
+  status.textContent = "";
+  return answer;
+}
+
+// A control that writes: what it says when the write fails, in the status line.
+function writing(action) {
+  return () => action().catch((error) => { status.textContent = error.message; });
+}
+
+// The write controls are left out when the server is --read-only.
+async function writable() {
+  try {
+    if (!session) session = await api("session", {});
+    return !session.readOnly;
+  } catch {
+    return false;
+  }
+}
+
 // 0:05, 1:02:03: as the CLI shows durations.
 function clock(seconds) {
   const whole = Math.max(0, Math.floor(seconds || 0));
@@ -110,8 +141,21 @@ async function showFolder(parameters) {
   reverser.addEventListener("change", resort);
   const list = el("ul", { class: "items", id: "items" });
   const title = el("h1", { text: path === "/" ? "Library" : path.split("/").pop() });
-  main.replaceChildren(crumbs(path), title,
-    el("div", { class: "controls" }, el("label", {}, "sort ", sorter), el("label", {}, reverser, " reverse")), list);
+  const controls = el("div", { class: "controls" }, el("label", {}, "sort ", sorter), el("label", {}, reverser, " reverse"));
+  main.replaceChildren(crumbs(path), title, controls, list);
+  if (await writable()) {
+    // An audio file from this device becomes a recording here, as `recnotes import` makes it.
+    const file = el("input", { type: "file", id: "upload-file", accept: "audio/*", "aria-label": "Audio file to upload" });
+    const send = el("button", { type: "button", id: "upload", text: "Upload" });
+    send.addEventListener("click", writing(async () => {
+      const chosen = file.files[0];
+      if (!chosen) throw new Error("choose an audio file first");
+      status.textContent = `uploading ${chosen.name}…`;
+      await write("upload", { path, filename: chosen.name }, chosen);
+      file.value = "";
+    }));
+    controls.append(file, send);
+  }
   document.title = `${path} · recnotes`;
   view = {
     async refresh() {
@@ -210,9 +254,32 @@ async function showRecording(uuid) {
   const about = el("div");
   const marks = el("ul", { class: "marks", id: "markers" });
   const lines = el("ol", { class: "lines", id: "transcript" });
+  const editing = el("div", { class: "controls", id: "editing" });
   main.replaceChildren(where, title, meta, audio, canvas,
     el("div", { class: "controls" }, play, el("label", {}, "speed ", speed), download),
-    about, el("h2", { text: "Markers" }), marks, el("h2", { text: "Transcript" }), lines);
+    editing, about, el("h2", { text: "Markers" }), marks, el("h2", { text: "Transcript" }), lines);
+  if (await writable()) {
+    // A marker at the play head, a tag added (+work or work) or removed (-work), the note.
+    const label = el("input", { type: "text", id: "mark-label", placeholder: "marker label", "aria-label": "Marker label", size: "12" });
+    const mark = el("button", { type: "button", id: "mark", text: "Mark here" });
+    mark.addEventListener("click", writing(async () => {
+      await write("mark", { path: at, at: audio.currentTime.toFixed(3), label: label.value });
+      label.value = "";
+    }));
+    const tag = el("input", { type: "text", id: "tag-edit", placeholder: "+tag or -tag", "aria-label": "Tag to add or remove", size: "10" });
+    const tagging = el("button", { type: "button", id: "tag", text: "Tag" });
+    tagging.addEventListener("click", writing(async () => {
+      const text = tag.value.trim();
+      if (!text) return;
+      await write("tag", text.startsWith("-") ? { path: at, remove: text.slice(1) } : { path: at, add: text.replace(/^\+/, "") });
+      tag.value = "";
+    }));
+    const note = el("textarea", { id: "note-edit", rows: "3", "aria-label": "Note", placeholder: "note" });
+    const saving = el("button", { type: "button", id: "save-note", text: "Save note" });
+    saving.addEventListener("click", writing(() => write("note", { path: at }, note.value)));
+    editing.append(label, mark, tag, tagging, el("div", { class: "note-editor" }, note, saving));
+    editing.noteEditor = note;
+  }
 
   let info = null, segments = [];
   const seek = (seconds, play) => {
@@ -263,6 +330,8 @@ async function showRecording(uuid) {
       el("p", {}, tags(info.tags).length ? tags(info.tags) : el("span", { class: "quiet", text: "no tags" })),
       info.note ? el("p", { class: "note", id: "note", text: info.note }) : null,
       trim ? el("p", { class: "meta", id: "trim", text: trim }) : null].filter(Boolean));
+    // The note's editor follows the store unless something is being typed in it.
+    if (editing.noteEditor && document.activeElement !== editing.noteEditor) editing.noteEditor.value = info.note || "";
     marks.replaceChildren(...(info.markers || []).map((marker) =>
       el("li", {}, el("button", { type: "button", "data-seconds": marker.seconds, onclick: () => seek(marker.seconds, true) },
         el("span", { class: "time", text: clock(marker.seconds) }), " ", marker.label || "(marker)"))));
