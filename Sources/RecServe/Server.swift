@@ -39,23 +39,24 @@ public enum Server {
         router.post("/api/:route") { request, context -> Response in
             if let refusal = writeRefusal(request, access: access) { return refusal }
             let route = context.parameters.get("route") ?? ""
+            let parameters = query(request.uri.query ?? "")
             if route == "upload" {
                 // Streamed to a file in the store, never held whole; the file goes with `upload`
-                // whatever happens (a failed import, a dropped connection, a shutdown).
-                let upload: Upload
-                do { upload = try Upload(location: location) } catch let error as RecError {
-                    return response(.error(500, error.description))
+                // whatever happens (a failed import, a dropped connection, a shutdown). Storing
+                // it can fail (a full disk): one JSON line, as every other refusal.
+                do {
+                    let upload = try Upload(location: location)
+                    for try await buffer in request.body {
+                        try buffer.withUnsafeReadableBytes { try upload.append($0) }
+                    }
+                    return response(LibraryAPI.upload(upload, parameters: parameters, location: location))
+                } catch let error as RecError {
+                    return self.error(.internalServerError, error.description)
                 }
-                for try await buffer in request.body {
-                    try buffer.withUnsafeReadableBytes { try upload.append($0) }
-                }
-                return response(
-                    LibraryAPI.upload(upload, parameters: query(request.uri.query ?? ""), location: location))
             }
             // A note is at most 1 MB; a little more is read so that a longer one is refused by
             // the note's own rule, with its own message.
             let body = try await request.body.collect(upTo: NoteRules.maxBytes + 4096)
-            let parameters = query(request.uri.query ?? "")
             return response(
                 LibraryAPI.write(route, parameters: parameters, body: Array(buffer: body), location: location))
         }

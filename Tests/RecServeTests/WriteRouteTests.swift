@@ -53,6 +53,13 @@ import Testing
         // In the journal as the CLI's own changes, and undone by `undo` like them.
         let history = String(decoding: try fixture.succeed("history").stdout, as: UTF8.self)
         #expect(history.contains("tags on /Talks/budget talk"), "\(history)")
+        // Each entry names the request that made it, as a command's entry names its command line.
+        let entries = try JSONSerialization.jsonObject(with: try fixture.succeed("history", "--json").stdout)
+        let summaries = try #require(entries as? [[String: Any]]).compactMap { $0["summary"] as? String }
+        #expect(
+            summaries.contains("recnotes serve: POST /api/tag path=/Talks/budget talk add=urgent remove=q3"),
+            "\(summaries)")
+        #expect(summaries.contains("recnotes serve: POST /api/note path=/Talks/budget talk"), "\(summaries)")
         try fixture.succeed("undo")
         #expect(
             String(decoding: try fixture.succeed("note", "/Talks/budget talk").stdout, as: UTF8.self)
@@ -153,7 +160,7 @@ import Testing
             }
             #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.store + "/store.json")) == before)
             try await client.execute(
-                uri: "/api/upload?path=/Talks&filename=phone%20memo.wav&format=flac", method: .post, headers: good,
+                uri: "/api/upload?path=/Talks&filename=phone%20memo.wav&format=FLAC", method: .post, headers: good,
                 body: ByteBuffer(bytes: wav)
             ) { response in
                 #expect(response.status == .ok, "\(String(buffer: response.body))")

@@ -13,6 +13,28 @@ extension LibraryAPI {
         ("tag", ["path", "add", "remove"]),  // tag PATH +ADD... -REMOVE... (add, remove repeat)
         ("note", ["path"]),  // note PATH --set BODY (the request's body, UTF-8; empty removes it)
     ]
+    /// `upload`'s, whose body is streamed to a file first (`Upload`, `upload(_:parameters:location:)`).
+    public static let uploadParameters = ["path", "name", "filename", "format"]
+
+    /// An unknown parameter is refused, as an unknown option is.
+    private static func refuseUnknown(_ parameters: [(String, String)], known: [String], route: String) throws {
+        for (key, _) in parameters where !known.contains(key) {
+            throw RecError.usage(key, "\(route) has no such parameter")
+        }
+    }
+
+    /// The library a write changes, its journal entry summarised as the request (what `history
+    /// --json` and `undo` show; the CLI puts its command line there). `tag` and `note` change
+    /// annotations alone, and open only the items they name, as the CLI's do (`Library.changing`).
+    private static func libraryForWrite(
+        _ route: String, path: String, parameters: [(String, String)], location: StoreLocation
+    ) throws -> Library {
+        let annotating = route == "tag" || route == "note"
+        let library = try (annotating ? Library.changing(location, paths: [path]) : nil) ?? Library(location: location)
+        library.documents.summary =
+            "recnotes serve: POST /api/\(route) " + parameters.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        return library
+    }
 
     /// The answer of `POST /api/<route>` with the request's query parameters and body.
     public static func write(
@@ -20,15 +42,13 @@ extension LibraryAPI {
     ) -> Answer {
         answering {
             guard let known = writeRoutes.first(where: { $0.route == route })?.parameters else {
-                let names = writeRoutes.map(\.route).joined(separator: ", ")
+                let names = (writeRoutes.map(\.route) + ["upload"]).joined(separator: ", ")
                 return .error(404, "POST /api/\(route): no such write route (there are \(names))")
             }
-            for (key, _) in parameters where !known.contains(key) {
-                throw RecError.usage(key, "\(route) has no such parameter")
-            }
+            try refuseUnknown(parameters, known: known, route: route)
             func values(_ key: String) -> [String] { parameters.filter { $0.0 == key }.map(\.1) }
             let path = storePath(values("path").last)
-            let library = try Library(location: location)
+            let library = try libraryForWrite(route, path: path, parameters: parameters, location: location)
             _ = try found { try library.item(at: path) }
             let changed = ChangedItems(library: library)
             switch route {
@@ -71,7 +91,7 @@ public final class Upload {
 
     public init(location: StoreLocation) throws {
         try FileSystem.makeDirectories(location.audioDirectory)
-        let path = "\(location.audioDirectory)/.import-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).upload"
+        let path = Importer.temporaryPath(in: location.audioDirectory, tag: "upload")
         self.path = path
         descriptor = System.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else { throw RecError.failure("upload", "cannot store it: \(systemReason(errno))") }
@@ -103,16 +123,16 @@ extension LibraryAPI {
     /// default). Answers the new recording's JSON, as `import --json` prints it.
     public static func upload(_ upload: Upload, parameters: [(String, String)], location: StoreLocation) -> Answer {
         answering {
-            for (key, _) in parameters where !["path", "name", "filename", "format"].contains(key) {
-                throw RecError.usage(key, "upload has no such parameter")
-            }
+            try refuseUnknown(parameters, known: uploadParameters, route: "upload")
             func value(_ key: String) -> String? { parameters.last { $0.0 == key }?.1 }
             upload.finish()
             guard upload.size > 0 else { throw RecError.usage("upload", "the body is empty: send the audio file") }
             var format = AudioFormat.default
             if let typed = value("format") {
-                guard let chosen = AudioFormat(rawValue: typed) else {
-                    throw RecError.usage("format", "'\(typed)' is not one of wav, flac, opus, vorbis, mp3")
+                // As `import --format` takes it: any case, and its aliases.
+                guard let chosen = AudioFormat(name: typed) else {
+                    let names = AudioFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw RecError.usage("format", "'\(typed)' is not one of \(names)")
                 }
                 format = chosen
             }
@@ -120,8 +140,8 @@ extension LibraryAPI {
             guard let name, !name.isEmpty else {
                 throw RecError.usage("name", "an upload needs name=NAME or filename=FILE")
             }
-            let library = try Library(location: location)
             let folder = storePath(value("path"))
+            let library = try libraryForWrite("upload", path: folder, parameters: parameters, location: location)
             _ = try found { try library.item(at: folder) }
             let changed = ChangedItems(library: library)
             do {

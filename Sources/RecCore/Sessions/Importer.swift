@@ -147,6 +147,12 @@ public final class Importer {
     private var audioDirectory: String { library.location.audioDirectory }
 
     private func temporaryPath(_ tag: String) -> String {
+        Self.temporaryPath(in: audioDirectory, tag: tag)
+    }
+
+    /// An import's temporary file in `audioDirectory`: `.import-PID-HEX.TAG`, the name `fsck`
+    /// knows to sweep once the process is gone (`StoreCheck`).
+    public static func temporaryPath(in audioDirectory: String, tag: String) -> String {
         "\(audioDirectory)/.import-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(tag)"
     }
 

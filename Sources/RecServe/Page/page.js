@@ -39,11 +39,16 @@ async function api(route, parameters) {
 // this page (a page of another site cannot read it). Nothing is shown from its answer: the
 // store's change comes back through /api/events, and the view refreshes from there.
 let session = null;
-async function write(route, parameters, body) {
+async function sessionInfo() {
   if (!session) session = await api("session", {});
+  return session;
+}
+
+async function write(route, parameters, body) {
+  const { writeToken } = await sessionInfo();
   const query = new URLSearchParams(parameters).toString();
   const response = await fetch(`/api/${route}?${query}`, {
-    method: "POST", body, cache: "no-store", headers: { "X-Recnotes-Token": session.writeToken },
+    method: "POST", body, cache: "no-store", headers: { "X-Recnotes-Token": writeToken },
   });
   const answer = await response.json();
   if (!response.ok) throw new Error(answer.error || response.statusText);
@@ -59,8 +64,7 @@ function writing(action) {
 // The write controls are left out when the server is --read-only.
 async function writable() {
   try {
-    if (!session) session = await api("session", {});
-    return !session.readOnly;
+    return !(await sessionInfo()).readOnly;
   } catch {
     return false;
   }
