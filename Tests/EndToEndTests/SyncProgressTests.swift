@@ -112,12 +112,9 @@ struct SyncProgressTests {
         process.standardOutput = screen
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: pause) && waited < 3000 {
-            usleep(10_000)
-            waited += 1
-        }
-        #expect(FileManager.default.fileExists(atPath: pause), "the sync never prepared its merge")
+        #expect(
+            RemoteControlTests.eventually { FileManager.default.fileExists(atPath: pause) },
+            "the sync never prepared its merge")
         keys.fileHandleForWriting.write(Data([3]))
         let shown = String(decoding: screen.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

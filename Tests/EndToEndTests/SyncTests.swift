@@ -231,12 +231,9 @@ struct SyncTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            var waited = 0
-            while !FileManager.default.fileExists(atPath: pause) && waited < 3000 {
-                usleep(10_000)
-                waited += 1
-            }
-            #expect(FileManager.default.fileExists(atPath: pause), "the sync never prepared its merge")
+            #expect(
+                RemoteControlTests.eventually { FileManager.default.fileExists(atPath: pause) },
+                "the sync never prepared its merge")
             // The merge is ready and not yet in place: the store is not locked, and these
             // change store.json and a transcript-free item both sides know.
             try laptop.succeed("mkdir", "/During\(round)")
