@@ -13,6 +13,27 @@ struct ShellIntegrationTests {
         #expect(run.stdout.contains("---completion"))
     }
 
+    /// `play X` is parsed with play as the root, which skips argument-parser's look for a
+    /// completion-script request (`Recnotes.leafParent`); the request still gets the whole
+    /// tree's script, as before, and play's help still names `recnotes play`.
+    @Test("a completion-script request after a command's name gives the whole tree's script")
+    func scriptAfterACommand() throws {
+        let sandbox = try Sandbox()
+        let whole = try sandbox.run(["--generate-completion-script", "bash"], store: false)
+        expectSuccess(whole)
+        for arguments in [
+            ["play", "--generate-completion-script", "bash"], ["play", "memo", "--generate-completion-script=bash"],
+            ["play", "--seek", "--generate-completion-script", "bash"],
+        ] {
+            let run = try sandbox.run(arguments, store: false)
+            #expect(run.status == 0, "\(arguments)")
+            #expect(run.stdout == whole.stdout, "\(arguments)")
+        }
+        let help = try sandbox.run(["play", "--help"], store: false)
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: recnotes play "))
+    }
+
     @Test("the bash script completes a store path, names with spaces included")
     func bashCompletesStorePaths() throws {
         let sandbox = try Sandbox()

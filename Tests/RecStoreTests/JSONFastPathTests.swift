@@ -1,3 +1,4 @@
+import Foundation
 import RecTestSupport
 import Testing
 
@@ -60,6 +61,107 @@ struct JSONFastPathTests {
             var w = JSONWriter()
             w.string(text)
             #expect(w.bytes == expected, "\(Array(text.unicodeScalars))")
+        }
+    }
+
+    @Test("two strings written as one, lists of strings and integers read back as Foundation reads them")
+    func piecesListsAndIntegers() throws {
+        var random = SeededRandom(seed: 2811)
+        let pieces = [
+            "a", "budget ", "zürich", "\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", " ", "\u{7F}", "é", "😀", "/",
+            "\u{2028}", "ǅ",
+        ]
+        func text() -> String {
+            (0..<Int.random(in: 0..<24, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+        }
+        for _ in 0..<5_000 {
+            let (first, second) = (text(), text())
+            // An audioPath: the folder's path and the file's name as one string.
+            var joined = JSONWriter()
+            joined.string(first + second)
+            var split = JSONWriter()
+            split.string(first, second)
+            #expect(split.bytes == joined.bytes, "\(Array(first.unicodeScalars)) \(Array(second.unicodeScalars))")
+            // Tags: a list of strings, as a JSON parser reads it.
+            let tags = (0..<Int.random(in: 0..<4, using: &random)).map { _ in text() }
+            var list = JSONWriter()
+            list.beginObject()
+            list.field("tags", tags)
+            list.key("path")
+            list.string(first, second)
+            list.endObject()
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(list.bytes)) as? [String: Any])
+            #expect(object["tags"] as? [String] == tags)
+            #expect(object["path"] as? String == first + second)
+        }
+        // Integers through each overload (Int, Int64, and the generic one) as `description`.
+        var integers: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, .max, .min, .max - 1, .min + 1]
+        for _ in 0..<20_000 {
+            integers.append(Int64(bitPattern: random.next()) >> Int64.random(in: 0..<64, using: &random))
+        }
+        for value in integers {
+            var w = JSONWriter()
+            w.int(value)
+            w.raw(" ")
+            w.int(Int(value))
+            w.raw(" ")
+            w.int(Int32(truncatingIfNeeded: value))
+            w.beginObject()
+            w.field("frame", value)
+            w.field("index", Int(value))
+            w.field("rate", Int32(truncatingIfNeeded: value))
+            w.endObject()
+            let narrow = Int32(truncatingIfNeeded: value)
+            #expect(
+                String(decoding: w.bytes, as: UTF8.self)
+                    == "\(value) \(value) \(narrow){\"frame\": \(value), \"index\": \(value), \"rate\": \(narrow)}")
+        }
+    }
+
+    /// `JSONReader.readRawString` jumps to the first byte of a chunk that needs a look.
+    @Test("strings read back whatever their length and wherever their quote and escapes fall")
+    func stringsReadBack() throws {
+        var random = SeededRandom(seed: 2812)
+        let pieces = [
+            "a", "bc", "budget ", "zürich", "\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", " ", "\u{7F}", "é", "😀",
+            "/", "\u{A0}", "\u{2028}", "12345678",
+        ]
+        for _ in 0..<20_000 {
+            let texts = (0..<Int.random(in: 1..<5, using: &random)).map { _ in
+                (0..<Int.random(in: 0..<20, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            }
+            // Ours and Foundation's encoding (which escapes / and writes \uXXXX), at every
+            // alignment of the quotes.
+            var w = JSONWriter()
+            w.raw("[")
+            w.raw(String(repeating: " ", count: Int.random(in: 0..<8, using: &random)))
+            w.strings(texts)
+            w.raw(",")
+            w.raw(String(decoding: try JSONSerialization.data(withJSONObject: texts), as: UTF8.self))
+            w.raw("]")
+            let read = try w.bytes.withUnsafeBufferPointer { bytes in
+                var r = JSONReader(bytes)
+                var strings: [String] = []
+                try r.beginArray()
+                var first = true
+                while try r.nextElement(first: &first) {
+                    try r.beginArray()
+                    var inner = true
+                    while try r.nextElement(first: &inner) { strings.append(try r.readString()) }
+                }
+                return strings
+            }
+            #expect(read == texts + texts, "\(texts.map { Array($0.unicodeScalars) })")
+        }
+        // A control character or a cut-off string is refused wherever it falls.
+        for text in ["\"abc\u{1}def\"", "\"abcdefgh\u{1F}\"", "\"\u{0}\"", "\"abcdefghij", "\"abcdefg\tzz\""] {
+            let bytes = Array(text.utf8)
+            #expect(throws: (any Error).self, "\(text)") {
+                try bytes.withUnsafeBufferPointer { bytes in
+                    var r = JSONReader(bytes)
+                    _ = try r.readString()
+                }
+            }
         }
     }
 

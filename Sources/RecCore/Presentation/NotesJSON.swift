@@ -70,7 +70,11 @@ extension ItemJSON {
     private static func writeMatches(of hit: SearchHit, to w: inout JSONWriter) {
         // After the item's fields, which `write` puts down as text.
         w.continueObject()
-        w.field("matches", hit.fields) { w, field in
+        w.key("matches")
+        // A loop, not the generic `JSONWriter.array`, which runs unspecialised from here.
+        w.raw("[")
+        for (i, field) in hit.fields.enumerated() {
+            if i > 0 { w.raw(", ") }
             w.beginObject()
             switch field {
             case .name:
@@ -90,6 +94,7 @@ extension ItemJSON {
             }
             w.endObject()
         }
+        w.raw("]")
         w.field("time", orNull: hit.time.map { ($0 * 1000).rounded() / 1000 })
     }
 }

@@ -111,17 +111,19 @@ public enum ItemJSON {
     }
 
     /// An item's object; `more` adds fields of the caller's before it closes (a find hit's
-    /// matches, a tree folder's contents).
+    /// matches, a tree folder's contents). Not escaping (nor optional, which would make it
+    /// escape): a find hit captured in an escaping closure was boxed and copied, its
+    /// strings and arrays retained and released, on every hit.
     static func write(
         _ item: Item, in library: Library, path: String? = nil, to w: inout JSONWriter,
-        more: ((inout JSONWriter) -> Void)? = nil
+        more: (inout JSONWriter) -> Void = { _ in }
     ) {
         write(item, path: path ?? library.document.path(of: item.id), location: library.location, to: &w, more: more)
     }
 
     static func write(
         _ item: Item, path: String, location: StoreLocation, to w: inout JSONWriter,
-        more: ((inout JSONWriter) -> Void)? = nil
+        more: (inout JSONWriter) -> Void = { _ in }
     ) {
         write(item, path: path, audio: AudioFiles(location), to: &w, more: more)
     }
@@ -171,7 +173,7 @@ public enum ItemJSON {
 
     static func write(
         _ item: Item, path: String, audio: AudioFiles, to w: inout JSONWriter,
-        more: ((inout JSONWriter) -> Void)? = nil
+        more: (inout JSONWriter) -> Void = { _ in }
     ) {
         w.beginObject()
         w.field("uuid", item.id)
@@ -189,7 +191,8 @@ public enum ItemJSON {
             w.field("channels", info.channels)
             w.field("format", info.format.rawValue)
             w.field("file", info.file)
-            w.field("audioPath", audio.directory + info.file)
+            w.key("audioPath")
+            w.string(audio.directory, info.file)
             w.key("size")
             if let size = audio.size(of: info.file) { w.int(size) } else { w.raw("null") }
             // Only once measured: the lists of an older store print as they did.
@@ -198,7 +201,7 @@ public enum ItemJSON {
             w.field("children", item.children.count)
         }
         writeAnnotations(item, to: &w)
-        more?(&w)
+        more(&w)
         w.endObject()
     }
 

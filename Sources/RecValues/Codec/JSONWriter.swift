@@ -63,13 +63,35 @@ package struct JSONWriter {
         if values.isEmpty { raw("]") } else { raw("\n]") }
     }
 
-    /// `["a", "b"]`.
+    /// `["a", "b"]`. A loop of its own, not `array`: a generic call from another module runs
+    /// unspecialised, through metadata and witness tables (every item of a `--json` list
+    /// has its tags).
     package mutating func strings(_ values: [String]) {
-        array(values) { $0.string($1) }
+        bytes.append(UInt8(ascii: "["))
+        for i in values.indices {
+            if i > 0 { raw(", ") }
+            string(values[i])
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     package mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        appendEscaped(value)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// One string made of two, `first` then `second`, without making the joined String
+    /// (an item's audioPath: its folder's path and its file's name).
+    package mutating func string(_ first: String, _ second: String) {
+        bytes.append(UInt8(ascii: "\""))
+        appendEscaped(first)
+        appendEscaped(second)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `value`'s UTF-8 with what JSON escapes escaped, without quotes.
+    private mutating func appendEscaped(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             var runStart = 0
@@ -91,7 +113,6 @@ package struct JSONWriter {
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Where the first byte from `start` that a JSON string escapes (below 0x20, a quote, a
@@ -131,8 +152,20 @@ package struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Any integer, through `int(Int64)`. Callers in other modules reach this generic
+    /// version unspecialised, converting through witness tables (about 500 instructions an
+    /// integer, a sixth of `find --json`'s writing), hence the concrete Int and Int64
+    /// overloads, which overload resolution prefers.
     package mutating func int(_ value: some BinaryInteger) {
-        var v = Int64(value)
+        int(Int64(value))
+    }
+
+    package mutating func int(_ value: Int) {
+        int(Int64(value))
+    }
+
+    package mutating func int(_ value: Int64) {
+        var v = value
         if v < 0 {
             guard v != .min else { return raw(String(v)) }
             bytes.append(UInt8(ascii: "-"))
@@ -151,8 +184,11 @@ package struct JSONWriter {
                 buffer[i] = UInt8(48 + v % 10)
                 v /= 10
             } while v > 0
-            // As a buffer, not a slice of one: a slice is appended byte by byte.
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[i...]))
+            // As a typed buffer, not a slice nor raw bytes: those are appended byte by byte.
+            let written = UnsafeRawBufferPointer(rebasing: buffer[i...])
+            bytes.append(
+                contentsOf: UnsafeBufferPointer(
+                    start: written.baseAddress!.assumingMemoryBound(to: UInt8.self), count: written.count))
         }
     }
 
@@ -270,6 +306,17 @@ package struct JSONWriter {
     }
 
     package mutating func field(_ name: StaticString, _ value: some BinaryInteger) {
+        key(name)
+        int(value)
+    }
+
+    /// Concrete, as `int(Int)` and `int(Int64)` are.
+    package mutating func field(_ name: StaticString, _ value: Int) {
+        key(name)
+        int(value)
+    }
+
+    package mutating func field(_ name: StaticString, _ value: Int64) {
         key(name)
         int(value)
     }

@@ -8,6 +8,7 @@ import RecCore
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
+        _superCommandName: Recnotes.leafParent,
         abstract: "Play a recording through an ALSA device.",
         discussion: """
             Times (--seek, --until) are written 90, 90s, 1:30, 1:02:03.5, 2m30s, 1h2m3s, 50% or \
@@ -126,8 +127,17 @@ struct Play: ParsableCommand {
     /// the default here.
     static func defaultingSkipSilence(_ arguments: [String]) -> [String] {
         guard arguments.first == "play" || arguments.first == "export" else { return arguments }
-        let level = "\(Int(Enhancement.targetLoudness))"
-        let defaults = arguments.first == "play" ? ["--skip-silence": "1s", "--level": level] : ["--level": level]
+        let isPlay = arguments.first == "play"
+        // A switch, not a [String: String]: a dictionary's first use instantiates its generic
+        // metadata and looks up String's Hashable conformance, a quarter of a million
+        // instructions of every play's start-up (issue 22).
+        func defaultValue(_ option: String) -> String? {
+            switch option {
+            case "--skip-silence" where isPlay: "1s"
+            case "--level": "\(Int(Enhancement.targetLoudness))"
+            default: nil
+            }
+        }
         var result: [String] = []
         var index = 0
         while index < arguments.count {
@@ -138,7 +148,7 @@ struct Play: ParsableCommand {
                 result += arguments[index...]
                 break
             }
-            if let value = defaults[word] {
+            if let value = defaultValue(word) {
                 let next = index < arguments.count ? arguments[index] : nil
                 if let next, Self.readsAsTime(next) {
                     result.append(next)
