@@ -44,7 +44,8 @@ while read -r id; do
   # Uniform white noise: RMS = vol / sqrt(3).
   vol=$(awk -v r="$(rms "$work/sentence.wav")" 'BEGIN { printf "%.6f", r / 10 * sqrt(3) }')
   sox -R -n -r 48000 -c 1 -b 16 "$work/noise.wav" synth "$total" whitenoise vol "$vol"
-  sox -m -v 1 "$work/$id-clean.wav" -v 1 "$work/noise.wav" -b 16 "$work/$id-noisy.wav"
+  # -R: the mix's dither repeatable too, so that every run scores the same noisy audio.
+  sox -R -m -v 1 "$work/$id-clean.wav" -v 1 "$work/noise.wav" -b 16 "$work/$id-noisy.wav"
   "$bin" import "$work/$id-noisy.wav" --name "$id" --format flac
   [[ ${BENCH_FIGURES:-1} == 0 ]] && continue
   "$bin" export "$id" "$work/$id-denoised.wav" --denoise
