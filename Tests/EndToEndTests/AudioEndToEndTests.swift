@@ -108,6 +108,30 @@ struct AudioEndToEndTests {
         #expect(try cli.recordings().count == 1)
     }
 
+    /// `record --enhance` keeps its choice in the in-progress entry from the start, so that the
+    /// recording recovered after a SIGKILL is enhanced, as the saved one would have been.
+    @Test func sigkilledEnhancedRecordingIsRecoveredEnhanced() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 48_000))
+        let killed = try cli.runUntil(
+            "\"seconds\": 1.5", thenSend: SIGKILL,
+            ["record", "Crashed", "--enhance", "--format", "wav", "--progress", "json"])
+        #expect(killed.status == SIGKILL)
+        #expect(!killed.stdout.contains("saved"))
+        let ls = try cli.run("ls")
+        #expect(ls.stderr.contains("recovered an interrupted recording as /Crashed (recovered)"), "\(ls.stderr)")
+        let enhance = try cli.run("enhance", "Crashed (recovered)")
+        #expect(enhance.status == 0, "\(enhance.stderr)")
+        #expect(enhance.stdout == "/Crashed (recovered): level on, denoise on\n")
+        // Without --enhance the recovered recording is not enhanced: the entry carries the choice.
+        try cli.writeInput(AudioCLI.tone(frames: 48_000))
+        let plain = try cli.runUntil(
+            "\"seconds\": 1.5", thenSend: SIGKILL, ["record", "Plain", "--format", "wav", "--progress", "json"])
+        #expect(plain.status == SIGKILL)
+        #expect(try cli.run("ls").stderr.contains("recovered an interrupted recording as /Plain (recovered)"))
+        #expect(try cli.run("enhance", "Plain (recovered)").stdout == "/Plain (recovered): level off, denoise off\n")
+    }
+
     @Test func missingDeviceFailsAndLeavesNothing() throws {
         let cli = try AudioCLI()
         let result = try cli.run("record", "x", "--device", "no_such_pcm", "--duration", "1")

@@ -20,7 +20,7 @@ struct OnePassAnalysisTests {
     }
 
     /// Lossless: equal. Opus, of 48 kHz speech or tones: the tolerances `AnalysisPassTests`
-    /// states (what the codec changes; noise and 16 kHz audio it changes more, see there).
+    /// states (what the codec changes; noise it changes more, see there).
     static func expectClose(_ stored: AudioAnalysis, _ reference: AudioAnalysis, lossy: Bool, _ what: String) {
         guard lossy else {
             #expect(stored == reference, "\(what)")

@@ -198,6 +198,27 @@ struct ViewStateStoreTests {
         #expect(try reopened().warnings.count == 1)
     }
 
+    @Test("a recording's enhancement lives in its entry and round-trips; an entry without one reads as off")
+    func recordingEnhancement() throws {
+        try store.transaction { $0.recordingStarted(entry()) }
+        let plain = String(decoding: try #require(try FileSystem.read(dir.location.viewStateFile)), as: UTF8.self)
+        #expect(!plain.contains("enhance"))
+        for enhance in [Enhancement.all, Enhancement(level: true), Enhancement(denoise: true)] {
+            var enhanced = entry()
+            enhanced.enhance = enhance
+            try store.transaction { vs in
+                vs.recordingEnded()
+                vs.recordingStarted(enhanced)
+            }
+            #expect(try reopened().state.recording == enhanced)
+            #expect(try reopened().state.recording?.enhance == enhance)
+        }
+        // One written before enhancements were kept in it: off.
+        try plain.write(toFile: dir.location.viewStateFile, atomically: true, encoding: .utf8)
+        #expect(try reopened().state.recording?.enhance == .off)
+        #expect(try reopened().warnings.isEmpty)
+    }
+
     @Test("a throwing transaction changes nothing")
     func throwing() throws {
         try store.transaction { $0.pushFolder(a) }

@@ -24,10 +24,14 @@ public final class Denoiser {
     /// Samples per channel the library takes at a time; also the latency.
     public let frame: Int
     /// How far the noise is brought down at most, dB. Tuned on the bench (speech at
-    /// 20 dB SNR in white noise): the floor drops by about 17 dB (the bar is 10; speexdsp's
-    /// default, -15, gives 14), the speech level moves by 0.2 dB; PocketSphinx's word error
-    /// rate rises by 0.08 on the test's file, 0.15 sentence by sentence (bench/RESULTS.md).
-    public static let suppression = -20
+    /// 20 dB SNR in white noise, bench/denoise.sh and `DenoiseTests`; bench/RESULTS.md): at
+    /// -12 the floor drops by about 11.5 dB (the bar is 10) and PocketSphinx's word error rate
+    /// on the sentences is no worse than on the noisy ones; deeper suppression lowers the
+    /// floor further (-15: 13.5 dB, -20: 16.6 dB) but costs words (+0.14 WER at -15 and -20,
+    /// past the bar's 0.10). The speech level moves by 0.2 dB at any of them. (speexdsp's
+    /// other controls do not change the audio with AGC off: its VAD's probabilities only
+    /// decide what `speex_preprocess_run` returns.)
+    public static let suppression = -12
     /// Audio fed before the first output to learn the noise from (`prime`): without it, the
     /// suppressor needs about a second to find the floor, and lets that second's noise through.
     public static let primingSeconds = 1.0

@@ -66,6 +66,8 @@ extension Library {
             var item = Item.recording(id: entry.id, name: name, parent: parent, created: entry.started, info: info)
             // The markers made before the crash come back with the audio.
             item.annotations.markers = MarkerRules.saved(entry.markers, frames: info.frames)
+            // And `record --enhance`'s choice.
+            item.annotations.enhance = entry.enhance
             try tx.add(item)
             note =
                 "recovered an interrupted recording as \(tx.document.path(of: entry.id)) (\(Format.duration(info.duration)))"

@@ -32,9 +32,9 @@ public final class RecordingSession {
     /// Markers made while recording, in the order made (also in the in-progress entry).
     public private(set) var markers: [Marker] = []
     /// `record --enhance`: the enhancement the recording is saved with (document data, in
-    /// the same change that adds it). Not in the in-progress entry: a recording recovered
-    /// after a crash is saved without it.
-    public var enhance = Enhancement.off
+    /// the same change that adds it). Kept in the in-progress entry from the start, so that
+    /// a recording recovered after a crash is saved with it too.
+    public var enhance: Enhancement { entry.enhance }
     private var finished = false
     /// Room to save in when the disk fills while recording (nil when there was none to set aside).
     private var reserve: SaveReserve?
@@ -45,14 +45,15 @@ public final class RecordingSession {
     public convenience init(
         library: Library, path: String?, format: AudioFormat, rate: Int, channels: Int,
         device: String, frameLimit: Int64?, started: Timestamp = .now(),
-        deviceConfiguration: String? = nil, createParents: Bool = false, voice: VoiceTrigger? = nil
+        deviceConfiguration: String? = nil, createParents: Bool = false, voice: VoiceTrigger? = nil,
+        enhance: Enhancement = .off
     ) throws {
         let plan = try RecordingPlan(
             library: library, path: path, format: format, rate: rate, channels: channels,
             createParents: createParents, started: started)
         try self.init(
             plan, device: device, frameLimit: frameLimit, started: started, deviceConfiguration: deviceConfiguration,
-            voice: voice)
+            voice: voice, enhance: enhance)
     }
 
     /// Starts what `plan` resolved: opens the device first (if it cannot be opened, no file and
@@ -60,7 +61,7 @@ public final class RecordingSession {
     /// recording in progress in the view state.
     public init(
         _ plan: RecordingPlan, device: String, frameLimit: Int64?, started: Timestamp = .now(),
-        deviceConfiguration: String? = nil, voice: VoiceTrigger? = nil
+        deviceConfiguration: String? = nil, voice: VoiceTrigger? = nil, enhance: Enhancement = .off
     ) throws {
         library = plan.library
         format = plan.format
@@ -97,7 +98,7 @@ public final class RecordingSession {
         FileSystem.syncDirectory(library.location.audioDirectory)
         entry = .init(
             id: id, parent: parent, name: name, file: fileName, format: format,
-            sampleRate: rate, channels: channels, pid: getpid(), started: started)
+            sampleRate: rate, channels: channels, pid: getpid(), started: started, enhance: enhance)
         reserve = SaveReserve(location: library.location, id: id)
         do {
             try library.viewState.transaction { vs in

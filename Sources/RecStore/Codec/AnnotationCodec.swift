@@ -18,13 +18,18 @@ enum AnnotationCodec {
             w.field("out", trim.outFrame)
             w.endObject()
         }
-        if !a.enhance.isOff {
-            w.key("enhance")
-            w.beginObject()
-            w.field("level", a.enhance.level)
-            w.field("denoise", a.enhance.denoise)
-            w.endObject()
-        }
+        writeEnhancement(a.enhance, to: &w)
+    }
+
+    /// `"enhance": {"level": true, "denoise": false}`, nothing when both are off (also the
+    /// recording-in-progress entry's, `ViewStateCodec`).
+    static func writeEnhancement(_ enhance: Enhancement, to w: inout JSONWriter) {
+        guard !enhance.isOff else { return }
+        w.key("enhance")
+        w.beginObject()
+        w.field("level", enhance.level)
+        w.field("denoise", enhance.denoise)
+        w.endObject()
     }
 
     /// `{"tags": [...], "note": "...", "markers": [...]}`, `{}` when there is nothing.
@@ -101,7 +106,7 @@ enum AnnotationCodec {
     }
 
     /// Either flag may be left out (off).
-    private static func readEnhancement(_ r: inout JSONReader) throws -> Enhancement {
+    static func readEnhancement(_ r: inout JSONReader) throws -> Enhancement {
         var enhance = Enhancement.off
         try r.beginObject()
         var first = true

@@ -34,6 +34,7 @@ package enum ViewStateCodec {
                 w.key("markers")
                 AnnotationCodec.writeMarkers(r.markers, to: &w)
             }
+            AnnotationCodec.writeEnhancement(r.enhance, to: &w)
             encodeControl(r.control, &w)
             w.endObject()
         } else {
@@ -282,6 +283,8 @@ package enum ViewStateCodec {
         var position = 0.0
         // An entry written before markers has none.
         var markers: [Marker] = []
+        // One written before enhancements were kept in it (or with none): off.
+        var enhance = Enhancement.off
         var control = ViewState.Control()
         try r.beginObject()
         var f = true
@@ -310,6 +313,8 @@ package enum ViewStateCodec {
                 position = try r.readDouble()
             } else if k.equals("markers") {
                 markers = try AnnotationCodec.readMarkers(&r)
+            } else if k.equals("enhance") {
+                enhance = try AnnotationCodec.readEnhancement(&r)
             } else if k.equals("control") {
                 control = try decodeControl(&r)
             } else {
@@ -326,6 +331,6 @@ package enum ViewStateCodec {
         return .init(
             id: uuid, parent: parent, name: name, file: file, output: output, format: format, sampleRate: Int(rate),
             channels: Int(channels), pid: Int32(pid), started: started, position: position, markers: markers,
-            control: control)
+            enhance: enhance, control: control)
     }
 }

@@ -40,12 +40,15 @@ public struct ViewState: Equatable, Sendable {
         /// Markers added while recording (`m`, `M`, `recnotes mark`), in frames of this
         /// recording, in the order they were added: saved with it, or by crash recovery.
         public var markers: [Marker]
+        /// `record --enhance`: the enhancement it is saved with, here too so that crash
+        /// recovery saves it with the same choice.
+        public var enhance: Enhancement
         public var control: Control
 
         public init(
             id: ItemID, parent: ItemID, name: String, file: String, output: String? = nil, format: AudioFormat?,
             sampleRate: Int, channels: Int, pid: Int32, started: Timestamp, position: Double = 0,
-            markers: [Marker] = [], control: Control = .init()
+            markers: [Marker] = [], enhance: Enhancement = .off, control: Control = .init()
         ) {
             self.id = id
             self.parent = parent
@@ -59,6 +62,7 @@ public struct ViewState: Equatable, Sendable {
             self.started = started
             self.position = position
             self.markers = markers
+            self.enhance = enhance
             self.control = control
         }
 

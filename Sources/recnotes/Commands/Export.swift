@@ -50,7 +50,7 @@ struct Export: ParsableCommand {
             --denoise lowers steady background noise (fans, hum, hiss) under the speech, \
             through speexdsp's preprocessor (libspeexdsp1, opened only then; $RECNOTES_SPEEXDSP \
             names another libspeexdsp.so), which learns the noise from the first second and takes \
-            it down by up to 20 dB, the speech's level kept. It comes first: the audio is denoised, \
+            it down by up to 12 dB, the speech's level kept. It comes first: the audio is denoised, \
             then stretched (--speed), then levelled (--level). \
             A recording enhanced with 'recnotes enhance' is written as if --level (and --denoise) were \
             given; an option typed here wins, and --original writes the file as \

@@ -98,7 +98,10 @@ struct Record: ParsableCommand {
     @Flag(help: "Once saved, transcribe the recording in a detached process (see transcribe).")
     var transcribe = false
 
-    @Flag(help: "Save the recording enhanced: levelled and denoised when played ('recnotes enhance').")
+    @Flag(
+        help:
+            "Save the recording enhanced: levelled and denoised when played ('recnotes enhance'); kept by crash recovery too."
+    )
     var enhance = false
 
     @OptionGroup var detached: BackgroundOptions
@@ -156,8 +159,7 @@ struct Record: ParsableCommand {
         let session = try RecordingSession(
             library: library, path: path, format: format, rate: rate,
             channels: channels, device: audioDevice(device), frameLimit: frameLimit,
-            createParents: parents, voice: voice)
-        if enhance { session.enhance = .all }
+            createParents: parents, voice: voice, enhance: enhance ? .all : .off)
         signals.onSignal { [recorder = session.recorder] _ in recorder.stop() }
         let readiness = detached.readinessOnAudio(in: library)
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)
