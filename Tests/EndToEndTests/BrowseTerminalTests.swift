@@ -633,6 +633,26 @@ struct BrowseTerminalTests {
         #expect(try Self.names(cli, "/Work") == ["Gamma"])
     }
 
+    /// Another shell's playback of a recording in a folder `browse` has not read: the view
+    /// state's change makes it read that recording (through the table), and the player line
+    /// names it where it is.
+    @Test func anotherProcessesPlaybackOutsideTheFolderShownIsNamed() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 48_000))
+        _ = try Self.succeed(cli, "mkdir", "Deep")
+        _ = try Self.succeed(cli, "record", "Deep/talk", "--format", "wav", "--duration", "1")
+        _ = try Self.succeed(cli, "ls", "/")  // the table, so that browse opens through it
+        let tmux = try Self.browse(cli)
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "Deep" }, "\(tmux.screen())")
+        _ = try Self.succeed(cli, "play", "/Deep/talk", "--background", "--paused")
+        #expect(
+            tmux.waitUntil { $0.contains { $0.contains("/Deep/talk") && $0.contains("playing in pid") } },
+            "\(tmux.screen())")
+        _ = try Self.succeed(cli, "stop")
+        #expect(tmux.waitUntil { !$0.contains { $0.contains("playing in pid") } }, "\(tmux.screen())")
+        try Self.quit(tmux)
+    }
+
     // MARK: The terminal
 
     @Test func theLayoutRedrawsAtTheNewSizeOnResize() throws {

@@ -252,12 +252,26 @@ public final class BrowseRuntime {
         let showing = playback.map { [$0.session.item.id] } ?? []
         if let read = Library.browsing(library.location, listing: listing, showing: showing) {
             library = read
+            // A table that trusts a store.json written in the last second by its bytes (each
+            // read hashes it) marked, a second on, as trusting its identity, as reads do.
+            read.keepReadTable()
             return
         }
         let whole = try Library(location: library.location)
         whole.documents.summary = summary
         whole.keepReadTable()
         library = whole
+    }
+
+    /// The view state changed (another shell's recording or playback started or ended): the
+    /// document read again when it lacks an item of the jobs registered there, which the player
+    /// line names (`Library.browsing` reads them). Whether it was (the caller tells the browser).
+    public func viewStateChanged() throws -> Bool {
+        guard library.documents.isPartial, let state = ViewStateStore.peek(library.location) else { return false }
+        let jobs = [state.recording?.parent, state.playing?.id].compactMap { $0 }
+        guard jobs.contains(where: { library.document[$0] == nil }) else { return false }
+        try reload()
+        return true
     }
 
     /// The store directory saw `store.json` replaced (another shell, or a change of this

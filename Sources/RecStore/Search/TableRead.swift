@@ -53,6 +53,15 @@ extension Library {
     /// browser recovered or cleared what a dead process left when it opened, and it
     /// follows the jobs that run. Read-only, as `reading`'s.
     public static func browsing(_ location: StoreLocation, listing: [ItemID], showing: [ItemID]) -> Library? {
+        if let library = browsingNow(location, listing: listing, showing: showing) { return library }
+        // The browser follows store.json's renames, and may look before the process that
+        // renamed it has brought the table up to date, which it does under the store lock:
+        // once that process is done, the table is looked at once more.
+        guard location.isWritable, (try? FileLock.withLock(location.storeLockFile) {}) != nil else { return nil }
+        return browsingNow(location, listing: listing, showing: showing)
+    }
+
+    private static func browsingNow(_ location: StoreLocation, listing: [ItemID], showing: [ItemID]) -> Library? {
         guard let table = StoreTable.current(at: location), let viewState = try? ViewStateStore(location: location)
         else { return nil }
         var extra: Set<Int> = []

@@ -214,6 +214,11 @@ final class BrowseTerminal {
                     cause = "store"
                 }
                 if any || names.contains(FileSystem.baseName(of: library.location.viewStateFile)) {
+                    do {
+                        if try runtime.viewStateChanged() { dispatch(.documentChanged(runtime.library.document)) }
+                    } catch {
+                        dispatch(.failed("\(error)"))
+                    }
                     dispatch(.jobsChanged(jobs(runtime.library)))
                     if cause != "store" { cause = "viewstate" }
                 }
