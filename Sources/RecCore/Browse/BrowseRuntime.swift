@@ -370,11 +370,14 @@ public final class BrowseRuntime {
     private func record(into folder: ItemID) throws {
         guard recording == nil else { return }
         do {
-            let own = try Library(location: library.location)
+            // Read as `Library.changing` reads (the folder and its ancestors) while it records;
+            // saving adds an item, and the store reads the whole document for it then.
+            let path = library.document.path(of: folder)
+            let own = try Library.changing(library.location, paths: [path]) ?? Library(location: library.location)
             own.documents.summary = "recnotes browse: record"
             let format = AudioFormat.default
             let session = try RecordingSession(
-                library: own, path: own.document.path(of: folder), format: format,
+                library: own, path: path, format: format,
                 rate: format.defaultRate, channels: AudioFormat.defaultChannels,
                 device: device, frameLimit: nil)
             let post = self.post
