@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# browse (issue 14), on a 10,000-item store (bench/gen-store), in a real terminal (tmux):
+# browse (issue 14), on a 10,000-item store (bench/gen-store; ITEMS=100000 for issue 28's
+# 100k), in a real terminal (tmux):
 #   - first frame <= 100 ms: hyperfine runs `browse` in a pseudo-terminal (script) with a
 #     `q` waiting, so each run is start, store read, first frame, quit; beside it, in the
 #     same run, `recnotes ls /` in the same pseudo-terminal and alone, and `jq` counting the
@@ -7,15 +8,21 @@
 #     plus the first frame's time inside the process (RECNOTES_BROWSE_TRACE);
 #   - key press to updated screen <= 16 ms at p95: 200 keys (j/k) sent with tmux; the
 #     trace times each frame from the poll that saw the key to the end of its write;
+#   - resident memory after the first frame (issue 28: <= 50 MB at 100k): VmRSS and its peak
+#     VmHWM of the browser in tmux (/proc);
 #   - idle CPU <= 0.5% of a core: utime+stime of the idle browser over 10 s (/proc);
 #   - while playing (a real-time PulseAudio sink): >= 20 updates a second, and the bytes
 #     of each update <= 5% of a full redraw (the trace's first frame).
-# Results: bench/out/browse-*.md and browse.txt; the figures go into bench/RESULTS.md by hand.
+# Results: bench/out/browse-*.md and browse.txt (browse-ITEMS-* for another size); the figures go
+# into bench/RESULTS.md by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/pulse.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 runs=${RUNS:-20}
+items=${ITEMS:-10000}
+# Results of another size go beside the 10k ones, not over them.
+tag=$([[ $items == 10000 ]] && echo browse || echo "browse-$items")
 out=$PWD/bench/out
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-browse.XXXXXX")
@@ -33,15 +40,15 @@ start_pulse browse   # sets HOME, RECNOTES_HOME=$work/store, $socket, $pulse
 cat > "$HOME/.asoundrc" <<ASOUND
 pcm.!default { type pulse device "bench" server "unix:$socket" }
 ASOUND
-bench/gen-store 10000 --store "$RECNOTES_HOME" >/dev/null
+bench/gen-store "$items" --store "$RECNOTES_HOME" >/dev/null
 json=$RECNOTES_HOME/store.json
 sox -n -r 48000 -c 1 -b 16 "$work/tone.wav" synth 10 sine 440 vol 0.3
 "$bin" import "$work/tone.wav" --name "0000 bench tone" >/dev/null
-report=$out/browse.txt
+report=$out/$tag.txt
 : > "$report"
 
 echo "== first frame" | tee -a "$report"
-hyperfine --warmup 2 --runs "$runs" --export-markdown "$out/browse-first-frame.md" \
+hyperfine --warmup 2 --runs "$runs" --export-markdown "$out/$tag-first-frame.md" \
   -n "browse: first frame, then q" "printf q | script -qfec '$bin browse' /dev/null" \
   -n "recnotes ls / (also in script)" "printf q | script -qfec '$bin ls /' /dev/null" \
   -n "recnotes ls /" "$bin ls /" \
@@ -54,6 +61,8 @@ t new-session -d -s bench -x 80 -y 24 "exec env RECNOTES_BROWSE_TRACE=$trace $bi
 for _ in $(seq 100); do [[ -s $trace ]] && break; sleep 0.05; done
 pid=$(t list-panes -t bench -F '#{pane_pid}')
 echo "first frame inside the process (store read + first draw): $(awk 'NR==1 {print $1}' "$trace") ms, $(awk 'NR==1 {print $2}' "$trace") bytes" | tee -a "$report"
+sleep 0.5
+echo "resident after the first frame: $(awk '/^VmRSS/ {print $2, $3}' "/proc/$pid/status"), peak $(awk '/^VmHWM/ {print $2, $3}' "/proc/$pid/status")" | tee -a "$report"
 
 echo "== key to screen" | tee -a "$report"
 for i in $(seq 100); do t send-keys -t bench j; sleep 0.03; t send-keys -t bench k; sleep 0.03; done

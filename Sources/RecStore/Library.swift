@@ -104,6 +104,23 @@ public final class Library {
         return (all.count - recordings.count, recordings.count, recordings.reduce(0) { $0 + $1.duration })
     }
 
+    /// How many folders and recordings a folder holds directly, for `browse`'s detail pane
+    /// when its document does not hold the folder's items: from the reads' table this
+    /// library was read through, or the document when it holds them all; nil when neither
+    /// can say.
+    public func childCounts(of folder: ItemID) -> (folders: Int, recordings: Int)? {
+        if let table, let position = table.position(of: folder), table.isFolder(position) {
+            let children = table.children(of: position)
+            let folders = children.filter(table.isFolder).count
+            return (folders, children.count - folders)
+        }
+        guard let item = document[folder], item.isFolder else { return nil }
+        let children = document.children(of: folder)
+        guard children.count == item.children.count else { return nil }
+        let folders = children.filter(\.isFolder).count
+        return (folders, children.count - folders)
+    }
+
     /// The size of a recording's audio file, if it has one on disk.
     public func audioSize(of item: Item) -> Int64? { location.audioSize(of: item) }
 }

@@ -553,6 +553,106 @@ struct BrowseTerminalTests {
         try Self.quit(tmux)
     }
 
+    // MARK: Large stores (issue 28)
+
+    /// `browse` reads what it shows through the reads' table, not the whole document: an item
+    /// far from the folder it opens in, made undecodable in `store.json` in a way the table
+    /// still indexes (the same bytes' length, inode and time), is never read. It opens, counts
+    /// a folder's items from the table, and enters another folder; reading the whole store,
+    /// as `browse` did, fails on that item (as `ls` of its folder does).
+    @Test func opensWithoutDecodingTheItemsItDoesNotShow() throws {
+        let cli = try AudioCLI()
+        for path in ["Near", "Near/Inner", "Far", "Far/Deep"] { _ = try Self.succeed(cli, "mkdir", path) }
+        let storeFile = cli.store + "/store.json"
+        // Older than a second: the table trusts the file by its identity (a newer one is hashed).
+        let old = time(nil) - 10
+        var times = [timespec(tv_sec: old, tv_nsec: 0), timespec(tv_sec: old, tv_nsec: 0)]
+        utimensat(AT_FDCWD, storeFile, &times, 0)
+        _ = try Self.succeed(cli, "ls", "/")
+        #expect(FileManager.default.fileExists(atPath: cli.store + "/cache/items-table"), "ls made no table")
+        // Far/Deep's object opened with `[`: one byte changed in place, the time put back.
+        let bytes = [UInt8](try #require(FileManager.default.contents(atPath: storeFile)))
+        let name = Array("\"Deep\"".utf8)
+        let at = try #require((0..<(bytes.count - name.count)).first { Array(bytes[$0..<($0 + name.count)]) == name })
+        let brace = try #require(bytes[..<at].lastIndex(of: UInt8(ascii: "{")))
+        let fd = open(storeFile, O_WRONLY)
+        try #require(fd >= 0)
+        var bracket = UInt8(ascii: "[")
+        #expect(pwrite(fd, &bracket, 1, off_t(brace)) == 1)
+        close(fd)
+        utimensat(AT_FDCWD, storeFile, &times, 0)
+        #expect(try cli.run("ls", "/Far").status != 0, "the whole store still decodes: the test proves nothing")
+
+        let tmux = try Self.browse(cli)
+        #expect(
+            tmux.waitUntil {
+                Self.detailTitle($0) == "Far" && $0.contains { $0.hasPrefix("▸ Near/") }
+                    && $0.contains { $0.hasSuffix("│ Folder    1 folder, 0 recordings") }
+            }, "\(tmux.screen())")
+        try tmux.send("j")
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "Near" }, "\(tmux.screen())")
+        try tmux.send("Enter")
+        #expect(
+            tmux.waitUntil { Self.breadcrumb($0) == "Recordings › Near" && $0.contains { $0.hasPrefix("▸ Inner/") } },
+            "\(tmux.screen())")
+        try Self.quit(tmux)
+        #expect(try Self.succeed(cli, "pwd").stdout == "/Near\n")
+    }
+
+    /// Other processes' changes to the folder shown: a tag (spliced into `store.json`, the
+    /// table patched), a move (the whole store written, the table made again) and an edit
+    /// made outside recnotes (the table then names another file, and `browse` reads the whole
+    /// store once), each on screen with no key pressed.
+    @Test func anotherProcessesChangesShowInTheFolderShown() throws {
+        let cli = try AudioCLI()
+        for path in ["Work", "Work/Alpha", "Work/Beta"] { _ = try Self.succeed(cli, "mkdir", path) }
+        let tmux = try Self.browse(cli)
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "Work" }, "\(tmux.screen())")
+        try tmux.send("Enter")
+        #expect(
+            tmux.waitUntil { Self.breadcrumb($0) == "Recordings › Work" && $0.contains { $0.hasPrefix("▸ Beta/") } },
+            "\(tmux.screen())")
+
+        // Absolute: browse keeps its folder as the current one (`cd`).
+        _ = try Self.succeed(cli, "tag", "/Work/Alpha", "+urgent")
+        #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Alpha/ #urgent") } }, "\(tmux.screen())")
+        _ = try Self.succeed(cli, "mv", "/Work/Beta", "/")
+        #expect(
+            tmux.waitUntil { !$0.contains { $0.hasPrefix("▸ Beta/") } && $0.first?.hasSuffix("1 item") == true },
+            "\(tmux.screen())")
+
+        let storeFile = cli.store + "/store.json"
+        let text = try String(contentsOfFile: storeFile, encoding: .utf8)
+        #expect(text.contains("\"Alpha\""))
+        try text.replacingOccurrences(of: "\"Alpha\"", with: "\"Gamma\"").write(
+            toFile: storeFile, atomically: true, encoding: .utf8)
+        #expect(
+            tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Gamma/ #urgent") } && Self.detailTitle($0) == "Gamma" },
+            "\(tmux.screen())")
+        try Self.quit(tmux)
+        #expect(try Self.names(cli, "/Work") == ["Gamma"])
+    }
+
+    /// Another shell's playback of a recording in a folder `browse` has not read: the view
+    /// state's change makes it read that recording (through the table), and the player line
+    /// names it where it is.
+    @Test func anotherProcessesPlaybackOutsideTheFolderShownIsNamed() throws {
+        let cli = try AudioCLI()
+        try cli.writeInput(AudioCLI.tone(frames: 48_000))
+        _ = try Self.succeed(cli, "mkdir", "Deep")
+        _ = try Self.succeed(cli, "record", "Deep/talk", "--format", "wav", "--duration", "1")
+        _ = try Self.succeed(cli, "ls", "/")  // the table, so that browse opens through it
+        let tmux = try Self.browse(cli)
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "Deep" }, "\(tmux.screen())")
+        _ = try Self.succeed(cli, "play", "/Deep/talk", "--background", "--paused")
+        #expect(
+            tmux.waitUntil { $0.contains { $0.contains("/Deep/talk") && $0.contains("playing in pid") } },
+            "\(tmux.screen())")
+        _ = try Self.succeed(cli, "stop")
+        #expect(tmux.waitUntil { !$0.contains { $0.contains("playing in pid") } }, "\(tmux.screen())")
+        try Self.quit(tmux)
+    }
+
     // MARK: The terminal
 
     @Test func theLayoutRedrawsAtTheNewSizeOnResize() throws {

@@ -242,6 +242,57 @@ struct BrowseTests {
         #expect(state.folder == .root)
     }
 
+    /// What the driver reads as the browser goes (issue 28): the folder shown and its items
+    /// through the reads' table, nothing else; a folder whose items are not read yet is asked
+    /// for (`.list`) and entered when they come, its counts from the table meanwhile.
+    @Test("a folder is read as it is entered, through the reads' table; the cursor and the view state follow")
+    func foldersReadAsEntered() throws {
+        let directory = try TemporaryDirectory()
+        let location = directory.location
+        try DocumentStore(location: location).transaction { try Fixture.build(into: &$0) }
+        try Library(location: location).keepReadTable()
+        func read(_ folder: ItemID) throws -> Document {
+            try #require(Library.browsing(location, listing: [folder], showing: [])).document
+        }
+        let root = try read(.root)
+        #expect(Set(root.items.keys) == [.root, Fixture.work, Fixture.home], "only the root and its items are read")
+        var state = BrowseState(width: 80, height: 24, document: root, folder: .root)
+        #expect(state.rows.map(\.name) == ["Home", "Work"])
+        // Work's items are not read: its counts are asked for, from the table.
+        #expect(Self.send(&state, .key(.character("j"))) == [.loadDetails(Fixture.work)])
+        #expect(BrowseView.render(state).lines.contains { $0.hasSuffix("│ Folder    …") })
+        let counts = try #require(
+            Library.browsing(location, listing: [.root], showing: [])?.childCounts(of: Fixture.work))
+        #expect(counts.folders == 1 && counts.recordings == 0)
+        _ = Self.send(
+            &state,
+            .details(.init(id: Fixture.work, size: nil, transcript: [], contents: .init(folders: 1, recordings: 0))))
+        #expect(BrowseView.render(state).lines.contains { $0.hasSuffix("│ Folder    1 folder, 0 recordings") })
+
+        #expect(Self.send(&state, .key(.enter)) == [.list(Fixture.work)])
+        #expect(state.rows.isEmpty && state.entering != nil)
+        #expect(
+            Self.send(&state, .documentChanged(try read(Fixture.work)))
+                == [.keepPlace(folderStack: [.root, Fixture.work], selected: nil), .loadDetails(Fixture.ideas)])
+        #expect(state.rows.map(\.name) == ["Ideas"])
+        #expect(Self.send(&state, .key(.enter)) == [.list(Fixture.ideas)])
+        #expect(
+            Self.send(&state, .documentChanged(try read(Fixture.ideas)))
+                == [
+                    .keepPlace(folderStack: [.root, Fixture.work, Fixture.ideas], selected: Fixture.standup),
+                    .loadDetails(Fixture.standup),
+                ])
+        // Up into Work: its items came with Ideas (Ideas is all it holds), so no read.
+        #expect(Self.send(&state, .key(.backspace)) == [.keepPlace(folderStack: [.root, Fixture.work], selected: nil)])
+        #expect(state.selected?.id == Fixture.ideas)
+        // Up into the root, whose Home is not read: the cursor lands on Work when it comes.
+        #expect(Self.send(&state, .key(.character("h"))) == [.list(.root)])
+        #expect(
+            Self.send(&state, .documentChanged(root))
+                == [.keepPlace(folderStack: [.root], selected: nil), .loadDetails(Fixture.work)])
+        #expect(state.selected?.id == Fixture.work)
+    }
+
     @Test("the list scrolls to keep the cursor in sight")
     func scrolling() throws {
         var tx = DocumentStore.Transaction(document: try Fixture.document())

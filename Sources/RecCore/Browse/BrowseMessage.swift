@@ -40,6 +40,9 @@ public enum BrowseEffect: Equatable, Sendable {
     case setEnhancement(ItemID, Enhancement)
     case editNote(ItemID)
     case loadDetails(ItemID)
+    /// The folder's items, which the document does not hold yet, read and sent back as
+    /// `.documentChanged` (the driver reads through the reads' table what the browser shows).
+    case list(ItemID)
     case filter(String, in: ItemID)
     /// Keep where the user is in the view state (`recnotes pwd` shows it): the folder stack
     /// and the selected recording.

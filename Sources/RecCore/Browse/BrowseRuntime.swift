@@ -8,8 +8,20 @@ import Synchronization
 /// back with messages: the thin driver of the Elm Architecture. Store changes run on the
 /// calling (browser's) thread; a playback and a recording each run on a thread of their
 /// own, with a `Library` of their own, and post their progress through `post`.
+///
+/// The browser's document is what it shows (issue 28): the folder shown and its items, the
+/// view state's places and jobs, read through the reads' table (`Library.browsing`) when
+/// the browser enters a folder and whenever `store.json` is replaced, the whole store only
+/// when the table cannot answer. A change is made as the CLI's command makes it, in a
+/// `Library` of its own opened as that command opens one, and the document is then read again.
 public final class BrowseRuntime {
-    public let library: Library
+    /// What the browser's document was read from: partial (`Library.browsing`) or, where
+    /// the reads' table could not answer, the whole store.
+    public private(set) var library: Library
+    /// The folder the browser shows, whose items each read holds.
+    private var shown: ItemID
+    /// What the journal calls the browser's changes (the command line).
+    private let summary: String
     private let device: String
     private let post: @Sendable (BrowseMessage) -> Void
     /// `e`: the note's text edited by the user ($EDITOR, the screen suspended), nil if
@@ -23,9 +35,14 @@ public final class BrowseRuntime {
         post: @escaping @Sendable (BrowseMessage) -> Void
     ) {
         self.library = library
+        shown = library.state.currentFolder
+        summary = library.documents.summary
         self.device = device
         self.editNote = editNote
         self.post = post
+        // Read whole (no table, a stale one, or a job registered as it opened): the table is
+        // made now, so that the next folder and the next change are read through it.
+        if !library.documents.isPartial { library.keepReadTable() }
     }
 
     /// Whether a playback or recording of this browser runs: its line is then redrawn from
@@ -91,7 +108,7 @@ public final class BrowseRuntime {
             // this order (the inbox keeps it), so that the saved item can be selected.
             finishing?.join()
             finishing = nil
-            if (try? library.documents.refresh()) != nil { post(.documentChanged(library.document)) }
+            if (try? reload()) != nil { post(.documentChanged(library.document)) }
             if let text { post(.done(text, select: id)) }
             post(.recordingEnded)
         default:
@@ -141,14 +158,18 @@ public final class BrowseRuntime {
             try change { try $0.removeItems(at: [path], from: .root, recursive: true) }
             post(.done("moved \(path) to the trash (u undoes)"))
         case .undo:
-            let undone = try library.documents.undo()
+            // As `recnotes undo`: the whole store.
+            let own = try Library(location: library.location)
+            own.documents.summary = summary
+            let undone = try own.documents.undo()
+            try reload()
             post(.documentChanged(library.document))
             post(.done("undid #\(undone.entry.sequence): \(undone.change)"))
         case .setTags(let id, let tags):
             guard let item = library.document[id] else { return }
             let old = item.annotations.tags
             let path = library.document.path(of: id)
-            try change {
+            try change(annotating: [path]) {
                 try $0.tag(
                     [path], adding: tags.filter { !old.contains($0) }, removing: old.filter { !tags.contains($0) },
                     from: .root)
@@ -159,8 +180,9 @@ public final class BrowseRuntime {
                         ? "no tags on \(path)" : "tagged \(path): " + tags.map { "#" + $0 }.joined(separator: " ")))
         case .setEnhancement(let id, let enhance):
             guard library.document[id] != nil else { return }
-            let item = try change { try $0.enhance(id, enhance) }
-            post(.done("\(library.document.path(of: id)): \(item.annotations.enhance)"))
+            let path = library.document.path(of: id)
+            let item = try change(annotating: [path]) { try $0.enhance(id, enhance) }
+            post(.done("\(path): \(item.annotations.enhance)"))
         case .editNote(let id):
             guard let item = library.document[id] else { return }
             guard let text = try editNote(item.annotations.note, item.name) else {
@@ -168,19 +190,30 @@ public final class BrowseRuntime {
                 return
             }
             let path = library.document.path(of: id)
-            try change { try $0.setNote(text, at: path, from: .root) }
+            try change(annotating: [path]) { try $0.setNote(text, at: path, from: .root) }
             post(.done("saved the note of \(path)"))
         case .loadDetails(let id):
             guard let item = library.document[id] else { return }
+            if item.isFolder {
+                let counts = library.childCounts(of: id).map { BrowseState.Contents(folders: $0, recordings: $1) }
+                post(.details(.init(id: id, size: nil, transcript: [], contents: counts)))
+                return
+            }
             let lines =
                 (try? TranscriptFiles(location: library.location).read(id))?.segments.prefix(
                     BrowseLayout.transcriptLines
                 ).map(\.text) ?? []
             post(.details(.init(id: id, size: library.audioSize(of: item), transcript: Array(lines))))
         case .filter(let text, let folder):
-            post(.filtered(query: text, hits: filter(text, in: folder)))
+            post(.filtered(query: text, hits: try filter(text, in: folder)))
+        case .list(let folder):
+            shown = folder
+            try reload()
+            post(.documentChanged(library.document))
         case .keepPlace(let stack, let selected):
-            guard !library.isReadOnly else { return }
+            shown = stack.last ?? .root
+            // The view state only: the document read to show (`Library.browsing`) is read-only.
+            guard !library.viewState.isReadOnly else { return }
             try library.viewState.transaction { vs in
                 if vs.state.folderStack != stack { vs.navigate(to: stack) }
                 if let selected, vs.state.selection?.recording != selected { vs.selectRecording(selected) }
@@ -193,12 +226,61 @@ public final class BrowseRuntime {
         }
     }
 
-    /// The document's change, then the browser told of the document it made.
+    /// The document's change, made as the CLI's command makes it: in a `Library` of its own,
+    /// `Library.changing` for a change of the annotations of the items at `paths` (read
+    /// through the reads' table and spliced into `store.json`, as `tag` and `note --set`),
+    /// else the whole store (as `mkdir`, `mv` and `rm`); then the browser's document read
+    /// again and the browser told of it.
     @discardableResult
-    private func change<T>(_ body: (inout DocumentStore.Transaction) throws -> T) throws -> T {
-        let result = try library.documents.transaction(body)
+    private func change<T>(annotating paths: [String]? = nil, _ body: (inout DocumentStore.Transaction) throws -> T)
+        throws -> T
+    {
+        let own =
+            try paths.flatMap { Library.changing(library.location, paths: $0) } ?? Library(location: library.location)
+        own.documents.summary = summary
+        let result = try own.documents.transaction(body)
+        try reload()
         post(.documentChanged(library.document))
         return result
+    }
+
+    /// The browser's document read again (the caller tells the browser): the folder shown
+    /// and what else it shows (a recording's folder, the playback), through the reads'
+    /// table; else the whole store, after which the table is made for the next read.
+    private func reload() throws {
+        let listing = [shown] + (recording.map { [$0.session.parent] } ?? [])
+        let showing = playback.map { [$0.session.item.id] } ?? []
+        if let read = Library.browsing(library.location, listing: listing, showing: showing) {
+            library = read
+            // A table that trusts a store.json written in the last second by its bytes (each
+            // read hashes it) marked, a second on, as trusting its identity, as reads do.
+            read.keepReadTable()
+            return
+        }
+        let whole = try Library(location: library.location)
+        whole.documents.summary = summary
+        whole.keepReadTable()
+        library = whole
+    }
+
+    /// The view state changed (another shell's recording or playback started or ended): the
+    /// document read again when it lacks an item of the jobs registered there, which the player
+    /// line names (`Library.browsing` reads them). Whether it was (the caller tells the browser).
+    public func viewStateChanged() throws -> Bool {
+        guard library.documents.isPartial, let state = ViewStateStore.peek(library.location) else { return false }
+        let jobs = [state.recording?.parent, state.playing?.id].compactMap { $0 }
+        guard jobs.contains(where: { library.document[$0] == nil }) else { return false }
+        try reload()
+        return true
+    }
+
+    /// The store directory saw `store.json` replaced (another shell, or a change of this
+    /// browser): its document read again when it is not the file it was read from. Whether
+    /// it was (the caller tells the browser).
+    public func storeChanged() throws -> Bool {
+        guard !library.isCurrent else { return false }
+        try reload()
+        return true
     }
 
     private func child(_ name: String, of folder: ItemID) -> String {
@@ -207,17 +289,23 @@ public final class BrowseRuntime {
     }
 
     /// `/`: the folder's rows that hold a match, as find --text finds them (names, notes,
-    /// tags, markers, transcripts): a hit deeper down shows as the folder it is in.
-    private func filter(_ text: String, in folder: ItemID) -> [ItemID] {
+    /// tags, markers, transcripts), from find's index (`Finder`, which opens the whole store
+    /// only when the index cannot answer): a hit deeper down shows as the folder it is in.
+    private func filter(_ text: String, in folder: ItemID) throws -> [ItemID] {
         var query = SearchQuery()
         query.setText(text)
         query.snippets = false
-        let document = library.document
+        let location = library.location
+        let path = library.document.path(of: folder)
+        let found = try Finder.find(query, in: path, details: false, location: location) {
+            try Library(location: location)
+        }
+        // Each hit's path below the folder's: its first name is the row.
+        let prefix = path == "/" ? "/" : path + "/"
         var rows = Set<ItemID>()
-        for hit in document.search(query, under: folder, transcripts: TranscriptFiles(location: library.location)) {
-            var id = hit.item.id
-            while let parent = document[id]?.parent, parent != folder { id = parent }
-            if document[id]?.parent == folder { rows.insert(id) }
+        for hit in found.paths where hit.hasPrefix(prefix) && hit.count > prefix.count {
+            let name = hit.dropFirst(prefix.count).prefix { $0 != "/" }
+            if let row = library.document.child(named: String(name), in: folder) { rows.insert(row.id) }
         }
         return Array(rows)
     }
@@ -227,12 +315,15 @@ public final class BrowseRuntime {
     private func play(_ id: ItemID) throws {
         stopPlayback()
         playAnchor = nil
-        // A library of its own: the session writes the view state from its thread.
-        let own = try Library(location: library.location)
-        own.documents.summary = library.documents.summary
+        // A library of its own: the session writes the view state from its thread. Read as
+        // `Library.changing` reads (a marker made while playing is spliced in, as `tag`'s
+        // change is), else the whole store.
+        let path = library.document.path(of: id)
+        let own = try Library.changing(library.location, paths: [path]) ?? Library(location: library.location)
+        own.documents.summary = summary
         // At the speed the last playback had, as `play` without --speed.
         let session = try PlaybackSession(
-            library: own, path: own.document.path(of: id), seek: nil, until: nil,
+            library: own, path: path, seek: nil, until: nil,
             fromStart: false, device: device)
         try session.register()
         let post = self.post
@@ -279,11 +370,14 @@ public final class BrowseRuntime {
     private func record(into folder: ItemID) throws {
         guard recording == nil else { return }
         do {
-            let own = try Library(location: library.location)
+            // Read as `Library.changing` reads (the folder and its ancestors) while it records;
+            // saving adds an item, and the store reads the whole document for it then.
+            let path = library.document.path(of: folder)
+            let own = try Library.changing(library.location, paths: [path]) ?? Library(location: library.location)
             own.documents.summary = "recnotes browse: record"
             let format = AudioFormat.default
             let session = try RecordingSession(
-                library: own, path: own.document.path(of: folder), format: format,
+                library: own, path: path, format: format,
                 rate: format.defaultRate, channels: AudioFormat.defaultChannels,
                 device: device, frameLimit: nil)
             let post = self.post

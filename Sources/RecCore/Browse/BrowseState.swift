@@ -1,5 +1,8 @@
 /// The one state value of `recnotes browse` (the book's Elm Architecture chapter): what the
-/// store holds, where the user is in it, and what is playing or recording. `BrowseUpdate`
+/// store holds, where the user is in it, and what is playing or recording. `document` holds
+/// what the browser shows, not necessarily the whole store: the driver reads a folder's
+/// items as the browser enters it (`BrowseEffect.list`), so that a library of any size
+/// opens at once (issue 28). `BrowseUpdate`
 /// changes it in answer to a `BrowseMessage`; `BrowseView` draws it. A value, so both are
 /// tested without a terminal.
 public struct BrowseState: Equatable, Sendable {
@@ -26,6 +29,8 @@ public struct BrowseState: Equatable, Sendable {
     public var details: Details?
     /// The recording whose details were last asked for, so they are asked for once.
     public var detailsAsked: ItemID?
+    /// A folder entered before its items were read: where the cursor goes once they come.
+    public var entering: Entering?
     /// The status line's message, until the next key.
     public var message: Message?
     public var quitting = false
@@ -137,15 +142,36 @@ public struct BrowseState: Equatable, Sendable {
         }
     }
 
+    public struct Entering: Equatable, Sendable {
+        /// The row to put the cursor on (the folder we came up from), else the first.
+        public var select: ItemID?
+
+        public init(select: ItemID?) { self.select = select }
+    }
+
     public struct Details: Equatable, Sendable {
         public var id: ItemID
         public var size: Int64?
         public var transcript: [String]
+        /// A folder's: what it holds, when the document does not hold its items.
+        public var contents: Contents?
 
-        public init(id: ItemID, size: Int64?, transcript: [String]) {
+        public init(id: ItemID, size: Int64?, transcript: [String], contents: Contents? = nil) {
             self.id = id
             self.size = size
             self.transcript = transcript
+            self.contents = contents
+        }
+    }
+
+    /// What a folder holds directly, as its detail pane says it.
+    public struct Contents: Equatable, Sendable {
+        public var folders: Int
+        public var recordings: Int
+
+        public init(folders: Int, recordings: Int) {
+            self.folders = folders
+            self.recordings = recordings
         }
     }
 
@@ -169,6 +195,25 @@ public struct BrowseState: Equatable, Sendable {
     }
 
     public var selected: Item? { rows.indices.contains(cursor) ? rows[cursor] : nil }
+
+    /// Whether the document holds every item of the folder shown (else the driver is asked
+    /// for them).
+    public var isListed: Bool { isListed(folder) }
+
+    func isListed(_ id: ItemID) -> Bool {
+        guard let item = document[id] else { return false }
+        return item.children.allSatisfy { document[$0] != nil }
+    }
+
+    /// What a folder holds, from the document when it holds the folder's items, else from
+    /// the details the driver read; nil until then.
+    public func contents(of item: Item) -> Contents? {
+        if isListed(item.id) {
+            let folders = document.children(of: item.id).filter(\.isFolder).count
+            return Contents(folders: folders, recordings: item.children.count - folders)
+        }
+        return details?.id == item.id ? details?.contents : nil
+    }
 
     /// The folder stack from the root, as the view state keeps it.
     public var folderStack: [ItemID] { document.ancestry(of: folder).map(\.id) }

@@ -5,7 +5,10 @@ public enum BrowseUpdate {
         var state = state
         var effects = apply(message, to: &state)
         keepCursorInSight(&state)
-        if let selected = state.selected, selected.recording != nil, state.detailsAsked != selected.id {
+        // A recording's size and transcript; a folder's counts when its items are not read.
+        if let selected = state.selected, selected.recording != nil || !state.isListed(selected.id),
+            state.detailsAsked != selected.id
+        {
             state.detailsAsked = selected.id
             effects.append(.loadDetails(selected.id))
         }
@@ -26,7 +29,13 @@ public enum BrowseUpdate {
                 // The folder went (another shell's rm or mv): up to the nearest one left.
                 state.folder = .root
                 state.cursor = 0
-                return [keepPlace(state)]
+                state.entering = nil
+                return entered(&state, select: nil)
+            }
+            if let entering = state.entering, state.isListed {
+                // The items of the folder just entered.
+                state.entering = nil
+                return entered(&state, select: entering.select)
             }
             if let selected, let index = state.rows.firstIndex(where: { $0.id == selected }) { state.cursor = index }
             if let id = state.details?.id, document[id] != nil, id == state.selected?.id {
@@ -114,7 +123,7 @@ public enum BrowseUpdate {
                 state.cursor = 0
                 state.top = 0
                 state.filter = nil
-                return [keepPlace(state)]
+                return entered(&state, select: nil)
             }
             return [.play(item.id)]
         case .parent:
@@ -122,8 +131,7 @@ public enum BrowseUpdate {
             let from = state.folder
             state.folder = parent
             state.filter = nil
-            state.cursor = state.rows.firstIndex { $0.id == from } ?? 0
-            return [keepPlace(state)]
+            return entered(&state, select: from)
         case .togglePause:
             if recording { return [.recorder(.toggle)] }
             if state.player != nil { return [.player(.toggle)] }
@@ -314,6 +322,19 @@ public enum BrowseUpdate {
     }
 
     // MARK: Helpers
+
+    /// A folder just shown: with its items in the document, the cursor on `select` (or the
+    /// first row) and the place kept; else its items asked for, and the same done when they
+    /// come (`documentChanged`).
+    static func entered(_ state: inout BrowseState, select: ItemID?) -> [BrowseEffect] {
+        guard state.isListed else {
+            state.entering = .init(select: select)
+            state.cursor = 0
+            return [.list(state.folder)]
+        }
+        state.cursor = state.rows.firstIndex { $0.id == select } ?? 0
+        return [keepPlace(state)]
+    }
 
     static func keepPlace(_ state: BrowseState) -> BrowseEffect {
         .keepPlace(

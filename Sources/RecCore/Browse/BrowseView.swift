@@ -105,10 +105,11 @@ public enum BrowseView {
         guard let item = state.selected else { return }
         line(item.name, Palette.title)
         guard let info = item.recording else {
-            let children = state.document.children(of: item.id)
-            let folders = children.filter(\.isFolder).count
             field(
-                "Folder", Format.count(folders, "folder") + ", " + Format.count(children.count - folders, "recording"))
+                "Folder",
+                state.contents(of: item).map {
+                    Format.count($0.folders, "folder") + ", " + Format.count($0.recordings, "recording")
+                } ?? "…")
             field("Created", Format.date(item.created))
             if !item.annotations.tags.isEmpty {
                 field("Tags", item.annotations.tags.map { "#" + $0 }.joined(separator: " "), Palette.tag)

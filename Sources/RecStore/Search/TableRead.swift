@@ -40,6 +40,55 @@ extension Library {
         return library.leadsTo(paths) ? library : nil
     }
 
+    /// The library as `browse` shows it (issue 28: it opens a library of any size without
+    /// decoding every item): `reading`'s items for the view state (the folder stack, the
+    /// selection, and the items of the recording and playback it registers, with their
+    /// ancestors), each of `showing` with its ancestors, and every folder of `listing` with its
+    /// children, decoded through the reads' table and checked as `reading`'s are. A folder of
+    /// `listing` that is not in the table (removed meanwhile) is left out, and the browser
+    /// goes where it goes when its folder is removed.
+    ///
+    /// nil, and the browser reads the whole store, when the table is missing, stale or
+    /// damaged. Unlike `reading`, a registered recording or playback is no reason: the
+    /// browser recovered or cleared what a dead process left when it opened, and it
+    /// follows the jobs that run. Read-only, as `reading`'s.
+    public static func browsing(_ location: StoreLocation, listing: [ItemID], showing: [ItemID]) -> Library? {
+        if let library = browsingNow(location, listing: listing, showing: showing) { return library }
+        // The browser follows store.json's renames, and may look before the process that
+        // renamed it has brought the table up to date, which it does under the store lock:
+        // once that process is done, the table is looked at once more.
+        guard location.isWritable, (try? FileLock.withLock(location.storeLockFile) {}) != nil else { return nil }
+        return browsingNow(location, listing: listing, showing: showing)
+    }
+
+    private static func browsingNow(_ location: StoreLocation, listing: [ItemID], showing: [ItemID]) -> Library? {
+        guard let table = StoreTable.current(at: location), let viewState = try? ViewStateStore(location: location)
+        else { return nil }
+        var extra: Set<Int> = []
+        var listed: [Int] = []
+        for id in showing { if let position = table.position(of: id) { extra.formUnion(table.ancestry(of: position)) } }
+        for id in listing {
+            guard let position = table.position(of: id), table.isFolder(position) else { continue }
+            extra.formUnion(table.ancestry(of: position))
+            listed.append(position)
+        }
+        let jobs = [viewState.state.recording?.parent, viewState.state.playing?.id].compactMap { $0 }
+        for id in jobs { if let position = table.position(of: id) { extra.formUnion(table.ancestry(of: position)) } }
+        guard
+            let items = partialItems(
+                of: table, viewState: viewState, paths: [], listing: false, in: location, registered: true,
+                also: extra, listed: listed)
+        else { return nil }
+        return Library(location: location, partial: Document(items: items), viewState: viewState, table: table)
+    }
+
+    /// Whether `store.json` is still the file this library's document was read from: false
+    /// once another process (or this one, through another `Library`) replaced it.
+    public var isCurrent: Bool {
+        guard let identity = table?.identity ?? documents.identity else { return false }
+        return FileIdentity(path: location.storeFile) == identity
+    }
+
     /// The walk found each path in the table; the items as decoded must lead there too,
     /// or the whole document answers (a table whose names are wrong but whose checksum
     /// holds could only come from a bug, and still prints nothing of its own).
@@ -51,12 +100,16 @@ extension Library {
     /// their ancestors, each item on the way to each of `paths` (nil: the current folder),
     /// with `listing` the children of each that is a folder, decoded and checked against
     /// the table. nil where `reading` is.
+    /// `registered`: a recording or playback in the view state is no reason for nil
+    /// (`browsing`); `also` and `listed`: positions to decode, and folders to list, besides.
     private static func partialItems(
-        of table: StoreTable, viewState: ViewStateStore, paths: [String?], listing: Bool, in location: StoreLocation
+        of table: StoreTable, viewState: ViewStateStore, paths: [String?], listing: Bool, in location: StoreLocation,
+        registered: Bool = false, also: Set<Int> = [], listed alsoListed: [Int] = []
     ) -> [ItemID: Item]? {
-        guard viewState.state.recording == nil, viewState.state.playing == nil else { return nil }
-        var needed: Set<Int> = [0]
-        var listed: [Int] = []
+        guard registered || (viewState.state.recording == nil && viewState.state.playing == nil) else { return nil }
+        var needed: Set<Int> = also.union([0])
+        var listed: [Int] = alsoListed
+        for folder in alsoListed { needed.formUnion(table.children(of: folder)) }
         func withAncestors(_ position: Int) { needed.formUnion(table.ancestry(of: position)) }
         // As `ViewState.restored` finds it: the deepest folder of the stack still there.
         var current = 0

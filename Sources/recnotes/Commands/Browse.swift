@@ -33,7 +33,9 @@ struct Browse: ParsableCommand {
 
     func run() throws {
         let terminal = try BrowseTerminal()
-        let library = try global.openLibrary()
+        // As `ls` of the current folder: through the reads' table when it can answer, so that
+        // a library of any size opens at once; the browser reads each folder as it enters it.
+        let library = try global.openLibrary(reading: [nil], listing: true)
         try terminal.run(library: library, device: audioDevice(device))
     }
 }

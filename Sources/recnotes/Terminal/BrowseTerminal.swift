@@ -155,7 +155,7 @@ final class BrowseTerminal {
             while let message = inbox.next() { dispatch(message) }
         }
 
-        dispatch(.jobsChanged(jobs(library)))
+        dispatch(.jobsChanged(jobs(runtime.library)))
         // The first selected recording's details, without waiting for a key.
         drainInbox()
         var cause = "start"
@@ -207,14 +207,19 @@ final class BrowseTerminal {
                 let any = names.contains(DirectoryWatch.overflowName)
                 if any || names.contains(FileSystem.baseName(of: library.location.storeFile)) {
                     do {
-                        if try library.documents.refresh() { dispatch(.documentChanged(library.document)) }
+                        if try runtime.storeChanged() { dispatch(.documentChanged(runtime.library.document)) }
                     } catch {
                         dispatch(.failed("\(error)"))
                     }
                     cause = "store"
                 }
                 if any || names.contains(FileSystem.baseName(of: library.location.viewStateFile)) {
-                    dispatch(.jobsChanged(jobs(library)))
+                    do {
+                        if try runtime.viewStateChanged() { dispatch(.documentChanged(runtime.library.document)) }
+                    } catch {
+                        dispatch(.failed("\(error)"))
+                    }
+                    dispatch(.jobsChanged(jobs(runtime.library)))
                     if cause != "store" { cause = "viewstate" }
                 }
             }
