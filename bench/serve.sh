@@ -7,8 +7,9 @@
 #     then asks for (GET /api/ls on that folder) and `recnotes ls --json` as a command, in one
 #     hyperfine run (curl's own start-up is in every curl row alike).
 #  2. wrk on loopback, SECONDS each: /api/ls of that folder; a Range request (64 KiB from the
-#     middle) of a recording's audio; and, when nginx is installed (Debian's nginx-light), nginx
-#     serving the same file with the same Range as the peer. Errors must be zero.
+#     middle) of a recording's audio; the page's script (from memory: the server's floor); and,
+#     when nginx is installed (Debian's nginx-light), nginx serving the same file with the same
+#     Range as the peer. Errors must be zero.
 # Load and the machine's state go to stdout with the figures; bench/out keeps the details.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -79,6 +80,9 @@ run_wrk() {
 }
 run_wrk api-ls "$base/api/ls?path=/"
 run_wrk audio-range -H "Range: $range" "$base/audio/$uuid"
+# Hummingbird's own floor: a response from memory (the page's script, 21 KB, compiled into the
+# binary), no library, no file: what any route of this server costs at least.
+run_wrk page-asset "$base/page/page.js"
 
 if command -v nginx >/dev/null; then
   nport=$((port + 1))

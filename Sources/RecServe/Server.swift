@@ -30,6 +30,7 @@ public enum Server {
         }
         let hub = EventHub(location)
         router.get("/api/events") { _, _ in liveEvents(hub) }
+        let files = AudioFileCache(location: location, hub: hub)
         router.get("/api/:route") { request, context -> Response in
             let route = context.parameters.get("route") ?? ""
             if route == "session" { return session(request, access: access) }
@@ -62,7 +63,7 @@ public enum Server {
         }
         router.get("/audio/:uuid") { request, context -> Response in
             let uuid = context.parameters.get("uuid") ?? ""
-            return audio(uuid[...], range: request.headers[.range], location: location)
+            return audio(uuid[...], range: request.headers[.range], files: files)
         }
         return router
     }
@@ -171,7 +172,8 @@ public enum Server {
 
     /// One watch of the store for all of a server's streams (one inotify instance, of the
     /// user's 128, however many pages are open): whichever stream looks first after a tick
-    /// drains it; each stream reads the events since its own cursor.
+    /// drains it; each stream reads the events since its own cursor. The audio route's
+    /// `AudioFileCache` drains it on every request, to know whether store.json changed.
     final class EventHub: Sendable {
         private struct State {
             var events: StoreEvents?
@@ -179,6 +181,24 @@ public enum Server {
             var log: [StoreEvents.Event] = []
             var first = 0
             var polled = ContinuousClock.now
+            /// How many times store.json was seen replaced (`.store` events) so far.
+            var storeChanges = 0
+
+            /// `transcripts`: also look at transcripts/ (the streams' tick does; the audio
+            /// route, which needs only store.json's news, does not).
+            mutating func poll(transcripts: Bool = true) {
+                guard let watch = events else { return }
+                // Only a whole look counts as the streams' tick: the audio route's many looks
+                // at store.json must not keep the streams from ever seeing transcripts/.
+                if transcripts { polled = ContinuousClock.now }
+                let news = watch.poll(transcripts: transcripts)
+                if news.contains(.store) { storeChanges += 1 }
+                log += news
+                if log.count > EventHub.kept {
+                    first += log.count - EventHub.kept
+                    log.removeFirst(log.count - EventHub.kept)
+                }
+            }
         }
         private let location: StoreLocation
         private let state = Mutex(State())
@@ -199,26 +219,30 @@ public enum Server {
         /// The events after `cursor`, which moves past them.
         func events(after cursor: inout Int) -> [StoreEvents.Event] {
             state.withLock { state in
-                let now = ContinuousClock.now
-                if now - state.polled >= Server.eventTick / 2, let watch = state.events {
-                    state.polled = now
-                    state.log += watch.poll()
-                    if state.log.count > Self.kept {
-                        state.first += state.log.count - Self.kept
-                        state.log.removeFirst(state.log.count - Self.kept)
-                    }
-                }
+                if ContinuousClock.now - state.polled >= Server.eventTick / 2 { state.poll() }
                 let end = state.first + state.log.count
                 defer { cursor = end }
                 if cursor < state.first { return [.store] }
                 return Array(state.log[(cursor - state.first)...])
             }
         }
+
+        /// How many times store.json has been replaced since the watch began, as of now (the
+        /// watch drained first: a write finished before this call is counted); nil when the
+        /// store cannot be watched. Unchanged between two calls means the document is too.
+        func storeChanges() -> Int? {
+            state.withLock { state in
+                if state.events == nil { state.events = StoreEvents(location) }
+                guard state.events != nil else { return nil }
+                state.poll(transcripts: false)
+                return state.storeChanges
+            }
+        }
     }
 
     /// A recording's audio by UUID, whole or the byte range asked.
-    static func audio(_ uuid: Substring, range header: String?, location: StoreLocation) -> Response {
-        guard let file = LibraryAPI.audio(uuid, location: location) else {
+    static func audio(_ uuid: Substring, range header: String?, files: AudioFileCache) -> Response {
+        guard let file = files.file(uuid) else {
             return error(.notFound, "/audio/\(uuid): no recording has this UUID")
         }
         let size = file.size
@@ -240,39 +264,32 @@ public enum Server {
             return Response(status: .rangeNotSatisfiable, headers: headers)
         }
         let length = size == 0 ? 0 : range.count
-        let stream = FileStream(file)
+        let piece = 1 << 18
+        if length <= piece {
+            // What a player's seek asks: read here and sent with the head in one write (a
+            // streamed body is a write for the head, each piece and the end, each a hop to the
+            // connection's thread: three times the work for a 64 KB range; RESULTS.md).
+            do {
+                let bytes = try AudioFileCache.read(file, at: range.lowerBound, count: length)
+                guard bytes.readableBytes == length else { throw AudioFileCache.Shrunk() }
+                return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: bytes))
+            } catch {
+                return self.error(.internalServerError, "/audio/\(uuid): the file changed as it was read")
+            }
+        }
         return Response(
             status: status, headers: headers,
             body: ResponseBody(contentLength: length) { writer in
                 var offset = range.lowerBound
                 let end = offset + Int64(length)
                 while offset < end {
-                    let chunk = try stream.read(at: offset, count: Int(min(end - offset, 1 << 18)))
-                    guard !chunk.isEmpty else { throw FileStream.Shrunk() }
-                    try await writer.write(ByteBuffer(bytes: chunk))
-                    offset += Int64(chunk.count)
+                    let chunk = try AudioFileCache.read(file, at: offset, count: Int(min(end - offset, Int64(piece))))
+                    guard chunk.readableBytes > 0 else { throw AudioFileCache.Shrunk() }
+                    offset += Int64(chunk.readableBytes)
+                    try await writer.write(chunk)
                 }
                 try await writer.finish(nil)
             })
-    }
-
-    /// The open audio file, shared with the body's writer (which runs after the handler returns).
-    final class FileStream: @unchecked Sendable {
-        struct Shrunk: Error {}
-        private let file: LibraryAPI.AudioFile
-
-        init(_ file: consuming LibraryAPI.AudioFile) { self.file = file }
-
-        /// Reads from the descriptor (pread: no shared offset, so two bodies never interfere).
-        func read(at offset: Int64, count: Int) throws -> [UInt8] {
-            var bytes = [UInt8](repeating: 0, count: count)
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                System.retrying { pread(file.descriptor, buffer.baseAddress, count, off_t(offset)) }
-            }
-            guard got >= 0 else { throw RecError.failure("audio", systemReason(errno)) }
-            bytes.removeLast(count - got)
-            return bytes
-        }
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {

@@ -86,11 +86,14 @@ def at(seconds, slack):
 def library_lists_recordings():
     driver.get(base + "/")
     until("the root's items", lambda: "Talks/" in names() and "memo" in names())
+    memo = driver.find_element(By.CSS_SELECTOR, "#items li:has(a.name[href^='/r/'])").text
+    assert "memo" in memo and "¶" not in memo, f"a transcript mark on {memo!r}, which has none"
     click("#items a[href='/?path=%2FTalks']")
     until("/Talks's items", lambda: names() == ["budget talk"])
     row = driver.find_element(By.CSS_SELECTOR, "#items li").text
     assert "0:08" in row, f"no duration in {row!r}"
     assert "◆2" in row, f"no marker mark in {row!r}"
+    assert "¶" in row, f"no transcript mark in {row!r}"
     assert "work" in row and "the quarterly budget" in row, f"no tag or note in {row!r}"
 
 

@@ -100,6 +100,34 @@ import Testing
         }
     }
 
+    /// A recording with a transcript says so in its list entry (`"transcribed": true`, the
+    /// page's mark), in `ls --json` and `/api/ls` alike; one without has no such key.
+    @Test func aTranscribedRecordingIsMarked() async throws {
+        let fixture = try LibraryFixture()
+        func entries(_ data: Data) throws -> [String: [String: Any]] {
+            let list = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+            return Dictionary(uniqueKeysWithValues: list.map { ($0["name"] as? String ?? "", $0) })
+        }
+        let before = try entries(fixture.succeed("ls", "/Talks", "--json").stdout)
+        #expect(before["budget talk"] != nil && before["budget talk"]?["transcribed"] == nil)
+        let engine = fixture.home + "/engine"
+        try Data("#!/bin/sh\nprintf '1\\n00:00:00,000 --> 00:00:01,200\\nsome words\\n'\n".utf8)
+            .write(to: URL(fileURLWithPath: engine))
+        chmod(engine, 0o755)
+        try fixture.succeed("transcribe", "/Talks/budget talk", "--engine", engine)
+        let cli = try fixture.succeed("ls", "/Talks", "--json").stdout
+        try await fixture.app().test(.router) { client in
+            try await client.execute(uri: "/api/ls?path=/Talks", method: .get) { response in
+                #expect(Data(buffer: response.body) == cli)
+            }
+        }
+        let listed = try entries(cli)
+        #expect(listed["budget talk"]?["transcribed"] as? Bool == true)
+        #expect(listed["Deep dir"]?["transcribed"] == nil)
+        let other = try entries(fixture.succeed("ls", "/Talks/Deep dir", "--json").stdout)
+        #expect(other["ünïcode & more"]?["transcribed"] == nil)
+    }
+
     /// Each request opens the library again: another process's change is in the next answer.
     @Test func anotherProcessChangeIsSeen() async throws {
         let fixture = try LibraryFixture()

@@ -5,6 +5,10 @@ import RecCore
 import RecServe
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `/audio/<uuid>`: the file by UUID alone, whole or in byte ranges, and nothing else.
 @Suite struct AudioRouteTests {
     @Test func theWholeFileWithItsType() async throws {
@@ -106,6 +110,62 @@ import Testing
             try FileManager.default.createSymbolicLink(atPath: audioPath, withDestinationPath: inside)
             let file = try Data(contentsOf: URL(fileURLWithPath: inside))
             try await client.execute(uri: "/audio/" + uuid, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(Data(buffer: response.body) == file)
+            }
+        }
+    }
+
+    /// The server keeps a recording's file open across requests (`AudioFiles`); a file
+    /// replaced under the same name while it runs is served anew, with its own size, and in
+    /// place of the old one, however many requests the old one had before.
+    @Test func aReplacedFileIsServedAnew() async throws {
+        let fixture = try LibraryFixture()
+        let audioPath = try fixture.audioPath("/Talks/budget talk")
+        let old = try Data(contentsOf: URL(fileURLWithPath: audioPath))
+        let uri = "/audio/" + (try fixture.uuid("/Talks/budget talk"))
+        try await fixture.app().test(.router) { client in
+            for _ in 0..<3 {
+                try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=100-199"]) { response in
+                    #expect(response.status == .partialContent)
+                    #expect(Data(buffer: response.body) == old[100...199])
+                }
+            }
+            // Replaced as every write of the store replaces a file: new bytes renamed over it.
+            let new = Data((0..<(old.count / 2)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+            try new.write(to: URL(fileURLWithPath: audioPath + ".new"))
+            #expect(rename(audioPath + ".new", audioPath) == 0)
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=100-199"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 100-199/\(new.count)")
+                #expect(Data(buffer: response.body) == new[100...199])
+            }
+            try await client.execute(uri: uri, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(Data(buffer: response.body) == new)
+            }
+        }
+    }
+
+    /// A recording removed while the server runs (to the trash, its file still in audio/) is
+    /// 404 from the next request on, and served again once `undo` brings it back; one moved
+    /// to another folder keeps its UUID and is served.
+    @Test func aTrashedRecordingIs404() async throws {
+        let fixture = try LibraryFixture()
+        let file = try Data(contentsOf: URL(fileURLWithPath: try fixture.audioPath("/Talks/budget talk")))
+        let uri = "/audio/" + (try fixture.uuid("/Talks/budget talk"))
+        try await fixture.app().test(.router) { client in
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=0-99"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(Data(buffer: response.body) == file[0...99])
+            }
+            try fixture.succeed("rm", "/Talks/budget talk")
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=0-99"]) { response in
+                #expect(response.status == .notFound)
+            }
+            try fixture.succeed("undo")
+            try fixture.succeed("mv", "/Talks/budget talk", "/Talks/Deep dir/")
+            try await client.execute(uri: uri, method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(Data(buffer: response.body) == file)
             }

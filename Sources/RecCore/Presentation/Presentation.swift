@@ -151,6 +151,24 @@ public enum ItemJSON {
 
         deinit { if descriptor >= 0 { close(descriptor) } }
 
+        /// Transcript lookups so far, and once there were `listingAfter` of them, the names
+        /// in transcripts/ (listed once: cheaper than a lookup per recording, most of which
+        /// miss, in a long list; a short one, as `info`'s, looks up its few names).
+        private var transcriptLookups = 0
+        private var transcripts: Set<String>?
+        static let listingAfter = 16
+
+        /// Whether the recording has a transcript (`TranscriptFiles`: transcripts/UUID.json).
+        func transcribed(_ id: ItemID) -> Bool {
+            let name = "\(id).json"
+            if transcripts == nil, transcriptLookups >= Self.listingAfter {
+                transcripts = Set(FileSystem.entries(of: location.transcriptsDirectory))
+            }
+            transcriptLookups += 1
+            if let transcripts { return transcripts.contains(name) }
+            return FileSystem.exists(location.transcriptsDirectory + "/" + name)
+        }
+
         /// The size of the audio file `file` (a name in the folder), nil when it is not there.
         /// A name that is not there costs the kernel more to look up than one that is (a
         /// negative lookup, 7,040 of them 8% of a `find --json` of a store without its
@@ -197,6 +215,9 @@ public enum ItemJSON {
             if let size = audio.size(of: info.file) { w.int(size) } else { w.raw("null") }
             // Only once measured: the lists of an older store print as they did.
             if let loudness = info.analysis?.loudness { w.field("loudnessLUFS", loudness.integrated) }
+            // Only when there is one, as `enhance`: the lists of a library never transcribed
+            // print as they did. (`info --json` also has the transcript's summary.)
+            if audio.transcribed(item.id) { w.field("transcribed", true) }
         } else {
             w.field("children", item.children.count)
         }

@@ -182,12 +182,32 @@ public enum LibraryAPI {
     /// request but the UUID reaches the file system. The file (after symbolic links: a synced
     /// store's audio is git-annex's links into `.git/annex`) must lie inside the store
     /// directory, so a link planted in `audio/` that leads out of the store is not served.
-    public struct AudioFile: ~Copyable {
+    /// A class, so that a server can keep it open across requests and a response still being
+    /// written holds the descriptor after the server let it go: it is closed with the last.
+    public final class AudioFile: Sendable {
         public let descriptor: Int32
         public let size: Int64
         public let contentType: String
+        /// The recording's path in the store (links not followed) and what it led to when
+        /// opened, to tell whether the path still leads to this file (`isCurrent`).
+        let path: String
+        let identity: FileIdentity
+
+        init(descriptor: Int32, path: String, identity: FileIdentity, contentType: String) {
+            self.descriptor = descriptor
+            self.path = path
+            self.identity = identity
+            self.size = identity.size
+            self.contentType = contentType
+        }
 
         deinit { close(descriptor) }
+
+        /// Whether the recording's path still leads to this file, unchanged: false once it
+        /// was replaced (a rename makes a new inode), written in place (its size or time
+        /// changed), removed, or its link made to lead elsewhere. One `stat`: what a server
+        /// that keeps the file open checks before each use of it.
+        public var isCurrent: Bool { FileIdentity(path: path) == identity }
     }
 
     /// nil when `uuid` is not a whole UUID, names no recording, or its file is not there
@@ -207,7 +227,9 @@ public enum LibraryAPI {
             close(descriptor)
             return nil
         }
-        return AudioFile(descriptor: descriptor, size: Int64(status.st_size), contentType: contentType(info.format))
+        return AudioFile(
+            descriptor: descriptor, path: location.audioPath(info.file), identity: FileIdentity(status),
+            contentType: contentType(info.format))
     }
 
     /// The path with every symbolic link followed, nil when it does not lead to a file.

@@ -34,12 +34,15 @@ public final class StoreEvents {
 
     /// The changes since the last call (never blocks): one `.store` however many times
     /// store.json was replaced, one `.transcript` for each recording whose transcript was.
-    public func poll() -> [Event] {
+    /// Without `transcripts`, store.json's alone (transcripts/'s wait for the next call that
+    /// looks: a look costs three system calls more while transcripts/ does not exist).
+    public func poll(transcripts lookAtTranscripts: Bool = true) -> [Event] {
         var events: [Event] = []
         let names = store?.drain() ?? []
         if names.contains(FileSystem.baseName(of: location.storeFile)) || names.contains(DirectoryWatch.overflowName) {
             events.append(.store)
         }
+        guard lookAtTranscripts else { return events }
         if transcripts == nil {
             transcripts = DirectoryWatch(location.transcriptsDirectory)
             // Made since the last poll: what it holds now may be new to the page.

@@ -121,6 +121,8 @@ function itemRow(item, extra) {
   if (!isFolder && item.markers && item.markers.length) {
     marks.push(el("span", { class: "badge", title: `${item.markers.length} markers`, text: `◆${item.markers.length}` }));
   }
+  // `transcribed` is in ls --json only when the recording has a transcript.
+  if (!isFolder && item.transcribed) marks.push(el("span", { class: "badge transcribed", title: "transcript", text: "¶" }));
   const meta = isFolder
     ? `${item.children} item${item.children === 1 ? "" : "s"}`
     : `${clock(item.trimmedDuration ?? item.duration)} · ${date(item.created)}`;

@@ -110,10 +110,11 @@ public struct StoreLocation: Equatable, Sendable {
 
 /// The identity of a file's content as of one read: a rename-based write always makes a
 /// new inode, so an unchanged identity means the bytes in memory are still current.
-struct FileIdentity: Equatable {
+/// (`package`: the server keeps a recording's audio open while its path leads to it.)
+package struct FileIdentity: Equatable, Sendable {
     var device: UInt64
     var inode: UInt64
-    var size: Int64
+    package var size: Int64
     var modifiedSeconds: Int
     var modifiedNanoseconds: Int
 
@@ -125,7 +126,7 @@ struct FileIdentity: Equatable {
         self.modifiedNanoseconds = modifiedNanoseconds
     }
 
-    init?(path: String) {
+    package init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         self.init(info)
@@ -138,7 +139,7 @@ struct FileIdentity: Equatable {
         self.init(info)
     }
 
-    init(_ info: stat) {
+    package init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
