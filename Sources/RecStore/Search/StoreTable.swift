@@ -39,6 +39,10 @@ struct StoreTable {
     /// `store.json` as it was when the table was made (`identity`, present or recent).
     let source: SourceIdentity
     let contentHash: UInt64
+    /// The bytes of `store.json` read (and hashed) to trust a `recent` table, when asked
+    /// to keep them (`current(at:keepingBytes:)`): a change spliced through the table uses
+    /// them instead of reading the file a second time (`DocumentStore.splice`).
+    private(set) var storeBytes: [UInt8]?
 
     private func word(_ position: Int, _ k: Int) -> UInt64 {
         UInt64(
@@ -196,8 +200,10 @@ extension StoreTable {
 
     /// The table in `cache/`, nil when there is none, it is damaged, or `store.json` is not
     /// the file it was made from.
-    static func current(at location: StoreLocation) -> StoreTable? {
-        guard let storage = TableBytes(mapping: location.storeTableFile), let table = StoreTable(storage) else {
+    /// With `keepingBytes`, the bytes of `store.json` read to trust a `recent` one are kept
+    /// in `storeBytes`.
+    static func current(at location: StoreLocation, keepingBytes: Bool = false) -> StoreTable? {
+        guard let storage = TableBytes(mapping: location.storeTableFile), var table = StoreTable(storage) else {
             return nil
         }
         guard let now = FileIdentity(path: location.storeFile), now == table.identity else { return nil }
@@ -212,6 +218,7 @@ extension StoreTable {
             guard FileIdentity(descriptor: fd) == table.identity, let store = try? FileSystem.read(location.storeFile),
                 FileIdentity(descriptor: fd) == table.identity, ContentHash.of(store) == table.contentHash
             else { return nil }
+            if keepingBytes { table.storeBytes = store }
             return table
         case .absent, .untrusted: return nil
         }

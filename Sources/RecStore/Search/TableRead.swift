@@ -37,7 +37,8 @@ extension Library {
     /// order), or a name not yet in an existing folder, which is listed; anything else (an
     /// existing recording, `mkdir -p`'s missing folders on the way) opens the whole store.
     public static func changing(_ location: StoreLocation, paths: [String], into: [String] = []) -> Library? {
-        guard location.isWritable, let table = StoreTable.current(at: location), table.count == table.documentCount,
+        guard location.isWritable, let table = StoreTable.current(at: location, keepingBytes: true),
+            table.count == table.documentCount,
             let viewState = try? ViewStateStore(location: location), !viewState.isReadOnly,
             let items = partialItems(
                 of: table, viewState: viewState, paths: paths, listing: false, destinations: into, in: location)

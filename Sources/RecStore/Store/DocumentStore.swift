@@ -291,9 +291,11 @@ public final class DocumentStore {
     /// current-version file laid out as written; nil otherwise, and the whole document is read.
     private func splice(_ transaction: Transaction, through table: StoreTable) -> PartialWrite? {
         let annotated = transaction.annotatedOnly
+        // The bytes read to trust a `recent` table are the file's while its identity holds
+        // (recnotes replaces store.json, a new inode, and the lock is held): not read again.
         guard annotated != nil || transaction.restructuredOnly,
             FileIdentity(path: location.storeFile) == table.identity,
-            let bytes = try? FileSystem.read(location.storeFile),
+            let bytes = table.storeBytes ?? (try? FileSystem.read(location.storeFile)),
             FileIdentity(path: location.storeFile) == table.identity, bytes.count == Int(table.identity.size)
         else { return nil }
         let spliced: [UInt8]
