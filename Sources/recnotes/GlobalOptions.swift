@@ -68,11 +68,12 @@ struct GlobalOptions: ParsableArguments {
     /// (`tag`, `note --set`): a few items read through the reads' table when it can answer
     /// (`Library.changing`; the change is spliced into `store.json` and the table and
     /// `find`'s index patched), else the whole store, after which the table is kept for the
-    /// next such command.
-    func openLibrary(changing paths: [String]) throws -> Library {
+    /// next such command. `into`: the destinations of `mkdir` and `mv`, whose changes are
+    /// spliced the same way.
+    func openLibrary(changing paths: [String], into destinations: [String] = []) throws -> Library {
         let location = try location()
         SyncRun.restoreAfterKilledSync(location)
-        guard let library = Library.changing(location, paths: paths) else {
+        guard let library = Library.changing(location, paths: paths, into: destinations) else {
             let library = try openLibrary()
             Self.keepsTable = true
             return library

@@ -132,6 +132,95 @@ struct ReadTableTests {
         #expect(answered >= 16 * 6 / 4, "seed \(seed): the table answered \(answered) reads")
     }
 
+    @Test("mkdir and mv through a table left current give the same output, store.json, table and index as without")
+    func sameMoves() throws {
+        let seed = SeededRandom.seed(2829)
+        var random = SeededRandom(seed: seed)
+        try makeStore(&random)
+        let copy = sandbox.root + "/copy"
+        let itemIndex = sandbox.store + "/cache/find-items"
+        var restructured = 0
+        _ = try sandbox.run("find", "/", "--tag", "work")
+        for round in 0..<30 {
+            let (paths, _) = try listing()
+            let folders = try sandbox.run("find", "/", "--type", "folder").lines + ["/"]
+            let source = paths.randomElement(using: &random)!
+            let folder = folders.randomElement(using: &random)!
+            let arguments: [String] =
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: ["mkdir", "--json", folder + (folder == "/" ? "" : "/") + "m \(round)"]
+                case 1: ["mv", "--json", source, folder]
+                case 2: ["mv", source, folder + (folder == "/" ? "" : "/") + "r \(round)"]
+                default: ["mv", "--json", source, paths.randomElement(using: &random)!, folder]
+                }
+            try? FileManager.default.removeItem(atPath: copy)
+            try FileManager.default.copyItem(atPath: sandbox.store, toPath: copy)
+            try? FileManager.default.removeItem(atPath: copy + "/cache")
+            let command = arguments.filter { $0 != "--json" }
+            let into = [command.last!]
+            let sources = command[0] == "mv" ? Array(command.dropFirst().dropLast()) : []
+            let lazy = Library.changing(location, paths: sources, into: into) != nil
+            if lazy { restructured += 1 }
+            let known = Self.uuids(in: String(decoding: sandbox.storeBytes ?? [], as: UTF8.self))
+            let same = { Self.placeholders($0, known: known) }
+            let indexBefore = sandbox.bytes(itemIndex)
+            let with = try sandbox.run(arguments)
+            let without = try run(arguments, in: copy)
+            // A change made through the table leaves the table and find's index patched
+            // (current), not stale: the next read and search need not make them again.
+            if lazy, with.status == 0 {
+                #expect(
+                    Library.reading(location, paths: [nil], listing: true) != nil
+                        && sandbox.bytes(itemIndex) != indexBefore,
+                    "seed \(seed), round \(round): \(arguments) left the table or find's index stale")
+            }
+            #expect(
+                same(with.stdout) == same(without.stdout) && with.stderr == without.stderr
+                    && with.status == without.status,
+                "seed \(seed), round \(round): \(arguments)\nwith the table: \(with)\nwithout: \(without)")
+            let text = { (bytes: [UInt8]?) in same(String(decoding: bytes ?? [], as: UTF8.self)) }
+            #expect(
+                text(sandbox.storeBytes) == text(sandbox.bytes(copy + "/store.json")),
+                "seed \(seed), round \(round): \(arguments) wrote another store.json through the table")
+            // The table and find's index it patched are what fsck makes anew, and a search
+            // (which reads find's index as patched) answers as without them.
+            let check = try sandbox.run("fsck")
+            #expect(
+                !(check.stdout + check.stderr).contains("does not match what it was made from"),
+                "seed \(seed), round \(round): \(arguments)\n\(check)")
+            for read in [["find", "--json", "/", "--tag", "work"], ["ls", "-l", "--json", folder]] {
+                let a = try sandbox.run(read)
+                let b = try run(read, in: copy)
+                #expect(
+                    same(a.stdout) == same(b.stdout) && a.status == b.status,
+                    "seed \(seed), round \(round): \(read)\n\(a)\n\(b)")
+            }
+        }
+        #expect(restructured >= 30 / 2, "seed \(seed): \(restructured) mkdir and mv went through the table")
+    }
+
+    static let uuid = try! NSRegularExpression(
+        pattern: "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+    static func uuids(in text: String) -> Set<String> {
+        Set(
+            uuid.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
+                String(text[Range($0.range, in: text)!])
+            })
+    }
+
+    /// `text` with each UUID that is not `known` written `NEW`, and every time `TIME`.
+    static func placeholders(_ text: String, known: Set<String>) -> String {
+        var text = text
+        for match in uuid.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+            let range = Range(match.range, in: text)!
+            if !known.contains(String(text[range])) { text.replaceSubrange(range, with: "NEW") }
+        }
+        let time = try! NSRegularExpression(pattern: "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z")
+        return time.stringByReplacingMatches(
+            in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "TIME")
+    }
+
     /// `recnotes ARGS` on the copy of the store at `directory`, its path in the output
     /// replaced by the sandbox's store's (an audio file's path names it).
     func run(_ arguments: [String], in directory: String) throws -> Run {
@@ -143,7 +232,7 @@ struct ReadTableTests {
     }
 
     @Test(
-        "tag and note --set give the same output and store.json through the table as without, and leave the table and find's index as made anew"
+        "tag, note --set, mkdir and mv give the same output and store.json through the table as without, and leave the table and find's index as made anew"
     )
     func sameChanges() throws {
         let seed = SeededRandom.seed(2828)
@@ -153,7 +242,8 @@ struct ReadTableTests {
         let copy = sandbox.root + "/copy"
         var kept: [String: [[UInt8]]] = [:]
         var spliced = 0
-        for round in 0..<24 {
+        var restructured = 0
+        for round in 0..<60 {
             // Another process's change between two commands, some of them rounds apart.
             var (paths, _) = try listing()
             if round % 3 == 0 {
@@ -189,26 +279,49 @@ struct ReadTableTests {
             }
             let targets = paths + ["/", "/missing", "@" + String(UUID().uuidString.prefix(6))]
             let path = targets.randomElement(using: &random)!
+            // Where mkdir and mv put things: an existing item (a folder or not), a new name
+            // in one, or in a folder that is not there.
+            let destination =
+                [path, "\(path)/m \(round)", "/m \(round)", "/m \(round)", "m \(round)", "\(path)/missing/m", "@at 8"]
+                .randomElement(using: &random)!
+            let sources = [targets.randomElement(using: &random)!] + (Bool.random(using: &random) ? [path] : [])
             let arguments: [String] =
-                switch Int.random(in: 0..<4, using: &random) {
+                switch Int.random(in: 0..<9, using: &random) {
                 case 0: ["tag", "--json", path, "+t\(round % 3)", "-work"]
                 case 1: ["tag", path, "+work"]
                 case 2: ["note", path, "--set", "note \(round) ü"]
-                default: ["note", "--json", path, "--set", Bool.random(using: &random) ? "" : "line\nnext"]
+                case 3: ["note", "--json", path, "--set", Bool.random(using: &random) ? "" : "line\nnext"]
+                case 4, 5: ["mkdir", "--json", destination] + (Bool.random(using: &random) ? ["/n \(round)"] : [])
+                default: ["mv", "--json"] + sources + [destination]
                 }
+            // What mkdir and mv make differs between two runs only in the new folders'
+            // UUIDs and the times they set: those are compared as placeholders.
+            let before = Self.uuids(in: String(decoding: sandbox.storeBytes ?? [], as: UTF8.self))
+            let same: (String) -> String =
+                ["mkdir", "mv"].contains(arguments[0]) ? { Self.placeholders($0, known: before) } : { $0 }
             // The same store without cache/, as another machine would have it.
             try? FileManager.default.removeItem(atPath: copy)
             try FileManager.default.copyItem(atPath: sandbox.store, toPath: copy)
             try? FileManager.default.removeItem(atPath: copy + "/cache")
             let command = arguments.filter { $0 != "--json" }
-            if Library.changing(location, paths: [command[1]]) != nil { spliced += 1 }
+            let opened =
+                switch command[0] {
+                case "mkdir": Library.changing(location, paths: [], into: Array(command.dropFirst()))
+                case "mv":
+                    Library.changing(location, paths: Array(command.dropFirst().dropLast()), into: [command.last!])
+                default: Library.changing(location, paths: [command[1]])
+                }
+            if opened != nil { spliced += 1 }
+            if opened != nil, ["mkdir", "mv"].contains(command[0]) { restructured += 1 }
             let with = try sandbox.run(arguments)
             let without = try run(arguments, in: copy)
             #expect(
-                with.stdout == without.stdout && with.stderr == without.stderr && with.status == without.status,
+                same(with.stdout) == same(without.stdout) && with.stderr == without.stderr
+                    && with.status == without.status,
                 "seed \(seed), round \(round): \(arguments)\nwith the table: \(with)\nwithout: \(without)")
+            let text = { (bytes: [UInt8]?) in same(String(decoding: bytes ?? [], as: UTF8.self)) }
             #expect(
-                sandbox.storeBytes == sandbox.bytes(copy + "/store.json"),
+                text(sandbox.storeBytes) == text(sandbox.bytes(copy + "/store.json")),
                 "seed \(seed), round \(round): \(arguments) wrote another store.json through the table")
             // What the change left in cache/ says what the store says: fsck compares both
             // files with what it makes anew, and reads and searches answer as without them.
@@ -223,10 +336,12 @@ struct ReadTableTests {
                 let a = try sandbox.run(read)
                 let b = try run(read, in: copy)
                 #expect(
-                    a.stdout == b.stdout && a.status == b.status, "seed \(seed), round \(round): \(read)\n\(a)\n\(b)")
+                    same(a.stdout) == same(b.stdout) && a.status == b.status,
+                    "seed \(seed), round \(round): \(read)\n\(a)\n\(b)")
             }
         }
         // Most changes find the table the command before them left: they must have used it.
-        #expect(spliced >= 24 / 4, "seed \(seed): \(spliced) changes went through the table")
+        #expect(spliced >= 60 / 6, "seed \(seed): \(spliced) changes went through the table")
+        #expect(restructured >= 60 / 30, "seed \(seed): \(restructured) mkdir and mv went through the table")
     }
 }

@@ -179,6 +179,118 @@ public enum DocumentCodec {
         )
     }
 
+    /// `encodeSplicing` of a change that added or moved items (`mkdir`, `mv`) when `document`
+    /// holds only some items (`Library.changing`): the walk of `splicingTouched`, with the
+    /// file as it was described by the reads' table (each item's range, its children, its
+    /// subtree's run) instead of a whole document before. `document` must hold every touched
+    /// item and each one's ancestors (the partial document does: the paths walked and the
+    /// folders listed); the trash is untouched and copied as it is. Also gives, for each
+    /// item of the new file, its position in the table (nil for an added one), from which
+    /// the table and `find`'s index are patched. nil where `splicingAnnotations` is, or when
+    /// something does not add up (then the whole document is read).
+    static func splicingStructure(
+        _ touched: Set<ItemID>, _ document: Document, bytes: [UInt8], table: StoreTable
+    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? {
+        var head = JSONWriter(capacity: 64)
+        writeHead(to: &head)
+        head.raw("\n")
+        let old = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
+        guard old.first?.range.lowerBound == head.bytes.count, bytes.starts(with: head.bytes),
+            let last = old.last, tailIsAsWritten(bytes, from: last.range.upperBound), document.items[.root] != nil
+        else { return nil }
+        // The table's position of each item the walk meets by id (few: the touched ones and
+        // the folders above them); their children's come from the table itself.
+        var known: [ItemID: Int?] = [:]
+        func oldPosition(_ id: ItemID) -> Int? {
+            if let found = known[id] { return found }
+            let found = table.position(of: id)
+            known[id] = found
+            return found
+        }
+        var marked = Set<ItemID>()
+        for id in touched where document.items[id] != nil {
+            // Every touched item must reach the root through decoded items.
+            var current = id
+            var reached = false
+            while let item = document.items[current] {
+                guard marked.insert(current).inserted else {
+                    reached = true
+                    break
+                }
+                guard let parent = item.parent else {
+                    reached = current == .root
+                    break
+                }
+                current = parent
+            }
+            guard reached else { return nil }
+        }
+        let added = touched.filter { document.items[$0] != nil && oldPosition($0) == nil }.count
+        let removed = touched.filter { document.items[$0] == nil }.count
+        guard removed == 0 else { return nil }
+        return bytes.withUnsafeBufferPointer {
+            bytes -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? in
+            guard isLaidOutAsWritten(bytes, old) else { return nil }
+            var w = JSONWriter(capacity: bytes.count + 4096)
+            var ranges: [(id: ItemID, range: Range<Int>)] = []
+            var origins: [Int?] = []
+            ranges.reserveCapacity(old.count + added)
+            origins.reserveCapacity(old.count + added)
+            writeHead(to: &w)
+            func lineLength(_ k: Int) -> Int { old[k].range.count - (k == 0 ? 0 : 1) }
+            // As `encodeWithRanges` writes them (see `splicingTouched`).
+            func emit(_ id: ItemID) {
+                if ranges.isEmpty { w.raw("\n") } else { w.raw(",") }
+                let start = w.bytes.count
+                if !ranges.isEmpty { w.raw("\n") }
+                let k = oldPosition(id)
+                if !touched.contains(id), let k {
+                    let range = old[k].range
+                    w.bytes.append(
+                        contentsOf: UnsafeBufferPointer(
+                            rebasing: bytes[(range.upperBound - lineLength(k))..<range.upperBound]))
+                } else {
+                    writeItem(document.items[id]!, to: &w)
+                }
+                ranges.append((id, start..<w.bytes.count))
+                origins.append(k)
+            }
+            /// The table's items `k0..<k1`, one subtree, as they were.
+            func copy(_ k0: Int, _ k1: Int) {
+                w.raw(",")
+                let shift = w.bytes.count - old[k0].range.lowerBound
+                w.bytes.append(
+                    contentsOf: UnsafeBufferPointer(
+                        rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
+                for k in k0..<k1 {
+                    ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
+                    origins.append(k)
+                }
+            }
+            func children(of folder: ItemID) -> Bool {
+                let oldChildren = oldPosition(folder).map(table.children(of:)) ?? []
+                var j = 0
+                for child in document.items[folder]!.children {
+                    if marked.contains(child) {
+                        emit(child)
+                        if document.items[child]!.isFolder, !children(of: child) { return false }
+                        continue
+                    }
+                    // Untouched, so it was here before, in the same order among the untouched.
+                    while j < oldChildren.count, table.id(oldChildren[j]) != child { j += 1 }
+                    guard j < oldChildren.count, oldChildren[j] > 0 else { return false }
+                    copy(oldChildren[j], table.subtreeEnd(oldChildren[j]))
+                    j += 1
+                }
+                return true
+            }
+            emit(.root)
+            guard children(of: .root), ranges.count == old.count + added else { return nil }
+            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[last.range.upperBound...]))
+            return (w.bytes, ranges, origins)
+        }
+    }
+
     /// Whether what follows the last item, from `offset`, is what `writeTail` writes for the
     /// trash it holds: no other key, nothing reformatted, so that it can be copied as it is.
     private static func tailIsAsWritten(_ bytes: [UInt8], from offset: Int) -> Bool {

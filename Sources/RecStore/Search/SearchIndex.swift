@@ -515,6 +515,99 @@ extension ItemIndex {
         return index
     }
 
+    /// This index after a change that added or moved items (`StoreTable.restructured`'s
+    /// arguments): each item of the new file at its place in `ranges`, a kept one with its
+    /// fields as they were, its parent's new position and, under a moved or renamed folder,
+    /// its new path; a `changed` one made from the item as it is now. The bytes `build`
+    /// makes for the whole document after the change; nil when something does not add up.
+    func restructured(
+        _ document: Document, changed: [ItemID: Item], ranges: [(id: ItemID, range: Range<Int>)], origins: [Int?],
+        source: SourceIdentity, contentHash: UInt64
+    ) -> ItemIndex? {
+        guard ranges.count == origins.count else { return nil }
+        var now = Array(repeating: -1, count: items.count)
+        var byID: [ItemID: Int] = [:]
+        for (position, origin) in origins.enumerated() {
+            if let origin { now[origin] = position }
+            if origin == nil || changed[ranges[position].id] != nil { byID[ranges[position].id] = position }
+        }
+        var index = ItemIndex(source: source, contentHash: contentHash, items: [], strings: [], text: [])
+        index.items.reserveCapacity(ranges.count)
+        index.strings.reserveCapacity(strings.count + 256)
+        index.text.reserveCapacity(text.count + 256)
+        func append(_ bytes: some Collection<UInt8>) -> Range<Int> {
+            let start = index.strings.count
+            index.strings.append(contentsOf: bytes)
+            return start..<index.strings.count
+        }
+        // Whose path is not the one kept: a changed item's that differs, and all under it.
+        var moved = Array(repeating: false, count: ranges.count)
+        func path(_ name: Range<Int>, under parent: Int) -> Range<Int> {
+            let parentPath = index.items[parent].path
+            let start = index.strings.count
+            if parentPath.count != 1 { index.strings.append(contentsOf: index.strings[parentPath]) }
+            index.strings.append(UInt8(ascii: "/"))
+            index.strings.append(contentsOf: index.strings[name])
+            return start..<index.strings.count
+        }
+        for (position, entry) in ranges.enumerated() {
+            if let origin = origins[position], changed[entry.id] == nil {
+                let old = items[origin]
+                guard old.id == entry.id, origin < items.count else { return nil }
+                var item = old
+                item.parent = old.parent >= 0 ? now[old.parent] : -1
+                guard item.parent < position, item.parent >= 0 || position == 0 else { return nil }
+                item.storeRange = entry.range
+                item.subtreeEnd = position + 1
+                item.name = append(strings[old.name])
+                if item.parent >= 0, moved[item.parent] {
+                    moved[position] = true
+                    item.path = path(item.name, under: item.parent)
+                } else {
+                    item.path = append(strings[old.path])
+                }
+                item.tags = append(strings[old.tags])
+                let textStart = index.text.count
+                index.text.append(contentsOf: text[old.text])
+                item.text = textStart..<index.text.count
+                index.items.append(item)
+            } else {
+                guard let new = changed[entry.id] else { return nil }
+                let parent = new.parent.map { byID[$0] ?? self.position(of: $0).map { now[$0] } ?? -1 } ?? -1
+                guard parent < position, parent >= 0 || position == 0 else { return nil }
+                let name = append(new.name.utf8)
+                let path = parent >= 0 ? path(name, under: parent) : append("/".utf8)
+                if let origin = origins[position] {
+                    moved[position] = !index.strings[path].elementsEqual(strings[items[origin].path])
+                } else {
+                    moved[position] = true
+                }
+                let tagsStart = index.strings.count
+                for tag in new.annotations.tags {
+                    index.strings.append(contentsOf: tag.utf8)
+                    index.strings.append(0)
+                }
+                let textStart = index.text.count
+                TextFolding.appendFoldedFields(of: new, to: &index.text)
+                index.items.append(
+                    IndexedItem(
+                        id: new.id, isFolder: new.isFolder, created: new.created,
+                        duration: new.recording?.duration ?? 0, parent: parent, subtreeEnd: position + 1,
+                        storeRange: entry.range, name: name, path: path, tags: tagsStart..<index.strings.count,
+                        text: textStart..<index.text.count))
+            }
+        }
+        // Children follow their parent, so a subtree's end is known from the end backwards.
+        for position in index.items.indices.reversed() {
+            index.items[position].subtreeEnd = max(index.items[position].subtreeEnd, position + 1)
+            let parent = index.items[position].parent
+            if parent >= 0 {
+                index.items[parent].subtreeEnd = max(index.items[parent].subtreeEnd, index.items[position].subtreeEnd)
+            }
+        }
+        return index
+    }
+
     /// Whether the file at `path` is the one this was made from: its identity, and for a
     /// `recent` one its bytes too (read whole, its identity the same before and after).
     func isMadeFrom(contentOf path: String) -> Bool {
@@ -631,6 +724,22 @@ enum SearchIndexFiles {
         _ write: DocumentStore.PartialWrite, after table: StoreTable, source: SourceIdentity, in location: StoreLocation
     ) {
         guard location.isWritable else { return }
+        if let origins = write.origins {
+            if let bytes = table.restructured(
+                write.document, touched: Set(write.changed.keys), ranges: write.itemRanges, origins: origins,
+                source: source, contentHash: write.contentHash)
+            {
+                try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
+            }
+            if let index = write.itemIndex,
+                let patched = index.restructured(
+                    write.document, changed: write.changed, ranges: write.itemRanges, origins: origins,
+                    source: source, contentHash: write.contentHash)
+            {
+                save(SearchIndexCodec.encode(patched), to: location.itemIndexFile, in: location)
+            }
+            return
+        }
         if let bytes = table.patched(ranges: write.itemRanges, source: source, contentHash: write.contentHash) {
             try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
         }

@@ -39,6 +39,10 @@ struct StoreTable {
     /// `store.json` as it was when the table was made (`identity`, present or recent).
     let source: SourceIdentity
     let contentHash: UInt64
+    /// The bytes of `store.json` read (and hashed) to trust a `recent` table, when asked
+    /// to keep them (`current(at:keepingBytes:)`): a change spliced through the table uses
+    /// them instead of reading the file a second time (`DocumentStore.splice`).
+    private(set) var storeBytes: [UInt8]?
 
     private func word(_ position: Int, _ k: Int) -> UInt64 {
         UInt64(
@@ -139,12 +143,6 @@ extension StoreTable {
             nameEnds.append(names.count)
             for child in item.children.reversed() { stack.append((child, position)) }
         }
-        guard ids.count < 1 << 31 else { return nil }
-        // Children follow their parent, so a subtree's end is known from the end backwards.
-        var ends = Array(0..<ids.count).map { $0 + 1 }
-        for position in ids.indices.reversed() where parents[position] >= 0 {
-            ends[parents[position]] = max(ends[parents[position]], ends[position])
-        }
         // A store recnotes wrote lists its items in this order; another is looked up by id.
         var ranges: [Range<Int>] = []
         if itemRanges.count == ids.count, zip(itemRanges, ids).allSatisfy({ $0.id == $1 }) {
@@ -157,6 +155,23 @@ extension StoreTable {
                 guard let range = byID[id] else { return nil }
                 ranges.append(range)
             }
+        }
+        return write(
+            ids: ids, parents: parents, kinds: kinds, nameEnds: nameEnds, names: names, ranges: ranges,
+            documentCount: count, source: source, contentHash: contentHash)
+    }
+
+    /// The table's bytes, from its columns in preorder (`parents` -1 for the root,
+    /// `nameEnds` where each name ends in `names`).
+    private static func write(
+        ids: [ItemID], parents: [Int], kinds: [(isFolder: Bool, duration: Double)], nameEnds: [Int], names: [UInt8],
+        ranges: [Range<Int>], documentCount count: Int, source: SourceIdentity, contentHash: UInt64
+    ) -> [UInt8]? {
+        guard ids.count < 1 << 31 else { return nil }
+        // Children follow their parent, so a subtree's end is known from the end backwards.
+        var ends = Array(0..<ids.count).map { $0 + 1 }
+        for position in ids.indices.reversed() where parents[position] >= 0 {
+            ends[parents[position]] = max(ends[parents[position]], ends[position])
         }
         var w = Words(capacity: headerSize + ids.count * recordSize + names.count)
         w.bytes += magic
@@ -185,8 +200,10 @@ extension StoreTable {
 
     /// The table in `cache/`, nil when there is none, it is damaged, or `store.json` is not
     /// the file it was made from.
-    static func current(at location: StoreLocation) -> StoreTable? {
-        guard let storage = TableBytes(mapping: location.storeTableFile), let table = StoreTable(storage) else {
+    /// With `keepingBytes`, the bytes of `store.json` read to trust a `recent` one are kept
+    /// in `storeBytes`.
+    static func current(at location: StoreLocation, keepingBytes: Bool = false) -> StoreTable? {
+        guard let storage = TableBytes(mapping: location.storeTableFile), var table = StoreTable(storage) else {
             return nil
         }
         guard let now = FileIdentity(path: location.storeFile), now == table.identity else { return nil }
@@ -201,6 +218,7 @@ extension StoreTable {
             guard FileIdentity(descriptor: fd) == table.identity, let store = try? FileSystem.read(location.storeFile),
                 FileIdentity(descriptor: fd) == table.identity, ContentHash.of(store) == table.contentHash
             else { return nil }
+            if keepingBytes { table.storeBytes = store }
             return table
         case .absent, .untrusted: return nil
         }
@@ -324,6 +342,56 @@ extension StoreTable {
         }
         Self.seal(&bytes)
         return bytes
+    }
+
+    /// This table after a change that added or moved items, spliced into `store.json`
+    /// through it (`DocumentCodec.splicingStructure`): `ranges` the new file's items in
+    /// order, `origins` each one's position in this table (nil for an added one). An item
+    /// `touched` takes its parent, name and kind from `document` (which holds it and its
+    /// ancestors), every other one keeps its record but for its range and its parent's
+    /// new position. The bytes `encode` makes for the whole document after the change; nil
+    /// when something does not add up.
+    func restructured(
+        _ document: Document, touched: Set<ItemID>, ranges: [(id: ItemID, range: Range<Int>)], origins: [Int?],
+        source: SourceIdentity, contentHash: UInt64
+    ) -> [UInt8]? {
+        guard ranges.count == origins.count else { return nil }
+        var now = Array(repeating: -1, count: count)
+        var byID: [ItemID: Int] = [:]
+        for (position, origin) in origins.enumerated() {
+            if let origin { now[origin] = position }
+            if origin == nil || touched.contains(ranges[position].id) { byID[ranges[position].id] = position }
+        }
+        var parents: [Int] = []
+        var kinds: [(isFolder: Bool, duration: Double)] = []
+        var nameEnds: [Int] = []
+        var names: [UInt8] = []
+        parents.reserveCapacity(ranges.count)
+        kinds.reserveCapacity(ranges.count)
+        nameEnds.reserveCapacity(ranges.count)
+        names.reserveCapacity(storage.buffer.count - Self.headerSize - count * Self.recordSize + 256)
+        for (position, entry) in ranges.enumerated() {
+            if let origin = origins[position], !touched.contains(entry.id) {
+                guard id(origin) == entry.id else { return nil }
+                let parent = self.parent(origin).map { now[$0] } ?? -1
+                guard parent < position, parent >= 0 || position == 0 else { return nil }
+                parents.append(parent)
+                kinds.append((isFolder(origin), duration(origin)))
+                names.append(contentsOf: storage.buffer[nameRange(origin)])
+            } else {
+                guard let item = document.items[entry.id] else { return nil }
+                // Its parent is added or touched too, or kept (the folder above a touched one).
+                let parent = item.parent.map { byID[$0] ?? self.position(of: $0).map { now[$0] } ?? -1 } ?? -1
+                guard parent < position, parent >= 0 || position == 0 else { return nil }
+                parents.append(parent)
+                kinds.append((item.isFolder, item.recording?.duration ?? 0))
+                names.append(contentsOf: item.name.utf8)
+            }
+            nameEnds.append(names.count)
+        }
+        return Self.write(
+            ids: ranges.map(\.id), parents: parents, kinds: kinds, nameEnds: nameEnds, names: names,
+            ranges: ranges.map(\.range), documentCount: ranges.count, source: source, contentHash: contentHash)
     }
 
     /// After the store wrote `store.json` (under its lock): the table made again from the

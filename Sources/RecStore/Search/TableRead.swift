@@ -31,10 +31,17 @@ extension Library {
     /// reads the whole store when it is not or when the change is more than annotations.
     /// nil, and the caller opens the whole store, where `reading` is, and when the store
     /// cannot be written or an item is outside the table (the whole document is written then).
-    public static func changing(_ location: StoreLocation, paths: [String]) -> Library? {
-        guard location.isWritable, let table = StoreTable.current(at: location), table.count == table.documentCount,
+    ///
+    /// `into` are the paths of a command that adds or moves items (`mkdir`, `mv`): each
+    /// either an existing folder, listed (the items go in among its children, in display
+    /// order), or a name not yet in an existing folder, which is listed; anything else (an
+    /// existing recording, `mkdir -p`'s missing folders on the way) opens the whole store.
+    public static func changing(_ location: StoreLocation, paths: [String], into: [String] = []) -> Library? {
+        guard location.isWritable, let table = StoreTable.current(at: location, keepingBytes: true),
+            table.count == table.documentCount,
             let viewState = try? ViewStateStore(location: location), !viewState.isReadOnly,
-            let items = partialItems(of: table, viewState: viewState, paths: paths, listing: false, in: location)
+            let items = partialItems(
+                of: table, viewState: viewState, paths: paths, listing: false, destinations: into, in: location)
         else { return nil }
         let library = Library(location: location, changing: Document(items: items), viewState: viewState, table: table)
         return library.leadsTo(paths) ? library : nil
@@ -103,7 +110,8 @@ extension Library {
     /// `registered`: a recording or playback in the view state is no reason for nil
     /// (`browsing`); `also` and `listed`: positions to decode, and folders to list, besides.
     private static func partialItems(
-        of table: StoreTable, viewState: ViewStateStore, paths: [String?], listing: Bool, in location: StoreLocation,
+        of table: StoreTable, viewState: ViewStateStore, paths: [String?], listing: Bool,
+        destinations: [String] = [], in location: StoreLocation,
         registered: Bool = false, also: Set<Int> = [], listed alsoListed: [Int] = []
     ) -> [ItemID: Item]? {
         guard registered || (viewState.state.recording == nil && viewState.state.playing == nil) else { return nil }
@@ -127,6 +135,11 @@ extension Library {
                 listed.append(position)
                 needed.formUnion(table.children(of: position))
             }
+        }
+        for path in destinations {
+            guard let folder = destination(path, from: current, in: table, needing: &needed) else { return nil }
+            listed.append(folder)
+            needed.formUnion(table.children(of: folder))
         }
         guard let items = decode(needed, of: table, in: location) else { return nil }
         for folder in listed {
@@ -173,6 +186,24 @@ extension Library {
         }
         if path.hasSuffix("/") && path.count > 1 && !table.isFolder(at) { return nil }
         return at
+    }
+
+    /// The folder `path` puts items into, as `mkdir` and `mv` resolve it: the folder at
+    /// `path`, or the existing folder a missing last name would be made in (a plain name,
+    /// not `.`, `..`, a UUID prefix or with a slash after it). nil for anything else.
+    private static func destination(
+        _ path: String, from current: Int, in table: StoreTable, needing needed: inout Set<Int>
+    ) -> Int? {
+        if let at = walk(path, from: current, in: table, needing: &needed) { return table.isFolder(at) ? at : nil }
+        guard !path.hasSuffix("/"), let name = path.split(separator: "/").last.map(String.init),
+            name != ".", name != "..", !(name.hasPrefix("@") && !path.contains("/")),
+            NameRules.violation(name) == nil
+        else { return nil }
+        let parentPath = path.contains("/") ? String(decoding: path.utf8.dropLast(name.utf8.count), as: UTF8.self) : "."
+        guard let parent = walk(parentPath, from: current, in: table, needing: &needed), table.isFolder(parent),
+            !table.children(of: parent).contains(where: { table.name($0) == name })
+        else { return nil }
+        return parent
     }
 
     /// The items at `positions`, decoded from their bytes in `store.json` (opened and checked

@@ -269,34 +269,59 @@ public final class DocumentStore {
         }
     }
 
-    /// A change of annotations spliced into `store.json` without its whole document: the
-    /// new bytes, where each item lies in them, their hash, and the items changed (with the
-    /// find index that was current before, for `SearchIndexFiles.storeSpliced` to patch).
+    /// A change spliced into `store.json` without its whole document: the new bytes, where
+    /// each item lies in them, their hash, and the items changed (with the find index that
+    /// was current before, for `SearchIndexFiles.storeSpliced` to patch). For a change that
+    /// added or moved items, `origins` says where each item of the new file was in the
+    /// table (nil for an added one), and `document` holds the touched items and their
+    /// ancestors as they are now.
     struct PartialWrite {
         var bytes: [UInt8]
         var itemRanges: [(id: ItemID, range: Range<Int>)]
         var contentHash: UInt64
         var changed: [ItemID: Item]
         var itemIndex: ItemIndex?
+        var origins: [Int?]? = nil
+        var document = Document(items: [:])
     }
 
     /// `transaction`'s change spliced into the `store.json` the table names (read again now,
-    /// under the lock): only for a change of annotations alone, in a current-version file
-    /// laid out as written; nil otherwise, and the whole document is read.
+    /// under the lock): a change of annotations alone, or one that only added folders and
+    /// moved or renamed items (`mkdir`, `mv`: `Transaction.restructuredOnly`), in a
+    /// current-version file laid out as written; nil otherwise, and the whole document is read.
     private func splice(_ transaction: Transaction, through table: StoreTable) -> PartialWrite? {
-        guard let annotated = transaction.annotatedOnly, FileIdentity(path: location.storeFile) == table.identity,
-            let bytes = try? FileSystem.read(location.storeFile),
+        let annotated = transaction.annotatedOnly
+        // The bytes read to trust a `recent` table are the file's while its identity holds
+        // (recnotes replaces store.json, a new inode, and the lock is held): not read again.
+        guard annotated != nil || transaction.restructuredOnly,
+            FileIdentity(path: location.storeFile) == table.identity,
+            let bytes = table.storeBytes ?? (try? FileSystem.read(location.storeFile)),
             FileIdentity(path: location.storeFile) == table.identity, bytes.count == Int(table.identity.size)
         else { return nil }
-        let ranges = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
-        guard
-            let (spliced, itemRanges) = DocumentCodec.splicingAnnotations(
-                annotated, transaction.document, over: document, bytes: bytes, itemRanges: ranges)
-        else { return nil }
+        let spliced: [UInt8]
+        let itemRanges: [(id: ItemID, range: Range<Int>)]
+        var origins: [Int?]?
+        let changedIDs: Set<ItemID>
+        if let annotated {
+            let ranges = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
+            guard
+                let made = DocumentCodec.splicingAnnotations(
+                    annotated, transaction.document, over: document, bytes: bytes, itemRanges: ranges)
+            else { return nil }
+            (spliced, itemRanges, changedIDs) = (made.bytes, made.itemRanges, annotated)
+        } else {
+            guard
+                let made = DocumentCodec.splicingStructure(
+                    transaction.touched, transaction.document, bytes: bytes, table: table)
+            else { return nil }
+            (spliced, itemRanges, origins, changedIDs) = (
+                made.bytes, made.itemRanges, made.origins, transaction.touched
+            )
+        }
         var changed: [ItemID: Item] = [:]
-        for id in annotated { changed[id] = transaction.document[id] }
+        for id in changedIDs { changed[id] = transaction.document[id] }
         // A debug build (every test's) holds the splice to the full encode of the whole
-        // document with the same change.
+        // document with the same change: every item it touched as it is now.
         assert(
             {
                 guard var whole = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.load($0) }).document else {
@@ -310,7 +335,7 @@ public final class DocumentStore {
         let index = ItemIndex.current(madeFrom: table, at: location)
         return PartialWrite(
             bytes: spliced, itemRanges: itemRanges, contentHash: ContentHash.of(spliced), changed: changed,
-            itemIndex: index)
+            itemIndex: index, origins: origins, document: transaction.document)
     }
 
     /// The first write after reading an older version keeps what that version wrote, once,
@@ -582,6 +607,22 @@ public final class DocumentStore {
                 ids.insert(item.id)
             }
             return ids
+        }
+
+        /// Whether every action added a folder, or moved or renamed an item, and the trash
+        /// is as it was: what `mkdir` and `mv` do, spliced through the reads' table
+        /// (`DocumentCodec.splicingStructure`) when the document is partial.
+        var restructuredOnly: Bool {
+            guard !actions.isEmpty,
+                steps.allSatisfy({ if case .moved = $0 { true } else if case .added = $0 { true } else { false } })
+            else { return false }
+            return actions.allSatisfy { action in
+                switch action {
+                case .added(let item, _, _): item.isFolder && item.children.isEmpty
+                case .moved, .renamed: true
+                default: false
+                }
+            }
         }
 
         private mutating func record(_ action: Action) -> Action {

@@ -25,7 +25,8 @@ struct MakeFolder: ParsableCommand {
 
     func run() throws {
         try checkUsage()
-        try global.changeDocuments(json: output.json) { tx, current in
+        // `-p` may make folders on the way, which the table cannot find: the whole store.
+        try global.changeDocuments(json: output.json, into: parents ? [] : paths) { tx, current in
             for path in paths { _ = try tx.makeFolder(at: path, from: current, createParents: parents) }
         }
     }

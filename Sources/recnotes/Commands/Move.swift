@@ -28,7 +28,8 @@ struct Move: ParsableCommand {
 
     func run() throws {
         try checkUsage()
-        try global.changeDocuments(json: output.json) { tx, current in
+        try global.changeDocuments(json: output.json, moving: Array(paths.dropLast()), into: [paths.last!]) {
+            tx, current in
             try tx.moveItems(at: Array(paths.dropLast()), to: paths.last!, from: current)
         }
     }

@@ -14,12 +14,16 @@ extension GlobalOptions {
     /// What every command that edits the documents does: open the store, make the change in
     /// one transaction (given the current folder, against which relative paths resolve),
     /// and with --json print the items it touched. `annotating`, when given, says that the
-    /// change is to the annotations of the items at these paths alone (`openLibrary(changing:)`).
+    /// change is to the annotations of the items at these paths alone (`openLibrary(changing:)`);
+    /// `moving` and `into`, that it adds folders at or moves these items into these paths
+    /// (`mkdir`, `mv`).
     func changeDocuments(
-        json: Bool, annotating paths: [String]? = nil,
+        json: Bool, annotating paths: [String]? = nil, moving sources: [String] = [], into destinations: [String] = [],
         _ change: (inout DocumentStore.Transaction, ItemID) throws -> Void
     ) throws {
-        let library = try paths.map { try openLibrary(changing: $0) } ?? openLibrary()
+        let library =
+            try paths.map { try openLibrary(changing: $0) }
+            ?? (destinations.isEmpty ? openLibrary() : openLibrary(changing: sources, into: destinations))
         let renderer = ChangeRenderer(library: library)
         let current = library.state.currentFolder
         try library.documents.transaction { tx in try change(&tx, current) }
