@@ -174,27 +174,10 @@ struct ReadTableTests {
                         && sandbox.bytes(itemIndex) != indexBefore,
                     "seed \(seed), round \(round): \(arguments) left the table or find's index stale")
             }
-            #expect(
-                same(with.stdout) == same(without.stdout) && with.stderr == without.stderr
-                    && with.status == without.status,
-                "seed \(seed), round \(round): \(arguments)\nwith the table: \(with)\nwithout: \(without)")
-            let text = { (bytes: [UInt8]?) in same(String(decoding: bytes ?? [], as: UTF8.self)) }
-            #expect(
-                text(sandbox.storeBytes) == text(sandbox.bytes(copy + "/store.json")),
-                "seed \(seed), round \(round): \(arguments) wrote another store.json through the table")
-            // The table and find's index it patched are what fsck makes anew, and a search
-            // (which reads find's index as patched) answers as without them.
-            let check = try sandbox.run("fsck")
-            #expect(
-                !(check.stdout + check.stderr).contains("does not match what it was made from"),
-                "seed \(seed), round \(round): \(arguments)\n\(check)")
-            for read in [["find", "--json", "/", "--tag", "work"], ["ls", "-l", "--json", folder]] {
-                let a = try sandbox.run(read)
-                let b = try run(read, in: copy)
-                #expect(
-                    same(a.stdout) == same(b.stdout) && a.status == b.status,
-                    "seed \(seed), round \(round): \(read)\n\(a)\n\(b)")
-            }
+            try expectAlike(
+                with, without, copy: copy, same: same,
+                reads: [["find", "--json", "/", "--tag", "work"], ["ls", "-l", "--json", folder]],
+                "seed \(seed), round \(round): \(arguments)")
         }
         #expect(restructured >= 30 / 2, "seed \(seed): \(restructured) mkdir and mv went through the table")
     }
@@ -229,6 +212,32 @@ struct ReadTableTests {
         run.stdout = run.stdout.replacingOccurrences(of: directory, with: sandbox.store)
         run.stderr = run.stderr.replacingOccurrences(of: directory, with: sandbox.store)
         return run
+    }
+
+    /// A change run on the store with its table (`with`) and on a copy without cache/
+    /// (`without`) came out alike: the same output and status, the same store.json (both
+    /// through `same`, which writes what may differ between two runs as placeholders), a
+    /// table and find's index as fsck makes them anew, and `reads` answering alike.
+    func expectAlike(
+        _ with: Run, _ without: Run, copy: String, same: @escaping (String) -> String, reads: [[String]],
+        _ context: String
+    ) throws {
+        #expect(
+            same(with.stdout) == same(without.stdout) && with.stderr == without.stderr
+                && with.status == without.status,
+            "\(context)\nwith the table: \(with)\nwithout: \(without)")
+        let text = { (bytes: [UInt8]?) in same(String(decoding: bytes ?? [], as: UTF8.self)) }
+        #expect(
+            text(sandbox.storeBytes) == text(sandbox.bytes(copy + "/store.json")),
+            "\(context) wrote another store.json through the table")
+        let check = try sandbox.run("fsck")
+        #expect(
+            !(check.stdout + check.stderr).contains("does not match what it was made from"), "\(context)\n\(check)")
+        for read in reads {
+            let a = try sandbox.run(read)
+            let b = try run(read, in: copy)
+            #expect(same(a.stdout) == same(b.stdout) && a.status == b.status, "\(context): \(read)\n\(a)\n\(b)")
+        }
     }
 
     @Test(
@@ -315,30 +324,13 @@ struct ReadTableTests {
             if opened != nil, ["mkdir", "mv"].contains(command[0]) { restructured += 1 }
             let with = try sandbox.run(arguments)
             let without = try run(arguments, in: copy)
-            #expect(
-                same(with.stdout) == same(without.stdout) && with.stderr == without.stderr
-                    && with.status == without.status,
-                "seed \(seed), round \(round): \(arguments)\nwith the table: \(with)\nwithout: \(without)")
-            let text = { (bytes: [UInt8]?) in same(String(decoding: bytes ?? [], as: UTF8.self)) }
-            #expect(
-                text(sandbox.storeBytes) == text(sandbox.bytes(copy + "/store.json")),
-                "seed \(seed), round \(round): \(arguments) wrote another store.json through the table")
-            // What the change left in cache/ says what the store says: fsck compares both
-            // files with what it makes anew, and reads and searches answer as without them.
-            let check = try sandbox.run("fsck")
-            #expect(
-                !(check.stdout + check.stderr).contains("does not match what it was made from"),
-                "seed \(seed), round \(round): \(arguments)\n\(check)")
-            for read in [
-                ["find", "--json", "/", "--tag", "t\(round % 3)"], ["ls", "-l", "--json", path],
-                ["info", "--json", path],
-            ] {
-                let a = try sandbox.run(read)
-                let b = try run(read, in: copy)
-                #expect(
-                    same(a.stdout) == same(b.stdout) && a.status == b.status,
-                    "seed \(seed), round \(round): \(read)\n\(a)\n\(b)")
-            }
+            try expectAlike(
+                with, without, copy: copy, same: same,
+                reads: [
+                    ["find", "--json", "/", "--tag", "t\(round % 3)"], ["ls", "-l", "--json", path],
+                    ["info", "--json", path],
+                ],
+                "seed \(seed), round \(round): \(arguments)")
         }
         // Most changes find the table the command before them left: they must have used it.
         #expect(spliced >= 60 / 6, "seed \(seed): \(spliced) changes went through the table")
