@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # browse (issue 14), on a 10,000-item store (bench/gen-store; ITEMS=100000 for issue 28's
 # 100k), in a real terminal (tmux):
-#   - first frame <= 100 ms: hyperfine runs `browse` in a pseudo-terminal (script) with a
-#     `q` waiting, so each run is start, store read, first frame, quit; beside it, in the
-#     same run, `recnotes ls /` in the same pseudo-terminal and alone, and `jq` counting the
-#     items of the same store.json;
+#   - first frame <= 100 ms: `browse` in a pseudo-terminal (script) with a `q` waiting, so
+#     each run is start, store read, first frame, quit, timed to its exit (see in_script);
+#     beside it, alternating, `recnotes ls /` in the same pseudo-terminal; then hyperfine on
+#     `recnotes ls /` alone and `jq` counting the items of the same store.json;
 #     plus the first frame's time inside the process (RECNOTES_BROWSE_TRACE);
 #   - key press to updated screen <= 16 ms at p95: 200 keys (j/k) sent with tmux; the
 #     trace times each frame from the poll that saw the key to the end of its write;
@@ -48,9 +48,32 @@ report=$out/$tag.txt
 : > "$report"
 
 echo "== first frame" | tee -a "$report"
+# Start to exit inside a pseudo-terminal (script), with a q waiting: the time from before
+# script starts to the moment the command inside it has quit, stamped by `date` in the same
+# pseudo-terminal. Not hyperfine's time of the whole pipeline: at the end of its stdin,
+# util-linux 2.38's script waits 250 ms before it passes the end on to a program still
+# running (ul_pty_write_eof_to_child), and whether browse has quit by then is a race, so
+# hyperfine saw 25 ms in some runs and 280 ms in others. stdin stays open here (sleep), and
+# script's wait never starts. Browse and `ls /` alternate, so they share the load.
+in_script() {
+  local started ended
+  started=$(date +%s%N)
+  (printf q; sleep 0.5) | script -qfec "$1; date +%s%N > $work/ended" /dev/null > /dev/null
+  ended=$(cat "$work/ended")
+  echo $(( (ended - started) / 1000 ))
+}
+: > "$work/browse.us"; : > "$work/ls.us"
+for _ in 1 2; do in_script "$bin browse" > /dev/null; done
+for _ in $(seq "$runs"); do
+  in_script "$bin browse" >> "$work/browse.us"
+  in_script "$bin ls /" >> "$work/ls.us"
+done
+for name in browse ls; do
+  sort -n "$work/$name.us" | awk -v name="$name" '{ t[NR] = $1 / 1000; sum += t[NR] }
+    END { printf "%s in script, start to exit (%d runs): mean %.1f ms, median %.1f ms, min %.1f, max %.1f\n",
+      name == "browse" ? "browse: first frame, then q," : "recnotes ls /,", NR, sum / NR, t[int((NR + 1) / 2)], t[1], t[NR] }'
+done | tee -a "$report"
 hyperfine --warmup 2 --runs "$runs" --export-markdown "$out/$tag-first-frame.md" \
-  -n "browse: first frame, then q" "printf q | script -qfec '$bin browse' /dev/null" \
-  -n "recnotes ls / (also in script)" "printf q | script -qfec '$bin ls /' /dev/null" \
   -n "recnotes ls /" "$bin ls /" \
   -n "jq '.items | length'" "jq '.items | length' $json" | tee -a "$report"
 
