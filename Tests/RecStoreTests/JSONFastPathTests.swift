@@ -119,6 +119,59 @@ struct JSONFastPathTests {
     }
 
     /// `JSONReader.readRawString` jumps to the first byte of a chunk that needs a look.
+    @Test(
+        "a key and its value written at once are the key, then the value, written apart; a UUID as Foundation spells it"
+    )
+    func keyedValues() {
+        var random = SeededRandom(seed: 628)
+        let pieces = [
+            "a", "budget ", "zürich", "\"", "\\", "\n", "\u{1}", " ", "é", "😀", String(repeating: "x", count: 70),
+        ]
+        for _ in 0..<5_000 {
+            let text = (0..<Int.random(in: 0..<8, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
+            let seconds = [
+                (Double.random(in: -4000..<4000, using: &random) * 1000).rounded() / 1000,
+                Double(bitPattern: random.next()), Double(Int64.random(in: -1 << 52...1 << 52, using: &random)),
+            ].randomElement(using: &random)!
+            let time = Timestamp(millisecondsSinceEpoch: Int64.random(in: 0..<4_000_000_000_000, using: &random))
+            let id = ItemID(high: random.next(), low: random.next())
+            var together = JSONWriter()
+            together.beginObject()
+            together.field("label", text)
+            together.field("seconds", seconds)
+            together.field("created", time)
+            together.field("uuid", id)
+            together.field("a key longer than sixty-four bytes, which goes the long way round: key", text)
+            together.endObject()
+            var apart = JSONWriter()
+            apart.beginObject()
+            apart.key("label")
+            apart.string(text)
+            apart.key("seconds")
+            apart.double(seconds)
+            apart.key("created")
+            apart.timestamp(time)
+            apart.key("uuid")
+            apart.id(id)
+            apart.key("a key longer than sixty-four bytes, which goes the long way round: key")
+            apart.string(text)
+            apart.endObject()
+            #expect(together.bytes == apart.bytes, "\(Array(text.unicodeScalars)) \(seconds)")
+            var uuid = JSONWriter()
+            uuid.id(id)
+            let bytes =
+                withUnsafeBytes(of: id.high.bigEndian) { Array($0) }
+                + withUnsafeBytes(of: id.low.bigEndian) { Array($0) }
+            let foundation = UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
+            #expect(String(decoding: uuid.bytes, as: UTF8.self) == "\"\(foundation.uuidString.lowercased())\"")
+        }
+    }
+
     @Test("strings read back whatever their length and wherever their quote and escapes fall")
     func stringsReadBack() throws {
         var random = SeededRandom(seed: 2812)

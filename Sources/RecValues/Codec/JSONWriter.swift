@@ -28,8 +28,67 @@ package struct JSONWriter {
         bytes.removeAll(keepingCapacity: true)
     }
 
+    /// Up to `putLimit` bytes written by `body` at a pointer, which returns how many it
+    /// wrote, then appended with one `append(contentsOf:)`: a key and its value
+    /// in one call, one uniqueness check and one copy, not one of each per piece (the
+    /// appends were a sixth of `find --json`'s instructions). On the stack, not in `bytes`:
+    /// an Array offers no pointer to its spare capacity.
+    @inline(__always)
+    package mutating func put(_ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.putLimit) { buffer in
+            let n = body(buffer.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: n))
+        }
+    }
+
+    /// What `put` can take at once: a key of up to `keyLimit` bytes with a number, a
+    /// timestamp or a UUID, or a short string.
+    package static let putLimit = 256
+    static let keyLimit = 64
+
+    /// `, "name": ` (the comma when `comma`) at `out`; its length.
+    @inline(__always)
+    package static func writeKey(_ name: StaticString, comma: Bool, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        var n = 0
+        if comma {
+            out[0] = UInt8(ascii: ",")
+            out[1] = UInt8(ascii: " ")
+            n = 2
+        }
+        out[n] = UInt8(ascii: "\"")
+        n += 1
+        (out + n).update(from: name.utf8Start, count: name.utf8CodeUnitCount)
+        n += name.utf8CodeUnitCount
+        out[n] = UInt8(ascii: "\"")
+        out[n + 1] = UInt8(ascii: ":")
+        out[n + 2] = UInt8(ascii: " ")
+        return n + 3
+    }
+
+    /// The key's bytes and a value's (`value` writes them at a pointer, at most `max`, and
+    /// returns how many) in one `put`; false, nothing written, when they might not fit.
+    @inline(__always)
+    package mutating func keyed(
+        _ name: StaticString, max: Int, _ value: (UnsafeMutablePointer<UInt8>) -> Int
+    ) -> Bool {
+        guard name.utf8CodeUnitCount <= Self.keyLimit, max <= Self.putLimit - Self.keyLimit - 5 else { return false }
+        let comma = afterValue
+        afterValue = true
+        put { out in
+            let n = Self.writeKey(name, comma: comma, at: out)
+            return n + value(out + n)
+        }
+        return true
+    }
+
     @inline(__always)
     package mutating func raw(_ text: StaticString) {
+        // The lists' punctuation (`[`, `, `, `,\n  `) a byte at a time: a one-byte append
+        // costs a fifth of a call to copy a run (80,000 of them in find --json).
+        if text.utf8CodeUnitCount <= 4 {
+            for i in 0..<text.utf8CodeUnitCount { bytes.append(text.utf8Start[i]) }
+            return
+        }
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
@@ -76,14 +135,56 @@ package struct JSONWriter {
     }
 
     package mutating func string(_ value: String) {
+        var value = value
+        let done = value.withUTF8 { utf8 in
+            Self.isShortPlain(utf8)
+                && {
+                    put { Self.writeQuoted(utf8, at: $0) }
+                    return true
+                }()
+        }
+        guard !done else { return }
         bytes.append(UInt8(ascii: "\""))
         appendEscaped(value)
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Whether `utf8` is written as it is, and short enough to go with a key in one `put`.
+    @inline(__always)
+    static func isShortPlain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        utf8.count <= 128 && nextEscape(in: utf8, from: 0) == utf8.count
+    }
+
+    /// `"utf8"` at `out`, nothing escaped (`isShortPlain`); its length.
+    @inline(__always)
+    static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        out[0] = UInt8(ascii: "\"")
+        if let base = utf8.baseAddress { (out + 1).update(from: base, count: utf8.count) }
+        out[utf8.count + 1] = UInt8(ascii: "\"")
+        return utf8.count + 2
+    }
+
     /// One string made of two, `first` then `second`, without making the joined String
     /// (an item's audioPath: its folder's path and its file's name).
     package mutating func string(_ first: String, _ second: String) {
+        var first = first
+        var second = second
+        let done = first.withUTF8 { a in
+            second.withUTF8 { b in
+                Self.isShortPlain(a) && Self.isShortPlain(b) && a.count + b.count <= 200
+                    && {
+                        put { out in
+                            out[0] = UInt8(ascii: "\"")
+                            if let base = a.baseAddress { (out + 1).update(from: base, count: a.count) }
+                            if let base = b.baseAddress { (out + 1 + a.count).update(from: base, count: b.count) }
+                            out[1 + a.count + b.count] = UInt8(ascii: "\"")
+                            return a.count + b.count + 2
+                        }
+                        return true
+                    }()
+            }
+        }
+        guard !done else { return }
         bytes.append(UInt8(ascii: "\""))
         appendEscaped(first)
         appendEscaped(second)
@@ -145,11 +246,16 @@ package struct JSONWriter {
     }
 
     package mutating func timestamp(_ value: Timestamp) {
-        bytes.append(UInt8(ascii: "\""))
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: 24))
-        bytes.withUnsafeMutableBufferPointer { value.writeISO8601(into: $0.baseAddress! + start) }
-        bytes.append(UInt8(ascii: "\""))
+        put { Self.writeTimestamp(value, at: $0) }
+    }
+
+    /// `"YYYY-MM-DDTHH:MM:SS.mmmZ"` at `out`: 26 bytes.
+    @inline(__always)
+    static func writeTimestamp(_ value: Timestamp, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        out[0] = UInt8(ascii: "\"")
+        value.writeISO8601(into: out + 1)
+        out[25] = UInt8(ascii: "\"")
+        return 26
     }
 
     /// Any integer, through `int(Int64)`. Callers in other modules reach this generic
@@ -165,65 +271,77 @@ package struct JSONWriter {
     }
 
     package mutating func int(_ value: Int64) {
-        var v = value
-        if v < 0 {
-            guard v != .min else { return raw(String(v)) }
-            bytes.append(UInt8(ascii: "-"))
-            v = -v
+        put { Self.writeInt(value, at: $0) }
+    }
+
+    /// `value`'s decimal digits (and sign) at `out`: at most 20 bytes; their count.
+    @inline(__always)
+    static func writeInt(_ value: Int64, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        var n = 0
+        if value < 0 {
+            out[0] = UInt8(ascii: "-")
+            n = 1
         }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var i = buffer.count
-            repeat {
-                i -= 1
-                buffer[i] = UInt8(48 + v % 10)
-                v /= 10
-            } while v > 0
-            // As a typed buffer, not a slice nor raw bytes: those are appended byte by byte.
-            let written = UnsafeRawBufferPointer(rebasing: buffer[i...])
-            bytes.append(
-                contentsOf: UnsafeBufferPointer(
-                    start: written.baseAddress!.assumingMemoryBound(to: UInt8.self), count: written.count))
+        // The magnitude as unsigned: Int64.min has none as an Int64.
+        var v = value.magnitude
+        var digits = 1
+        var power: UInt64 = 10
+        while digits < 20, v >= power {
+            digits += 1
+            power = power &* 10
         }
+        var k = n + digits
+        repeat {
+            k -= 1
+            out[k] = UInt8(48 + v % 10)
+            v /= 10
+        } while v > 0
+        return n + digits
     }
 
     /// Shortest text that reads back as the same Double; JSON has no infinities.
     package mutating func double(_ value: Double) {
         guard value.isFinite else { return raw("null") }
-        if value == value.rounded(), abs(value) < 1e15 {
-            int(Int64(value))
-        } else if !thousandths(value) {
-            raw(value.description)
-        }
+        guard Self.isShort(value) else { return raw(value.description) }
+        put { Self.writeShort(value, at: $0) }
     }
 
-    /// A value that is the Double nearest some k / 1000 (times rounded to the millisecond,
-    /// most of what is written), written as that decimal without making a String: between
-    /// 0.001 and 1e9 the Doubles lie far closer together than 0.001, so no other decimal of
-    /// as few digits reads back as the same value, and `description`, which gives the
-    /// shortest, gives these digits. False (nothing written) for any other value.
-    private mutating func thousandths(_ value: Double) -> Bool {
+    /// Whether `writeShort` writes `value`: a whole number below 1e15, or the Double nearest
+    /// some k / 1000 between 0.001 and 1e9 (times rounded to the millisecond, most of what
+    /// is written). Between those bounds the Doubles lie far closer together than 0.001, so
+    /// no other decimal of as few digits reads back as the same value, and `description`,
+    /// which gives the shortest, gives these digits.
+    @inline(__always)
+    static func isShort(_ value: Double) -> Bool {
+        guard value.isFinite else { return false }
+        if value == value.rounded(), abs(value) < 1e15 { return true }
         let magnitude = abs(value)
         guard magnitude >= 0.001, magnitude < 1e9 else { return false }
-        let scaled = (magnitude * 1000).rounded()
-        guard scaled / 1000 == magnitude else { return false }
-        let k = Int64(scaled)
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        int(k / 1000)
+        return (magnitude * 1000).rounded() / 1000 == magnitude
+    }
+
+    /// An `isShort` value's digits at `out`, without making a String: at most 20 bytes.
+    @inline(__always)
+    static func writeShort(_ value: Double, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        if value == value.rounded() { return writeInt(Int64(value), at: out) }
+        let k = Int64((abs(value) * 1000).rounded())
+        var n = 0
+        if value < 0 {
+            out[0] = UInt8(ascii: "-")
+            n = 1
+        }
+        n += writeInt(k / 1000, at: out + n)
         var fraction = k % 1000
-        bytes.append(UInt8(ascii: "."))
+        out[n] = UInt8(ascii: ".")
+        n += 1
         var divisor: Int64 = 100
         repeat {
-            bytes.append(UInt8(48 + fraction / divisor))
+            out[n] = UInt8(48 + fraction / divisor)
+            n += 1
             fraction %= divisor
             divisor /= 10
         } while fraction > 0
-        return true
+        return n
     }
 
     package mutating func bool(_ value: Bool) {
@@ -256,8 +374,11 @@ package struct JSONWriter {
     /// written next, by any call.
     @inline(__always)
     package mutating func key(_ name: StaticString) {
-        // Byte by byte around the name: store.json writes a million keys at 100k items, and
-        // one-byte appends cost less than copying short runs.
+        let comma = afterValue
+        if name.utf8CodeUnitCount <= Self.keyLimit {
+            afterValue = true
+            return put { Self.writeKey(name, comma: comma, at: $0) }
+        }
         if afterValue {
             bytes.append(UInt8(ascii: ","))
             bytes.append(UInt8(ascii: " "))
@@ -301,6 +422,11 @@ package struct JSONWriter {
     }
 
     package mutating func field(_ name: StaticString, _ value: String) {
+        var value = value
+        let done = value.withUTF8 { utf8 in
+            Self.isShortPlain(utf8) && keyed(name, max: utf8.count + 2) { Self.writeQuoted(utf8, at: $0) }
+        }
+        guard !done else { return }
         key(name)
         string(value)
     }
@@ -312,16 +438,17 @@ package struct JSONWriter {
 
     /// Concrete, as `int(Int)` and `int(Int64)` are.
     package mutating func field(_ name: StaticString, _ value: Int) {
-        key(name)
-        int(value)
+        field(name, Int64(value))
     }
 
     package mutating func field(_ name: StaticString, _ value: Int64) {
+        guard !keyed(name, max: 20, { Self.writeInt(value, at: $0) }) else { return }
         key(name)
         int(value)
     }
 
     package mutating func field(_ name: StaticString, _ value: Double) {
+        guard !Self.isShort(value) || !keyed(name, max: 20, { Self.writeShort(value, at: $0) }) else { return }
         key(name)
         double(value)
     }
@@ -332,6 +459,7 @@ package struct JSONWriter {
     }
 
     package mutating func field(_ name: StaticString, _ value: Timestamp) {
+        guard !keyed(name, max: 26, { Self.writeTimestamp(value, at: $0) }) else { return }
         key(name)
         timestamp(value)
     }
