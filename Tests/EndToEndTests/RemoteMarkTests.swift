@@ -138,7 +138,12 @@ struct RemoteMarkTests {
             #expect(R.object(run.stdout)?["position"] as? Double == expected, "\(where_): \(run.stdout)")
         }
         #expect(try cli.run("seek", "prev-mark").status == 0)
-        #expect(try cli.run("resume").status == 0)
+        // Resumed, the seven seconds left play out on the file sink (faster than real time),
+        // so the player may end before `resume` reads its acknowledgement (seen once on a
+        // loaded machine): then it says so, as `toggle` does in RemoteControlTests. The
+        // samples below show that the resume and the seek were applied either way.
+        let resume = try cli.run("resume")
+        #expect(resume.status == 0 || resume.stderr.contains("the player ended before applying it"), "\(resume.stderr)")
         #expect(try R.eventually { try cli.run("status").status == 1 })
         // From marker a's own frame (144000.48 rounds to 144000) to the end.
         #expect(cli.outputSamples() == Array(samples[144_000...]))
