@@ -232,6 +232,7 @@ struct Play: ParsableCommand {
         renderer.keysActive = keys != nil
         try session.register(paused: paused)
         detached.registered(.playback, in: library)
-        try session.play(onEvent: renderer.handle)
+        // Only the JSON events show the level (the live line shows the time alone).
+        try session.play(levels: renderer.mode == .json, onEvent: renderer.handle)
     }
 }
