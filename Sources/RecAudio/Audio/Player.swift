@@ -493,13 +493,18 @@ public final class Player: @unchecked Sendable {
             }
         }
 
-        /// A progress event for every tenth of a second of audio written.
+        /// A progress event for every tenth of a second of audio written. A chunk longer than
+        /// that (a device's period can be a quarter of a second) gives each of its events the
+        /// level measured since the last ones: the meter started again after the first said
+        /// silence (−96 dBFS) for the others.
         mutating func emitProgress(_ onEvent: (AudioEvent) -> Void) {
+            guard reached >= nextEvent else { return }
+            let level = meter.level
             while reached >= nextEvent {
-                onEvent(.progress(.init(position: at(nextEvent), level: meter.level, bytes: nil, total: total)))
-                meter.reset()
+                onEvent(.progress(.init(position: at(nextEvent), level: level, bytes: nil, total: total)))
                 nextEvent += eventEvery
             }
+            meter.reset()
         }
 
         mutating func reportXruns(_ onEvent: (AudioEvent) -> Void) {
