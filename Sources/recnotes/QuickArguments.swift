@@ -1,9 +1,9 @@
 /// A command line of the shapes people type, read without argument-parser: each option once,
-/// by its long name (`--seek 5`, `--seek=5`) or `-q`, a valued option's value the next word
-/// whatever it starts with (as `.unconditional` parsing reads it) but `--`, at most one positional word,
-/// and `--` before positional words. Anything else (help, completion requests, an unknown or
-/// repeated option, a group of short flags, a missing value) is not read here: the caller
-/// falls back to argument-parser, which answers it as always.
+/// by its long name (`--seek 5`, `--seek=5`) or `-q`; a valued option's value the next word
+/// whatever it starts with, as `.unconditional` parsing reads it, `--` aside; at most one
+/// positional word; `--` before positional words. Anything else (help, completion requests,
+/// an unknown or repeated option, a group of short flags, a missing value) is not read here:
+/// the caller falls back to argument-parser, which answers it as always.
 ///
 /// Why: building a command's option set is reflection over its property wrappers and runtime
 /// look-ups of their protocol conformances, each a scan of the binary's conformance records,
