@@ -123,8 +123,10 @@ public final class PlaybackSession {
         defer { follower?.stop() }
         // A marker made while playing is a change to the recording, undoable like `mark --at`.
         // It is written by a worker of its own: the events come on the audio thread, which a
-        // store write (an fsync) must not hold up.
-        let writer = try? SerialWorker()
+        // store write (an fsync) must not hold up. The worker starts with the first marker:
+        // most playbacks make none, and a thread started and joined for nothing is time off
+        // the CPU at every play's end (issue 22).
+        var writer: SerialWorker?
         let result = try player.run(
             from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, levels: levels
         ) {
@@ -136,6 +138,7 @@ public final class PlaybackSession {
                         try $0.addMarker(to: id, Marker(frame: position.frames, label: label))
                     }
                 }
+                if writer == nil { writer = try? SerialWorker() }
                 if let writer { writer.submit(save) } else { save() }
             }
             onEvent(event)
