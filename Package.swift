@@ -143,6 +143,8 @@ let package = Package(
             dependencies: [
                 "recnotes", "recnotes-serve", "RecCore", "RecTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // QuickParseTests compares `play`'s quick parse with argument-parser's.
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
     ],

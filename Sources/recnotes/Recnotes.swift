@@ -104,7 +104,9 @@ struct Recnotes: ParsableCommand {
         let arguments = Play.defaultingSkipSilence(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
         do {
             try ArgumentCheck.check(arguments)
-            var command = try parsedAsLeaf(arguments) ?? parseAsRoot(arguments)
+            // `play` first, as the command whose start-up is measured against sox (issue 22).
+            var command: ParsableCommand =
+                try Play.parsedQuickly(arguments) ?? parsedAsLeaf(arguments) ?? parseAsRoot(arguments)
             try GlobalOptions.inUserTerms { try command.run() }
         } catch let code as ExitCode {
             // A command that has already said what it had to (fsck's problem lines).

@@ -45,6 +45,32 @@ struct AudioEndToEndTests {
         #expect(state.stdout.contains("\"position\": 2.5"))
     }
 
+    /// The player measures levels only for a display that shows them: `--progress json`'s
+    /// events carry the level of what played, whatever other modes skip.
+    @Test func playJSONEventsCarryTheLevelPlayed() throws {
+        let cli = try AudioCLI()
+        let input = AudioCLI.tone(frames: 48_000, amplitude: 0.25)
+        try cli.writeInput(input)
+        #expect(try cli.run("record", "tone", "--format", "wav", "--duration", "1").status == 0)
+        let play = try cli.run("play", "tone", "--from-start", "--progress", "json")
+        #expect(play.status == 0, "\(play.stderr)")
+        let events = play.lines.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+        let peak = Double(input.map { abs(Int($0)) }.max() ?? 0) / 32768
+        let expected = (20 * log10(peak) * 100).rounded() / 100
+        let finished = try #require(events.last { $0["event"] as? String == "finished" })
+        #expect(finished["peakDBFS"] as? Double == expected, "\(finished)")
+        // Every progress event, those of one long chunk of the device too, carries the level of
+        // the tone (each tenth of a second holds its peak, give or take a sample's rounding).
+        let progress = events.filter { $0["event"] as? String == "progress" }
+        #expect(progress.count >= 5)
+        for event in progress {
+            #expect(abs((event["peakDBFS"] as? Double ?? -200) - expected) < 0.05, "\(event)")
+        }
+        #expect(Bool(cli.outputSamples() == input))
+    }
+
     @Test func playResumesTheSelectionAndPercentAndFromEndWork() throws {
         let cli = try AudioCLI()
         let input = AudioCLI.noise(frames: 96_000)

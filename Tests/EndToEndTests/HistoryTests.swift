@@ -40,6 +40,17 @@ struct HistoryTests {
         #expect(try sandbox.succeed("undo", "--dry-run").lines == ["would undo #\(entries.count): restore /Archive/b"])
     }
 
+    /// The command line kept with each entry reads as it was typed: words of letters and
+    /// digits of any script and `-_./@:%+=,` bare, anything else quoted for a shell.
+    @Test func theCommandLineIsQuotedWhereAShellNeedsIt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed("mkdir", "-p", "/Zürich_2.0", "/a b", "/it's", "/Ωμέγα", "/x;y", "/1+1=2,@:%")
+        let entries = try #require(try sandbox.succeed("history", "--json").json() as? [[String: Any]])
+        #expect(
+            entries.last?["summary"] as? String
+                == #"recnotes mkdir -p /Zürich_2.0 '/a b' '/it'\''s' /Ωμέγα '/x;y' /1+1=2,@:%"#, "\(entries)")
+    }
+
     /// An entry the previous version wrote has no "change": it shows its command line as it
     /// did, and undo still describes and takes it back.
     @Test func entriesOfTheVersionBeforeStillShow() throws {

@@ -89,11 +89,16 @@ public final class Player: @unchecked Sendable {
     /// `skipping` (sorted, apart): stretches jumped over as if they were not there
     /// (`play --skip-silence`); positions stay in the file's own time. Seeks stop at
     /// `floor` (a trim's in point) and `end`.
+    /// `levels`: whether the events carry the audio's level (progress, and the whole at the
+    /// end); without, they say `Level.silence` and no sample is measured, for a caller that
+    /// shows no level (`play` but with `--progress json`, browse): two passes over every
+    /// sample that nothing would read (issue 22).
     public func run(
         from start: Int64, until end: Int64, paused startPaused: Bool = false, skipping: [Range<Int64>] = [],
-        floor: Int64 = 0, onEvent: (AudioEvent) -> Void
+        floor: Int64 = 0, levels: Bool = true, onEvent: (AudioEvent) -> Void
     ) throws -> (AudioPosition, Ending) {
         var loop = PlayLoop(player: self, start: start, end: max(start, end), paused: startPaused)
+        loop.levels = levels
         loop.skips = skipping
         loop.floor = min(max(floor, 0), start)
         do {
@@ -190,6 +195,7 @@ public final class Player: @unchecked Sendable {
         var skipped: Int64 = 0
         var flushed = false
         var meter = LevelMeter(), overall = LevelMeter()
+        var levels = true
         var reportedXruns = 0
         var skips: [Range<Int64>] = []
         var floor: Int64 = 0
@@ -453,8 +459,10 @@ public final class Player: @unchecked Sendable {
                 }
                 return false
             }
-            meter.add(chunk, count: frames * channels)
-            overall.add(chunk, count: frames * channels)
+            if levels {
+                meter.add(chunk, count: frames * channels)
+                overall.add(chunk, count: frames * channels)
+            }
             chunkFrames = frames
             unwritten = frames
             return true
@@ -485,13 +493,18 @@ public final class Player: @unchecked Sendable {
             }
         }
 
-        /// A progress event for every tenth of a second of audio written.
+        /// A progress event for every tenth of a second of audio written. A chunk longer than
+        /// that (a device's period can be a quarter of a second) gives each of its events the
+        /// level measured since the last ones: the meter started again after the first said
+        /// silence (−96 dBFS) for the others.
         mutating func emitProgress(_ onEvent: (AudioEvent) -> Void) {
+            guard reached >= nextEvent else { return }
+            let level = meter.level
             while reached >= nextEvent {
-                onEvent(.progress(.init(position: at(nextEvent), level: meter.level, bytes: nil, total: total)))
-                meter.reset()
+                onEvent(.progress(.init(position: at(nextEvent), level: level, bytes: nil, total: total)))
                 nextEvent += eventEvery
             }
+            meter.reset()
         }
 
         mutating func reportXruns(_ onEvent: (AudioEvent) -> Void) {

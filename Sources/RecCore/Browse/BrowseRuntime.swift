@@ -332,7 +332,8 @@ public final class BrowseRuntime {
         post(.playing(start))
         let thread = try JoinableThread {
             do {
-                try session.play { event in
+                // The browser's player line shows no level.
+                try session.play(levels: false) { event in
                     switch event {
                     case .failed(_, let message): post(.failed("play: \(message)"))
                     case .marked(let position, _): post(.done("marked \(Format.preciseClock(position.seconds))"))

@@ -100,13 +100,15 @@ public final class PlaybackSession {
     }
 
     /// Plays, keeping the view state's selection and position up to date, and following
-    /// the commands other shells queue for it.
+    /// the commands other shells queue for it. `levels`: whether the events carry the
+    /// audio's level (`Player.run`), for a caller that shows it.
     @discardableResult
-    public func play(onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
+    public func play(levels: Bool = true, onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
         try register(paused: startsPaused)
         if library.isReadOnly {
             return try player.run(
-                from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, onEvent: onEvent)
+                from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, levels: levels,
+                onEvent: onEvent)
         }
         let id = item.id
         let library = library
@@ -121,9 +123,13 @@ public final class PlaybackSession {
         defer { follower?.stop() }
         // A marker made while playing is a change to the recording, undoable like `mark --at`.
         // It is written by a worker of its own: the events come on the audio thread, which a
-        // store write (an fsync) must not hold up.
-        let writer = try? SerialWorker()
-        let result = try player.run(from: start, until: end, paused: startsPaused, skipping: skips, floor: floor) {
+        // store write (an fsync) must not hold up. The worker starts with the first marker:
+        // most playbacks make none, and a thread started and joined for nothing is time off
+        // the CPU at every play's end (issue 22).
+        var writer: SerialWorker?
+        let result = try player.run(
+            from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, levels: levels
+        ) {
             event in
             if case .marked(let position, let label) = event {
                 markers.withLock { $0.append(position.frames) }
@@ -132,6 +138,7 @@ public final class PlaybackSession {
                         try $0.addMarker(to: id, Marker(frame: position.frames, label: label))
                     }
                 }
+                if writer == nil { writer = try? SerialWorker() }
                 if let writer { writer.submit(save) } else { save() }
             }
             onEvent(event)

@@ -157,6 +157,10 @@ public enum FileSystem {
 
     /// Creates the directory and its parents, like `mkdir -p`.
     public static func makeDirectories(_ path: String) throws {
+        // Most calls find it there (every command opens the store's directory two or three
+        // times): one stat, not a mkdir for each component from the root.
+        var existing = stat()
+        if stat(path, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFDIR { return }
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component

@@ -122,6 +122,70 @@ struct Play: ParsableCommand {
 
     @OptionGroup var detached: BackgroundOptions
 
+    /// `play` as people type it, read without argument-parser (`QuickArguments` says why and
+    /// what it reads); nil for anything else, which argument-parser then parses. Each property
+    /// is set here: a new option goes into `quickFlags`/`quickValued` and below
+    /// (`QuickParseTests` compares with argument-parser's parse and with the help's options).
+    static func parsedQuickly(_ arguments: [String]) -> Play? {
+        guard arguments.first == "play",
+            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued)
+        else { return nil }
+        var global = GlobalOptions()
+        global.store = words.value("--store")
+        global.quiet = words.flag("--quiet")
+        var detached = BackgroundOptions()
+        detached.background = words.flag("--background")
+        detached.log = words.value("--log")
+        detached.json = words.flag("--json")
+        detached.child = words.flag("--background-child")
+        var play = Play()
+        play.global = global
+        play.path = words.positional
+        play.seek = words.value("--seek")
+        play.until = words.value("--until")
+        play.fromStart = words.flag("--from-start")
+        play.device = words.value("--device")
+        // The values argument-parser converts, converted as it does (`ExpressibleByArgument`).
+        if let progress = words.value("--progress") {
+            guard let mode = ProgressMode(argument: progress) else { return nil }
+            play.progress = mode
+        } else {
+            play.progress = nil
+        }
+        play.skipSilence = words.value("--skip-silence")
+        play.silenceThreshold = words.value("--silence-threshold")
+        play.speed = words.value("--speed")
+        if let level = words.value("--level") {
+            guard let value = Double(argument: level) else { return nil }
+            play.level = value
+        } else {
+            play.level = nil
+        }
+        play.denoise = words.flag("--denoise")
+        play.untrimmed = words.flag("--untrimmed")
+        play.original = words.flag("--original")
+        play.paused = words.flag("--paused")
+        play.detached = detached
+        // argument-parser validates each group after decoding; a failure is its to report.
+        do {
+            try play.global.validate()
+            try play.detached.validate()
+            try play.validate()
+        } catch {
+            return nil
+        }
+        return play
+    }
+
+    static let quickFlags = [
+        "--quiet", "--from-start", "--denoise", "--untrimmed", "--original", "--paused", "--background", "--json",
+        "--background-child",
+    ]
+    static let quickValued = [
+        "--store", "--seek", "--until", "--device", "--progress", "--skip-silence", "--silence-threshold", "--speed",
+        "--level", "--log",
+    ]
+
     /// `play --skip-silence` may stand alone (1 s), and `play`/`export --level` (-16 LUFS):
     /// argument-parser has no optional option values, so one not followed by a value gets
     /// the default here.
@@ -232,6 +296,7 @@ struct Play: ParsableCommand {
         renderer.keysActive = keys != nil
         try session.register(paused: paused)
         detached.registered(.playback, in: library)
-        try session.play(onEvent: renderer.handle)
+        // Only the JSON events show the level (the live line shows the time alone).
+        try session.play(levels: renderer.mode == .json, onEvent: renderer.handle)
     }
 }

@@ -1,0 +1,124 @@
+import ArgumentParser
+import RecTestSupport
+import Testing
+
+@testable import recnotes
+
+/// `play`'s command line read without argument-parser (`Play.parsedQuickly`, issue 22) must
+/// give the command argument-parser gives, or nothing (then argument-parser parses it). The
+/// command lines are generated: options in any order, `=` forms, `--`, values that start with
+/// `-`, unknown and repeated options, bad values, help and completion requests.
+@Suite("Arguments: play read without argument-parser")
+struct QuickParseTests {
+    static let seed = SeededRandom.seed(20_261_128)
+
+    /// What `Recnotes.main` parses: the arguments as it rewrites them first.
+    static func prepared(_ arguments: [String]) -> [String] {
+        Play.defaultingSkipSilence(Recnotes.hoistingGlobalOptions(arguments))
+    }
+
+    /// argument-parser's command for the arguments, as `Recnotes.main` gets it without the
+    /// quick path; nil when it fails or answers something else (help).
+    static func reference(_ arguments: [String]) -> ParsableCommand? {
+        if let leaf = Recnotes.parsedAsLeaf(arguments) { return leaf }
+        return try? Recnotes.parseAsRoot(arguments)
+    }
+
+    /// Every property wrapper with its value (`*definition*` for one never set), nested groups too.
+    static func described(_ command: ParsableCommand) -> String { String(describing: command) }
+
+    static let values = [
+        "5", "-10s", "-0", "1:30", "50%", "#3", "mark:intro", "", "--", "-", "-q", "--seek", "--nope", "x y", "=",
+        "a=b", "-dash.wav", "--help", "-h", "--generate-completion-script", "1.5x",
+    ]
+    static let positionals = ["one", "/Work/one", "@3f2a", "-dash", "", "help", "1", "-10", "--", "--store"]
+    static let unknown = ["--nope", "-x", "-qq", "-qd", "--seek-to", "--Seek", "-", "--version", "-help"]
+
+    static func pick<T>(_ list: [T], _ rng: inout SeededRandom) -> T { list[Int(rng.next() % UInt64(list.count))] }
+
+    /// One option, flag or word of a command line, as the words it is written with.
+    static func piece(_ rng: inout SeededRandom) -> [String] {
+        switch rng.next() % 10 {
+        case 0, 1:
+            let flag = pick(Play.quickFlags + ["-q"], &rng)
+            return rng.next() % 8 == 0 ? [flag + "=" + pick(values, &rng)] : [flag]
+        case 2, 3, 4:
+            let option = pick(Play.quickValued, &rng)
+            let value: String
+            switch option {
+            case "--progress": value = pick(["tty", "json", "none", "fast", "TTY", "", "-q"], &rng)
+            case "--level": value = pick(["-16", "-5", "abc", "1e3", "nan", "-", "16.5", "inf", "-1e1", ""], &rng)
+            default: value = pick(values, &rng)
+            }
+            // `--level` and `--skip-silence` alone take their default (`Play.defaultingSkipSilence`).
+            if ["--level", "--skip-silence"].contains(option), rng.next() % 4 == 0 { return [option] }
+            return rng.next() % 3 == 0 ? [option + "=" + value] : [option, value]
+        case 5, 6: return [pick(positionals, &rng)]
+        case 7: return [pick(unknown, &rng)]
+        case 8: return ["--", pick(positionals, &rng)]
+        default:
+            return [pick(["-h", "--help", "--generate-completion-script", "--generate-completion-script=bash"], &rng)]
+        }
+    }
+
+    static func commandLine(_ rng: inout SeededRandom) -> [String] {
+        var words: [String] = []
+        // Global options before the command, which `hoistingGlobalOptions` moves after it.
+        if rng.next() % 5 == 0 { words += pick([["--store", "/tmp/s"], ["-q"], ["--store=/tmp/s"]], &rng) }
+        words.append("play")
+        for _ in 0..<Int(rng.next() % 7) { words += piece(&rng) }
+        return words
+    }
+
+    @Test func givesWhatArgumentParserGivesOrNothing() throws {
+        var rng = SeededRandom(seed: Self.seed)
+        var quick = 0
+        var fellBack = 0
+        for _ in 0..<4000 {
+            let arguments = Self.prepared(Self.commandLine(&rng))
+            guard let parsed = Play.parsedQuickly(arguments) else {
+                fellBack += 1
+                continue
+            }
+            quick += 1
+            let reference = try #require(
+                Self.reference(arguments), "seed \(Self.seed): argument-parser refuses \(arguments)")
+            #expect(reference is Play, "seed \(Self.seed): \(arguments) is \(type(of: reference)) to argument-parser")
+            #expect(
+                Self.described(parsed) == Self.described(reference),
+                "seed \(Self.seed): \(arguments)")
+        }
+        // Both ways are taken: most generated lines have something only argument-parser reads.
+        #expect(quick > 400, "read quickly: \(quick)")
+        #expect(fellBack > 400, "left to argument-parser: \(fellBack)")
+    }
+
+    /// The shapes the quick path is for are read by it, with their values as typed.
+    @Test func commonShapesAreReadQuickly() throws {
+        let bench = try #require(Play.parsedQuickly(["play", "one", "--from-start", "--progress", "none"]))
+        #expect(bench.path == "one" && bench.fromStart && bench.progress == ProgressMode.none)
+        let fromEnd = try #require(Play.parsedQuickly(["play", "--seek", "-10s", "one", "--until=-0"]))
+        #expect(fromEnd.seek == "-10s" && fromEnd.until == "-0" && fromEnd.path == "one")
+        let dashed = try #require(Play.parsedQuickly(Self.prepared(["--store", "/s", "play", "--level", "--", "-x"])))
+        #expect(dashed.global.store == "/s" && dashed.level == -16 && dashed.path == "-x")
+        for line in [
+            ["play", "--help"], ["play", "-h"], ["play", "x", "y"], ["play", "--seek"], ["play", "--nope"],
+            ["play", "--progress", "fast"], ["play", "--level", "loud"], ["play", "--seek", "1", "--seek", "2"],
+            ["play", "--device", "--generate-completion-script"], ["play", "-qx"], ["ls", "one"],
+        ] {
+            #expect(Play.parsedQuickly(line) == nil, "\(line)")
+        }
+    }
+
+    /// The quick path knows every option `play` has: one added to `Play` and not to its tables
+    /// would send every command line with it to argument-parser, and one the tables have
+    /// that `Play` lost would be read here only.
+    @Test func tablesNameEveryOptionOfPlay() {
+        let options = ArgumentCheck.Options(Play.self)
+        let help = options.flags.union(options.valued).subtracting(["-h", "--help"])
+        let tables = Set(Play.quickFlags + Play.quickValued + ["-q"])
+        // The detached child's flag is private: the help does not list it.
+        #expect(help == tables.subtracting(["--background-child"]))
+        #expect(options.valued == Set(Play.quickValued))
+    }
+}
