@@ -231,63 +231,85 @@ public enum DocumentCodec {
         return bytes.withUnsafeBufferPointer {
             bytes -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? in
             guard isLaidOutAsWritten(bytes, old) else { return nil }
-            var w = JSONWriter(capacity: bytes.count + 4096)
-            var ranges: [(id: ItemID, range: Range<Int>)] = []
-            var origins: [Int?] = []
-            ranges.reserveCapacity(old.count + added)
-            origins.reserveCapacity(old.count + added)
-            writeHead(to: &w)
-            func lineLength(_ k: Int) -> Int { old[k].range.count - (k == 0 ? 0 : 1) }
-            // As `encodeWithRanges` writes them (see `splicingTouched`).
-            func emit(_ id: ItemID) {
-                if ranges.isEmpty { w.raw("\n") } else { w.raw(",") }
-                let start = w.bytes.count
-                if !ranges.isEmpty { w.raw("\n") }
-                let k = oldPosition(id)
-                if !touched.contains(id), let k {
-                    let range = old[k].range
-                    w.bytes.append(
-                        contentsOf: UnsafeBufferPointer(
-                            rebasing: bytes[(range.upperBound - lineLength(k))..<range.upperBound]))
-                } else {
-                    writeItem(document.items[id]!, to: &w)
-                }
-                ranges.append((id, start..<w.bytes.count))
-                origins.append(k)
-            }
-            /// The table's items `k0..<k1`, one subtree, as they were.
-            func copy(_ k0: Int, _ k1: Int) {
-                w.raw(",")
-                let shift = w.bytes.count - old[k0].range.lowerBound
-                w.bytes.append(
-                    contentsOf: UnsafeBufferPointer(
-                        rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
-                for k in k0..<k1 {
-                    ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
-                    origins.append(k)
-                }
-            }
+            var s = SplicedItems(bytes: bytes, old: old, count: old.count + added)
             func children(of folder: ItemID) -> Bool {
                 let oldChildren = oldPosition(folder).map(table.children(of:)) ?? []
                 var j = 0
                 for child in document.items[folder]!.children {
                     if marked.contains(child) {
-                        emit(child)
+                        s.emit(child, touched: touched, document, at: oldPosition)
                         if document.items[child]!.isFolder, !children(of: child) { return false }
                         continue
                     }
                     // Untouched, so it was here before, in the same order among the untouched.
                     while j < oldChildren.count, table.id(oldChildren[j]) != child { j += 1 }
                     guard j < oldChildren.count, oldChildren[j] > 0 else { return false }
-                    copy(oldChildren[j], table.subtreeEnd(oldChildren[j]))
+                    s.copy(oldChildren[j], table.subtreeEnd(oldChildren[j]))
                     j += 1
                 }
                 return true
             }
-            emit(.root)
-            guard children(of: .root), ranges.count == old.count + added else { return nil }
-            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[last.range.upperBound...]))
-            return (w.bytes, ranges, origins)
+            s.emit(.root, touched: touched, document, at: oldPosition)
+            guard children(of: .root), s.ranges.count == old.count + added else { return nil }
+            s.w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[last.range.upperBound...]))
+            return (s.w.bytes, s.ranges, s.origins)
+        }
+    }
+
+    /// The items of a file as `splicingTouched` and `splicingStructure` write them, as
+    /// `encodeWithRanges` does: the first after a line break, every other one after a comma,
+    /// its range starting with its line break. An item is copied from its line in `bytes`
+    /// (at `old`'s ranges) or encoded again; `origins` says where each came from.
+    private struct SplicedItems {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let old: [(id: ItemID, range: Range<Int>)]
+        var w: JSONWriter
+        var ranges: [(id: ItemID, range: Range<Int>)] = []
+        var origins: [Int?] = []
+
+        /// `count`: how many items the new file will hold.
+        init(bytes: UnsafeBufferPointer<UInt8>, old: [(id: ItemID, range: Range<Int>)], count: Int) {
+            self.bytes = bytes
+            self.old = old
+            w = JSONWriter(capacity: bytes.count + 4096)
+            ranges.reserveCapacity(count)
+            origins.reserveCapacity(count)
+            DocumentCodec.writeHead(to: &w)
+        }
+
+        /// The item `id`, its old line copied unless it is `touched` or was not in the old
+        /// file (`position` finds where it was), else encoded from `document`.
+        mutating func emit(
+            _ id: ItemID, touched: Set<ItemID>, _ document: Document, at position: (ItemID) -> Int?
+        ) {
+            if ranges.isEmpty { w.raw("\n") } else { w.raw(",") }
+            let start = w.bytes.count
+            if !ranges.isEmpty { w.raw("\n") }
+            let k = position(id)
+            if !touched.contains(id), let k {
+                let range = old[k].range
+                let lineLength = range.count - (k == 0 ? 0 : 1)
+                w.bytes.append(
+                    contentsOf: UnsafeBufferPointer(rebasing: bytes[(range.upperBound - lineLength)..<range.upperBound])
+                )
+            } else {
+                DocumentCodec.writeItem(document.items[id]!, to: &w)
+            }
+            ranges.append((id, start..<w.bytes.count))
+            origins.append(k)
+        }
+
+        /// The old items `k0..<k1`, one subtree, as they were.
+        mutating func copy(_ k0: Int, _ k1: Int) {
+            w.raw(",")
+            let shift = w.bytes.count - old[k0].range.lowerBound
+            w.bytes.append(
+                contentsOf: UnsafeBufferPointer(
+                    rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
+            for k in k0..<k1 {
+                ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
+                origins.append(k)
+            }
         }
     }
 
@@ -403,44 +425,14 @@ public enum DocumentCodec {
         return written.bytes.withUnsafeBufferPointer {
             bytes -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? in
             guard isLaidOutAsWritten(bytes, old) else { return nil }
-            var w = JSONWriter(capacity: bytes.count + 4096)
-            var ranges: [(id: ItemID, range: Range<Int>)] = []
-            ranges.reserveCapacity(document.count)
-            writeHead(to: &w)
-            // As `encodeWithRanges` writes them: the first item after a line break, every
-            // other one after a comma, its range starting with its line break.
-            func emit(_ id: ItemID) {
-                if ranges.isEmpty { w.raw("\n") } else { w.raw(",") }
-                let start = w.bytes.count
-                if !ranges.isEmpty { w.raw("\n") }
-                if !touched.contains(id), let k = position[id] {
-                    let range = old[k].range
-                    w.bytes.append(
-                        contentsOf: UnsafeBufferPointer(
-                            rebasing: bytes[(range.upperBound - lineLength(k))..<range.upperBound]))
-                } else {
-                    writeItem(document.items[id]!, to: &w)
-                }
-                ranges.append((id, start..<w.bytes.count))
-            }
-            func lineLength(_ k: Int) -> Int { old[k].range.count - (k == 0 ? 0 : 1) }
-            /// The old items `k0..<k1`, one subtree, as they were.
-            func copy(_ k0: Int, _ k1: Int) {
-                w.raw(",")
-                let shift = w.bytes.count - old[k0].range.lowerBound
-                w.bytes.append(
-                    contentsOf: UnsafeBufferPointer(
-                        rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
-                for k in k0..<k1 {
-                    ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
-                }
-            }
+            var s = SplicedItems(bytes: bytes, old: old, count: document.count)
+            let oldPosition: (ItemID) -> Int? = { position[$0] }
             func children(of folder: ItemID, oldEnd end: Int?) -> Bool {
                 let oldChildren = before.items[folder]?.children ?? []
                 var j = 0
                 for child in document.items[folder]!.children {
                     if marked.contains(child) {
-                        emit(child)
+                        s.emit(child, touched: touched, document, at: oldPosition)
                         if document.items[child]!.isFolder, !children(of: child, oldEnd: oldEnd(of: child)) {
                             return false
                         }
@@ -451,15 +443,15 @@ public enum DocumentCodec {
                     guard j < oldChildren.count, let k0 = position[child],
                         let k1 = j + 1 < oldChildren.count ? position[oldChildren[j + 1]] : end, k1 > k0, k0 > 0
                     else { return false }
-                    copy(k0, k1)
+                    s.copy(k0, k1)
                     j += 1
                 }
                 return true
             }
-            emit(.root)
-            guard children(of: .root, oldEnd: old.count), ranges.count == document.count else { return nil }
-            writeTail(document, to: &w)
-            return (w.bytes, ranges)
+            s.emit(.root, touched: touched, document, at: oldPosition)
+            guard children(of: .root, oldEnd: old.count), s.ranges.count == document.count else { return nil }
+            writeTail(document, to: &s.w)
+            return (s.w.bytes, s.ranges)
         }
     }
 
