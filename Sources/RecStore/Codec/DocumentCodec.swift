@@ -123,7 +123,10 @@ public enum DocumentCodec {
         bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
     ) {
         if let annotated, document.count == before.count,
-            let spliced = splicingInPlace(annotated, document, over: before, written: written)
+            let spliced = written.bytes.withUnsafeBufferPointer({ bytes in
+                splicingInPlace(annotated, document, over: before, bytes: bytes, itemRanges: written.itemRanges)
+                    .map { (bytes: $0.file.bytes, itemRanges: $0.itemRanges) }
+            })
         {
             return spliced
         }
@@ -165,9 +168,9 @@ public enum DocumentCodec {
     /// trash, which a change of annotations leaves alone) is copied as it is. nil unless the
     /// file is a current version's, laid out as written (its head as `writeHead` writes it).
     static func splicingAnnotations(
-        _ annotated: Set<ItemID>, _ document: Document, over before: Document, bytes: [UInt8],
+        _ annotated: Set<ItemID>, _ document: Document, over before: Document, bytes: UnsafeBufferPointer<UInt8>,
         itemRanges: [(id: ItemID, range: Range<Int>)]
-    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? {
+    ) -> (file: SplicedFile, itemRanges: [(id: ItemID, range: Range<Int>)])? {
         var head = JSONWriter(capacity: 64)
         writeHead(to: &head)
         head.raw("\n")
@@ -175,8 +178,7 @@ public enum DocumentCodec {
             bytes.starts(with: head.bytes), tailIsAsWritten(bytes, from: last.range.upperBound)
         else { return nil }
         return splicingInPlace(
-            annotated, document, over: before, written: Written(bytes: bytes, itemRanges: itemRanges), keepingTail: true
-        )
+            annotated, document, over: before, bytes: bytes, itemRanges: itemRanges, keepingTail: true)
     }
 
     /// `encodeSplicing` of a change that added or moved items (`mkdir`, `mv`) when `document`
@@ -189,8 +191,8 @@ public enum DocumentCodec {
     /// the table and `find`'s index are patched. nil where `splicingAnnotations` is, or when
     /// something does not add up (then the whole document is read).
     static func splicingStructure(
-        _ touched: Set<ItemID>, _ document: Document, bytes: [UInt8], table: StoreTable
-    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? {
+        _ touched: Set<ItemID>, _ document: Document, bytes: UnsafeBufferPointer<UInt8>, table: StoreTable
+    ) -> (file: SplicedFile, itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? {
         var head = JSONWriter(capacity: 64)
         writeHead(to: &head)
         head.raw("\n")
@@ -228,32 +230,30 @@ public enum DocumentCodec {
         let added = touched.filter { document.items[$0] != nil && oldPosition($0) == nil }.count
         let removed = touched.filter { document.items[$0] == nil }.count
         guard removed == 0 else { return nil }
-        return bytes.withUnsafeBufferPointer {
-            bytes -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? in
-            guard isLaidOutAsWritten(bytes, old) else { return nil }
-            var s = SplicedItems(bytes: bytes, old: old, count: old.count + added)
-            func children(of folder: ItemID) -> Bool {
-                let oldChildren = oldPosition(folder).map(table.children(of:)) ?? []
-                var j = 0
-                for child in document.items[folder]!.children {
-                    if marked.contains(child) {
-                        s.emit(child, touched: touched, document, at: oldPosition)
-                        if document.items[child]!.isFolder, !children(of: child) { return false }
-                        continue
-                    }
-                    // Untouched, so it was here before, in the same order among the untouched.
-                    while j < oldChildren.count, table.id(oldChildren[j]) != child { j += 1 }
-                    guard j < oldChildren.count, oldChildren[j] > 0 else { return false }
-                    s.copy(oldChildren[j], table.subtreeEnd(oldChildren[j]))
-                    j += 1
+        guard isLaidOutAsWritten(bytes, old) else { return nil }
+        var s = SplicedItems(bytes: bytes, old: old, count: old.count + added)
+        func children(of folder: ItemID) -> Bool {
+            let oldChildren = oldPosition(folder).map(table.children(of:)) ?? []
+            var j = 0
+            for child in document.items[folder]!.children {
+                if marked.contains(child) {
+                    s.emit(child, touched: touched, document, at: oldPosition)
+                    if document.items[child]!.isFolder, !children(of: child) { return false }
+                    continue
                 }
-                return true
+                // Untouched, so it was here before, in the same order among the untouched.
+                while j < oldChildren.count, table.id(oldChildren[j]) != child { j += 1 }
+                guard j < oldChildren.count, oldChildren[j] > 0 else { return false }
+                s.copy(oldChildren[j], table.subtreeEnd(oldChildren[j]))
+                j += 1
             }
-            s.emit(.root, touched: touched, document, at: oldPosition)
-            guard children(of: .root), s.ranges.count == old.count + added else { return nil }
-            s.w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[last.range.upperBound...]))
-            return (s.w.bytes, s.ranges, s.origins)
+            return true
         }
+        s.emit(.root, touched: touched, document, at: oldPosition)
+        guard children(of: .root), s.ranges.count == old.count + added else { return nil }
+        s.file.copy(last.range.upperBound..<bytes.count)
+        s.file.finish()
+        return (s.file, s.ranges, s.origins)
     }
 
     /// The items of a file as `splicingTouched` and `splicingStructure` write them, as
@@ -261,20 +261,18 @@ public enum DocumentCodec {
     /// its range starting with its line break. An item is copied from its line in `bytes`
     /// (at `old`'s ranges) or encoded again; `origins` says where each came from.
     private struct SplicedItems {
-        let bytes: UnsafeBufferPointer<UInt8>
         let old: [(id: ItemID, range: Range<Int>)]
-        var w: JSONWriter
+        var file: SplicedFile
         var ranges: [(id: ItemID, range: Range<Int>)] = []
         var origins: [Int?] = []
 
         /// `count`: how many items the new file will hold.
         init(bytes: UnsafeBufferPointer<UInt8>, old: [(id: ItemID, range: Range<Int>)], count: Int) {
-            self.bytes = bytes
             self.old = old
-            w = JSONWriter(capacity: bytes.count + 4096)
+            file = SplicedFile(old: bytes)
             ranges.reserveCapacity(count)
             origins.reserveCapacity(count)
-            DocumentCodec.writeHead(to: &w)
+            DocumentCodec.writeHead(to: &file.w)
         }
 
         /// The item `id`, its old line copied unless it is `touched` or was not in the old
@@ -282,30 +280,26 @@ public enum DocumentCodec {
         mutating func emit(
             _ id: ItemID, touched: Set<ItemID>, _ document: Document, at position: (ItemID) -> Int?
         ) {
-            if ranges.isEmpty { w.raw("\n") } else { w.raw(",") }
-            let start = w.bytes.count
-            if !ranges.isEmpty { w.raw("\n") }
+            if ranges.isEmpty { file.w.raw("\n") } else { file.w.raw(",") }
+            let start = file.count
+            if !ranges.isEmpty { file.w.raw("\n") }
             let k = position(id)
             if !touched.contains(id), let k {
                 let range = old[k].range
                 let lineLength = range.count - (k == 0 ? 0 : 1)
-                w.bytes.append(
-                    contentsOf: UnsafeBufferPointer(rebasing: bytes[(range.upperBound - lineLength)..<range.upperBound])
-                )
+                file.copy((range.upperBound - lineLength)..<range.upperBound)
             } else {
-                DocumentCodec.writeItem(document.items[id]!, to: &w)
+                DocumentCodec.writeItem(document.items[id]!, to: &file.w)
             }
-            ranges.append((id, start..<w.bytes.count))
+            ranges.append((id, start..<file.count))
             origins.append(k)
         }
 
         /// The old items `k0..<k1`, one subtree, as they were.
         mutating func copy(_ k0: Int, _ k1: Int) {
-            w.raw(",")
-            let shift = w.bytes.count - old[k0].range.lowerBound
-            w.bytes.append(
-                contentsOf: UnsafeBufferPointer(
-                    rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
+            file.w.raw(",")
+            let shift = file.count - old[k0].range.lowerBound
+            file.copy(old[k0].range.lowerBound..<old[k1 - 1].range.upperBound)
             for k in k0..<k1 {
                 ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
                 origins.append(k)
@@ -315,32 +309,30 @@ public enum DocumentCodec {
 
     /// Whether what follows the last item, from `offset`, is what `writeTail` writes for the
     /// trash it holds: no other key, nothing reformatted, so that it can be copied as it is.
-    private static func tailIsAsWritten(_ bytes: [UInt8], from offset: Int) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in
-            var reader = JSONReader(buffer)
-            var trash: [TrashEntry] = []
-            do {
-                reader.skip(to: offset)
-                var notFirst = false
-                guard try !reader.nextElement(first: &notFirst) else { return false }
-                while let key = try reader.nextKey(first: &notFirst) {
-                    guard key.equals("trash"), trash.isEmpty else { return false }
-                    try reader.beginArray()
-                    var firstEntry = true
-                    while try reader.nextElement(first: &firstEntry) { trash.append(try decodeTrashEntry(&reader)) }
-                    if trash.isEmpty { return false }
-                }
-                try reader.finish()
-            } catch {
-                return false
+    private static func tailIsAsWritten(_ buffer: UnsafeBufferPointer<UInt8>, from offset: Int) -> Bool {
+        var reader = JSONReader(buffer)
+        var trash: [TrashEntry] = []
+        do {
+            reader.skip(to: offset)
+            var notFirst = false
+            guard try !reader.nextElement(first: &notFirst) else { return false }
+            while let key = try reader.nextKey(first: &notFirst) {
+                guard key.equals("trash"), trash.isEmpty else { return false }
+                try reader.beginArray()
+                var firstEntry = true
+                while try reader.nextElement(first: &firstEntry) { trash.append(try decodeTrashEntry(&reader)) }
+                if trash.isEmpty { return false }
             }
-            // After the head, as the items are written: the writer knows the object is open.
-            var w = JSONWriter(capacity: buffer.count - offset + 64)
-            writeHead(to: &w)
-            let start = w.bytes.count
-            writeTail(Document(items: [:], trash: trash), to: &w)
-            return w.bytes[start...].elementsEqual(buffer[offset...])
+            try reader.finish()
+        } catch {
+            return false
         }
+        // After the head, as the items are written: the writer knows the object is open.
+        var w = JSONWriter(capacity: buffer.count - offset + 64)
+        writeHead(to: &w)
+        let start = w.bytes.count
+        writeTail(Document(items: [:], trash: trash), to: &w)
+        return w.bytes[start...].elementsEqual(buffer[offset...])
     }
 
     /// `encodeSplicing` of a change to `annotated` items alone: the file's bytes, each of
@@ -349,45 +341,43 @@ public enum DocumentCodec {
     /// moved after all, or the bytes are not laid out as `encodeWithRanges` writes them
     /// (`isLaidOutAsWritten`): then the walk does it.
     private static func splicingInPlace(
-        _ annotated: Set<ItemID>, _ document: Document, over before: Document, written: Written,
-        keepingTail: Bool = false
-    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? {
+        _ annotated: Set<ItemID>, _ document: Document, over before: Document, bytes: UnsafeBufferPointer<UInt8>,
+        itemRanges: [(id: ItemID, range: Range<Int>)], keepingTail: Bool = false
+    ) -> (file: SplicedFile, itemRanges: [(id: ItemID, range: Range<Int>)])? {
         for id in annotated {
             guard let new = document.items[id], let old = before.items[id], new.name == old.name,
                 new.parent == old.parent, new.children == old.children
             else { return nil }
         }
-        var ranges = written.itemRanges
-        guard let first = ranges.first, let last = ranges.last else { return nil }
-        return written.bytes.withUnsafeBufferPointer { bytes in
-            guard isLaidOutAsWritten(bytes, ranges) else { return nil }
-            var w = JSONWriter(capacity: bytes.count + 4096)
-            writeHead(to: &w)
-            w.raw("\n")
-            // The bytes from `copied` on are still to be copied; an item after the last one
-            // encoded again lies `shift` bytes later than it did.
-            var copied = first.range.lowerBound
-            var shift = w.bytes.count - copied
-            for k in ranges.indices {
-                let range = ranges[k].range
-                ranges[k].range = (range.lowerBound + shift)..<(range.upperBound + shift)
-                guard annotated.contains(ranges[k].id), let item = document.items[ranges[k].id] else { continue }
-                // After its line break, but for the first.
-                let start = range.lowerBound + (k == 0 ? 0 : 1)
-                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<start]))
-                writeItem(item, to: &w)
-                ranges[k].range = ranges[k].range.lowerBound..<w.bytes.count
-                copied = range.upperBound
-                shift = w.bytes.count - copied
-            }
-            if keepingTail {
-                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
-            } else {
-                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<last.range.upperBound]))
-                writeTail(document, to: &w)
-            }
-            return (w.bytes, ranges)
+        var ranges = itemRanges
+        guard let first = ranges.first, let last = ranges.last, isLaidOutAsWritten(bytes, ranges) else { return nil }
+        var file = SplicedFile(old: bytes)
+        writeHead(to: &file.w)
+        file.w.raw("\n")
+        // The bytes from `copied` on are still to be copied; an item after the last one
+        // encoded again lies `shift` bytes later than it did.
+        var copied = first.range.lowerBound
+        var shift = file.count - copied
+        for k in ranges.indices {
+            let range = ranges[k].range
+            ranges[k].range = (range.lowerBound + shift)..<(range.upperBound + shift)
+            guard annotated.contains(ranges[k].id), let item = document.items[ranges[k].id] else { continue }
+            // After its line break, but for the first.
+            let start = range.lowerBound + (k == 0 ? 0 : 1)
+            file.copy(copied..<start)
+            writeItem(item, to: &file.w)
+            ranges[k].range = ranges[k].range.lowerBound..<file.count
+            copied = range.upperBound
+            shift = file.count - copied
         }
+        if keepingTail {
+            file.copy(copied..<bytes.count)
+        } else {
+            file.copy(copied..<last.range.upperBound)
+            writeTail(document, to: &file.w)
+        }
+        file.finish()
+        return (file, ranges)
     }
 
     /// `encodeSplicing` knowing which items were `touched`: the root and the folders above a
@@ -450,8 +440,9 @@ public enum DocumentCodec {
             }
             s.emit(.root, touched: touched, document, at: oldPosition)
             guard children(of: .root, oldEnd: old.count), s.ranges.count == document.count else { return nil }
-            writeTail(document, to: &s.w)
-            return (s.w.bytes, s.ranges)
+            writeTail(document, to: &s.file.w)
+            s.file.finish()
+            return (s.file.bytes, s.ranges)
         }
     }
 

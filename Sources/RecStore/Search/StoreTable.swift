@@ -29,7 +29,7 @@ struct StoreTable {
     static let recordSize = 8 * 7
 
     /// The file's bytes: mapped, not copied (a read at 100,000 items would copy 5.6 MB).
-    let storage: TableBytes
+    let storage: MappedBytes
     var bytes: [UInt8] { Array(storage.buffer) }
     let count: Int
     /// Items in the document, under the root or not: when it is `count`, no item is
@@ -39,10 +39,10 @@ struct StoreTable {
     /// `store.json` as it was when the table was made (`identity`, present or recent).
     let source: SourceIdentity
     let contentHash: UInt64
-    /// The bytes of `store.json` read (and hashed) to trust a `recent` table, when asked
-    /// to keep them (`current(at:keepingBytes:)`): a change spliced through the table uses
-    /// them instead of reading the file a second time (`DocumentStore.splice`).
-    private(set) var storeBytes: [UInt8]?
+    /// `store.json` as mapped (and hashed) to trust a `recent` table, when asked to keep it
+    /// (`current(at:keepingBytes:)`): a change spliced through the table uses it instead of
+    /// mapping the file a second time (`DocumentStore.splice`).
+    private(set) var storeBytes: MappedBytes?
 
     private func word(_ position: Int, _ k: Int) -> UInt64 {
         UInt64(
@@ -203,7 +203,7 @@ extension StoreTable {
     /// With `keepingBytes`, the bytes of `store.json` read to trust a `recent` one are kept
     /// in `storeBytes`.
     static func current(at location: StoreLocation, keepingBytes: Bool = false) -> StoreTable? {
-        guard let storage = TableBytes(mapping: location.storeTableFile), var table = StoreTable(storage) else {
+        guard let storage = MappedBytes(mapping: location.storeTableFile), var table = StoreTable(storage) else {
             return nil
         }
         guard let now = FileIdentity(path: location.storeFile), now == table.identity else { return nil }
@@ -212,11 +212,10 @@ extension StoreTable {
         case .recent:
             // Made from a store.json then just written: its identity alone does not prove a
             // second change in the same clock tick absent, its bytes do.
-            let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
-            guard FileIdentity(descriptor: fd) == table.identity, let store = try? FileSystem.read(location.storeFile),
-                FileIdentity(descriptor: fd) == table.identity, ContentHash.of(store) == table.contentHash
+            // Mapped, not copied: the page cache holds it, and hashing reads it once.
+            guard let store = MappedBytes(mapping: location.storeFile),
+                FileIdentity(descriptor: store.descriptor) == table.identity,
+                ContentHash.of(store.buffer) == table.contentHash
             else { return nil }
             if keepingBytes { table.storeBytes = store }
             return table
@@ -236,9 +235,9 @@ extension StoreTable {
     }
 
     /// The table in `bytes`, when its checksum, lengths and links add up.
-    init?(_ bytes: [UInt8]) { self.init(TableBytes(bytes)) }
+    init?(_ bytes: [UInt8]) { self.init(MappedBytes(bytes)) }
 
-    init?(_ storage: TableBytes) {
+    init?(_ storage: MappedBytes) {
         let bytes = storage.buffer
         var r = WordReader(Array(bytes.prefix(Self.headerSize)))
         guard r.magic(Self.magic), let checksum = r.word(), let source = r.source(), let contentHash = r.word(),
@@ -310,12 +309,12 @@ extension StoreTable {
         }
         let store = library.documents
         guard !store.isPartial, let identity = store.identity, let ranges = store.itemRanges,
-            let hash = store.contentHash, FileIdentity(path: library.location.storeFile) == identity,
+            let source = store.source, FileIdentity(path: library.location.storeFile) == identity,
             current(at: library.location) == nil
         else { return }
         save(
-            store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash, in: library.location
-        )
+            store.document, ranges: ranges, source: source.identity, contentHash: source.contentHash,
+            in: library.location)
     }
 
     /// This table after a change that moved no item, only where their bytes lie
@@ -398,33 +397,48 @@ extension StoreTable {
     /// document in memory and where the write put each item, when there is one to keep.
     static func storeWritten(_ store: DocumentStore) {
         let location = store.location
-        guard !store.isReadOnly, FileSystem.exists(location.storeTableFile), let identity = store.identity,
-            let ranges = store.itemRanges, let hash = store.contentHash
+        guard !store.isReadOnly, FileSystem.exists(location.storeTableFile), let ranges = store.itemRanges,
+            let source = store.source
         else { return }
-        save(store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash, in: location)
+        save(store.document, ranges: ranges, source: source.identity, contentHash: source.contentHash, in: location)
     }
 }
 
-/// A table's bytes, mapped from its file (read-only and private: recnotes replaces the file,
-/// a new inode, so the mapping keeps the one read; only a program cutting it short in place
-/// while a read runs could make a page vanish under it) or copied from an array.
-final class TableBytes {
+/// A file's bytes, mapped, not copied (the reads' table; `store.json` for a splice): read-only
+/// and private. recnotes replaces these files, a new inode, so a mapping keeps the bytes it
+/// was made from; only a program cutting the file short in place while it is read could
+/// make a page vanish under it. The file stays open (`descriptor`) while mapped, so that its
+/// identity can be taken and its bytes copied by the kernel. Or copied from an array.
+final class MappedBytes {
     let buffer: UnsafeRawBufferPointer
+    /// The file mapped, open for reading; -1 for bytes copied from an array.
+    let descriptor: Int32
     private let mapped: Bool
 
     /// nil when the file cannot be opened or mapped, or is empty.
-    init?(mapping path: String) {
+    convenience init?(mapping path: String) {
         let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        self.init(descriptor: fd)
+    }
+
+    /// The file open as `fd`, which this closes (when it is gone, or now if it fails).
+    init?(descriptor fd: Int32) {
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size > 0 else { return nil }
+        guard fstat(fd, &info) == 0, info.st_size > 0 else {
+            close(fd)
+            return nil
+        }
         let count = Int(info.st_size)
         // Populated at once: every page is read (the checksum), and one fault a page costs more.
         guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0),
             base != UnsafeMutableRawPointer(bitPattern: -1)
-        else { return nil }
+        else {
+            close(fd)
+            return nil
+        }
         buffer = UnsafeRawBufferPointer(start: base, count: count)
+        descriptor = fd
         mapped = true
     }
 
@@ -432,12 +446,14 @@ final class TableBytes {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
         copy.copyBytes(from: bytes)
         buffer = UnsafeRawBufferPointer(rebasing: copy[0..<bytes.count])
+        descriptor = -1
         mapped = false
     }
 
     deinit {
         if mapped {
             munmap(UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count)
+            close(descriptor)
         } else {
             buffer.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
         }
