@@ -238,8 +238,15 @@ public final class DocumentStore {
                 // that the table and index can name it by its identity alone; only where the
                 // stamp does not hold is it hashed (made in memory once more for that).
                 let storeFile = location.storeFile
+                let named = partialTable?.identity
                 let made = try FileSystem.writeAtomically(to: storeFile, stamping: true) {
                     try spliced.file.write(to: $0, from: spliced.source.descriptor, path: storeFile)
+                    // The old file is read as it is now (mapped, copied by the kernel), not
+                    // from a copy: one changed in place meanwhile (a new time) is not replaced.
+                    guard FileIdentity(descriptor: spliced.source.descriptor) == named else {
+                        throw RecError.failure(
+                            storeFile, "changed by another program while it was read; nothing was changed")
+                    }
                 }
                 identity = FileIdentity(made.info)
                 identityIsStamped = made.stamped
