@@ -169,16 +169,30 @@ public enum DocumentCodec {
     /// file is a current version's, laid out as written (its head as `writeHead` writes it).
     static func splicingAnnotations(
         _ annotated: Set<ItemID>, _ document: Document, over before: Document, bytes: UnsafeBufferPointer<UInt8>,
-        itemRanges: [(id: ItemID, range: Range<Int>)]
+        itemRanges: [(id: ItemID, range: Range<Int>)], knownSpliceable: Bool = false
     ) -> (file: SplicedFile, itemRanges: [(id: ItemID, range: Range<Int>)])? {
+        guard knownSpliceable || isSpliceable(bytes, itemRanges) else { return nil }
+        return splicingInPlace(
+            annotated, document, over: before, bytes: bytes, itemRanges: itemRanges, keepingTail: true,
+            laidOutAsWritten: true)
+    }
+
+    /// Whether `bytes` are laid out as this version writes them, so that a change can be
+    /// spliced into them with `itemRanges` (where each item lies): the head as `writeHead`
+    /// writes it, the items one a line as `encodeWithRanges` writes them
+    /// (`isLaidOutAsWritten`), and what follows them as `writeTail` writes the trash. Reads
+    /// every line: the reads' table records it (`StoreTable.isSpliceable`) for the file it
+    /// names, so that a splice through it need not.
+    static func isSpliceable(_ bytes: UnsafeBufferPointer<UInt8>, _ itemRanges: [(id: ItemID, range: Range<Int>)])
+        -> Bool
+    {
         var head = JSONWriter(capacity: 64)
         writeHead(to: &head)
         head.raw("\n")
         guard let first = itemRanges.first, let last = itemRanges.last, first.range.lowerBound == head.bytes.count,
-            bytes.starts(with: head.bytes), tailIsAsWritten(bytes, from: last.range.upperBound)
-        else { return nil }
-        return splicingInPlace(
-            annotated, document, over: before, bytes: bytes, itemRanges: itemRanges, keepingTail: true)
+            bytes.starts(with: head.bytes), last.range.upperBound <= bytes.count
+        else { return false }
+        return isLaidOutAsWritten(bytes, itemRanges) && tailIsAsWritten(bytes, from: last.range.upperBound)
     }
 
     /// `encodeSplicing` of a change that added or moved items (`mkdir`, `mv`) when `document`
@@ -193,12 +207,9 @@ public enum DocumentCodec {
     static func splicingStructure(
         _ touched: Set<ItemID>, _ document: Document, bytes: UnsafeBufferPointer<UInt8>, table: StoreTable
     ) -> (file: SplicedFile, itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? {
-        var head = JSONWriter(capacity: 64)
-        writeHead(to: &head)
-        head.raw("\n")
         let old = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
-        guard old.first?.range.lowerBound == head.bytes.count, bytes.starts(with: head.bytes),
-            let last = old.last, tailIsAsWritten(bytes, from: last.range.upperBound), document.items[.root] != nil
+        guard let last = old.last, document.items[.root] != nil,
+            table.isSpliceable || isSpliceable(bytes, old)
         else { return nil }
         // The table's position of each item the walk meets by id (few: the touched ones and
         // the folders above them); their children's come from the table itself.
@@ -230,7 +241,6 @@ public enum DocumentCodec {
         let added = touched.filter { document.items[$0] != nil && oldPosition($0) == nil }.count
         let removed = touched.filter { document.items[$0] == nil }.count
         guard removed == 0 else { return nil }
-        guard isLaidOutAsWritten(bytes, old) else { return nil }
         var s = SplicedItems(bytes: bytes, old: old, count: old.count + added)
         func children(of folder: ItemID) -> Bool {
             let oldChildren = oldPosition(folder).map(table.children(of:)) ?? []
@@ -342,7 +352,7 @@ public enum DocumentCodec {
     /// (`isLaidOutAsWritten`): then the walk does it.
     private static func splicingInPlace(
         _ annotated: Set<ItemID>, _ document: Document, over before: Document, bytes: UnsafeBufferPointer<UInt8>,
-        itemRanges: [(id: ItemID, range: Range<Int>)], keepingTail: Bool = false
+        itemRanges: [(id: ItemID, range: Range<Int>)], keepingTail: Bool = false, laidOutAsWritten: Bool = false
     ) -> (file: SplicedFile, itemRanges: [(id: ItemID, range: Range<Int>)])? {
         for id in annotated {
             guard let new = document.items[id], let old = before.items[id], new.name == old.name,
@@ -350,7 +360,8 @@ public enum DocumentCodec {
             else { return nil }
         }
         var ranges = itemRanges
-        guard let first = ranges.first, let last = ranges.last, isLaidOutAsWritten(bytes, ranges) else { return nil }
+        guard let first = ranges.first, let last = ranges.last, laidOutAsWritten || isLaidOutAsWritten(bytes, ranges)
+        else { return nil }
         var file = SplicedFile(old: bytes)
         writeHead(to: &file.w)
         file.w.raw("\n")

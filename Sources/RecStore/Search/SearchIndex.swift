@@ -697,7 +697,8 @@ enum SearchIndexFiles {
         if let table = StoreTable.current(at: location), let store = try? FileSystem.read(location.storeFile),
             StoreTable.encode(
                 document, ranges: itemRanges, source: table.source,
-                contentHash: hash(store, as: table.source, stored: table.contentHash)) != table.bytes
+                contentHash: hash(store, as: table.source, stored: table.contentHash),
+                spliceable: store.withUnsafeBufferPointer { DocumentCodec.isSpliceable($0, itemRanges) }) != table.bytes
         {
             wrong.append("cache/" + StoreTable.fileName)
         }

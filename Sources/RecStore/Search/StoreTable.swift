@@ -10,9 +10,10 @@
 ///
 /// Layout (little-endian 64-bit words):
 ///
-///     magic "RNTABLE1", checksum (`ContentHash` of everything after it),
+///     magic "RNTABLE2", checksum (`ContentHash` of everything after it),
 ///     source (as `SearchIndexCodec` writes one), store.json's content hash,
 ///     count, the document's item count, names' length,
+///     flags (1: store.json is laid out as written, `DocumentCodec.isSpliceable`),
 ///     each item: id high, low, parent + 1 | subtree end << 32, store offset,
 ///                store length | name length << 32, name offset | folder << 63, duration bits;
 ///     the names (UTF-8)
@@ -24,8 +25,8 @@
 /// parents, a listed folder's children.
 struct StoreTable {
     static let fileName = "items-table"
-    static let magic = Array("RNTABLE1".utf8)
-    static let headerSize = 8 * 12
+    static let magic = Array("RNTABLE2".utf8)
+    static let headerSize = 8 * 13
     static let recordSize = 8 * 7
 
     /// The file's bytes: mapped, not copied (a read at 100,000 items would copy 5.6 MB).
@@ -39,6 +40,10 @@ struct StoreTable {
     /// `store.json` as it was when the table was made (`identity`, present or recent).
     let source: SourceIdentity
     let contentHash: UInt64
+    /// Whether `store.json` (the file named) is laid out as recnotes writes it
+    /// (`DocumentCodec.isSpliceable`), checked when the table was made: then a splice
+    /// through the table does not read every line of it again to know.
+    let isSpliceable: Bool
     /// `store.json` as mapped (and hashed) to trust a `recent` table, when asked to keep it
     /// (`current(at:keepingBytes:)`): a change spliced through the table uses it instead of
     /// mapping the file a second time (`DocumentStore.splice`).
@@ -117,7 +122,7 @@ extension StoreTable {
     /// read from or written as) or the file is too large for its fields.
     static func encode(
         _ document: Document, ranges itemRanges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity,
-        contentHash: UInt64
+        contentHash: UInt64, spliceable: Bool
     ) -> [UInt8]? {
         // Preorder as `Document.preorder()` walks it, without copying whole items (a write
         // at 100,000 items pays for this): each item's id, parent's position, name, kind and
@@ -158,14 +163,15 @@ extension StoreTable {
         }
         return write(
             ids: ids, parents: parents, kinds: kinds, nameEnds: nameEnds, names: names, ranges: ranges,
-            documentCount: count, source: source, contentHash: contentHash)
+            documentCount: count, source: source, contentHash: contentHash, spliceable: spliceable)
     }
 
     /// The table's bytes, from its columns in preorder (`parents` -1 for the root,
     /// `nameEnds` where each name ends in `names`).
     private static func write(
         ids: [ItemID], parents: [Int], kinds: [(isFolder: Bool, duration: Double)], nameEnds: [Int], names: [UInt8],
-        ranges: [Range<Int>], documentCount count: Int, source: SourceIdentity, contentHash: UInt64
+        ranges: [Range<Int>], documentCount count: Int, source: SourceIdentity, contentHash: UInt64,
+        spliceable: Bool
     ) -> [UInt8]? {
         guard ids.count < 1 << 31 else { return nil }
         // Children follow their parent, so a subtree's end is known from the end backwards.
@@ -181,6 +187,7 @@ extension StoreTable {
         w.int(ids.count)
         w.int(count)
         w.int(names.count)
+        w.word(spliceable ? 1 : 0)
         for position in ids.indices {
             let range = ranges[position]
             guard range.count < 1 << 32 else { return nil }
@@ -242,7 +249,8 @@ extension StoreTable {
         var r = WordReader(Array(bytes.prefix(Self.headerSize)))
         guard r.magic(Self.magic), let checksum = r.word(), let source = r.source(), let contentHash = r.word(),
             let count = r.count(), let documentCount = r.count(), let namesLength = r.count(),
-            count >= 1, count < 1 << 31, count <= (bytes.count - Self.headerSize) / Self.recordSize,
+            let flags = r.word(), flags <= 1, count >= 1, count < 1 << 31,
+            count <= (bytes.count - Self.headerSize) / Self.recordSize,
             bytes.count == Self.headerSize + count * Self.recordSize + namesLength,
             checksum == Self.checksum(bytes)
         else { return nil }
@@ -257,6 +265,7 @@ extension StoreTable {
         self.identity = identity
         self.source = source
         self.contentHash = contentHash
+        isSpliceable = flags == 1
         // Every link inside the table and every range inside its files, so that nothing read
         // later can fall outside them: a parent before its child and its subtree around it.
         guard self.id(0) == .root, parent(0) == nil, subtreeEnd(0) == count else { return nil }
@@ -279,10 +288,11 @@ extension StoreTable {
     /// written keeps none).
     static func save(
         _ document: Document, ranges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity, contentHash: UInt64,
-        in location: StoreLocation
+        spliceable: Bool, in location: StoreLocation
     ) {
         guard location.isWritable,
-            let bytes = encode(document, ranges: ranges, source: source, contentHash: contentHash)
+            let bytes = encode(
+                document, ranges: ranges, source: source, contentHash: contentHash, spliceable: spliceable)
         else { return }
         try? FileSystem.makeDirectories(location.cacheDirectory)
         try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
@@ -314,7 +324,7 @@ extension StoreTable {
         else { return }
         save(
             store.document, ranges: ranges, source: source.identity, contentHash: source.contentHash,
-            in: library.location)
+            spliceable: store.isSpliceable, in: library.location)
     }
 
     /// This table after a change that moved no item, only where their bytes lie
@@ -334,6 +344,8 @@ extension StoreTable {
             let base = UnsafeMutableRawPointer(raw.baseAddress!)
             base.copyMemory(from: old.baseAddress!, byteCount: old.count)
             header.bytes.withUnsafeBytes { (base + 16).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            // A splice writes what a full encode would: laid out as written.
+            base.storeBytes(of: UInt64(1).littleEndian, toByteOffset: 96, as: UInt64.self)
             for (position, entry) in ranges.enumerated() {
                 guard entry.id == id(position), entry.range.count < 1 << 32 else {
                     valid = false
@@ -421,6 +433,8 @@ extension StoreTable {
         header.int(n)
         header.int(n)
         header.int(namesLength)
+        // A splice writes what a full encode would: laid out as written, whatever the table said.
+        header.word(1)
         guard header.bytes.count == Self.headerSize else { return nil }
         let namesStart = Self.headerSize + n * Self.recordSize
         let total = namesStart + namesLength
@@ -479,7 +493,9 @@ extension StoreTable {
         guard !store.isReadOnly, FileSystem.exists(location.storeTableFile), let ranges = store.itemRanges,
             let source = store.source
         else { return }
-        save(store.document, ranges: ranges, source: source.identity, contentHash: source.contentHash, in: location)
+        save(
+            store.document, ranges: ranges, source: source.identity, contentHash: source.contentHash,
+            spliceable: store.isSpliceable, in: location)
     }
 }
 
@@ -495,22 +511,24 @@ final class MappedBytes {
     private let mapped: Bool
 
     /// nil when the file cannot be opened or mapped, or is empty.
-    convenience init?(mapping path: String) {
+    convenience init?(mapping path: String, populate: Bool = true) {
         let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
-        self.init(descriptor: fd)
+        self.init(descriptor: fd, populate: populate)
     }
 
     /// The file open as `fd`, which this closes (when it is gone, or now if it fails).
-    init?(descriptor fd: Int32) {
+    /// `populate`: every page mapped at once, for bytes that are all read (one fault a
+    /// page costs more); without, only the pages touched are (a splice into a file known to
+    /// be laid out as written reads only its head, the changed items and its tail).
+    init?(descriptor fd: Int32, populate: Bool = true) {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size > 0 else {
             close(fd)
             return nil
         }
         let count = Int(info.st_size)
-        // Populated at once: every page is read (the checksum), and one fault a page costs more.
-        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0),
+        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0),
             base != UnsafeMutableRawPointer(bitPattern: -1)
         else {
             close(fd)

@@ -42,6 +42,13 @@ public final class DocumentStore {
     /// spliced; otherwise it is encoded whole, as an upgrade is.
     private var writtenIsEncoded = false
     var itemRanges: [(id: ItemID, range: Range<Int>)]? { written?.itemRanges }
+    /// Whether the file `document` was read from or written as is laid out as this version
+    /// writes it (`DocumentCodec.isSpliceable`, every line read): what a table made from it
+    /// records, so that a splice through that table need not read every line again.
+    var isSpliceable: Bool {
+        guard let written, writtenIsEncoded else { return false }
+        return written.bytes.withUnsafeBufferPointer { DocumentCodec.isSpliceable($0, written.itemRanges) }
+    }
     /// `ContentHash` of the bytes `document` was read from or last written as: with the
     /// identity, what `find`'s index names as its source. Not taken for a spliced write
     /// whose identity is stamped (nothing needs it).
@@ -335,7 +342,7 @@ public final class DocumentStore {
         // (recnotes replaces store.json, a new inode, and the lock is held): not read again.
         // Mapped, not copied, and kept open: the write copies its unchanged runs from it.
         guard annotated != nil || transaction.restructuredOnly,
-            let source = table.storeBytes ?? MappedBytes(mapping: location.storeFile),
+            let source = table.storeBytes ?? MappedBytes(mapping: location.storeFile, populate: !table.isSpliceable),
             FileIdentity(descriptor: source.descriptor) == table.identity,
             FileIdentity(path: location.storeFile) == table.identity, source.buffer.count == Int(table.identity.size)
         else { return nil }
@@ -348,7 +355,8 @@ public final class DocumentStore {
             let ranges = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
             guard
                 let made = DocumentCodec.splicingAnnotations(
-                    annotated, transaction.document, over: document, bytes: bytes, itemRanges: ranges)
+                    annotated, transaction.document, over: document, bytes: bytes, itemRanges: ranges,
+                    knownSpliceable: table.isSpliceable)
             else { return nil }
             (spliced, itemRanges, changedIDs) = (made.file, made.itemRanges, annotated)
         } else {
