@@ -369,10 +369,14 @@ public enum DocumentCodec {
         // encoded again lies `shift` bytes later than it did.
         var copied = first.range.lowerBound
         var shift = file.count - copied
+        // Most changes annotate one item or a few: compared in a list, not hashed for each
+        // of 100,000 items.
+        let few = annotated.count <= 8 ? Array(annotated) : nil
         for k in ranges.indices {
             let range = ranges[k].range
             ranges[k].range = (range.lowerBound + shift)..<(range.upperBound + shift)
-            guard annotated.contains(ranges[k].id), let item = document.items[ranges[k].id] else { continue }
+            let id = ranges[k].id
+            guard few?.contains(id) ?? annotated.contains(id), let item = document.items[id] else { continue }
             // After its line break, but for the first.
             let start = range.lowerBound + (k == 0 ? 0 : 1)
             file.copy(copied..<start)
