@@ -13,6 +13,13 @@ static inline int csystem_start_writeback(int fd) {
     return (int)syscall(SYS_sync_file_range, fd, (long)0, (long)0, 2u /* SYNC_FILE_RANGE_WRITE */);
 }
 
+// copy_file_range(fd_in, &offset, fd_out, NULL, length, 0): the kernel copies a file's bytes
+// from `*offset` to where `fd_out` is written, without a user buffer. Through syscall(2) for
+// the same reason as above (glibc declares copy_file_range only under _GNU_SOURCE).
+static inline long csystem_copy_file_range(int fd_in, long long *offset, int fd_out, size_t length) {
+    return syscall(SYS_copy_file_range, fd_in, offset, fd_out, (void *)0, length, 0u);
+}
+
 // glibc's memmem (a two-way search, far faster than a byte loop on megabytes), which
 // Swift's Glibc module does not show: glibc declares it only under _GNU_SOURCE.
 extern void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);

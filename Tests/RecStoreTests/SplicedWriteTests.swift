@@ -109,9 +109,12 @@ struct SplicedWriteTests {
                 partialAfter[id] = item
             }
             let spliced = try #require(
-                DocumentCodec.splicingAnnotations(
-                    Set(changedIDs), Document(items: partialAfter), over: Document(items: partialBefore),
-                    bytes: encoded.bytes, itemRanges: encoded.itemRanges), "round \(round)")
+                encoded.bytes.withUnsafeBufferPointer {
+                    DocumentCodec.splicingAnnotations(
+                        Set(changedIDs), Document(items: partialAfter), over: Document(items: partialBefore),
+                        bytes: $0, itemRanges: encoded.itemRanges
+                    ).map { (bytes: $0.file.bytes, itemRanges: $0.itemRanges) }
+                }, "round \(round)")
             let full = DocumentCodec.encodeWithRanges(after)
             #expect(spliced.bytes == full.bytes, "round \(round)")
             #expect(spliced.itemRanges.map(\.range) == full.itemRanges.map(\.range), "round \(round)")
@@ -125,9 +128,11 @@ struct SplicedWriteTests {
             ]
             for (n, variant) in variants.enumerated() where variant != text {
                 #expect(
-                    DocumentCodec.splicingAnnotations(
-                        Set(changedIDs), Document(items: partialAfter), over: Document(items: partialBefore),
-                        bytes: Array(variant.utf8), itemRanges: encoded.itemRanges) == nil,
+                    Array(variant.utf8).withUnsafeBufferPointer {
+                        DocumentCodec.splicingAnnotations(
+                            Set(changedIDs), Document(items: partialAfter), over: Document(items: partialBefore),
+                            bytes: $0, itemRanges: encoded.itemRanges)
+                    } == nil,
                     "round \(round), variant \(n)")
             }
         }

@@ -142,6 +142,65 @@ struct SystemTests {
         #expect(throws: CaptureFailure.cannotStart(.noSuchFile)) { try ProcessLaunch(["/nonexistent/x"]).capture() }
     }
 
+    @Test("copyRange copies a file's bytes by the kernel, and through a buffer across file systems")
+    func copyRangeCopiesTheBytes() throws {
+        let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        let here = FileManager.default.temporaryDirectory.appending(path: "copy-range-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: here, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: here) }
+        // /dev/shm is another file system (tmpfs): copy_file_range refuses (EXDEV), the
+        // buffer copies. Where there is none, both sources are on the same one.
+        var sources = [here + "/source"]
+        if FileManager.default.isWritableFile(atPath: "/dev/shm") { sources.append("/dev/shm/copy-range-\(getpid())") }
+        for source in sources {
+            try FileSystem.writeAtomically(bytes, to: source, durable: false)
+            defer { unlink(source) }
+            let input = open(source, O_RDONLY | O_CLOEXEC)
+            #expect(input >= 0)
+            defer { close(input) }
+            let made = try FileSystem.writeAtomically(to: here + "/copy", durable: false) { fd in
+                try FileSystem.copyRange(from: input, at: 1000, count: 200_000, to: fd, path: "copy")
+                try FileSystem.writeAll(fd, [1, 2, 3], path: "copy")
+                try FileSystem.copyRange(from: input, at: 0, count: 10, to: fd, path: "copy")
+            }
+            #expect(try FileSystem.read(here + "/copy") == Array(bytes[1000..<201_000]) + [1, 2, 3] + bytes[0..<10])
+            #expect(made.info.st_size == 200_013)
+            // Past the end: an error, and the file is left as it was.
+            #expect(throws: RecError.self) {
+                try FileSystem.writeAtomically(to: here + "/copy", durable: false) { fd in
+                    try FileSystem.copyRange(from: input, at: 299_000, count: 2000, to: fd, path: "copy")
+                }
+            }
+            #expect(try FileSystem.read(here + "/copy")?.count == 200_013)
+        }
+    }
+
+    @Test("a stamped file's identity changes with any later write to it, even within the clock's tick")
+    func aStampedTimeIsNeverAWritesTime() throws {
+        let path = FileManager.default.temporaryDirectory.appending(path: "stamp-\(getpid())").path
+        defer { unlink(path) }
+        for round in 0..<200 {
+            let made = try FileSystem.writeAtomically(to: path, durable: false, stamping: true) { fd in
+                try FileSystem.writeAll(fd, Array("round \(round)".utf8), path: path)
+            }
+            // The test's file system keeps nanoseconds; the stamp holds there.
+            #expect(made.stamped, "round \(round)")
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let stamped = made.info.st_mtim
+            #expect((stamped.tv_sec, stamped.tv_nsec) < (now.tv_sec, now.tv_nsec), "round \(round)")
+            // The same size, at once, in place: what an identity alone could miss.
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            #expect(pwrite(fd, "R", 1, 0) == 1)
+            var after = stat()
+            #expect(fstat(fd, &after) == 0)
+            close(fd)
+            #expect(after.st_size == made.info.st_size && after.st_ino == made.info.st_ino)
+            #expect(
+                (after.st_mtim.tv_sec, after.st_mtim.tv_nsec) != (stamped.tv_sec, stamped.tv_nsec), "round \(round)")
+        }
+    }
+
     @Test func aCloseOnExecPipeReachesNoChild() throws {
         let ends = try System.closeOnExecPipe()
         defer {

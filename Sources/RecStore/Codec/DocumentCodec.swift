@@ -123,7 +123,10 @@ public enum DocumentCodec {
         bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)]
     ) {
         if let annotated, document.count == before.count,
-            let spliced = splicingInPlace(annotated, document, over: before, written: written)
+            let spliced = written.bytes.withUnsafeBufferPointer({ bytes in
+                splicingInPlace(annotated, document, over: before, bytes: bytes, itemRanges: written.itemRanges)
+                    .map { (bytes: $0.file.bytes, itemRanges: $0.itemRanges) }
+            })
         {
             return spliced
         }
@@ -165,18 +168,31 @@ public enum DocumentCodec {
     /// trash, which a change of annotations leaves alone) is copied as it is. nil unless the
     /// file is a current version's, laid out as written (its head as `writeHead` writes it).
     static func splicingAnnotations(
-        _ annotated: Set<ItemID>, _ document: Document, over before: Document, bytes: [UInt8],
-        itemRanges: [(id: ItemID, range: Range<Int>)]
-    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? {
+        _ annotated: Set<ItemID>, _ document: Document, over before: Document, bytes: UnsafeBufferPointer<UInt8>,
+        itemRanges: [(id: ItemID, range: Range<Int>)], knownSpliceable: Bool = false
+    ) -> (file: SplicedFile, itemRanges: [(id: ItemID, range: Range<Int>)])? {
+        guard knownSpliceable || isSpliceable(bytes, itemRanges) else { return nil }
+        return splicingInPlace(
+            annotated, document, over: before, bytes: bytes, itemRanges: itemRanges, keepingTail: true,
+            laidOutAsWritten: true)
+    }
+
+    /// Whether `bytes` are laid out as this version writes them, so that a change can be
+    /// spliced into them with `itemRanges` (where each item lies): the head as `writeHead`
+    /// writes it, the items one a line as `encodeWithRanges` writes them
+    /// (`isLaidOutAsWritten`), and what follows them as `writeTail` writes the trash. Reads
+    /// every line: the reads' table records it (`StoreTable.isSpliceable`) for the file it
+    /// names, so that a splice through it need not.
+    static func isSpliceable(_ bytes: UnsafeBufferPointer<UInt8>, _ itemRanges: [(id: ItemID, range: Range<Int>)])
+        -> Bool
+    {
         var head = JSONWriter(capacity: 64)
         writeHead(to: &head)
         head.raw("\n")
         guard let first = itemRanges.first, let last = itemRanges.last, first.range.lowerBound == head.bytes.count,
-            bytes.starts(with: head.bytes), tailIsAsWritten(bytes, from: last.range.upperBound)
-        else { return nil }
-        return splicingInPlace(
-            annotated, document, over: before, written: Written(bytes: bytes, itemRanges: itemRanges), keepingTail: true
-        )
+            bytes.starts(with: head.bytes), last.range.upperBound <= bytes.count
+        else { return false }
+        return isLaidOutAsWritten(bytes, itemRanges) && tailIsAsWritten(bytes, from: last.range.upperBound)
     }
 
     /// `encodeSplicing` of a change that added or moved items (`mkdir`, `mv`) when `document`
@@ -189,14 +205,11 @@ public enum DocumentCodec {
     /// the table and `find`'s index are patched. nil where `splicingAnnotations` is, or when
     /// something does not add up (then the whole document is read).
     static func splicingStructure(
-        _ touched: Set<ItemID>, _ document: Document, bytes: [UInt8], table: StoreTable
-    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? {
-        var head = JSONWriter(capacity: 64)
-        writeHead(to: &head)
-        head.raw("\n")
+        _ touched: Set<ItemID>, _ document: Document, bytes: UnsafeBufferPointer<UInt8>, table: StoreTable
+    ) -> (file: SplicedFile, itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? {
         let old = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
-        guard old.first?.range.lowerBound == head.bytes.count, bytes.starts(with: head.bytes),
-            let last = old.last, tailIsAsWritten(bytes, from: last.range.upperBound), document.items[.root] != nil
+        guard let last = old.last, document.items[.root] != nil,
+            table.isSpliceable || isSpliceable(bytes, old)
         else { return nil }
         // The table's position of each item the walk meets by id (few: the touched ones and
         // the folders above them); their children's come from the table itself.
@@ -228,97 +241,108 @@ public enum DocumentCodec {
         let added = touched.filter { document.items[$0] != nil && oldPosition($0) == nil }.count
         let removed = touched.filter { document.items[$0] == nil }.count
         guard removed == 0 else { return nil }
-        return bytes.withUnsafeBufferPointer {
-            bytes -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? in
-            guard isLaidOutAsWritten(bytes, old) else { return nil }
-            var w = JSONWriter(capacity: bytes.count + 4096)
-            var ranges: [(id: ItemID, range: Range<Int>)] = []
-            var origins: [Int?] = []
-            ranges.reserveCapacity(old.count + added)
-            origins.reserveCapacity(old.count + added)
-            writeHead(to: &w)
-            func lineLength(_ k: Int) -> Int { old[k].range.count - (k == 0 ? 0 : 1) }
-            // As `encodeWithRanges` writes them (see `splicingTouched`).
-            func emit(_ id: ItemID) {
-                if ranges.isEmpty { w.raw("\n") } else { w.raw(",") }
-                let start = w.bytes.count
-                if !ranges.isEmpty { w.raw("\n") }
-                let k = oldPosition(id)
-                if !touched.contains(id), let k {
-                    let range = old[k].range
-                    w.bytes.append(
-                        contentsOf: UnsafeBufferPointer(
-                            rebasing: bytes[(range.upperBound - lineLength(k))..<range.upperBound]))
-                } else {
-                    writeItem(document.items[id]!, to: &w)
+        var s = SplicedItems(bytes: bytes, old: old, count: old.count + added)
+        func children(of folder: ItemID) -> Bool {
+            let oldChildren = oldPosition(folder).map(table.children(of:)) ?? []
+            var j = 0
+            for child in document.items[folder]!.children {
+                if marked.contains(child) {
+                    s.emit(child, touched: touched, document, at: oldPosition)
+                    if document.items[child]!.isFolder, !children(of: child) { return false }
+                    continue
                 }
-                ranges.append((id, start..<w.bytes.count))
+                // Untouched, so it was here before, in the same order among the untouched.
+                while j < oldChildren.count, table.id(oldChildren[j]) != child { j += 1 }
+                guard j < oldChildren.count, oldChildren[j] > 0 else { return false }
+                s.copy(oldChildren[j], table.subtreeEnd(oldChildren[j]))
+                j += 1
+            }
+            return true
+        }
+        s.emit(.root, touched: touched, document, at: oldPosition)
+        guard children(of: .root), s.ranges.count == old.count + added else { return nil }
+        s.file.copy(last.range.upperBound..<bytes.count)
+        s.file.finish()
+        return (s.file, s.ranges, s.origins)
+    }
+
+    /// The items of a file as `splicingTouched` and `splicingStructure` write them, as
+    /// `encodeWithRanges` does: the first after a line break, every other one after a comma,
+    /// its range starting with its line break. An item is copied from its line in `bytes`
+    /// (at `old`'s ranges) or encoded again; `origins` says where each came from.
+    private struct SplicedItems {
+        let old: [(id: ItemID, range: Range<Int>)]
+        var file: SplicedFile
+        var ranges: [(id: ItemID, range: Range<Int>)] = []
+        var origins: [Int?] = []
+
+        /// `count`: how many items the new file will hold.
+        init(bytes: UnsafeBufferPointer<UInt8>, old: [(id: ItemID, range: Range<Int>)], count: Int) {
+            self.old = old
+            file = SplicedFile(old: bytes)
+            ranges.reserveCapacity(count)
+            origins.reserveCapacity(count)
+            DocumentCodec.writeHead(to: &file.w)
+        }
+
+        /// The item `id`, its old line copied unless it is `touched` or was not in the old
+        /// file (`position` finds where it was), else encoded from `document`.
+        mutating func emit(
+            _ id: ItemID, touched: Set<ItemID>, _ document: Document, at position: (ItemID) -> Int?
+        ) {
+            if ranges.isEmpty { file.w.raw("\n") } else { file.w.raw(",") }
+            let start = file.count
+            if !ranges.isEmpty { file.w.raw("\n") }
+            let k = position(id)
+            if !touched.contains(id), let k {
+                let range = old[k].range
+                let lineLength = range.count - (k == 0 ? 0 : 1)
+                file.copy((range.upperBound - lineLength)..<range.upperBound)
+            } else {
+                DocumentCodec.writeItem(document.items[id]!, to: &file.w)
+            }
+            ranges.append((id, start..<file.count))
+            origins.append(k)
+        }
+
+        /// The old items `k0..<k1`, one subtree, as they were.
+        mutating func copy(_ k0: Int, _ k1: Int) {
+            file.w.raw(",")
+            let shift = file.count - old[k0].range.lowerBound
+            file.copy(old[k0].range.lowerBound..<old[k1 - 1].range.upperBound)
+            for k in k0..<k1 {
+                ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
                 origins.append(k)
             }
-            /// The table's items `k0..<k1`, one subtree, as they were.
-            func copy(_ k0: Int, _ k1: Int) {
-                w.raw(",")
-                let shift = w.bytes.count - old[k0].range.lowerBound
-                w.bytes.append(
-                    contentsOf: UnsafeBufferPointer(
-                        rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
-                for k in k0..<k1 {
-                    ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
-                    origins.append(k)
-                }
-            }
-            func children(of folder: ItemID) -> Bool {
-                let oldChildren = oldPosition(folder).map(table.children(of:)) ?? []
-                var j = 0
-                for child in document.items[folder]!.children {
-                    if marked.contains(child) {
-                        emit(child)
-                        if document.items[child]!.isFolder, !children(of: child) { return false }
-                        continue
-                    }
-                    // Untouched, so it was here before, in the same order among the untouched.
-                    while j < oldChildren.count, table.id(oldChildren[j]) != child { j += 1 }
-                    guard j < oldChildren.count, oldChildren[j] > 0 else { return false }
-                    copy(oldChildren[j], table.subtreeEnd(oldChildren[j]))
-                    j += 1
-                }
-                return true
-            }
-            emit(.root)
-            guard children(of: .root), ranges.count == old.count + added else { return nil }
-            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[last.range.upperBound...]))
-            return (w.bytes, ranges, origins)
         }
     }
 
     /// Whether what follows the last item, from `offset`, is what `writeTail` writes for the
     /// trash it holds: no other key, nothing reformatted, so that it can be copied as it is.
-    private static func tailIsAsWritten(_ bytes: [UInt8], from offset: Int) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in
-            var reader = JSONReader(buffer)
-            var trash: [TrashEntry] = []
-            do {
-                reader.skip(to: offset)
-                var notFirst = false
-                guard try !reader.nextElement(first: &notFirst) else { return false }
-                while let key = try reader.nextKey(first: &notFirst) {
-                    guard key.equals("trash"), trash.isEmpty else { return false }
-                    try reader.beginArray()
-                    var firstEntry = true
-                    while try reader.nextElement(first: &firstEntry) { trash.append(try decodeTrashEntry(&reader)) }
-                    if trash.isEmpty { return false }
-                }
-                try reader.finish()
-            } catch {
-                return false
+    private static func tailIsAsWritten(_ buffer: UnsafeBufferPointer<UInt8>, from offset: Int) -> Bool {
+        var reader = JSONReader(buffer)
+        var trash: [TrashEntry] = []
+        do {
+            reader.skip(to: offset)
+            var notFirst = false
+            guard try !reader.nextElement(first: &notFirst) else { return false }
+            while let key = try reader.nextKey(first: &notFirst) {
+                guard key.equals("trash"), trash.isEmpty else { return false }
+                try reader.beginArray()
+                var firstEntry = true
+                while try reader.nextElement(first: &firstEntry) { trash.append(try decodeTrashEntry(&reader)) }
+                if trash.isEmpty { return false }
             }
-            // After the head, as the items are written: the writer knows the object is open.
-            var w = JSONWriter(capacity: buffer.count - offset + 64)
-            writeHead(to: &w)
-            let start = w.bytes.count
-            writeTail(Document(items: [:], trash: trash), to: &w)
-            return w.bytes[start...].elementsEqual(buffer[offset...])
+            try reader.finish()
+        } catch {
+            return false
         }
+        // After the head, as the items are written: the writer knows the object is open.
+        var w = JSONWriter(capacity: buffer.count - offset + 64)
+        writeHead(to: &w)
+        let start = w.bytes.count
+        writeTail(Document(items: [:], trash: trash), to: &w)
+        return w.bytes[start...].elementsEqual(buffer[offset...])
     }
 
     /// `encodeSplicing` of a change to `annotated` items alone: the file's bytes, each of
@@ -327,45 +351,48 @@ public enum DocumentCodec {
     /// moved after all, or the bytes are not laid out as `encodeWithRanges` writes them
     /// (`isLaidOutAsWritten`): then the walk does it.
     private static func splicingInPlace(
-        _ annotated: Set<ItemID>, _ document: Document, over before: Document, written: Written,
-        keepingTail: Bool = false
-    ) -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? {
+        _ annotated: Set<ItemID>, _ document: Document, over before: Document, bytes: UnsafeBufferPointer<UInt8>,
+        itemRanges: [(id: ItemID, range: Range<Int>)], keepingTail: Bool = false, laidOutAsWritten: Bool = false
+    ) -> (file: SplicedFile, itemRanges: [(id: ItemID, range: Range<Int>)])? {
         for id in annotated {
             guard let new = document.items[id], let old = before.items[id], new.name == old.name,
                 new.parent == old.parent, new.children == old.children
             else { return nil }
         }
-        var ranges = written.itemRanges
-        guard let first = ranges.first, let last = ranges.last else { return nil }
-        return written.bytes.withUnsafeBufferPointer { bytes in
-            guard isLaidOutAsWritten(bytes, ranges) else { return nil }
-            var w = JSONWriter(capacity: bytes.count + 4096)
-            writeHead(to: &w)
-            w.raw("\n")
-            // The bytes from `copied` on are still to be copied; an item after the last one
-            // encoded again lies `shift` bytes later than it did.
-            var copied = first.range.lowerBound
-            var shift = w.bytes.count - copied
-            for k in ranges.indices {
-                let range = ranges[k].range
-                ranges[k].range = (range.lowerBound + shift)..<(range.upperBound + shift)
-                guard annotated.contains(ranges[k].id), let item = document.items[ranges[k].id] else { continue }
-                // After its line break, but for the first.
-                let start = range.lowerBound + (k == 0 ? 0 : 1)
-                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<start]))
-                writeItem(item, to: &w)
-                ranges[k].range = ranges[k].range.lowerBound..<w.bytes.count
-                copied = range.upperBound
-                shift = w.bytes.count - copied
-            }
-            if keepingTail {
-                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
-            } else {
-                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<last.range.upperBound]))
-                writeTail(document, to: &w)
-            }
-            return (w.bytes, ranges)
+        var ranges = itemRanges
+        guard let first = ranges.first, let last = ranges.last, laidOutAsWritten || isLaidOutAsWritten(bytes, ranges)
+        else { return nil }
+        var file = SplicedFile(old: bytes)
+        writeHead(to: &file.w)
+        file.w.raw("\n")
+        // The bytes from `copied` on are still to be copied; an item after the last one
+        // encoded again lies `shift` bytes later than it did.
+        var copied = first.range.lowerBound
+        var shift = file.count - copied
+        // Most changes annotate one item or a few: compared in a list, not hashed for each
+        // of 100,000 items.
+        let few = annotated.count <= 8 ? Array(annotated) : nil
+        for k in ranges.indices {
+            let range = ranges[k].range
+            ranges[k].range = (range.lowerBound + shift)..<(range.upperBound + shift)
+            let id = ranges[k].id
+            guard few?.contains(id) ?? annotated.contains(id), let item = document.items[id] else { continue }
+            // After its line break, but for the first.
+            let start = range.lowerBound + (k == 0 ? 0 : 1)
+            file.copy(copied..<start)
+            writeItem(item, to: &file.w)
+            ranges[k].range = ranges[k].range.lowerBound..<file.count
+            copied = range.upperBound
+            shift = file.count - copied
         }
+        if keepingTail {
+            file.copy(copied..<bytes.count)
+        } else {
+            file.copy(copied..<last.range.upperBound)
+            writeTail(document, to: &file.w)
+        }
+        file.finish()
+        return (file, ranges)
     }
 
     /// `encodeSplicing` knowing which items were `touched`: the root and the folders above a
@@ -403,44 +430,14 @@ public enum DocumentCodec {
         return written.bytes.withUnsafeBufferPointer {
             bytes -> (bytes: [UInt8], itemRanges: [(id: ItemID, range: Range<Int>)])? in
             guard isLaidOutAsWritten(bytes, old) else { return nil }
-            var w = JSONWriter(capacity: bytes.count + 4096)
-            var ranges: [(id: ItemID, range: Range<Int>)] = []
-            ranges.reserveCapacity(document.count)
-            writeHead(to: &w)
-            // As `encodeWithRanges` writes them: the first item after a line break, every
-            // other one after a comma, its range starting with its line break.
-            func emit(_ id: ItemID) {
-                if ranges.isEmpty { w.raw("\n") } else { w.raw(",") }
-                let start = w.bytes.count
-                if !ranges.isEmpty { w.raw("\n") }
-                if !touched.contains(id), let k = position[id] {
-                    let range = old[k].range
-                    w.bytes.append(
-                        contentsOf: UnsafeBufferPointer(
-                            rebasing: bytes[(range.upperBound - lineLength(k))..<range.upperBound]))
-                } else {
-                    writeItem(document.items[id]!, to: &w)
-                }
-                ranges.append((id, start..<w.bytes.count))
-            }
-            func lineLength(_ k: Int) -> Int { old[k].range.count - (k == 0 ? 0 : 1) }
-            /// The old items `k0..<k1`, one subtree, as they were.
-            func copy(_ k0: Int, _ k1: Int) {
-                w.raw(",")
-                let shift = w.bytes.count - old[k0].range.lowerBound
-                w.bytes.append(
-                    contentsOf: UnsafeBufferPointer(
-                        rebasing: bytes[old[k0].range.lowerBound..<old[k1 - 1].range.upperBound]))
-                for k in k0..<k1 {
-                    ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
-                }
-            }
+            var s = SplicedItems(bytes: bytes, old: old, count: document.count)
+            let oldPosition: (ItemID) -> Int? = { position[$0] }
             func children(of folder: ItemID, oldEnd end: Int?) -> Bool {
                 let oldChildren = before.items[folder]?.children ?? []
                 var j = 0
                 for child in document.items[folder]!.children {
                     if marked.contains(child) {
-                        emit(child)
+                        s.emit(child, touched: touched, document, at: oldPosition)
                         if document.items[child]!.isFolder, !children(of: child, oldEnd: oldEnd(of: child)) {
                             return false
                         }
@@ -451,15 +448,16 @@ public enum DocumentCodec {
                     guard j < oldChildren.count, let k0 = position[child],
                         let k1 = j + 1 < oldChildren.count ? position[oldChildren[j + 1]] : end, k1 > k0, k0 > 0
                     else { return false }
-                    copy(k0, k1)
+                    s.copy(k0, k1)
                     j += 1
                 }
                 return true
             }
-            emit(.root)
-            guard children(of: .root, oldEnd: old.count), ranges.count == document.count else { return nil }
-            writeTail(document, to: &w)
-            return (w.bytes, ranges)
+            s.emit(.root, touched: touched, document, at: oldPosition)
+            guard children(of: .root, oldEnd: old.count), s.ranges.count == document.count else { return nil }
+            writeTail(document, to: &s.file.w)
+            s.file.finish()
+            return (s.file.bytes, s.ranges)
         }
     }
 

@@ -332,8 +332,8 @@ extension ItemIndex {
         let source = SourceIdentity.of(loaded)
         // Where the items lie, as the store found them when it read or wrote the file; if
         // it has not kept them (it made the file), it is read again.
-        if let ranges = library.documents.itemRanges, let hash = library.documents.contentHash {
-            return build(library.document, ranges: ranges, source: source, contentHash: hash)
+        if let ranges = library.documents.itemRanges, let known = library.documents.source {
+            return build(library.document, ranges: ranges, source: known.identity, contentHash: known.contentHash)
         }
         guard let bytes = try? FileSystem.read(location.storeFile), FileIdentity(path: location.storeFile) == loaded,
             let decoded = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decodeVersioned($0) })
@@ -463,9 +463,12 @@ extension ItemIndex {
         guard let source = SearchIndexCodec.source(of: location.itemIndexFile) else { return nil }
         switch source {
         case .present(let identity), .recent(let identity):
+            // A `present` identity names one file's bytes alone; the hash (0 where an identity
+            // was stamped, see `DocumentStore.source`) tells only `recent` ones apart.
+            let isPresent = if case .present = source { true } else { false }
             guard identity == table.identity, let bytes = try? FileSystem.read(location.itemIndexFile),
                 let index = SearchIndexCodec.decodeItems(bytes), index.source == source,
-                index.contentHash == table.contentHash
+                isPresent || index.contentHash == table.contentHash
             else { return nil }
             return index
         case .absent, .untrusted: return nil
@@ -674,17 +677,28 @@ enum SearchIndexFiles {
         with document: Document, itemRanges: [(id: ItemID, range: Range<Int>)], location: StoreLocation
     ) -> [String] {
         var wrong: [String] = []
+        // A file named by an identity stamped as it was written carries no hash (0): only a
+        // `present` source can, since only a hash makes a `recent` one current.
+        func hash(_ store: [UInt8], as source: SourceIdentity, stored: UInt64) -> UInt64 {
+            if case .present = source, stored == 0 { return 0 }
+            return ContentHash.of(store)
+        }
         if let bytes = try? FileSystem.read(location.itemIndexFile), let stored = SearchIndexCodec.decodeItems(bytes),
             stored.isMadeFrom(contentOf: location.storeFile),
             let store = try? FileSystem.read(location.storeFile),
-            ItemIndex.build(document, ranges: itemRanges, source: stored.source, contentHash: ContentHash.of(store))
-                .map(SearchIndexCodec.encode) != bytes
+            ItemIndex.build(
+                document, ranges: itemRanges, source: stored.source,
+                contentHash: hash(store, as: stored.source, stored: stored.contentHash)
+            )
+            .map(SearchIndexCodec.encode) != bytes
         {
             wrong.append("cache/" + FileSystem.baseName(of: location.itemIndexFile))
         }
         if let table = StoreTable.current(at: location), let store = try? FileSystem.read(location.storeFile),
             StoreTable.encode(
-                document, ranges: itemRanges, source: table.source, contentHash: ContentHash.of(store)) != table.bytes
+                document, ranges: itemRanges, source: table.source,
+                contentHash: hash(store, as: table.source, stored: table.contentHash),
+                spliceable: store.withUnsafeBufferPointer { DocumentCodec.isSpliceable($0, itemRanges) }) != table.bytes
         {
             wrong.append("cache/" + StoreTable.fileName)
         }
@@ -706,10 +720,10 @@ enum SearchIndexFiles {
     static func storeWritten(_ store: DocumentStore) {
         StoreTable.storeWritten(store)
         let location = store.location
-        guard !store.isReadOnly, FileSystem.exists(location.itemIndexFile), let identity = store.identity,
-            let ranges = store.itemRanges, let hash = store.contentHash,
+        guard !store.isReadOnly, FileSystem.exists(location.itemIndexFile), let ranges = store.itemRanges,
+            let source = store.source,
             let made = ItemIndex.build(
-                store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash)
+                store.document, ranges: ranges, source: source.identity, contentHash: source.contentHash)
         else { return }
         save(SearchIndexCodec.encode(made), to: location.itemIndexFile, in: location)
     }

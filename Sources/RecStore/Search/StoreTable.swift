@@ -10,9 +10,10 @@
 ///
 /// Layout (little-endian 64-bit words):
 ///
-///     magic "RNTABLE1", checksum (`ContentHash` of everything after it),
+///     magic "RNTABLE2", checksum (`ContentHash` of everything after it),
 ///     source (as `SearchIndexCodec` writes one), store.json's content hash,
 ///     count, the document's item count, names' length,
+///     flags (1: store.json is laid out as written, `DocumentCodec.isSpliceable`),
 ///     each item: id high, low, parent + 1 | subtree end << 32, store offset,
 ///                store length | name length << 32, name offset | folder << 63, duration bits;
 ///     the names (UTF-8)
@@ -24,12 +25,12 @@
 /// parents, a listed folder's children.
 struct StoreTable {
     static let fileName = "items-table"
-    static let magic = Array("RNTABLE1".utf8)
-    static let headerSize = 8 * 12
+    static let magic = Array("RNTABLE2".utf8)
+    static let headerSize = 8 * 13
     static let recordSize = 8 * 7
 
     /// The file's bytes: mapped, not copied (a read at 100,000 items would copy 5.6 MB).
-    let storage: TableBytes
+    let storage: MappedBytes
     var bytes: [UInt8] { Array(storage.buffer) }
     let count: Int
     /// Items in the document, under the root or not: when it is `count`, no item is
@@ -39,10 +40,14 @@ struct StoreTable {
     /// `store.json` as it was when the table was made (`identity`, present or recent).
     let source: SourceIdentity
     let contentHash: UInt64
-    /// The bytes of `store.json` read (and hashed) to trust a `recent` table, when asked
-    /// to keep them (`current(at:keepingBytes:)`): a change spliced through the table uses
-    /// them instead of reading the file a second time (`DocumentStore.splice`).
-    private(set) var storeBytes: [UInt8]?
+    /// Whether `store.json` (the file named) is laid out as recnotes writes it
+    /// (`DocumentCodec.isSpliceable`), checked when the table was made: then a splice
+    /// through the table does not read every line of it again to know.
+    let isSpliceable: Bool
+    /// `store.json` as mapped (and hashed) to trust a `recent` table, when asked to keep it
+    /// (`current(at:keepingBytes:)`): a change spliced through the table uses it instead of
+    /// mapping the file a second time (`DocumentStore.splice`).
+    private(set) var storeBytes: MappedBytes?
 
     private func word(_ position: Int, _ k: Int) -> UInt64 {
         UInt64(
@@ -117,7 +122,7 @@ extension StoreTable {
     /// read from or written as) or the file is too large for its fields.
     static func encode(
         _ document: Document, ranges itemRanges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity,
-        contentHash: UInt64
+        contentHash: UInt64, spliceable: Bool
     ) -> [UInt8]? {
         // Preorder as `Document.preorder()` walks it, without copying whole items (a write
         // at 100,000 items pays for this): each item's id, parent's position, name, kind and
@@ -158,14 +163,15 @@ extension StoreTable {
         }
         return write(
             ids: ids, parents: parents, kinds: kinds, nameEnds: nameEnds, names: names, ranges: ranges,
-            documentCount: count, source: source, contentHash: contentHash)
+            documentCount: count, source: source, contentHash: contentHash, spliceable: spliceable)
     }
 
     /// The table's bytes, from its columns in preorder (`parents` -1 for the root,
     /// `nameEnds` where each name ends in `names`).
     private static func write(
         ids: [ItemID], parents: [Int], kinds: [(isFolder: Bool, duration: Double)], nameEnds: [Int], names: [UInt8],
-        ranges: [Range<Int>], documentCount count: Int, source: SourceIdentity, contentHash: UInt64
+        ranges: [Range<Int>], documentCount count: Int, source: SourceIdentity, contentHash: UInt64,
+        spliceable: Bool
     ) -> [UInt8]? {
         guard ids.count < 1 << 31 else { return nil }
         // Children follow their parent, so a subtree's end is known from the end backwards.
@@ -181,6 +187,7 @@ extension StoreTable {
         w.int(ids.count)
         w.int(count)
         w.int(names.count)
+        w.word(spliceable ? 1 : 0)
         for position in ids.indices {
             let range = ranges[position]
             guard range.count < 1 << 32 else { return nil }
@@ -203,7 +210,7 @@ extension StoreTable {
     /// With `keepingBytes`, the bytes of `store.json` read to trust a `recent` one are kept
     /// in `storeBytes`.
     static func current(at location: StoreLocation, keepingBytes: Bool = false) -> StoreTable? {
-        guard let storage = TableBytes(mapping: location.storeTableFile), var table = StoreTable(storage) else {
+        guard let storage = MappedBytes(mapping: location.storeTableFile), var table = StoreTable(storage) else {
             return nil
         }
         guard let now = FileIdentity(path: location.storeFile), now == table.identity else { return nil }
@@ -212,11 +219,10 @@ extension StoreTable {
         case .recent:
             // Made from a store.json then just written: its identity alone does not prove a
             // second change in the same clock tick absent, its bytes do.
-            let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
-            guard FileIdentity(descriptor: fd) == table.identity, let store = try? FileSystem.read(location.storeFile),
-                FileIdentity(descriptor: fd) == table.identity, ContentHash.of(store) == table.contentHash
+            // Mapped, not copied: the page cache holds it, and hashing reads it once.
+            guard let store = MappedBytes(mapping: location.storeFile),
+                FileIdentity(descriptor: store.descriptor) == table.identity,
+                ContentHash.of(store.buffer) == table.contentHash
             else { return nil }
             if keepingBytes { table.storeBytes = store }
             return table
@@ -236,14 +242,15 @@ extension StoreTable {
     }
 
     /// The table in `bytes`, when its checksum, lengths and links add up.
-    init?(_ bytes: [UInt8]) { self.init(TableBytes(bytes)) }
+    init?(_ bytes: [UInt8]) { self.init(MappedBytes(bytes)) }
 
-    init?(_ storage: TableBytes) {
+    init?(_ storage: MappedBytes) {
         let bytes = storage.buffer
         var r = WordReader(Array(bytes.prefix(Self.headerSize)))
         guard r.magic(Self.magic), let checksum = r.word(), let source = r.source(), let contentHash = r.word(),
             let count = r.count(), let documentCount = r.count(), let namesLength = r.count(),
-            count >= 1, count < 1 << 31, count <= (bytes.count - Self.headerSize) / Self.recordSize,
+            let flags = r.word(), flags <= 1, count >= 1, count < 1 << 31,
+            count <= (bytes.count - Self.headerSize) / Self.recordSize,
             bytes.count == Self.headerSize + count * Self.recordSize + namesLength,
             checksum == Self.checksum(bytes)
         else { return nil }
@@ -258,6 +265,7 @@ extension StoreTable {
         self.identity = identity
         self.source = source
         self.contentHash = contentHash
+        isSpliceable = flags == 1
         // Every link inside the table and every range inside its files, so that nothing read
         // later can fall outside them: a parent before its child and its subtree around it.
         guard self.id(0) == .root, parent(0) == nil, subtreeEnd(0) == count else { return nil }
@@ -280,10 +288,11 @@ extension StoreTable {
     /// written keeps none).
     static func save(
         _ document: Document, ranges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity, contentHash: UInt64,
-        in location: StoreLocation
+        spliceable: Bool, in location: StoreLocation
     ) {
         guard location.isWritable,
-            let bytes = encode(document, ranges: ranges, source: source, contentHash: contentHash)
+            let bytes = encode(
+                document, ranges: ranges, source: source, contentHash: contentHash, spliceable: spliceable)
         else { return }
         try? FileSystem.makeDirectories(location.cacheDirectory)
         try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
@@ -310,12 +319,12 @@ extension StoreTable {
         }
         let store = library.documents
         guard !store.isPartial, let identity = store.identity, let ranges = store.itemRanges,
-            let hash = store.contentHash, FileIdentity(path: library.location.storeFile) == identity,
+            let source = store.source, FileIdentity(path: library.location.storeFile) == identity,
             current(at: library.location) == nil
         else { return }
         save(
-            store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash, in: library.location
-        )
+            store.document, ranges: ranges, source: source.identity, contentHash: source.contentHash,
+            spliceable: store.isSpliceable, in: library.location)
     }
 
     /// This table after a change that moved no item, only where their bytes lie
@@ -324,22 +333,34 @@ extension StoreTable {
     /// nil when `ranges` is not in step with the table.
     func patched(ranges: [(id: ItemID, range: Range<Int>)], source: SourceIdentity, contentHash: UInt64) -> [UInt8]? {
         guard ranges.count == count else { return nil }
-        var bytes = self.bytes
         var header = Words(capacity: 56)
         header.source(source)
         header.word(contentHash)
-        bytes.replaceSubrange(16..<72, with: header.bytes)
-        for (position, entry) in ranges.enumerated() {
-            guard entry.id == id(position), entry.range.count < 1 << 32 else { return nil }
-            let at = Self.headerSize + position * Self.recordSize
-            let nameLength = word(position, 4) >> 32
-            withUnsafeBytes(of: UInt64(entry.range.lowerBound).littleEndian) {
-                bytes.replaceSubrange((at + 24)..<(at + 32), with: $0)
+        // The old bytes copied once and their words set in place (a table of 100,000 items
+        // is 5.6 MB: no array is made per record).
+        let old = storage.buffer
+        var valid = true
+        var bytes = [UInt8](unsafeUninitializedCapacity: old.count) { raw, initialized in
+            let base = UnsafeMutableRawPointer(raw.baseAddress!)
+            base.copyMemory(from: old.baseAddress!, byteCount: old.count)
+            header.bytes.withUnsafeBytes { (base + 16).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            // A splice writes what a full encode would: laid out as written.
+            base.storeBytes(of: UInt64(1).littleEndian, toByteOffset: 96, as: UInt64.self)
+            for (position, entry) in ranges.enumerated() {
+                guard entry.id == id(position), entry.range.count < 1 << 32 else {
+                    valid = false
+                    break
+                }
+                let at = Self.headerSize + position * Self.recordSize
+                let nameLength = word(position, 4) >> 32
+                base.storeBytes(of: UInt64(entry.range.lowerBound).littleEndian, toByteOffset: at + 24, as: UInt64.self)
+                base.storeBytes(
+                    of: (UInt64(entry.range.count) | nameLength << 32).littleEndian, toByteOffset: at + 32,
+                    as: UInt64.self)
             }
-            withUnsafeBytes(of: (UInt64(entry.range.count) | nameLength << 32).littleEndian) {
-                bytes.replaceSubrange((at + 32)..<(at + 40), with: $0)
-            }
+            initialized = old.count
         }
+        guard valid else { return nil }
         Self.seal(&bytes)
         return bytes
     }
@@ -350,81 +371,171 @@ extension StoreTable {
     /// `touched` takes its parent, name and kind from `document` (which holds it and its
     /// ancestors), every other one keeps its record but for its range and its parent's
     /// new position. The bytes `encode` makes for the whole document after the change; nil
-    /// when something does not add up.
+    /// when something does not add up. Written record by record into the new table's bytes
+    /// (no column arrays): at 100,000 items this is most of a `mkdir`'s own work.
     func restructured(
         _ document: Document, touched: Set<ItemID>, ranges: [(id: ItemID, range: Range<Int>)], origins: [Int?],
         source: SourceIdentity, contentHash: UInt64
     ) -> [UInt8]? {
-        guard ranges.count == origins.count else { return nil }
+        let n = ranges.count
+        guard origins.count == n, n >= 1, n < 1 << 31 else { return nil }
         var now = Array(repeating: -1, count: count)
         var byID: [ItemID: Int] = [:]
+        // The items whose record is made from `document` (touched or added): a few, looked
+        // up by position through `freshAt` (an index into `freshItems`, or -1).
+        var freshItems: [Item] = []
+        var freshAt = [Int32](repeating: -1, count: n)
+        func fresh(_ position: Int) -> Item? {
+            freshAt[position] < 0 ? nil : freshItems[Int(freshAt[position])]
+        }
         for (position, origin) in origins.enumerated() {
-            if let origin { now[origin] = position }
-            if origin == nil || touched.contains(ranges[position].id) { byID[ranges[position].id] = position }
-        }
-        var parents: [Int] = []
-        var kinds: [(isFolder: Bool, duration: Double)] = []
-        var nameEnds: [Int] = []
-        var names: [UInt8] = []
-        parents.reserveCapacity(ranges.count)
-        kinds.reserveCapacity(ranges.count)
-        nameEnds.reserveCapacity(ranges.count)
-        names.reserveCapacity(storage.buffer.count - Self.headerSize - count * Self.recordSize + 256)
-        for (position, entry) in ranges.enumerated() {
-            if let origin = origins[position], !touched.contains(entry.id) {
-                guard id(origin) == entry.id else { return nil }
-                let parent = self.parent(origin).map { now[$0] } ?? -1
-                guard parent < position, parent >= 0 || position == 0 else { return nil }
-                parents.append(parent)
-                kinds.append((isFolder(origin), duration(origin)))
-                names.append(contentsOf: storage.buffer[nameRange(origin)])
-            } else {
-                guard let item = document.items[entry.id] else { return nil }
-                // Its parent is added or touched too, or kept (the folder above a touched one).
-                let parent = item.parent.map { byID[$0] ?? self.position(of: $0).map { now[$0] } ?? -1 } ?? -1
-                guard parent < position, parent >= 0 || position == 0 else { return nil }
-                parents.append(parent)
-                kinds.append((item.isFolder, item.recording?.duration ?? 0))
-                names.append(contentsOf: item.name.utf8)
+            let id = ranges[position].id
+            if let origin {
+                guard origin >= 0, origin < count else { return nil }
+                now[origin] = position
             }
-            nameEnds.append(names.count)
+            if origin == nil || touched.contains(id) {
+                guard let item = document.items[id] else { return nil }
+                byID[id] = position
+                freshAt[position] = Int32(freshItems.count)
+                freshItems.append(item)
+            }
         }
-        return Self.write(
-            ids: ranges.map(\.id), parents: parents, kinds: kinds, nameEnds: nameEnds, names: names,
-            ranges: ranges.map(\.range), documentCount: ranges.count, source: source, contentHash: contentHash)
+        var parents = [Int](repeating: -1, count: n)
+        var namesLength = 0
+        for position in 0..<n {
+            let entry = ranges[position]
+            guard entry.range.count < 1 << 32 else { return nil }
+            let parent: Int
+            if let item = fresh(position) {
+                // Its parent is added or touched too, or kept (the folder above a touched one).
+                parent = item.parent.map { byID[$0] ?? self.position(of: $0).map { now[$0] } ?? -1 } ?? -1
+                namesLength += item.name.utf8.count
+            } else {
+                let origin = origins[position]!
+                guard id(origin) == entry.id else { return nil }
+                parent = self.parent(origin).map { now[$0] } ?? -1
+                namesLength += Int(word(origin, 4) >> 32)
+            }
+            guard parent < position, parent >= 0 || position == 0 else { return nil }
+            parents[position] = parent
+        }
+        // Children follow their parent, so a subtree's end is known from the end backwards.
+        var ends = Array(1...n)
+        for position in (1..<n).reversed() {
+            ends[parents[position]] = max(ends[parents[position]], ends[position])
+        }
+        var header = Words(capacity: Self.headerSize)
+        header.bytes += Self.magic
+        header.word(0)  // the checksum, below
+        header.source(source)
+        header.word(contentHash)
+        header.int(n)
+        header.int(n)
+        header.int(namesLength)
+        // A splice writes what a full encode would: laid out as written, whatever the table said.
+        header.word(1)
+        guard header.bytes.count == Self.headerSize else { return nil }
+        let namesStart = Self.headerSize + n * Self.recordSize
+        let total = namesStart + namesLength
+        let old = storage.buffer
+        var bytes = [UInt8](unsafeUninitializedCapacity: total) { raw, initialized in
+            let base = UnsafeMutableRawPointer(raw.baseAddress!)
+            header.bytes.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            var nameAt = 0
+            for position in 0..<n {
+                let at = Self.headerSize + position * Self.recordSize
+                func put(_ k: Int, _ value: UInt64) {
+                    base.storeBytes(of: value.littleEndian, toByteOffset: at + k * 8, as: UInt64.self)
+                }
+                let entry = ranges[position]
+                let nameLength: Int
+                let folder: Bool
+                let duration: UInt64
+                if let item = fresh(position) {
+                    var name = item.name
+                    nameLength = name.withUTF8 { utf8 in
+                        if let from = utf8.baseAddress {
+                            (base + namesStart + nameAt).copyMemory(from: from, byteCount: utf8.count)
+                        }
+                        return utf8.count
+                    }
+                    folder = item.isFolder
+                    duration = (item.recording?.duration ?? 0).bitPattern
+                } else {
+                    let origin = origins[position]!
+                    let name = nameRange(origin)
+                    nameLength = name.count
+                    (base + namesStart + nameAt).copyMemory(
+                        from: old.baseAddress! + name.lowerBound, byteCount: name.count)
+                    folder = isFolder(origin)
+                    duration = word(origin, 6)
+                }
+                put(0, entry.id.high)
+                put(1, entry.id.low)
+                put(2, UInt64(parents[position] + 1) | UInt64(ends[position]) << 32)
+                put(3, UInt64(entry.range.lowerBound))
+                put(4, UInt64(entry.range.count) | UInt64(nameLength) << 32)
+                put(5, UInt64(nameAt) | (folder ? 1 << 63 : 0))
+                put(6, duration)
+                nameAt += nameLength
+            }
+            initialized = total
+        }
+        Self.seal(&bytes)
+        return bytes
     }
 
     /// After the store wrote `store.json` (under its lock): the table made again from the
     /// document in memory and where the write put each item, when there is one to keep.
     static func storeWritten(_ store: DocumentStore) {
         let location = store.location
-        guard !store.isReadOnly, FileSystem.exists(location.storeTableFile), let identity = store.identity,
-            let ranges = store.itemRanges, let hash = store.contentHash
+        guard !store.isReadOnly, FileSystem.exists(location.storeTableFile), let ranges = store.itemRanges,
+            let source = store.source
         else { return }
-        save(store.document, ranges: ranges, source: SourceIdentity.of(identity), contentHash: hash, in: location)
+        save(
+            store.document, ranges: ranges, source: source.identity, contentHash: source.contentHash,
+            spliceable: store.isSpliceable, in: location)
     }
 }
 
-/// A table's bytes, mapped from its file (read-only and private: recnotes replaces the file,
-/// a new inode, so the mapping keeps the one read; only a program cutting it short in place
-/// while a read runs could make a page vanish under it) or copied from an array.
-final class TableBytes {
+/// A file's bytes, mapped, not copied (the reads' table; `store.json` for a splice): read-only
+/// and private. recnotes replaces these files, a new inode, so a mapping keeps the bytes it
+/// was made from; only a program cutting the file short in place while it is read could
+/// make a page vanish under it. The file stays open (`descriptor`) while mapped, so that its
+/// identity can be taken and its bytes copied by the kernel. Or copied from an array.
+final class MappedBytes {
     let buffer: UnsafeRawBufferPointer
+    /// The file mapped, open for reading; -1 for bytes copied from an array.
+    let descriptor: Int32
     private let mapped: Bool
 
     /// nil when the file cannot be opened or mapped, or is empty.
-    init?(mapping path: String) {
+    convenience init?(mapping path: String, populate: Bool = true) {
         let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        self.init(descriptor: fd, populate: populate)
+    }
+
+    /// The file open as `fd`, which this closes (when it is gone, or now if it fails).
+    /// `populate`: every page mapped at once, for bytes that are all read (one fault a
+    /// page costs more); without, only the pages touched are (a splice into a file known to
+    /// be laid out as written reads only its head, the changed items and its tail).
+    init?(descriptor fd: Int32, populate: Bool = true) {
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size > 0 else { return nil }
+        guard fstat(fd, &info) == 0, info.st_size > 0 else {
+            close(fd)
+            return nil
+        }
         let count = Int(info.st_size)
-        // Populated at once: every page is read (the checksum), and one fault a page costs more.
-        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0),
+        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0),
             base != UnsafeMutableRawPointer(bitPattern: -1)
-        else { return nil }
+        else {
+            close(fd)
+            return nil
+        }
         buffer = UnsafeRawBufferPointer(start: base, count: count)
+        descriptor = fd
         mapped = true
     }
 
@@ -432,12 +543,14 @@ final class TableBytes {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
         copy.copyBytes(from: bytes)
         buffer = UnsafeRawBufferPointer(rebasing: copy[0..<bytes.count])
+        descriptor = -1
         mapped = false
     }
 
     deinit {
         if mapped {
             munmap(UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count)
+            close(descriptor)
         } else {
             buffer.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
         }

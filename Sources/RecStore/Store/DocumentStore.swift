@@ -26,8 +26,13 @@ public final class DocumentStore {
         didSet {
             written = nil
             contentHash = nil
+            identityIsStamped = false
         }
     }
+    /// Whether this process wrote the file `identity` names with its modification time
+    /// stamped (`FileSystem.stampModified`): then no later write can keep that identity, and
+    /// a table or index made from it trusts the identity alone, even within the second.
+    private var identityIsStamped = false
     /// The `store.json` that `document` was read from or last written as: its bytes, kept so
     /// that the next change is spliced into them (`DocumentCodec.encodeSplicing`), and where
     /// each item lies in them (`find`'s index keeps that).
@@ -37,9 +42,28 @@ public final class DocumentStore {
     /// spliced; otherwise it is encoded whole, as an upgrade is.
     private var writtenIsEncoded = false
     var itemRanges: [(id: ItemID, range: Range<Int>)]? { written?.itemRanges }
+    /// Whether the file `document` was read from or written as is laid out as this version
+    /// writes it (`DocumentCodec.isSpliceable`, every line read): what a table made from it
+    /// records, so that a splice through that table need not read every line again.
+    var isSpliceable: Bool {
+        guard let written, writtenIsEncoded else { return false }
+        return written.bytes.withUnsafeBufferPointer { DocumentCodec.isSpliceable($0, written.itemRanges) }
+    }
     /// `ContentHash` of the bytes `document` was read from or last written as: with the
-    /// identity, what `find`'s index names as its source.
+    /// identity, what `find`'s index names as its source. Not taken for a spliced write
+    /// whose identity is stamped (nothing needs it).
     private(set) var contentHash: UInt64?
+
+    /// What a table or `find`'s index made from the file `document` was read from or written
+    /// as names as its source: the identity, trusted alone (`present`) when it is stamped or a
+    /// second old, else with the content hash (`recent`, checked by reading the file); and
+    /// that hash, 0 where it was not taken (a stamped identity's). nil when neither holds.
+    var source: (identity: SourceIdentity, contentHash: UInt64)? {
+        guard let identity else { return nil }
+        if identityIsStamped { return (.present(identity), contentHash ?? 0) }
+        guard let contentHash else { return nil }
+        return (SourceIdentity.of(identity), contentHash)
+    }
     /// The version `store.json` was last read as; an older one is kept once as
     /// `store.json.v<N>` before the first write upgrades it.
     public private(set) var loadedVersion = Document.currentVersion
@@ -215,16 +239,32 @@ public final class DocumentStore {
             else { return result }
             guard !isReadOnly else { throw readOnlyError }
             let before = document
-            if let spliced {
-                try FileSystem.writeAtomically(spliced.bytes, to: location.storeFile)
-                identity = FileIdentity(path: location.storeFile)
-                written = DocumentCodec.Written(bytes: spliced.bytes, itemRanges: spliced.itemRanges)
-                writtenIsEncoded = true
-                contentHash = spliced.contentHash
+            if var spliced {
+                // The unchanged runs are copied by the kernel from the file read, which is
+                // kept open: the new file is never whole in memory. Its time is stamped, so
+                // that the table and index can name it by its identity alone; only where the
+                // stamp does not hold is it hashed (made in memory once more for that).
+                let storeFile = location.storeFile
+                let named = partialTable?.identity
+                let made = try FileSystem.writeAtomically(to: storeFile, stamping: true) {
+                    try spliced.file.write(to: $0, from: spliced.source.descriptor, path: storeFile)
+                    // The old file is read as it is now (mapped, copied by the kernel), not
+                    // from a copy: one changed in place meanwhile (a new time) is not replaced.
+                    guard FileIdentity(descriptor: spliced.source.descriptor) == named else {
+                        throw RecError.failure(
+                            storeFile, "changed by another program while it was read; nothing was changed")
+                    }
+                }
+                identity = FileIdentity(made.info)
+                identityIsStamped = made.stamped
+                if !made.stamped { contentHash = ContentHash.of(spliced.file.bytes) }
+                spliced.contentHash = contentHash ?? 0
+                // A partial store reads the whole document before its next change (a new
+                // identity), so the bytes are not kept for a splice into them.
+                writtenIsEncoded = false
                 document = transaction.document
-                if let table = partialTable, let identity {
-                    SearchIndexFiles.storeSpliced(
-                        spliced, after: table, source: SourceIdentity.of(identity), in: location)
+                if let table = partialTable, let source {
+                    SearchIndexFiles.storeSpliced(spliced, after: table, source: source.identity, in: location)
                 }
             } else if !transaction.actions.isEmpty {
                 try keepOriginalBeforeUpgrade()
@@ -242,8 +282,12 @@ public final class DocumentStore {
                 assert(
                     encoded.bytes == DocumentCodec.encode(transaction.document),
                     "the spliced store.json is not the full encode")
-                try FileSystem.writeAtomically(encoded.bytes, to: location.storeFile)
-                identity = FileIdentity(path: location.storeFile)
+                let storeFile = location.storeFile
+                let made = try FileSystem.writeAtomically(to: storeFile, stamping: true) {
+                    try FileSystem.writeAll($0, encoded.bytes, path: storeFile)
+                }
+                identity = FileIdentity(made.info)
+                identityIsStamped = made.stamped
                 written = DocumentCodec.Written(bytes: encoded.bytes, itemRanges: encoded.itemRanges)
                 writtenIsEncoded = true
                 contentHash = ContentHash.of(encoded.bytes)
@@ -276,9 +320,12 @@ public final class DocumentStore {
     /// table (nil for an added one), and `document` holds the touched items and their
     /// ancestors as they are now.
     struct PartialWrite {
-        var bytes: [UInt8]
+        /// The new file, runs of `source`'s bytes (the old file, mapped and open) and new ones.
+        var file: DocumentCodec.SplicedFile
+        var source: MappedBytes
         var itemRanges: [(id: ItemID, range: Range<Int>)]
-        var contentHash: UInt64
+        /// Set once written: 0 for a file whose identity is stamped (not hashed).
+        var contentHash: UInt64 = 0
         var changed: [ItemID: Item]
         var itemIndex: ItemIndex?
         var origins: [Int?]? = nil
@@ -293,12 +340,14 @@ public final class DocumentStore {
         let annotated = transaction.annotatedOnly
         // The bytes read to trust a `recent` table are the file's while its identity holds
         // (recnotes replaces store.json, a new inode, and the lock is held): not read again.
+        // Mapped, not copied, and kept open: the write copies its unchanged runs from it.
         guard annotated != nil || transaction.restructuredOnly,
-            FileIdentity(path: location.storeFile) == table.identity,
-            let bytes = table.storeBytes ?? (try? FileSystem.read(location.storeFile)),
-            FileIdentity(path: location.storeFile) == table.identity, bytes.count == Int(table.identity.size)
+            let source = table.storeBytes ?? MappedBytes(mapping: location.storeFile, populate: !table.isSpliceable),
+            FileIdentity(descriptor: source.descriptor) == table.identity,
+            FileIdentity(path: location.storeFile) == table.identity, source.buffer.count == Int(table.identity.size)
         else { return nil }
-        let spliced: [UInt8]
+        let bytes = source.buffer.assumingMemoryBound(to: UInt8.self)
+        let spliced: DocumentCodec.SplicedFile
         let itemRanges: [(id: ItemID, range: Range<Int>)]
         var origins: [Int?]?
         let changedIDs: Set<ItemID>
@@ -306,16 +355,17 @@ public final class DocumentStore {
             let ranges = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
             guard
                 let made = DocumentCodec.splicingAnnotations(
-                    annotated, transaction.document, over: document, bytes: bytes, itemRanges: ranges)
+                    annotated, transaction.document, over: document, bytes: bytes, itemRanges: ranges,
+                    knownSpliceable: table.isSpliceable)
             else { return nil }
-            (spliced, itemRanges, changedIDs) = (made.bytes, made.itemRanges, annotated)
+            (spliced, itemRanges, changedIDs) = (made.file, made.itemRanges, annotated)
         } else {
             guard
                 let made = DocumentCodec.splicingStructure(
                     transaction.touched, transaction.document, bytes: bytes, table: table)
             else { return nil }
             (spliced, itemRanges, origins, changedIDs) = (
-                made.bytes, made.itemRanges, made.origins, transaction.touched
+                made.file, made.itemRanges, made.origins, transaction.touched
             )
         }
         var changed: [ItemID: Item] = [:]
@@ -324,18 +374,16 @@ public final class DocumentStore {
         // document with the same change: every item it touched as it is now.
         assert(
             {
-                guard var whole = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.load($0) }).document else {
-                    return false
-                }
+                guard var whole = try? DocumentCodec.load(bytes).document else { return false }
                 for (id, item) in changed { whole.items[id] = item }
-                return DocumentCodec.encode(whole) == spliced
+                return DocumentCodec.encode(whole) == spliced.bytes
             }(), "the spliced store.json is not the full encode")
         // The find index current before the change, to be patched after it (read now, while
         // store.json is the file it names).
         let index = ItemIndex.current(madeFrom: table, at: location)
         return PartialWrite(
-            bytes: spliced, itemRanges: itemRanges, contentHash: ContentHash.of(spliced), changed: changed,
-            itemIndex: index, origins: origins, document: transaction.document)
+            file: spliced, source: source, itemRanges: itemRanges, changed: changed, itemIndex: index,
+            origins: origins, document: transaction.document)
     }
 
     /// The first write after reading an older version keeps what that version wrote, once,

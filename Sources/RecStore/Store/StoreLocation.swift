@@ -150,7 +150,8 @@ package struct FileIdentity: Equatable, Sendable {
 
 /// A 64-bit hash of a file's bytes: what tells `find`'s index that `store.json` is still the
 /// file it was made from when the file's identity alone cannot (it changed within the last
-/// second, so an edit in place in the same clock tick would keep its identity). Not for
+/// second, so an edit in place in the same clock tick would keep its identity; not for a
+/// file the store wrote with its time stamped, `DocumentStore.source`). Not for
 /// adversaries: four lanes of multiply-and-rotate over 8-byte words, about 1 ms for 8 MB.
 enum ContentHash {
     static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {

@@ -72,13 +72,31 @@ public enum FileSystem {
     public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true, replacing: Bool = true)
         throws
     {
+        _ = try writeAtomically(to: path, durable: durable, replacing: replacing) {
+            try writeAll($0, bytes, path: path)
+        }
+    }
+
+    /// `writeAtomically`, the temporary file's content written by `write` into its
+    /// descriptor. With `stamping`, its modification time is then stamped (`stampModified`).
+    /// Returns the file as written (`fstat` before the rename, so that an edit made in place
+    /// after it is never taken for it) and whether the stamp held.
+    package static func writeAtomically(
+        to path: String, durable: Bool = true, replacing: Bool = true, stamping: Bool = false,
+        _ write: (Int32) throws -> Void
+    ) throws -> (info: stat, stamped: Bool) {
         let directory = parentDirectory(of: path)
         let temporary = "\(directory)/.\(baseName(of: path)).tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
+        var info = stat()
+        var stamped = false
         do {
-            try writeAll(fd, bytes, path: path)
-            guard !durable || fsync(fd) == 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
+            try write(fd)
+            if stamping { stamped = stampModified(fd) }
+            guard !durable || fsync(fd) == 0, fstat(fd, &info) == 0 else {
+                throw RecError.failure(path, "cannot write: \(Errno.current)")
+            }
             guard close(fd) == 0 else {
                 throw RecError.failure(path, "cannot write: \(Errno.current)")
             }
@@ -100,6 +118,72 @@ public enum FileSystem {
             }
         }
         if durable { syncDirectory(directory) }
+        return (info, stamped)
+    }
+
+    /// Sets the modification time of the file open as `fd` to an odd nanosecond just
+    /// before the kernel's coarse clock, which is what it stamps a write with (or later: a
+    /// fine-grained time is never earlier). Every later write to the file, by any program,
+    /// then leaves a later time, so that the file's identity (inode, size, time) changes
+    /// with its bytes even within one clock tick, as long as the clock is not set back.
+    /// False when the file system did not keep the time to the nanosecond (a coarser one
+    /// would round it to a time a later write could have as well): then it proves nothing.
+    package static func stampModified(_ fd: Int32) -> Bool {
+        var now = timespec()
+        guard clock_gettime(CLOCK_REALTIME_COARSE, &now) == 0 else { return false }
+        var seconds = now.tv_sec
+        var nanoseconds = now.tv_nsec - 1
+        if nanoseconds % 2 == 0 { nanoseconds -= 1 }
+        if nanoseconds < 0 {
+            nanoseconds += 1_000_000_000
+            seconds -= 1
+        }
+        // UTIME_OMIT ((1 << 30) - 2, linux/stat.h): the access time is left as it is.
+        let times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]
+        var info = stat()
+        guard futimens(fd, times) == 0, fstat(fd, &info) == 0 else { return false }
+        return info.st_mtim.tv_sec == seconds && info.st_mtim.tv_nsec == nanoseconds
+    }
+
+    /// Writes `count` bytes of the file open as `source`, from `offset`, where `destination`
+    /// is written, copied by the kernel (copy_file_range(2): no user buffer, and a file
+    /// system may share the blocks); read and written through a buffer where the kernel
+    /// cannot (another file system, an old kernel, a file system without it). `path` names
+    /// the file written, for the error.
+    package static func copyRange(from source: Int32, at offset: Int, count: Int, to destination: Int32, path: String)
+        throws
+    {
+        var position = Int64(offset)
+        var left = count
+        var kernel = true
+        while left > 0, kernel {
+            let n = System.retrying { csystem_copy_file_range(source, &position, destination, left) }
+            if n > 0 {
+                left -= n
+            } else if n == 0 {
+                throw RecError.failure(path, "cannot write: the file copied from ended early")
+            } else if [EXDEV, ENOSYS, EOPNOTSUPP, EINVAL].contains(errno) {
+                kernel = false
+            } else {
+                throw RecError.failure(path, "cannot write: \(Errno.current)")
+            }
+        }
+        guard left > 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: min(left, 1 << 20))
+        while left > 0 {
+            let n = buffer.withUnsafeMutableBytes { raw in
+                System.retrying { pread(source, raw.baseAddress!, min(left, raw.count), off_t(position)) }
+            }
+            guard n > 0 else {
+                throw RecError.failure(
+                    path, n == 0 ? "cannot write: the file copied from ended early" : "cannot write: \(Errno.current)")
+            }
+            try buffer.withUnsafeBytes {
+                try writeAll(destination, UnsafeRawBufferPointer(rebasing: $0[0..<n]), path: path)
+            }
+            position += Int64(n)
+            left -= n
+        }
     }
 
     /// Renames `temporary` to `path` unless something is there already, which is the
@@ -125,6 +209,14 @@ public enum FileSystem {
 
     /// All of `bytes`, or an error naming `path`.
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        do throws(Errno) {
+            try System.writeAll(fd, bytes)
+        } catch {
+            throw RecError.failure(path, "cannot write: \(error)")
+        }
+    }
+
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
         do throws(Errno) {
             try System.writeAll(fd, bytes)
         } catch {
