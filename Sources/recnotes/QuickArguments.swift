@@ -1,3 +1,5 @@
+import ArgumentParser
+
 /// A command line of the shapes people type, read without argument-parser: each option once,
 /// by its long name (`--seek 5`, `--seek=5`) or `-q`; a valued option's value the next word
 /// whatever it starts with, as `.unconditional` parsing reads it, `--` aside; at most one
@@ -80,4 +82,11 @@ struct QuickArguments {
 
     /// The option's value, if it was given; `name` must be one of the table's.
     func value(_ name: String) -> String? { values[valuedNames.firstIndex(of: name)!] }
+
+    /// The option's value converted as argument-parser converts it (`ExpressibleByArgument`):
+    /// `.some(nil)` when it was not given, nil when it was and does not convert.
+    func converted<Value: ExpressibleByArgument>(_ name: String) -> Value?? {
+        guard let text = value(name) else { return .some(nil) }
+        return Value(argument: text).map { .some($0) }
+    }
 }

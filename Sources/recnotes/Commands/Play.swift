@@ -145,22 +145,15 @@ struct Play: ParsableCommand {
         play.until = words.value("--until")
         play.fromStart = words.flag("--from-start")
         play.device = words.value("--device")
-        // The values argument-parser converts, converted as it does (`ExpressibleByArgument`).
-        if let progress = words.value("--progress") {
-            guard let mode = ProgressMode(argument: progress) else { return nil }
-            play.progress = mode
-        } else {
-            play.progress = nil
-        }
+        // The values argument-parser converts, converted as it does; one it would refuse is its to report.
+        guard let progress: ProgressMode? = words.converted("--progress"),
+            let level: Double? = words.converted("--level")
+        else { return nil }
+        play.progress = progress
         play.skipSilence = words.value("--skip-silence")
         play.silenceThreshold = words.value("--silence-threshold")
         play.speed = words.value("--speed")
-        if let level = words.value("--level") {
-            guard let value = Double(argument: level) else { return nil }
-            play.level = value
-        } else {
-            play.level = nil
-        }
+        play.level = level
         play.denoise = words.flag("--denoise")
         play.untrimmed = words.flag("--untrimmed")
         play.original = words.flag("--original")
