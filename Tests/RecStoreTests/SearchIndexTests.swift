@@ -579,7 +579,8 @@ struct SearchIndexTests {
             }
             let logged = try #require(try FileSystem.read(location.itemIndexLogFile), "seed \(seed), round \(round)")
             #expect(ItemIndexLog.decode(logged)?.count == chain, "seed \(seed), round \(round)")
-            #expect(try FileSystem.read(location.itemIndexFile) == indexBefore, "the change wrote the index")
+            let untouched = try FileSystem.read(location.itemIndexFile) == indexBefore
+            #expect(untouched, "seed \(seed), round \(round): the change wrote the index")
             #expect(ItemIndex.current(at: location) == nil, "seed \(seed), round \(round)")
             // Some rounds: another program's change between (the table made again from it),
             // which no record names: the chain does not reach it, and the index is not patched.
@@ -597,12 +598,14 @@ struct SearchIndexTests {
             caughtUp += 1
             #expect(!FileSystem.exists(location.itemIndexLogFile), "the log is dropped once taken in")
             let stored = try #require(try FileSystem.read(location.itemIndexFile))
-            #expect(SearchIndexCodec.encode(patched) == stored)
+            let written = SearchIndexCodec.encode(patched) == stored
+            #expect(written, "seed \(seed), round \(round): not the index written")
             let fresh = try Library(location: location)
             var rebuilt = try #require(ItemIndex.build(from: fresh))
             rebuilt.source = patched.source
             rebuilt.contentHash = patched.contentHash
-            #expect(SearchIndexCodec.encode(rebuilt) == stored, "seed \(seed), round \(round): not as a rebuild")
+            let same = SearchIndexCodec.encode(rebuilt) == stored
+            #expect(same, "seed \(seed), round \(round): not as a rebuild")
             let query = Self.randomQuery(&random)
             let found = try #require(Finder.fromIndex(query, in: nil, details: true, location: location))
             let expected = fresh.document.search(query, under: .root, transcripts: files)
