@@ -613,4 +613,38 @@ struct SearchIndexTests {
         }
         #expect(caughtUp >= 6, "seed \(seed): \(caughtUp) rounds caught up")
     }
+
+    @Test("a change finding the log past its limit drops the index and the log; the next find makes the index again")
+    func logPastItsLimit() throws {
+        let directory = try TemporaryDirectory()
+        let location = directory.location
+        _ = try Self.makeStore(in: directory, seed: 25)
+        StoreTable.refresh(try Self.indexed(location))
+        try FileSystem.writeAtomically(
+            [UInt8](repeating: 7, count: ItemIndexLog.limit), to: location.itemIndexLogFile, durable: false)
+        let fresh = try Library(location: location)
+        let item = try #require(fresh.document.preorder().last { $0.id != .root })
+        let path = fresh.document.paths(of: [item])[0]
+        let library = try #require(Library.changing(location, paths: [path]))
+        try library.documents.transaction { tx in
+            var annotations = item.annotations
+            annotations.note = "past the limit"
+            _ = try tx.annotate(item.id, with: annotations)
+        }
+        #expect(!FileSystem.exists(location.itemIndexFile) && !FileSystem.exists(location.itemIndexLogFile))
+        // A store without an index keeps no log: the next change appends nothing.
+        let again = try #require(Library.changing(location, paths: [path]))
+        try again.documents.transaction { tx in
+            var annotations = item.annotations
+            annotations.note = "still no index"
+            _ = try tx.annotate(item.id, with: annotations)
+        }
+        #expect(!FileSystem.exists(location.itemIndexLogFile))
+        var query = SearchQuery()
+        query.setText("still")
+        let found = try Finder.find(
+            query, in: nil, details: false, location: location, openLibrary: { try Library(location: location) })
+        #expect(found.paths == [path])
+        #expect(ItemIndex.current(at: location) != nil)
+    }
 }
