@@ -16,7 +16,9 @@
 /// Neither is ever the truth. A file whose source has changed since (`SourceIdentity`), or
 /// that cannot be read, is ignored: `find` makes it again (`Finder`, `SearchIndexFiles`)
 /// and searches that. Deleting `cache/` loses nothing. The store keeps the items' index
-/// current itself when it writes `store.json` (`SearchIndexFiles.storeWritten`), so the
+/// current itself when it writes `store.json` whole (`SearchIndexFiles.storeWritten`); a
+/// change spliced through the reads' table logs what it changed instead (`ItemIndexLog`),
+/// and the next search patches the index from that (`ItemIndex.caughtUp`). Either way the
 /// first search after a change does not open the store.
 ///
 /// Search on the index is exact, not a first pass: each field's folded text ends with a NUL
