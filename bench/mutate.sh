@@ -12,7 +12,8 @@
 # that reads the store version this one writes). RUNS (default 15) and LOOP
 # (default 1000) make it shorter; SKIP_LOOP=1 leaves the loop out, ONLY_LOOP=1 all
 # but the loop. SEARCHED=1 runs a `find`
-# on each store first, so that find's index exists and every change keeps it current. Results: bench/out/mutate-*.md
+# on each store first, so that find's index exists (each change through the table then logs
+# itself for it, cache/find-items.pending; no find runs between). Results: bench/out/mutate-*.md
 # and *.json; the ratios go into bench/RESULTS.md by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -111,4 +111,85 @@ struct FindIndexEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: index))
         #expect(try find("--tag", "work") == ["/Work/Standups/monday"])
     }
+
+    var log: String { index + ".pending" }
+
+    /// Each search's output here and on a copy of the store without cache/ (as another
+    /// machine would have it): the same.
+    func expectSameAsWithoutIndex(_ context: String) throws {
+        let copy = sandbox.root + "/copy"
+        try? FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: sandbox.store, toPath: copy)
+        try? FileManager.default.removeItem(atPath: copy + "/cache")
+        for search in [["/", "--tag", "work"], ["--text", "budget"], ["/", "--type", "folder"], ["/", "--json"]] {
+            let with = try sandbox.run(["find"] + search)
+            var without = try Sandbox.execute(
+                Sandbox.binary, ["--store", copy, "find"] + search, environment: sandbox.baseEnvironment)
+            without.stdout = without.stdout.replacingOccurrences(of: copy, with: sandbox.store)
+            #expect(
+                with.stdout == without.stdout && with.status == without.status,
+                "\(context): find \(search)\nwith the index: \(with)\nwithout: \(without)")
+        }
+    }
+
+    /// `ls` makes the reads' table (a change goes through it), `find` the index.
+    func tableAndIndex() throws {
+        age()
+        expectSuccess(try sandbox.run("ls", "/"))
+        _ = try find("/", "--tag", "work")
+        #expect(FileManager.default.fileExists(atPath: index))
+    }
+
+    @Test("tag, note, mkdir and mv log their changes for the index; the next find answers as without it")
+    func chainOfLoggedChanges() throws {
+        try tableAndIndex()
+        let made = try #require(inode(index))
+        for change in [
+            ["tag", "/Ideas/café idea", "+work"], ["mkdir", "/Later"],
+            ["note", "/Work/Standups/monday", "--set", "budget"],
+            ["mv", "/Ideas/café idea", "/Later"], ["mv", "/Work/Standups", "/Later/Meetings"],
+            ["tag", "/Later/Meetings/monday", "-work"], ["mkdir", "/Later/Meetings/Old"],
+        ] {
+            expectSuccess(try sandbox.run(change))
+        }
+        // Each went through the table: the index was not written, the log holds them all.
+        #expect(inode(index) == made, "a change wrote the index")
+        let logged = try #require(FileManager.default.contents(atPath: log))
+        #expect(logged.count > 7 * 24)
+        try expectSameAsWithoutIndex("after a chain of changes")
+        #expect(!FileManager.default.fileExists(atPath: log), "find took the log in")
+        let check = try sandbox.run("fsck")
+        #expect(!(check.stdout + check.stderr).contains("does not match what it was made from"), "\(check)")
+    }
+
+    @Test(
+        "a log cut short, one whose first change is not from the index's file, or another program's edit after it: find makes the index again"
+    )
+    func unusableLogs() throws {
+        try tableAndIndex()
+        expectSuccess(try sandbox.run("tag", "/Ideas/café idea", "+work"))
+        let first = try #require(FileManager.default.contents(atPath: log))
+        let older = try #require(FileManager.default.contents(atPath: index))
+        // A record cut short: not read.
+        expectSuccess(try sandbox.run("note", "/Ideas/café idea", "--set", "nothing"))
+        let both = try #require(FileManager.default.contents(atPath: log))
+        #expect(both.count > first.count)
+        try both.dropLast(3).write(to: URL(fileURLWithPath: log))
+        try expectSameAsWithoutIndex("a log cut short")
+        // A log that starts from a later file than the index's: the change before it is not
+        // in the index, and only a rebuild has it.
+        expectSuccess(try sandbox.run("tag", "/Work/Standups/monday", "-work"))
+        try older.write(to: URL(fileURLWithPath: index))
+        try expectSameAsWithoutIndex("a log whose first change is not from the index's file")
+        // Another program's edit after the logged change, and the table made from it.
+        expectSuccess(try sandbox.run("tag", "/Work/Standups/monday", "+work"))
+        #expect(FileManager.default.fileExists(atPath: log))
+        let edited = try #require(sandbox.storeBytes)
+        let text = String(decoding: edited, as: UTF8.self).replacingOccurrences(of: "\"work\"", with: "\"wxrk\"")
+        #expect(Array(text.utf8) != edited)
+        try sandbox.write(sandbox.storeFile, Array(text.utf8))
+        age()
+        expectSuccess(try sandbox.run("ls", "/"))
+        try expectSameAsWithoutIndex("another program's edit after the log")
+    }
 }

@@ -504,4 +504,147 @@ struct SearchIndexTests {
                 if case .wrongSearchIndex = $0 { return true } else { return false }
             }))
     }
+
+    @Test("a log of changes reads back record for record; one cut short or with a byte changed is not read")
+    func logRecords() throws {
+        var random = Self.generator(28)
+        func identity() -> FileIdentity {
+            FileIdentity(
+                device: UInt64.random(in: 1...9, using: &random), inode: UInt64.random(in: 1...1 << 40, using: &random),
+                size: Int64.random(in: 1...1 << 30, using: &random),
+                modifiedSeconds: Int.random(in: 1...1 << 31, using: &random),
+                modifiedNanoseconds: Int.random(in: 0..<1_000_000_000, using: &random))
+        }
+        let records = (0..<5).map { k in
+            ItemIndexLog.Record(
+                base: k % 2 == 0 ? .present(identity()) : .recent(identity()),
+                baseHash: UInt64.random(in: 0...UInt64.max, using: &random),
+                made: .present(identity()),
+                madeHash: k % 3 == 0 ? 0 : UInt64.random(in: 0...UInt64.max, using: &random),
+                restructured: k % 2 == 1, changed: (0..<k).map { _ in ItemID.random() })
+        }
+        let bytes = records.flatMap(ItemIndexLog.encode)
+        #expect(ItemIndexLog.decode(bytes) == records)
+        #expect(ItemIndexLog.decode([]) == [])
+        var ends = Set<Int>()
+        var end = 0
+        for record in records {
+            end += ItemIndexLog.encode(record).count
+            ends.insert(end)
+        }
+        for cut in 1..<bytes.count where !ends.contains(cut) {
+            #expect(ItemIndexLog.decode(Array(bytes.prefix(cut))) == nil, "cut at \(cut)")
+        }
+        for at in bytes.indices {
+            var damaged = bytes
+            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &random)
+            #expect(ItemIndexLog.decode(damaged) == nil, "byte \(at) changed")
+        }
+    }
+
+    @Test(
+        "tags and notes spliced through the table are logged, not written into the index; find patches it as a rebuild makes it",
+        arguments: [23, 24] as [UInt64])
+    func loggedChanges(seed: UInt64) throws {
+        let directory = try TemporaryDirectory()
+        let location = directory.location
+        _ = try Self.makeStore(in: directory, seed: seed)
+        let files = TranscriptFiles(location: location)
+        var random = Self.generator(seed &* 37)
+        var caughtUp = 0
+        for round in 0..<12 {
+            // The reads' table and find's index made from the store as it is.
+            let whole = try Self.indexed(location)
+            StoreTable.refresh(whole)
+            let indexBefore = try #require(try FileSystem.read(location.itemIndexFile))
+            // A chain of changes, each spliced through the table the one before patched.
+            let chain = Int.random(in: 1...4, using: &random)
+            for step in 0..<chain {
+                let fresh = try Library(location: location)
+                let items = fresh.document.preorder().filter { $0.id != .root }
+                let path = fresh.document.paths(of: [items.randomElement(using: &random)!])[0]
+                let library = try #require(
+                    Library.changing(location, paths: [path]), "seed \(seed), round \(round): not through the table")
+                let item = try library.item(at: path)
+                try library.documents.transaction { tx in
+                    var annotations = item.annotations
+                    // Each a change (a tag or note the item does not have), so each is logged.
+                    if Bool.random(using: &random) {
+                        annotations.tags.append("\(Self.tags.randomElement(using: &random)!)-\(round)-\(step)")
+                    } else {
+                        annotations.note = "\(Self.vocabulary.randomElement(using: &random)!) \(round) \(step)"
+                    }
+                    _ = try tx.annotate(item.id, with: annotations)
+                }
+            }
+            let logged = try #require(try FileSystem.read(location.itemIndexLogFile), "seed \(seed), round \(round)")
+            #expect(ItemIndexLog.decode(logged)?.count == chain, "seed \(seed), round \(round)")
+            let untouched = try FileSystem.read(location.itemIndexFile) == indexBefore
+            #expect(untouched, "seed \(seed), round \(round): the change wrote the index")
+            #expect(ItemIndex.current(at: location) == nil, "seed \(seed), round \(round)")
+            // Some rounds: another program's change between (the table made again from it),
+            // which no record names: the chain does not reach it, and the index is not patched.
+            let edited = Int.random(in: 0..<4, using: &random) == 0
+            if edited {
+                var text = String(decoding: try #require(try FileSystem.read(location.storeFile)), as: UTF8.self)
+                text = text.replacingOccurrences(of: "\"budget", with: "\"edited")
+                try FileSystem.writeAtomically(Array(text.utf8), to: location.storeFile)
+                Self.age(location)
+                StoreTable.refresh(try Library(location: location))
+            }
+            let patched = ItemIndex.caughtUp(at: location)
+            #expect((patched == nil) == edited, "seed \(seed), round \(round)")
+            guard let patched else { continue }
+            caughtUp += 1
+            #expect(!FileSystem.exists(location.itemIndexLogFile), "the log is dropped once taken in")
+            let stored = try #require(try FileSystem.read(location.itemIndexFile))
+            let written = SearchIndexCodec.encode(patched) == stored
+            #expect(written, "seed \(seed), round \(round): not the index written")
+            let fresh = try Library(location: location)
+            var rebuilt = try #require(ItemIndex.build(from: fresh))
+            rebuilt.source = patched.source
+            rebuilt.contentHash = patched.contentHash
+            let same = SearchIndexCodec.encode(rebuilt) == stored
+            #expect(same, "seed \(seed), round \(round): not as a rebuild")
+            let query = Self.randomQuery(&random)
+            let found = try #require(Finder.fromIndex(query, in: nil, details: true, location: location))
+            let expected = fresh.document.search(query, under: .root, transcripts: files)
+            #expect(found.paths == fresh.document.paths(of: expected.map(\.item)), "seed \(seed), round \(round)")
+        }
+        #expect(caughtUp >= 6, "seed \(seed): \(caughtUp) rounds caught up")
+    }
+
+    @Test("a change finding the log past its limit drops the index and the log; the next find makes the index again")
+    func logPastItsLimit() throws {
+        let directory = try TemporaryDirectory()
+        let location = directory.location
+        _ = try Self.makeStore(in: directory, seed: 25)
+        StoreTable.refresh(try Self.indexed(location))
+        try FileSystem.writeAtomically(
+            [UInt8](repeating: 7, count: ItemIndexLog.limit), to: location.itemIndexLogFile, durable: false)
+        let fresh = try Library(location: location)
+        let item = try #require(fresh.document.preorder().last { $0.id != .root })
+        let path = fresh.document.paths(of: [item])[0]
+        let library = try #require(Library.changing(location, paths: [path]))
+        try library.documents.transaction { tx in
+            var annotations = item.annotations
+            annotations.note = "past the limit"
+            _ = try tx.annotate(item.id, with: annotations)
+        }
+        #expect(!FileSystem.exists(location.itemIndexFile) && !FileSystem.exists(location.itemIndexLogFile))
+        // A store without an index keeps no log: the next change appends nothing.
+        let again = try #require(Library.changing(location, paths: [path]))
+        try again.documents.transaction { tx in
+            var annotations = item.annotations
+            annotations.note = "still no index"
+            _ = try tx.annotate(item.id, with: annotations)
+        }
+        #expect(!FileSystem.exists(location.itemIndexLogFile))
+        var query = SearchQuery()
+        query.setText("still")
+        let found = try Finder.find(
+            query, in: nil, details: false, location: location, openLibrary: { try Library(location: location) })
+        #expect(found.paths == [path])
+        #expect(ItemIndex.current(at: location) != nil)
+    }
 }

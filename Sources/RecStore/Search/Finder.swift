@@ -143,7 +143,7 @@ public enum Finder {
     /// a recording to recover (a change), or a path that does not name an item (the
     /// document's error says why).
     static func fromIndex(_ query: SearchQuery, in path: String?, details: Bool, location: StoreLocation) -> Found? {
-        guard let index = ItemIndex.current(at: location) else { return nil }
+        guard let index = ItemIndex.current(at: location) ?? ItemIndex.caughtUp(at: location) else { return nil }
         // After a transcription, only the transcripts' index is stale: it is made again
         // here, reading only the files that changed, and the store is not opened.
         let transcripts = query.hasTextFilters ? SearchIndexFiles.currentTranscripts(location) : nil

@@ -16,7 +16,9 @@
 /// Neither is ever the truth. A file whose source has changed since (`SourceIdentity`), or
 /// that cannot be read, is ignored: `find` makes it again (`Finder`, `SearchIndexFiles`)
 /// and searches that. Deleting `cache/` loses nothing. The store keeps the items' index
-/// current itself when it writes `store.json` (`SearchIndexFiles.storeWritten`), so the
+/// current itself when it writes `store.json` whole (`SearchIndexFiles.storeWritten`); a
+/// change spliced through the reads' table logs what it changed instead (`ItemIndexLog`),
+/// and the next search patches the index from that (`ItemIndex.caughtUp`). Either way the
 /// first search after a change does not open the store.
 ///
 /// Search on the index is exact, not a first pass: each field's folded text ends with a NUL
@@ -456,25 +458,6 @@ extension ItemIndex {
             location.itemIndexFile, madeFrom: location.storeFile, SearchIndexCodec.decodeItems)
     }
 
-    /// The index in `cache/` when it was made from the `store.json` that `table` was
-    /// (the same identity, and for a `recent` one the same content hash): what a change
-    /// spliced through the table patches (`SearchIndexFiles.storeSpliced`).
-    static func current(madeFrom table: StoreTable, at location: StoreLocation) -> ItemIndex? {
-        guard let source = SearchIndexCodec.source(of: location.itemIndexFile) else { return nil }
-        switch source {
-        case .present(let identity), .recent(let identity):
-            // A `present` identity names one file's bytes alone; the hash (0 where an identity
-            // was stamped, see `DocumentStore.source`) tells only `recent` ones apart.
-            let isPresent = if case .present = source { true } else { false }
-            guard identity == table.identity, let bytes = try? FileSystem.read(location.itemIndexFile),
-                let index = SearchIndexCodec.decodeItems(bytes), index.source == source,
-                isPresent || index.contentHash == table.contentHash
-            else { return nil }
-            return index
-        case .absent, .untrusted: return nil
-        }
-    }
-
     /// This index after a change of annotations to `changed` items alone: every item where
     /// it was, at its place in `ranges` (the file as written after the change, in this
     /// index's order), the changed ones with their new tags and text; the bytes
@@ -524,7 +507,7 @@ extension ItemIndex {
     /// its new path; a `changed` one made from the item as it is now. The bytes `build`
     /// makes for the whole document after the change; nil when something does not add up.
     func restructured(
-        _ document: Document, changed: [ItemID: Item], ranges: [(id: ItemID, range: Range<Int>)], origins: [Int?],
+        changed: [ItemID: Item], ranges: [(id: ItemID, range: Range<Int>)], origins: [Int?],
         source: SourceIdentity, contentHash: UInt64
     ) -> ItemIndex? {
         guard ranges.count == origins.count else { return nil }
@@ -652,9 +635,10 @@ enum SearchIndexFiles {
     static func refresh(_ library: Library, transcripts: Bool) -> (items: ItemIndex?, transcripts: TranscriptIndex?) {
         let location = library.location
         var items = ItemIndex.current(at: location)
+        if items == nil { items = ItemIndex.caughtUp(at: location) }
         if items == nil, let made = ItemIndex.build(from: library) {
             items = made
-            save(SearchIndexCodec.encode(made), to: location.itemIndexFile, in: location)
+            saveItems(made, in: location)
         }
         return (items, transcripts ? currentTranscripts(location) : nil)
     }
@@ -725,44 +709,41 @@ enum SearchIndexFiles {
             let made = ItemIndex.build(
                 store.document, ranges: ranges, source: source.identity, contentHash: source.contentHash)
         else { return }
-        save(SearchIndexCodec.encode(made), to: location.itemIndexFile, in: location)
+        saveItems(made, in: location)
     }
 
-    /// After the store spliced a change of annotations into `store.json` through the reads'
-    /// table (`DocumentStore.PartialWrite`, under its lock): the table and the items' index
-    /// patched from the same change instead of made again from a whole document, which the
-    /// store did not read: every item after a changed one lies elsewhere in the file, and the
-    /// changed ones have new tags and text; nothing else moved. An index that was not current
-    /// before the change is left as it is (stale: it names the file before).
+    /// After the store spliced a change into `store.json` through the reads' table
+    /// (`DocumentStore.PartialWrite`, under its lock): the table patched from the same change
+    /// instead of made again from a whole document, which the store did not read (every item
+    /// after a changed one lies elsewhere in the file, and for `mkdir` and `mv` items were
+    /// added or moved). find's index is not read here: the change is logged beside it
+    /// (`ItemIndexLog`), and the next `find` patches it (`ItemIndex.caughtUp`), so that a
+    /// change costs what changed, not the index's size.
     static func storeSpliced(
         _ write: DocumentStore.PartialWrite, after table: StoreTable, source: SourceIdentity, in location: StoreLocation
     ) {
         guard location.isWritable else { return }
-        if let origins = write.origins {
-            if let bytes = table.restructured(
-                write.document, touched: Set(write.changed.keys), ranges: write.itemRanges, origins: origins,
-                source: source, contentHash: write.contentHash)
-            {
-                try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
-            }
-            if let index = write.itemIndex,
-                let patched = index.restructured(
-                    write.document, changed: write.changed, ranges: write.itemRanges, origins: origins,
+        let bytes =
+            if let origins = write.origins {
+                table.restructured(
+                    write.document, touched: Set(write.changed.keys), ranges: write.itemRanges, origins: origins,
                     source: source, contentHash: write.contentHash)
-            {
-                save(SearchIndexCodec.encode(patched), to: location.itemIndexFile, in: location)
+            } else {
+                table.patched(ranges: write.itemRanges, source: source, contentHash: write.contentHash)
             }
-            return
-        }
-        if let bytes = table.patched(ranges: write.itemRanges, source: source, contentHash: write.contentHash) {
-            try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
-        }
-        if let index = write.itemIndex,
-            let patched = index.patched(
-                write.changed, ranges: write.itemRanges, source: source, contentHash: write.contentHash)
-        {
-            save(SearchIndexCodec.encode(patched), to: location.itemIndexFile, in: location)
-        }
+        if let bytes { try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false) }
+        ItemIndexLog.append(
+            ItemIndexLog.Record(
+                base: table.source, baseHash: table.contentHash, made: source, madeHash: write.contentHash,
+                restructured: write.origins != nil, changed: Array(write.changed.keys)),
+            in: location)
+    }
+
+    /// find's items index written, and the changes logged for the one before it dropped
+    /// (`ItemIndexLog`): the index written names the file it was made from.
+    static func saveItems(_ index: ItemIndex, in location: StoreLocation) {
+        save(SearchIndexCodec.encode(index), to: location.itemIndexFile, in: location)
+        try? FileSystem.remove(location.itemIndexLogFile)
     }
 
     /// Not flushed to the disk: after a crash the file is whole or gone (the rename), and

@@ -314,8 +314,8 @@ public final class DocumentStore {
     }
 
     /// A change spliced into `store.json` without its whole document: the new bytes, where
-    /// each item lies in them, their hash, and the items changed (with the find index that
-    /// was current before, for `SearchIndexFiles.storeSpliced` to patch). For a change that
+    /// each item lies in them, their hash, and the items changed (logged for find's index:
+    /// `SearchIndexFiles.storeSpliced`). For a change that
     /// added or moved items, `origins` says where each item of the new file was in the
     /// table (nil for an added one), and `document` holds the touched items and their
     /// ancestors as they are now.
@@ -327,7 +327,6 @@ public final class DocumentStore {
         /// Set once written: 0 for a file whose identity is stamped (not hashed).
         var contentHash: UInt64 = 0
         var changed: [ItemID: Item]
-        var itemIndex: ItemIndex?
         var origins: [Int?]? = nil
         var document = Document(items: [:])
     }
@@ -378,12 +377,9 @@ public final class DocumentStore {
                 for (id, item) in changed { whole.items[id] = item }
                 return DocumentCodec.encode(whole) == spliced.bytes
             }(), "the spliced store.json is not the full encode")
-        // The find index current before the change, to be patched after it (read now, while
-        // store.json is the file it names).
-        let index = ItemIndex.current(madeFrom: table, at: location)
         return PartialWrite(
-            file: spliced, source: source, itemRanges: itemRanges, changed: changed, itemIndex: index,
-            origins: origins, document: transaction.document)
+            file: spliced, source: source, itemRanges: itemRanges, changed: changed, origins: origins,
+            document: transaction.document)
     }
 
     /// The first write after reading an older version keeps what that version wrote, once,

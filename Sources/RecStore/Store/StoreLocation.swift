@@ -72,6 +72,8 @@ public struct StoreLocation: Equatable, Sendable {
     /// (`StoreTable`).
     public var cacheDirectory: String { directory + "/cache" }
     public var itemIndexFile: String { cacheDirectory + "/find-items" }
+    /// Changes the items' index has not taken in yet (`ItemIndexLog`).
+    public var itemIndexLogFile: String { cacheDirectory + "/find-items.pending" }
     public var transcriptIndexFile: String { cacheDirectory + "/find-transcripts" }
     /// The items' table that reading commands answer from (`StoreTable`).
     public var storeTableFile: String { cacheDirectory + "/" + StoreTable.fileName }
