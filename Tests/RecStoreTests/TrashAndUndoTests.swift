@@ -154,6 +154,13 @@ struct TrashAndUndoTests {
         bytes += Array("{not json\n".utf8)
         try dir.write("journal.jsonl", bytes)
         #expect(Journal(location: dir.location).entries().map(\.summary) == ["build"])
+        // What a change reads to number the next entry: the newest that parses, and every line.
+        let newest = Journal(location: dir.location).newest()
+        #expect(newest.entry == Journal(location: dir.location).entries().last)
+        #expect(newest.entry?.summary == "build" && newest.lines == 2)
+        try store.transaction { try $0.rename(Fixture.standup, to: "daily") }
+        let sequences = Journal(location: dir.location).entries().map(\.sequence)
+        #expect(sequences.count == 2 && sequences.last == sequences.first.map { $0 + 1 })
         try FileManager.default.removeItem(atPath: dir.path + "/journal.jsonl")
         #expect(recError { _ = try store.undo() }?.description == "undo: nothing to undo")
         #expect(store.document.count == 5)
