@@ -41,6 +41,9 @@ enum ArgumentCheck {
         var names: [String] = []
         var skipNext = false
         for word in arguments {
+            // Past a command without subcommands no word can name one, and reading its options
+            // means generating its help (`tag X -draft`, after `--store DIR` is hoisted behind `tag`).
+            if current.configuration.subcommands.isEmpty { break }
             if skipNext {
                 skipNext = false
                 continue
