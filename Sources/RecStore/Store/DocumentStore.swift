@@ -239,32 +239,37 @@ public final class DocumentStore {
             else { return result }
             guard !isReadOnly else { throw readOnlyError }
             let before = document
-            if var spliced {
+            if spliced != nil {
                 // The unchanged runs are copied by the kernel from the file read, which is
                 // kept open: the new file is never whole in memory. Its time is stamped, so
                 // that the table and index can name it by its identity alone; only where the
                 // stamp does not hold is it hashed (made in memory once more for that).
                 let storeFile = location.storeFile
                 let named = partialTable?.identity
-                let made = try FileSystem.writeAtomically(to: storeFile, stamping: true) {
-                    try spliced.file.write(to: $0, from: spliced.source.descriptor, path: storeFile)
+                try FileSystem.writeAtomically(to: storeFile, stamping: true) {
+                    try spliced!.file.write(to: $0, from: spliced!.source.descriptor, path: storeFile)
                     // The old file is read as it is now (mapped, copied by the kernel), not
                     // from a copy: one changed in place meanwhile (a new time) is not replaced.
-                    guard FileIdentity(descriptor: spliced.source.descriptor) == named else {
+                    guard FileIdentity(descriptor: spliced!.source.descriptor) == named else {
                         throw RecError.failure(
                             storeFile, "changed by another program while it was read; nothing was changed")
                     }
-                }
-                identity = FileIdentity(made.info)
-                identityIsStamped = made.stamped
-                if !made.stamped { contentHash = ContentHash.of(spliced.file.bytes) }
-                spliced.contentHash = contentHash ?? 0
-                // A partial store reads the whole document before its next change (a new
-                // identity), so the bytes are not kept for a splice into them.
-                writtenIsEncoded = false
-                document = transaction.document
-                if let table = partialTable, let source {
-                    SearchIndexFiles.storeSpliced(spliced, after: table, source: source.identity, in: location)
+                } meanwhile: { info, stamped in
+                    identity = FileIdentity(info)
+                    identityIsStamped = stamped
+                    if !stamped { contentHash = ContentHash.of(spliced!.file.bytes) }
+                    spliced!.contentHash = contentHash ?? 0
+                    // A partial store reads the whole document before its next change (a new
+                    // identity), so the bytes are not kept for a splice into them.
+                    writtenIsEncoded = false
+                    document = transaction.document
+                    if let table = partialTable, let source {
+                        SearchIndexFiles.storeSpliced(spliced!, after: table, source: source.identity, in: location)
+                    }
+                    // `spliced` is the only binding of the change, so that this is the last
+                    // reference to the old file (unless the table holds it): its pages are
+                    // freed here, while the directory syncs, not after.
+                    spliced = nil
                 }
             } else if !transaction.actions.isEmpty {
                 try keepOriginalBeforeUpgrade()
