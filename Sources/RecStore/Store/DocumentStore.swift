@@ -246,7 +246,8 @@ public final class DocumentStore {
                 // stamp does not hold is it hashed (made in memory once more for that).
                 let storeFile = location.storeFile
                 let named = partialTable?.identity
-                try FileSystem.writeAtomically(to: storeFile, stamping: true) {
+                var newHash: UInt64?
+                let made = try FileSystem.writeAtomically(to: storeFile, stamping: true) {
                     try spliced!.file.write(to: $0, from: spliced!.source.descriptor, path: storeFile)
                     // The old file is read as it is now (mapped, copied by the kernel), not
                     // from a copy: one changed in place meanwhile (a new time) is not replaced.
@@ -254,23 +255,28 @@ public final class DocumentStore {
                         throw RecError.failure(
                             storeFile, "changed by another program while it was read; nothing was changed")
                     }
-                } meanwhile: { info, stamped in
-                    identity = FileIdentity(info)
-                    identityIsStamped = stamped
-                    if !stamped { contentHash = ContentHash.of(spliced!.file.bytes) }
-                    spliced!.contentHash = contentHash ?? 0
-                    // A partial store reads the whole document before its next change (a new
-                    // identity), so the bytes are not kept for a splice into them.
-                    writtenIsEncoded = false
-                    document = transaction.document
-                    if let table = partialTable, let source {
-                        SearchIndexFiles.storeSpliced(spliced!, after: table, source: source.identity, in: location)
+                } replaced: { info, stamped in
+                    // The reads' table and find's index follow the change, named by its new
+                    // identity, while the directory syncs.
+                    let identity = FileIdentity(info)
+                    if !stamped { newHash = ContentHash.of(spliced!.file.bytes) }
+                    spliced!.contentHash = newHash ?? 0
+                    let source = stamped ? SourceIdentity.present(identity) : SourceIdentity.of(identity)
+                    if let table = partialTable {
+                        SearchIndexFiles.storeSpliced(spliced!, after: table, source: source, in: location)
                     }
                     // `spliced` is the only binding of the change, so that this is the last
                     // reference to the old file (unless the table holds it): its pages are
-                    // freed here, while the directory syncs, not after.
+                    // freed here, not after the wait.
                     spliced = nil
                 }
+                identity = FileIdentity(made.info)
+                identityIsStamped = made.stamped
+                if !made.stamped { contentHash = newHash }
+                // A partial store reads the whole document before its next change (a new
+                // identity), so the bytes are not kept for a splice into them.
+                writtenIsEncoded = false
+                document = transaction.document
             } else if !transaction.actions.isEmpty {
                 try keepOriginalBeforeUpgrade()
                 // Only the items the transaction changed are encoded; the rest are copied.

@@ -82,13 +82,13 @@ public enum FileSystem {
     /// Returns the file as written (`fstat` before the rename, so that an edit made in place
     /// after it is never taken for it) and whether the stamp held.
     ///
-    /// `meanwhile` runs once the file is in place, given what is returned, on this thread
+    /// `replaced` runs once the file is in place, given what is returned, on this thread
     /// while another fsyncs the directory: a change's own follow-up (its caches written, the
-    /// old file's pages freed) then costs no time beside the wait for the disk (issue 28).
+    /// old file's pages freed) then costs no time beside that wait for the disk (issue 28).
     /// It must not need the rename to be durable: what does (the journal) comes after.
     package static func writeAtomically(
         to path: String, durable: Bool = true, replacing: Bool = true, stamping: Bool = false,
-        _ write: (Int32) throws -> Void, meanwhile: (_ info: stat, _ stamped: Bool) -> Void = { _, _ in }
+        _ write: (Int32) throws -> Void, replaced: (_ info: stat, _ stamped: Bool) -> Void = { _, _ in }
     ) throws -> (info: stat, stamped: Bool) {
         let directory = parentDirectory(of: path)
         let temporary = "\(directory)/.\(baseName(of: path)).tmp-\(getpid())"
@@ -123,12 +123,10 @@ public enum FileSystem {
             }
         }
         if durable {
-            // Without a thread, one after the other.
-            let directorySync = try? JoinableThread { syncDirectory(directory) }
-            meanwhile(info, stamped)
-            if let directorySync { directorySync.join() } else { syncDirectory(directory) }
+            let written = info
+            _ = try JoinableThread.both({ replaced(written, stamped) }, { syncDirectory(directory) })
         } else {
-            meanwhile(info, stamped)
+            replaced(info, stamped)
         }
         return (info, stamped)
     }
