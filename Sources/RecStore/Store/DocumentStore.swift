@@ -247,7 +247,7 @@ public final class DocumentStore {
                 let storeFile = location.storeFile
                 let named = partialTable?.identity
                 var newHash: UInt64?
-                let made = try FileSystem.writeAtomically(to: storeFile, stamping: true) {
+                let made = try FileSystem.writeAtomically(to: storeFile, stamping: true, followingWriteback: true) {
                     try spliced!.file.write(to: $0, from: spliced!.source.descriptor, path: storeFile)
                     // The old file is read as it is now (mapped, copied by the kernel), not
                     // from a copy: one changed in place meanwhile (a new time) is not replaced.
@@ -294,7 +294,7 @@ public final class DocumentStore {
                     encoded.bytes == DocumentCodec.encode(transaction.document),
                     "the spliced store.json is not the full encode")
                 let storeFile = location.storeFile
-                let made = try FileSystem.writeAtomically(to: storeFile, stamping: true) {
+                let made = try FileSystem.writeAtomically(to: storeFile, stamping: true, followingWriteback: true) {
                     try FileSystem.writeAll($0, encoded.bytes, path: storeFile)
                 }
                 identity = FileIdentity(made.info)

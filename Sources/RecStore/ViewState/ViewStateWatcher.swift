@@ -132,10 +132,3 @@ public final class ViewStateWatcher: Sendable {
         return names.contains(fileName) || names.contains(DirectoryWatch.overflowName)
     }
 }
-
-/// A flag set once, read from any thread.
-final class AtomicFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    func set() { flag.store(true, ordering: .releasing) }
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-}

@@ -82,13 +82,18 @@ public enum FileSystem {
     /// Returns the file as written (`fstat` before the rename, so that an edit made in place
     /// after it is never taken for it) and whether the stamp held.
     ///
+    /// With `followingWriteback` (a large file), its pages start for the disk while it is
+    /// still being written (`WritebackFollower`), so that the fsync waits for little more
+    /// than the last of them.
+    ///
     /// `replaced` runs once the file is in place, given what is returned, on this thread
     /// while another fsyncs the directory: a change's own follow-up (its caches written, the
     /// old file's pages freed) then costs no time beside that wait for the disk (issue 28).
     /// It must not need the rename to be durable: what does (the journal) comes after.
     package static func writeAtomically(
         to path: String, durable: Bool = true, replacing: Bool = true, stamping: Bool = false,
-        _ write: (Int32) throws -> Void, replaced: (_ info: stat, _ stamped: Bool) -> Void = { _, _ in }
+        followingWriteback: Bool = false, _ write: (Int32) throws -> Void,
+        replaced: (_ info: stat, _ stamped: Bool) -> Void = { _, _ in }
     ) throws -> (info: stat, stamped: Bool) {
         let directory = parentDirectory(of: path)
         let temporary = "\(directory)/.\(baseName(of: path)).tmp-\(getpid())"
@@ -97,7 +102,14 @@ public enum FileSystem {
         var info = stat()
         var stamped = false
         do {
-            try write(fd)
+            let follower = durable && followingWriteback ? WritebackFollower(fd) : nil
+            do {
+                try write(fd)
+                follower?.finish()
+            } catch {
+                follower?.finish()
+                throw error
+            }
             if stamping { stamped = stampModified(fd) }
             guard !durable || fsync(fd) == 0, fstat(fd, &info) == 0 else {
                 throw RecError.failure(path, "cannot write: \(Errno.current)")
@@ -129,6 +141,34 @@ public enum FileSystem {
             replaced(info, stamped)
         }
         return (info, stamped)
+    }
+
+    /// Asks the kernel every 0.1 ms, on another thread, to start writing a file's dirty pages
+    /// to the disk while it is still being written (sync_file_range with
+    /// SYNC_FILE_RANGE_WRITE, which does not wait): the disk then works while the rest is
+    /// copied, and the fsync after it waits for little more than the last pages. Measured
+    /// (bench/RESULTS.md, issue 28) on a copy and fsync of store.json: 8 % less time at 10 MB,
+    /// 20 % at 36 MB. Without a thread, the fsync does it all, as before.
+    private final class WritebackFollower {
+        private let finished = AtomicFlag()
+        private var thread: JoinableThread?
+
+        init(_ fd: Int32) {
+            let finished = finished
+            thread = try? JoinableThread {
+                var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
+                while !finished.isSet {
+                    _ = csystem_start_writeback(fd)
+                    nanosleep(&pause, nil)
+                }
+            }
+        }
+
+        /// Returns once the thread no longer uses the descriptor.
+        func finish() {
+            finished.set()
+            thread?.join()
+        }
     }
 
     /// Sets the modification time of the file open as `fd` to an odd nanosecond just

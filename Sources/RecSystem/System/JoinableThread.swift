@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -59,4 +61,12 @@ extension JoinableThread {
         let theirs = result ?? Result { try there() }
         return (try mine.get(), try theirs.get())
     }
+}
+
+/// A flag set once, read from any thread.
+package final class AtomicFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    package init() {}
+    package func set() { flag.store(true, ordering: .releasing) }
+    package var isSet: Bool { flag.load(ordering: .acquiring) }
 }
