@@ -159,6 +159,17 @@ struct TrashAndUndoTests {
         #expect(store.document.count == 5)
     }
 
+    @Test("each change is numbered after the last entry, and the newest 200 are kept once there are 400")
+    func journalNumbersAndTrims() throws {
+        // A damaged line among them: not an entry, for the count that triggers the trim either.
+        var bytes = dir.bytes("journal.jsonl")!
+        bytes += Array("{not json\n".utf8)
+        try dir.write("journal.jsonl", bytes)
+        for n in 1...420 { try store.transaction { try $0.rename(Fixture.standup, to: "s\(n)") } }
+        // "build" is 1; the 399th rename (400) made the 400th entry: 201...400 kept, then 21 more.
+        #expect(Journal(location: dir.location).entries().map(\.sequence) == Array(201...421))
+    }
+
     @Test("a journal line is written byte for byte as earlier releases wrote it, and reads back")
     func journalLineLayout() throws {
         let parent = ItemID("11111111-2222-3333-4444-555555555555")!
