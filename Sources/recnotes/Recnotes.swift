@@ -118,9 +118,15 @@ struct Recnotes: ParsableCommand {
         }
         let arguments = Play.defaultingSkipSilence(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
         do {
-            try ArgumentCheck.check(arguments)
-            var command: ParsableCommand =
-                try parsedQuickly(arguments) ?? parsedAsLeaf(arguments) ?? parseAsRoot(arguments)
+            var command: ParsableCommand
+            if let quick = parsedQuickly(arguments) {
+                // A line read quickly has no word `ArgumentCheck` refuses (`QuickParseTests`
+                // checks it), whose check would generate the command's help for a `-q` or `-p`.
+                command = quick
+            } else {
+                try ArgumentCheck.check(arguments)
+                command = try parsedAsLeaf(arguments) ?? parseAsRoot(arguments)
+            }
             try GlobalOptions.inUserTerms { try command.run() }
         } catch let code as ExitCode {
             // A command that has already said what it had to (fsck's problem lines).

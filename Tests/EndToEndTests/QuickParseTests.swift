@@ -83,6 +83,8 @@ struct QuickParseTests {
                 continue
             }
             quick += 1
+            // `Recnotes.main` skips `ArgumentCheck` for a line read quickly.
+            #expect(throws: Never.self, "seed \(Self.seed): \(arguments)") { try ArgumentCheck.check(arguments) }
             let reference = try #require(
                 Self.reference(arguments), "seed \(Self.seed): argument-parser refuses \(arguments)")
             #expect(reference is Play, "seed \(Self.seed): \(arguments) is \(type(of: reference)) to argument-parser")
@@ -201,6 +203,8 @@ struct QuickParseTests {
                 continue
             }
             quick += 1
+            // `Recnotes.main` skips `ArgumentCheck` for a line read quickly.
+            #expect(throws: Never.self, "seed \(Self.seed): \(arguments)") { try ArgumentCheck.check(arguments) }
             let reference = try #require(
                 Self.reference(arguments), "seed \(Self.seed): argument-parser refuses \(arguments)")
             #expect(
