@@ -143,7 +143,7 @@ let package = Package(
             dependencies: [
                 "recnotes", "recnotes-serve", "RecCore", "RecTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-                // QuickParseTests compares `play`'s quick parse with argument-parser's.
+                // QuickParseTests compares the quick parses (play, tag, mkdir, mv, note) with argument-parser's.
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

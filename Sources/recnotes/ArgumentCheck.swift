@@ -41,8 +41,9 @@ enum ArgumentCheck {
         var names: [String] = []
         var skipNext = false
         for word in arguments {
-            // Past a command without subcommands no word can name one, and reading its options
-            // means generating its help (`tag X -draft`, after `--store DIR` is hoisted behind `tag`).
+            // No word names a command below one without subcommands (`tag`): reading its options
+            // to skip their values would generate its help for nothing, most of the cost of a
+            // `tag X -draft` after `--store` (issue 28).
             if current.configuration.subcommands.isEmpty { break }
             if skipNext {
                 skipNext = false

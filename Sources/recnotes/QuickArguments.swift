@@ -1,17 +1,32 @@
 import ArgumentParser
 
 /// A command line of the shapes people type, read without argument-parser: each option once,
-/// by its long name (`--seek 5`, `--seek=5`) or `-q`; a valued option's value the next word
-/// whatever it starts with, as `.unconditional` parsing reads it, `--` aside; at most one
-/// positional word; `--` before positional words. Anything else (help, completion requests,
-/// an unknown or repeated option, a group of short flags, a missing value) is not read here:
-/// the caller falls back to argument-parser, which answers it as always.
+/// by its long name (`--seek 5`, `--seek=5`), `-q`, or a short flag of the table (`-p`); a
+/// valued option's value the next word whatever it starts with, as `.unconditional` parsing
+/// reads it, `--` aside; the positional words (`Positionals` says how many, and whether words
+/// that start with `-` are among them); `--` before positional words. Anything else (help,
+/// completion requests, an unknown or repeated option, a group of short flags, a missing value,
+/// an empty word) is not read here: the caller falls back to argument-parser, which answers it
+/// as always.
 ///
 /// Why: building a command's option set is reflection over its property wrappers and runtime
 /// look-ups of their protocol conformances, each a scan of the binary's conformance records,
-/// the largest part of a one-second `play`'s start (issue 22). `Play.parsedQuickly` is the
-/// one user; `QuickParseTests` checks that it gives what argument-parser gives.
+/// the largest part of a one-second `play`'s start (issue 22) and a twentieth of a `tag` or
+/// `mkdir` on a 10,000-item store (issue 28). `Recnotes.parsedQuickly` names the commands read
+/// here; `QuickParseTests` checks that each gives what argument-parser gives.
 struct QuickArguments {
+    /// How a command takes its positional words.
+    enum Positionals {
+        /// `play [PATH]`, `note PATH`.
+        case atMostOne
+        /// `mkdir PATH...`, `mv SRC... DEST`.
+        case any
+        /// `tag PATH... +TAG -TAG` (`@Argument(parsing: .allUnrecognized)`): as argument-parser
+        /// leaves them, a `-draft` that is not an option is a word, and so is `--` and every
+        /// word after it, in order (the command reads `--` itself).
+        case dashWords
+    }
+
     /// The command's option names, with their dashes (`--quiet` stands for `-q` too).
     /// Arrays, not sets: a `Set<String>`'s first use looks up String's `Hashable`
     /// conformance in the binary's records, which is what this is here to avoid.
@@ -19,11 +34,16 @@ struct QuickArguments {
     /// By the index of the name: whether each flag was given, and each valued option's value.
     private var flags: [Bool]
     private var values: [String?]
-    private(set) var positional: String?
+    private(set) var positionals: [String] = []
+    /// The one positional word of a `.atMostOne` command, if given.
+    var positional: String? { positionals.first }
 
     /// Reads `arguments` (the command's name already dropped); nil for anything but the
     /// shapes above.
-    init?(_ arguments: ArraySlice<String>, flags flagNames: [String], valued valuedNames: [String]) {
+    init?(
+        _ arguments: ArraySlice<String>, flags flagNames: [String], valued valuedNames: [String],
+        positionals kind: Positionals = .atMostOne
+    ) {
         self.flagNames = flagNames
         self.valuedNames = valuedNames
         flags = Array(repeating: false, count: flagNames.count)
@@ -36,21 +56,21 @@ struct QuickArguments {
             let word = arguments[index]
             index += 1
             if endOfOptions || !word.hasPrefix("-") {
-                guard positional == nil, !word.isEmpty else { return nil }
-                positional = word
+                guard !word.isEmpty, kind != .atMostOne || positionals.isEmpty else { return nil }
+                positionals.append(word)
                 continue
             }
             if word == "--" {
                 endOfOptions = true
+                if kind == .dashWords { positionals.append(word) }
                 continue
             }
             let equals = word.firstIndex(of: "=")
             let name = word == "-q" ? "--quiet" : equals.map { String(word[..<$0]) } ?? word
-            guard name.hasPrefix("--") else { return nil }
             if let flag = flagNames.firstIndex(of: name) {
                 guard equals == nil, !flags[flag] else { return nil }
                 flags[flag] = true
-            } else if let option = valuedNames.firstIndex(of: name) {
+            } else if let option = valuedNames.firstIndex(of: name), name.hasPrefix("--") {
                 guard values[option] == nil else { return nil }
                 if let equals {
                     let value = word[word.index(after: equals)...]
@@ -62,9 +82,23 @@ struct QuickArguments {
                     values[option] = arguments[index]
                     index += 1
                 }
+            } else if kind == .dashWords, isDashWord(word) {
+                positionals.append(word)
             } else {
                 return nil
             }
+        }
+    }
+
+    /// A word that argument-parser leaves to a `.allUnrecognized` argument for certain: one dash
+    /// and no `=` (`-draft`), none of whose letters is a short option of the command (`q`,
+    /// `h`, or one in the tables), which argument-parser would take out of it as out of a group
+    /// of short flags (`-quick`).
+    private func isDashWord(_ word: String) -> Bool {
+        guard !word.hasPrefix("--"), word.count > 1, !word.contains("=") else { return false }
+        return !word.dropFirst().contains { letter in
+            letter == "q" || letter == "h"
+                || flagNames.contains { $0.count == 2 && !$0.hasPrefix("--") && $0.last == letter }
         }
     }
 
@@ -88,5 +122,20 @@ struct QuickArguments {
     func converted<Value: ExpressibleByArgument>(_ name: String) -> Value?? {
         guard let text = value(name) else { return .some(nil) }
         return Value(argument: text).map { .some($0) }
+    }
+
+    /// `--store` and `-q`/`--quiet`, which every table has.
+    var global: GlobalOptions {
+        var global = GlobalOptions()
+        global.store = value("--store")
+        global.quiet = flag("--quiet")
+        return global
+    }
+
+    /// `--json`, in the tables of the commands that take it.
+    var output: JSONOption {
+        var output = JSONOption()
+        output.json = flag("--json")
+        return output
     }
 }

@@ -4,11 +4,13 @@ import Testing
 
 @testable import recnotes
 
-/// `play`'s command line read without argument-parser (`Play.parsedQuickly`, issue 22) must
-/// give the command argument-parser gives, or nothing (then argument-parser parses it). The
-/// command lines are generated: options in any order, `=` forms, `--`, values that start with
-/// `-`, unknown and repeated options, bad values, help and completion requests.
-@Suite("Arguments: play read without argument-parser")
+/// The command lines read without argument-parser (`Recnotes.parsedQuickly`: `play`, issue 22;
+/// `tag`, `mkdir`, `mv` and `note`, issue 28) must give the command argument-parser gives, or
+/// nothing (then argument-parser parses it). The command lines are generated: options in any
+/// order, `=` forms, `--`, values and words that start with `-`, unknown and repeated options,
+/// groups of short flags, bad values, help and completion requests, global options before the
+/// command.
+@Suite("Arguments: commands read without argument-parser")
 struct QuickParseTests {
     static let seed = SeededRandom.seed(20_261_128)
 
@@ -81,6 +83,8 @@ struct QuickParseTests {
                 continue
             }
             quick += 1
+            // `Recnotes.main` skips `ArgumentCheck` for a line read quickly.
+            #expect(throws: Never.self, "seed \(Self.seed): \(arguments)") { try ArgumentCheck.check(arguments) }
             let reference = try #require(
                 Self.reference(arguments), "seed \(Self.seed): argument-parser refuses \(arguments)")
             #expect(reference is Play, "seed \(Self.seed): \(arguments) is \(type(of: reference)) to argument-parser")
@@ -120,5 +124,139 @@ struct QuickParseTests {
         // The detached child's flag is private: the help does not list it.
         #expect(help == tables.subtracting(["--background-child"]))
         #expect(options.valued == Set(Play.quickValued))
+    }
+
+    /// One of the changing commands (issue 28): its quick parse and what its command lines are
+    /// made of.
+    struct Changer: Sendable, CustomStringConvertible {
+        let name: String
+        let quick: @Sendable ([String]) -> ParsableCommand?
+        let flags: [String], valued: [String]
+        /// Its positional words, those that start with `-` included.
+        let words: [String]
+        var description: String { name }
+    }
+
+    static let pathWords = [
+        "one", "/Work/one", "@3f2a", "-dash", "", "help", "1", "-10", "--", "--store", "-p", "a b", "-",
+    ]
+
+    static let changers = [
+        Changer(
+            name: "tag", quick: { Tag.parsedQuickly($0) }, flags: Tag.quickFlags, valued: Tag.quickValued,
+            words: [
+                "one", "/Work/one", "@3f2a", "+t", "+work", "-draft", "-t", "-5", "-1:00", "-quick", "-hello", "-p",
+                "-", "", "+", "--", "-é", "a b", "-x y", "help", "--store", "-tag-x", "-d=1", "--json", "-Q", "-H",
+            ]),
+        Changer(
+            name: "mkdir", quick: { MakeFolder.parsedQuickly($0) }, flags: MakeFolder.quickFlags,
+            valued: MakeFolder.quickValued, words: pathWords),
+        Changer(
+            name: "mv", quick: { Move.parsedQuickly($0) }, flags: Move.quickFlags, valued: Move.quickValued,
+            words: pathWords),
+        Changer(
+            name: "note", quick: { Note.parsedQuickly($0) }, flags: Note.quickFlags, valued: Note.quickValued,
+            words: pathWords),
+    ]
+
+    static let unknownOfChangers = [
+        "--nope", "-x", "-qq", "-qd", "-dq", "-pq", "-qp", "-pp", "-pj", "--Store", "--version", "-help", "--json=1",
+        "--quiet=", "-p=1", "--nope=1", "-ht", "-th", "--set", "--edit", "-e", "-j", "---", "--stor",
+    ]
+
+    /// One option, flag or word of a changing command's line, as the words it is written with.
+    static func piece(of changer: Changer, _ rng: inout SeededRandom) -> [String] {
+        switch rng.next() % 12 {
+        case 0, 1:
+            let flag = pick(changer.flags + ["-q"], &rng)
+            return rng.next() % 8 == 0 ? [flag + "=" + pick(values, &rng)] : [flag]
+        case 2, 3:
+            let option = pick(changer.valued, &rng)
+            let value = pick(values + ["b", "-", "text with spaces"], &rng)
+            return rng.next() % 3 == 0 ? [option + "=" + value] : [option, value]
+        case 4, 5, 6, 7: return [pick(changer.words, &rng)]
+        case 8: return [pick(unknownOfChangers, &rng)]
+        case 9: return ["--", pick(changer.words, &rng)]
+        case 10: return [pick(changer.words, &rng), pick(changer.words, &rng)]
+        default:
+            return [pick(["-h", "--help", "--generate-completion-script", "--generate-completion-script=bash"], &rng)]
+        }
+    }
+
+    static func commandLine(of changer: Changer, _ rng: inout SeededRandom) -> [String] {
+        var words: [String] = []
+        if rng.next() % 5 == 0 { words += pick([["--store", "/tmp/s"], ["-q"], ["--store=/tmp/s"]], &rng) }
+        words.append(changer.name)
+        for _ in 0..<Int(rng.next() % 7) { words += piece(of: changer, &rng) }
+        return words
+    }
+
+    @Test(arguments: changers)
+    func changerGivesWhatArgumentParserGivesOrNothing(_ changer: Changer) throws {
+        var rng = SeededRandom(seed: Self.seed)
+        var quick = 0
+        var fellBack = 0
+        for _ in 0..<4000 {
+            let arguments = Self.prepared(Self.commandLine(of: changer, &rng))
+            guard let parsed = changer.quick(arguments) else {
+                fellBack += 1
+                continue
+            }
+            quick += 1
+            // `Recnotes.main` skips `ArgumentCheck` for a line read quickly.
+            #expect(throws: Never.self, "seed \(Self.seed): \(arguments)") { try ArgumentCheck.check(arguments) }
+            let reference = try #require(
+                Self.reference(arguments), "seed \(Self.seed): argument-parser refuses \(arguments)")
+            #expect(
+                type(of: reference) == type(of: parsed),
+                "seed \(Self.seed): \(arguments) is \(type(of: reference)) to argument-parser")
+            #expect(Self.described(parsed) == Self.described(reference), "seed \(Self.seed): \(arguments)")
+        }
+        // Both ways are taken (`mv` and `note` need a number of paths most lines do not have).
+        #expect(quick > 200, "read quickly: \(quick)")
+        #expect(fellBack > 400, "left to argument-parser: \(fellBack)")
+    }
+
+    /// The shapes the quick path is for are read by it, with their words as typed.
+    @Test func commonChangesAreReadQuickly() throws {
+        let tag = try #require(Tag.parsedQuickly(Self.prepared(["--store", "/s", "tag", "/x", "+t", "-draft"])))
+        #expect(tag.global.store == "/s" && tag.words == ["/x", "+t", "-draft"] && !tag.output.json)
+        let ended = try #require(Tag.parsedQuickly(["tag", "x", "--json", "--", "-draft", "--"]))
+        #expect(ended.words == ["x", "--", "-draft", "--"] && ended.output.json)
+        let mkdir = try #require(MakeFolder.parsedQuickly(["mkdir", "-p", "a", "b", "--", "-c"]))
+        #expect(mkdir.parents && mkdir.paths == ["a", "b", "-c"])
+        let move = try #require(Move.parsedQuickly(["mv", "-q", "a", "b", "c"]))
+        #expect(move.global.quiet && move.paths == ["a", "b", "c"])
+        let note = try #require(Note.parsedQuickly(["note", "x", "--set", "-"]))
+        #expect(note.path == "x" && note.set == "-" && !note.edit)
+        let valued = try #require(Note.parsedQuickly(["note", "--set", "--edit", "x"]))
+        #expect(valued.set == "--edit" && !valued.edit)
+        for line in [
+            ["tag", "x", "-quick"], ["tag", "x", "-th"], ["tag", "x", "--nope"], ["tag", "x", "-d=1"],
+            ["tag", "x", "--json=1"], ["tag", "--help"], ["mkdir"], ["mkdir", "-pq", "x"], ["mkdir", "-p", "-p", "x"],
+            ["mkdir", "-x"], ["mv", "a"], ["mv", "a", "-b"], ["note"], ["note", "a", "b"], ["note", "a", "--set"],
+            ["note", "a", "--set", "1", "--set", "2"], ["tag", "--store", "--", "x", "+t"],
+        ] {
+            let quick = Recnotes.parsedQuickly(line)
+            #expect(quick == nil, "\(line)")
+        }
+    }
+
+    /// The quick path knows every option of each changing command: one added to the command
+    /// and not to its tables would send every command line with it to argument-parser, and one
+    /// the tables have that the command lost would be read here only.
+    @Test func tablesNameEveryOptionOfTheChanges() {
+        let tables: [(ParsableCommand.Type, [String], [String])] = [
+            (Tag.self, Tag.quickFlags, Tag.quickValued),
+            (MakeFolder.self, MakeFolder.quickFlags, MakeFolder.quickValued),
+            (Move.self, Move.quickFlags, Move.quickValued),
+            (Note.self, Note.quickFlags, Note.quickValued),
+        ]
+        for (command, flags, valued) in tables {
+            let options = ArgumentCheck.Options(command)
+            let help = options.flags.union(options.valued).subtracting(["-h", "--help"])
+            #expect(help == Set(flags + valued + ["-q"]), "\(command)")
+            #expect(options.valued == Set(valued), "\(command)")
+        }
     }
 }

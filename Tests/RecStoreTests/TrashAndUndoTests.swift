@@ -155,15 +155,26 @@ struct TrashAndUndoTests {
         try dir.write("journal.jsonl", bytes)
         #expect(Journal(location: dir.location).entries().map(\.summary) == ["build"])
         // What a change reads to number the next entry: the newest that parses, and every line.
-        let newest = Journal(location: dir.location).newest()
-        #expect(newest.entry == Journal(location: dir.location).entries().last)
-        #expect(newest.entry?.summary == "build" && newest.lines == 2)
+        let tail = Journal(location: dir.location).tail()
+        #expect(tail.last == Journal(location: dir.location).entries().last)
+        #expect(tail.last?.summary == "build" && tail.lines == 2)
         try store.transaction { try $0.rename(Fixture.standup, to: "daily") }
         let sequences = Journal(location: dir.location).entries().map(\.sequence)
         #expect(sequences.count == 2 && sequences.last == sequences.first.map { $0 + 1 })
         try FileManager.default.removeItem(atPath: dir.path + "/journal.jsonl")
         #expect(recError { _ = try store.undo() }?.description == "undo: nothing to undo")
         #expect(store.document.count == 5)
+    }
+
+    @Test("each change is numbered after the last entry, and the newest 200 are kept once there are 400")
+    func journalNumbersAndTrims() throws {
+        // A damaged line among them: not an entry, for the count that triggers the trim either.
+        var bytes = dir.bytes("journal.jsonl")!
+        bytes += Array("{not json\n".utf8)
+        try dir.write("journal.jsonl", bytes)
+        for n in 1...420 { try store.transaction { try $0.rename(Fixture.standup, to: "s\(n)") } }
+        // "build" is 1; the 399th rename (400) made the 400th entry: 201...400 kept, then 21 more.
+        #expect(Journal(location: dir.location).entries().map(\.sequence) == Array(201...421))
     }
 
     @Test("a journal line is written byte for byte as earlier releases wrote it, and reads back")

@@ -23,6 +23,33 @@ struct MakeFolder: ParsableCommand {
         if paths.isEmpty { throw RecError.usage("mkdir", "needs at least one PATH") }
     }
 
+    /// `mkdir` as people type it, read without argument-parser (`QuickArguments` says why and
+    /// what it reads); nil for anything else, which argument-parser then parses.
+    static func parsedQuickly(_ arguments: [String]) -> MakeFolder? {
+        guard arguments.first == "mkdir",
+            let words = QuickArguments(
+                arguments.dropFirst(), flags: quickFlags, valued: quickValued, positionals: .any),
+            !words.positionals.isEmpty
+        else { return nil }
+        var mkdir = MakeFolder()
+        mkdir.global = words.global
+        mkdir.output = words.output
+        mkdir.parents = words.flag("-p")
+        mkdir.paths = words.positionals
+        // argument-parser validates each group after decoding; a failure is its to report.
+        do {
+            try mkdir.global.validate()
+            try mkdir.output.validate()
+            try mkdir.validate()
+        } catch {
+            return nil
+        }
+        return mkdir
+    }
+
+    static let quickFlags = ["--quiet", "--json", "-p"]
+    static let quickValued = ["--store"]
+
     func run() throws {
         try checkUsage()
         // `-p` may make folders on the way, which the table cannot find: the whole store.

@@ -26,6 +26,32 @@ struct Move: ParsableCommand {
         if paths.count < 2 { throw RecError.usage("mv", "needs at least one source and a destination") }
     }
 
+    /// `mv` as people type it, read without argument-parser (`QuickArguments` says why and
+    /// what it reads); nil for anything else, which argument-parser then parses.
+    static func parsedQuickly(_ arguments: [String]) -> Move? {
+        guard arguments.first == "mv",
+            let words = QuickArguments(
+                arguments.dropFirst(), flags: quickFlags, valued: quickValued, positionals: .any),
+            words.positionals.count >= 2
+        else { return nil }
+        var move = Move()
+        move.global = words.global
+        move.output = words.output
+        move.paths = words.positionals
+        // argument-parser validates each group after decoding; a failure is its to report.
+        do {
+            try move.global.validate()
+            try move.output.validate()
+            try move.validate()
+        } catch {
+            return nil
+        }
+        return move
+    }
+
+    static let quickFlags = ["--quiet", "--json"]
+    static let quickValued = ["--store"]
+
     func run() throws {
         try checkUsage()
         try global.changeDocuments(json: output.json, moving: Array(paths.dropLast()), into: [paths.last!]) {

@@ -31,6 +31,33 @@ struct Note: ParsableCommand {
     @Flag(help: "Open the editor even when not at a terminal.")
     var edit = false
 
+    /// `note` as people type it, read without argument-parser (`QuickArguments` says why and
+    /// what it reads); nil for anything else, which argument-parser then parses.
+    static func parsedQuickly(_ arguments: [String]) -> Note? {
+        guard arguments.first == "note",
+            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued),
+            let path = words.positional
+        else { return nil }
+        var note = Note()
+        note.global = words.global
+        note.output = words.output
+        note.path = path
+        note.set = words.value("--set")
+        note.edit = words.flag("--edit")
+        // argument-parser validates each group after decoding; a failure is its to report.
+        do {
+            try note.global.validate()
+            try note.output.validate()
+            try note.validate()
+        } catch {
+            return nil
+        }
+        return note
+    }
+
+    static let quickFlags = ["--quiet", "--json", "--edit"]
+    static let quickValued = ["--store", "--set"]
+
     func run() throws {
         if set != nil && edit { throw RecError.usage("--set", "cannot be combined with --edit") }
         let library = try set != nil ? global.openLibrary(changing: [path]) : global.openLibrary()

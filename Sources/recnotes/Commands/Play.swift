@@ -130,16 +130,13 @@ struct Play: ParsableCommand {
         guard arguments.first == "play",
             let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued)
         else { return nil }
-        var global = GlobalOptions()
-        global.store = words.value("--store")
-        global.quiet = words.flag("--quiet")
         var detached = BackgroundOptions()
         detached.background = words.flag("--background")
         detached.log = words.value("--log")
         detached.json = words.flag("--json")
         detached.child = words.flag("--background-child")
         var play = Play()
-        play.global = global
+        play.global = words.global
         play.path = words.positional
         play.seek = words.value("--seek")
         play.until = words.value("--until")

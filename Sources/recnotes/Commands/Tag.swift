@@ -22,6 +22,32 @@ struct Tag: ParsableCommand, TakesDashWords {
         help: ArgumentHelp("The items, then +TAG to add and -TAG to remove.", valueName: "path... +tag... -tag..."))
     var words: [String] = []
 
+    /// `tag` as people type it, read without argument-parser (`QuickArguments` says why and
+    /// what it reads; its `.dashWords` are this command's words); nil for anything else, which
+    /// argument-parser then parses.
+    static func parsedQuickly(_ arguments: [String]) -> Tag? {
+        guard arguments.first == "tag",
+            let words = QuickArguments(
+                arguments.dropFirst(), flags: quickFlags, valued: quickValued, positionals: .dashWords)
+        else { return nil }
+        var tag = Tag()
+        tag.global = words.global
+        tag.output = words.output
+        tag.words = words.positionals
+        // argument-parser validates each group after decoding; a failure is its to report.
+        do {
+            try tag.global.validate()
+            try tag.output.validate()
+            try tag.validate()
+        } catch {
+            return nil
+        }
+        return tag
+    }
+
+    static let quickFlags = ["--quiet", "--json"]
+    static let quickValued = ["--store"]
+
     func run() throws {
         var paths: [String] = []
         var adding: [String] = []
