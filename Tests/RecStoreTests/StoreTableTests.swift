@@ -106,4 +106,122 @@ struct StoreTableTests {
         #expect(renamed != table.name(1))
         #expect(Library.reading(location, paths: ["/" + renamed], listing: false) == nil)
     }
+
+    /// The table's log (`StoreTableLog`, work in progress): a change of annotations spliced
+    /// into `store.json` as `Library.changing` splices one, recorded, says where every item
+    /// lies afterwards, through a chain of such changes, as the full encode places them.
+    @Test("a chain of annotation changes' records gives every item's range as the full encode does")
+    func annotationRecordsPlaceEveryItem() throws {
+        var rng = SeededRandom(seed: 2808)
+        for round in 0..<6 {
+            var tx = DocumentStore.Transaction(document: Document())
+            try Fixture.addRandomItems(20 + round * 10, into: &tx, using: &rng)
+            var document = tx.document
+            var encoded = DocumentCodec.encodeWithRanges(document)
+            // The table's ranges, never rewritten: each record is followed from them.
+            let base = encoded.itemRanges
+            var records: [StoreTableLog.Record] = []
+            let ids = Array(document.items.keys).filter { $0 != .root }.sorted()
+            for step in 0..<(3 + round) {
+                let changedIDs = Set((0..<(1 + step % 3)).map { _ in ids.randomElement(using: &rng)! })
+                var before: [ItemID: Item] = [:]
+                var after: [ItemID: Item] = [:]
+                for id in changedIDs {
+                    var item = document.items[id]!
+                    before[id] = item
+                    item.annotations = Fixture.randomAnnotations(recording: !item.isFolder, using: &rng)
+                    document.items[id] = item
+                    after[id] = item
+                }
+                let spliced = try #require(
+                    encoded.bytes.withUnsafeBufferPointer {
+                        DocumentCodec.splicingAnnotations(
+                            changedIDs, Document(items: after), over: Document(items: before), bytes: $0,
+                            itemRanges: encoded.itemRanges
+                        ).map { (bytes: $0.file.bytes, itemRanges: $0.itemRanges) }
+                    }, "round \(round), step \(step)")
+                let identity = FileIdentity(
+                    device: 1, inode: UInt64(round * 100 + step), size: Int64(spliced.bytes.count),
+                    modifiedSeconds: step,
+                    modifiedNanoseconds: 0)
+                let record = try #require(
+                    StoreTableLog.annotations(
+                        old: encoded.itemRanges, new: spliced.itemRanges, changed: changedIDs,
+                        base: records.last?.made ?? .present(identity), baseHash: 0, made: .present(identity),
+                        madeHash: UInt64(step)), "round \(round), step \(step)")
+                // Not a change of these annotations alone: one changed item left out, whose
+                // bytes changed length, leaves every item after it elsewhere than said.
+                if let left = changedIDs.first {
+                    let at = try #require(encoded.itemRanges.firstIndex { $0.id == left })
+                    let moved = encoded.itemRanges[at].range.count != spliced.itemRanges[at].range.count
+                    let without = StoreTableLog.annotations(
+                        old: encoded.itemRanges, new: spliced.itemRanges, changed: changedIDs.subtracting([left]),
+                        base: record.base, baseHash: 0, made: record.made, madeHash: 0)
+                    #expect((without == nil) == moved, "round \(round), step \(step)")
+                }
+                records.append(record)
+                // Read back as logged, after the records before it.
+                let logged = try #require(StoreTableLog.decode(records.flatMap(StoreTableLog.encode)))
+                #expect(logged == records, "round \(round), step \(step)")
+                let full = DocumentCodec.encodeWithRanges(document)
+                #expect(spliced.bytes == full.bytes, "round \(round), step \(step)")
+                for (position, entry) in base.enumerated() {
+                    let now = logged.reduce(entry.range) { $1.range(position, was: $0) }
+                    #expect(now == full.itemRanges[position].range, "round \(round), step \(step), item \(position)")
+                }
+                encoded = full
+            }
+        }
+    }
+
+    @Test(
+        "the table's log reads back record for record; one cut short, with a byte changed or out of order is not read")
+    func tableLogRecords() throws {
+        var random = SearchIndexTests.generator(2809)
+        func identity() -> FileIdentity {
+            FileIdentity(
+                device: UInt64.random(in: 1...9, using: &random), inode: UInt64.random(in: 1...1 << 40, using: &random),
+                size: Int64.random(in: 1...1 << 30, using: &random),
+                modifiedSeconds: Int.random(in: 1...1 << 31, using: &random),
+                modifiedNanoseconds: Int.random(in: 0..<1_000_000_000, using: &random))
+        }
+        let records = (0..<5).map { k in
+            var start = 0
+            let edits = (0..<k).map { _ in
+                start += Int.random(in: 0...1000, using: &random)
+                let length = Int.random(in: 1...500, using: &random)
+                defer { start += length }
+                return StoreTableLog.Edit(
+                    position: Int.random(in: 0...100_000, using: &random), old: start..<(start + length),
+                    newLength: Int.random(in: 1...500, using: &random))
+            }
+            return StoreTableLog.Record(
+                base: k % 2 == 0 ? .present(identity()) : .recent(identity()),
+                baseHash: UInt64.random(in: 0...UInt64.max, using: &random), made: .present(identity()),
+                madeHash: k % 3 == 0 ? 0 : UInt64.random(in: 0...UInt64.max, using: &random), edits: edits)
+        }
+        let bytes = records.flatMap(StoreTableLog.encode)
+        #expect(StoreTableLog.decode(bytes) == records)
+        #expect(StoreTableLog.decode([]) == [])
+        var ends = Set<Int>()
+        var end = 0
+        for record in records {
+            end += StoreTableLog.encode(record).count
+            ends.insert(end)
+        }
+        for cut in 1..<bytes.count where !ends.contains(cut) {
+            #expect(StoreTableLog.decode(Array(bytes.prefix(cut))) == nil, "cut at \(cut)")
+        }
+        for at in bytes.indices {
+            var damaged = bytes
+            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &random)
+            #expect(StoreTableLog.decode(damaged) == nil, "byte \(at) changed")
+        }
+        // Two edits of one byte: framed and checksummed as written, still not followed.
+        var overlapping = records[4]
+        overlapping.edits[1].old = overlapping.edits[0].old
+        #expect(StoreTableLog.decode(StoreTableLog.encode(overlapping)) == nil)
+        // find's index log shares the framing, not the magic: neither reads the other's.
+        #expect(ItemIndexLog.decode(bytes) == nil)
+    }
 }

@@ -1,0 +1,135 @@
+/// Changes to `store.json` that the reads' table (`StoreTable`, `cache/items-table`) has not
+/// taken in yet (issue 28; `cache/items-table.pending`). WORK IN PROGRESS (scale8): the
+/// record of a change of annotations and how an item's range is found through it are here;
+/// nothing writes or reads the log yet. The design, and what is left (the record of a
+/// change that adds or moves items, `StoreTable`'s accessors through the records, the
+/// splice through them, the fold back into the table), is in bench/RESULTS.md, section
+/// "scale8".
+///
+/// Why: every change spliced into `store.json` writes the table whole today (0.7 MB at
+/// 10,000 items, 6.9 MB at 100,000: 6 % of a 100k `tag`, 19 % of a 100k `mkdir`), because
+/// every item after the changed one now lies elsewhere in the file. A change of annotations
+/// moves them all by the same amount, so a record of the changed items' old ranges and new
+/// lengths says where every item lies now, whatever the store's size. The table itself is
+/// never changed in place: a reader that mapped it keeps its bytes.
+///
+///     each record (framed as `LogFrames` says): magic "RNTDLT01", then the payload: base
+///                 source (as the index files write one), its content hash, made source,
+///                 its content hash, count, each edit's table position, old start, old
+///                 length, new length (by old start, ascending)
+enum StoreTableLog {
+    /// One item whose bytes a change of annotations replaced.
+    struct Edit: Equatable {
+        /// Its position in the table.
+        var position: Int
+        /// Where it lay in the file the change was spliced into.
+        var old: Range<Int>
+        /// How long its bytes are in the file the change wrote.
+        var newLength: Int
+    }
+
+    struct Record: Equatable {
+        /// `store.json` before the change, as the reads' table (after the records before
+        /// this one) named it.
+        var base: SourceIdentity
+        var baseHash: UInt64
+        /// The file the change wrote (its hash 0 where its identity was stamped).
+        var made: SourceIdentity
+        var madeHash: UInt64
+        /// By `old.lowerBound`, ascending, not overlapping.
+        var edits: [Edit]
+
+        /// Where the item at `position`, which lay at `old` in the base file, lies in the
+        /// file made: an edited one's new bytes start where its old ones did, moved by the
+        /// length changes of the edits before it, as every other item's do (items lie one
+        /// after another in the file and only the edited ones' bytes were replaced).
+        func range(_ position: Int, was old: Range<Int>) -> Range<Int> {
+            // The edits starting before `old` (binary search: a record may hold many).
+            var low = 0
+            var high = edits.count
+            while low < high {
+                let middle = (low + high) / 2
+                if edits[middle].old.lowerBound < old.lowerBound { low = middle + 1 } else { high = middle }
+            }
+            var shift = 0
+            for edit in edits[..<low] { shift += edit.newLength - edit.old.count }
+            let start = old.lowerBound + shift
+            if low < edits.count, edits[low].position == position, edits[low].old == old {
+                return start..<(start + edits[low].newLength)
+            }
+            return start..<(start + old.count)
+        }
+    }
+
+    static let magic = Array("RNTDLT01".utf8)
+
+    /// The record of a change of annotations spliced into the file whose items lay at `old`
+    /// (in the table's order), which wrote them at `new`: each item whose bytes changed
+    /// (`changed`, the ids the change annotated) as an edit; nil when the ranges are not in
+    /// step (another order, another count) or an item not changed does not lie where the
+    /// record says (then the change is not one of annotations alone, and the table is
+    /// written whole).
+    static func annotations(
+        old: [(id: ItemID, range: Range<Int>)], new: [(id: ItemID, range: Range<Int>)], changed: Set<ItemID>,
+        base: SourceIdentity, baseHash: UInt64, made: SourceIdentity, madeHash: UInt64
+    ) -> Record? {
+        guard old.count == new.count else { return nil }
+        var edits: [Edit] = []
+        for (position, (was, now)) in zip(old, new).enumerated() where changed.contains(was.id) {
+            guard was.id == now.id else { return nil }
+            edits.append(Edit(position: position, old: was.range, newLength: now.range.count))
+        }
+        guard edits.count == changed.count else { return nil }
+        edits.sort { $0.old.lowerBound < $1.old.lowerBound }
+        let record = Record(base: base, baseHash: baseHash, made: made, madeHash: madeHash, edits: edits)
+        // O(n), as the arrays it is made from: checked here until the splice hands over only
+        // the changed items (then in a debug build alone, as the splice is held to the encode).
+        for (position, (was, now)) in zip(old, new).enumerated() {
+            guard was.id == now.id, record.range(position, was: was.range) == now.range else { return nil }
+        }
+        return record
+    }
+
+    static func encode(_ record: Record) -> [UInt8] {
+        var payload = Words(capacity: 8 * (15 + 4 * record.edits.count))
+        payload.source(record.base)
+        payload.word(record.baseHash)
+        payload.source(record.made)
+        payload.word(record.madeHash)
+        payload.int(record.edits.count)
+        for edit in record.edits {
+            payload.int(edit.position)
+            payload.int(edit.old.lowerBound)
+            payload.int(edit.old.count)
+            payload.int(edit.newLength)
+        }
+        return LogFrames.frame(payload.bytes, magic: magic)
+    }
+
+    /// Every record in `bytes`, nil when any one of them cannot be read whole or its edits
+    /// are not in order (a record that says two things of one byte is not followed).
+    static func decode(_ bytes: [UInt8]) -> [Record]? {
+        guard let payloads = LogFrames.payloads(bytes, magic: magic) else { return nil }
+        var records: [Record] = []
+        for payload in payloads {
+            var r = WordReader(payload)
+            guard let base = r.source(), let baseHash = r.word(), let made = r.source(), let madeHash = r.word(),
+                let count = r.count(), count <= (payload.count - r.at) / 32
+            else { return nil }
+            var edits: [Edit] = []
+            edits.reserveCapacity(count)
+            var end = 0
+            for _ in 0..<count {
+                // Bounded far past any store.json, so that no sum of them overflows.
+                guard let position = r.count(), let start = r.count(), let length = r.count(),
+                    let newLength = r.count(), start >= end, start < 1 << 48, length < 1 << 40, newLength < 1 << 40
+                else { return nil }
+                edits.append(Edit(position: position, old: start..<(start + length), newLength: newLength))
+                end = start + length
+            }
+            guard r.isAtEnd else { return nil }
+            records.append(Record(base: base, baseHash: baseHash, made: made, madeHash: madeHash, edits: edits))
+        }
+        return records
+    }
+}
