@@ -224,4 +224,73 @@ struct StoreTableTests {
         // find's index log shares the framing, not the magic: neither reads the other's.
         #expect(ItemIndexLog.decode(bytes) == nil)
     }
+
+    /// Tags spliced through the table (as `tag` splices them) are logged beside it
+    /// (`StoreTableLog`), and the table read through the log answers as the whole document.
+    @Test("changes of annotations are logged for the table, not written into it; reads through both are the document's")
+    func annotationsLoggedForTheTable() throws {
+        let directory = try TemporaryDirectory()
+        let location = directory.location
+        _ = try SearchIndexTests.makeStore(in: directory, seed: 11)
+        _ = try Self.tabled(location)
+        let tableBefore = try #require(try FileSystem.read(location.storeTableFile))
+        var random = SearchIndexTests.generator(2810)
+        func tagOne(_ n: Int) throws {
+            let fresh = try Library(location: location)
+            let items = fresh.document.preorder().filter { $0.id != .root }
+            let path = fresh.document.paths(of: [items.randomElement(using: &random)!])[0]
+            let library = try #require(Library.changing(location, paths: [path]), "change \(n): not through the table")
+            let item = try library.item(at: path)
+            try library.documents.transaction { tx in
+                var annotations = item.annotations
+                annotations.tags.append("logged-\(n)")
+                _ = try tx.annotate(item.id, with: annotations)
+            }
+        }
+        let changes = 5
+        for n in 0..<changes { try tagOne(n) }
+        #expect(try FileSystem.read(location.storeTableFile) == tableBefore, "the change wrote the table")
+        let logged = try #require(try FileSystem.read(location.storeTableLogFile))
+        #expect(StoreTableLog.decode(logged)?.count == changes)
+        let table = try #require(StoreTable.current(at: location))
+        #expect(table.layers.count == changes)
+        // Every item read through the table and its log as the whole document has it.
+        let document = try Library(location: location).document
+        for item in document.preorder() {
+            let path = document.path(of: item.id)
+            let read = try #require(Library.reading(location, paths: [path], listing: true), "\(path)")
+            #expect(try read.item(at: path) == item, "\(path)")
+            #expect(read.document.children(of: item.id) == document.children(of: item.id), "\(path)")
+        }
+        // What fsck compares: the table as it stands, the log folded in, as a rebuild makes it.
+        let ranges = try #require(try FileSystem.read(location.storeFile)).withUnsafeBufferPointer {
+            try DocumentCodec.decodeVersioned($0).itemRanges
+        }
+        #expect(SearchIndexFiles.disagreeing(with: document, itemRanges: ranges, location: location).isEmpty)
+        // A log with a byte changed, or its last record lost, does not lead to store.json.
+        var damaged = logged
+        damaged[damaged.count / 2] ^= 0x10
+        try FileSystem.writeAtomically(damaged, to: location.storeTableLogFile, durable: false)
+        #expect(StoreTable.current(at: location) == nil)
+        let records = try #require(StoreTableLog.decode(logged))
+        try FileSystem.writeAtomically(
+            records.dropLast().flatMap(StoreTableLog.encode), to: location.storeTableLogFile, durable: false)
+        #expect(StoreTable.current(at: location) == nil)
+        #expect(Library.reading(location, paths: ["/"], listing: true) == nil)
+        try FileSystem.writeAtomically(logged, to: location.storeTableLogFile, durable: false)
+        #expect(StoreTable.current(at: location) != nil)
+        // Past the limit the table is written whole and the log dropped.
+        for n in changes..<StoreTableLog.limit + 1 { try tagOne(n) }
+        #expect(try FileSystem.read(location.storeTableFile) != tableBefore)
+        #expect(!FileSystem.exists(location.storeTableLogFile))
+        #expect(StoreTable.current(at: location)?.layers.isEmpty == true)
+        let after = try #require(try FileSystem.read(location.storeFile)).withUnsafeBufferPointer {
+            try DocumentCodec.decodeVersioned($0).itemRanges
+        }
+        #expect(
+            SearchIndexFiles.disagreeing(
+                with: try Library(location: location).document, itemRanges: after, location: location
+            )
+            .isEmpty)
+    }
 }

@@ -723,15 +723,26 @@ enum SearchIndexFiles {
         _ write: DocumentStore.PartialWrite, after table: StoreTable, source: SourceIdentity, in location: StoreLocation
     ) {
         guard location.isWritable else { return }
-        let bytes =
-            if let origins = write.origins {
-                table.restructured(
-                    write.document, touched: Set(write.changed.keys), ranges: write.itemRanges, origins: origins,
-                    source: source, contentHash: write.contentHash)
-            } else {
-                table.patched(ranges: write.itemRanges, source: source, contentHash: write.contentHash)
-            }
-        if let bytes { try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false) }
+        // A change of annotations is logged for the table (`StoreTableLog`), not written
+        // into it, up to `StoreTableLog.limit` records; then the table is written whole.
+        let logged =
+            write.origins == nil && table.layers.count < StoreTableLog.limit
+            && StoreTableLog.annotations(
+                old: (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }, new: write.itemRanges,
+                changed: Set(write.changed.keys), base: table.source, baseHash: table.contentHash, made: source,
+                madeHash: write.contentHash
+            ).map { StoreTableLog.append($0, in: location) } == true
+        if !logged {
+            let bytes =
+                if let origins = write.origins {
+                    table.restructured(
+                        write.document, touched: Set(write.changed.keys), ranges: write.itemRanges, origins: origins,
+                        source: source, contentHash: write.contentHash)
+                } else {
+                    table.patched(ranges: write.itemRanges, source: source, contentHash: write.contentHash)
+                }
+            if let bytes { StoreTable.write(bytes, in: location) }
+        }
         ItemIndexLog.append(
             ItemIndexLog.Record(
                 base: table.source, baseHash: table.contentHash, made: source, madeHash: write.contentHash,

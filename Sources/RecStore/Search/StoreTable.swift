@@ -31,15 +31,27 @@ struct StoreTable {
 
     /// The file's bytes: mapped, not copied (a read at 100,000 items would copy 5.6 MB).
     let storage: MappedBytes
-    var bytes: [UInt8] { Array(storage.buffer) }
+    /// The table as it stands: its file's bytes, or with the log's records
+    /// (`StoreTableLog`) folded in, what `encode` would make now.
+    var bytes: [UInt8] {
+        guard !layers.isEmpty else { return Array(storage.buffer) }
+        return patched(
+            ranges: (0..<count).map { (id: id($0), range: storeRange($0)) }, source: source, contentHash: contentHash)
+            ?? Array(storage.buffer)
+    }
     let count: Int
     /// Items in the document, under the root or not: when it is `count`, no item is
     /// outside the table (what a UUID prefix needs to be unique in the table alone).
     let documentCount: Int
-    let identity: FileIdentity
+    /// These three name the file the table describes: the one it was made from, or, with
+    /// `layers`, the one the last record made.
+    private(set) var identity: FileIdentity
     /// `store.json` as it was when the table was made (`identity`, present or recent).
-    let source: SourceIdentity
-    let contentHash: UInt64
+    private(set) var source: SourceIdentity
+    private(set) var contentHash: UInt64
+    /// The changes of annotations logged since the file was written (`StoreTableLog`,
+    /// `cache/items-table.pending`), in order: each item's range is read through them.
+    private(set) var layers: [StoreTableLog.Record] = []
     /// Whether `store.json` (the file named) is laid out as recnotes writes it
     /// (`DocumentCodec.isSpliceable`), checked when the table was made: then a splice
     /// through the table does not read every line of it again to know.
@@ -64,7 +76,8 @@ struct StoreTable {
     func subtreeEnd(_ position: Int) -> Int { Int(word(position, 2) >> 32) }
     func storeRange(_ position: Int) -> Range<Int> {
         let start = Int(word(position, 3))
-        return start..<(start + Int(word(position, 4) & 0xFFFF_FFFF))
+        let range = start..<(start + Int(word(position, 4) & 0xFFFF_FFFF))
+        return layers.isEmpty ? range : layers.reduce(range) { $1.range(position, was: $0) }
     }
     func isFolder(_ position: Int) -> Bool { word(position, 5) >> 63 == 1 }
     func duration(_ position: Int) -> Double { Double(bitPattern: word(position, 6)) }
@@ -213,6 +226,11 @@ extension StoreTable {
         guard let storage = MappedBytes(mapping: location.storeTableFile), var table = StoreTable(storage) else {
             return nil
         }
+        // The log before store.json's identity: a change after the log was read leaves
+        // store.json past the chain's end, which then does not match it.
+        if let logged = try? FileSystem.read(location.storeTableLogFile) {
+            guard let records = StoreTableLog.decode(logged), table.following(records) else { return nil }
+        }
         guard let now = FileIdentity(path: location.storeFile), now == table.identity else { return nil }
         switch table.source {
         case .present: return table
@@ -228,6 +246,25 @@ extension StoreTable {
             return table
         case .absent, .untrusted: return nil
         }
+    }
+
+    /// The records of `log` that continue from the file this table names, taken in as
+    /// `layers` (a record that does not start where the chain stands is another chain's,
+    /// left by a log that was not dropped, and is passed over); false when a range they give
+    /// falls outside the file the last one made.
+    mutating func following(_ log: [StoreTableLog.Record]) -> Bool {
+        for record in log
+        where ItemIndexLog.names(source, hash: contentHash, sameFileAs: record.base, hash: record.baseHash) {
+            let made: FileIdentity
+            switch record.made {
+            case .present(let identity), .recent(let identity): made = identity
+            case .absent, .untrusted: return false
+            }
+            layers.append(record)
+            (source, contentHash, identity) = (record.made, record.madeHash, made)
+        }
+        guard !layers.isEmpty else { return true }
+        return (0..<count).allSatisfy { storeRange($0).upperBound <= Int(identity.size) }
     }
 
     /// What the second word of a table holds: the `ContentHash` of all that follows it.
@@ -295,7 +332,16 @@ extension StoreTable {
                 document, ranges: ranges, source: source, contentHash: contentHash, spliceable: spliceable)
         else { return }
         try? FileSystem.makeDirectories(location.cacheDirectory)
+        write(bytes, in: location)
+    }
+
+    /// A table's bytes written whole, and the log of changes to the one before it dropped:
+    /// the table written names the file it describes (a reader that meets it with the old
+    /// log finds no record that starts there, and one that meets the old table with no log
+    /// finds it stale).
+    static func write(_ bytes: [UInt8], in location: StoreLocation) {
         try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
+        try? FileSystem.remove(location.storeTableLogFile)
     }
 
     /// After a reading command succeeded: when it read the whole store (the table could not
@@ -314,7 +360,7 @@ extension StoreTable {
             w.source(.present(table.identity))
             bytes.replaceSubrange(16..<64, with: w.bytes)
             seal(&bytes)
-            try? FileSystem.writeAtomically(bytes, to: library.location.storeTableFile, durable: false)
+            write(bytes, in: library.location)
             return
         }
         let store = library.documents

@@ -1,10 +1,15 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Changes to `store.json` that the reads' table (`StoreTable`, `cache/items-table`) has not
-/// taken in yet (issue 28; `cache/items-table.pending`). WORK IN PROGRESS (scale8): the
-/// record of a change of annotations and how an item's range is found through it are here;
-/// nothing writes or reads the log yet. The design, and what is left (the record of a
-/// change that adds or moves items, `StoreTable`'s accessors through the records, the
-/// splice through them, the fold back into the table), is in bench/RESULTS.md, section
-/// "scale8".
+/// taken in yet (issue 28; `cache/items-table.pending`). WORK IN PROGRESS (scale8): a change
+/// of annotations spliced through the table (`tag`, `note --set`) appends its record here
+/// (`SearchIndexFiles.storeSpliced`) and `StoreTable.current` reads each item's range
+/// through the records; a change that adds or moves items (`mkdir`, `mv`) still writes the
+/// table whole, as does the change past `limit` records. The design, and what is left (the
+/// record of `mkdir` and `mv`, the splice reading only the changed items' ranges), is in
+/// bench/RESULTS.md, section "scale8".
 ///
 /// Why: every change spliced into `store.json` writes the table whole today (0.7 MB at
 /// 10,000 items, 6.9 MB at 100,000: 6 % of a 100k `tag`, 19 % of a 100k `mkdir`), because
@@ -131,5 +136,23 @@ enum StoreTableLog {
             records.append(Record(base: base, baseHash: baseHash, made: made, madeHash: madeHash, edits: edits))
         }
         return records
+    }
+}
+
+extension StoreTableLog {
+    /// Records past this many: the table is written whole instead (and the log dropped), so
+    /// that a reader follows at most this many records for each item's range.
+    static let limit = 32
+
+    /// After a change of annotations spliced into `store.json` (under the store lock):
+    /// `record` appended in one write. false when it could not be written whole (the
+    /// caller writes the table whole, which drops the log: a record cut short would make
+    /// the log unreadable and the table unused).
+    static func append(_ record: Record, in location: StoreLocation) -> Bool {
+        let path = location.storeTableLogFile
+        let fd = System.retrying { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644) }
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return (try? FileSystem.writeAll(fd, encode(record), path: path)) != nil
     }
 }
