@@ -728,7 +728,7 @@ enum SearchIndexFiles {
         let logged =
             write.origins == nil && table.layers.count < StoreTableLog.limit
             && StoreTableLog.annotations(
-                old: (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }, new: write.itemRanges,
+                old: { (id: table.id($0), range: table.storeRange($0)) }, new: write.itemRanges,
                 changed: Set(write.changed.keys), base: table.source, baseHash: table.contentHash, made: source,
                 madeHash: write.contentHash
             ).map { StoreTableLog.append($0, in: location) } == true

@@ -52,6 +52,14 @@ struct StoreTable {
     /// The changes of annotations logged since the file was written (`StoreTableLog`,
     /// `cache/items-table.pending`), in order: each item's range is read through them.
     private(set) var layers: [StoreTableLog.Record] = []
+    /// `layers` folded into one step function over the table's own ranges: every edit's
+    /// start in the file the table was made from and the sum of the length changes up to
+    /// and with it (items keep their order in the file, so an item moves by the changes
+    /// of the edits before it, whichever record made them), and each edited item's length
+    /// now. A range is then a binary search, whatever the number of records.
+    private var editStarts: [Int] = []
+    private var shiftsAfter: [Int] = []
+    private var editedLengths: [Int: Int] = [:]
     /// Whether `store.json` (the file named) is laid out as recnotes writes it
     /// (`DocumentCodec.isSpliceable`), checked when the table was made: then a splice
     /// through the table does not read every line of it again to know.
@@ -76,8 +84,16 @@ struct StoreTable {
     func subtreeEnd(_ position: Int) -> Int { Int(word(position, 2) >> 32) }
     func storeRange(_ position: Int) -> Range<Int> {
         let start = Int(word(position, 3))
-        let range = start..<(start + Int(word(position, 4) & 0xFFFF_FFFF))
-        return layers.isEmpty ? range : layers.reduce(range) { $1.range(position, was: $0) }
+        let length = Int(word(position, 4) & 0xFFFF_FFFF)
+        guard !layers.isEmpty else { return start..<(start + length) }
+        var low = 0
+        var high = editStarts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if editStarts[middle] < start { low = middle + 1 } else { high = middle }
+        }
+        let moved = start + (low > 0 ? shiftsAfter[low - 1] : 0)
+        return moved..<(moved + (editedLengths[position] ?? length))
     }
     func isFolder(_ position: Int) -> Bool { word(position, 5) >> 63 == 1 }
     func duration(_ position: Int) -> Double { Double(bitPattern: word(position, 6)) }
@@ -253,6 +269,7 @@ extension StoreTable {
     /// left by a log that was not dropped, and is passed over); false when a range they give
     /// falls outside the file the last one made.
     mutating func following(_ log: [StoreTableLog.Record]) -> Bool {
+        var edits: [(start: Int, change: Int)] = []
         for record in log
         where ItemIndexLog.names(source, hash: contentHash, sameFileAs: record.base, hash: record.baseHash) {
             let made: FileIdentity
@@ -260,11 +277,33 @@ extension StoreTable {
             case .present(let identity), .recent(let identity): made = identity
             case .absent, .untrusted: return false
             }
+            // Each edit where the table (with the records before) has its item, inside the
+            // file, and the file's length changed by theirs alone: then every item lies
+            // inside the file made (they keep their order, and none overlaps another).
+            var change = 0
+            for edit in record.edits {
+                guard edit.position < count, storeRange(edit.position) == edit.old,
+                    edit.old.upperBound <= Int(identity.size)
+                else { return false }
+                change += edit.newLength - edit.old.count
+            }
+            guard Int(identity.size) + change == Int(made.size) else { return false }
+            for edit in record.edits {
+                let start = Int(word(edit.position, 3))
+                edits.append((start, edit.newLength - edit.old.count))
+                editedLengths[edit.position] = edit.newLength
+            }
+            edits.sort { $0.start < $1.start }
+            editStarts = edits.map(\.start)
+            var sum = 0
+            shiftsAfter = edits.map {
+                sum += $0.change
+                return sum
+            }
             layers.append(record)
             (source, contentHash, identity) = (record.made, record.madeHash, made)
         }
-        guard !layers.isEmpty else { return true }
-        return (0..<count).allSatisfy { storeRange($0).upperBound <= Int(identity.size) }
+        return true
     }
 
     /// What the second word of a table holds: the `ContentHash` of all that follows it.

@@ -68,30 +68,28 @@ enum StoreTableLog {
 
     static let magic = Array("RNTDLT01".utf8)
 
-    /// The record of a change of annotations spliced into the file whose items lay at `old`
-    /// (in the table's order), which wrote them at `new`: each item whose bytes changed
-    /// (`changed`, the ids the change annotated) as an edit; nil when the ranges are not in
-    /// step (another order, another count) or an item not changed does not lie where the
-    /// record says (then the change is not one of annotations alone, and the table is
-    /// written whole).
+    /// The record of a change of annotations spliced into the file whose items lay at
+    /// `old(position)` (id and range, in the table's order), which wrote them at `new`:
+    /// each item whose bytes changed (`changed`, the ids the change annotated) as an edit;
+    /// nil when an item changed is not where the table has it (then the change is not one
+    /// of annotations alone, and the table is written whole). Costs the changed items (and
+    /// one look at each id of `new`); a debug build checks every item's range through it.
     static func annotations(
-        old: [(id: ItemID, range: Range<Int>)], new: [(id: ItemID, range: Range<Int>)], changed: Set<ItemID>,
+        old: (Int) -> (id: ItemID, range: Range<Int>), new: [(id: ItemID, range: Range<Int>)], changed: Set<ItemID>,
         base: SourceIdentity, baseHash: UInt64, made: SourceIdentity, madeHash: UInt64
     ) -> Record? {
-        guard old.count == new.count else { return nil }
         var edits: [Edit] = []
-        for (position, (was, now)) in zip(old, new).enumerated() where changed.contains(was.id) {
+        for (position, now) in new.enumerated() where changed.contains(now.id) {
+            let was = old(position)
             guard was.id == now.id else { return nil }
             edits.append(Edit(position: position, old: was.range, newLength: now.range.count))
         }
         guard edits.count == changed.count else { return nil }
         edits.sort { $0.old.lowerBound < $1.old.lowerBound }
         let record = Record(base: base, baseHash: baseHash, made: made, madeHash: madeHash, edits: edits)
-        // O(n), as the arrays it is made from: checked here until the splice hands over only
-        // the changed items (then in a debug build alone, as the splice is held to the encode).
-        for (position, (was, now)) in zip(old, new).enumerated() {
-            guard was.id == now.id, record.range(position, was: was.range) == now.range else { return nil }
-        }
+        assert(
+            new.indices.allSatisfy { record.range($0, was: old($0).range) == new[$0].range },
+            "a change of annotations' record does not place every item where the splice wrote it")
         return record
     }
 
