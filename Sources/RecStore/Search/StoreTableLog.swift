@@ -3,15 +3,15 @@
 #endif
 
 /// Changes to `store.json` that the reads' table (`StoreTable`, `cache/items-table`) has not
-/// taken in yet (issue 28; `cache/items-table.pending`). WORK IN PROGRESS (scale8): a change
-/// of annotations spliced through the table (`tag`, `note --set`) appends its record here
-/// (`SearchIndexFiles.storeSpliced`) and `StoreTable.current` reads each item's range
-/// through the records; a change that adds or moves items (`mkdir`, `mv`) still writes the
-/// table whole, as does the change past `limit` records. The design, and what is left (the
-/// record of `mkdir` and `mv`, the splice reading only the changed items' ranges), is in
-/// bench/RESULTS.md, section "scale8".
+/// taken in yet (issue 28; `cache/items-table.pending`): a change of annotations spliced
+/// through the table (`tag`, `note --set`) appends its record here
+/// (`SearchIndexFiles.storeSpliced`, under the store lock) and `StoreTable.current` reads
+/// each item's range through the records. A change that adds or moves items (`mkdir`, `mv`)
+/// writes the table whole, as does the change past `limit` records; writing it whole drops
+/// the log (`StoreTable.write`). ARCHITECTURE.md says what keeps a reader safe from crashes
+/// and concurrent changes.
 ///
-/// Why: every change spliced into `store.json` writes the table whole today (0.7 MB at
+/// Why: without it, every change spliced into `store.json` writes the table whole (0.7 MB at
 /// 10,000 items, 6.9 MB at 100,000: 6 % of a 100k `tag`, 19 % of a 100k `mkdir`), because
 /// every item after the changed one now lies elsewhere in the file. A change of annotations
 /// moves them all by the same amount, so a record of the changed items' old ranges and new
