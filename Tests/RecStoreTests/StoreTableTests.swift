@@ -285,4 +285,76 @@ struct StoreTableTests {
             )
             .isEmpty)
     }
+
+    /// `mkdir` and `mv` spliced through the table (as the commands splice them), some after
+    /// changes of annotations logged beside it: each writes the table whole from runs of the
+    /// old one (`StoreTable.restructured`), and that table is the one a rebuild makes, with
+    /// every item's range, parent and subtree as the full encode's.
+    @Test("mkdir and mv through the table, after logged tags or not, leave the table a rebuild makes")
+    func structureThroughTheTable() throws {
+        let directory = try TemporaryDirectory()
+        let location = directory.location
+        _ = try SearchIndexTests.makeStore(in: directory, seed: 12)
+        _ = try Self.tabled(location)
+        var random = SearchIndexTests.generator(2830)
+        var moved = 0
+        var afterLog = 0
+        for n in 0..<24 {
+            let whole = try Library(location: location).document
+            let items = whole.preorder().filter { $0.id != .root }
+            let folders = whole.preorder().filter(\.isFolder)
+            let item = items.randomElement(using: &random)!
+            let folder = folders.randomElement(using: &random)!
+            let itemPath = whole.path(of: item.id)
+            let folderPath = whole.path(of: folder.id)
+            let logged = FileSystem.exists(location.storeTableLogFile)
+            switch n % 3 {
+            case 0:
+                // A tag, logged for the table, before the next change of structure.
+                let library = try #require(Library.changing(location, paths: [itemPath]), "change \(n)")
+                try library.documents.transaction { tx in
+                    var annotations = item.annotations
+                    annotations.tags.append("structure-\(n)")
+                    _ = try tx.annotate(item.id, with: annotations)
+                }
+                #expect(FileSystem.exists(location.storeTableLogFile), "change \(n): the tag was not logged")
+                continue
+            case 1:
+                let path = (folderPath == "/" ? "" : folderPath) + "/made \(n)"
+                let library = try #require(Library.changing(location, paths: [], into: [path]), "change \(n)")
+                try library.documents.transaction { _ = try $0.makeFolder(at: path, from: .root, createParents: false) }
+                #expect(library.documents.isPartial, "change \(n): mkdir \(path) read the whole store")
+            default:
+                // Not into itself or under it, nor where its name is taken.
+                guard !whole.ancestry(of: folder.id).contains(where: { $0.id == item.id }), folder.id != item.parent,
+                    whole.child(named: item.name, in: folder.id) == nil
+                else { continue }
+                let library = try #require(
+                    Library.changing(location, paths: [itemPath], into: [folderPath]), "change \(n)")
+                try library.documents.transaction { _ = try $0.moveItems(at: [itemPath], to: folderPath, from: .root) }
+                #expect(library.documents.isPartial, "change \(n): mv \(itemPath) \(folderPath) read the whole store")
+                moved += 1
+            }
+            if logged { afterLog += 1 }
+            // Written whole from the old one's runs, the log dropped, as a rebuild makes it.
+            #expect(!FileSystem.exists(location.storeTableLogFile), "change \(n)")
+            let table = try #require(StoreTable.current(at: location), "change \(n): the table is stale")
+            #expect(table.layers.isEmpty)
+            let store = try #require(try FileSystem.read(location.storeFile))
+            let loaded = try store.withUnsafeBufferPointer { try DocumentCodec.load($0) }
+            let rebuilt = StoreTable.encode(
+                loaded.document, ranges: loaded.itemRanges, source: table.source, contentHash: table.contentHash,
+                spliceable: true)
+            #expect(try FileSystem.read(location.storeTableFile) == rebuilt, "change \(n)")
+            #expect(
+                SearchIndexFiles.disagreeing(with: loaded.document, itemRanges: loaded.itemRanges, location: location)
+                    .isEmpty, "change \(n)")
+            for position in 0..<table.count {
+                let id = table.id(position)
+                #expect(loaded.itemRanges.first { $0.id == id }?.range == table.storeRange(position), "change \(n)")
+                #expect(table.parent(position).map(table.id) == loaded.document.items[id]?.parent, "change \(n)")
+            }
+        }
+        #expect(moved >= 2 && afterLog >= 4, "\(moved) moves, \(afterLog) changes after a logged tag")
+    }
 }

@@ -451,65 +451,54 @@ extension StoreTable {
     }
 
     /// This table after a change that added or moved items, spliced into `store.json`
-    /// through it (`DocumentCodec.splicingStructure`): `ranges` the new file's items in
-    /// order, `origins` each one's position in this table (nil for an added one). An item
-    /// `touched` takes its parent, name and kind from `document` (which holds it and its
-    /// ancestors), every other one keeps its record but for its range and its parent's
-    /// new position. The bytes `encode` makes for the whole document after the change; nil
-    /// when something does not add up. Written record by record into the new table's bytes
-    /// (no column arrays): at 100,000 items this is most of a `mkdir`'s own work.
+    /// through it (`DocumentCodec.splicingStructure`): `layout` the new file's items in
+    /// order, as runs of this table's positions kept whole (a subtree untouched, its bytes
+    /// moved by one shift) and items placed on their own. An item placed that is `touched`
+    /// or added takes its name and kind from `document` (which holds it and its ancestors),
+    /// every other one keeps its record but for its links and range. The bytes `encode` makes
+    /// for the whole document after the change; nil when something does not add up.
+    /// A kept run is copied as one block of records and one of names, then each record's
+    /// positions, offset in `store.json` and name offset moved by the run's shifts: no array
+    /// per item, no look-up by id (at 100,000 items this was most of a `mkdir`'s own work).
     func restructured(
-        _ document: Document, touched: Set<ItemID>, ranges: [(id: ItemID, range: Range<Int>)], origins: [Int?],
-        source: SourceIdentity, contentHash: UInt64
+        _ document: Document, touched: Set<ItemID>, layout: DocumentCodec.TableLayout, source: SourceIdentity,
+        contentHash: UInt64
     ) -> [UInt8]? {
-        let n = ranges.count
-        guard origins.count == n, n >= 1, n < 1 << 31 else { return nil }
-        var now = Array(repeating: -1, count: count)
-        var byID: [ItemID: Int] = [:]
-        // The items whose record is made from `document` (touched or added): a few, looked
-        // up by position through `freshAt` (an index into `freshItems`, or -1).
-        var freshItems: [Item] = []
-        var freshAt = [Int32](repeating: -1, count: n)
-        func fresh(_ position: Int) -> Item? {
-            freshAt[position] < 0 ? nil : freshItems[Int(freshAt[position])]
+        let n = layout.count
+        guard n >= 1, n < 1 << 31 else { return nil }
+        let namesBase = Self.headerSize + count * Self.recordSize
+        // Where a kept run's names lie among this table's: one after another, in its order.
+        func names(_ run: Range<Int>) -> Range<Int> {
+            nameRange(run.lowerBound).lowerBound - namesBase..<nameRange(run.upperBound - 1).upperBound - namesBase
         }
-        for (position, origin) in origins.enumerated() {
-            let id = ranges[position].id
-            if let origin {
-                guard origin >= 0, origin < count else { return nil }
-                now[origin] = position
-            }
-            if origin == nil || touched.contains(id) {
-                guard let item = document.items[id] else { return nil }
-                byID[id] = position
-                freshAt[position] = Int32(freshItems.count)
-                freshItems.append(item)
-            }
+        func fresh(_ id: ItemID, _ origin: Int?) -> Item? {
+            origin == nil || touched.contains(id) ? document.items[id] : nil
         }
-        var parents = [Int](repeating: -1, count: n)
         var namesLength = 0
-        for position in 0..<n {
-            let entry = ranges[position]
-            guard entry.range.count < 1 << 32 else { return nil }
-            let parent: Int
-            if let item = fresh(position) {
-                // Its parent is added or touched too, or kept (the folder above a touched one).
-                parent = item.parent.map { byID[$0] ?? self.position(of: $0).map { now[$0] } ?? -1 } ?? -1
-                namesLength += item.name.utf8.count
-            } else {
-                let origin = origins[position]!
-                guard id(origin) == entry.id else { return nil }
-                parent = self.parent(origin).map { now[$0] } ?? -1
-                namesLength += Int(word(origin, 4) >> 32)
+        var position = 0
+        for piece in layout.pieces {
+            switch piece {
+            case .kept(let run, _, let parent):
+                guard run.lowerBound > 0, run.upperBound <= count, subtreeEnd(run.lowerBound) == run.upperBound,
+                    parent >= 0, parent < position
+                else { return nil }
+                namesLength += names(run).count
+                position += run.count
+            case .placed(let id, let origin, let range, let parent, let end):
+                guard range.count < 1 << 32, parent < position, parent >= 0 || position == 0, end > position,
+                    end <= n
+                else { return nil }
+                if let item = fresh(id, origin) {
+                    namesLength += item.name.utf8.count
+                } else if let origin, origin < count, self.id(origin) == id {
+                    namesLength += nameRange(origin).count
+                } else {
+                    return nil
+                }
+                position += 1
             }
-            guard parent < position, parent >= 0 || position == 0 else { return nil }
-            parents[position] = parent
         }
-        // Children follow their parent, so a subtree's end is known from the end backwards.
-        var ends = Array(1...n)
-        for position in (1..<n).reversed() {
-            ends[parents[position]] = max(ends[parents[position]], ends[position])
-        }
+        guard position == n else { return nil }
         var header = Words(capacity: Self.headerSize)
         header.bytes += Self.magic
         header.word(0)  // the checksum, below
@@ -523,50 +512,94 @@ extension StoreTable {
         guard header.bytes.count == Self.headerSize else { return nil }
         let namesStart = Self.headerSize + n * Self.recordSize
         let total = namesStart + namesLength
-        let old = storage.buffer
+        let old = storage.buffer.baseAddress!
+        let layered = !layers.isEmpty
+        var valid = true
         var bytes = [UInt8](unsafeUninitializedCapacity: total) { raw, initialized in
             let base = UnsafeMutableRawPointer(raw.baseAddress!)
             header.bytes.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            var position = 0
             var nameAt = 0
-            for position in 0..<n {
-                let at = Self.headerSize + position * Self.recordSize
-                func put(_ k: Int, _ value: UInt64) {
-                    base.storeBytes(of: value.littleEndian, toByteOffset: at + k * 8, as: UInt64.self)
-                }
-                let entry = ranges[position]
-                let nameLength: Int
-                let folder: Bool
-                let duration: UInt64
-                if let item = fresh(position) {
-                    var name = item.name
-                    nameLength = name.withUTF8 { utf8 in
-                        if let from = utf8.baseAddress {
-                            (base + namesStart + nameAt).copyMemory(from: from, byteCount: utf8.count)
-                        }
-                        return utf8.count
-                    }
-                    folder = item.isFolder
-                    duration = (item.recording?.duration ?? 0).bitPattern
-                } else {
-                    let origin = origins[position]!
-                    let name = nameRange(origin)
-                    nameLength = name.count
+            func put(_ at: Int, _ k: Int, _ value: UInt64) {
+                base.storeBytes(of: value.littleEndian, toByteOffset: at + k * 8, as: UInt64.self)
+            }
+            pieces: for piece in layout.pieces {
+                switch piece {
+                case .kept(let run, let shift, let parent):
+                    let to = Self.headerSize + position * Self.recordSize
+                    (base + to).copyMemory(
+                        from: old + Self.headerSize + run.lowerBound * Self.recordSize,
+                        byteCount: run.count * Self.recordSize)
+                    let span = names(run)
                     (base + namesStart + nameAt).copyMemory(
-                        from: old.baseAddress! + name.lowerBound, byteCount: name.count)
-                    folder = isFolder(origin)
-                    duration = word(origin, 6)
+                        from: old + namesBase + span.lowerBound, byteCount: span.count)
+                    // Inside the run every link moves with it; its root's parent is `parent`.
+                    let moved = position - run.lowerBound
+                    var expectedName = span.lowerBound
+                    for k in run {
+                        let at = to + (k - run.lowerBound) * Self.recordSize
+                        let name = Int(word(k, 5) & ~(1 << 63))
+                        let end = subtreeEnd(k) + moved
+                        let linked = k == run.lowerBound ? parent : (self.parent(k) ?? -1) + moved
+                        // Names one after another as the span copied says, links inside the run.
+                        guard name == expectedName, linked >= (k == run.lowerBound ? 0 : position) else {
+                            valid = false
+                            break pieces
+                        }
+                        expectedName += nameRange(k).count
+                        put(at, 2, UInt64(linked + 1) | UInt64(end) << 32)
+                        put(at, 5, UInt64(name - span.lowerBound + nameAt) | (word(k, 5) & 1 << 63))
+                        if layered {
+                            let range = storeRange(k)
+                            guard range.count < 1 << 32 else {
+                                valid = false
+                                break pieces
+                            }
+                            put(at, 3, UInt64(range.lowerBound + shift))
+                            put(at, 4, UInt64(range.count) | (word(k, 4) & 0xFFFF_FFFF_0000_0000))
+                        } else {
+                            put(at, 3, UInt64(Int(word(k, 3)) + shift))
+                        }
+                    }
+                    position += run.count
+                    nameAt += span.count
+                case .placed(let id, let origin, let range, let parent, let end):
+                    let at = Self.headerSize + position * Self.recordSize
+                    let nameLength: Int
+                    let folder: Bool
+                    let duration: UInt64
+                    if let item = fresh(id, origin) {
+                        var name = item.name
+                        nameLength = name.withUTF8 { utf8 in
+                            if let from = utf8.baseAddress {
+                                (base + namesStart + nameAt).copyMemory(from: from, byteCount: utf8.count)
+                            }
+                            return utf8.count
+                        }
+                        folder = item.isFolder
+                        duration = (item.recording?.duration ?? 0).bitPattern
+                    } else {
+                        let origin = origin!
+                        let name = nameRange(origin)
+                        nameLength = name.count
+                        (base + namesStart + nameAt).copyMemory(from: old + name.lowerBound, byteCount: name.count)
+                        folder = isFolder(origin)
+                        duration = word(origin, 6)
+                    }
+                    put(at, 0, id.high)
+                    put(at, 1, id.low)
+                    put(at, 2, UInt64(parent + 1) | UInt64(end) << 32)
+                    put(at, 3, UInt64(range.lowerBound))
+                    put(at, 4, UInt64(range.count) | UInt64(nameLength) << 32)
+                    put(at, 5, UInt64(nameAt) | (folder ? 1 << 63 : 0))
+                    put(at, 6, duration)
+                    position += 1
+                    nameAt += nameLength
                 }
-                put(0, entry.id.high)
-                put(1, entry.id.low)
-                put(2, UInt64(parents[position] + 1) | UInt64(ends[position]) << 32)
-                put(3, UInt64(entry.range.lowerBound))
-                put(4, UInt64(entry.range.count) | UInt64(nameLength) << 32)
-                put(5, UInt64(nameAt) | (folder ? 1 << 63 : 0))
-                put(6, duration)
-                nameAt += nameLength
             }
             initialized = total
         }
+        guard valid else { return nil }
         Self.seal(&bytes)
         return bytes
     }
