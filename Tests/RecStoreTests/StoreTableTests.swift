@@ -356,5 +356,32 @@ struct StoreTableTests {
             }
         }
         #expect(moved >= 2 && afterLog >= 4, "\(moved) moves, \(afterLog) changes after a logged tag")
+        // A damaged log is not followed: a mkdir then reads the whole store, and its write
+        // makes the table again from the whole document.
+        let whole = try Library(location: location).document
+        let item = try #require(whole.preorder().last { !$0.isFolder })
+        let tagged = try #require(Library.changing(location, paths: [whole.path(of: item.id)]))
+        try tagged.documents.transaction { tx in
+            var annotations = item.annotations
+            annotations.tags.append("damaged")
+            _ = try tx.annotate(item.id, with: annotations)
+        }
+        var log = try #require(try FileSystem.read(location.storeTableLogFile))
+        log[log.count - 1] ^= 0x01
+        try FileSystem.writeAtomically(log, to: location.storeTableLogFile, durable: false)
+        #expect(StoreTable.current(at: location) == nil)
+        #expect(Library.changing(location, paths: [], into: ["/after damage"]) == nil)
+        let library = try Library(location: location)
+        try library.documents.transaction {
+            _ = try $0.makeFolder(at: "/after damage", from: .root, createParents: false)
+        }
+        #expect(!library.documents.isPartial)
+        #expect(
+            StoreTable.current(at: location)?.layers.isEmpty == true && !FileSystem.exists(location.storeTableLogFile))
+        let store = try #require(try FileSystem.read(location.storeFile))
+        let loaded = try store.withUnsafeBufferPointer { try DocumentCodec.load($0) }
+        #expect(
+            SearchIndexFiles.disagreeing(with: loaded.document, itemRanges: loaded.itemRanges, location: location)
+                .isEmpty)
     }
 }
