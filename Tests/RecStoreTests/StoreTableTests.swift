@@ -147,6 +147,7 @@ struct StoreTableTests {
                 let oldRanges = encoded.itemRanges
                 let made = StoreTableLog.annotations(
                     old: { oldRanges[$0] }, new: spliced.itemRanges, changed: changedIDs,
+                    position: { id in oldRanges.firstIndex { $0.id == id } },
                     base: records.last?.made ?? .present(identity), baseHash: 0, made: .present(identity),
                     madeHash: UInt64(step))
                 let record = try #require(made, "round \(round), step \(step)")

@@ -729,7 +729,8 @@ enum SearchIndexFiles {
             write.layout == nil && table.layers.count < StoreTableLog.limit
             && StoreTableLog.annotations(
                 old: { (id: table.id($0), range: table.storeRange($0)) }, new: write.itemRanges,
-                changed: Set(write.changed.keys), base: table.source, baseHash: table.contentHash, made: source,
+                changed: Set(write.changed.keys), position: table.position(of:), base: table.source,
+                baseHash: table.contentHash, made: source,
                 madeHash: write.contentHash
             ).map { StoreTableLog.append($0, in: location) } == true
         if !logged {

@@ -55,11 +55,13 @@ struct StoreTable {
     /// `layers` folded into one step function over the table's own ranges: every edit's
     /// start in the file the table was made from and the sum of the length changes up to
     /// and with it (items keep their order in the file, so an item moves by the changes
-    /// of the edits before it, whichever record made them), and each edited item's length
-    /// now. A range is then a binary search, whatever the number of records.
+    /// of the edits before it, whichever record made them), and the length now of the item
+    /// edited there (items do not overlap, so an edit's start is its item's alone; an item
+    /// edited by several records has as many entries, each with its last length). A range
+    /// is then one binary search, whatever the number of records, with no look-up by item.
     private var editStarts: [Int] = []
     private var shiftsAfter: [Int] = []
-    private var editedLengths: [Int: Int] = [:]
+    private var editedLengths: [Int] = []
     /// Whether `store.json` (the file named) is laid out as recnotes writes it
     /// (`DocumentCodec.isSpliceable`), checked when the table was made: then a splice
     /// through the table does not read every line of it again to know.
@@ -93,7 +95,8 @@ struct StoreTable {
             if editStarts[middle] < start { low = middle + 1 } else { high = middle }
         }
         let moved = start + (low > 0 ? shiftsAfter[low - 1] : 0)
-        return moved..<(moved + (editedLengths[position] ?? length))
+        let edited = low < editStarts.count && editStarts[low] == start
+        return moved..<(moved + (edited ? editedLengths[low] : length))
     }
     func isFolder(_ position: Int) -> Bool { word(position, 5) >> 63 == 1 }
     func duration(_ position: Int) -> Double { Double(bitPattern: word(position, 6)) }
@@ -270,6 +273,8 @@ extension StoreTable {
     /// falls outside the file the last one made.
     mutating func following(_ log: [StoreTableLog.Record]) -> Bool {
         var edits: [(start: Int, change: Int)] = []
+        // Each edited item's length now, by its start in the table's file.
+        var lengths: [Int: Int] = [:]
         for record in log
         where ItemIndexLog.names(source, hash: contentHash, sameFileAs: record.base, hash: record.baseHash) {
             let made: FileIdentity
@@ -291,10 +296,11 @@ extension StoreTable {
             for edit in record.edits {
                 let start = Int(word(edit.position, 3))
                 edits.append((start, edit.newLength - edit.old.count))
-                editedLengths[edit.position] = edit.newLength
+                lengths[start] = edit.newLength
             }
             edits.sort { $0.start < $1.start }
             editStarts = edits.map(\.start)
+            editedLengths = edits.map { lengths[$0.start]! }
             var sum = 0
             shiftsAfter = edits.map {
                 sum += $0.change

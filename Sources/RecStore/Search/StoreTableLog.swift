@@ -72,17 +72,20 @@ enum StoreTableLog {
     /// `old(position)` (id and range, in the table's order), which wrote them at `new`:
     /// each item whose bytes changed (`changed`, the ids the change annotated) as an edit;
     /// nil when an item changed is not where the table has it (then the change is not one
-    /// of annotations alone, and the table is written whole). Costs the changed items (and
-    /// one look at each id of `new`); a debug build checks every item's range through it.
+    /// of annotations alone, and the table is written whole). Costs the changed items, each
+    /// found by `position` (the table's scan of its ids, `StoreTable.position(of:)`: two
+    /// words compared per item, cheaper than hashing every id of `new`); a debug build
+    /// checks every item's range through it.
     static func annotations(
         old: (Int) -> (id: ItemID, range: Range<Int>), new: [(id: ItemID, range: Range<Int>)], changed: Set<ItemID>,
-        base: SourceIdentity, baseHash: UInt64, made: SourceIdentity, madeHash: UInt64
+        position: (ItemID) -> Int?, base: SourceIdentity, baseHash: UInt64, made: SourceIdentity, madeHash: UInt64
     ) -> Record? {
         var edits: [Edit] = []
-        for (position, now) in new.enumerated() where changed.contains(now.id) {
+        for id in changed {
+            guard let position = position(id), position < new.count, new[position].id == id else { return nil }
             let was = old(position)
-            guard was.id == now.id else { return nil }
-            edits.append(Edit(position: position, old: was.range, newLength: now.range.count))
+            guard was.id == id else { return nil }
+            edits.append(Edit(position: position, old: was.range, newLength: new[position].range.count))
         }
         guard edits.count == changed.count else { return nil }
         edits.sort { $0.old.lowerBound < $1.old.lowerBound }
