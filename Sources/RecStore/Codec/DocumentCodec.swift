@@ -200,16 +200,18 @@ public enum DocumentCodec {
     /// file as it was described by the reads' table (each item's range, its children, its
     /// subtree's run) instead of a whole document before. `document` must hold every touched
     /// item and each one's ancestors (the partial document does: the paths walked and the
-    /// folders listed); the trash is untouched and copied as it is. Also gives, for each
-    /// item of the new file, its position in the table (nil for an added one), from which
-    /// the table and `find`'s index are patched. nil where `splicingAnnotations` is, or when
-    /// something does not add up (then the whole document is read).
+    /// folders listed); the trash is untouched and copied as it is. Also gives where each
+    /// item of the new file came from in the table (`TableLayout`: runs of it, not one entry
+    /// per item), from which the table is made again (`StoreTable.restructured`). nil where
+    /// `splicingAnnotations` is, or when something does not add up (then the whole document
+    /// is read). Costs the items walked and the subtrees copied, not the table's size (but
+    /// for the look-up by id of the touched items and their folders, `StoreTable.position`).
     static func splicingStructure(
         _ touched: Set<ItemID>, _ document: Document, bytes: UnsafeBufferPointer<UInt8>, table: StoreTable
-    ) -> (file: SplicedFile, itemRanges: [(id: ItemID, range: Range<Int>)], origins: [Int?])? {
-        let old = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
-        guard let last = old.last, document.items[.root] != nil,
-            table.isSpliceable || isSpliceable(bytes, old)
+    ) -> (file: SplicedFile, layout: TableLayout)? {
+        guard table.count > 0, document.items[.root] != nil,
+            table.isSpliceable
+                || isSpliceable(bytes, (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) })
         else { return nil }
         // The table's position of each item the walk meets by id (few: the touched ones and
         // the folders above them); their children's come from the table itself.
@@ -241,47 +243,120 @@ public enum DocumentCodec {
         let added = touched.filter { document.items[$0] != nil && oldPosition($0) == nil }.count
         let removed = touched.filter { document.items[$0] == nil }.count
         guard removed == 0 else { return nil }
-        var s = SplicedItems(bytes: bytes, old: old, count: old.count + added)
-        func children(of folder: ItemID) -> Bool {
+        var s = TableSplice(bytes: bytes, table: table)
+        func children(of folder: ItemID, at position: Int) -> Bool {
             let oldChildren = oldPosition(folder).map(table.children(of:)) ?? []
             var j = 0
             for child in document.items[folder]!.children {
                 if marked.contains(child) {
-                    s.emit(child, touched: touched, document, at: oldPosition)
-                    if document.items[child]!.isFolder, !children(of: child) { return false }
+                    let placed = s.emit(child, parent: position, touched: touched, document, at: oldPosition)
+                    if document.items[child]!.isFolder, !children(of: child, at: placed.position) { return false }
+                    s.close(placed.piece)
                     continue
                 }
                 // Untouched, so it was here before, in the same order among the untouched.
                 while j < oldChildren.count, table.id(oldChildren[j]) != child { j += 1 }
                 guard j < oldChildren.count, oldChildren[j] > 0 else { return false }
-                s.copy(oldChildren[j], table.subtreeEnd(oldChildren[j]))
+                s.copy(oldChildren[j], table.subtreeEnd(oldChildren[j]), parent: position)
                 j += 1
             }
             return true
         }
-        s.emit(.root, touched: touched, document, at: oldPosition)
-        guard children(of: .root), s.ranges.count == old.count + added else { return nil }
-        s.file.copy(last.range.upperBound..<bytes.count)
+        let root = s.emit(.root, parent: -1, touched: touched, document, at: oldPosition)
+        guard children(of: .root, at: root.position), s.layout.count == table.count + added else { return nil }
+        s.close(root.piece)
+        s.file.copy(table.storeRange(table.count - 1).upperBound..<bytes.count)
         s.file.finish()
-        return (s.file, s.ranges, s.origins)
+        return (s.file, s.layout)
     }
 
-    /// The items of a file as `splicingTouched` and `splicingStructure` write them, as
+    /// Where the items of a file spliced through the reads' table (`splicingStructure`) came
+    /// from, in the new table's order: a subtree kept as it was is one piece, a run of the
+    /// table's positions whose bytes moved by one shift, so that the table is made again by
+    /// copying runs of its records (`StoreTable.restructured`), with no array per item.
+    struct TableLayout {
+        enum Piece: Equatable {
+            /// The table's positions `run` (one subtree, its root first), their bytes in the
+            /// new file `shift` from where they were, the root's parent at position `parent`.
+            case kept(Range<Int>, shift: Int, parent: Int)
+            /// One item on its own line: `origin` its table position (nil: added), `range`
+            /// where it lies now, `parent` its parent's position (-1: the root), `end` where
+            /// its subtree ends.
+            case placed(id: ItemID, origin: Int?, range: Range<Int>, parent: Int, end: Int)
+        }
+        var pieces: [Piece] = []
+        /// Items in the new file.
+        var count = 0
+    }
+
+    /// The items of a file as `splicingStructure` writes them, as `encodeWithRanges` does
+    /// (see `SplicedItems`), recorded as `TableLayout`'s pieces.
+    private struct TableSplice {
+        let table: StoreTable
+        var file: SplicedFile
+        var layout = TableLayout()
+
+        init(bytes: UnsafeBufferPointer<UInt8>, table: StoreTable) {
+            self.table = table
+            file = SplicedFile(old: bytes)
+            DocumentCodec.writeHead(to: &file.w)
+        }
+
+        /// The item `id` under the item at `parent`, its old line copied unless it is
+        /// `touched` or was not in the old file (`position` finds where it was), else
+        /// encoded from `document`; its piece's index and its position. Its subtree's end is
+        /// set by `close` once its children are in.
+        mutating func emit(
+            _ id: ItemID, parent: Int, touched: Set<ItemID>, _ document: Document, at position: (ItemID) -> Int?
+        ) -> (piece: Int, position: Int) {
+            if layout.count == 0 { file.w.raw("\n") } else { file.w.raw(",") }
+            let start = file.count
+            if layout.count > 0 { file.w.raw("\n") }
+            let k = position(id)
+            if !touched.contains(id), let k {
+                let range = table.storeRange(k)
+                let lineLength = range.count - (k == 0 ? 0 : 1)
+                file.copy((range.upperBound - lineLength)..<range.upperBound)
+            } else {
+                DocumentCodec.writeItem(document.items[id]!, to: &file.w)
+            }
+            let at = layout.count
+            layout.pieces.append(.placed(id: id, origin: k, range: start..<file.count, parent: parent, end: at + 1))
+            layout.count += 1
+            return (layout.pieces.count - 1, at)
+        }
+
+        /// The placed item of piece `index` ends its subtree here.
+        mutating func close(_ index: Int) {
+            guard case .placed(let id, let origin, let range, let parent, _) = layout.pieces[index] else { return }
+            layout.pieces[index] = .placed(id: id, origin: origin, range: range, parent: parent, end: layout.count)
+        }
+
+        /// The old items `k0..<k1`, one subtree, as they were, under the item at `parent`.
+        mutating func copy(_ k0: Int, _ k1: Int, parent: Int) {
+            file.w.raw(",")
+            let first = table.storeRange(k0).lowerBound
+            let shift = file.count - first
+            file.copy(first..<table.storeRange(k1 - 1).upperBound)
+            layout.pieces.append(.kept(k0..<k1, shift: shift, parent: parent))
+            layout.count += k1 - k0
+        }
+    }
+
+    /// The items of a file as `splicingTouched` writes them, as
     /// `encodeWithRanges` does: the first after a line break, every other one after a comma,
     /// its range starting with its line break. An item is copied from its line in `bytes`
-    /// (at `old`'s ranges) or encoded again; `origins` says where each came from.
+    /// (at `old`'s ranges) or encoded again.
     private struct SplicedItems {
         let old: [(id: ItemID, range: Range<Int>)]
         var file: SplicedFile
         var ranges: [(id: ItemID, range: Range<Int>)] = []
-        var origins: [Int?] = []
 
         /// `count`: how many items the new file will hold.
         init(bytes: UnsafeBufferPointer<UInt8>, old: [(id: ItemID, range: Range<Int>)], count: Int) {
             self.old = old
             file = SplicedFile(old: bytes)
             ranges.reserveCapacity(count)
-            origins.reserveCapacity(count)
             DocumentCodec.writeHead(to: &file.w)
         }
 
@@ -302,7 +377,6 @@ public enum DocumentCodec {
                 DocumentCodec.writeItem(document.items[id]!, to: &file.w)
             }
             ranges.append((id, start..<file.count))
-            origins.append(k)
         }
 
         /// The old items `k0..<k1`, one subtree, as they were.
@@ -312,7 +386,6 @@ public enum DocumentCodec {
             file.copy(old[k0].range.lowerBound..<old[k1 - 1].range.upperBound)
             for k in k0..<k1 {
                 ranges.append((old[k].id, (old[k].range.lowerBound + shift)..<(old[k].range.upperBound + shift)))
-                origins.append(k)
             }
         }
     }

@@ -53,26 +53,14 @@ enum ItemIndexLog {
             payload.word(id.high)
             payload.word(id.low)
         }
-        var framed = Words(capacity: 24 + payload.bytes.count)
-        framed.bytes.append(contentsOf: magic)
-        framed.int(payload.bytes.count)
-        framed.word(ContentHash.of(payload.bytes))
-        framed.bytes.append(contentsOf: payload.bytes)
-        return framed.bytes
+        return LogFrames.frame(payload.bytes, magic: magic)
     }
 
     /// Every record in `bytes`, nil when any one of them cannot be read whole.
     static func decode(_ bytes: [UInt8]) -> [Record]? {
+        guard let payloads = LogFrames.payloads(bytes, magic: magic) else { return nil }
         var records: [Record] = []
-        var at = 0
-        while at < bytes.count {
-            guard bytes.count - at >= 24, bytes[at..<at + 8].elementsEqual(magic) else { return nil }
-            var header = WordReader(Array(bytes[at + 8..<at + 24]))
-            guard let length = header.count(), let sum = header.word(), length <= bytes.count - at - 24 else {
-                return nil
-            }
-            let payload = Array(bytes[at + 24..<at + 24 + length])
-            guard ContentHash.of(payload) == sum else { return nil }
+        for payload in payloads {
             var r = WordReader(payload)
             guard let base = r.source(), let baseHash = r.word(), let made = r.source(), let madeHash = r.word(),
                 let flags = r.word(), flags <= 1, let count = r.count(), count <= (payload.count - r.at) / 16
@@ -88,7 +76,6 @@ enum ItemIndexLog {
                 Record(
                     base: base, baseHash: baseHash, made: made, madeHash: madeHash, restructured: flags == 1,
                     changed: changed))
-            at += 24 + length
         }
         return records
     }

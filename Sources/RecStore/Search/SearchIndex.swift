@@ -723,19 +723,44 @@ enum SearchIndexFiles {
         _ write: DocumentStore.PartialWrite, after table: StoreTable, source: SourceIdentity, in location: StoreLocation
     ) {
         guard location.isWritable else { return }
-        let bytes =
-            if let origins = write.origins {
-                table.restructured(
-                    write.document, touched: Set(write.changed.keys), ranges: write.itemRanges, origins: origins,
-                    source: source, contentHash: write.contentHash)
-            } else {
-                table.patched(ranges: write.itemRanges, source: source, contentHash: write.contentHash)
-            }
-        if let bytes { try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false) }
+        // A change of annotations is logged for the table (`StoreTableLog`), not written
+        // into it, up to `StoreTableLog.limit` records; then the table is written whole.
+        let logged =
+            write.layout == nil && table.layers.count < StoreTableLog.limit
+            && StoreTableLog.annotations(
+                old: { (id: table.id($0), range: table.storeRange($0)) }, new: write.itemRanges,
+                changed: Set(write.changed.keys), position: table.position(of:), base: table.source,
+                baseHash: table.contentHash, made: source,
+                madeHash: write.contentHash
+            ).map { StoreTableLog.append($0, in: location) } == true
+        if !logged {
+            let bytes =
+                if let layout = write.layout {
+                    table.restructured(
+                        write.document, touched: Set(write.changed.keys), layout: layout, source: source,
+                        contentHash: write.contentHash)
+                } else {
+                    table.patched(ranges: write.itemRanges, source: source, contentHash: write.contentHash)
+                }
+            // A debug build (every test's) holds the table written to the one made from the
+            // whole document of the file just written.
+            assert(
+                bytes == nil
+                    || {
+                        let file = write.file.bytes
+                        guard let loaded = try? file.withUnsafeBufferPointer({ try DocumentCodec.load($0) }) else {
+                            return false
+                        }
+                        return StoreTable.encode(
+                            loaded.document, ranges: loaded.itemRanges, source: source, contentHash: write.contentHash,
+                            spliceable: true) == bytes
+                    }(), "the table written after a splice is not the one the whole document makes")
+            if let bytes { StoreTable.write(bytes, in: location) }
+        }
         ItemIndexLog.append(
             ItemIndexLog.Record(
                 base: table.source, baseHash: table.contentHash, made: source, madeHash: write.contentHash,
-                restructured: write.origins != nil, changed: Array(write.changed.keys)),
+                restructured: write.layout != nil, changed: Array(write.changed.keys)),
             in: location)
     }
 

@@ -31,15 +31,37 @@ struct StoreTable {
 
     /// The file's bytes: mapped, not copied (a read at 100,000 items would copy 5.6 MB).
     let storage: MappedBytes
-    var bytes: [UInt8] { Array(storage.buffer) }
+    /// The table as it stands: its file's bytes, or with the log's records
+    /// (`StoreTableLog`) folded in, what `encode` would make now.
+    var bytes: [UInt8] {
+        guard !layers.isEmpty else { return Array(storage.buffer) }
+        return patched(
+            ranges: (0..<count).map { (id: id($0), range: storeRange($0)) }, source: source, contentHash: contentHash)
+            ?? Array(storage.buffer)
+    }
     let count: Int
     /// Items in the document, under the root or not: when it is `count`, no item is
     /// outside the table (what a UUID prefix needs to be unique in the table alone).
     let documentCount: Int
-    let identity: FileIdentity
+    /// These three name the file the table describes: the one it was made from, or, with
+    /// `layers`, the one the last record made.
+    private(set) var identity: FileIdentity
     /// `store.json` as it was when the table was made (`identity`, present or recent).
-    let source: SourceIdentity
-    let contentHash: UInt64
+    private(set) var source: SourceIdentity
+    private(set) var contentHash: UInt64
+    /// The changes of annotations logged since the file was written (`StoreTableLog`,
+    /// `cache/items-table.pending`), in order: each item's range is read through them.
+    private(set) var layers: [StoreTableLog.Record] = []
+    /// `layers` folded into one step function over the table's own ranges: every edit's
+    /// start in the file the table was made from and the sum of the length changes up to
+    /// and with it (items keep their order in the file, so an item moves by the changes
+    /// of the edits before it, whichever record made them), and the length now of the item
+    /// edited there (items do not overlap, so an edit's start is its item's alone; an item
+    /// edited by several records has as many entries, each with its last length). A range
+    /// is then one binary search, whatever the number of records, with no look-up by item.
+    private var editStarts: [Int] = []
+    private var shiftsAfter: [Int] = []
+    private var editedLengths: [Int] = []
     /// Whether `store.json` (the file named) is laid out as recnotes writes it
     /// (`DocumentCodec.isSpliceable`), checked when the table was made: then a splice
     /// through the table does not read every line of it again to know.
@@ -64,7 +86,17 @@ struct StoreTable {
     func subtreeEnd(_ position: Int) -> Int { Int(word(position, 2) >> 32) }
     func storeRange(_ position: Int) -> Range<Int> {
         let start = Int(word(position, 3))
-        return start..<(start + Int(word(position, 4) & 0xFFFF_FFFF))
+        let length = Int(word(position, 4) & 0xFFFF_FFFF)
+        guard !layers.isEmpty else { return start..<(start + length) }
+        var low = 0
+        var high = editStarts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if editStarts[middle] < start { low = middle + 1 } else { high = middle }
+        }
+        let moved = start + (low > 0 ? shiftsAfter[low - 1] : 0)
+        let edited = low < editStarts.count && editStarts[low] == start
+        return moved..<(moved + (edited ? editedLengths[low] : length))
     }
     func isFolder(_ position: Int) -> Bool { word(position, 5) >> 63 == 1 }
     func duration(_ position: Int) -> Double { Double(bitPattern: word(position, 6)) }
@@ -213,6 +245,11 @@ extension StoreTable {
         guard let storage = MappedBytes(mapping: location.storeTableFile), var table = StoreTable(storage) else {
             return nil
         }
+        // The log before store.json's identity: a change after the log was read leaves
+        // store.json past the chain's end, which then does not match it.
+        if let logged = try? FileSystem.read(location.storeTableLogFile) {
+            guard let records = StoreTableLog.decode(logged), table.following(records) else { return nil }
+        }
         guard let now = FileIdentity(path: location.storeFile), now == table.identity else { return nil }
         switch table.source {
         case .present: return table
@@ -228,6 +265,51 @@ extension StoreTable {
             return table
         case .absent, .untrusted: return nil
         }
+    }
+
+    /// The records of `log` that continue from the file this table names, taken in as
+    /// `layers` (a record that does not start where the chain stands is another chain's,
+    /// left by a log that was not dropped, and is passed over); false when a range they give
+    /// falls outside the file the last one made.
+    mutating func following(_ log: [StoreTableLog.Record]) -> Bool {
+        var edits: [(start: Int, change: Int)] = []
+        // Each edited item's length now, by its start in the table's file.
+        var lengths: [Int: Int] = [:]
+        for record in log
+        where ItemIndexLog.names(source, hash: contentHash, sameFileAs: record.base, hash: record.baseHash) {
+            let made: FileIdentity
+            switch record.made {
+            case .present(let identity), .recent(let identity): made = identity
+            case .absent, .untrusted: return false
+            }
+            // Each edit where the table (with the records before) has its item, inside the
+            // file, and the file's length changed by theirs alone: then every item lies
+            // inside the file made (they keep their order, and none overlaps another).
+            var change = 0
+            for edit in record.edits {
+                guard edit.position < count, storeRange(edit.position) == edit.old,
+                    edit.old.upperBound <= Int(identity.size)
+                else { return false }
+                change += edit.newLength - edit.old.count
+            }
+            guard Int(identity.size) + change == Int(made.size) else { return false }
+            for edit in record.edits {
+                let start = Int(word(edit.position, 3))
+                edits.append((start, edit.newLength - edit.old.count))
+                lengths[start] = edit.newLength
+            }
+            edits.sort { $0.start < $1.start }
+            editStarts = edits.map(\.start)
+            editedLengths = edits.map { lengths[$0.start]! }
+            var sum = 0
+            shiftsAfter = edits.map {
+                sum += $0.change
+                return sum
+            }
+            layers.append(record)
+            (source, contentHash, identity) = (record.made, record.madeHash, made)
+        }
+        return true
     }
 
     /// What the second word of a table holds: the `ContentHash` of all that follows it.
@@ -295,7 +377,16 @@ extension StoreTable {
                 document, ranges: ranges, source: source, contentHash: contentHash, spliceable: spliceable)
         else { return }
         try? FileSystem.makeDirectories(location.cacheDirectory)
+        write(bytes, in: location)
+    }
+
+    /// A table's bytes written whole, and the log of changes to the one before it dropped:
+    /// the table written names the file it describes (a reader that meets it with the old
+    /// log finds no record that starts there, and one that meets the old table with no log
+    /// finds it stale).
+    static func write(_ bytes: [UInt8], in location: StoreLocation) {
         try? FileSystem.writeAtomically(bytes, to: location.storeTableFile, durable: false)
+        try? FileSystem.remove(location.storeTableLogFile)
     }
 
     /// After a reading command succeeded: when it read the whole store (the table could not
@@ -314,7 +405,7 @@ extension StoreTable {
             w.source(.present(table.identity))
             bytes.replaceSubrange(16..<64, with: w.bytes)
             seal(&bytes)
-            try? FileSystem.writeAtomically(bytes, to: library.location.storeTableFile, durable: false)
+            write(bytes, in: library.location)
             return
         }
         let store = library.documents
@@ -366,65 +457,54 @@ extension StoreTable {
     }
 
     /// This table after a change that added or moved items, spliced into `store.json`
-    /// through it (`DocumentCodec.splicingStructure`): `ranges` the new file's items in
-    /// order, `origins` each one's position in this table (nil for an added one). An item
-    /// `touched` takes its parent, name and kind from `document` (which holds it and its
-    /// ancestors), every other one keeps its record but for its range and its parent's
-    /// new position. The bytes `encode` makes for the whole document after the change; nil
-    /// when something does not add up. Written record by record into the new table's bytes
-    /// (no column arrays): at 100,000 items this is most of a `mkdir`'s own work.
+    /// through it (`DocumentCodec.splicingStructure`): `layout` the new file's items in
+    /// order, as runs of this table's positions kept whole (a subtree untouched, its bytes
+    /// moved by one shift) and items placed on their own. An item placed that is `touched`
+    /// or added takes its name and kind from `document` (which holds it and its ancestors),
+    /// every other one keeps its record but for its links and range. The bytes `encode` makes
+    /// for the whole document after the change; nil when something does not add up.
+    /// A kept run is copied as one block of records and one of names, then each record's
+    /// positions, offset in `store.json` and name offset moved by the run's shifts: no array
+    /// per item, no look-up by id (at 100,000 items this was most of a `mkdir`'s own work).
     func restructured(
-        _ document: Document, touched: Set<ItemID>, ranges: [(id: ItemID, range: Range<Int>)], origins: [Int?],
-        source: SourceIdentity, contentHash: UInt64
+        _ document: Document, touched: Set<ItemID>, layout: DocumentCodec.TableLayout, source: SourceIdentity,
+        contentHash: UInt64
     ) -> [UInt8]? {
-        let n = ranges.count
-        guard origins.count == n, n >= 1, n < 1 << 31 else { return nil }
-        var now = Array(repeating: -1, count: count)
-        var byID: [ItemID: Int] = [:]
-        // The items whose record is made from `document` (touched or added): a few, looked
-        // up by position through `freshAt` (an index into `freshItems`, or -1).
-        var freshItems: [Item] = []
-        var freshAt = [Int32](repeating: -1, count: n)
-        func fresh(_ position: Int) -> Item? {
-            freshAt[position] < 0 ? nil : freshItems[Int(freshAt[position])]
+        let n = layout.count
+        guard n >= 1, n < 1 << 31 else { return nil }
+        let namesBase = Self.headerSize + count * Self.recordSize
+        // Where a kept run's names lie among this table's: one after another, in its order.
+        func names(_ run: Range<Int>) -> Range<Int> {
+            nameRange(run.lowerBound).lowerBound - namesBase..<nameRange(run.upperBound - 1).upperBound - namesBase
         }
-        for (position, origin) in origins.enumerated() {
-            let id = ranges[position].id
-            if let origin {
-                guard origin >= 0, origin < count else { return nil }
-                now[origin] = position
-            }
-            if origin == nil || touched.contains(id) {
-                guard let item = document.items[id] else { return nil }
-                byID[id] = position
-                freshAt[position] = Int32(freshItems.count)
-                freshItems.append(item)
-            }
+        func fresh(_ id: ItemID, _ origin: Int?) -> Item? {
+            origin == nil || touched.contains(id) ? document.items[id] : nil
         }
-        var parents = [Int](repeating: -1, count: n)
         var namesLength = 0
-        for position in 0..<n {
-            let entry = ranges[position]
-            guard entry.range.count < 1 << 32 else { return nil }
-            let parent: Int
-            if let item = fresh(position) {
-                // Its parent is added or touched too, or kept (the folder above a touched one).
-                parent = item.parent.map { byID[$0] ?? self.position(of: $0).map { now[$0] } ?? -1 } ?? -1
-                namesLength += item.name.utf8.count
-            } else {
-                let origin = origins[position]!
-                guard id(origin) == entry.id else { return nil }
-                parent = self.parent(origin).map { now[$0] } ?? -1
-                namesLength += Int(word(origin, 4) >> 32)
+        var position = 0
+        for piece in layout.pieces {
+            switch piece {
+            case .kept(let run, _, let parent):
+                guard run.lowerBound > 0, run.upperBound <= count, subtreeEnd(run.lowerBound) == run.upperBound,
+                    parent >= 0, parent < position
+                else { return nil }
+                namesLength += names(run).count
+                position += run.count
+            case .placed(let id, let origin, let range, let parent, let end):
+                guard range.count < 1 << 32, parent < position, parent >= 0 || position == 0, end > position,
+                    end <= n
+                else { return nil }
+                if let item = fresh(id, origin) {
+                    namesLength += item.name.utf8.count
+                } else if let origin, origin < count, self.id(origin) == id {
+                    namesLength += nameRange(origin).count
+                } else {
+                    return nil
+                }
+                position += 1
             }
-            guard parent < position, parent >= 0 || position == 0 else { return nil }
-            parents[position] = parent
         }
-        // Children follow their parent, so a subtree's end is known from the end backwards.
-        var ends = Array(1...n)
-        for position in (1..<n).reversed() {
-            ends[parents[position]] = max(ends[parents[position]], ends[position])
-        }
+        guard position == n else { return nil }
         var header = Words(capacity: Self.headerSize)
         header.bytes += Self.magic
         header.word(0)  // the checksum, below
@@ -438,50 +518,94 @@ extension StoreTable {
         guard header.bytes.count == Self.headerSize else { return nil }
         let namesStart = Self.headerSize + n * Self.recordSize
         let total = namesStart + namesLength
-        let old = storage.buffer
+        let old = storage.buffer.baseAddress!
+        let layered = !layers.isEmpty
+        var valid = true
         var bytes = [UInt8](unsafeUninitializedCapacity: total) { raw, initialized in
             let base = UnsafeMutableRawPointer(raw.baseAddress!)
             header.bytes.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            var position = 0
             var nameAt = 0
-            for position in 0..<n {
-                let at = Self.headerSize + position * Self.recordSize
-                func put(_ k: Int, _ value: UInt64) {
-                    base.storeBytes(of: value.littleEndian, toByteOffset: at + k * 8, as: UInt64.self)
-                }
-                let entry = ranges[position]
-                let nameLength: Int
-                let folder: Bool
-                let duration: UInt64
-                if let item = fresh(position) {
-                    var name = item.name
-                    nameLength = name.withUTF8 { utf8 in
-                        if let from = utf8.baseAddress {
-                            (base + namesStart + nameAt).copyMemory(from: from, byteCount: utf8.count)
-                        }
-                        return utf8.count
-                    }
-                    folder = item.isFolder
-                    duration = (item.recording?.duration ?? 0).bitPattern
-                } else {
-                    let origin = origins[position]!
-                    let name = nameRange(origin)
-                    nameLength = name.count
+            func put(_ at: Int, _ k: Int, _ value: UInt64) {
+                base.storeBytes(of: value.littleEndian, toByteOffset: at + k * 8, as: UInt64.self)
+            }
+            pieces: for piece in layout.pieces {
+                switch piece {
+                case .kept(let run, let shift, let parent):
+                    let to = Self.headerSize + position * Self.recordSize
+                    (base + to).copyMemory(
+                        from: old + Self.headerSize + run.lowerBound * Self.recordSize,
+                        byteCount: run.count * Self.recordSize)
+                    let span = names(run)
                     (base + namesStart + nameAt).copyMemory(
-                        from: old.baseAddress! + name.lowerBound, byteCount: name.count)
-                    folder = isFolder(origin)
-                    duration = word(origin, 6)
+                        from: old + namesBase + span.lowerBound, byteCount: span.count)
+                    // Inside the run every link moves with it; its root's parent is `parent`.
+                    let moved = position - run.lowerBound
+                    var expectedName = span.lowerBound
+                    for k in run {
+                        let at = to + (k - run.lowerBound) * Self.recordSize
+                        let name = Int(word(k, 5) & ~(1 << 63))
+                        let end = subtreeEnd(k) + moved
+                        let linked = k == run.lowerBound ? parent : (self.parent(k) ?? -1) + moved
+                        // Names one after another as the span copied says, links inside the run.
+                        guard name == expectedName, linked >= (k == run.lowerBound ? 0 : position) else {
+                            valid = false
+                            break pieces
+                        }
+                        expectedName += nameRange(k).count
+                        put(at, 2, UInt64(linked + 1) | UInt64(end) << 32)
+                        put(at, 5, UInt64(name - span.lowerBound + nameAt) | (word(k, 5) & 1 << 63))
+                        if layered {
+                            let range = storeRange(k)
+                            guard range.count < 1 << 32 else {
+                                valid = false
+                                break pieces
+                            }
+                            put(at, 3, UInt64(range.lowerBound + shift))
+                            put(at, 4, UInt64(range.count) | (word(k, 4) & 0xFFFF_FFFF_0000_0000))
+                        } else {
+                            put(at, 3, UInt64(Int(word(k, 3)) + shift))
+                        }
+                    }
+                    position += run.count
+                    nameAt += span.count
+                case .placed(let id, let origin, let range, let parent, let end):
+                    let at = Self.headerSize + position * Self.recordSize
+                    let nameLength: Int
+                    let folder: Bool
+                    let duration: UInt64
+                    if let item = fresh(id, origin) {
+                        var name = item.name
+                        nameLength = name.withUTF8 { utf8 in
+                            if let from = utf8.baseAddress {
+                                (base + namesStart + nameAt).copyMemory(from: from, byteCount: utf8.count)
+                            }
+                            return utf8.count
+                        }
+                        folder = item.isFolder
+                        duration = (item.recording?.duration ?? 0).bitPattern
+                    } else {
+                        let origin = origin!
+                        let name = nameRange(origin)
+                        nameLength = name.count
+                        (base + namesStart + nameAt).copyMemory(from: old + name.lowerBound, byteCount: name.count)
+                        folder = isFolder(origin)
+                        duration = word(origin, 6)
+                    }
+                    put(at, 0, id.high)
+                    put(at, 1, id.low)
+                    put(at, 2, UInt64(parent + 1) | UInt64(end) << 32)
+                    put(at, 3, UInt64(range.lowerBound))
+                    put(at, 4, UInt64(range.count) | UInt64(nameLength) << 32)
+                    put(at, 5, UInt64(nameAt) | (folder ? 1 << 63 : 0))
+                    put(at, 6, duration)
+                    position += 1
+                    nameAt += nameLength
                 }
-                put(0, entry.id.high)
-                put(1, entry.id.low)
-                put(2, UInt64(parents[position] + 1) | UInt64(ends[position]) << 32)
-                put(3, UInt64(entry.range.lowerBound))
-                put(4, UInt64(entry.range.count) | UInt64(nameLength) << 32)
-                put(5, UInt64(nameAt) | (folder ? 1 << 63 : 0))
-                put(6, duration)
-                nameAt += nameLength
             }
             initialized = total
         }
+        guard valid else { return nil }
         Self.seal(&bytes)
         return bytes
     }

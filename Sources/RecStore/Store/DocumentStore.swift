@@ -326,19 +326,20 @@ public final class DocumentStore {
 
     /// A change spliced into `store.json` without its whole document: the new bytes, where
     /// each item lies in them, their hash, and the items changed (logged for find's index:
-    /// `SearchIndexFiles.storeSpliced`). For a change that
-    /// added or moved items, `origins` says where each item of the new file was in the
-    /// table (nil for an added one), and `document` holds the touched items and their
-    /// ancestors as they are now.
+    /// `SearchIndexFiles.storeSpliced`). For a change that added or moved items, `layout`
+    /// says where the items of the new file came from in the table instead of `itemRanges`
+    /// (runs of the table, not one entry per item), and `document` holds the touched items
+    /// and their ancestors as they are now.
     struct PartialWrite {
         /// The new file, runs of `source`'s bytes (the old file, mapped and open) and new ones.
         var file: DocumentCodec.SplicedFile
         var source: MappedBytes
+        /// Every item's range in the new file, in the table's order (a change of annotations).
         var itemRanges: [(id: ItemID, range: Range<Int>)]
         /// Set once written: 0 for a file whose identity is stamped (not hashed).
         var contentHash: UInt64 = 0
         var changed: [ItemID: Item]
-        var origins: [Int?]? = nil
+        var layout: DocumentCodec.TableLayout? = nil
         var document = Document(items: [:])
     }
 
@@ -359,7 +360,7 @@ public final class DocumentStore {
         let bytes = source.buffer.assumingMemoryBound(to: UInt8.self)
         let spliced: DocumentCodec.SplicedFile
         let itemRanges: [(id: ItemID, range: Range<Int>)]
-        var origins: [Int?]?
+        var layout: DocumentCodec.TableLayout?
         let changedIDs: Set<ItemID>
         if let annotated {
             let ranges = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
@@ -374,9 +375,7 @@ public final class DocumentStore {
                 let made = DocumentCodec.splicingStructure(
                     transaction.touched, transaction.document, bytes: bytes, table: table)
             else { return nil }
-            (spliced, itemRanges, origins, changedIDs) = (
-                made.file, made.itemRanges, made.origins, transaction.touched
-            )
+            (spliced, itemRanges, layout, changedIDs) = (made.file, [], made.layout, transaction.touched)
         }
         var changed: [ItemID: Item] = [:]
         for id in changedIDs { changed[id] = transaction.document[id] }
@@ -389,7 +388,7 @@ public final class DocumentStore {
                 return DocumentCodec.encode(whole) == spliced.bytes
             }(), "the spliced store.json is not the full encode")
         return PartialWrite(
-            file: spliced, source: source, itemRanges: itemRanges, changed: changed, origins: origins,
+            file: spliced, source: source, itemRanges: itemRanges, changed: changed, layout: layout,
             document: transaction.document)
     }
 

@@ -77,6 +77,8 @@ public struct StoreLocation: Equatable, Sendable {
     public var transcriptIndexFile: String { cacheDirectory + "/find-transcripts" }
     /// The items' table that reading commands answer from (`StoreTable`).
     public var storeTableFile: String { cacheDirectory + "/" + StoreTable.fileName }
+    /// The changes the reads' table has not taken in yet (`StoreTableLog`).
+    public var storeTableLogFile: String { cacheDirectory + "/items-table.pending" }
 
     /// Whether this process may change the store: false for a store on a read-only mount
     /// or one whose directory or lock files it has no write permission for (a mounted
