@@ -719,28 +719,36 @@ enum SearchIndexFiles {
     /// added or moved). find's index is not read here: the change is logged beside it
     /// (`ItemIndexLog`), and the next `find` patches it (`ItemIndex.caughtUp`), so that a
     /// change costs what changed, not the index's size.
+    ///
+    /// In two steps, so that the costly one overlaps the wait for the disk: this makes the
+    /// table's bytes or log record and the index's record (while the new file is fsynced,
+    /// before it is in place), and the closure it returns writes them (once it is in place,
+    /// so that a reader meanwhile still finds the old file's table valid).
     static func storeSpliced(
         _ write: DocumentStore.PartialWrite, after table: StoreTable, source: SourceIdentity, in location: StoreLocation
-    ) {
-        guard location.isWritable else { return }
+    ) -> () -> Void {
+        guard location.isWritable else { return {} }
         // A change of annotations is logged for the table (`StoreTableLog`), not written
         // into it, up to `StoreTableLog.limit` records; then the table is written whole.
-        let logged =
+        let record =
             write.layout == nil && table.layers.count < StoreTableLog.limit
-            && StoreTableLog.annotations(
+            ? StoreTableLog.annotations(
                 old: { (id: table.id($0), range: table.storeRange($0)) }, new: write.itemRanges,
                 changed: Set(write.changed.keys), position: table.position(of:), base: table.source,
                 baseHash: table.contentHash, made: source,
                 madeHash: write.contentHash
-            ).map { StoreTableLog.append($0, in: location) } == true
-        if !logged {
-            let bytes =
+            ) : nil
+        let (itemRanges, contentHash) = (write.itemRanges, write.contentHash)
+        func patched() -> [UInt8]? { table.patched(ranges: itemRanges, source: source, contentHash: contentHash) }
+        var bytes: [UInt8]?
+        if record == nil {
+            bytes =
                 if let layout = write.layout {
                     table.restructured(
                         write.document, touched: Set(write.changed.keys), layout: layout, source: source,
                         contentHash: write.contentHash)
                 } else {
-                    table.patched(ranges: write.itemRanges, source: source, contentHash: write.contentHash)
+                    patched()
                 }
             // A debug build (every test's) holds the table written to the one made from the
             // whole document of the file just written.
@@ -755,13 +763,18 @@ enum SearchIndexFiles {
                             loaded.document, ranges: loaded.itemRanges, source: source, contentHash: write.contentHash,
                             spliceable: true) == bytes
                     }(), "the table written after a splice is not the one the whole document makes")
-            if let bytes { StoreTable.write(bytes, in: location) }
         }
-        ItemIndexLog.append(
-            ItemIndexLog.Record(
-                base: table.source, baseHash: table.contentHash, made: source, madeHash: write.contentHash,
-                restructured: write.layout != nil, changed: Array(write.changed.keys)),
-            in: location)
+        let indexRecord = ItemIndexLog.Record(
+            base: table.source, baseHash: table.contentHash, made: source, madeHash: write.contentHash,
+            restructured: write.layout != nil, changed: Array(write.changed.keys))
+        return {
+            // A record that cannot be appended: the table written whole instead.
+            if let record, StoreTableLog.append(record, in: location) {
+            } else if let whole = bytes ?? patched() {
+                StoreTable.write(whole, in: location)
+            }
+            ItemIndexLog.append(indexRecord, in: location)
+        }
     }
 
     /// find's items index written, and the changes logged for the one before it dropped

@@ -247,6 +247,7 @@ public final class DocumentStore {
                 let storeFile = location.storeFile
                 let named = partialTable?.identity
                 var newHash: UInt64?
+                var saveCaches: (() -> Void)?
                 let made = try FileSystem.writeAtomically(to: storeFile, stamping: true, followingWriteback: true) {
                     try spliced!.file.write(to: $0, from: spliced!.source.descriptor, path: storeFile)
                     // The old file is read as it is now (mapped, copied by the kernel), not
@@ -255,20 +256,23 @@ public final class DocumentStore {
                         throw RecError.failure(
                             storeFile, "changed by another program while it was read; nothing was changed")
                     }
-                } replaced: { info, stamped in
-                    // The reads' table and find's index follow the change, named by its new
-                    // identity, while the directory syncs.
-                    let identity = FileIdentity(info)
+                } whileSyncing: { info, stamped in
+                    // What the reads' table and find's index will hold, named by the new
+                    // identity, made while the disk takes the file; written once it is there.
                     if !stamped { newHash = ContentHash.of(spliced!.file.bytes) }
                     spliced!.contentHash = newHash ?? 0
+                    let identity = FileIdentity(info)
                     let source = stamped ? SourceIdentity.present(identity) : SourceIdentity.of(identity)
                     if let table = partialTable {
-                        SearchIndexFiles.storeSpliced(spliced!, after: table, source: source, in: location)
+                        saveCaches = SearchIndexFiles.storeSpliced(spliced!, after: table, source: source, in: location)
                     }
+                } replaced: { _, _ in
+                    saveCaches?()
                     // `spliced` is the only binding of the change, so that this is the last
                     // reference to the old file (unless the table holds it): its pages are
-                    // freed here, not after the wait.
+                    // freed here, while the directory syncs, not after.
                     spliced = nil
+                    saveCaches = nil
                 }
                 identity = FileIdentity(made.info)
                 identityIsStamped = made.stamped

@@ -86,13 +86,18 @@ public enum FileSystem {
     /// still being written (`WritebackFollower`), so that the fsync waits for little more
     /// than the last of them.
     ///
-    /// `replaced` runs once the file is in place, given what is returned, on this thread
-    /// while another fsyncs the directory: a change's own follow-up (its caches written, the
-    /// old file's pages freed) then costs no time beside that wait for the disk (issue 28).
-    /// It must not need the rename to be durable: what does (the journal) comes after.
+    /// A change's own follow-up runs on this thread while another waits for the disk, so
+    /// that it costs no time beside that wait (issue 28):
+    /// - `whileSyncing`, given the file as written, while its data is fsynced: work that
+    ///   names the new file but writes nothing (what its caches will hold);
+    /// - `replaced`, once it is in place, while the directory is fsynced: work that needs
+    ///   the new file there (its caches written, so that a reader meanwhile still finds the
+    ///   old file's valid) or the old one gone (its pages freed), but not the rename durable:
+    ///   what does (the journal) comes after this returns.
     package static func writeAtomically(
         to path: String, durable: Bool = true, replacing: Bool = true, stamping: Bool = false,
         followingWriteback: Bool = false, _ write: (Int32) throws -> Void,
+        whileSyncing: (_ info: stat, _ stamped: Bool) -> Void = { _, _ in },
         replaced: (_ info: stat, _ stamped: Bool) -> Void = { _, _ in }
     ) throws -> (info: stat, stamped: Bool) {
         let directory = parentDirectory(of: path)
@@ -111,8 +116,15 @@ public enum FileSystem {
                 throw error
             }
             if stamping { stamped = stampModified(fd) }
-            guard !durable || fsync(fd) == 0, fstat(fd, &info) == 0 else {
-                throw RecError.failure(path, "cannot write: \(Errno.current)")
+            // An fsync changes neither the size nor the time: the file is known before it.
+            guard fstat(fd, &info) == 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
+            if durable {
+                let written = info
+                let (_, syncFailure) = try JoinableThread.both(
+                    { whileSyncing(written, stamped) }, { fsync(fd) == 0 ? nil : Errno.current })
+                if let syncFailure { throw RecError.failure(path, "cannot write: \(syncFailure)") }
+            } else {
+                whileSyncing(info, stamped)
             }
             guard close(fd) == 0 else {
                 throw RecError.failure(path, "cannot write: \(Errno.current)")
