@@ -102,6 +102,22 @@ struct QuickArguments {
         }
     }
 
+    /// `command` as argument-parser would hand it over, or nil: it validates each option
+    /// group (`validateGroups`), then the command, after decoding, and a failure is its to
+    /// report.
+    static func validated<Command: ParsableCommand>(
+        _ command: Command, _ validateGroups: (inout Command) throws -> Void
+    ) -> Command? {
+        var command = command
+        do {
+            try validateGroups(&command)
+            try command.validate()
+            return command
+        } catch {
+            return nil
+        }
+    }
+
     /// Words argument-parser answers itself: help, `--version`, the completion machinery and
     /// its JSON description of the commands.
     private static func isBuiltIn(_ word: String) -> Bool {

@@ -36,15 +36,10 @@ struct MakeFolder: ParsableCommand {
         mkdir.output = words.output
         mkdir.parents = words.flag("-p")
         mkdir.paths = words.positionals
-        // argument-parser validates each group after decoding; a failure is its to report.
-        do {
-            try mkdir.global.validate()
-            try mkdir.output.validate()
-            try mkdir.validate()
-        } catch {
-            return nil
+        return QuickArguments.validated(mkdir) {
+            try $0.global.validate()
+            try $0.output.validate()
         }
-        return mkdir
     }
 
     static let quickFlags = ["--quiet", "--json", "-p"]

@@ -38,15 +38,10 @@ struct Move: ParsableCommand {
         move.global = words.global
         move.output = words.output
         move.paths = words.positionals
-        // argument-parser validates each group after decoding; a failure is its to report.
-        do {
-            try move.global.validate()
-            try move.output.validate()
-            try move.validate()
-        } catch {
-            return nil
+        return QuickArguments.validated(move) {
+            try $0.global.validate()
+            try $0.output.validate()
         }
-        return move
     }
 
     static let quickFlags = ["--quiet", "--json"]

@@ -44,15 +44,10 @@ struct Note: ParsableCommand {
         note.path = path
         note.set = words.value("--set")
         note.edit = words.flag("--edit")
-        // argument-parser validates each group after decoding; a failure is its to report.
-        do {
-            try note.global.validate()
-            try note.output.validate()
-            try note.validate()
-        } catch {
-            return nil
+        return QuickArguments.validated(note) {
+            try $0.global.validate()
+            try $0.output.validate()
         }
-        return note
     }
 
     static let quickFlags = ["--quiet", "--json", "--edit"]

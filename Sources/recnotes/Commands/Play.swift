@@ -156,15 +156,10 @@ struct Play: ParsableCommand {
         play.original = words.flag("--original")
         play.paused = words.flag("--paused")
         play.detached = detached
-        // argument-parser validates each group after decoding; a failure is its to report.
-        do {
-            try play.global.validate()
-            try play.detached.validate()
-            try play.validate()
-        } catch {
-            return nil
+        return QuickArguments.validated(play) {
+            try $0.global.validate()
+            try $0.detached.validate()
         }
-        return play
     }
 
     static let quickFlags = [

@@ -34,15 +34,10 @@ struct Tag: ParsableCommand, TakesDashWords {
         tag.global = words.global
         tag.output = words.output
         tag.words = words.positionals
-        // argument-parser validates each group after decoding; a failure is its to report.
-        do {
-            try tag.global.validate()
-            try tag.output.validate()
-            try tag.validate()
-        } catch {
-            return nil
+        return QuickArguments.validated(tag) {
+            try $0.global.validate()
+            try $0.output.validate()
         }
-        return tag
     }
 
     static let quickFlags = ["--quiet", "--json"]
