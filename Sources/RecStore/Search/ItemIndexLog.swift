@@ -43,10 +43,7 @@ enum ItemIndexLog {
 
     static func encode(_ record: Record) -> [UInt8] {
         var payload = Words(capacity: 8 * (16 + 2 * record.changed.count))
-        payload.source(record.base)
-        payload.word(record.baseHash)
-        payload.source(record.made)
-        payload.word(record.madeHash)
+        payload.chainLink(base: record.base, baseHash: record.baseHash, made: record.made, madeHash: record.madeHash)
         payload.word(record.restructured ? 1 : 0)
         payload.int(record.changed.count)
         for id in record.changed {
@@ -62,7 +59,7 @@ enum ItemIndexLog {
         var records: [Record] = []
         for payload in payloads {
             var r = WordReader(payload)
-            guard let base = r.source(), let baseHash = r.word(), let made = r.source(), let madeHash = r.word(),
+            guard let (base, baseHash, made, madeHash) = r.chainLink(),
                 let flags = r.word(), flags <= 1, let count = r.count(), count <= (payload.count - r.at) / 16
             else { return nil }
             var changed: [ItemID] = []

@@ -32,3 +32,21 @@ enum LogFrames {
         return payloads
     }
 }
+
+/// Where a log's record stands in its chain, which each log writes first in its payload:
+/// the file it was made from (`base`, with its hash) and the file it made (`made`).
+extension Words {
+    mutating func chainLink(base: SourceIdentity, baseHash: UInt64, made: SourceIdentity, madeHash: UInt64) {
+        source(base)
+        word(baseHash)
+        source(made)
+        word(madeHash)
+    }
+}
+
+extension WordReader {
+    mutating func chainLink() -> (base: SourceIdentity, baseHash: UInt64, made: SourceIdentity, madeHash: UInt64)? {
+        guard let base = source(), let baseHash = word(), let made = source(), let madeHash = word() else { return nil }
+        return (base, baseHash, made, madeHash)
+    }
+}

@@ -98,10 +98,7 @@ enum StoreTableLog {
 
     static func encode(_ record: Record) -> [UInt8] {
         var payload = Words(capacity: 8 * (15 + 4 * record.edits.count))
-        payload.source(record.base)
-        payload.word(record.baseHash)
-        payload.source(record.made)
-        payload.word(record.madeHash)
+        payload.chainLink(base: record.base, baseHash: record.baseHash, made: record.made, madeHash: record.madeHash)
         payload.int(record.edits.count)
         for edit in record.edits {
             payload.int(edit.position)
@@ -119,7 +116,7 @@ enum StoreTableLog {
         var records: [Record] = []
         for payload in payloads {
             var r = WordReader(payload)
-            guard let base = r.source(), let baseHash = r.word(), let made = r.source(), let madeHash = r.word(),
+            guard let (base, baseHash, made, madeHash) = r.chainLink(),
                 let count = r.count(), count <= (payload.count - r.at) / 32
             else { return nil }
             var edits: [Edit] = []
