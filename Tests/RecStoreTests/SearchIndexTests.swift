@@ -508,13 +508,7 @@ struct SearchIndexTests {
     @Test("a log of changes reads back record for record; one cut short or with a byte changed is not read")
     func logRecords() throws {
         var random = Self.generator(28)
-        func identity() -> FileIdentity {
-            FileIdentity(
-                device: UInt64.random(in: 1...9, using: &random), inode: UInt64.random(in: 1...1 << 40, using: &random),
-                size: Int64.random(in: 1...1 << 30, using: &random),
-                modifiedSeconds: Int.random(in: 1...1 << 31, using: &random),
-                modifiedNanoseconds: Int.random(in: 0..<1_000_000_000, using: &random))
-        }
+        func identity() -> FileIdentity { LogChecks.identity(using: &random) }
         let records = (0..<5).map { k in
             ItemIndexLog.Record(
                 base: k % 2 == 0 ? .present(identity()) : .recent(identity()),
@@ -523,23 +517,7 @@ struct SearchIndexTests {
                 madeHash: k % 3 == 0 ? 0 : UInt64.random(in: 0...UInt64.max, using: &random),
                 restructured: k % 2 == 1, changed: (0..<k).map { _ in ItemID.random() })
         }
-        let bytes = records.flatMap(ItemIndexLog.encode)
-        #expect(ItemIndexLog.decode(bytes) == records)
-        #expect(ItemIndexLog.decode([]) == [])
-        var ends = Set<Int>()
-        var end = 0
-        for record in records {
-            end += ItemIndexLog.encode(record).count
-            ends.insert(end)
-        }
-        for cut in 1..<bytes.count where !ends.contains(cut) {
-            #expect(ItemIndexLog.decode(Array(bytes.prefix(cut))) == nil, "cut at \(cut)")
-        }
-        for at in bytes.indices {
-            var damaged = bytes
-            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &random)
-            #expect(ItemIndexLog.decode(damaged) == nil, "byte \(at) changed")
-        }
+        LogChecks.expectFramed(records, encode: ItemIndexLog.encode, decode: ItemIndexLog.decode, using: &random)
     }
 
     @Test(

@@ -171,13 +171,7 @@ struct StoreTableTests {
         "the table's log reads back record for record; one cut short, with a byte changed or out of order is not read")
     func tableLogRecords() throws {
         var random = SearchIndexTests.generator(2809)
-        func identity() -> FileIdentity {
-            FileIdentity(
-                device: UInt64.random(in: 1...9, using: &random), inode: UInt64.random(in: 1...1 << 40, using: &random),
-                size: Int64.random(in: 1...1 << 30, using: &random),
-                modifiedSeconds: Int.random(in: 1...1 << 31, using: &random),
-                modifiedNanoseconds: Int.random(in: 0..<1_000_000_000, using: &random))
-        }
+        func identity() -> FileIdentity { LogChecks.identity(using: &random) }
         let records = (0..<5).map { k in
             var start = 0
             let edits = (0..<k).map { _ in
@@ -193,29 +187,13 @@ struct StoreTableTests {
                 baseHash: UInt64.random(in: 0...UInt64.max, using: &random), made: .present(identity()),
                 madeHash: k % 3 == 0 ? 0 : UInt64.random(in: 0...UInt64.max, using: &random), edits: edits)
         }
-        let bytes = records.flatMap(StoreTableLog.encode)
-        #expect(StoreTableLog.decode(bytes) == records)
-        #expect(StoreTableLog.decode([]) == [])
-        var ends = Set<Int>()
-        var end = 0
-        for record in records {
-            end += StoreTableLog.encode(record).count
-            ends.insert(end)
-        }
-        for cut in 1..<bytes.count where !ends.contains(cut) {
-            #expect(StoreTableLog.decode(Array(bytes.prefix(cut))) == nil, "cut at \(cut)")
-        }
-        for at in bytes.indices {
-            var damaged = bytes
-            damaged[at] ^= 1 << UInt8.random(in: 0..<8, using: &random)
-            #expect(StoreTableLog.decode(damaged) == nil, "byte \(at) changed")
-        }
+        LogChecks.expectFramed(records, encode: StoreTableLog.encode, decode: StoreTableLog.decode, using: &random)
         // Two edits of one byte: framed and checksummed as written, still not followed.
         var overlapping = records[4]
         overlapping.edits[1].old = overlapping.edits[0].old
         #expect(StoreTableLog.decode(StoreTableLog.encode(overlapping)) == nil)
         // find's index log shares the framing, not the magic: neither reads the other's.
-        #expect(ItemIndexLog.decode(bytes) == nil)
+        #expect(ItemIndexLog.decode(records.flatMap(StoreTableLog.encode)) == nil)
     }
 
     /// Tags spliced through the table (as `tag` splices them) are logged beside it
