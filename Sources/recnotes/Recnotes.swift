@@ -81,9 +81,9 @@ struct Recnotes: ParsableCommand {
     }
 
     /// The commands read without argument-parser when typed as usual (`QuickArguments`): `play`,
-    /// whose start-up is measured against sox (issue 22), and the changes measured against
-    /// copying the store (issue 28). A switch on the name, so that the others' tables are not
-    /// even looked at.
+    /// whose start-up is measured against sox (issue 22), the changes measured against
+    /// copying the store and the reads measured against `--version` (issue 28). A switch on
+    /// the name, so that the others' tables are not even looked at.
     static func parsedQuickly(_ arguments: [String]) -> ParsableCommand? {
         switch arguments.first {
         case "play": Play.parsedQuickly(arguments)
@@ -91,6 +91,10 @@ struct Recnotes: ParsableCommand {
         case "mkdir": MakeFolder.parsedQuickly(arguments)
         case "mv": Move.parsedQuickly(arguments)
         case "note": Note.parsedQuickly(arguments)
+        case "pwd": PrintFolder.parsedQuickly(arguments)
+        case "status": Status.parsedQuickly(arguments)
+        case "ls": List.parsedQuickly(arguments)
+        case "info": Info.parsedQuickly(arguments)
         default: nil
         }
     }

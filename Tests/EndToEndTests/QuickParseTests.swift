@@ -5,7 +5,7 @@ import Testing
 @testable import recnotes
 
 /// The command lines read without argument-parser (`Recnotes.parsedQuickly`: `play`, issue 22;
-/// `tag`, `mkdir`, `mv` and `note`, issue 28) must give the command argument-parser gives, or
+/// `tag`, `mkdir`, `mv`, `note`, `pwd`, `status`, `ls` and `info`, issue 28) must give the command argument-parser gives, or
 /// nothing (then argument-parser parses it). The command lines are generated: options in any
 /// order, `=` forms, `--`, values and words that start with `-`, unknown and repeated options,
 /// groups of short flags, bad values, help and completion requests, global options before the
@@ -126,9 +126,9 @@ struct QuickParseTests {
         #expect(options.valued == Set(Play.quickValued))
     }
 
-    /// One of the changing commands (issue 28): its quick parse and what its command lines are
+    /// One of the commands of issue 28 (the changes and the reads): its quick parse and what its command lines are
     /// made of.
-    struct Changer: Sendable, CustomStringConvertible {
+    struct QuickCommand: Sendable, CustomStringConvertible {
         let name: String
         let quick: @Sendable ([String]) -> ParsableCommand?
         let flags: [String], valued: [String]
@@ -141,64 +141,81 @@ struct QuickParseTests {
         "one", "/Work/one", "@3f2a", "-dash", "", "help", "1", "-10", "--", "--store", "-p", "a b", "-",
     ]
 
-    static let changers = [
-        Changer(
+    static let quickCommands = [
+        QuickCommand(
             name: "tag", quick: { Tag.parsedQuickly($0) }, flags: Tag.quickFlags, valued: Tag.quickValued,
             words: [
                 "one", "/Work/one", "@3f2a", "+t", "+work", "-draft", "-t", "-5", "-1:00", "-quick", "-hello", "-p",
                 "-", "", "+", "--", "-é", "a b", "-x y", "help", "--store", "-tag-x", "-d=1", "--json", "-Q", "-H",
             ]),
-        Changer(
+        QuickCommand(
             name: "mkdir", quick: { MakeFolder.parsedQuickly($0) }, flags: MakeFolder.quickFlags,
             valued: MakeFolder.quickValued, words: pathWords),
-        Changer(
+        QuickCommand(
             name: "mv", quick: { Move.parsedQuickly($0) }, flags: Move.quickFlags, valued: Move.quickValued,
             words: pathWords),
-        Changer(
+        QuickCommand(
             name: "note", quick: { Note.parsedQuickly($0) }, flags: Note.quickFlags, valued: Note.quickValued,
+            words: pathWords),
+        // The reads measured against `--version`.
+        QuickCommand(
+            name: "pwd", quick: { PrintFolder.parsedQuickly($0) }, flags: PrintFolder.quickFlags,
+            valued: PrintFolder.quickValued, words: pathWords),
+        QuickCommand(
+            name: "status", quick: { Status.parsedQuickly($0) }, flags: Status.quickFlags,
+            valued: Status.quickValued, words: pathWords),
+        QuickCommand(
+            name: "ls", quick: { List.parsedQuickly($0) }, flags: List.quickFlags, valued: List.quickValued,
+            words: pathWords),
+        QuickCommand(
+            name: "info", quick: { Info.parsedQuickly($0) }, flags: Info.quickFlags, valued: Info.quickValued,
             words: pathWords),
     ]
 
-    static let unknownOfChangers = [
+    static let unknownOfQuickCommands = [
         "--nope", "-x", "-qq", "-qd", "-dq", "-pq", "-qp", "-pp", "-pj", "--Store", "--version", "-help", "--json=1",
-        "--quiet=", "-p=1", "--nope=1", "-ht", "-th", "--set", "--edit", "-e", "-j", "---", "--stor",
+        "--quiet=", "-p=1", "--nope=1", "-ht", "-th", "--set", "--edit", "-e", "-j", "---", "--stor", "-lq", "-ql",
+        "-ll", "-L", "--long", "--reverse=1", "--sort", "-r",
     ]
 
     /// One option, flag or word of a changing command's line, as the words it is written with.
-    static func piece(of changer: Changer, _ rng: inout SeededRandom) -> [String] {
+    static func piece(of command: QuickCommand, _ rng: inout SeededRandom) -> [String] {
         switch rng.next() % 12 {
         case 0, 1:
-            let flag = pick(changer.flags + ["-q"], &rng)
+            let flag = pick(command.flags + ["-q"], &rng)
             return rng.next() % 8 == 0 ? [flag + "=" + pick(values, &rng)] : [flag]
         case 2, 3:
-            let option = pick(changer.valued, &rng)
-            let value = pick(values + ["b", "-", "text with spaces"], &rng)
+            let option = pick(command.valued, &rng)
+            let value =
+                option == "--sort"
+                ? pick(["name", "date", "duration", "size", "Name", "", "-l", "--reverse", "bytes"], &rng)
+                : pick(values + ["b", "-", "text with spaces"], &rng)
             return rng.next() % 3 == 0 ? [option + "=" + value] : [option, value]
-        case 4, 5, 6, 7: return [pick(changer.words, &rng)]
-        case 8: return [pick(unknownOfChangers, &rng)]
-        case 9: return ["--", pick(changer.words, &rng)]
-        case 10: return [pick(changer.words, &rng), pick(changer.words, &rng)]
+        case 4, 5, 6, 7: return [pick(command.words, &rng)]
+        case 8: return [pick(unknownOfQuickCommands, &rng)]
+        case 9: return ["--", pick(command.words, &rng)]
+        case 10: return [pick(command.words, &rng), pick(command.words, &rng)]
         default:
             return [pick(["-h", "--help", "--generate-completion-script", "--generate-completion-script=bash"], &rng)]
         }
     }
 
-    static func commandLine(of changer: Changer, _ rng: inout SeededRandom) -> [String] {
+    static func commandLine(of command: QuickCommand, _ rng: inout SeededRandom) -> [String] {
         var words: [String] = []
         if rng.next() % 5 == 0 { words += pick([["--store", "/tmp/s"], ["-q"], ["--store=/tmp/s"]], &rng) }
-        words.append(changer.name)
-        for _ in 0..<Int(rng.next() % 7) { words += piece(of: changer, &rng) }
+        words.append(command.name)
+        for _ in 0..<Int(rng.next() % 7) { words += piece(of: command, &rng) }
         return words
     }
 
-    @Test(arguments: changers)
-    func changerGivesWhatArgumentParserGivesOrNothing(_ changer: Changer) throws {
+    @Test(arguments: quickCommands)
+    func quickCommandGivesWhatArgumentParserGivesOrNothing(_ command: QuickCommand) throws {
         var rng = SeededRandom(seed: Self.seed)
         var quick = 0
         var fellBack = 0
         for _ in 0..<4000 {
-            let arguments = Self.prepared(Self.commandLine(of: changer, &rng))
-            guard let parsed = changer.quick(arguments) else {
+            let arguments = Self.prepared(Self.commandLine(of: command, &rng))
+            guard let parsed = command.quick(arguments) else {
                 fellBack += 1
                 continue
             }
@@ -231,11 +248,19 @@ struct QuickParseTests {
         #expect(note.path == "x" && note.set == "-" && !note.edit)
         let valued = try #require(Note.parsedQuickly(["note", "--set", "--edit", "x"]))
         #expect(valued.set == "--edit" && !valued.edit)
+        let list = try #require(List.parsedQuickly(["ls", "-l", "/Work", "--sort=date", "--reverse"]))
+        #expect(list.long && list.path == "/Work" && list.sort == .date && list.reverse && !list.output.json)
+        let info = try #require(Info.parsedQuickly(Self.prepared(["-q", "info", "--json", "--", "-x"])))
+        #expect(info.global.quiet && info.output.json && info.path == "-x")
+        #expect(try #require(PrintFolder.parsedQuickly(["pwd", "--json"])).output.json)
+        #expect(try #require(Status.parsedQuickly(["status", "--store=/s"])).global.store == "/s")
         for line in [
             ["tag", "x", "-quick"], ["tag", "x", "-th"], ["tag", "x", "--nope"], ["tag", "x", "-d=1"],
             ["tag", "x", "--json=1"], ["tag", "--help"], ["mkdir"], ["mkdir", "-pq", "x"], ["mkdir", "-p", "-p", "x"],
             ["mkdir", "-x"], ["mv", "a"], ["mv", "a", "-b"], ["note"], ["note", "a", "b"], ["note", "a", "--set"],
-            ["note", "a", "--set", "1", "--set", "2"], ["tag", "--store", "--", "x", "+t"],
+            ["note", "a", "--set", "1", "--set", "2"], ["tag", "--store", "--", "x", "+t"], ["pwd", "x"],
+            ["status", "--nope"], ["ls", "a", "b"], ["ls", "--sort", "bytes"], ["ls", "-lr"], ["info"],
+            ["info", "a", "b"],
         ] {
             let quick = Recnotes.parsedQuickly(line)
             #expect(quick == nil, "\(line)")
@@ -251,6 +276,10 @@ struct QuickParseTests {
             (MakeFolder.self, MakeFolder.quickFlags, MakeFolder.quickValued),
             (Move.self, Move.quickFlags, Move.quickValued),
             (Note.self, Note.quickFlags, Note.quickValued),
+            (PrintFolder.self, PrintFolder.quickFlags, PrintFolder.quickValued),
+            (Status.self, Status.quickFlags, Status.quickValued),
+            (List.self, List.quickFlags, List.quickValued),
+            (Info.self, Info.quickFlags, Info.quickValued),
         ]
         for (command, flags, valued) in tables {
             let options = ArgumentCheck.Options(command)

@@ -19,6 +19,26 @@ struct Info: ParsableCommand {
     @Argument(help: "The item to describe.", completion: .storePath)
     var path: String
 
+    /// `info` as people type it, read without argument-parser (`QuickArguments` says why and
+    /// what it reads); nil for anything else, which argument-parser then parses.
+    static func parsedQuickly(_ arguments: [String]) -> Info? {
+        guard arguments.first == "info",
+            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued),
+            let path = words.positional
+        else { return nil }
+        var info = Info()
+        info.global = words.global
+        info.output = words.output
+        info.path = path
+        return QuickArguments.validated(info) {
+            try $0.global.validate()
+            try $0.output.validate()
+        }
+    }
+
+    static let quickFlags = ["--quiet", "--json"]
+    static let quickValued = ["--store"]
+
     func run() throws {
         let library = try global.openLibrary(reading: [path])
         let report = library.report(on: try library.item(at: path), copies: !output.json)

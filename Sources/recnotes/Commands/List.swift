@@ -28,6 +28,30 @@ struct List: ParsableCommand {
     @Flag(help: "Reverse the order.")
     var reverse = false
 
+    /// `ls` as people type it, read without argument-parser (`QuickArguments` says why and
+    /// what it reads); nil for anything else, which argument-parser then parses.
+    static func parsedQuickly(_ arguments: [String]) -> List? {
+        guard arguments.first == "ls",
+            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued),
+            // A value argument-parser would refuse is its to report.
+            let sort: SortKey? = words.converted("--sort")
+        else { return nil }
+        var list = List()
+        list.global = words.global
+        list.output = words.output
+        list.path = words.positional
+        list.long = words.flag("-l")
+        list.sort = sort ?? .name
+        list.reverse = words.flag("--reverse")
+        return QuickArguments.validated(list) {
+            try $0.global.validate()
+            try $0.output.validate()
+        }
+    }
+
+    static let quickFlags = ["--quiet", "--json", "-l", "--reverse"]
+    static let quickValued = ["--store", "--sort"]
+
     func run() throws {
         let library = try global.openLibrary(reading: [path], listing: true)
         let item = try library.item(at: path)

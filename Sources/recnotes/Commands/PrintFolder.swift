@@ -11,6 +11,25 @@ struct PrintFolder: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
+    /// `pwd` as people type it, read without argument-parser (`QuickArguments` says why and
+    /// what it reads); nil for anything else, which argument-parser then parses.
+    static func parsedQuickly(_ arguments: [String]) -> PrintFolder? {
+        guard arguments.first == "pwd",
+            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued),
+            words.positionals.isEmpty
+        else { return nil }
+        var pwd = PrintFolder()
+        pwd.global = words.global
+        pwd.output = words.output
+        return QuickArguments.validated(pwd) {
+            try $0.global.validate()
+            try $0.output.validate()
+        }
+    }
+
+    static let quickFlags = ["--quiet", "--json"]
+    static let quickValued = ["--store"]
+
     func run() throws {
         let library = try global.openLibrary(reading: [nil])
         let folder = library.state.currentFolder

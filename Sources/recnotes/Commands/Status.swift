@@ -20,6 +20,25 @@ struct Status: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: JSONOption
 
+    /// `status` as people type it, read without argument-parser (`QuickArguments` says why
+    /// and what it reads); nil for anything else, which argument-parser then parses.
+    static func parsedQuickly(_ arguments: [String]) -> Status? {
+        guard arguments.first == "status",
+            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued),
+            words.positionals.isEmpty
+        else { return nil }
+        var status = Status()
+        status.global = words.global
+        status.output = words.output
+        return QuickArguments.validated(status) {
+            try $0.global.validate()
+            try $0.output.validate()
+        }
+    }
+
+    static let quickFlags = ["--quiet", "--json"]
+    static let quickValued = ["--store"]
+
     func run() throws {
         let library = try global.openLibrary(reading: [], recover: false)
         let control = RemoteControl(library: library)
