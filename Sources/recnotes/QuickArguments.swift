@@ -155,3 +155,37 @@ struct QuickArguments {
         return output
     }
 }
+
+/// A command with `--store`, `-q` and `--json` and no option group beside them (the changes and
+/// the reads of issue 28), read quickly through `parsedQuickly(_:name:positionals:_:)`.
+protocol QuickCommand: ParsableCommand {
+    var global: GlobalOptions { get set }
+    var output: JSONOption { get set }
+    /// The command's option names as `QuickArguments` takes them; `QuickParseTests` checks
+    /// them against the command's help.
+    static var quickFlags: [String] { get }
+    static var quickValued: [String] { get }
+}
+
+extension QuickCommand {
+    /// The command named `name` read from `arguments` with its tables: the global options and
+    /// `--json` set here, the rest by `read`, which returns false for a line it leaves to
+    /// argument-parser; then validated as argument-parser validates.
+    static func parsedQuickly(
+        _ arguments: [String], name: String, positionals: QuickArguments.Positionals = .atMostOne,
+        _ read: (inout Self, QuickArguments) -> Bool
+    ) -> Self? {
+        guard arguments.first == name,
+            let words = QuickArguments(
+                arguments.dropFirst(), flags: quickFlags, valued: quickValued, positionals: positionals)
+        else { return nil }
+        var command = Self()
+        command.global = words.global
+        command.output = words.output
+        guard read(&command, words) else { return nil }
+        return QuickArguments.validated(command) {
+            try $0.global.validate()
+            try $0.output.validate()
+        }
+    }
+}

@@ -128,7 +128,7 @@ struct QuickParseTests {
 
     /// One of the commands of issue 28 (the changes and the reads): its quick parse and what its command lines are
     /// made of.
-    struct QuickCommand: Sendable, CustomStringConvertible {
+    struct QuickCase: Sendable, CustomStringConvertible {
         let name: String
         let quick: @Sendable ([String]) -> ParsableCommand?
         let flags: [String], valued: [String]
@@ -141,45 +141,45 @@ struct QuickParseTests {
         "one", "/Work/one", "@3f2a", "-dash", "", "help", "1", "-10", "--", "--store", "-p", "a b", "-",
     ]
 
-    static let quickCommands = [
-        QuickCommand(
+    static let quickCases = [
+        QuickCase(
             name: "tag", quick: { Tag.parsedQuickly($0) }, flags: Tag.quickFlags, valued: Tag.quickValued,
             words: [
                 "one", "/Work/one", "@3f2a", "+t", "+work", "-draft", "-t", "-5", "-1:00", "-quick", "-hello", "-p",
                 "-", "", "+", "--", "-é", "a b", "-x y", "help", "--store", "-tag-x", "-d=1", "--json", "-Q", "-H",
             ]),
-        QuickCommand(
+        QuickCase(
             name: "mkdir", quick: { MakeFolder.parsedQuickly($0) }, flags: MakeFolder.quickFlags,
             valued: MakeFolder.quickValued, words: pathWords),
-        QuickCommand(
+        QuickCase(
             name: "mv", quick: { Move.parsedQuickly($0) }, flags: Move.quickFlags, valued: Move.quickValued,
             words: pathWords),
-        QuickCommand(
+        QuickCase(
             name: "note", quick: { Note.parsedQuickly($0) }, flags: Note.quickFlags, valued: Note.quickValued,
             words: pathWords),
         // The reads measured against `--version`.
-        QuickCommand(
+        QuickCase(
             name: "pwd", quick: { PrintFolder.parsedQuickly($0) }, flags: PrintFolder.quickFlags,
             valued: PrintFolder.quickValued, words: pathWords),
-        QuickCommand(
+        QuickCase(
             name: "status", quick: { Status.parsedQuickly($0) }, flags: Status.quickFlags,
             valued: Status.quickValued, words: pathWords),
-        QuickCommand(
+        QuickCase(
             name: "ls", quick: { List.parsedQuickly($0) }, flags: List.quickFlags, valued: List.quickValued,
             words: pathWords),
-        QuickCommand(
+        QuickCase(
             name: "info", quick: { Info.parsedQuickly($0) }, flags: Info.quickFlags, valued: Info.quickValued,
             words: pathWords),
     ]
 
-    static let unknownOfQuickCommands = [
+    static let unknownOfQuickCases = [
         "--nope", "-x", "-qq", "-qd", "-dq", "-pq", "-qp", "-pp", "-pj", "--Store", "--version", "-help", "--json=1",
         "--quiet=", "-p=1", "--nope=1", "-ht", "-th", "--set", "--edit", "-e", "-j", "---", "--stor", "-lq", "-ql",
         "-ll", "-L", "--long", "--reverse=1", "--sort", "-r",
     ]
 
     /// One option, flag or word of a changing command's line, as the words it is written with.
-    static func piece(of command: QuickCommand, _ rng: inout SeededRandom) -> [String] {
+    static func piece(of command: QuickCase, _ rng: inout SeededRandom) -> [String] {
         switch rng.next() % 12 {
         case 0, 1:
             let flag = pick(command.flags + ["-q"], &rng)
@@ -192,7 +192,7 @@ struct QuickParseTests {
                 : pick(values + ["b", "-", "text with spaces"], &rng)
             return rng.next() % 3 == 0 ? [option + "=" + value] : [option, value]
         case 4, 5, 6, 7: return [pick(command.words, &rng)]
-        case 8: return [pick(unknownOfQuickCommands, &rng)]
+        case 8: return [pick(unknownOfQuickCases, &rng)]
         case 9: return ["--", pick(command.words, &rng)]
         case 10: return [pick(command.words, &rng), pick(command.words, &rng)]
         default:
@@ -200,7 +200,7 @@ struct QuickParseTests {
         }
     }
 
-    static func commandLine(of command: QuickCommand, _ rng: inout SeededRandom) -> [String] {
+    static func commandLine(of command: QuickCase, _ rng: inout SeededRandom) -> [String] {
         var words: [String] = []
         if rng.next() % 5 == 0 { words += pick([["--store", "/tmp/s"], ["-q"], ["--store=/tmp/s"]], &rng) }
         words.append(command.name)
@@ -208,8 +208,8 @@ struct QuickParseTests {
         return words
     }
 
-    @Test(arguments: quickCommands)
-    func quickCommandGivesWhatArgumentParserGivesOrNothing(_ command: QuickCommand) throws {
+    @Test(arguments: quickCases)
+    func quickCaseGivesWhatArgumentParserGivesOrNothing(_ command: QuickCase) throws {
         var rng = SeededRandom(seed: Self.seed)
         var quick = 0
         var fellBack = 0

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RecCore
 
-struct Info: ParsableCommand {
+struct Info: QuickCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show everything known about a folder or recording.",
@@ -22,17 +22,10 @@ struct Info: ParsableCommand {
     /// `info` as people type it, read without argument-parser (`QuickArguments` says why and
     /// what it reads); nil for anything else, which argument-parser then parses.
     static func parsedQuickly(_ arguments: [String]) -> Info? {
-        guard arguments.first == "info",
-            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued),
-            let path = words.positional
-        else { return nil }
-        var info = Info()
-        info.global = words.global
-        info.output = words.output
-        info.path = path
-        return QuickArguments.validated(info) {
-            try $0.global.validate()
-            try $0.output.validate()
+        parsedQuickly(arguments, name: "info") { info, words in
+            guard let path = words.positional else { return false }
+            info.path = path
+            return true
         }
     }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RecCore
 
-struct List: ParsableCommand {
+struct List: QuickCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
         abstract: "List a folder's folders and recordings.",
@@ -31,21 +31,14 @@ struct List: ParsableCommand {
     /// `ls` as people type it, read without argument-parser (`QuickArguments` says why and
     /// what it reads); nil for anything else, which argument-parser then parses.
     static func parsedQuickly(_ arguments: [String]) -> List? {
-        guard arguments.first == "ls",
-            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued),
+        parsedQuickly(arguments, name: "ls") { list, words in
             // A value argument-parser would refuse is its to report.
-            let sort: SortKey? = words.converted("--sort")
-        else { return nil }
-        var list = List()
-        list.global = words.global
-        list.output = words.output
-        list.path = words.positional
-        list.long = words.flag("-l")
-        list.sort = sort ?? .name
-        list.reverse = words.flag("--reverse")
-        return QuickArguments.validated(list) {
-            try $0.global.validate()
-            try $0.output.validate()
+            guard let sort: SortKey? = words.converted("--sort") else { return false }
+            list.path = words.positional
+            list.long = words.flag("-l")
+            list.sort = sort ?? .name
+            list.reverse = words.flag("--reverse")
+            return true
         }
     }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RecCore
 
-struct MakeFolder: ParsableCommand {
+struct MakeFolder: QuickCommand {
     static let configuration = CommandConfiguration(
         commandName: "mkdir",
         abstract: "Create folders.",
@@ -26,19 +26,10 @@ struct MakeFolder: ParsableCommand {
     /// `mkdir` as people type it, read without argument-parser (`QuickArguments` says why and
     /// what it reads); nil for anything else, which argument-parser then parses.
     static func parsedQuickly(_ arguments: [String]) -> MakeFolder? {
-        guard arguments.first == "mkdir",
-            let words = QuickArguments(
-                arguments.dropFirst(), flags: quickFlags, valued: quickValued, positionals: .any),
-            !words.positionals.isEmpty
-        else { return nil }
-        var mkdir = MakeFolder()
-        mkdir.global = words.global
-        mkdir.output = words.output
-        mkdir.parents = words.flag("-p")
-        mkdir.paths = words.positionals
-        return QuickArguments.validated(mkdir) {
-            try $0.global.validate()
-            try $0.output.validate()
+        parsedQuickly(arguments, name: "mkdir", positionals: .any) { mkdir, words in
+            mkdir.parents = words.flag("-p")
+            mkdir.paths = words.positionals
+            return !words.positionals.isEmpty
         }
     }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RecCore
 
-struct Move: ParsableCommand {
+struct Move: QuickCommand {
     static let configuration = CommandConfiguration(
         commandName: "mv",
         abstract: "Rename an item, or move items into a folder.",
@@ -29,18 +29,9 @@ struct Move: ParsableCommand {
     /// `mv` as people type it, read without argument-parser (`QuickArguments` says why and
     /// what it reads); nil for anything else, which argument-parser then parses.
     static func parsedQuickly(_ arguments: [String]) -> Move? {
-        guard arguments.first == "mv",
-            let words = QuickArguments(
-                arguments.dropFirst(), flags: quickFlags, valued: quickValued, positionals: .any),
-            words.positionals.count >= 2
-        else { return nil }
-        var move = Move()
-        move.global = words.global
-        move.output = words.output
-        move.paths = words.positionals
-        return QuickArguments.validated(move) {
-            try $0.global.validate()
-            try $0.output.validate()
+        parsedQuickly(arguments, name: "mv", positionals: .any) { move, words in
+            move.paths = words.positionals
+            return words.positionals.count >= 2
         }
     }
 

@@ -5,7 +5,7 @@ import RecCore
     import Glibc
 #endif
 
-struct Note: ParsableCommand {
+struct Note: QuickCommand {
     static let configuration = CommandConfiguration(
         commandName: "note",
         abstract: "Read or write the note of a recording or folder.",
@@ -34,19 +34,12 @@ struct Note: ParsableCommand {
     /// `note` as people type it, read without argument-parser (`QuickArguments` says why and
     /// what it reads); nil for anything else, which argument-parser then parses.
     static func parsedQuickly(_ arguments: [String]) -> Note? {
-        guard arguments.first == "note",
-            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued),
-            let path = words.positional
-        else { return nil }
-        var note = Note()
-        note.global = words.global
-        note.output = words.output
-        note.path = path
-        note.set = words.value("--set")
-        note.edit = words.flag("--edit")
-        return QuickArguments.validated(note) {
-            try $0.global.validate()
-            try $0.output.validate()
+        parsedQuickly(arguments, name: "note") { note, words in
+            guard let path = words.positional else { return false }
+            note.path = path
+            note.set = words.value("--set")
+            note.edit = words.flag("--edit")
+            return true
         }
     }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RecCore
 
-struct PrintFolder: ParsableCommand {
+struct PrintFolder: QuickCommand {
     static let configuration = CommandConfiguration(
         commandName: "pwd",
         abstract: "Print the current folder's path.",
@@ -14,17 +14,7 @@ struct PrintFolder: ParsableCommand {
     /// `pwd` as people type it, read without argument-parser (`QuickArguments` says why and
     /// what it reads); nil for anything else, which argument-parser then parses.
     static func parsedQuickly(_ arguments: [String]) -> PrintFolder? {
-        guard arguments.first == "pwd",
-            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued),
-            words.positionals.isEmpty
-        else { return nil }
-        var pwd = PrintFolder()
-        pwd.global = words.global
-        pwd.output = words.output
-        return QuickArguments.validated(pwd) {
-            try $0.global.validate()
-            try $0.output.validate()
-        }
+        parsedQuickly(arguments, name: "pwd") { _, words in words.positionals.isEmpty }
     }
 
     static let quickFlags = ["--quiet", "--json"]

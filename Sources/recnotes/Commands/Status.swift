@@ -1,7 +1,7 @@
 import ArgumentParser
 import RecCore
 
-struct Status: ParsableCommand {
+struct Status: QuickCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show what is recording or playing.",
@@ -23,17 +23,7 @@ struct Status: ParsableCommand {
     /// `status` as people type it, read without argument-parser (`QuickArguments` says why
     /// and what it reads); nil for anything else, which argument-parser then parses.
     static func parsedQuickly(_ arguments: [String]) -> Status? {
-        guard arguments.first == "status",
-            let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued),
-            words.positionals.isEmpty
-        else { return nil }
-        var status = Status()
-        status.global = words.global
-        status.output = words.output
-        return QuickArguments.validated(status) {
-            try $0.global.validate()
-            try $0.output.validate()
-        }
+        parsedQuickly(arguments, name: "status") { _, words in words.positionals.isEmpty }
     }
 
     static let quickFlags = ["--quiet", "--json"]

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RecCore
 
-struct Tag: ParsableCommand, TakesDashWords {
+struct Tag: QuickCommand, TakesDashWords {
     static let configuration = CommandConfiguration(
         commandName: "tag",
         abstract: "Add and remove tags on recordings and folders.",
@@ -26,17 +26,9 @@ struct Tag: ParsableCommand, TakesDashWords {
     /// what it reads; its `.dashWords` are this command's words); nil for anything else, which
     /// argument-parser then parses.
     static func parsedQuickly(_ arguments: [String]) -> Tag? {
-        guard arguments.first == "tag",
-            let words = QuickArguments(
-                arguments.dropFirst(), flags: quickFlags, valued: quickValued, positionals: .dashWords)
-        else { return nil }
-        var tag = Tag()
-        tag.global = words.global
-        tag.output = words.output
-        tag.words = words.positionals
-        return QuickArguments.validated(tag) {
-            try $0.global.validate()
-            try $0.output.validate()
+        parsedQuickly(arguments, name: "tag", positionals: .dashWords) { tag, words in
+            tag.words = words.positionals
+            return true
         }
     }
 
