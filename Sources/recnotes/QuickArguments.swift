@@ -165,6 +165,9 @@ protocol QuickCommand: ParsableCommand {
     /// them against the command's help.
     static var quickFlags: [String] { get }
     static var quickValued: [String] { get }
+    /// The command as people type it, or nil for argument-parser to parse (each command
+    /// through the extension's `parsedQuickly(_:name:positionals:_:)`).
+    static func parsedQuickly(_ arguments: [String]) -> Self?
 }
 
 extension QuickCommand {

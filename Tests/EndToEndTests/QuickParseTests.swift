@@ -135,6 +135,14 @@ struct QuickParseTests {
         /// Its positional words, those that start with `-` included.
         let words: [String]
         var description: String { name }
+
+        init<Command: QuickCommand>(_ command: Command.Type, _ name: String, words: [String] = pathWords) {
+            self.name = name
+            quick = { Command.parsedQuickly($0) }
+            flags = Command.quickFlags
+            valued = Command.quickValued
+            self.words = words
+        }
     }
 
     static let pathWords = [
@@ -143,33 +151,15 @@ struct QuickParseTests {
 
     static let quickCases = [
         QuickCase(
-            name: "tag", quick: { Tag.parsedQuickly($0) }, flags: Tag.quickFlags, valued: Tag.quickValued,
+            Tag.self, "tag",
             words: [
                 "one", "/Work/one", "@3f2a", "+t", "+work", "-draft", "-t", "-5", "-1:00", "-quick", "-hello", "-p",
                 "-", "", "+", "--", "-é", "a b", "-x y", "help", "--store", "-tag-x", "-d=1", "--json", "-Q", "-H",
             ]),
-        QuickCase(
-            name: "mkdir", quick: { MakeFolder.parsedQuickly($0) }, flags: MakeFolder.quickFlags,
-            valued: MakeFolder.quickValued, words: pathWords),
-        QuickCase(
-            name: "mv", quick: { Move.parsedQuickly($0) }, flags: Move.quickFlags, valued: Move.quickValued,
-            words: pathWords),
-        QuickCase(
-            name: "note", quick: { Note.parsedQuickly($0) }, flags: Note.quickFlags, valued: Note.quickValued,
-            words: pathWords),
+        QuickCase(MakeFolder.self, "mkdir"), QuickCase(Move.self, "mv"), QuickCase(Note.self, "note"),
         // The reads measured against `--version`.
-        QuickCase(
-            name: "pwd", quick: { PrintFolder.parsedQuickly($0) }, flags: PrintFolder.quickFlags,
-            valued: PrintFolder.quickValued, words: pathWords),
-        QuickCase(
-            name: "status", quick: { Status.parsedQuickly($0) }, flags: Status.quickFlags,
-            valued: Status.quickValued, words: pathWords),
-        QuickCase(
-            name: "ls", quick: { List.parsedQuickly($0) }, flags: List.quickFlags, valued: List.quickValued,
-            words: pathWords),
-        QuickCase(
-            name: "info", quick: { Info.parsedQuickly($0) }, flags: Info.quickFlags, valued: Info.quickValued,
-            words: pathWords),
+        QuickCase(PrintFolder.self, "pwd"), QuickCase(Status.self, "status"), QuickCase(List.self, "ls"),
+        QuickCase(Info.self, "info"),
     ]
 
     static let unknownOfQuickCases = [
