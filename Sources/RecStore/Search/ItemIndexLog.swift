@@ -55,12 +55,9 @@ enum ItemIndexLog {
 
     /// Every record in `bytes`, nil when any one of them cannot be read whole.
     static func decode(_ bytes: [UInt8]) -> [Record]? {
-        guard let payloads = LogFrames.payloads(bytes, magic: magic) else { return nil }
-        var records: [Record] = []
-        for payload in payloads {
-            var r = WordReader(payload)
+        LogFrames.records(bytes, magic: magic) { r in
             guard let (base, baseHash, made, madeHash) = r.chainLink(),
-                let flags = r.word(), flags <= 1, let count = r.count(), count <= (payload.count - r.at) / 16
+                let flags = r.word(), flags <= 1, let count = r.count(), count <= (r.bytes.count - r.at) / 16
             else { return nil }
             var changed: [ItemID] = []
             changed.reserveCapacity(count)
@@ -68,13 +65,10 @@ enum ItemIndexLog {
                 guard let high = r.word(), let low = r.word() else { return nil }
                 changed.append(ItemID(high: high, low: low))
             }
-            guard r.isAtEnd else { return nil }
-            records.append(
-                Record(
-                    base: base, baseHash: baseHash, made: made, madeHash: madeHash, restructured: flags == 1,
-                    changed: changed))
+            return Record(
+                base: base, baseHash: baseHash, made: made, madeHash: madeHash, restructured: flags == 1,
+                changed: changed)
         }
-        return records
     }
 
     /// After a change spliced into `store.json` (under the store lock), when there is an

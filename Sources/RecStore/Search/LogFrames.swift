@@ -33,6 +33,21 @@ enum LogFrames {
     }
 }
 
+extension LogFrames {
+    /// Every record in `bytes`, each read from its payload by `read`, which must read it all;
+    /// nil when any one of them cannot be read whole.
+    static func records<Record>(_ bytes: [UInt8], magic: [UInt8], _ read: (inout WordReader) -> Record?) -> [Record]? {
+        guard let payloads = payloads(bytes, magic: magic) else { return nil }
+        var records: [Record] = []
+        for payload in payloads {
+            var reader = WordReader(payload)
+            guard let record = read(&reader), reader.isAtEnd else { return nil }
+            records.append(record)
+        }
+        return records
+    }
+}
+
 /// Where a log's record stands in its chain, which each log writes first in its payload:
 /// the file it was made from (`base`, with its hash) and the file it made (`made`).
 extension Words {

@@ -112,12 +112,9 @@ enum StoreTableLog {
     /// Every record in `bytes`, nil when any one of them cannot be read whole or its edits
     /// are not in order (a record that says two things of one byte is not followed).
     static func decode(_ bytes: [UInt8]) -> [Record]? {
-        guard let payloads = LogFrames.payloads(bytes, magic: magic) else { return nil }
-        var records: [Record] = []
-        for payload in payloads {
-            var r = WordReader(payload)
+        LogFrames.records(bytes, magic: magic) { r in
             guard let (base, baseHash, made, madeHash) = r.chainLink(),
-                let count = r.count(), count <= (payload.count - r.at) / 32
+                let count = r.count(), count <= (r.bytes.count - r.at) / 32
             else { return nil }
             var edits: [Edit] = []
             edits.reserveCapacity(count)
@@ -130,10 +127,8 @@ enum StoreTableLog {
                 edits.append(Edit(position: position, old: start..<(start + length), newLength: newLength))
                 end = start + length
             }
-            guard r.isAtEnd else { return nil }
-            records.append(Record(base: base, baseHash: baseHash, made: made, madeHash: madeHash, edits: edits))
+            return Record(base: base, baseHash: baseHash, made: made, madeHash: madeHash, edits: edits)
         }
-        return records
     }
 }
 
