@@ -74,27 +74,32 @@ struct QuickParseTests {
 
     @Test func givesWhatArgumentParserGivesOrNothing() throws {
         var rng = SeededRandom(seed: Self.seed)
-        var quick = 0
-        var fellBack = 0
-        for _ in 0..<4000 {
-            let arguments = Self.prepared(Self.commandLine(&rng))
-            guard let parsed = Play.parsedQuickly(arguments) else {
-                fellBack += 1
-                continue
-            }
-            quick += 1
-            // `Recnotes.main` skips `ArgumentCheck` for a line read quickly.
-            #expect(throws: Never.self, "seed \(Self.seed): \(arguments)") { try ArgumentCheck.check(arguments) }
-            let reference = try #require(
-                Self.reference(arguments), "seed \(Self.seed): argument-parser refuses \(arguments)")
-            #expect(reference is Play, "seed \(Self.seed): \(arguments) is \(type(of: reference)) to argument-parser")
-            #expect(
-                Self.described(parsed) == Self.described(reference),
-                "seed \(Self.seed): \(arguments)")
-        }
+        let (quick, fellBack) = try Self.compare(4000, lines: { Self.commandLine(&rng) }, quick: Play.parsedQuickly)
         // Both ways are taken: most generated lines have something only argument-parser reads.
         #expect(quick > 400, "read quickly: \(quick)")
         #expect(fellBack > 400, "left to argument-parser: \(fellBack)")
+    }
+
+    /// Generated command lines read both ways: each the quick path reads must be what
+    /// argument-parser gives (the same type, every property wrapper), and pass the check
+    /// `Recnotes.main` skips for it. How many were read quickly, and how many left.
+    static func compare(
+        _ count: Int, lines: () -> [String], quick: ([String]) -> ParsableCommand?
+    ) throws -> (quick: Int, fellBack: Int) {
+        var read = 0
+        for _ in 0..<count {
+            let arguments = prepared(lines())
+            guard let parsed = quick(arguments) else { continue }
+            read += 1
+            // `Recnotes.main` skips `ArgumentCheck` for a line read quickly.
+            #expect(throws: Never.self, "seed \(seed): \(arguments)") { try ArgumentCheck.check(arguments) }
+            let expected = try #require(reference(arguments), "seed \(seed): argument-parser refuses \(arguments)")
+            #expect(
+                type(of: expected) == type(of: parsed),
+                "seed \(seed): \(arguments) is \(type(of: expected)) to argument-parser")
+            #expect(described(parsed) == described(expected), "seed \(seed): \(arguments)")
+        }
+        return (read, count - read)
     }
 
     /// The shapes the quick path is for are read by it, with their values as typed.
@@ -201,24 +206,8 @@ struct QuickParseTests {
     @Test(arguments: quickCases)
     func quickCaseGivesWhatArgumentParserGivesOrNothing(_ command: QuickCase) throws {
         var rng = SeededRandom(seed: Self.seed)
-        var quick = 0
-        var fellBack = 0
-        for _ in 0..<4000 {
-            let arguments = Self.prepared(Self.commandLine(of: command, &rng))
-            guard let parsed = command.quick(arguments) else {
-                fellBack += 1
-                continue
-            }
-            quick += 1
-            // `Recnotes.main` skips `ArgumentCheck` for a line read quickly.
-            #expect(throws: Never.self, "seed \(Self.seed): \(arguments)") { try ArgumentCheck.check(arguments) }
-            let reference = try #require(
-                Self.reference(arguments), "seed \(Self.seed): argument-parser refuses \(arguments)")
-            #expect(
-                type(of: reference) == type(of: parsed),
-                "seed \(Self.seed): \(arguments) is \(type(of: reference)) to argument-parser")
-            #expect(Self.described(parsed) == Self.described(reference), "seed \(Self.seed): \(arguments)")
-        }
+        let (quick, fellBack) = try Self.compare(
+            4000, lines: { Self.commandLine(of: command, &rng) }, quick: command.quick)
         // Both ways are taken (`mv` and `note` need a number of paths most lines do not have).
         #expect(quick > 200, "read quickly: \(quick)")
         #expect(fellBack > 400, "left to argument-parser: \(fellBack)")
