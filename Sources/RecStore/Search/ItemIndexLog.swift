@@ -82,10 +82,7 @@ enum ItemIndexLog {
             try? FileSystem.remove(path)
             return
         }
-        let fd = System.retrying { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        try? FileSystem.writeAll(fd, encode(record), path: path)
+        FileSystem.append(encode(record), to: path)
     }
 
     /// Whether an index made from `source` (whose bytes hash to `hash`) was made from the

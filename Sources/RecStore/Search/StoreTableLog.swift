@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Changes to `store.json` that the reads' table (`StoreTable`, `cache/items-table`) has not
 /// taken in yet (issue 28; `cache/items-table.pending`): a change of annotations spliced
 /// through the table (`tag`, `note --set`) appends its record here
@@ -142,10 +138,6 @@ extension StoreTableLog {
     /// caller writes the table whole, which drops the log: a record cut short would make
     /// the log unreadable and the table unused).
     static func append(_ record: Record, in location: StoreLocation) -> Bool {
-        let path = location.storeTableLogFile
-        let fd = System.retrying { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return (try? FileSystem.writeAll(fd, encode(record), path: path)) != nil
+        FileSystem.append(encode(record), to: location.storeTableLogFile)
     }
 }

@@ -131,10 +131,7 @@ public struct Journal {
             }
             return
         }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        try? FileSystem.writeAll(fd, JournalCodec.encode(entry), path: path)
+        FileSystem.append(JournalCodec.encode(entry), to: path)
     }
 
     /// A sync's entry: what came in and went out (`change`), and no steps, since `undo`
@@ -142,10 +139,7 @@ public struct Journal {
     public func recordSync(summary: String, change: String) {
         let entry = Entry(
             sequence: (tail().last?.sequence ?? 0) + 1, time: .now(), summary: summary, steps: [], change: change)
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        try? FileSystem.writeAll(fd, JournalCodec.encode(entry), path: path)
+        FileSystem.append(JournalCodec.encode(entry), to: path)
     }
 
     /// Drops the newest entry, after it has been undone.

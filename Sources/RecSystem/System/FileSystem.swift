@@ -269,6 +269,18 @@ public enum FileSystem {
         RecError.failure(path, "already exists; --force replaces it")
     }
 
+    /// `bytes` added at the end of `path` (created if missing) in one write with O_APPEND,
+    /// as the logs beside the store take a record (the journal, the caches' logs): a
+    /// concurrent appender's record never lands inside this one. False when it was not
+    /// written whole; what was written of it stays, for the log's reader to refuse.
+    @discardableResult
+    package static func append(_ bytes: [UInt8], to path: String) -> Bool {
+        let fd = System.retrying { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644) }
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return (try? writeAll(fd, bytes, path: path)) != nil
+    }
+
     /// All of `bytes`, or an error naming `path`.
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
         do throws(Errno) {
