@@ -170,7 +170,7 @@ public enum FileSystem {
             thread = try? JoinableThread {
                 var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
                 while !finished.isSet {
-                    _ = csystem_start_writeback(fd)
+                    startWriteback(fd)
                     nanosleep(&pause, nil)
                 }
             }
