@@ -107,8 +107,9 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
 }
 
 @Test func nameMoveAndTrimOnBothSidesTheLaterChangeWinsAndTheOtherIsReported() {
-    let trimA = TrimPoints(inFrame: 10, outFrame: 100)
-    let trimB = TrimPoints(inFrame: 20, outFrame: 200)
+    // At 48 kHz: 0.5 s to 1 s, and 1.25 s to 2.5 s.
+    let trimA = TrimPoints(inFrame: 24000, outFrame: 48000)
+    let trimB = TrimPoints(inFrame: 60000, outFrame: 120000)
     let base = document([recording(1, "a"), folder(2, "F"), folder(3, "G")])
     // Ours renamed last; theirs moved and trimmed last.
     let ours = document([
@@ -126,7 +127,11 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
         #expect(Set(conflicts.map(\.kind)) == Set<MergeConflict.Kind>([.name, .move, .trim]))
         #expect(conflicts.first { $0.kind == .name }.map { [$0.kept, $0.other] } == ["b", "c"])
         #expect(conflicts.first { $0.kind == .move }.map { [$0.kept, $0.other] } == ["/G", "/F"])
-        #expect(conflicts.first { $0.kind == .trim }.map { [$0.kept, $0.other] } == ["20-200", "10-100"])
+        // Said as times, not frames.
+        #expect(
+            conflicts.first { $0.kind == .trim }.map { [$0.kept, $0.other] } == [
+                "trim 00:00:01.25 to 00:00:02.50", "trim 00:00:00.50 to 00:00:01.00",
+            ])
     }
 }
 
@@ -353,4 +358,83 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
         #expect(
             conflicts.first.map { [$0.kept, $0.other] } == ["level off, denoise on", "level on, denoise off"])
     }
+}
+
+/// Marked, tagged and noted on one side, then trashed; trashed and restored on the other
+/// (later): the restore wins the trash state, and what the first side did before trashing
+/// is in the kept item, on both machines.
+@Test func annotationsOfATrashedCopyMergeIntoTheRestoredItem() {
+    let item = recording(1, "memo")
+    let base = document([item])
+    var annotated = item
+    annotated.annotations = Annotations(note: "noteB", tags: ["tagB"], markers: [marker(1, 48000)])
+    let theirs = Document(linking: document([]).items, trash: [trashed(annotated, at: 5)])
+    let ours = document([changed(item, trash: 10)])
+    for (merged, conflicts) in [merge(base, ours, theirs), merge(base, theirs, ours)] {
+        let kept = merged[id(1)]?.annotations
+        #expect(kept?.tags == ["tagB"])
+        #expect(kept?.note == "noteB")
+        #expect(kept?.markers.map(\.id) == [marker(1, 48000).id])
+        #expect(merged.trash.isEmpty)
+        #expect(conflicts.map(\.kind) == [.trash])
+    }
+}
+
+/// The trash wins the trash state (trashed later than restored): the restoring side's new
+/// tag goes into the trash entry with the item, so that `trash restore` brings both back.
+@Test func annotationsOfTheRestoredSideFollowTheItemIntoTheTrash() {
+    let item = recording(1, "memo")
+    let base = document([item])
+    var marked = item
+    marked.annotations.markers = [marker(1, 100)]
+    let theirs = Document(linking: document([]).items, trash: [trashed(marked, at: 20)])
+    var tagged = changed(item, trash: 10)
+    tagged.annotations.tags = ["tagA"]
+    let ours = document([tagged])
+    for (merged, conflicts) in [merge(base, ours, theirs), merge(base, theirs, ours)] {
+        #expect(merged[id(1)] == nil)
+        let copy = merged.trash.first?.items.first { $0.id == id(1) }
+        #expect(copy?.annotations.tags == ["tagA"])
+        #expect(copy?.annotations.markers.map(\.id) == [marker(1, 100).id])
+        #expect(conflicts.map(\.kind) == [.trash])
+    }
+}
+
+/// Marked and removed on one side, tagged on the other: the item is kept, with both.
+@Test func aMarkerMadeBeforeRemovingSurvivesATagOnTheOtherSide() {
+    let item = recording(1, "memo")
+    let base = document([item])
+    var marked = item
+    marked.annotations.markers = [marker(1, 100)]
+    let theirs = Document(linking: document([]).items, trash: [trashed(marked, at: 5)])
+    var tagged = item
+    tagged.annotations.tags = ["work"]
+    let ours = document([tagged])
+    for (merged, conflicts) in [merge(base, ours, theirs), merge(base, theirs, ours)] {
+        #expect(merged[id(1)]?.annotations.tags == ["work"])
+        #expect(merged[id(1)]?.annotations.markers.map(\.id) == [marker(1, 100).id])
+        #expect(conflicts.map(\.kind) == [.deleteVsChange])
+    }
+}
+
+/// Trashed on one side; renamed and trashed on the other: one trash entry holds the UUID
+/// (the later removal's), with both sides' annotations, alike on both machines.
+@Test func anItemTrashedOnBothSidesIsInTheTrashOnce() {
+    let item = recording(1, "memo")
+    let base = document([item])
+    var tagged = item
+    tagged.annotations.tags = ["a"]
+    let ours = Document(linking: document([]).items, trash: [trashed(tagged, at: 5)])
+    var renamed = changed(item, name: 6)
+    renamed.name = "memo2"
+    renamed.annotations.tags = ["b"]
+    let theirs = Document(linking: document([]).items, trash: [trashed(renamed, at: 7)])
+    let forward = merge(base, ours, theirs).document
+    let backward = merge(base, theirs, ours).document
+    for merged in [forward, backward] {
+        #expect(merged.trash.flatMap(\.items).filter { $0.id == id(1) }.count == 1)
+        #expect(merged.trash.map(\.removed) == [at(7)])
+        #expect(merged.trash.first?.items.first?.annotations.tags == ["a", "b"])
+    }
+    #expect(forward.trash == backward.trash)
 }

@@ -119,6 +119,10 @@ public enum LibraryMerge {
         let oursName: String
         let theirsName: String
         var items: [ItemID: Item] = [:]
+        /// Items that stay in the trash with what both sides did to them: a side that trashed
+        /// an item keeps its annotations in the trash entry's copy, and they merge with the
+        /// other side's as a kept item's would (applied to the trash entries by `finish`).
+        var trashedCopies: [ItemID: Item] = [:]
         var pending: [(MergeConflict.Kind, ItemID, String, String)] = []
 
         init(base: Document, ours: Document, theirs: Document, oursName: String, theirsName: String) {
@@ -154,11 +158,13 @@ public enum LibraryMerge {
                 case (let o?, let t?):
                     items[id] = mergeItem(b, o, t)
                 case (let o?, nil):
-                    keepOrRemove(id, b, kept: o, keptBy: (ours, oursName), removedBy: (theirs, theirsName))
+                    keepOrRemove(
+                        id, b, kept: o, keptBy: (ours, oursName), removedBy: (theirs, theirsName), keptByOurs: true)
                 case (nil, let t?):
-                    keepOrRemove(id, b, kept: t, keptBy: (theirs, theirsName), removedBy: (ours, oursName))
+                    keepOrRemove(
+                        id, b, kept: t, keptBy: (theirs, theirsName), removedBy: (ours, oursName), keptByOurs: false)
                 case (nil, nil):
-                    break
+                    mergeTrashedOnBoth(id, b)
                 }
             }
         }
@@ -168,7 +174,8 @@ public enum LibraryMerge {
         /// side's change is to its trash state (restored from the trash) and the other put
         /// it in the trash since the base, both changed the trash state: the later wins.
         mutating func keepOrRemove(
-            _ id: ItemID, _ b: Item?, kept item: Item, keptBy: (Document, String), removedBy: (Document, String)
+            _ id: ItemID, _ b: Item?, kept item: Item, keptBy: (Document, String), removedBy: (Document, String),
+            keptByOurs: Bool
         ) {
             let baseTrashed = Self.trashTime(id, in: base)
             let removedAt = Self.trashTime(id, in: removedBy.0)
@@ -177,8 +184,15 @@ public enum LibraryMerge {
             // Restored on this side since the base: in the library now, not in the base's.
             let restored =
                 item.changed.trash != (b?.changed.trash ?? ChangeTimes.unknownTime) || (b == nil && baseTrashed != nil)
+            // What the other side did before it trashed the item (a tag, a marker, a note) is
+            // in its trash entry's copy: merged in, whichever side keeps the item.
+            let ancestor = b ?? LibraryMerge.content(Self.trashedCopy(id, in: base))
+            var merged = item
+            if newlyTrashed != nil, let other = LibraryMerge.content(Self.trashedCopy(id, in: removedBy.0)) {
+                merged = keptByOurs ? mergeItem(ancestor, item, other) : mergeItem(ancestor, other, item)
+            }
             if b == nil && !restored {
-                items[id] = item  // new on this side
+                items[id] = merged  // new on this side
                 return
             }
             if b == item {
@@ -187,19 +201,38 @@ public enum LibraryMerge {
             if restored, let trashedAt = newlyTrashed {
                 // At equal times the trash wins, on either machine.
                 if trashedAt >= item.changed.trash {
+                    trashedCopies[id] = merged
                     report(.trash, id, kept: "in the trash (\(removedBy.1))", other: "restored on \(keptBy.1)")
                 } else {
-                    items[id] = item
+                    items[id] = merged
                     report(.trash, id, kept: "restored on \(keptBy.1)", other: "in the trash (\(removedBy.1))")
                 }
                 return
             }
             if b == nil {
-                items[id] = item  // restored here, still in the base's trash there
+                items[id] = merged  // restored here, still in the base's trash there
                 return
             }
-            items[id] = item
+            items[id] = merged
             report(.deleteVsChange, id, kept: "changed on \(keptBy.1)", other: "removed on \(removedBy.1)")
+        }
+
+        /// An item in neither side's library: when both trashed it since the base, each
+        /// copy may hold annotations of its own; the one trash entry that keeps it
+        /// (`finish`) holds them all.
+        mutating func mergeTrashedOnBoth(_ id: ItemID, _ b: Item?) {
+            guard let o = LibraryMerge.content(Self.trashedCopy(id, in: ours)),
+                let t = LibraryMerge.content(Self.trashedCopy(id, in: theirs)), o != t
+            else { return }
+            trashedCopies[id] = mergeItem(b ?? LibraryMerge.content(Self.trashedCopy(id, in: base)), o, t)
+        }
+
+        /// The item as it went to `document`'s trash last; nil when it is not there.
+        static func trashedCopy(_ id: ItemID, in document: Document) -> Item? {
+            for entry in document.trash.reversed() {
+                if let item = entry.items.first(where: { $0.id == id }) { return item }
+            }
+            return nil
         }
 
         /// When `id` went to `document`'s trash last (alone or inside a folder); nil when it
@@ -238,7 +271,7 @@ public enum LibraryMerge {
             if note.conflict {
                 merged.annotations.note =
                     oa.note + "\n--- above: \(oursName) · below: \(theirsName) ---\n" + ta.note
-                report(.noteBoth, o.id, kept: oa.note, other: ta.note)
+                report(.noteBoth, o.id, kept: "both notes, \(oursName)'s above \(theirsName)'s", other: "")
             } else {
                 merged.annotations.note = note.value
             }
@@ -246,13 +279,14 @@ public enum LibraryMerge {
             merged.annotations.markers = LibraryMerge.mergeMarkers(ba?.markers, oa.markers, ta.markers)
             let trim = later(
                 ba?.trim, (oa.trim, o.changed.trim), (ta.trim, t.changed.trim),
-                tieBreak: { Self.describe($0) < Self.describe($1) })
+                tieBreak: { Self.order($0) < Self.order($1) })
             merged.annotations.trim = trim.value
             merged.changed.trim = trim.time
             if trim.conflict {
+                let rate = o.recording?.sampleRate ?? 0
                 report(
-                    .trim, o.id, kept: Self.describe(trim.value), other: Self.describe(trim.oursWon ? ta.trim : oa.trim)
-                )
+                    .trim, o.id, kept: Self.describe(trim.value, rate: rate),
+                    other: Self.describe(trim.oursWon ? ta.trim : oa.trim, rate: rate))
             }
             // Each flag of the enhancement (store version 6) merges as trim points do, under the
             // one change time: turned on or off on one side, that side's; on both (only an item
@@ -280,8 +314,17 @@ public enum LibraryMerge {
             return merged
         }
 
-        static func describe(_ trim: TrimPoints?) -> String {
+        /// Trim points by frames, so that both machines break a tie alike.
+        static func order(_ trim: TrimPoints?) -> String {
             trim.map { "\($0.inFrame)-\($0.outFrame)" } ?? "none"
+        }
+
+        /// Trim points as a person reads them: `trim 00:00:01.20 to 00:00:05.00`.
+        static func describe(_ trim: TrimPoints?, rate: Int) -> String {
+            guard let trim else { return "no trim points" }
+            guard rate > 0 else { return "trim frames \(trim.inFrame) to \(trim.outFrame)" }
+            let (from, to) = (Double(trim.inFrame) / Double(rate), Double(trim.outFrame) / Double(rate))
+            return "trim \(Format.preciseClock(from)) to \(Format.preciseClock(to))"
         }
 
         /// An item kept (changed on one side) in a folder removed on the other: the folder
@@ -298,7 +341,9 @@ public enum LibraryMerge {
                         found.isFolder
                     {
                         items[parent] = found
-                        report(.deleteVsChange, parent, kept: "kept for what changed inside it", other: "removed")
+                        report(
+                            .deleteVsChange, parent, kept: "kept for what changed inside it",
+                            other: "removed on \(ours[parent] == nil ? oursName : theirsName)")
                     } else {
                         items[item.id]!.parent = .root
                     }
@@ -309,9 +354,7 @@ public enum LibraryMerge {
 
         func trashed(_ id: ItemID) -> Item? {
             for document in [ours, theirs, base] {
-                for entry in document.trash.reversed() {
-                    if let item = entry.items.first(where: { $0.id == id }) { return item }
-                }
+                if let item = Self.trashedCopy(id, in: document) { return item }
             }
             return nil
         }
@@ -346,7 +389,8 @@ public enum LibraryMerge {
                 let was = items[undo]!.parent!
                 let back = base[undo]?.parent.flatMap { items[$0] != nil ? $0 : nil } ?? .root
                 items[undo]!.parent = back
-                report(.cycle, undo, kept: "move undone", other: "moved into \(was)")
+                let into = ours[was] != nil ? ours.path(of: was) : theirs.path(of: was)
+                report(.cycle, undo, kept: "move undone", other: "moved into \(into)")
                 if isCyclic(undo) { items[undo]!.parent = .root }
             }
         }
@@ -383,7 +427,7 @@ public enum LibraryMerge {
                             byParent[id] = nil
                             items[id] = nil
                             byParent[folder]!.removeAll { $0 == id }
-                            report(.folderJoined, kept, kept: "\(kept)", other: "\(id)")
+                            report(.folderJoined, kept, kept: "one folder, made on both machines", other: "")
                         } else {
                             let taken = Set((byParent[folder] ?? []).compactMap { items[$0]?.name })
                             var n = 2
@@ -401,13 +445,14 @@ public enum LibraryMerge {
         /// result does not depend on which machine merges.
         func rank(_ id: ItemID) -> Int { base[id] != nil ? 0 : 1 }
 
-        /// What of a trash entry is still removed once the merged library is known. An item
-        /// the merge kept (changed on the other side) leaves the entry; when that brought its
+        /// What of a trash entry is still removed once the merged library is known: the items
+        /// `keeps` says the entry still holds. An item the merge kept (changed on the other
+        /// side), or that a later trash entry holds, leaves the entry; when that brought its
         /// folder back (`restoreMissingParents`), what else the folder held and the other side
         /// left alone is still removed: it stays in the trash, as entries of its own, rather than
         /// going with the entry of a folder that is no longer in the trash.
-        static func stillRemoved(_ entry: TrashEntry, library: [ItemID: Item]) -> [TrashEntry] {
-            let remaining = entry.items.filter { library[$0.id] == nil }
+        static func stillRemoved(_ entry: TrashEntry, keeps: (ItemID) -> Bool) -> [TrashEntry] {
+            let remaining = entry.items.filter { keeps($0.id) }
             guard let first = remaining.first else { return [] }
             if first.id == entry.id {
                 var kept = entry
@@ -443,10 +488,30 @@ public enum LibraryMerge {
 
         func finish() -> (document: Document, conflicts: [MergeConflict]) {
             var seen: Set<String> = []
+            var entries: [TrashEntry] = []
+            for entry in ours.trash + theirs.trash where seen.insert("\(entry.id) \(entry.removed)").inserted {
+                entries.append(entry)
+            }
+            // An item trashed on both sides (or moved, then trashed) is in two entries: the
+            // later removal keeps it, so that the trash names each UUID once. Equal times
+            // choose by the entry's UUID, so that both machines choose alike.
+            var keeper: [ItemID: Int] = [:]
+            for (index, entry) in entries.enumerated() {
+                for item in entry.items {
+                    if let other = keeper[item.id],
+                        (entries[other].removed, entries[other].id) >= (entry.removed, entry.id)
+                    {
+                        continue
+                    }
+                    keeper[item.id] = index
+                }
+            }
             var trash: [TrashEntry] = []
-            for entry in ours.trash + theirs.trash {
-                for kept in Self.stillRemoved(entry, library: items)
-                where seen.insert("\(kept.id) \(kept.removed)").inserted {
+            for (index, entry) in entries.enumerated() {
+                for var kept in Self.stillRemoved(entry, keeps: { items[$0] == nil && keeper[$0] == index }) {
+                    for (position, item) in kept.items.enumerated() {
+                        if let merged = trashedCopies[item.id] { kept.items[position].annotations = merged.annotations }
+                    }
                     trash.append(kept)
                 }
             }
