@@ -236,8 +236,10 @@ enum SyncReceive {
             let reason = said.map { String($0.dropFirst("recnotes: ".count)) } ?? merged.reason
             throw RecError.failure("sync", "\(remote): cannot merge: \(reason); nothing was changed here")
         }
+        // A recording the merge kept whose link one side deleted gets its link back.
+        let linked = try AudioLinks.restored(git, tree: tree, sources: [ours, theirs])
         return try git.require(
-            ["commit-tree", tree, "-p", ours, "-p", theirs, "-m", "recnotes sync: merge \(remote)"], what: "sync"
+            ["commit-tree", linked, "-p", ours, "-p", theirs, "-m", "recnotes sync: merge \(remote)"], what: "sync"
         ).output.trimmed
     }
 
@@ -275,13 +277,21 @@ enum SyncReceive {
 
     /// For tests: with `RECNOTES_SYNC_PAUSE` naming a file, the first prepared merge makes
     /// it and waits (up to a minute) for it to go before taking the lock to install, so a
-    /// test can change the store in between.
+    /// test can change the store in between; with `RECNOTES_SYNC_PAUSE_EVERY=1` too, every
+    /// merge prepared without the store lock held does.
     static func pauseForTests() {
-        guard !pausedOnce, let path = Environment.value("RECNOTES_SYNC_PAUSE"), !path.isEmpty else { return }
-        pausedOnce = true
-        guard (try? FileSystem.writeAtomically([], to: path, durable: false)) != nil else { return }
+        guard !pausedOnce || Environment.value("RECNOTES_SYNC_PAUSE_EVERY") == "1" else { return }
+        if pause(named: "RECNOTES_SYNC_PAUSE") { pausedOnce = true }
+    }
+
+    /// Makes the file the variable `name` names, and waits (up to a minute) for it to go;
+    /// false when the variable is not set.
+    static func pause(named name: String) -> Bool {
+        guard let path = Environment.value(name), !path.isEmpty else { return false }
+        guard (try? FileSystem.writeAtomically([], to: path, durable: false)) != nil else { return true }
         let deadline = MonotonicClock.now() + 60
         while FileSystem.exists(path) && MonotonicClock.now() < deadline { usleep(10_000) }
+        return true
     }
 
     nonisolated(unsafe) static var pausedOnce = false

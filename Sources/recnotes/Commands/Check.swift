@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecSync
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +25,8 @@ struct Check: ParsableCommand {
             is moved aside as store.json.broken-<time>, kept, and rebuilt the same way, with the \
             items and trash entries of its lines that are still whole; what could not be \
             recovered is said in 'not repaired:' lines. Empty orphan audio files and temporary files of a dead \
-            process hold nothing and are removed. Missing or unreadable audio is only reported. \
+            process hold nothing and are removed. Missing or unreadable audio is only reported; in a sync repository, an audio \
+            link that git once had is restored (the content is here, or 'get' brings it). \
             A read-only store is checked without taking its lock, and --repair is refused.
             """
     )
@@ -40,6 +42,12 @@ struct Check: ParsableCommand {
         let check = StoreCheck(location: location)
         var report = try check.run(repair: repair)
         if repair && !report.problems.isEmpty {
+            // A missing audio file that git-annex tracks: its link comes back from git.
+            let links = try FileLock.withLock(location.storeLockFile) { try AudioLinks.restoreMissing(location) }
+            report.repairs += links.map { link in
+                let copies = link.copies.isEmpty ? "no copy is known" : "copies: \(link.copies.joined(separator: ", "))"
+                return "audio/\(link.file): link restored from git (\(copies))"
+            }
             // The store is sound now; the view state is repaired through the stores themselves.
             let library = try global.openLibrary(recover: false)
             try StoreCheck.repairViewState(library, into: &report)
