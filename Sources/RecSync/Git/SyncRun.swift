@@ -30,8 +30,17 @@ public enum SyncRun {
         public var failed = 0
     }
 
+    /// A remote this sync could not fetch from or push to, and why: the others are synced
+    /// all the same, and the next sync tries it again.
+    public struct Unreached: Equatable, Sendable {
+        public var remote: String
+        public var reason: String
+    }
+
     public struct Report: Sendable {
+        /// The remotes synced with (those reached).
         public var remotes: [String] = []
+        public var unreached: [Unreached] = []
         public var committed = false
         public var received = 0
         public var sent = 0
@@ -58,9 +67,11 @@ public enum SyncRun {
         }
     }
 
-    /// How many times a sync makes its merge again when a command changed a file it replaces
-    /// (`SyncReceive`) before it gives up.
-    static let maximumAttempts = 5
+    /// How many times a sync makes its merge without the store lock while a command changed
+    /// a file it replaces (`SyncReceive`); the last attempt holds the lock from the snapshot to
+    /// the install, so that a library that keeps changing is still merged: what it changes
+    /// meanwhile waits a moment, and the next sync takes it.
+    static let maximumAttempts = 3
 
     /// The journal's summary of a sync entry, which `undo` refuses to take back.
     public static let journalSummary = "recnotes sync"
@@ -75,8 +86,8 @@ public enum SyncRun {
         for name in requested where !known.contains(where: { $0.name == name }) {
             throw RecError.failure(what, "no remote named '\(name)' (see 'recnotes sync remote list')")
         }
-        let remotes = requested.isEmpty ? known.map(\.name) : requested
-        guard !remotes.isEmpty else {
+        let requestedOrAll = requested.isEmpty ? known.map(\.name) : requested
+        guard !requestedOrAll.isEmpty else {
             throw RecError.failure(what, "no remote to sync with; add one with 'recnotes sync remote add NAME URL'")
         }
         // Two syncs of one store never interleave: the second refuses at once. What a killed
@@ -86,27 +97,35 @@ public enum SyncRun {
         }
         // A hub on this machine is locked too, waiting for another machine's sync to finish
         // with it, in one order (by path) so that two syncs never wait on each other.
-        let hubLocks = remotes.compactMap { remote in known.first { $0.name == remote }.flatMap(localGitDirectory) }
-            .sorted().compactMap(RepositoryLock.waiting(gitDirectory:))
+        let hubLocks = requestedOrAll.compactMap { remote in
+            known.first { $0.name == remote }.flatMap(localGitDirectory)
+        }
+        .sorted().compactMap(RepositoryLock.waiting(gitDirectory:))
         defer { withExtendedLifetime((repositoryLock, hubLocks)) {} }
 
         var report = Report()
-        report.remotes = remotes
         report.content = content
         try recover(git, location: location)
         try SyncSetup.writeDriverConfig(git, executable: executable)
-        let branch = try git.require(["symbolic-ref", "--short", "HEAD"], what: what).output.trimmed
+        let branch = try currentBranch(git)
 
-        for remote in remotes {
+        // A remote that cannot be reached (a USB disk unplugged, a host down) is named in the
+        // report; the sync goes on with the others, and commits here whatever happens.
+        var remotes: [String] = []
+        for remote in requestedOrAll {
             let fetched = try git.capture(["fetch", "-q", remote])
-            guard fetched.succeeded else {
+            if fetched.succeeded {
+                remotes.append(remote)
+            } else {
                 let url = known.first { $0.name == remote }?.url ?? ""
-                throw RecError.failure(what, "\(remote): cannot reach \(url): \(fetched.reason)")
+                report.unreached.append(Unreached(remote: remote, reason: "cannot reach \(url): \(fetched.reason)"))
             }
         }
+        report.remotes = remotes
         // Before anything here changes: a store.json this recnotes cannot read would arrive
         // by a fast-forward, which runs no merge driver to refuse it.
-        try refuseNewerStore(git, remotes: remotes, branch: branch)
+        let refs = try Refs.read(git, branch: branch)
+        try refuseNewerStore(git, remotes: remotes, branch: branch, refs: refs)
 
         // New audio is hashed into the annex before the lock: a saved recording's file never
         // changes, so this needs no lock, and it is the long part of a first sync.
@@ -114,51 +133,38 @@ public enum SyncRun {
 
         var theirTips: [String] = []
         var unmerged: [(remote: String, tip: String)] = []
-        for remote in remotes {
-            for ref in ["refs/remotes/\(remote)/\(branch)", "refs/remotes/\(remote)/synced/\(branch)"] {
-                guard let tip = try revision(git, ref) else { continue }
-                theirTips.append(tip)
-                // Merged into HEAD now, merged into HEAD after this machine's commit too.
-                if try !isMerged(git, tip) { unmerged.append((remote, tip)) }
-            }
+        for (remote, ref) in tipRefs(remotes: remotes, branch: branch) {
+            guard let tip = refs[ref] else { continue }
+            if remote != peerPush { theirTips.append(tip) }
+            // Merged into HEAD now, merged into HEAD after this machine's commit too.
+            if try !isMerged(git, tip, head: refs["HEAD"]) { unmerged.append((remote, tip)) }
         }
         // The store lock is held twice, briefly: while what changed here is taken into
         // git's object store (`snapshot`; the commit is built from it after the lock is let
         // go), and, when the remotes bring something, while the merge, made meanwhile outside
         // the work tree (`SyncReceive.prepare`), is put in place (`SyncReceive.install`). A
         // file a command changed in between is never overwritten: the sync starts again from
-        // a new snapshot, a few times at most.
+        // a new snapshot, and the last time holds the lock from the snapshot to the install.
         var before: String?
         var lockSeconds = 0.0
-        for attempt in 1... {
-            var start = MonotonicClock.now()
-            let staged = try FileLock.withLock(location.storeLockFile) { try snapshot(git) }
-            lockSeconds += MonotonicClock.now() - start
-            // The link stays until the merge is installed: it is how `install` knows store.json
-            // is still the one committed.
-            defer { if let link = staged.storeFile { try? FileSystem.remove(link) } }
-            if try commit(staged, git) { report.committed = true }
-            before = try revision(git, "HEAD")
-            guard !unmerged.isEmpty else { break }
-            let outcome = try SyncReceive.prepare(git, head: before, tips: unmerged, storeLink: staged.storeFile)
-            if case .prepared(let prepared) = outcome {
-                SyncReceive.pauseForTests()
-                start = MonotonicClock.now()
-                let installed = try FileLock.withLock(location.storeLockFile) {
-                    try SyncReceive.install(prepared, git)
-                }
-                lockSeconds += MonotonicClock.now() - start
-                SyncReceive.discard(git)
-                if installed { break }
-            } else if case .nothing = outcome {
-                break
+        var finished = false
+        for attempt in 1...maximumAttempts where !finished {
+            // The last attempt holds the store lock throughout; its steps then do not take it
+            // again.
+            let holdsLock = attempt == maximumAttempts
+            let (start, heldBefore) = (MonotonicClock.now(), lockSeconds)
+            finished = try FileLock.withLock(location.storeLockFile, if: holdsLock) {
+                try receive(
+                    git, location: location, unmerged: unmerged, lockHeld: holdsLock, report: &report,
+                    before: &before, lockSeconds: &lockSeconds)
             }
-            guard attempt < maximumAttempts else {
-                throw RecError.failure(
-                    what,
-                    "the library kept changing here while the merge was made (\(attempt) times); what came in is not merged yet: sync again"
-                )
-            }
+            if holdsLock { lockSeconds = heldBefore + MonotonicClock.now() - start }
+        }
+        guard finished else {
+            // Only a file changed behind the lock (by hand, or a git the user ran) gets here.
+            throw RecError.failure(
+                what,
+                "a file of the store changed while the merge was installed; what came in is not merged yet: sync again")
         }
         report.lockMilliseconds = lockSeconds * 1000
         report.conflicts = takeConflicts(SyncReceive.installedReport(git))
@@ -170,10 +176,32 @@ public enum SyncRun {
         report.sent = sent.count
 
         // The remotes' git-annex branches, merged into ours before ours is pushed.
-        try git.require(["annex", "merge", "-q"], what: what)
-        try push(git, remotes: remotes, branch: branch, known: known)
+        // Skipped when every one of them is ours already (a sync with nothing to do): it is
+        // a git-annex process, and the longest step of such a sync.
+        let annexBranches =
+            remotes.flatMap { ["refs/remotes/\($0)/git-annex", "refs/remotes/\($0)/synced/git-annex"] }
+            + ["refs/heads/synced/git-annex"]
+        if annexBranches.contains(where: { refs[$0].map { $0 != refs["refs/heads/git-annex"] } ?? false }) {
+            try git.require(["annex", "merge", "-q"], what: what)
+        }
+        let pushed = try push(git, remotes: &remotes, branch: branch, known: known, report: &report)
+        // In the history as soon as it is pushed, so that a sync killed while audio moves
+        // still says what it sent; said again below once the audio has moved.
+        let journal = Journal(location: location)
+        let entry = report.changedAnything ? journal.recordSync(summary: journalSummary, change: report.change) : nil
+        // For tests: a kill from here on leaves the push in the history.
+        _ = SyncReceive.pause(named: "RECNOTES_SYNC_PAUSE_PUSHED")
         if content {
+            // A remote whose transfers all succeeded when this library and its location log
+            // were as they are now has nothing to move: git-annex is not asked again.
+            let settled = TransfersSettled(git)
+            var state = "\(pushed["HEAD"] ?? "-") \(pushed["refs/heads/git-annex"] ?? "-")"
+            var completed: [String] = []
+            let settledNow = settled.remotes(at: state)
             for remote in remotes {
+                // Audio that came from a remote before this one may have to go to this one.
+                let movedBefore = report.audioIn.count + report.audioOut.count > 0
+                if !movedBefore && settledNow.contains(remote) { continue }
                 let got = try transfer(
                     git, ["get", "--from", remote], plan: ["--not", "--in", "here", "--in", remote],
                     progress: TransferProgress(direction: .receiving, remote: remote), observer: observer)
@@ -185,16 +213,54 @@ public enum SyncRun {
                     progress: TransferProgress(direction: .sending, remote: remote), observer: observer)
                 report.audioIn.add(got)
                 report.audioOut.add(copied)
+                if got.failed + copied.failed == 0 { completed.append(remote) }
             }
             // Where the audio now is (git-annex's location log) travels too.
             if report.audioIn.count + report.audioOut.count > 0 {
-                try push(git, remotes: remotes, branch: branch, known: known)
+                let moved = try push(git, remotes: &remotes, branch: branch, known: known, report: &report)
+                state = "\(moved["HEAD"] ?? "-") \(moved["refs/heads/git-annex"] ?? "-")"
             }
+            settled.record(completed + settled.remotes(at: state).filter { !completed.contains($0) }, at: state)
         }
-        if report.changedAnything {
-            Journal(location: location).recordSync(summary: journalSummary, change: report.change)
+        if let entry, report.audioIn.count + report.audioOut.count > 0 {
+            journal.amendSync(entry, change: report.change)
+        } else if entry == nil, report.changedAnything {
+            journal.recordSync(summary: journalSummary, change: report.change)
         }
         return report
+    }
+
+    /// One attempt at taking what changed here and merging what came in: true when it is
+    /// done, false when a command changed a file the merge replaces before it was installed.
+    static func receive(
+        _ git: Git, location: StoreLocation, unmerged: [(remote: String, tip: String)], lockHeld: Bool,
+        report: inout Report, before: inout String?, lockSeconds: inout Double
+    ) throws -> Bool {
+        var start = MonotonicClock.now()
+        let staged = try FileLock.withLock(location.storeLockFile, if: !lockHeld) { try snapshot(git) }
+        lockSeconds += MonotonicClock.now() - start
+        // The link stays until the merge is installed: it is how `install` knows store.json
+        // is still the one committed.
+        defer { if let link = staged.storeFile { try? FileSystem.remove(link) } }
+        if try commit(staged, git, location: location) { report.committed = true }
+        before = try revision(git, "HEAD")
+        guard !unmerged.isEmpty else { return true }
+        let outcome = try SyncReceive.prepare(git, head: before, tips: unmerged, storeLink: staged.storeFile)
+        switch outcome {
+        case .nothing:
+            return true
+        case .changedHere:
+            return false
+        case .prepared(let prepared):
+            if !lockHeld { SyncReceive.pauseForTests() }
+            start = MonotonicClock.now()
+            let installed = try FileLock.withLock(location.storeLockFile, if: !lockHeld) {
+                try SyncReceive.install(prepared, git)
+            }
+            lockSeconds += MonotonicClock.now() - start
+            SyncReceive.discard(git)
+            return installed
+        }
     }
 
     /// What a killed sync can leave, repaired (its git's lock files went when the
@@ -274,6 +340,25 @@ public enum SyncRun {
     static func localGitDirectory(_ remote: SyncRemotes.Remote) -> String? {
         guard case .path(let path) = SyncRemotes.kind(of: remote.url), FileSystem.exists(path) else { return nil }
         return FileSystem.exists(path + "/.git") ? path + "/.git" : path
+    }
+
+    /// Every ref of the repository and what it points at, read by one `for-each-ref`
+    /// (a sync compares a dozen of them); `HEAD` is the current branch's.
+    struct Refs {
+        var objects: [String: String] = [:]
+        var branch: String
+
+        static func read(_ git: Git, branch: String) throws -> Refs {
+            var refs = Refs(branch: branch)
+            let listed = try git.require(["for-each-ref", "--format=%(objectname) %(refname)"], what: "sync")
+            for line in listed.lines {
+                guard let space = line.firstIndex(of: " ") else { continue }
+                refs.objects[String(line[line.index(after: space)...])] = String(line[..<space])
+            }
+            return refs
+        }
+
+        subscript(_ ref: String) -> String? { objects[ref == "HEAD" ? "refs/heads/" + branch : ref] }
     }
 
     static func revision(_ git: Git, _ ref: String) throws -> String? {
@@ -362,11 +447,9 @@ public enum SyncRun {
     /// staged without the file's times (`--cacheinfo`), so git compares its content, and a
     /// transcript is newer than the index says. The next sync's snapshot takes it, and a
     /// merge in this one commits it first (`run`).
-    static func commit(_ staged: Staged, _ git: Git) throws -> Bool {
+    static func commit(_ staged: Staged, _ git: Git, location: StoreLocation) throws -> Bool {
         if let storeFile = staged.storeFile {
-            // Attributes and filters as `git add store.json` applies them.
-            let blob = try git.require(["hash-object", "-w", "--path=store.json", storeFile], what: "sync")
-                .output.trimmed
+            let blob = try storeBlob(git, storeFile)
             try staged.git.require(
                 ["update-index", "--add", "--cacheinfo", "100644,\(blob),store.json"], what: "sync")
         }
@@ -378,8 +461,7 @@ public enum SyncRun {
             // No commit yet: one when anything is staged.
             ?? !staged.git.require(["ls-files"], what: "sync").output.isEmpty
         if changed {
-            let machine = SyncSetup.machineName(git) ?? "this machine"
-            let message = "recnotes on \(machine)"
+            let message = commitMessage(machine: SyncSetup.machineName(git) ?? "this machine", location: location)
             let parents = head.map { ["-p", $0] } ?? []
             let commit = try git.require(["commit-tree", tree] + parents + ["-m", message], what: "sync")
                 .output.trimmed
@@ -397,58 +479,141 @@ public enum SyncRun {
         return committed
     }
 
+    /// What the commit of this machine's changes says, so that `git log` in the store reads
+    /// as history does: `laptop: tags on /three: +work; rename /Work/one → /Work/uno (and 3
+    /// more)`, from the journal's entries since the last sync.
+    static func commitMessage(machine: String, location: StoreLocation) -> String {
+        let entries = Journal(location: location).entries()
+        let since = entries.lastIndex { $0.isSync }.map { entries.index(after: $0) } ?? entries.startIndex
+        let changes = entries[since...].map { $0.change ?? $0.summary }
+        guard !changes.isEmpty else { return "\(machine): changes made here" }
+        let shown = changes.prefix(2).joined(separator: "; ")
+        return changes.count > 2 ? "\(machine): \(shown) (and \(changes.count - 2) more)" : "\(machine): \(shown)"
+    }
+
+    /// The branch HEAD names, read from .git/HEAD (as git writes it: `ref: refs/heads/NAME`)
+    /// without a process; git is asked only when it is written otherwise.
+    static func currentBranch(_ git: Git) throws -> String {
+        if let bytes = try? FileSystem.read(git.gitDirectory + "/HEAD") {
+            let text = String(decoding: bytes, as: UTF8.self).trimmed
+            if text.hasPrefix("ref: refs/heads/") { return String(text.dropFirst("ref: refs/heads/".count)) }
+        }
+        return try git.require(["symbolic-ref", "--short", "HEAD"], what: "sync").output.trimmed
+    }
+
+    /// The blob of store.json as `snapshot` linked it. Hashed (with attributes and filters as
+    /// `git add store.json` applies them: 10 MB at 10,000 items, and git-annex's filter) only
+    /// when the file is not the one hashed last time: every command replaces store.json by a
+    /// rename, so the same inode, size and modification time is the same content.
+    static func storeBlob(_ git: Git, _ storeFile: String) throws -> String {
+        let remembered = git.gitDirectory + "/recnotes/store-blob"
+        // The modification time, not the change time, which the snapshot's link moves.
+        var info = stat()
+        let identity =
+            stat(storeFile, &info) == 0
+            ? "\(info.st_dev) \(info.st_ino) \(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec)" : nil
+        if let identity, let bytes = try? FileSystem.read(remembered) {
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+            if lines.count == 2, lines[0] == identity, lines[1].count >= 40 { return String(lines[1]) }
+        }
+        let blob = try git.require(["hash-object", "-w", "--path=store.json", storeFile], what: "sync").output.trimmed
+        if let identity {
+            try? FileSystem.writeAtomically(Array("\(identity)\n\(blob)\n".utf8), to: remembered, durable: false)
+        }
+        return blob
+    }
+
     /// Whether `tip` is in HEAD already.
-    static func isMerged(_ git: Git, _ tip: String) throws -> Bool {
-        guard let head = try revision(git, "HEAD") else { return false }
+    static func isMerged(_ git: Git, _ tip: String, head: String?) throws -> Bool {
+        guard let head else { return false }
+        if tip == head { return true }
         return try git.capture(["merge-base", "--is-ancestor", tip, head]).succeeded
     }
 
     /// Refuses, in one line and with nothing changed here, a remote branch whose store.json
     /// was written by a newer recnotes: merged (or fast-forwarded) it would leave a store this
     /// recnotes cannot open.
-    static func refuseNewerStore(_ git: Git, remotes: [String], branch: String) throws {
-        let head = try revision(git, "HEAD")
-        for remote in remotes {
-            for ref in ["refs/remotes/\(remote)/\(branch)", "refs/remotes/\(remote)/synced/\(branch)"] {
-                // One merged already (the remote's other branch went on past it) brings nothing;
-                // with nothing new, the tip is HEAD itself (no merge-base to run).
-                guard let tip = try revision(git, ref), tip != head, try !isMerged(git, tip) else { continue }
-                let shown = try git.capture(["show", "\(ref):store.json"])
-                guard shown.succeeded else { continue }
-                let bytes = Array(shown.output.utf8)
-                guard let version = bytes.withUnsafeBufferPointer(DocumentCodec.declaredVersion),
-                    version > Document.currentVersion
-                else { continue }
-                throw RecError.failure(
-                    "sync",
-                    "\(remote): its store.json is version \(version), newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes on this machine, then sync again; nothing was changed here"
-                )
-            }
+    static func refuseNewerStore(_ git: Git, remotes: [String], branch: String, refs: Refs) throws {
+        let head = refs["HEAD"]
+        for (remote, ref) in tipRefs(remotes: remotes, branch: branch) {
+            // One merged already (the remote's other branch went on past it) brings nothing;
+            // with nothing new, the tip is HEAD itself (no merge-base to run).
+            guard let tip = refs[ref], tip != head, try !isMerged(git, tip, head: head) else { continue }
+            let shown = try git.capture(["show", "\(ref):store.json"])
+            guard shown.succeeded else { continue }
+            let bytes = Array(shown.output.utf8)
+            guard let version = bytes.withUnsafeBufferPointer(DocumentCodec.declaredVersion),
+                version > Document.currentVersion
+            else { continue }
+            throw RecError.failure(
+                "sync",
+                "\(remote): its store.json is version \(version), newer than this recnotes understands (\(Document.currentVersion)); upgrade recnotes on this machine, then sync again; nothing was changed here"
+            )
+        }
+    }
+
+    /// What a push from a machine that has this store as its remote is called: its
+    /// `synced/` branch here (a store with a work tree takes no push to its checked-out branch).
+    static let peerPush = "a machine that pushed here"
+
+    /// The branches that bring what other machines did: each remote's branch and its
+    /// `synced/` branch, and this store's own `synced/` branch, where such a machine pushes.
+    static func tipRefs(remotes: [String], branch: String) -> [(remote: String, ref: String)] {
+        remotes.flatMap { remote in
+            [("refs/remotes/\(remote)/\(branch)"), ("refs/remotes/\(remote)/synced/\(branch)")].map { (remote, $0) }
+        } + [(peerPush, "refs/heads/synced/\(branch)")]
+    }
+
+    /// Which remotes' transfers all succeeded, and at which state of this library (HEAD and
+    /// the git-annex branch, after the transfers): `.git/recnotes/transfers-settled`, per
+    /// machine. Any change to the library or to where audio is (here or on a remote, whose
+    /// location log a fetch brings) is a new state, at which every remote is asked again.
+    struct TransfersSettled {
+        let path: String
+
+        init(_ git: Git) { path = git.gitDirectory + "/recnotes/transfers-settled" }
+
+        func remotes(at state: String) -> [String] {
+            guard let bytes = try? FileSystem.read(path) else { return [] }
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+            guard lines.first == state else { return [] }
+            return Array(lines.dropFirst())
+        }
+
+        func record(_ remotes: [String], at state: String) {
+            try? FileSystem.writeAtomically(
+                Array(([state] + remotes).map { $0 + "\n" }.joined().utf8), to: path, durable: false)
         }
     }
 
     /// Pushes this branch and the git-annex branch to each remote whose copy is behind.
     /// The `synced/` branches are what git-annex sync pushes too: a remote with a work tree
     /// refuses a push to its checked-out branch, and merges `synced/` at its next sync.
-    static func push(_ git: Git, remotes: [String], branch: String, known: [SyncRemotes.Remote]) throws {
-        let head = try revision(git, "HEAD")
-        let annex = try revision(git, "refs/heads/git-annex")
+    /// A remote that refuses the push or cannot be reached is taken out of `remotes` and
+    /// named in the report. Returns this repository's refs as they were pushed.
+    @discardableResult
+    static func push(
+        _ git: Git, remotes: inout [String], branch: String, known: [SyncRemotes.Remote], report: inout Report
+    ) throws -> Refs {
+        let refs = try Refs.read(git, branch: branch)
+        let head = refs["HEAD"]
+        let annex = refs["refs/heads/git-annex"]
         for remote in remotes {
             var refspecs: [String] = []
             var direct: [String] = []
             if let head {
-                if try revision(git, "refs/remotes/\(remote)/synced/\(branch)") != head {
+                if refs["refs/remotes/\(remote)/synced/\(branch)"] != head {
                     refspecs.append("HEAD:refs/heads/synced/\(branch)")
                 }
-                if try revision(git, "refs/remotes/\(remote)/\(branch)") != head {
+                if refs["refs/remotes/\(remote)/\(branch)"] != head {
                     direct.append("HEAD:refs/heads/\(branch)")
                 }
             }
             if let annex {
-                if try revision(git, "refs/remotes/\(remote)/synced/git-annex") != annex {
+                if refs["refs/remotes/\(remote)/synced/git-annex"] != annex {
                     refspecs.append("git-annex:refs/heads/synced/git-annex")
                 }
-                if try revision(git, "refs/remotes/\(remote)/git-annex") != annex {
+                if refs["refs/remotes/\(remote)/git-annex"] != annex {
                     direct.append("git-annex:refs/heads/git-annex")
                 }
             }
@@ -456,13 +621,19 @@ public enum SyncRun {
                 let pushed = try git.capture(["push", "-q", remote] + refspecs)
                 guard pushed.succeeded else {
                     let url = known.first { $0.name == remote }?.url ?? ""
-                    throw RecError.failure("sync", "\(remote): cannot push to \(url): \(pushed.reason)")
+                    report.unreached.append(
+                        Unreached(remote: remote, reason: "cannot push to \(url): \(pushed.reason)"))
+                    continue
                 }
             }
             // Refused by a remote with a work tree, or when another machine got there first:
             // the synced/ branches carry the change either way.
             if !direct.isEmpty { _ = try git.capture(["push", "-q", remote] + direct) }
         }
+        let refused = Set(report.unreached.map(\.remote))
+        remotes.removeAll { refused.contains($0) }
+        report.remotes = remotes
+        return refs
     }
 
     /// Runs a git-annex transfer (`AnnexTransfer`) and counts what moved.
@@ -481,25 +652,41 @@ public enum SyncRun {
         return MergeReportCodec.decode(bytes)
     }
 
-    /// Items added, changed or removed between two commits' store.json.
+    /// Items added, changed or removed between two commits: in store.json's library or
+    /// trash (an entry added or gone, `trash empty` included, counts for its items), or in
+    /// their transcripts.
     static func changedItems(_ git: Git, from old: String?, to new: String?) -> Set<ItemID> {
-        func items(_ rev: String?) -> [ItemID: [UInt8]] {
+        func items(_ rev: String?) -> (library: [ItemID: [UInt8]], trash: [String: [ItemID]]) {
             guard let rev, let shown = try? git.capture(["show", "\(rev):store.json"]), shown.succeeded else {
-                return [:]
+                return ([:], [:])
             }
             let bytes = Array(shown.output.utf8)
             return bytes.withUnsafeBufferPointer { buffer in
-                guard let decoded = try? DocumentCodec.decodeVersioned(buffer, strict: false) else { return [:] }
-                var result: [ItemID: [UInt8]] = [:]
-                for (id, range) in decoded.itemRanges { result[id] = Array(buffer[range]) }
-                return result
+                guard let decoded = try? DocumentCodec.decodeVersioned(buffer, strict: false) else { return ([:], [:]) }
+                var library: [ItemID: [UInt8]] = [:]
+                for (id, range) in decoded.itemRanges { library[id] = Array(buffer[range]) }
+                var trash: [String: [ItemID]] = [:]
+                for entry in decoded.document.trash { trash["\(entry.id) \(entry.removed)"] = entry.items.map(\.id) }
+                return (library, trash)
             }
         }
         let a = items(old)
         let b = items(new)
         var changed = Set<ItemID>()
-        for (id, bytes) in b where a[id] != bytes && id != .root { changed.insert(id) }
-        for id in a.keys where b[id] == nil && id != .root { changed.insert(id) }
+        for (id, bytes) in b.library where a.library[id] != bytes && id != .root { changed.insert(id) }
+        for id in a.library.keys where b.library[id] == nil && id != .root { changed.insert(id) }
+        for (key, ids) in a.trash where b.trash[key] == nil { changed.formUnion(ids) }
+        for (key, ids) in b.trash where a.trash[key] == nil { changed.formUnion(ids) }
+        // transcripts/<uuid>.json and its index <uuid>.txt.
+        let listed = try? git.capture(
+            [
+                "diff-tree", "-r", "-z", "--name-only", "--no-renames", old ?? SyncReceive.emptyTree,
+                new ?? SyncReceive.emptyTree, "--", "transcripts",
+            ])
+        for path in listed?.output.split(separator: "\0") ?? [] {
+            let name = FileSystem.baseName(of: String(path))
+            if let id = ItemID(String(name.prefix { $0 != "." })) { changed.insert(id) }
+        }
         return changed
     }
 }
@@ -525,8 +712,8 @@ extension SyncRun.Report {
     /// The summary `recnotes sync` prints: one line of counts, then each conflict named.
     public var lines: [String] {
         func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
-        var head =
-            "sync with \(remotes.joined(separator: ", ")): \(plural(received, "item")) received, \(sent) sent"
+        let with = remotes.isEmpty ? "no remote reached" : "sync with \(remotes.joined(separator: ", "))"
+        var head = "\(with): \(plural(received, "item")) received, \(sent) sent"
         if content {
             head +=
                 "; audio \(audioIn.count) received (\(Format.size(audioIn.bytes))), \(audioOut.count) sent (\(Format.size(audioOut.bytes)))"
@@ -536,6 +723,9 @@ extension SyncRun.Report {
         var lines = [head]
         let failed = audioIn.failed + audioOut.failed
         if failed > 0 { lines.append("audio: \(plural(failed, "file")) could not be moved; see 'git annex whereis'") }
+        for unreached in unreached {
+            lines.append("not synced with \(unreached.remote): \(unreached.reason); the next sync tries again")
+        }
         for c in conflicts {
             var line = "conflict (\(c.kind)) \(c.path)"
             if !c.kept.isEmpty { line += ": kept \(c.kept)" }
@@ -545,10 +735,25 @@ extension SyncRun.Report {
         return lines
     }
 
+    /// The one line a sync that could not reach a remote ends with (exit status 75), after
+    /// its summary; nil when it reached them all.
+    public var unreachedError: RecError? {
+        guard !unreached.isEmpty else { return nil }
+        let named = unreached.map { "\($0.remote) (\($0.reason))" }.joined(separator: "; ")
+        let rest = remotes.isEmpty ? "no remote was synced" : "synced with \(remotes.joined(separator: ", "))"
+        return RecError(.tryAgain, "sync", "not reached: \(named); \(rest); sync again later")
+    }
+
     public var json: String {
         var w = JSONWriter()
         w.beginObject()
         w.field("remotes", remotes)
+        w.field("unreached", unreached) { w, u in
+            w.beginObject()
+            w.field("remote", u.remote)
+            w.field("reason", u.reason)
+            w.endObject()
+        }
         w.field("committed", committed)
         w.field("received", received)
         w.field("sent", sent)

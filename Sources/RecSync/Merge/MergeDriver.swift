@@ -55,6 +55,17 @@ public enum MergeDriver {
         SyncSetup.machineName(Git(directory: gitDirectory + "/.."))
     }
 
+    /// The machine whose commit is being merged in: its commits' author is `recnotes on
+    /// NAME` (`sync init`); nil outside a merge, or for a commit a person made.
+    public static func otherMachineName() -> String? {
+        guard let commit = TranscriptMerge.mergedCommit(),
+            let run = try? ProcessLaunch(["git", "log", "-1", "--format=%an", commit]).capture(timeout: 30),
+            run.status == 0
+        else { return nil }
+        let author = String(decoding: run.stdout, as: UTF8.self).trimmed
+        return author.hasPrefix("recnotes on ") ? String(author.dropFirst("recnotes on ".count)) : nil
+    }
+
     static func read(_ path: String, _ side: String) throws -> [UInt8] {
         let bytes: [UInt8]?
         do { bytes = try FileSystem.read(path) } catch { throw refused("\(path): \(error)") }

@@ -449,4 +449,10 @@ public final class FileLock {
         defer { withExtendedLifetime(lock) {} }
         return try body()
     }
+
+    /// `withLock` when `taking`; `body` alone when the caller holds the lock already (flock
+    /// taken twice through two descriptors by one process waits for itself).
+    public static func withLock<T>(_ path: String, if taking: Bool, _ body: () throws -> T) throws -> T {
+        taking ? try withLock(path, body) : try body()
+    }
 }

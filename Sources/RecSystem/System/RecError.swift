@@ -8,6 +8,9 @@ public struct RecError: Error, Equatable, CustomStringConvertible, Sendable {
         /// The arguments themselves are malformed (bad name, bad time). Exit status 64, the
         /// argument-parser and sysexits convention for usage errors.
         case usage
+        /// Done in part, for want of something that may come back (a remote not reached):
+        /// trying again later may do the rest. Exit status 75, sysexits' EX_TEMPFAIL.
+        case tryAgain
     }
 
     public var kind: Kind
@@ -33,6 +36,7 @@ public struct RecError: Error, Equatable, CustomStringConvertible, Sendable {
         switch kind {
         case .failure: return ExitStatus.failure
         case .usage: return ExitStatus.usage
+        case .tryAgain: return ExitStatus.tryAgain
         }
     }
 
@@ -61,6 +65,7 @@ public enum ExitStatus {
     public static let success: Int32 = 0
     public static let failure: Int32 = 1
     public static let usage: Int32 = 64
+    public static let tryAgain: Int32 = 75
 }
 
 /// A system call's errno, rendered the way the C library words it.

@@ -36,7 +36,10 @@ struct SyncNow: ParsableCommand {
             / 4.5 MB') and names the remote, redrawn in place and cleared at the end; not on a \
             terminal, or with --json or --quiet, nothing is added to standard error. A remote \
             whose store.json a newer recnotes wrote is refused in one line, with nothing changed \
-            here: upgrade recnotes on this machine.
+            here: upgrade recnotes on this machine. A remote that cannot be reached (a disk \
+            unplugged, a host down) does not stop the others: what changed here is committed, \
+            every remote reached is synced, the summary names each one not reached, and the \
+            exit status is 75; the next sync tries it again.
             """
     )
 
@@ -72,6 +75,7 @@ struct SyncNow: ParsableCommand {
             for line in report.lines { print(line) }
         }
         if report.audioIn.failed + report.audioOut.failed > 0 { throw ExitCode(1) }
+        if let unreached = report.unreachedError { throw unreached }
     }
 }
 
@@ -225,12 +229,12 @@ struct SyncMergeDriver: ParsableCommand {
                 base: base, ours: ours, theirs: theirs, repositoryPath: path,
                 report: gitDirectory + "/recnotes/merge-report.jsonl",
                 oursName: MergeDriver.machineName(gitDirectory: gitDirectory) ?? "this machine",
-                theirsName: "other machine")
+                theirsName: MergeDriver.otherMachineName() ?? "other machine")
             return
         }
         try MergeDriver.run(
             base: base, ours: ours, theirs: theirs, report: gitDirectory + "/recnotes/merge-report.jsonl",
             oursName: MergeDriver.machineName(gitDirectory: gitDirectory) ?? "this machine",
-            theirsName: "other machine")
+            theirsName: MergeDriver.otherMachineName() ?? "other machine")
     }
 }
