@@ -319,7 +319,7 @@ public final class DocumentStore {
             if transaction.journaled {
                 journal.record(transaction, summary: summary, before: before)
             } else {
-                journal.dropLast()
+                journal.drop(transaction.undoneSequence)
             }
             for action in transaction.actions {
                 for observer in observers { observer(action, document) }
@@ -459,8 +459,10 @@ public final class DocumentStore {
         var touched = Set<ItemID>()
         /// How to take this transaction back, for the journal; `undo` clears it.
         var steps: [Journal.Step] = []
-        /// False for a transaction that undoes an earlier one.
+        /// False for a transaction that undoes an earlier one...
         var journaled = true
+        /// ...and the journal entry it undid, which goes from the journal with it.
+        var undoneSequence: Int?
         /// Transcripts an undo takes back once the document is written: each recording's
         /// kept earlier one (`TranscriptFiles.keepForUndo`), or none.
         var transcriptsToPutBack: [(id: ItemID, replaced: String?)] = []

@@ -138,17 +138,30 @@ public struct Journal {
 
     /// A sync's entry: what came in and went out (`change`), and no steps, since `undo`
     /// never takes back what a sync brought in. Failures are ignored, as in `record`.
-    public func recordSync(summary: String, change: String) {
+    @discardableResult
+    public func recordSync(summary: String, change: String) -> Int {
         let entry = Entry(
             sequence: (tail().last?.sequence ?? 0) + 1, time: .now(), summary: summary, steps: [], change: change)
         FileSystem.append(JournalCodec.encode(entry), to: path)
+        return entry.sequence
     }
 
-    /// Drops the newest entry, after it has been undone.
-    func dropLast() {
-        let existing = entries()
-        guard !existing.isEmpty else { return }
-        rewrite(Array(existing.dropLast()))
+    /// A sync's entry said again once the sync has done more (moved audio after it pushed):
+    /// the journal is written whole, so a kill leaves the entry as it was or as it is now.
+    public func amendSync(_ sequence: Int, change: String) {
+        var existing = entries()
+        guard let index = existing.lastIndex(where: { $0.sequence == sequence && $0.isSync }) else { return }
+        existing[index].change = change
+        rewrite(existing)
+    }
+
+    /// Drops the entry numbered `sequence` (the newest when nil), after it has been undone.
+    func drop(_ sequence: Int?) {
+        var existing = entries()
+        guard let index = sequence.map({ s in existing.lastIndex { $0.sequence == s } }) ?? existing.indices.last
+        else { return }
+        existing.remove(at: index)
+        rewrite(existing)
     }
 
     private func rewrite(_ entries: [Entry]) {
@@ -173,18 +186,16 @@ extension DocumentStore {
         var undone: Undone?
         do {
             try transaction { tx in
-                // Read under the lock, so two undos never take back the same change.
-                guard let entry = journal.entries().last else {
+                // Read under the lock, so two undos never take back the same change. A sync
+                // is passed over: what it brought in is never taken back, but this machine's
+                // own change from before it is, unless what came in has changed the same
+                // items since (the steps' checks refuse then, naming what changed).
+                guard let entry = journal.entries().last(where: { !$0.isSync }) else {
                     throw RecError.failure("undo", "nothing to undo")
                 }
                 let change = entry.change(in: tx.document)
-                if entry.isSync {
-                    throw RecError.failure(
-                        "undo",
-                        "the last change is a sync (#\(entry.sequence): \(change)); undo takes back this machine's own changes, never what a sync brought in"
-                    )
-                }
                 try tx.undo(entry)
+                tx.undoneSequence = entry.sequence
                 for case (_, let replaced?) in tx.transcriptsToPutBack
                 where !TranscriptFiles(location: location).isKept(replaced) {
                     throw RecError.failure(

@@ -13,7 +13,9 @@ struct Undo: ParsableCommand {
             nothing and left nothing to undo, so the change taken back may be older: see it first \
             with --dry-run, or list them with 'recnotes history'. Removed items come back from the \
             trash with their audio. Refused, changing nothing, when a later change conflicts (the \
-            trash was emptied, an item was moved since).
+            trash was emptied, an item was moved since). What a sync brought in is never taken \
+            back: undo passes over a sync to this machine's own newest change, and refuses when \
+            what came in has changed the same item since.
             """
     )
 
