@@ -4,23 +4,31 @@ import RecTestSupport
 import Testing
 
 /// Three machines, many random changes on each through the CLI (every kind it can make,
-/// the conflicting ones included) and syncs through one hub in a random order; after a
-/// full round all three libraries are one, and a model of what each machine did says that
-/// nothing was lost, by the merge rules of issue 24 (LibraryMerge).
+/// the conflicting ones and deletions for good included) and syncs through one hub in a
+/// random order, some of them killed with SIGKILL part way; after a full round all three
+/// libraries are one, and a model of what each machine did says that nothing was lost, by
+/// the merge rules (LibraryMerge): every annotation made and not removed is on the item,
+/// in the library or in the trash; every recording kept plays; fsck finds nothing.
 @Suite("Sync: three machines, random changes")
 struct SyncRandomTests {
-    /// `RECNOTES_SYNC_SEED` picks another run; the seed is printed, and named in every failure.
-    /// The choices follow from it; the UUIDs recnotes makes do not (they decide, for one, which
-    /// of two joined folders stays), so another run of a seed can differ after such a choice.
-    static let seed: UInt64 =
-        ProcessInfo.processInfo.environment["RECNOTES_SYNC_SEED"].flatMap { UInt64($0) } ?? 20_261_127
-    /// Under a minute on a debug build; `RECNOTES_SYNC_ROUNDS` runs longer, to hunt.
-    static let rounds = ProcessInfo.processInfo.environment["RECNOTES_SYNC_ROUNDS"].flatMap { Int($0) } ?? 5
+    /// `RECNOTES_SYNC_SEED` runs one seed of its own; the seed is printed, and named in every
+    /// failure with the log of what was run. The choices follow from it; the UUIDs recnotes
+    /// makes do not (they decide, for one, which of two joined folders stays), and neither
+    /// does the moment a kill lands, so another run of a seed can differ after such a choice.
+    static let seeds: [UInt64] =
+        ProcessInfo.processInfo.environment["RECNOTES_SYNC_SEED"].flatMap { UInt64($0) }.map { [$0] }
+        ?? (0..<UInt64(ProcessInfo.processInfo.environment["RECNOTES_SYNC_SEEDS"].flatMap { Int($0) } ?? 10)).map {
+            20_261_127 + $0
+        }
+    /// Rounds per seed; `RECNOTES_SYNC_ROUNDS` runs longer, to hunt.
+    static let rounds = ProcessInfo.processInfo.environment["RECNOTES_SYNC_ROUNDS"].flatMap { Int($0) } ?? 30
 
     /// One machine's library as its store.json says, read by an independent JSON parser.
     struct View {
         var items: [String: [String: Any]] = [:]
         var trash: Set<String> = []
+        /// Each item in the trash as its entry holds it.
+        var trashed: [String: [String: Any]] = [:]
         /// Trash entries' own items (what `trash restore` takes).
         var trashEntries: [String] = []
 
@@ -29,7 +37,10 @@ struct SyncRandomTests {
             for item in json["items"] as? [[String: Any]] ?? [] { items[item["uuid"] as! String] = item }
             for entry in json["trash"] as? [[String: Any]] ?? [] {
                 trashEntries.append(entry["uuid"] as! String)
-                for item in entry["items"] as? [[String: Any]] ?? [] { trash.insert(item["uuid"] as! String) }
+                for item in entry["items"] as? [[String: Any]] ?? [] {
+                    trash.insert(item["uuid"] as! String)
+                    trashed[item["uuid"] as! String] = item
+                }
             }
         }
 
@@ -47,10 +58,12 @@ struct SyncRandomTests {
         func recordings(_ order: [String: Int]) -> [String] { ordered(recordings, order) }
         func nonRoot(_ order: [String: Int]) -> [String] { ordered(items.keys.filter { $0 != Self.root }, order) }
         func name(_ id: String) -> String? { items[id]?["name"] as? String }
-        func note(_ id: String) -> String { items[id]?["note"] as? String ?? "" }
-        func tags(_ id: String) -> Set<String> { Set(items[id]?["tags"] as? [String] ?? []) }
+        /// An item's annotations: in the library, or as the trash holds it.
+        func annotated(_ id: String) -> [String: Any]? { items[id] ?? trashed[id] }
+        func note(_ id: String) -> String { annotated(id)?["note"] as? String ?? "" }
+        func tags(_ id: String) -> Set<String> { Set(annotated(id)?["tags"] as? [String] ?? []) }
         func markers(_ id: String) -> Set<String> {
-            Set((items[id]?["markers"] as? [[String: Any]] ?? []).compactMap { $0["label"] as? String })
+            Set((annotated(id)?["markers"] as? [[String: Any]] ?? []).compactMap { $0["label"] as? String })
         }
         func trim(_ id: String) -> String {
             guard let trim = items[id]?["trim"] as? [String: Any] else { return "none" }
@@ -81,6 +94,9 @@ struct SyncRandomTests {
         /// side did to it is not required; the item itself must still be in the library or
         /// the trash.
         var removed: Set<String> = []
+        /// Items removed for good (`rm --permanent`, `trash empty`) somewhere: what was done to
+        /// them is not required, nor that they exist; if the merge kept them, they must play.
+        var deleted: Set<String> = []
         var tagsAdded: [String: Set<String>] = [:]
         var tagsRemoved: [String: Set<String>] = [:]
         var markersAdded: [String: Set<String>] = [:]
@@ -102,10 +118,13 @@ struct SyncRandomTests {
         let wavDirectory: String
         var rng: Xoshiro
 
-        init(wavDirectory: String) throws {
+        let seed: UInt64
+
+        init(wavDirectory: String, seed: UInt64) throws {
             self.wavDirectory = wavDirectory
+            self.seed = seed
             try FileManager.default.createDirectory(atPath: wavDirectory, withIntermediateDirectories: true)
-            var seeds = SeededRandom(seed: SyncRandomTests.seed)
+            var seeds = SeededRandom(seed: seed)
             rng = Xoshiro(seed: (seeds.next(), seeds.next(), seeds.next(), seeds.next()))
         }
 
@@ -147,10 +166,17 @@ struct SyncRandomTests {
             expectSuccess(try run(m, arguments))
         }
 
-        /// What the log says about an item.
-        func history(_ id: String) -> String {
-            log.filter { $0.contains(String(id.prefix(8))) || $0.hasPrefix("m0: sync") || $0.contains(": sync") }
-                .joined(separator: "\n")
+        /// A sync killed (SIGKILL, with its git and git-annex) after `milliseconds`; the next
+        /// one must finish what it left.
+        func killedSync(_ m: Int, after milliseconds: Int) throws {
+            let sync = try Spawned(
+                Sandbox.binary, ["--store", machines[m].store, "sync"], environment: machines[m].baseEnvironment)
+            usleep(UInt32(milliseconds) * 1000)
+            let killed = sync.process.isRunning
+            if killed { killProcessTree(sync.pid) }
+            let run = sync.finish().run
+            log.append(
+                "m\(m): sync killed after \(milliseconds) ms (\(killed ? "killed" : "had finished")) → \(run.status)")
         }
 
         /// Syncs every machine, then the first two again: each has then what every other had.
@@ -165,7 +191,7 @@ struct SyncRandomTests {
             let view = try View(machine)
             counter += 1
             let token = "m\(m)-\(counter)"
-            switch below(14) {
+            switch below(16) {
             case 0, 1:
                 guard let folder = pick(view.folders(born)), let name = pick(SyncRandomTests.recordingNames) else {
                     return ("import", nil)
@@ -243,6 +269,17 @@ struct SyncRandomTests {
                 let run = try run(m, "mark", "@\(id)", "--at", "0.\(10 + below(14))", label)
                 if run.status == 0 { model.markersAdded[id, default: []].insert(label) }
                 return ("mark", run)
+            case 14:
+                guard let id = pick(view.nonRoot(born)) else { return ("rm --permanent", nil) }
+                let run = try run(m, "rm", "-r", "--permanent", "@\(id)")
+                if run.status == 0 { model.deleted.formUnion(view.subtree(id)) }
+                return ("rm --permanent", run)
+            case 15:
+                // Rarely: the whole trash goes.
+                guard below(3) == 0, !view.trash.isEmpty else { return ("trash empty", nil) }
+                let run = try run(m, "trash", "empty", "--yes")
+                if run.status == 0 { model.deleted.formUnion(view.trash) }
+                return ("trash empty", run)
             default:
                 guard let id = pick(view.recordings(born)) else { return ("trim", nil) }
                 let arguments =
@@ -280,12 +317,13 @@ struct SyncRandomTests {
     static let folderNames = ["Shared", "Inbox", "Projects"]
     static let tagNames = ["red", "green", "blue", "work"]
 
-    @Test("three stores, random changes of every kind, syncs in a random order: one library, nothing lost")
-    func threeMachines() throws {
-        let seed = Self.seed
+    @Test(
+        "three stores, random changes of every kind, syncs in a random order, some killed: one library, nothing lost",
+        arguments: SyncRandomTests.seeds)
+    func threeMachines(seed: UInt64) throws {
         print("sync random: seed \(seed) (RECNOTES_SYNC_SEED), \(Self.rounds) rounds")
         let first = try Sandbox()
-        let world = try World(wavDirectory: first.root + "/wav")
+        let world = try World(wavDirectory: first.root + "/wav", seed: seed)
         let hub = first.root + "/hub"
         try first.succeed("sync", "init", "--name", "m0")
         try first.succeed("sync", "remote", "add", "hub", hub)
@@ -312,9 +350,10 @@ struct SyncRandomTests {
 
         var operations: [String: Int] = [:]
         var refused: [String: Int] = [:]
+        var kills = 0
         for _ in 0..<Self.rounds {
             for m in [0, 1, 2].shuffled(using: &world.rng) {
-                for _ in 0..<(3 + world.below(4)) {
+                for _ in 0..<(2 + world.below(4)) {
                     let (kind, run) = try world.operate(m)
                     guard let run else { continue }
                     if run.status == 0 {
@@ -328,13 +367,24 @@ struct SyncRandomTests {
             }
             for _ in 0..<(1 + world.below(3)) {
                 let m = world.below(3)
-                try world.sync(m, world.below(2) == 0 ? ["sync"] : ["sync", "--no-content"])
+                if world.below(8) == 0 {
+                    try world.killedSync(m, after: 20 + world.below(400))
+                    kills += 1
+                } else {
+                    try world.sync(m, world.below(2) == 0 ? ["sync"] : ["sync", "--no-content"])
+                }
             }
         }
         try world.fullRound()
         print(
-            "sync random: seed \(seed): made \(operations.sorted { $0.key < $1.key }), refused \(refused.sorted { $0.key < $1.key })"
+            "sync random: seed \(seed): made \(operations.sorted { $0.key < $1.key }), refused \(refused.sorted { $0.key < $1.key }), \(kills) syncs killed"
         )
+
+        // Each problem found, then all of them at once with the seed and the log to replay it.
+        var problems: [String] = []
+        func check(_ condition: Bool, _ problem: @autoclosure () -> String) {
+            if !condition { problems.append(problem()) }
+        }
 
         // One library on all three.
         let store = machines[0].storeBytes
@@ -343,43 +393,47 @@ struct SyncRandomTests {
             try machine.succeed("tree", "/", "--json").stdout.replacingOccurrences(of: machine.store, with: "STORE")
         }
         let tags = try machines[0].succeed("tags").stdout
-        for machine in machines.dropFirst() {
-            #expect(machine.storeBytes == store, "seed \(seed)")
-            #expect(try tree(machine) == tree(machines[0]), "seed \(seed)")
-            #expect(try machine.succeed("tags").stdout == tags, "seed \(seed)")
+        for (m, machine) in machines.enumerated().dropFirst() {
+            check(machine.storeBytes == store, "m\(m)'s store.json differs from m0's")
+            check(try tree(machine) == tree(machines[0]), "m\(m)'s tree differs from m0's")
+            check(try machine.succeed("tags").stdout == tags, "m\(m)'s tags differ from m0's")
         }
-        for machine in machines { try machine.succeed("fsck") }
+        for (m, machine) in machines.enumerated() {
+            let fsck = try machine.run("fsck")
+            check(fsck.status == 0, "fsck on m\(m): \(fsck)")
+        }
 
         // Nothing lost.
         let model = world.model
         let final = try View(machines[0])
-        for id in model.created.sorted() {
+        for id in model.created.sorted() where !model.deleted.contains(id) {
             if model.removed.contains(id) {
-                #expect(
-                    final.items[id] != nil || final.trash.contains(id), "seed \(seed): \(id) lost\n\(world.history(id))"
-                )
+                check(final.items[id] != nil || final.trash.contains(id), "\(id) lost")
             } else {
-                #expect(
-                    final.items[id] != nil, "seed \(seed): recording \(id) not in the library\n\(world.history(id))")
+                check(final.items[id] != nil, "recording \(id) not in the library")
             }
         }
-        // Every recording's audio is on every machine, the same bytes.
+        // Every recording kept plays, on m0, and its audio is on every machine, the same bytes.
         for id in final.recordings {
             let file = try #require(final.items[id]?["file"] as? String)
             let audio = machines.map { FileManager.default.contents(atPath: $0.audioDirectory + "/" + file) }
-            #expect(audio[0] != nil && audio.allSatisfy { $0 == audio[0] }, "seed \(seed): audio of \(id)")
+            check(audio[0] != nil && audio.allSatisfy { $0 == audio[0] }, "the audio of \(id) differs or is missing")
+            let played = try machines[0].run("export", "@\(id)", "-", "--format", "wav")
+            check(played.status == 0 && played.stdout.utf8.count > 44, "export of \(id): \(played.stderr)")
         }
-        for id in final.items.keys where !model.removed.contains(id) {
+        // What was done to an item stays, in the library or in the trash.
+        for id in Set(final.items.keys).union(final.trash).sorted() where !model.deleted.contains(id) {
             let removedTags = model.tagsRemoved[id] ?? []
             let kept = (model.tagsAdded[id] ?? []).subtracting(removedTags)
-            #expect(kept.isSubset(of: final.tags(id)), "seed \(seed): \(id) tags \(final.tags(id)), added \(kept)")
+            check(kept.isSubset(of: final.tags(id)), "\(id): tags \(final.tags(id)), added \(kept)")
             let markers = final.markers(id)
             let added = (model.markersAdded[id] ?? []).subtracting(model.markersRemoved)
-            #expect(added.isSubset(of: markers), "seed \(seed): \(id) markers \(markers), added \(added)")
-            #expect(markers.isDisjoint(with: model.markersRemoved), "seed \(seed): \(id) markers \(markers)")
+            check(added.isSubset(of: markers), "\(id): markers \(markers), added \(added)")
+            check(markers.isDisjoint(with: model.markersRemoved), "\(id): markers \(markers), some removed")
             for (item, text) in model.notes where item == id && !model.replacedNotes.contains(text) {
-                #expect(final.note(id).contains(text), "seed \(seed): \(id) note \(final.note(id)) lost \(text)")
+                check(final.note(id).contains(text), "\(id): note \(final.note(id)) lost \(text)")
             }
+            guard final.items[id] != nil, !model.removed.contains(id) else { continue }
             // A name or trim set on one machine only is the one it set; on several, one of them.
             let name = final.name(id) ?? ""
             let names = model.names[id] ?? [:]
@@ -387,17 +441,20 @@ struct SyncRandomTests {
             if !allowed.isEmpty {
                 // A clash in one folder adds " (2)", " (3)"…
                 let base = name.replacing(#/ \(\d+\)$/#, with: "")
-                #expect(
-                    allowed.contains(name) || allowed.contains(base), "seed \(seed): \(id) named \(name), set \(names)")
+                check(allowed.contains(name) || allowed.contains(base), "\(id): named \(name), set \(names)")
             }
             if let trims = model.trims[id] {
                 if trims.count == 1 {
-                    #expect(final.trim(id) == trims.values.first, "seed \(seed): \(id) trim \(final.trim(id))")
+                    check(final.trim(id) == trims.values.first, "\(id): trim \(final.trim(id)), set \(trims)")
                 } else {
-                    #expect(Set(trims.values).contains(final.trim(id)), "seed \(seed): \(id) trim \(final.trim(id))")
+                    check(Set(trims.values).contains(final.trim(id)), "\(id): trim \(final.trim(id)), set \(trims)")
                 }
             }
         }
+        #expect(
+            problems.isEmpty,
+            "seed \(seed) (RECNOTES_SYNC_SEED=\(seed) RECNOTES_SYNC_ROUNDS=\(Self.rounds) replays it):\n\(problems.joined(separator: "\n"))\nlog:\n\(world.log.joined(separator: "\n"))"
+        )
     }
 
 }

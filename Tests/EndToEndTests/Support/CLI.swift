@@ -140,6 +140,11 @@ final class Sandbox: Sendable {
         return items.first { (pathOf($0).isEmpty ? "/" : pathOf($0)) == path }
     }
 
+    /// The tags of the item at `path`, as store.json holds them.
+    func tags(at path: String) throws -> [String] {
+        try #require(try item(at: path))["tags"] as? [String] ?? []
+    }
+
     func uuid(at path: String) throws -> String {
         try #require(try item(at: path)?["uuid"] as? String, "no item at \(path)")
     }

@@ -245,3 +245,26 @@ func wavBytes(samples: [Int16], rate: Int = 48_000) -> [UInt8] {
     for sample in samples { le(UInt32(UInt16(bitPattern: sample)), 2) }
     return bytes
 }
+
+/// SIGKILL to `pid` and every process under it (stopped first, so none starts another).
+func killProcessTree(_ pid: Int32) {
+    var tree = [pid]
+    var index = 0
+    kill(pid, SIGSTOP)
+    while index < tree.count {
+        let parent = tree[index]
+        index += 1
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == parent, !tree.contains(child) {
+                kill(child, SIGSTOP)
+                tree.append(child)
+            }
+        }
+    }
+    for pid in tree { kill(pid, SIGKILL) }
+}
