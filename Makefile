@@ -64,13 +64,15 @@ test-tsan: deps
 # ASan takes about ten minutes on two cores and exercises no code the others do not
 # (`make test-asan ASAN_SKIP=` runs it too; its wall-clock watchdog stretches by
 # RECNOTES_TEST_SLOWDOWN). Leak checking is off: the only leaks it reports are XCTest's
-# own objects at the harness's exit, which would fail the run.
+# own objects at the harness's exit, which would fail the run. The random sync test runs one
+# seed there (its 300 rounds run in the plain `swift test`): what it exercises under ASan is
+# the same code, four times slower.
 # It links with lld: gold prints a warning for each of the ASan runtime's local symbols.
 ASAN_SKIP = ConcurrencyTests
 ASAN_FLAGS = --sanitize=address --scratch-path .build-asan -Xswiftc -use-ld=lld
 test-asan: deps
 	$(SWIFT) build --build-tests $(ASAN_FLAGS)
-	RECNOTES_TEST_SLOWDOWN=4 ASAN_OPTIONS=detect_leaks=0 \
+	RECNOTES_TEST_SLOWDOWN=4 ASAN_OPTIONS=detect_leaks=0 RECNOTES_SYNC_SEEDS=1 RECNOTES_SYNC_ROUNDS=8 \
 	  $(SWIFT) test --skip-build $(ASAN_FLAGS) $(if $(ASAN_SKIP),--skip '$(ASAN_SKIP)')
 
 # Regenerates man/recnotes.1 from the command definitions; commit the result.

@@ -9,7 +9,8 @@ import Testing
 /// libraries are one, and a model of what each machine did says that nothing was lost, by
 /// the merge rules (LibraryMerge): every annotation made and not removed is on the item,
 /// in the library or in the trash; every recording kept plays; fsck finds nothing.
-@Suite("Sync: three machines, random changes")
+// One seed at a time: each is three machines' worth of git and git-annex processes.
+@Suite("Sync: three machines, random changes", .serialized)
 struct SyncRandomTests {
     /// `RECNOTES_SYNC_SEED` runs one seed of its own; the seed is printed, and named in every
     /// failure with the log of what was run. The choices follow from it; the UUIDs recnotes
