@@ -15,6 +15,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
         // Hummingbird's own service runner: its graceful shutdown (SIGTERM) ends the live streams.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Hummingbird's own NIO, named for the server's connection guard (a channel handler
+        // that sees each request's head and each response's end) and its bind error.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         // The few POSIX things Swift cannot call: signalfd's header, sync_file_range, memmem.
@@ -85,6 +89,8 @@ let package = Package(
             dependencies: [
                 "RecCore", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             // The web page, compiled into the binary as byte arrays (PackageResources): no
             // files to install beside it, no build step.

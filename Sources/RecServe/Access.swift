@@ -19,6 +19,9 @@ public struct Access: Sendable {
     public var writeToken: String
     /// `--read-only`: every write is refused.
     public var readOnly: Bool
+    /// `--host NAME`: names besides an address and `localhost` that a request's Host may give
+    /// (a reverse proxy's, a name on the local network), lowercased, without a port.
+    public var names: [String] = []
 
     public static let defaultHost = ServeDefaults.host
     public static let defaultPort = ServeDefaults.port
@@ -75,20 +78,46 @@ public struct Access: Sendable {
 
     /// The access for `--listen` and `--token-file`: a token read from the file (its first
     /// line), else one made now off the loopback, else none.
-    public static func make(listen: String?, tokenFile: String?, readOnly: Bool = false) throws -> Access {
+    public static func make(
+        listen: String?, tokenFile: String?, readOnly: Bool = false, names: [String] = []
+    ) throws -> Access {
         let (host, port) = try listen.map(parseListen) ?? (defaultHost, defaultPort)
-        if let tokenFile {
-            return Access(host: host, port: port, token: try readToken(tokenFile), readOnly: readOnly)
+        let token = try tokenFile.map(readToken) ?? (isLoopback(host) ? nil : newToken())
+        var access = Access(host: host, port: port, token: token, readOnly: readOnly)
+        access.names = try names.map(parseName)
+        return access
+    }
+
+    /// A `--host` name as a Host header gives it: letters, digits, `-` and `.`, without a port.
+    static func parseName(_ text: String) throws -> String {
+        let name = text.lowercased()
+        let allowed = "abcdefghijklmnopqrstuvwxyz0123456789-.".utf8
+        guard !name.isEmpty, name.utf8.count <= 253, name.utf8.allSatisfy(allowed.contains) else {
+            throw RecError.usage("--host", "'\(text)' is not a host name (letters, digits, '-' and '.', no port)")
         }
-        return Access(host: host, port: port, token: isLoopback(host) ? nil : newToken(), readOnly: readOnly)
+        return name
+    }
+
+    /// Whether a request's Host header names this server: an IP address, `localhost`, or a
+    /// `--host` name, with or without a port. Anything else may be a name made to resolve
+    /// here (DNS rebinding), whose page would be same-origin with the server and could read
+    /// the whole library.
+    public func answers(toHost hostHeader: String) -> Bool {
+        if Self.isDirectHost(hostHeader) { return true }
+        guard !names.isEmpty else { return false }
+        var name = Substring(hostHeader)
+        if let colon = name.lastIndex(of: ":") {
+            guard UInt16(name[name.index(after: colon)...]) != nil else { return false }
+            name = name[..<colon]
+        }
+        return names.contains(name.lowercased())
     }
 
     /// The header a write carries its token in.
     public static let writeTokenHeader = "X-Recnotes-Token"
 
     /// Whether a request's Host names this server by an address or `localhost`, not by some
-    /// other name: a page from a name that was made to resolve here (DNS rebinding) would be
-    /// same-origin with the server, and could read the write token.
+    /// other name.
     public static func isDirectHost(_ hostHeader: String) -> Bool {
         var name = Substring(hostHeader)
         if name.hasPrefix("["), let close = name.firstIndex(of: "]") {

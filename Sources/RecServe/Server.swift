@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 import RecCore
 import ServiceLifecycle
 import Synchronization
@@ -13,9 +14,14 @@ import Synchronization
 public enum Server {
     /// The router of a server on the store at `location`, with `access`'s rules. Also what
     /// the in-process tests drive.
-    public static func router(location: StoreLocation, access: Access) -> Router<BasicRequestContext> {
-        let router = Router()
-        router.add(middleware: TokenMiddleware(token: access.token))
+    public static func router(
+        location: StoreLocation, access: Access, limits: Limits = Limits()
+    ) -> Router<ServeContext> {
+        // HEAD answers as GET does, without the body.
+        let router = Router(context: ServeContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: RefusalMiddleware())
+        router.add(middleware: HostMiddleware(access: access, refused: RefusedHosts()))
+        router.add(middleware: TokenMiddleware(token: access.token, failures: TokenFailures()))
         // The page: one shell for every page's URL (the library, a folder, a search, a
         // recording); its script asks /api/ for what to show. Static, so its first byte never
         // waits on the library, whatever the folder's size.
@@ -28,36 +34,54 @@ public enum Server {
             }
             return Page.response(asset)
         }
+        // A browser asks for it on every page; the page has none.
+        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
         let hub = EventHub(location)
         router.get("/api/events") { _, _ in liveEvents(hub) }
         let files = AudioFileCache(location: location, hub: hub)
         router.get("/api/:route") { request, context -> Response in
             let route = context.parameters.get("route") ?? ""
             if route == "session" { return session(request, access: access) }
-            let parameters = query(request.uri.query ?? "")
+            let parameters = parameters(request)
             return response(LibraryAPI.answer(route, parameters: parameters, location: location))
         }
         router.post("/api/:route") { request, context -> Response in
             if let refusal = writeRefusal(request, access: access) { return refusal }
             let route = context.parameters.get("route") ?? ""
-            let parameters = query(request.uri.query ?? "")
+            let parameters = parameters(request)
             if route == "upload" {
                 // Streamed to a file in the store, never held whole; the file goes with `upload`
-                // whatever happens (a failed import, a dropped connection, a shutdown). Storing
-                // it can fail (a full disk): one JSON line, as every other refusal.
+                // whatever happens (a failed import, a dropped connection, a shutdown). Over
+                // --max-upload is 413, said from Content-Length before a byte is stored (or
+                // once a chunked body passes it); a full disk is 507.
+                let limit = limits.maxUpload
+                if let refusal = tooLarge(request, limit: limit, what: "--max-upload (\(limit) bytes)") {
+                    return refusal
+                }
                 do {
                     let upload = try Upload(location: location)
                     for try await buffer in request.body {
+                        guard upload.size + Int64(buffer.readableBytes) <= limit else {
+                            return error(
+                                .contentTooLarge,
+                                "POST /api/upload: the body is larger than --max-upload (\(limit) bytes)")
+                        }
                         try buffer.withUnsafeReadableBytes { try upload.append($0) }
                     }
                     return response(LibraryAPI.upload(upload, parameters: parameters, location: location))
                 } catch let error as RecError {
-                    return self.error(.internalServerError, error.description)
+                    return response(
+                        LibraryAPI.Answer.error(LibraryAPI.status(of: error, otherwise: 500), error.description))
                 }
             }
             // A note is at most 1 MB; a little more is read so that a longer one is refused by
             // the note's own rule, with its own message.
-            let body = try await request.body.collect(upTo: NoteRules.maxBytes + 4096)
+            let limit = NoteRules.maxBytes + 4096
+            if let refusal = tooLarge(request, limit: Int64(limit), what: "a note may be (\(NoteRules.maxBytes) bytes)")
+            {
+                return refusal
+            }
+            let body = try await request.body.collect(upTo: limit)
             return response(
                 LibraryAPI.write(route, parameters: parameters, body: Array(buffer: body), location: location))
         }
@@ -66,6 +90,21 @@ public enum Server {
             return audio(uuid[...], range: request.headers[.range], files: files)
         }
         return router
+    }
+
+    /// 413 when the request's Content-Length says its body is over `limit`: said before any
+    /// byte of it is read. (A chunked body over it is cut off as it comes: `RefusalMiddleware`.)
+    static func tooLarge(_ request: Request, limit: Int64, what: String) -> Response? {
+        guard let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > limit else { return nil }
+        return error(
+            .contentTooLarge,
+            "\(request.method) \(request.uri.path): the body (\(length) bytes) is larger than \(what)")
+    }
+
+    /// A request's query parameters for LibraryAPI: `token`, which the token check takes (a
+    /// first visit's `?token=`), is not the route's.
+    static func parameters(_ request: Request) -> [(String, String)] {
+        query(request.uri.query ?? "").filter { $0.0 != "token" }
     }
 
     static func response(_ answer: LibraryAPI.Answer) -> Response {
@@ -79,10 +118,9 @@ public enum Server {
     public static let writeTokenField = HTTPFields.Element.Name(Access.writeTokenHeader)!
 
     /// `GET /api/session`: what the page needs before it writes, `{"writeToken", "readOnly"}`.
-    /// Only a page of this server's own origin can read it; the Host check keeps a rebound
-    /// name out of that origin.
+    /// Only a page of this server's own origin can read it; the Host check (`HostMiddleware`)
+    /// keeps a rebound name out of that origin.
     static func session(_ request: Request, access: Access) -> Response {
-        guard isDirectHost(request) else { return misnamedHost() }
         var w = JSONWriter()
         w.beginObject()
         w.field("writeToken", access.writeToken)
@@ -92,12 +130,11 @@ public enum Server {
         return response(LibraryAPI.Answer(status: 200, body: w.bytes))
     }
 
-    /// Why a write is refused, or nil: `--read-only`; a Host that is not this server's address;
-    /// an Origin other than this server's (a browser sends it on every POST); no token header,
-    /// or a wrong one. Each is 403 with one JSON line.
+    /// Why a write is refused, or nil: `--read-only`; an Origin other than this server's (a
+    /// browser sends it on every POST); no token header, or a wrong one. Each is 403 with one
+    /// JSON line. (A Host that does not name this server never gets here: `HostMiddleware`.)
     static func writeRefusal(_ request: Request, access: Access) -> Response? {
         if access.readOnly { return error(.forbidden, "this server is read-only (--read-only): no writes") }
-        guard isDirectHost(request) else { return misnamedHost() }
         if let origin = request.headers[.origin], origin != "http://" + (request.head.authority ?? "") {
             return error(.forbidden, "a write from another site (Origin \(origin)) is refused")
         }
@@ -107,33 +144,111 @@ public enum Server {
         return nil
     }
 
-    private static func isDirectHost(_ request: Request) -> Bool {
-        request.head.authority.map(Access.isDirectHost) ?? true
-    }
+    /// What a server allows each client, against slow and greedy ones.
+    public struct Limits: Sendable {
+        /// How long a connection may go without a request's whole head: from its start, and
+        /// from the end of each answer (an idle keep-alive).
+        public var idleTimeout: Duration = .seconds(10)
+        /// How many connections may be open before a new one closes the one that has waited
+        /// longest (`ConnectionGuard`); nil: three quarters of the descriptors this process
+        /// may open, less those its files and streams need.
+        public var connections: Int?
+        /// `--max-upload`: the largest body `POST /api/upload` takes.
+        public var maxUpload: Int64 = Self.defaultMaxUpload
+        public static let defaultMaxUpload: Int64 = 2 << 30
 
-    private static func misnamedHost() -> Response {
-        error(.forbidden, "this server answers to its address or localhost, not to another name")
+        public init() {}
+
+        /// A size as `--max-upload` takes it: bytes, or with K, M, G or T (powers of 1024;
+        /// `2G`, `500MiB`, `1.5g`).
+        public static func parseSize(_ text: String) throws -> Int64 {
+            var digits = Substring(text.lowercased())
+            for suffix in ["ib", "b"] where digits.hasSuffix(suffix) {
+                digits = digits.dropLast(suffix.count)
+                break
+            }
+            var scale: Double = 1
+            if let last = digits.last, let power = ["k", "m", "g", "t"].firstIndex(of: String(last)) {
+                scale = pow(1024, Double(power + 1))
+                digits = digits.dropLast()
+            }
+            guard let number = Double(digits), number.isFinite, number >= 1, number * scale < 0x1p62 else {
+                throw RecError.usage("--max-upload", "'\(text)' is not a size (bytes, or with K, M, G or T: 2G)")
+            }
+            return Int64(number * scale)
+        }
+
+        /// The defaults, with `RECNOTES_SERVE_IDLE_TIMEOUT` (seconds) and
+        /// `RECNOTES_SERVE_CONNECTIONS` for tests at a small scale.
+        public static func fromEnvironment() -> Limits {
+            var limits = Limits()
+            if let text = getenv("RECNOTES_SERVE_IDLE_TIMEOUT").map({ String(cString: $0) }),
+                let seconds = Double(text), seconds > 0
+            {
+                limits.idleTimeout = .milliseconds(Int64(seconds * 1000))
+            }
+            if let text = getenv("RECNOTES_SERVE_CONNECTIONS").map({ String(cString: $0) }), let count = Int(text),
+                count > 0
+            {
+                limits.connections = count
+            }
+            return limits
+        }
+
+        /// The descriptors this process may open, its soft limit raised to the hard one first
+        /// (a server is what the hard limit is for).
+        static func descriptors() -> Int {
+            var limit = rlimit()
+            guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+            let wanted = min(limit.rlim_max, 1 << 20)
+            if limit.rlim_cur < wanted {
+                var raised = limit
+                raised.rlim_cur = wanted
+                if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+            }
+            return Int(limit.rlim_cur)
+        }
+
+        /// The connections to allow with `descriptors`: a quarter, and the audio cache's files
+        /// and a margin for the library's reads and uploads, kept for everything else.
+        static func connections(descriptors: Int) -> Int {
+            max(8, (descriptors - AudioFileCache.kept - 64) * 3 / 4)
+        }
     }
 
     /// Serves until SIGTERM or SIGINT, then stops cleanly (open connections finish).
     /// `started` is called once the socket listens, with the URL to print.
     public static func run(
-        location: StoreLocation, access: Access, started: @escaping @Sendable (String) async -> Void
+        location: StoreLocation, access: Access, limits: Limits = Limits(),
+        started: @escaping @Sendable (String) async -> Void
     ) async throws {
         var logger = Logger(label: "recnotes-serve")
         // Hummingbird's own notices (the address it listens on) only: never a request line,
         // which could hold a token.
         logger.logLevel = .warning
+        let connections = ConnectionGuard(
+            limit: limits.connections ?? Limits.connections(descriptors: Limits.descriptors()))
+        let idle = limits.idleTimeout.components
         let app = Application(
-            router: router(location: location, access: access),
-            configuration: .init(address: .hostname(access.host, port: access.port), serverName: nil),
+            router: router(location: location, access: access, limits: limits),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [ConnectionGuard.Handler(connections)],
+                    idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            configuration: .init(
+                address: .hostname(access.host, port: access.port), serverName: nil, backlog: 1024),
             onServerRunning: { channel in
                 var shown = access
                 if let port = channel.localAddress?.port { shown.port = port }
                 await started(shown.url)
             },
             logger: logger)
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            let shown = access.host.contains(":") ? "[\(access.host)]" : access.host
+            throw RecError.failure("serve", "\(shown):\(access.port): address already in use")
+        }
     }
 
     /// How often a live stream looks for news, and how many looks without any before it
@@ -253,6 +368,8 @@ public enum Server {
         let status: HTTPResponse.Status
         switch ByteRange(header: header, size: size) {
         case .whole:
+            // An empty file is a whole answer with no bytes (0...-1 is no range at all).
+            guard size > 0 else { return Response(status: .ok, headers: headers, body: ResponseBody()) }
             range = 0...(size - 1)
             status = .ok
         case .part(let part):
@@ -263,7 +380,7 @@ public enum Server {
             headers[.contentRange] = "bytes */\(size)"
             return Response(status: .rangeNotSatisfiable, headers: headers)
         }
-        let length = size == 0 ? 0 : range.count
+        let length = range.count
         let piece = 1 << 18
         if length <= piece {
             // What a player's seek asks: read here and sent with the head in one write (a
@@ -342,9 +459,12 @@ public enum Server {
 
 /// Off the loopback, every request needs the token. A request with the right `?token=` gets
 /// it back as an HttpOnly, SameSite=Strict cookie, so the page's own requests carry it; a
-/// wrong or missing one waits a moment (a guesser gets few tries a second) and gets 401.
-struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
+/// wrong or missing one waits a moment (a guesser gets few tries a second) and gets 401; an
+/// address that keeps offering wrong ones gets 429 for a while (`TokenFailures`).
+struct TokenMiddleware: RouterMiddleware {
+    typealias Context = ServeContext
     let token: String?
+    let failures: TokenFailures
     /// How long a refused request waits before its 401.
     static var refusalDelay: Duration { .milliseconds(300) }
 
@@ -352,20 +472,28 @@ struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard let token else { return try await next(request, context) }
-        if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer "),
-            Access.sameToken(bearer.dropFirst("Bearer ".count), token)
-        {
-            return try await next(request, context)
+        let bearer = request.headers[.authorization].flatMap {
+            $0.hasPrefix("Bearer ") ? $0.dropFirst("Bearer ".count) : nil
         }
-        if cookie(request.headers[values: .cookie]).map({ Access.sameToken($0, token) }) == true {
-            return try await next(request, context)
-        }
-        if let given = Server.query(request.uri.query ?? "").last(where: { $0.0 == "token" })?.1,
-            Access.sameToken(given[...], token)
-        {
-            var response = try await next(request, context)
-            response.headers[.setCookie] = "\(Access.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"
-            return response
+        let fromCookie = cookie(request.headers[values: .cookie])
+        let given = Server.query(request.uri.query ?? "").last(where: { $0.0 == "token" })?.1
+        let offered = [bearer, fromCookie, given.map { $0[...] }].compactMap { $0 }
+        if !offered.isEmpty {
+            // Every offered token is compared (which one was right shows in no timing); the
+            // query's alone sets the cookie.
+            guard let right = failures.judge(context.clientAddress ?? "", offered: offered, token: token) else {
+                var response = Server.error(
+                    .tooManyRequests, "too many wrong tokens from this address: try again in a minute")
+                response.headers[.retryAfter] = "\(failures.window.components.seconds)"
+                return response
+            }
+            if right.contains(true) {
+                var response = try await next(request, context)
+                if given != nil && right.last == true && !right.dropLast().contains(true) {
+                    response.headers[.setCookie] = "\(Access.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"
+                }
+                return response
+            }
         }
         try await Task.sleep(for: Self.refusalDelay)
         var response = Server.error(.unauthorized, "this server needs its token: open the URL it printed")

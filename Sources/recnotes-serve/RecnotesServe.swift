@@ -30,6 +30,12 @@ struct RecnotesServe: AsyncParsableCommand {
     @Flag(name: .customLong("read-only"), help: "Allow no writes.")
     var readOnly = false
 
+    @Option(name: .customLong("host"), help: ArgumentHelp("A name the Host header may give.", valueName: "name"))
+    var hosts: [String] = []
+
+    @Option(name: .customLong("max-upload"), help: ArgumentHelp("The largest upload.", valueName: "size"))
+    var maxUpload: String?
+
     @Flag(help: "Open the URL in a browser (xdg-open).")
     var open = false
 
@@ -54,12 +60,14 @@ struct RecnotesServe: AsyncParsableCommand {
     }
 
     func serve() async throws {
-        let access = try Access.make(listen: listen, tokenFile: tokenFile, readOnly: readOnly)
+        let access = try Access.make(listen: listen, tokenFile: tokenFile, readOnly: readOnly, names: hosts)
+        var limits = Server.Limits.fromEnvironment()
+        if let maxUpload { limits.maxUpload = try Server.Limits.parseSize(maxUpload) }
         let location = try StoreLocation.resolve(explicit: store)
         let open = self.open
         let quiet = self.quiet
         do {
-            try await Server.run(location: location, access: access) { url in
+            try await Server.run(location: location, access: access, limits: limits) { url in
                 // The URL (with the token off the loopback) on stdout, once, and nowhere else.
                 if !quiet {
                     print(url)

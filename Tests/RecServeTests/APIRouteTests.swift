@@ -27,6 +27,9 @@ import Testing
         ("/api/find?name=%C3%BC*", ["find", "/", "--name", "ü*", "--json"]),
         ("/api/find?iname=BUDGET*&longer=1", ["find", "/", "--iname", "BUDGET*", "--longer", "1", "--json"]),
         ("/api/find?after=2000-01-01&shorter=5m", ["find", "/", "--after", "2000-01-01", "--shorter", "5m", "--json"]),
+        // A first visit's token is the token check's, not the route's parameter.
+        ("/api/find?text=budget&token=abc", ["find", "/", "--text", "budget", "--json"]),
+        ("/api/info?path=/Talks&token=abc", ["info", "/Talks", "--json"]),
     ]
 
     @Test func eachRouteGivesWhatTheCLIGives() async throws {
@@ -59,6 +62,10 @@ import Testing
             ("/api/find?type=thing", .badRequest, "type: "),
             ("/api/find?after=someday", .badRequest, "--after someday: not a date"),
             ("/api/find?colour=red", .badRequest, "colour: find has no such parameter"),
+            ("/api/ls?path=/Talks&colour=red", .badRequest, "colour: ls has no such parameter"),
+            ("/api/info?path=/Talks&depth=2", .badRequest, "depth: info has no such parameter"),
+            ("/api/tree?path=/&sort=name", .badRequest, "sort: tree has no such parameter"),
+            ("/api/marks?path=/Talks/budget%20talk&x", .badRequest, "x: marks has no such parameter"),
             ("/api/info?path=@1", .badRequest, "@1: "),
             ("/api/rm?path=/Talks", .notFound, "/api/rm: no such route"),
             ("/api/ls?sort=colour", .badRequest, "sort: 'colour' is not one of"),

@@ -172,6 +172,30 @@ import Testing
         }
     }
 
+    /// A recording whose file is empty: its whole answer is 200 with no bytes, a range of it
+    /// is 416, and the server goes on.
+    @Test func anEmptyFileIsAnEmptyAnswer() async throws {
+        let fixture = try LibraryFixture()
+        let uuid = try fixture.uuid("/Talks/budget talk")
+        #expect(truncate(try fixture.audioPath("/Talks/budget talk"), 0) == 0)
+        try await fixture.app().test(.router) { client in
+            for method in [HTTPRequest.Method.get, .head] {
+                try await client.execute(uri: "/audio/" + uuid, method: method) { response in
+                    #expect(response.status == .ok, "\(method)")
+                    #expect(response.headers[.contentLength] == "0", "\(method)")
+                    #expect(response.body.readableBytes == 0)
+                }
+            }
+            for header in ["bytes=0-", "bytes=-5", "bytes=0-0"] {
+                try await client.execute(uri: "/audio/" + uuid, method: .get, headers: [.range: header]) { response in
+                    #expect(response.status == .rangeNotSatisfiable, "\(header)")
+                    #expect(response.headers[.contentRange] == "bytes */0", "\(header)")
+                }
+            }
+            try await client.execute(uri: "/api/ls", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
     @Test func rangeHeaderParsing() {
         #expect(ByteRange(header: nil, size: 10) == .whole)
         #expect(ByteRange(header: "bytes=2-4", size: 10) == .part(2...4))

@@ -92,7 +92,7 @@ final class LibraryFixture: @unchecked Sendable {
         app(access: Access(host: "127.0.0.1", port: 0, token: token, readOnly: readOnly))
     }
 
-    func app(access: Access) -> some ApplicationProtocol {
-        Application(router: Server.router(location: location, access: access))
+    func app(access: Access, limits: Server.Limits = Server.Limits()) -> some ApplicationProtocol {
+        Application(router: Server.router(location: location, access: access, limits: limits))
     }
 }

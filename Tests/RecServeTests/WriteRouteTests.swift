@@ -180,12 +180,23 @@ import Testing
 
     /// A page of another name that resolves here (DNS rebinding) would share the server's origin:
     /// the server answers its session and writes only to its address or localhost.
-    @Test func onlyDirectHostsAreAnswered() {
+    @Test func onlyDirectHostsAreAnswered() throws {
         for host in ["127.0.0.1:8930", "127.0.0.1", "localhost:8930", "[::1]:8930", "192.168.1.20:8930"] {
             #expect(Access.isDirectHost(host), "\(host)")
         }
         for host in ["evil.example:8930", "evil.example", "127.0.0.1.evil.example", "[::1", "localhost.evil:80", ""] {
             #expect(!Access.isDirectHost(host), "\(host)")
+        }
+        // `--host` names too, in any case, with or without a port; no other.
+        let access = try Access.make(listen: nil, tokenFile: nil, names: ["Notes.LAN", "proxy.example.org"])
+        for host in ["notes.lan", "NOTES.lan:8930", "proxy.example.org:443", "127.0.0.1:8930", "localhost"] {
+            #expect(access.answers(toHost: host), "\(host)")
+        }
+        for host in ["evil.example", "notes.lan.evil", "notes.lan:x", "proxy.example.org:99999", "lan", ""] {
+            #expect(!access.answers(toHost: host), "\(host)")
+        }
+        for bad in ["notes.lan:80", "", "a b", "évil"] {
+            #expect(throws: RecError.self, "\(bad)") { try Access.make(listen: nil, tokenFile: nil, names: [bad]) }
         }
     }
 }

@@ -32,12 +32,19 @@ public enum LibraryAPI {
     /// The routes under `/api/`, by name.
     public static let routes = ["ls", "info", "tree", "marks", "find", "transcript"]
 
+    /// The parameters each read route takes (`find`'s are its options: `findOptions`).
+    static let readParameters = [
+        "ls": ["path", "sort", "reverse"], "info": ["path"], "tree": ["path"], "marks": ["path"],
+        "transcript": ["path"],
+    ]
+
     /// The answer of `/api/<route>` with the request's query parameters (decoded, in order;
     /// `tag` may repeat). `path` is a path as the CLI takes it, absolute or `@uuid-prefix`;
     /// a relative one is taken from the root (the server has no current folder), and none is
     /// the root.
     public static func answer(_ route: String, parameters: [(String, String)], location: StoreLocation) -> Answer {
         answering {
+            if let known = readParameters[route] { try refuseUnknown(parameters, known: known, route: route) }
             let path = storePath(parameters.last { $0.0 == "path" }?.1)
             var w = JSONWriter(capacity: 1 << 16)
             switch route {
@@ -119,10 +126,17 @@ public enum LibraryAPI {
         } catch let missing as Missing {
             return .error(404, missing.error.description)
         } catch let error as RecError {
-            return .error(400, error.description)
+            return .error(status(of: error, otherwise: 400), error.description)
         } catch {
             return .error(500, "\(error)")
         }
+    }
+
+    /// A RecError's status: 507 when what failed was writing to a full disk (its reason is
+    /// the system's, `systemReason`), else `otherwise`.
+    public static func status(of error: RecError, otherwise: Int) -> Int {
+        let full = [ENOSPC, EDQUOT].map(systemReason)
+        return full.contains { error.reason.contains($0) } ? 507 : otherwise
     }
 
     /// `find`'s options from the query: the CLI's option names without `--` (`tag` repeated

@@ -17,7 +17,7 @@ extension LibraryAPI {
     public static let uploadParameters = ["path", "name", "filename", "format"]
 
     /// An unknown parameter is refused, as an unknown option is.
-    private static func refuseUnknown(_ parameters: [(String, String)], known: [String], route: String) throws {
+    static func refuseUnknown(_ parameters: [(String, String)], known: [String], route: String) throws {
         for (key, _) in parameters where !known.contains(key) {
             throw RecError.usage(key, "\(route) has no such parameter")
         }

@@ -25,7 +25,11 @@ struct Serve: ParsableCommand {
             /api/tag?path=P&add=T&remove=U, /api/note?path=P (the note as the body) and \
             /api/upload?path=FOLDER&filename=F (an audio file as the body; name= and format= too, \
             as import takes them) make the change the command of that name makes, in its history, and need the X-Recnotes-Token \
-            header with the write token GET /api/session gives. SIGTERM or Ctrl-C stops it.
+            header with the write token GET /api/session gives. Every request's Host must be an IP \
+            address, localhost or a --host name (403 otherwise: DNS rebinding); after 10 different \
+            wrong tokens in a minute an address gets 429 for a minute; a connection that has not \
+            sent a whole request within 10 s, or idles 10 s after one, is closed. A port in use is \
+            one line and exit status 1. SIGTERM or Ctrl-C stops it.
             """
     )
 
@@ -50,6 +54,20 @@ struct Serve: ParsableCommand {
         name: .customLong("read-only"), help: "Refuse every write (POST /api/mark, /api/tag, /api/note, /api/upload).")
     var readOnly = false
 
+    @Option(
+        name: .customLong("host"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "A name besides an IP address and localhost that a request's Host may give (a reverse proxy's, a name on the local network); repeat it for several.",
+            valueName: "name"))
+    var hosts: [String] = []
+
+    @Option(
+        name: .customLong("max-upload"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The largest upload POST /api/upload takes: bytes, or with K, M, G or T (default 2G); a larger one is 413.",
+            valueName: "size"))
+    var maxUpload: String?
+
     @Flag(help: "Open the URL in a browser (xdg-open).")
     var open = false
 
@@ -64,6 +82,8 @@ struct Serve: ParsableCommand {
         if let listen { arguments += ["--listen", listen] }
         if let tokenFile { arguments += ["--token-file", tokenFile] }
         if readOnly { arguments.append("--read-only") }
+        for host in hosts { arguments += ["--host", host] }
+        if let maxUpload { arguments += ["--max-upload", maxUpload] }
         if open { arguments.append("--open") }
         guard access(path, X_OK) == 0 else {
             throw RecError.failure(
