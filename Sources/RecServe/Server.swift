@@ -87,7 +87,7 @@ public enum Server {
         }
         router.get("/audio/:uuid") { request, context -> Response in
             let uuid = context.parameters.get("uuid") ?? ""
-            return audio(uuid[...], range: request.headers[.range], files: files)
+            return audio(uuid[...], range: request.headers[.range], files: files, location: location)
         }
         return router
     }
@@ -356,8 +356,11 @@ public enum Server {
     }
 
     /// A recording's audio by UUID, whole or the byte range asked.
-    static func audio(_ uuid: Substring, range header: String?, files: AudioFileCache) -> Response {
+    static func audio(
+        _ uuid: Substring, range header: String?, files: AudioFileCache, location: StoreLocation
+    ) -> Response {
         guard let file = files.file(uuid) else {
+            if let absence = LibraryAPI.audioAbsence(uuid, location: location) { return response(absence) }
             return error(.notFound, "/audio/\(uuid): no recording has this UUID")
         }
         let size = file.size

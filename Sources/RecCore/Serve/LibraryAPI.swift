@@ -1,3 +1,5 @@
+import RecSync
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -19,10 +21,18 @@ public enum LibraryAPI {
         }
 
         /// `{"error": "<subject>: <reason>"}`: the CLI's one line, without its `recnotes: `.
-        public static func error(_ status: Int, _ message: String) -> Answer {
+        /// `inTrash`: the item asked for was removed to the trash; `copies`: where the audio
+        /// of a recording that has none here is (its other machines and remotes).
+        public static func error(_ status: Int, _ message: String, inTrash: Bool = false, copies: [String]? = nil)
+            -> Answer
+        {
             var w = JSONWriter()
             w.beginObject()
             w.field("error", message)
+            if inTrash { w.field("inTrash", true) }
+            if let copies {
+                w.field("copies", copies) { w, name in w.string(name) }
+            }
             w.endObject()
             w.raw("\n")
             return Answer(status: status, body: w.bytes)
@@ -63,7 +73,12 @@ public enum LibraryAPI {
                 ItemJSON.writeArray(items, in: library, to: &w)
             case "info":
                 let library = try reading([path], location: location)
-                let item = try found { try library.item(at: path) }
+                let item: Item
+                do { item = try found { try library.item(at: path) } } catch let missing as Missing {
+                    // A page open on a recording that a shell then removed says where it went.
+                    guard let entry = trashed(path, in: library.document) else { throw missing }
+                    return .error(404, "\(path): moved to the trash from \(entry.path)", inTrash: true)
+                }
                 return json(library.report(on: item, copies: false).json(in: library))
             case "tree":
                 let library = try Library(location: location)
@@ -244,6 +259,30 @@ public enum LibraryAPI {
         return AudioFile(
             descriptor: descriptor, path: location.audioPath(info.file), identity: FileIdentity(status),
             contentType: contentType(info.format))
+    }
+
+    /// Why the recording `uuid` names has no audio to serve, as a 409 that says where its
+    /// copies are: audio that sync left on other machines (dropped here, or never brought),
+    /// or a file lost from the store. nil when `uuid` names no recording, or its file is here.
+    public static func audioAbsence(_ uuid: Substring, location: StoreLocation) -> Answer? {
+        guard uuid.utf8.count == 36, let id = ItemID(String(uuid)),
+            let library = try? reading(["@" + uuid], location: location),
+            let item = library.document[id], let info = item.recording,
+            !FileSystem.exists(location.audioPath(info.file))
+        else { return nil }
+        let path = library.document.path(of: item.id)
+        guard location.audioIsElsewhere(info.file) else {
+            return .error(409, "\(path): its audio file is missing from the store", copies: [])
+        }
+        let copies = ((try? Annex.copies(location, files: [info.file]))?[info.file] ?? []).filter { $0 != "here" }
+        return .error(409, Annex.notHere(location, file: info.file, path: path).description, copies: copies)
+    }
+
+    /// The trash entry of the item `path` named when it is `@` and a UUID (prefix) of a
+    /// removed item.
+    static func trashed(_ path: String, in document: Document) -> TrashEntry? {
+        guard path.hasPrefix("@") else { return nil }
+        return try? document.trashEntry(matching: path, from: .root)
     }
 
     /// The path with every symbolic link followed, nil when it does not lead to a file.

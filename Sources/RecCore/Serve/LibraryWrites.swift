@@ -1,3 +1,5 @@
+import RecSync
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -11,8 +13,20 @@ extension LibraryAPI {
     public static let writeRoutes: [(route: String, parameters: [String])] = [
         ("mark", ["path", "at", "label"]),  // mark PATH --at TIME [LABEL]
         ("tag", ["path", "add", "remove"]),  // tag PATH +ADD... -REMOVE... (add, remove repeat)
-        ("note", ["path"]),  // note PATH --set BODY (the request's body, UTF-8; empty removes it)
+        // note PATH --set BODY (the request's body, UTF-8; empty removes it); `version`: the
+        // note's `noteVersion` as the writer read it, refused (409) when the note has changed since.
+        ("note", ["path", "version"]),
+        ("get", ["path"]),  // get PATH: the audio brought here from the copies elsewhere
     ]
+
+    /// A note's version as a page read it: FNV-1a (64 bits) of its UTF-8, in 16 hex digits.
+    /// A page computes it from the note `info` gave it, and sends it back with its change.
+    public static func noteVersion(_ note: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in note.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
     /// `upload`'s, whose body is streamed to a file first (`Upload`, `upload(_:parameters:location:)`).
     public static let uploadParameters = ["path", "name", "filename", "format"]
 
@@ -49,7 +63,7 @@ extension LibraryAPI {
             func values(_ key: String) -> [String] { parameters.filter { $0.0 == key }.map(\.1) }
             let path = storePath(values("path").last)
             let library = try libraryForWrite(route, path: path, parameters: parameters, location: location)
-            _ = try found { try library.item(at: path) }
+            let named = try found { try library.item(at: path) }
             let changed = ChangedItems(library: library)
             switch route {
             case "mark":
@@ -72,7 +86,32 @@ extension LibraryAPI {
                 guard let text = String(validating: body, as: UTF8.self) else {
                     throw RecError.usage("note", "the body is not valid UTF-8")
                 }
-                try library.documents.transaction { tx in _ = try tx.setNote(text, at: path, from: .root) }
+                let version = values("version").last
+                var changedSince = false
+                try library.documents.transaction { tx in
+                    // Checked under the store's lock: no other writer comes between.
+                    changedSince = false
+                    if let version, let item = tx.document[named.id],
+                        noteVersion(item.annotations.note) != version.lowercased()
+                    {
+                        changedSince = true
+                        return
+                    }
+                    _ = try tx.setNote(text, at: path, from: .root)
+                }
+                if changedSince {
+                    return .error(409, "\(path): its note was changed elsewhere after it was read")
+                }
+            case "get":
+                _ = try SyncRemotes.requireSetUp(location, command: "get")
+                let elsewhere = library.document.subtree(of: named.id).compactMap { item in
+                    item.recording.flatMap { location.audioIsElsewhere($0.file) ? ($0.file, item.id) : nil }
+                }
+                let moved = try Annex.get(location, files: elsewhere.map(\.0))
+                if let first = moved.failed.first, let id = elsewhere.first(where: { $0.0 == first })?.1 {
+                    throw Annex.notHere(location, file: first, path: library.document.path(of: id))
+                }
+                return json(ItemJSON.array(library.document.subtree(of: named.id), in: library))
             default:
                 preconditionFailure("a write route without its case: \(route)")
             }

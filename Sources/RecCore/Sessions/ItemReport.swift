@@ -6,8 +6,9 @@ import RecSync
 public struct ItemReport {
     public var item: Item
     /// Stored when the audio was saved; for an older store's recording measured now and not
-    /// written back (reading never writes; `fsck --repair` stores it). nil for a folder, a
-    /// missing file and audio that cannot be read.
+    /// written back (reading never writes; `fsck --repair` stores it); for audio that is not
+    /// here, what was stored. nil for a folder, audio that cannot be read, and a file not here
+    /// that was never measured.
     public var analysis: AudioAnalysis?
     /// A recording's transcript, nil when it has none (or it cannot be read); never asked
     /// for a folder.
@@ -41,6 +42,10 @@ extension Library {
             } catch {
                 report.warnings.append("\(inUserTerms(error))")
             }
+        } else {
+            // Audio on another machine (or lost) was measured when it was here: store.json
+            // still says what it held.
+            report.analysis = info.analysis
         }
         do {
             report.transcript = try TranscriptFiles(location: location).read(item.id)
