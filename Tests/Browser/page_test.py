@@ -4,7 +4,8 @@ python3-selenium, which are for /usr/bin/python3).
 
 Run by Tests/EndToEndTests/ServeBrowserTests.swift against a server it started on a store it
 made with the CLI: /Talks/budget talk (8 s, markers at 3 s "budget" and 6 s "wrap up", a
-transcript whose third line, "zebra crossing ahead", starts at 4.5 s) and /memo. Each check
+transcript whose third line, "zebra crossing ahead", starts at 4.5 s), /memo, and two recordings whose audio is not here: /old take (dropped after
+a sync; its copy is on the remote hub) and /lost take (its file gone). The store syncs. Each check
 looks at the page's real DOM and the <audio> element's real state; the script prints one line
 a check and ends with 'N passed, N failed', status 1 when any failed.
 """
@@ -67,6 +68,14 @@ def names():
     return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#items li a.name")]
 
 
+def row_text(name):
+    """The text of the list's row of the item `name`."""
+    for li in driver.find_elements(By.CSS_SELECTOR, "#items li"):
+        if li.find_elements(By.CSS_SELECTOR, "a.name") and li.find_element(By.CSS_SELECTOR, "a.name").text == name:
+            return li.text
+    raise AssertionError(f"no row {name!r} in {names()}")
+
+
 def audio(prop):
     return driver.execute_script(f"const a = document.getElementById('player'); return a ? a.{prop} : null;")
 
@@ -86,8 +95,8 @@ def at(seconds, slack):
 def library_lists_recordings():
     driver.get(base + "/")
     until("the root's items", lambda: "Talks/" in names() and "memo" in names())
-    memo = driver.find_element(By.CSS_SELECTOR, "#items li:has(a.name[href^='/r/'])").text
-    assert "memo" in memo and "¶" not in memo, f"a transcript mark on {memo!r}, which has none"
+    memo = row_text("memo")
+    assert "¶" not in memo, f"a transcript mark on {memo!r}, which has none"
     click("#items a[href='/?path=%2FTalks']")
     until("/Talks's items", lambda: names() == ["budget talk"])
     row = driver.find_element(By.CSS_SELECTOR, "#items li").text
@@ -187,17 +196,205 @@ def writes_from_the_page():
     note.clear()
     note.send_keys("typed in a browser")
     click("#save-note")
-    until("the note shown", lambda: driver.find_element(By.ID, "note").text == "typed in a browser")
-    assert cli("note", "/Talks/budget talk") == "typed in a browser\n"
+    until("the note saved", lambda: cli("note", "/Talks/budget talk") == "typed in a browser\n")
+    # Where the page can write, the note is in its editor alone, not shown a second time.
+    assert not driver.find_elements(By.ID, "note"), "the note is shown beside its editor"
+    assert driver.find_element(By.ID, "main").text.count("typed in a browser") == 0, "the note is shown as text too"
     # An upload from the folder's page becomes a recording that `recnotes ls` shows.
     wav = os.path.join(args.home, "from phone.wav")
     subprocess.run(["sox", "-n", "-r", "48000", "-c", "1", "-b", "16", wav, "synth", "1", "sine", "440"], check=True)
     driver.get(base + "/?path=%2FTalks")
     until("the upload control", lambda: driver.find_elements(By.ID, "upload-file"))
+    # Choosing the file sends it: the chooser's button is all there is to press.
     driver.find_element(By.ID, "upload-file").send_keys(wav)
-    click("#upload")
     until("the upload listed", lambda: "from phone" in names(), timeout=20)
     assert "from phone" in cli("ls", "/Talks")
+
+
+PHONE = (390, 844)
+DESKTOP = (1280, 900)
+
+
+def set_viewport(width, height):
+    """The page's own area `width`×`height` CSS pixels, as a phone's or a desktop's screen."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+
+
+def uuid_of(path):
+    return json.loads(cli("info", path, "--json"))["uuid"]
+
+
+def open_recording(path, size=PHONE):
+    set_viewport(*size)
+    driver.get(base + "/r/" + uuid_of(path))
+    name = path.rsplit("/", 1)[1]
+    until(f"{path}'s page", lambda: driver.find_element(By.TAG_NAME, "h1").text == name)
+    until("the live stream open", lambda: driver.execute_script("return document.body.dataset.live") == "1")
+
+
+def status_text():
+    return driver.find_element(By.ID, "status").text
+
+
+# Each pair of the page's visible controls and text blocks whose rectangles overlap (neither
+# inside the other) by more than half a pixel. The status line is held at the window's foot,
+# so the page is looked at scrolled to its end, where the status line must cover nothing.
+OVERLAPS = """
+const selector = 'a, button, input, select, textarea, canvas, audio, summary, h1, h2, h3, p, li, #status';
+// A closed <details>' content keeps its boxes in Chromium (content-visibility), unseen.
+const shown = [...document.querySelectorAll(selector)].filter((e) => {
+  const r = e.getBoundingClientRect(), style = getComputedStyle(e);
+  const folded = e.tagName !== 'SUMMARY' && e.closest('details:not([open])');
+  return r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && !folded;
+});
+const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + ' ' +
+  JSON.stringify((e.textContent || e.value || '').trim().slice(0, 24));
+const found = [];
+for (let i = 0; i < shown.length; i++) {
+  for (let j = i + 1; j < shown.length; j++) {
+    const a = shown[i], b = shown[j];
+    if (a.contains(b) || b.contains(a)) continue;
+    const r = a.getBoundingClientRect(), q = b.getBoundingClientRect();
+    const w = Math.min(r.right, q.right) - Math.max(r.left, q.left);
+    const h = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+    if (w > 0.5 && h > 0.5) found.push(name(a) + ' over ' + name(b));
+  }
+}
+return found;
+"""
+
+
+def no_overlaps(where):
+    driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+    time.sleep(0.1)
+    found = driver.execute_script(OVERLAPS)
+    assert not found, f"{where}: {found[:4]}"
+
+
+def layout_has_no_overlaps():
+    talk = uuid_of("/Talks/budget talk")
+    for size in [PHONE, DESKTOP]:
+        set_viewport(*size)
+        for url, ready in [("/", lambda: "memo" in names()),
+                           ("/?path=%2FTalks", lambda: "budget talk" in names()),
+                           (f"/r/{talk}", lambda: driver.find_elements(By.CSS_SELECTOR, "#transcript li a"))]:
+            driver.get(base + url)
+            until(f"{url} shown", ready)
+            until("the write controls", lambda: driver.find_elements(By.CSS_SELECTOR, "#upload, #mark"))
+            # A message as long as a failed write's, which takes more than one line on a phone.
+            driver.execute_script("document.getElementById('status').textContent = arguments[0]",
+                                  "Mark here: 00:00:05.47 is outside the recording (00:00:00.00 to 00:00:05.47); "
+                                  "the play head was past the end of the recording")
+            no_overlaps(f"{url} at {size[0]}×{size[1]}")
+    # On a phone the list starts in the first quarter of the screen, under the header, the
+    # folder's name and its controls.
+    set_viewport(*PHONE)
+    driver.get(base + "/")
+    until("the root's items", lambda: "memo" in names())
+    until("the upload control", lambda: driver.find_elements(By.ID, "upload"))
+    top = driver.execute_script("return document.getElementById('items').getBoundingClientRect().top")
+    height = driver.execute_script("return window.innerHeight")
+    assert top <= height / 4, f"the list starts at {top} px of {height}"
+
+
+def audio_not_here_says_where_and_gets_it():
+    set_viewport(*PHONE)
+    driver.get(base + "/")
+    until("the root's items", lambda: "old take" in names())
+    assert "not here" in row_text("old take") and "not here" in row_text("lost take"), [row_text("old take"), row_text("lost take")]
+    assert "not here" not in row_text("memo"), row_text("memo")
+    open_recording("/old take")
+    until("where the audio is", lambda: "hub" in driver.find_element(By.ID, "absent").text)
+    notice = driver.find_element(By.ID, "absent").text
+    assert "not on this machine" in notice, notice
+    assert not driver.find_element(By.ID, "play").is_displayed(), "a Play button for audio that is not here"
+    assert not driver.find_element(By.ID, "player").is_displayed(), "a player for audio that is not here"
+    # The waveform that store.json keeps is there to draw, although the file is elsewhere.
+    waveform = driver.execute_script(
+        "return fetch('/api/info?path=/old%20take').then(r => r.json()).then(j => j.waveform)")
+    assert waveform and waveform.strip(), f"no stored waveform: {waveform!r}"
+    click("#get")
+    until("the player back", lambda: driver.find_element(By.ID, "play").is_displayed(), timeout=30)
+    assert not driver.find_element(By.ID, "absent").is_displayed(), "the notice stays after the get"
+    click("#play")
+    until("playing", lambda: audio("paused") is False and audio("currentTime") > 0.2)
+    assert audio("error") is None, "the player failed"
+    listed = [line for line in cli("ls", "-l", "/").splitlines() if "old take" in line]
+    assert listed and "not here" not in listed[0], listed
+    open_recording("/lost take")
+    until("the lost file said", lambda: "No other copy" in driver.find_element(By.ID, "absent").text)
+    assert not driver.find_elements(By.ID, "get"), "a Get button with no copy to get"
+
+
+def mark_at_the_end_of_playback():
+    open_recording("/Talks/budget talk")
+    until("the duration known", lambda: (audio("duration") or 0) > 7)
+    driver.execute_script("const a = document.getElementById('player'); a.currentTime = a.duration; a.play();")
+    until("the end reached", lambda: audio("ended") is True)
+    driver.find_element(By.ID, "mark-label").send_keys("the end")
+    click("#mark")
+    until("the end's marker listed", lambda: "the end" in driver.find_element(By.ID, "markers").text)
+    marks = json.loads(cli("marks", "/Talks/budget talk", "--json"))
+    end = [m for m in marks if m["label"] == "the end"]
+    assert len(end) == 1 and end[0]["seconds"] > 7.9, marks
+    assert not status_text().startswith("Mark here"), status_text()
+    # A refusal is said in the page's words: what was done, never a command-line option.
+    driver.find_element(By.ID, "tag-edit").send_keys("+a b")
+    click("#tag")
+    until("the refused tag said", lambda: status_text().startswith("Tag: "))
+    assert "--" not in status_text() and "recnotes" not in status_text(), status_text()
+
+
+def a_trashed_recording_says_so():
+    open_recording("/Talks/from phone")
+    cli("rm", "/Talks/from phone")
+    until("the trash said", lambda: driver.find_elements(By.ID, "trashed"))
+    assert "moved to the trash" in driver.find_element(By.ID, "trashed").text
+    for control in ["play", "mark", "tag", "save-note", "player"]:
+        assert not driver.find_elements(By.ID, control), f"#{control} is still there"
+
+
+def a_note_changed_elsewhere_is_not_overwritten():
+    open_recording("/Talks/budget talk")
+    note = driver.find_element(By.ID, "note-edit")
+    note.clear()
+    note.send_keys("typed on the phone")
+    cli("note", "/Talks/budget talk", "--set", "changed in a shell")
+    until("the shell's note seen", lambda: "Updated" in status_text())
+    assert note.get_attribute("value") == "typed on the phone", note.get_attribute("value")
+    click("#save-note")
+    until("both texts offered", lambda: driver.find_element(By.ID, "note-conflict").is_displayed())
+    assert driver.find_element(By.ID, "note-mine").text == "typed on the phone"
+    assert driver.find_element(By.ID, "note-theirs").text == "changed in a shell"
+    assert cli("note", "/Talks/budget talk") == "changed in a shell\n", "the shell's note was replaced"
+    click("#keep-mine")
+    until("mine saved", lambda: cli("note", "/Talks/budget talk") == "typed on the phone\n")
+
+
+def tags_by_enter_and_by_click():
+    open_recording("/Talks/budget talk")
+    driver.find_element(By.ID, "tag-edit").send_keys("+entered\n")
+    until("the entered tag", lambda: driver.find_elements(By.CSS_SELECTOR, "#tags [data-tag='entered']"))
+    assert "entered" in json.loads(cli("info", "/Talks/budget talk", "--json"))["tags"]
+    click("#tags [data-tag='entered']")
+    until("the tag removed", lambda: not driver.find_elements(By.CSS_SELECTOR, "#tags [data-tag='entered']"))
+    assert "entered" not in json.loads(cli("info", "/Talks/budget talk", "--json"))["tags"]
+
+
+def the_server_not_answering_is_said():
+    open_recording("/Talks/budget talk")
+    offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
+    try:
+        driver.find_element(By.ID, "tag-edit").send_keys("+offline\n")
+        until("the server said to be away", lambda: "the server is not answering" in status_text())
+        assert "Failed to fetch" not in status_text(), status_text()
+    finally:
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", dict(offline, offline=False))
+    set_viewport(*DESKTOP)
 
 
 def screenshots():
@@ -226,6 +423,13 @@ try:
     check("search lands on the moment", search_lands_on_the_moment)
     check("a change from another process shows without a reload", a_change_elsewhere_shows_without_a_reload)
     check("a marker, a tag, a note and an upload from the page", writes_from_the_page)
+    check("no two controls overlap, on a phone and a desktop", layout_has_no_overlaps)
+    check("audio not here: the page says where it is, and Get brings it", audio_not_here_says_where_and_gets_it)
+    check("Mark here at the end of playback", mark_at_the_end_of_playback)
+    check("a recording trashed from a shell says so", a_trashed_recording_says_so)
+    check("a note changed elsewhere is not overwritten", a_note_changed_elsewhere_is_not_overwritten)
+    check("a tag added with Enter and removed by a click", tags_by_enter_and_by_click)
+    check("the server not answering is said", the_server_not_answering_is_said)
     check("screenshots", screenshots)
 finally:
     driver.quit()

@@ -73,6 +73,20 @@ import Testing
         chmod(engine, 0o755)
         expectSuccess(
             try sandbox.run(["transcribe", "/Talks/budget talk"], environment: ["RECNOTES_TRANSCRIBER": engine]))
+        // Audio that is not here: /old take dropped after a sync (its copy on the remote hub),
+        // /lost take's file gone from the store (no copy anywhere), as `ls -l` tells them apart.
+        try sandbox.succeed("import", take, "--to", "/", "--name", "old take")
+        try sandbox.succeed("import", take, "--to", "/", "--name", "lost take")
+        try sandbox.succeed("sync", "init", "--name", "laptop")
+        try sandbox.succeed("sync", "remote", "add", "hub", sandbox.root + "/hub")
+        try sandbox.succeed("sync")
+        try sandbox.succeed("drop", "/old take")
+        let lost = try #require(
+            try JSONSerialization.jsonObject(with: Data(sandbox.succeed("info", "/lost take", "--json").stdout.utf8))
+                as? [String: Any])
+        try FileManager.default.removeItem(atPath: try #require(lost["audioPath"] as? String))
+        let listed = try sandbox.succeed("ls", "-l", "/").stdout
+        #expect(listed.contains("not here") && listed.contains("missing"), "\(listed)")
 
         let server = try ServeProcess(sandbox)
         var arguments = [
@@ -87,7 +101,7 @@ import Testing
         environment["PATH"] = "/usr/bin:/bin"
         let run = try Sandbox.execute(Self.python, arguments, environment: environment)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("checks: 9 passed, 0 failed"), "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("checks: 16 passed, 0 failed"), "\(run.stdout)\(run.stderr)")
 
         let status = server.stop()
         #expect(status.map { $0 & 0x7f == 0 && ($0 >> 8) & 0xff == 0 } == true, "\(String(describing: status))")

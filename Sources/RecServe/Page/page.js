@@ -23,16 +23,33 @@ function el(tag, attributes, ...children) {
   return node;
 }
 
-async function api(route, parameters) {
-  const query = new URLSearchParams(parameters).toString();
-  const response = await fetch(`/api/${route}?${query}`, { cache: "no-store" });
-  const body = await response.json();
+// What every request says when no answer comes at all (the server stopped, the network went):
+// the browser's own "Failed to fetch" names nothing the user can act on.
+const notAnswering = "the server is not answering";
+
+// A request's answer as JSON; a refusal throws an Error with the server's message, its status
+// and the rest of its body (`inTrash`, `copies`).
+async function request(url, init) {
+  let response, body;
+  try {
+    response = await fetch(url, { cache: "no-store", ...init });
+    body = await response.json();
+  } catch {
+    const error = new Error(notAnswering);
+    error.status = 0;
+    throw error;
+  }
   if (!response.ok) {
     const error = new Error(body.error || response.statusText);
     error.status = response.status;
+    error.body = body;
     throw error;
   }
   return body;
+}
+
+async function api(route, parameters) {
+  return request(`/api/${route}?${new URLSearchParams(parameters)}`);
 }
 
 // A write (POST /api/mark, tag, note, upload) carries the write token that /api/session gives
@@ -46,19 +63,34 @@ async function sessionInfo() {
 
 async function write(route, parameters, body) {
   const { writeToken } = await sessionInfo();
-  const query = new URLSearchParams(parameters).toString();
-  const response = await fetch(`/api/${route}?${query}`, {
-    method: "POST", body, cache: "no-store", headers: { "X-Recnotes-Token": writeToken },
+  const answer = await request(`/api/${route}?${new URLSearchParams(parameters)}`, {
+    method: "POST", body, headers: { "X-Recnotes-Token": writeToken },
   });
-  const answer = await response.json();
-  if (!response.ok) throw new Error(answer.error || response.statusText);
   status.textContent = "";
   return answer;
 }
 
+// A server error is the CLI's line, `<subject>: <reason>`, whose subject is a path or an
+// option as typed (`--at 5.473`); the page names what the user did instead, and gives the reason.
+function inPageTerms(what, error) {
+  const message = error.message || String(error);
+  const colon = message.indexOf(": ");
+  return `${what}: ${error.status && colon > 0 ? message.slice(colon + 2) : message}`;
+}
+
 // A control that writes: what it says when the write fails, in the status line.
-function writing(action) {
-  return () => action().catch((error) => { status.textContent = error.message; });
+function writing(what, action) {
+  return () => action().catch((error) => { status.textContent = inPageTerms(what, error); });
+}
+
+// FNV-1a (64 bits) of the text's UTF-8 in 16 hex digits: LibraryAPI.noteVersion, the version
+// of a note as this page read it, sent back with a change of it.
+function noteVersion(text) {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(text || "")) {
+    hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, "0");
 }
 
 // The write controls are left out when the server is --read-only.
@@ -123,6 +155,10 @@ function itemRow(item, extra) {
   }
   // `transcribed` is in ls --json only when the recording has a transcript.
   if (!isFolder && item.transcribed) marks.push(el("span", { class: "badge transcribed", title: "transcript", text: "¶" }));
+  // As `ls -l` says in its size column: audio that sync left on another machine, or lost.
+  if (!isFolder && "size" in item && item.size === null) {
+    marks.push(el("span", { class: "badge absent", title: "its audio is not on this machine", text: "not here" }));
+  }
   const meta = isFolder
     ? `${item.children} item${item.children === 1 ? "" : "s"}`
     : `${clock(item.trimmedDuration ?? item.duration)} · ${date(item.created)}`;
@@ -151,16 +187,21 @@ async function showFolder(parameters) {
   main.replaceChildren(crumbs(path), title, controls, list);
   if (await writable()) {
     // An audio file from this device becomes a recording here, as `recnotes import` makes it.
-    const file = el("input", { type: "file", id: "upload-file", accept: "audio/*", "aria-label": "Audio file to upload" });
-    const send = el("button", { type: "button", id: "upload", text: "Upload" });
-    send.addEventListener("click", writing(async () => {
+    // One button that opens the chooser, and the chosen file goes at once: the browser's own
+    // file field takes a line of a phone's screen to say that no file is chosen.
+    const file = el("input", { type: "file", id: "upload-file", class: "chooser", accept: "audio/*", "aria-label": "Audio file to upload" });
+    const send = el("label", { id: "upload", class: "button" }, "Upload…", file);
+    file.addEventListener("change", writing("Upload", async () => {
       const chosen = file.files[0];
-      if (!chosen) throw new Error("choose an audio file first");
+      if (!chosen) return;
       status.textContent = `uploading ${chosen.name}…`;
-      await write("upload", { path, filename: chosen.name }, chosen);
-      file.value = "";
+      try {
+        await write("upload", { path, filename: chosen.name }, chosen);
+      } finally {
+        file.value = "";
+      }
     }));
-    controls.append(file, send);
+    controls.append(send);
   }
   document.title = `${path} · recnotes`;
   view = {
@@ -248,7 +289,8 @@ function drawWave(canvas, waveform, speech, markers, duration, now) {
 // A recording: the player, waveform, markers, transcript, note, tags and trim points.
 async function showRecording(uuid) {
   const at = "@" + uuid;
-  const audio = el("audio", { id: "player", controls: true, preload: "metadata", src: `/audio/${uuid}` });
+  // The audio's source is set once the recording is known to have its audio here.
+  const audio = el("audio", { id: "player", controls: true, preload: "metadata" });
   const canvas = el("canvas", { id: "wave", tabindex: "0", "aria-label": "Waveform: click or use the arrow keys to move the play head" });
   const speed = el("select", { id: "speed", "aria-label": "Playback speed" },
     ["0.5", "0.75", "1", "1.25", "1.5", "1.75", "2"].map((v) => el("option", { value: v, selected: v === "1", text: v + "×" })));
@@ -257,37 +299,72 @@ async function showRecording(uuid) {
   const title = el("h1", { text: "…" });
   const where = el("div");
   const meta = el("p", { class: "meta" });
+  const absent = el("div", { id: "absent", class: "notice", hidden: true });
   const about = el("div");
   const marks = el("ul", { class: "marks", id: "markers" });
   const lines = el("ol", { class: "lines", id: "transcript" });
   const editing = el("div", { class: "controls", id: "editing" });
-  main.replaceChildren(where, title, meta, audio, canvas,
-    el("div", { class: "controls" }, play, el("label", {}, "speed ", speed), download),
-    editing, about, el("h2", { text: "Markers" }), marks, el("h2", { text: "Transcript" }), lines);
-  if (await writable()) {
+  const conflict = el("div", { id: "note-conflict", class: "notice", hidden: true });
+  const playing = el("div", { class: "controls" }, play, el("label", {}, "speed ", speed), download);
+  main.replaceChildren(where, title, meta, absent, audio, canvas, playing,
+    editing, conflict, about, el("h2", { text: "Markers" }), marks, el("h2", { text: "Transcript" }), lines);
+  const canWrite = await writable();
+
+  let info = null, segments = [];
+  // The note as this page last read it: what a save says it changes (`version`).
+  let noteRead = null;
+  const note = el("textarea", { id: "note-edit", rows: "3", "aria-label": "Note", placeholder: "note" });
+  const saveNote = (text, read) => write("note", { path: at, version: noteVersion(read) }, text).catch(async (error) => {
+    if (error.status !== 409) throw error;
+    // Changed elsewhere since it was read: both texts, and the choice of which to keep.
+    const now = (await api("info", { path: at })).note || "";
+    const mine = el("button", { type: "button", id: "keep-mine", text: "Save mine" });
+    const theirs = el("button", { type: "button", id: "keep-theirs", text: "Keep the other" });
+    mine.addEventListener("click", writing("Save note", async () => {
+      await saveNote(text, now);
+      conflict.hidden = true;
+    }));
+    theirs.addEventListener("click", () => {
+      note.value = now;
+      noteRead = now;
+      conflict.hidden = true;
+    });
+    conflict.replaceChildren(
+      el("p", { text: "The note was changed elsewhere after this page read it. Which one should it be?" }),
+      el("h3", { text: "Yours" }), el("p", { class: "note", id: "note-mine", text: text }),
+      el("h3", { text: "Now stored" }), el("p", { class: "note", id: "note-theirs", text: now || "(empty)" }),
+      el("div", { class: "controls" }, mine, theirs));
+    conflict.hidden = false;
+    status.textContent = "";
+  });
+  const removeTag = (name) => writing("Remove tag", () => write("tag", { path: at, remove: name }));
+  if (canWrite) {
     // A marker at the play head, a tag added (+work or work) or removed (-work), the note.
     const label = el("input", { type: "text", id: "mark-label", placeholder: "marker label", "aria-label": "Marker label", size: "12" });
     const mark = el("button", { type: "button", id: "mark", text: "Mark here" });
-    mark.addEventListener("click", writing(async () => {
-      await write("mark", { path: at, at: audio.currentTime.toFixed(3), label: label.value });
+    mark.addEventListener("click", writing("Mark here", async () => {
+      // The browser's idea of the end can pass the store's by a fraction of a frame: the
+      // play head is taken as at most the recording's length, to the millisecond below.
+      const seconds = Math.min(audio.currentTime, info ? info.duration : audio.currentTime);
+      await write("mark", { path: at, at: (Math.floor(seconds * 1000) / 1000).toFixed(3), label: label.value });
       label.value = "";
     }));
     const tag = el("input", { type: "text", id: "tag-edit", placeholder: "+tag or -tag", "aria-label": "Tag to add or remove", size: "10" });
     const tagging = el("button", { type: "button", id: "tag", text: "Tag" });
-    tagging.addEventListener("click", writing(async () => {
+    tagging.addEventListener("click", writing("Tag", async () => {
       const text = tag.value.trim();
       if (!text) return;
       await write("tag", text.startsWith("-") ? { path: at, remove: text.slice(1) } : { path: at, add: text.replace(/^\+/, "") });
       tag.value = "";
     }));
-    const note = el("textarea", { id: "note-edit", rows: "3", "aria-label": "Note", placeholder: "note" });
+    tag.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") { event.preventDefault(); tagging.click(); }
+    });
     const saving = el("button", { type: "button", id: "save-note", text: "Save note" });
-    saving.addEventListener("click", writing(() => write("note", { path: at }, note.value)));
+    saving.addEventListener("click", writing("Save note", () => saveNote(note.value, noteRead)));
     editing.append(label, mark, tag, tagging, el("div", { class: "note-editor" }, note, saving));
-    editing.noteEditor = note;
   }
 
-  let info = null, segments = [];
   const seek = (seconds, play) => {
     audio.currentTime = seconds;
     if (play) audio.play().catch(() => {});
@@ -297,6 +374,7 @@ async function showRecording(uuid) {
     const t = audio.currentTime;
     lines.querySelectorAll("li").forEach((li, i) => {
       const s = segments[i];
+      if (!s) return;
       const next = segments[i + 1];
       const end = s.end ?? (next ? next.start : Infinity);
       const on = s.start !== null && t >= s.start && t < end;
@@ -322,8 +400,58 @@ async function showRecording(uuid) {
   });
   window.addEventListener("resize", redraw);
 
+  // The audio here, or why not: a recording whose audio is on other machines (or lost) says
+  // where its copies are, offers to bring it here, and has no player that would only fail.
+  async function showAudio() {
+    const here = info.size !== null && info.size !== undefined;
+    for (const control of [audio, play, speed, download]) control.hidden = !here;
+    absent.hidden = here;
+    if (here) {
+      if (!audio.getAttribute("src")) audio.src = `/audio/${uuid}`;
+      return;
+    }
+    // `/audio/` answers 409 with where the copies are (one byte asked, in case it is here by now).
+    let answer;
+    try {
+      answer = await fetch(`/audio/${uuid}`, { cache: "no-store", headers: { Range: "bytes=0-0" } });
+    } catch {
+      throw new Error(notAnswering);
+    }
+    const copies = answer.status === 409 ? (await answer.json()).copies || [] : [];
+    const said = copies.length ? `Its copies are on ${copies.join(", ")}.` : "No other copy of it is known.";
+    absent.replaceChildren(el("p", { text: `The audio of this recording is not on this machine. ${said}` }));
+    if (copies.length && canWrite) {
+      const get = el("button", { type: "button", id: "get", text: "Get it here" });
+      get.addEventListener("click", writing("Get", async () => {
+        status.textContent = "bringing the audio here…";
+        get.disabled = true;
+        try {
+          await write("get", { path: at });
+        } finally {
+          get.disabled = false;
+        }
+        await loadInfo();
+      }));
+      absent.append(get);
+    }
+  }
+
+  // The recording went to the trash while this page was open: nothing here can change it.
+  function showTrashed(error) {
+    view.leave();
+    main.replaceChildren(where, el("h1", { text: info ? info.name : "Moved to the trash" }),
+      el("p", { class: "notice", id: "trashed", text: "This recording was moved to the trash." }),
+      el("p", { class: "quiet", text: error.message.slice(error.message.indexOf(": ") + 2) }));
+    view = null;
+  }
+
   async function loadInfo() {
-    info = await api("info", { path: at });
+    try {
+      info = await api("info", { path: at });
+    } catch (error) {
+      if (error.body && error.body.inTrash) return showTrashed(error);
+      throw error;
+    }
     document.title = `${info.name} · recnotes`;
     title.textContent = info.name;
     const folder = info.path.slice(0, info.path.lastIndexOf("/")) || "/";
@@ -332,33 +460,44 @@ async function showRecording(uuid) {
     download.setAttribute("download", `${info.name}.${info.file.split(".").pop()}`);
     download.textContent = `Download (${info.format})`;
     const trim = info.trim ? `trimmed to ${clock(info.trim.in)}–${clock(info.trim.out)} (${clock(info.trimmedDuration)})` : null;
+    // A tag is removed by clicking it, where the page can write.
+    const tagNodes = (info.tags || []).map((name) => canWrite
+      ? el("button", { type: "button", class: "tag", title: `Remove the tag ${name}`, "data-tag": name, onclick: removeTag(name) }, name, " ×")
+      : el("span", { class: "tag", text: name }));
     about.replaceChildren(...[
-      el("p", {}, tags(info.tags).length ? tags(info.tags) : el("span", { class: "quiet", text: "no tags" })),
-      info.note ? el("p", { class: "note", id: "note", text: info.note }) : null,
+      el("p", { id: "tags" }, tagNodes.length ? tagNodes : el("span", { class: "quiet", text: "no tags" })),
+      // Where the page writes, its editor shows the note; a second copy of it would only repeat it.
+      !canWrite && info.note ? el("p", { class: "note", id: "note", text: info.note }) : null,
       trim ? el("p", { class: "meta", id: "trim", text: trim }) : null].filter(Boolean));
-    // The note's editor follows the store unless something is being typed in it.
-    if (editing.noteEditor && document.activeElement !== editing.noteEditor) editing.noteEditor.value = info.note || "";
+    // The editor follows the store while what it holds is what was read; a change typed in
+    // it is kept, and its save finds out whether the note changed meanwhile.
+    if (canWrite && (noteRead === null || note.value === noteRead)) {
+      note.value = info.note || "";
+      noteRead = info.note || "";
+    }
     marks.replaceChildren(...(info.markers || []).map((marker) =>
       el("li", {}, el("button", { type: "button", "data-seconds": marker.seconds, onclick: () => seek(marker.seconds, true) },
         el("span", { class: "time", text: clock(marker.seconds) }), " ", marker.label || "(marker)"))));
     if (!marks.children.length) marks.append(el("li", { class: "quiet", text: "No markers." }));
+    await showAudio();
     redraw();
   }
 
   async function loadTranscript() {
+    let transcript = null;
     try {
-      const transcript = await api("transcript", { path: at });
-      segments = transcript.segments || [];
-      lines.replaceChildren(...segments.map((segment) =>
-        el("li", {},
-          el("a", { href: `#t=${segment.start ?? 0}`, "data-seconds": segment.start ?? 0, text: clock(segment.start) }),
-          " ", el("span", { text: segment.text }))));
-      highlight();
+      transcript = await api("transcript", { path: at });
     } catch (error) {
       if (error.status !== 404) throw error;
-      segments = [];
-      lines.replaceChildren(el("li", { class: "quiet", text: "No transcript." }));
     }
+    segments = (transcript && transcript.segments) || [];
+    lines.replaceChildren(...segments.map((segment) =>
+      el("li", {},
+        el("a", { href: `#t=${segment.start ?? 0}`, "data-seconds": segment.start ?? 0, text: clock(segment.start) }),
+        " ", el("span", { text: segment.text }))));
+    // A transcript in which nothing was heard is no transcript to read.
+    if (!segments.length) lines.replaceChildren(el("li", { class: "quiet", text: transcript ? "Nothing was heard." : "No transcript." }));
+    highlight();
   }
 
   view = {
@@ -373,6 +512,7 @@ async function showRecording(uuid) {
     },
     async refresh(event) {
       if (!event || event.type === "store") await loadInfo();
+      if (view !== this) return;
       if (!event || event.type === "store" || event.data === uuid) await loadTranscript();
     },
     // `#t=SECONDS`: a search hit or a transcript line's moment.
@@ -382,7 +522,7 @@ async function showRecording(uuid) {
     },
   };
   await view.refresh();
-  view.hash();
+  if (view) view.hash();
 }
 
 async function render() {
@@ -472,8 +612,15 @@ function listen() {
   };
   events.addEventListener("store", changed);
   events.addEventListener("transcript", changed);
-  events.addEventListener("open", () => { document.body.dataset.live = "1"; });
-  events.addEventListener("error", () => { document.body.dataset.live = "0"; });
+  events.addEventListener("open", () => {
+    if (document.body.dataset.live === "0" && status.textContent === notAnswering) status.textContent = "";
+    document.body.dataset.live = "1";
+  });
+  // The stream ends when the server stops; the browser keeps trying, and says so meanwhile.
+  events.addEventListener("error", () => {
+    document.body.dataset.live = "0";
+    status.textContent = notAnswering;
+  });
 }
 
 window.addEventListener("pagehide", () => {
