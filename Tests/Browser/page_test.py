@@ -311,6 +311,7 @@ def audio_not_here_says_where_and_gets_it():
     assert "not on this machine" in notice, notice
     assert not driver.find_element(By.ID, "play").is_displayed(), "a Play button for audio that is not here"
     assert not driver.find_element(By.ID, "player").is_displayed(), "a player for audio that is not here"
+    assert "speed" not in driver.find_element(By.ID, "main").text, "the player's controls are left half shown"
     # The waveform that store.json keeps is there to draw, although the file is elsewhere.
     waveform = driver.execute_script(
         "return fetch('/api/info?path=/old%20take').then(r => r.json()).then(j => j.waveform)")

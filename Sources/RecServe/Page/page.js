@@ -404,7 +404,7 @@ async function showRecording(uuid) {
   // where its copies are, offers to bring it here, and has no player that would only fail.
   async function showAudio() {
     const here = info.size !== null && info.size !== undefined;
-    for (const control of [audio, play, speed, download]) control.hidden = !here;
+    for (const part of [audio, playing]) part.hidden = !here;
     absent.hidden = here;
     if (here) {
       if (!audio.getAttribute("src")) audio.src = `/audio/${uuid}`;
