@@ -2,10 +2,12 @@
 /// its table.
 extension ItemReport {
     /// `info --json`: `ItemJSON.object` with the analysis, and for a recording the
-    /// transcript's summary (null when there is none).
+    /// transcript's summary (null when there is none) and, in a store that syncs, its copies
+    /// (the key is left out elsewhere).
     public func json(in library: Library) -> String {
         ItemJSON.object(
-            item, in: library, analysis: analysis, transcript: item.recording != nil ? .some(transcript) : nil)
+            item, in: library, analysis: analysis, transcript: item.recording != nil ? .some(transcript) : nil,
+            copies: copies)
     }
 
     /// `["name:", "standup"]`, … : what the item is, its audio or its contents, its

@@ -46,8 +46,11 @@ public enum ItemJSON {
     /// the integrated loudness, once it is measured (store version 5).
     /// With `transcript` (info --json of a recording): "transcript", its summary or null.
     /// A recording's object always has "enhance" ({level, denoise}); in lists only when on.
+    /// With `copies` (info --json of a recording in a store that syncs): "copies", where its
+    /// audio is (`["here", "hub"]`; empty when no copy is known).
     public static func object(
-        _ item: Item, in library: Library, analysis: AudioAnalysis? = nil, transcript: Transcript?? = nil
+        _ item: Item, in library: Library, analysis: AudioAnalysis? = nil, transcript: Transcript?? = nil,
+        copies: [String]? = nil
     ) -> String {
         var w = JSONWriter()
         // An older store's recording measured now (`info`): its loudnessLUFS as if stored.
@@ -60,6 +63,7 @@ public enum ItemJSON {
                 w.key("transcript")
                 TranscriptJSON.writeSummary(transcript, to: &w)
             }
+            if let copies { w.field("copies", copies) }
             if let analysis {
                 let rate = Double(max(analysis.sampleRate, 1))
                 func seconds(_ frames: Int64) -> Double { (Double(frames) / rate * 1000).rounded() / 1000 }

@@ -21,8 +21,8 @@ public struct ItemReport {
 }
 
 extension Library {
-    /// `item`'s report. `copies` asks git-annex where the audio is (a process; only the
-    /// text shows it).
+    /// `item`'s report. `copies` asks git-annex where the audio is (one process, `git annex
+    /// whereis`, in a store that syncs).
     public func report(on item: Item, copies: Bool) -> ItemReport {
         var report = ItemReport(item: item)
         guard let info = item.recording else { return report }

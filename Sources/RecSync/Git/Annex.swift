@@ -11,17 +11,16 @@ public enum Annex {
     }
 
     /// For each audio file (a name inside audio/), where its content is: "here", a remote's
-    /// name, or another machine's name (its git-annex description), here first.
+    /// name (as `sync remote add` named it), or another machine's name (its git-annex
+    /// description), here first. A remote `sync remote remove` forgot is left out: this
+    /// machine no longer reaches it. One process, `git annex whereis`; the remotes' names
+    /// are read from the repository's config file.
     public static func copies(_ location: StoreLocation, files: [String]) throws -> [String: [String]] {
         guard !files.isEmpty else { return [:] }
         let git = Git(directory: location.directory)
-        let remotes = try git.capture(["config", "--get-regexp", #"^remote\..*\.annex-uuid$"#])
-        var names: [String: String] = [:]
-        for line in remotes.lines {
-            let parts = line.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            names[String(parts[1])] = String(parts[0].dropFirst("remote.".count).dropLast(".annex-uuid".count))
-        }
+        let config = RepositoryConfig(git)
+        let names = config.remoteNames
+        let forgotten = config.forgottenRemotes
         let result = try git.capture(["annex", "whereis", "--json", "--"] + files.map { "audio/" + $0 })
         var copies: [String: [String]] = [:]
         for line in result.lines where line.hasPrefix("{") {
@@ -33,16 +32,28 @@ public enum Annex {
                     here = true
                 } else if let name = names[place.uuid] {
                     places.append(name)
-                } else {
-                    // git-annex describes a remote it knows by name as "[name]".
-                    var label = place.description
-                    if label.hasPrefix("["), label.hasSuffix("]") { label = String(label.dropFirst().dropLast()) }
-                    places.append(label.isEmpty ? place.uuid : label)
+                } else if !forgotten.contains(place.uuid) {
+                    places.append(label(place.description, uuid: place.uuid))
                 }
             }
             copies[FileSystem.baseName(of: file)] = (here ? ["here"] : []) + places.sorted()
         }
+        // Audio git-annex does not know yet (not synced since it was saved) is here only.
+        for file in files where copies[file] == nil {
+            copies[file] = FileSystem.exists(location.audioPath(file)) ? ["here"] : []
+        }
         return copies
+    }
+
+    /// A repository no remote here names, by its git-annex description: git-annex adds the
+    /// remote's name in brackets when it knows one (`notes.git [usb]`, or `[usb]`), which is
+    /// the name the user gave.
+    static func label(_ description: String, uuid: String) -> String {
+        if description.hasSuffix("]"), let open = description.lastIndex(of: "[") {
+            let name = description[description.index(after: open)..<description.index(before: description.endIndex)]
+            if !name.isEmpty { return String(name) }
+        }
+        return description.isEmpty ? uuid : description
     }
 
     /// The one line of a command whose recording's audio is on other machines only.
@@ -58,37 +69,51 @@ public enum Annex {
         public var count = 0
         public var bytes: Int64 = 0
         public var failed: [String] = []
+        /// `drop`: the files kept because no other copy is known (the audio is here only).
+        public var onlyHere: [String] = []
+        /// Why files failed, in git-annex's words, each reason once, in the order met.
+        public var reasons: [String] = []
     }
 
-    /// Brings the files' audio here from wherever git-annex can reach it; `observer` is told
-    /// how far it has got (with git-annex's progress records, for a terminal's live line).
+    /// Brings the files' audio here from wherever git-annex can reach it (those not here);
+    /// `observer` is told how far it has got (with git-annex's progress records, for a
+    /// terminal's live line).
     public static func get(
         _ location: StoreLocation, files: [String], observer: TransferObserver? = nil
     ) throws -> Moved {
-        let held = try RepositoryLock.require(Git(directory: location.directory), what: "get")
+        let git = Git(directory: location.directory)
+        let held = try RepositoryLock.require(git, what: "get")
         defer { withExtendedLifetime(held) {} }
-        return try transfer(
-            location, ["get"], files, plan: ["--not", "--in", "here"],
+        let moved = try transfer(
+            location, ["get"], files.filter(location.audioIsElsewhere), plan: ["--not", "--in", "here"],
             progress: TransferProgress(direction: .receiving, remote: nil), observer: observer)
+        // Asked for again, a dropped recording's audio travels with sync again.
+        let failed = Set(moved.failed)
+        try DroppedHere.forget(git, files: files.filter { !failed.contains($0) })
+        return moved
     }
 
-    /// Drops the files' audio here. Refused, dropping nothing, when a file has no other known
-    /// copy: the error names where each copy is.
-    public static func drop(_ location: StoreLocation, files: [String], paths: [String: String]) throws -> Moved {
-        let held = try RepositoryLock.require(Git(directory: location.directory), what: "drop")
+    /// Drops the files' audio here, and keeps it away from later syncs (`DroppedHere`) until
+    /// `get` asks for it, as it does audio of the files that is not here already. A file whose only known copy is here (never synced, or on no remote
+    /// yet) is kept and named in `onlyHere`; the others are dropped. git-annex checks each
+    /// remaining copy before it drops (`failed`: one it could not check).
+    public static func drop(_ location: StoreLocation, files: [String]) throws -> Moved {
+        let git = Git(directory: location.directory)
+        let held = try RepositoryLock.require(git, what: "drop")
         defer { withExtendedLifetime(held) {} }
-        let known = try copies(location, files: files)
-        for file in files {
-            let places = known[file] ?? []
-            guard places.contains("here") else { continue }
-            if places.count < 2 {
-                throw RecError.failure(
-                    "drop",
-                    "\(paths[file] ?? file): no other copy is known (copies: \(places.joined(separator: ", "))); nothing was dropped; sync it first"
-                )
-            }
-        }
-        return try transfer(location, ["drop"], files.filter { known[$0]?.contains("here") == true })
+        // Audio not yet in the annex is a regular file git-annex does not know: here only.
+        let present = files.filter { FileSystem.exists(location.audioPath($0)) }
+        let known = try copies(location, files: present)
+        let onlyHere = present.filter { (known[$0] ?? ["here"]).allSatisfy { $0 == "here" } }
+        let other = Set(onlyHere)
+        let droppable = present.filter { !other.contains($0) }
+        var moved = try transfer(location, ["drop"], droppable)
+        let failed = Set(moved.failed)
+        // Audio not here already stays away too: drop says it is not wanted here.
+        try DroppedHere.add(
+            git, files: droppable.filter { !failed.contains($0) } + files.filter(location.audioIsElsewhere))
+        moved.onlyHere = onlyHere
+        return moved
     }
 
     static func transfer(
@@ -99,7 +124,9 @@ public enum Annex {
         let tally = try AnnexTransfer.run(
             Git(directory: location.directory), command, files: files.map { "audio/" + $0 }, plan: plan,
             what: command[0], progress: progress, observer: observer)
-        return Moved(count: tally.count, bytes: tally.bytes, failed: tally.failed.map(FileSystem.baseName(of:)))
+        return Moved(
+            count: tally.count, bytes: tally.bytes, failed: tally.failed.map(FileSystem.baseName(of:)),
+            reasons: tally.reasons)
     }
 
     struct Record {
@@ -111,6 +138,9 @@ public enum Annex {
         var progress: Int64?
         /// What git-annex says of the file under way: `from origin...`, `to hub...`.
         var note: String?
+        /// Why a file failed, in git-annex's words (`--json-error-messages`): `not enough free
+        /// space, need 98.8 MB more (…)`.
+        var errors: [String] = []
 
         /// The bytes the record's key holds: `SHA256E-s12345--…`, the field after the
         /// backend's name that starts with `s`, before the `--` that starts the name; 0 when
@@ -152,6 +182,12 @@ public enum Annex {
                         record.progress = try reader.readInt()
                     } else if key.equals("note") {
                         record.note = try reader.readString()
+                    } else if key.equals("error-messages") {
+                        try reader.beginArray()
+                        var firstMessage = true
+                        while try reader.nextElement(first: &firstMessage) {
+                            record.errors.append(try reader.readString())
+                        }
                     } else if key.equals("action") {
                         // A progress record's file, key and note are inside its "action".
                         try reader.beginObject()
@@ -198,6 +234,41 @@ public enum Annex {
     static func quotedForShell(_ path: String) -> String {
         let plain = path.allSatisfy { $0.isLetter || $0.isNumber || "/._-+@:,".contains($0) }
         return plain ? path : "'" + path.replacingQuotes() + "'"
+    }
+}
+
+/// The recordings whose audio `drop` took away from this machine, which sync then leaves
+/// on the other machines: without it, the next sync's `git annex get` would bring back what
+/// was dropped. Per machine (in the git directory, so it never travels), one audio file name
+/// a line; `get` takes a recording off it. Read and written under the `RepositoryLock`.
+enum DroppedHere {
+    static func path(_ git: Git) -> String { git.gitDirectory + "/recnotes/dropped" }
+
+    static func files(_ git: Git) throws -> Set<String> {
+        guard let bytes = try FileSystem.read(path(git)) else { return [] }
+        return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
+    }
+
+    static func add(_ git: Git, files added: [String]) throws {
+        guard !added.isEmpty else { return }
+        try write(git, try files(git).union(added))
+    }
+
+    static func forget(_ git: Git, files forgotten: [String]) throws {
+        let listed = try files(git)
+        guard !listed.isDisjoint(with: forgotten) else { return }
+        try write(git, listed.subtracting(forgotten))
+    }
+
+    /// git-annex's matching options that leave the dropped files out of a `get`.
+    static func exclusions(_ git: Git) throws -> [String] {
+        try files(git).sorted().map { "--exclude=audio/" + $0 }
+    }
+
+    private static func write(_ git: Git, _ files: Set<String>) throws {
+        try FileSystem.makeDirectories(git.gitDirectory + "/recnotes")
+        let text = files.sorted().map { $0 + "\n" }.joined()
+        try FileSystem.writeAtomically(Array(text.utf8), to: path(git))
     }
 }
 

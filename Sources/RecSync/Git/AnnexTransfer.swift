@@ -39,6 +39,9 @@ enum AnnexTransfer {
         var bytes: Int64 = 0
         /// The files (as git-annex names them, `audio/…`) it could not move.
         var failed: [String] = []
+        /// Why, in git-annex's words (a full disk: `not enough free space, need 98.8 MB more
+        /// (…)`), each reason once, in the order met.
+        var reasons: [String] = []
     }
 
     /// Runs `git annex <command> --json [-- files…]`. `plan` is the matching options that
@@ -80,7 +83,11 @@ enum AnnexTransfer {
             progress = shown
             observer?(shown)
         }
-        let arguments = ["annex"] + command + ["--json"] + (observing ? ["--json-progress"] : []) + paths
+        // --json-error-messages: a file's failure carries git-annex's why (annex.diskreserve
+        // keeping audio off a full disk, a remote's error), which would otherwise go to
+        // stderr unattributed.
+        let arguments =
+            ["annex"] + command + ["--json", "--json-error-messages"] + (observing ? ["--json-progress"] : []) + paths
         let result = try git.capture(arguments) { line in
             guard line.hasPrefix("{"), let record = Annex.parse(String(line)) else { return }
             let done = progress?.files ?? 0
@@ -93,6 +100,10 @@ enum AnnexTransfer {
                 tally.bytes += record.size
             } else {
                 tally.failed.append(record.file ?? "")
+                for error in record.errors {
+                    let reason = Captured.oneLine(error)
+                    if !reason.isEmpty, !tally.reasons.contains(reason) { tally.reasons.append(reason) }
+                }
             }
             sizeOfDone += record.size
             show(record, done: done + 1, bytes: sizeOfDone, underWay: false)

@@ -13,10 +13,30 @@ public struct Captured: Sendable {
     /// The last line git or git-annex wrote to stderr, the one that says why: not a hint,
     /// nor the advice git adds after any failure to reach a remote (the line before it, ssh's
     /// or the remote's, says why).
+    /// Lines end at a CR as well as a LF: ssh ends its own with CR LF, which Swift would
+    /// otherwise take as one character inside a line.
     public var reason: String {
-        let lines = errors.split(separator: "\n").map { $0.trimmingPrefix("fatal: ") }.filter { !$0.isEmpty }
+        let lines = errors.unicodeScalars.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+            .map { Self.oneLine(String($0)).trimmingPrefix("fatal: ") }.filter { !$0.isEmpty }
         let said = lines.last(where: { !$0.hasPrefix("hint:") && !Self.boilerplate.contains(String($0)) })
         return said.map(String.init) ?? "exit status \(status)"
+    }
+
+    /// A child's text as one readable line: line breaks, tabs and other control characters
+    /// become spaces, runs of them one, none at either end.
+    static func oneLine(_ text: String) -> String {
+        var out = ""
+        var space = false
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control || scalar == " " {
+                space = !out.isEmpty
+                continue
+            }
+            if space { out.unicodeScalars.append(" ") }
+            space = false
+            out.unicodeScalars.append(scalar)
+        }
+        return out
     }
 
     /// git-annex reaches an ssh remote the way git does only with GIT_ANNEX_USE_GIT_SSH=1

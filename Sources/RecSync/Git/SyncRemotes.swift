@@ -134,7 +134,13 @@ public enum SyncRemotes {
         guard try list(git).contains(where: { $0.name == name }) else {
             throw RecError.failure("sync remote remove", "no remote named '\(name)'")
         }
+        // What git-annex recorded of the remote's copies stays in its location log; `info`
+        // and `drop` leave them out from now on, as this machine no longer reaches them.
+        let uuid = RepositoryConfig(git).remoteNames.first { $0.value == name }?.key
         try git.require(["remote", "remove", name], what: "sync remote remove")
+        if let uuid, !RepositoryConfig(git).forgottenRemotes.contains(uuid) {
+            try git.require(["config", "--add", RepositoryConfig.forgottenRemoteKey, uuid], what: "sync remote remove")
+        }
     }
 }
 

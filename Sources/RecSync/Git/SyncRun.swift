@@ -28,6 +28,8 @@ public enum SyncRun {
         public var count = 0
         public var bytes: Int64 = 0
         public var failed = 0
+        /// Why files failed, in git-annex's words, each reason once.
+        public var reasons: [String] = []
     }
 
     /// A remote this sync could not fetch from or push to, and why: the others are synced
@@ -198,12 +200,15 @@ public enum SyncRun {
             var state = "\(pushed["HEAD"] ?? "-") \(pushed["refs/heads/git-annex"] ?? "-")"
             var completed: [String] = []
             let settledNow = settled.remotes(at: state)
+            // What `drop` took away stays away until `get` asks for it.
+            let dropped = try DroppedHere.exclusions(git)
             for remote in remotes {
                 // Audio that came from a remote before this one may have to go to this one.
                 let movedBefore = report.audioIn.count + report.audioOut.count > 0
                 if !movedBefore && settledNow.contains(remote) { continue }
                 let got = try transfer(
-                    git, ["get", "--from", remote], plan: ["--not", "--in", "here", "--in", remote],
+                    git, ["get", "--from", remote] + dropped,
+                    plan: ["--not", "--in", "here", "--in", remote] + dropped,
                     progress: TransferProgress(direction: .receiving, remote: remote), observer: observer)
                 // What the location log says the remote has is not sent again (copy --to
                 // would check it, and report it as copied).
@@ -642,7 +647,7 @@ public enum SyncRun {
     ) throws -> Transfers {
         let tally = try AnnexTransfer.run(
             git, command, plan: plan, what: "sync", progress: progress, observer: observer)
-        return Transfers(count: tally.count, bytes: tally.bytes, failed: tally.failed.count)
+        return Transfers(count: tally.count, bytes: tally.bytes, failed: tally.failed.count, reasons: tally.reasons)
     }
 
     /// The conflicts the merge driver reported, read and then removed.
@@ -696,6 +701,7 @@ extension SyncRun.Transfers {
         count += other.count
         bytes += other.bytes
         failed += other.failed
+        reasons += other.reasons.filter { !reasons.contains($0) }
     }
 }
 
@@ -722,7 +728,14 @@ extension SyncRun.Report {
         }
         var lines = [head]
         let failed = audioIn.failed + audioOut.failed
-        if failed > 0 { lines.append("audio: \(plural(failed, "file")) could not be moved; see 'git annex whereis'") }
+        if failed > 0 {
+            // git-annex's first why (a full disk: how much more space it needs), else where to look.
+            let reasons = audioIn.reasons + audioOut.reasons.filter { !audioIn.reasons.contains($0) }
+            let why = reasons.first.map {
+                ": " + $0 + (reasons.count > 1 ? " (and \(reasons.count - 1) other reasons)" : "")
+            }
+            lines.append("audio: \(plural(failed, "file")) could not be moved\(why ?? "; see 'git annex whereis'")")
+        }
         for unreached in unreached {
             lines.append("not synced with \(unreached.remote): \(unreached.reason); the next sync tries again")
         }

@@ -82,59 +82,20 @@ public enum SyncSetup {
             ("merge.recnotes-transcript.driver", "\(executable) sync merge-driver --transcript %O %A %B %P"),
             ("pull.rebase", "false"),
         ]
-        let current = localConfig(git)
-        for (key, value) in settings where current[key] != value {
+        let current = RepositoryConfig(git)
+        for (key, value) in settings where current.value(key) != value {
             try git.run(["config", key, value], what: "sync init")
         }
     }
 
     /// `recnotes.machine` as `git config` stores it, read from .git/config without a process.
-    static func machineName(_ git: Git) -> String? { localConfig(git)["recnotes.machine"] }
-
-    /// The repository's own settings as `git config` writes them (`[section "sub"]` and
-    /// `key = value` lines), by `section.sub.key`, section and key in lower case. Only for
-    /// checking recnotes' own settings: a value git would have written quoted or continued
-    /// reads as something else, and is then simply written again.
-    static func localConfig(_ git: Git) -> [String: String] {
-        guard let bytes = try? FileSystem.read(git.gitDirectory + "/config") else { return [:] }
-        var settings: [String: String] = [:]
-        var section = ""
-        for raw in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: " \t")
-            if line.hasPrefix("["), line.hasSuffix("]") {
-                let header = line.dropFirst().dropLast()
-                if let quote = header.firstIndex(of: "\"") {
-                    let name = header[..<quote].trimmingCharacters(in: " \t").lowercased()
-                    section = name + "." + header[header.index(after: quote)...].trimmingCharacters(in: "\"")
-                } else {
-                    section = header.lowercased()
-                }
-            } else if !section.isEmpty, !line.hasPrefix("#"), !line.hasPrefix(";") {
-                let parts = line.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2 else { continue }
-                let key = String(parts[0]).trimmingCharacters(in: " \t").lowercased()
-                settings[section + "." + key] = String(parts[1]).trimmingCharacters(in: " \t\"")
-            }
-        }
-        return settings
+    static func machineName(_ git: Git) -> String? {
+        RepositoryConfig(git).values("recnotes", "machine").last
     }
 
     static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "this machine" }
         return String(cString: buffer)
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String { Substring(self).trimmingCharacters(in: set) }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let c = s.first, set.contains(c) { s = s.dropFirst() }
-        while let c = s.last, set.contains(c) { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -23,8 +23,8 @@ struct Get: ParsableCommand {
         abstract: "Bring recordings' audio here from the machines or remotes that hold it.",
         discussion: """
             For a store that syncs ('recnotes sync init'): git-annex fetches the audio from \
-            wherever it can reach a copy. A folder means every recording under it. Audio \
-            already here is left as it is. On a terminal, a line on standard error shows the \
+            wherever it can reach a copy, and sync brings it again after a 'recnotes drop'. A \
+            folder means every recording under it. Audio already here is left as it is. On a terminal, a line on standard error shows the \
             files and bytes brought so far, as sync's does.
             """
     )
@@ -43,7 +43,7 @@ struct Get: ParsableCommand {
         let moved: Annex.Moved
         do {
             defer { live.line?.clear() }
-            moved = try Annex.get(library.location, files: missing.map(\.file), observer: live.observer)
+            moved = try Annex.get(library.location, files: files.map(\.file), observer: live.observer)
         }
         if !Output.quiet {
             print(
@@ -51,6 +51,8 @@ struct Get: ParsableCommand {
             )
         }
         if let first = moved.failed.first, let path = missing.first(where: { $0.file == first })?.path {
+            // git-annex's why (a full disk) when it said one; else where the audio is.
+            if let reason = moved.reasons.first { throw RecError.failure("get", "\(path): \(reason)") }
             throw Annex.notHere(library.location, file: first, path: path)
         }
     }
@@ -62,9 +64,10 @@ struct Drop: ParsableCommand {
         abstract: "Free the space recordings' audio takes here, keeping the copies elsewhere.",
         discussion: """
             For a store that syncs: the audio stays on the other machines and remotes, and \
-            'recnotes get' brings it back. Refused, dropping nothing, when a recording has no \
-            other known copy (the error names where its copies are): sync it first. A folder \
-            means every recording under it.
+            stays away from this machine at the next syncs too, until 'recnotes get' brings it \
+            back. A recording whose audio has no other known copy (not synced yet) is kept \
+            here and named, and the exit status is 1: sync it first. A folder means every \
+            recording under it; the others under it are dropped.
             """
     )
 
@@ -79,9 +82,22 @@ struct Drop: ParsableCommand {
         let files = try audioFiles(library, paths)
         var byFile: [String: String] = [:]
         for entry in files { byFile[entry.file] = entry.path }
-        let moved = try Annex.drop(library.location, files: files.map(\.file), paths: byFile)
-        if !Output.quiet {
-            print("drop: \(Format.count(moved.count, "recording")) dropped here (\(Format.size(moved.bytes)) freed)")
+        let away = files.filter { !FileSystem.exists(library.location.audioPath($0.file)) }.count
+        let moved = try Annex.drop(library.location, files: files.map(\.file))
+        // A refusal of everything asked for is the error alone.
+        if !Output.quiet, moved.count > 0 || moved.onlyHere.isEmpty || !moved.failed.isEmpty {
+            print(
+                "drop: \(Format.count(moved.count, "recording")) dropped here (\(Format.size(moved.bytes)) freed), \(away) not here already"
+            )
+        }
+        if !moved.onlyHere.isEmpty {
+            let named = moved.onlyHere.map { byFile[$0] ?? $0 }
+            let shown =
+                named.prefix(3).joined(separator: ", ") + (named.count > 3 ? " and \(named.count - 3) more" : "")
+            throw RecError.failure(
+                "drop",
+                "\(shown): no other copy is known (copies: here); kept here: sync \(named.count == 1 ? "it" : "them") first"
+            )
         }
         if let first = moved.failed.first {
             throw RecError.failure(

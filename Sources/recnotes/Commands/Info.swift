@@ -34,7 +34,7 @@ struct Info: QuickCommand {
 
     func run() throws {
         let library = try global.openLibrary(reading: [path])
-        let report = library.report(on: try library.item(at: path), copies: !output.json)
+        let report = library.report(on: try library.item(at: path), copies: true)
         for warning in report.warnings { Terminal.warning(warning) }
         if output.json {
             print(report.json(in: library))
