@@ -58,6 +58,8 @@ enum ArgumentCheck {
             current = sub
             names.append(word)
         }
+        // `sync -q`: what follows a command with a default subcommand is that subcommand's.
+        while let fallback = current.configuration.defaultSubcommand { current = fallback }
         return (current, names)
     }
 

@@ -121,6 +121,10 @@ struct Recnotes: ParsableCommand {
             Glibc.exit(0)
         }
         let arguments = Play.defaultingSkipSilence(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
+        if Sync.helpRequested(arguments) {
+            print(Sync.help)
+            Glibc.exit(0)
+        }
         do {
             var command: ParsableCommand
             if let quick = parsedQuickly(arguments) {

@@ -84,7 +84,7 @@ struct SyncProgressTests {
         #expect(FileManager.default.fileExists(atPath: desk.audioDirectory + "/\(third).wav"))
     }
 
-    @Test("Ctrl-C during sync on a terminal: the line cleared, the process ended by SIGINT, the next sync completes")
+    @Test("Ctrl-C during sync on a terminal: the line cleared, one line, exit 130, the next sync completes")
     func interruptedOnTerminal() throws {
         let laptop = try Sandbox()
         let hub = laptop.root + "/hub"
@@ -119,8 +119,10 @@ struct SyncProgressTests {
         let shown = String(decoding: screen.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 128 + SIGINT, "\(shown.debugDescription)")
-        // The terminal's line (its ^C echo, or the live line) cleared: the prompt starts clean.
-        #expect(shown.hasSuffix("\r\u{1B}[K"), "\(shown.debugDescription)")
+        // The terminal's line (its ^C echo, or the live line) cleared, then one line says so.
+        #expect(
+            shown.hasSuffix("\r\u{1B}[Krecnotes: sync: interrupted; the next sync finishes it\r\n"),
+            "\(shown.debugDescription)")
         try? FileManager.default.removeItem(atPath: pause)
         try laptop.succeed("fsck")
         #expect(try laptop.succeed("ls", "/").lines == ["Shared"])

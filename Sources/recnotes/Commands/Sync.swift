@@ -3,6 +3,10 @@ import RecCore
 import RecSync
 import RecSystem
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
@@ -54,12 +58,16 @@ struct SyncNow: ParsableCommand {
 
     func run() throws {
         let live = TransferLine.observer(json: output.json)
-        // Ctrl-C (or SIGTERM) with the live line up: the line goes, then the process ends as
-        // the signal ends it (git and git-annex, in the terminal's process group, get it too).
+        // Ctrl-C (or SIGTERM) on a terminal: the live line goes and stays gone, one line says
+        // what was left, then the process ends (git and git-annex, in the terminal's process
+        // group, get the signal too); whatever the sync had not done, the next one does.
         // Set up before any thread starts, as SignalWatcher needs.
-        let signals = live.line.map { _ in SignalWatcher() }
+        let onTerminal = Terminal.isTTY(STDIN_FILENO) || Terminal.isTTY(STDERR_FILENO)
+        let signals = onTerminal ? SignalWatcher() : nil
         signals?.onSignal { signal in
             TransferLine.clearOnSignal()
+            Terminal.error("sync: interrupted; the next sync finishes it")
+            if signal == SIGINT { _exit(130) }
             SignalWatcher.end(by: signal)
         }
         defer { withExtendedLifetime(signals) {} }
@@ -82,8 +90,9 @@ struct SyncNow: ParsableCommand {
 struct SyncRemote: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote",
-        abstract: "Add, list or remove the places this library syncs with.",
-        subcommands: [SyncRemoteAdd.self, SyncRemoteList.self, SyncRemoteRemove.self]
+        abstract: "Add, list or remove the places this library syncs with (alone: list them).",
+        subcommands: [SyncRemoteAdd.self, SyncRemoteList.self, SyncRemoteRemove.self],
+        defaultSubcommand: SyncRemoteList.self
     )
 }
 
@@ -236,5 +245,41 @@ struct SyncMergeDriver: ParsableCommand {
             base: base, ours: ours, theirs: theirs, report: gitDirectory + "/recnotes/merge-report.jsonl",
             oursName: MergeDriver.machineName(gitDirectory: gitDirectory) ?? "this machine",
             theirsName: MergeDriver.otherMachineName() ?? "other machine")
+    }
+}
+
+extension Sync {
+    /// `sync --help` and `help sync`: sync's own help, with the options and arguments of a
+    /// plain `recnotes sync` (its default subcommand's), which argument-parser would show
+    /// either alone (after `--store DIR`) or not at all.
+    static func helpRequested(_ arguments: [String]) -> Bool {
+        if arguments == ["help", "sync"] { return true }
+        guard arguments.first == "sync", arguments.contains(where: { $0 == "--help" || $0 == "-h" }) else {
+            return false
+        }
+        // `sync remote --help` is the subcommand's.
+        return !arguments.dropFirst().contains { word in configuration.subcommands.contains { $0._commandName == word }
+        }
+    }
+
+    static var help: String {
+        let own = Recnotes.helpMessage(for: Sync.self).split(separator: "\n\n").map(String.init)
+        let now = Recnotes.helpMessage(for: SyncNow.self).split(separator: "\n\n").map(String.init)
+        var parts: [String] = []
+        for part in own {
+            if part.hasPrefix("USAGE: "), let usage = now.first(where: { $0.hasPrefix("USAGE: ") }) {
+                parts.append(usage.replacing("recnotes sync now", with: "recnotes sync"))
+                parts[parts.count - 1] += "\n       recnotes sync <subcommand>"
+            } else if part.hasPrefix("OPTIONS:") {
+                for section in now where section.hasPrefix("ARGUMENTS:") || section.hasPrefix("OPTIONS:") {
+                    var trimmed = section
+                    while trimmed.hasSuffix("\n") { trimmed.removeLast() }
+                    parts.append(trimmed)
+                }
+            } else {
+                parts.append(part)
+            }
+        }
+        return parts.joined(separator: "\n\n")
     }
 }

@@ -1,5 +1,6 @@
 import RecCore
 import RecSync
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -29,17 +30,27 @@ final class TransferLine {
             name: progress.remote.map { arrow + $0 } ?? arrow)
     }
 
+    /// Set by a signal's handler: no line is drawn after it has cleared the terminal's.
+    /// Held while a line is written, so that none is half written when the handler clears.
+    private static let interrupted = Mutex(false)
+
     func show(_ progress: TransferProgress) {
         let line = Self.text(progress).render(width: Terminal.columns(STDERR_FILENO))
         guard line != lastLine else { return }
         lastLine = line
-        Terminal.writeStderr("\r\u{1B}[K" + line)
+        Self.interrupted.withLock { interrupted in
+            if !interrupted { Terminal.writeStderr("\r\u{1B}[K" + line) }
+        }
     }
 
     /// What a signal's handler writes (on another thread, so without the line's state): the
-    /// terminal's current line cleared, the live line or the `^C` it echoed.
+    /// terminal's current line cleared, the live line or the `^C` it echoed; no line is
+    /// drawn after it.
     static func clearOnSignal() {
-        Terminal.writeStderr("\r\u{1B}[K")
+        interrupted.withLock { interrupted in
+            interrupted = true
+            Terminal.writeStderr("\r\u{1B}[K")
+        }
     }
 
     /// Clears the line, so that the summary (or an error) starts on a clean one.
