@@ -438,3 +438,18 @@ private func merge(_ b: Document, _ o: Document, _ t: Document) -> (document: Do
     }
     #expect(forward.trash == backward.trash)
 }
+
+/// A folder noted and then trashed on one side, a recording added inside it on the other:
+/// the folder comes back for the recording, with the note written before the rm.
+@Test func aFolderBroughtBackForWhatChangedInsideItKeepsItsTrashedNote() {
+    let folderItem = folder(2, "F")
+    let base = document([folderItem])
+    var noted = folderItem
+    noted.annotations.note = "before the rm"
+    let theirs = Document(linking: document([]).items, trash: [trashed(noted, at: 5)])
+    let ours = document([folderItem, recording(3, "new", in: id(2))])
+    for (merged, _) in [merge(base, ours, theirs), merge(base, theirs, ours)] {
+        #expect(merged[id(3)]?.parent == id(2))
+        #expect(merged[id(2)]?.annotations.note == "before the rm")
+    }
+}

@@ -337,9 +337,14 @@ public enum LibraryMerge {
                 let orphans = items.values.filter { $0.parent.map { items[$0] == nil } ?? false }
                 for item in orphans.sorted(by: { $0.id < $1.id }) {
                     guard let parent = item.parent, items[parent] == nil else { continue }
-                    if let found = content(ours[parent] ?? theirs[parent] ?? base[parent] ?? trashed(parent)),
-                        found.isFolder
-                    {
+                    // Not kept by the merge: removed, so the copy the trash holds (with what
+                    // was done to it before the rm, merged when both sides trashed it) is the
+                    // one that comes back.
+                    let copy =
+                        trashedCopies[parent] ?? Self.trashedCopy(parent, in: ours)
+                        ?? Self.trashedCopy(parent, in: theirs) ?? ours[parent] ?? theirs[parent] ?? base[parent]
+                        ?? trashed(parent)
+                    if let found = content(copy), found.isFolder {
                         items[parent] = found
                         report(
                             .deleteVsChange, parent, kept: "kept for what changed inside it",
