@@ -113,6 +113,12 @@ struct Recnotes: ParsableCommand {
     static func main() {
         // Past RLIMIT_FSIZE, write() must fail with EFBIG so the error path runs, not kill us.
         signal(SIGXFSZ, SIG_IGN)
+        // Before any parse, every path included: the decoded arguments have had bad bytes
+        // replaced, so only the raw ones can tell.
+        if let error = ArgumentBytes.invalidWord() {
+            Terminal.error(error.description)
+            Glibc.exit(error.exitCode)
+        }
         // `--version` alone prints what argument-parser would, without its parse: that parse
         // looks for a completion-script request and builds the command tree first, half of
         // this command's work (issue 22: 8.9 -> 2.8 million instructions).

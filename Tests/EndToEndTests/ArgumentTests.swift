@@ -66,4 +66,42 @@ struct ArgumentTests {
         #expect(try sandbox.run(["seek", "-5s"]).status == 1)
         #expect(try sandbox.run(["ls", "-l"]).status == 0)
     }
+
+    /// `recnotes --store STORE` followed by `words`, each a bash `$'…'` string, so that a
+    /// word can hold bytes that are not UTF-8 (which a Swift `String` argument cannot).
+    func runWithBytes(_ sandbox: Sandbox, _ words: [String]) throws -> Run {
+        let script = "exec \"$0\" --store \"$1\" " + words.joined(separator: " ")
+        return try Sandbox.execute(
+            "/bin/bash", ["-c", script, Sandbox.binary, sandbox.store], environment: sandbox.baseEnvironment)
+    }
+
+    @Test func anArgumentThatIsNotUTF8IsRefusedAndChangesNothing() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed("mkdir", "/Work")
+        _ = try sandbox.addRecording("memo", in: "/Work", duration: 5)
+        let before = try sandbox.storeListing()
+        let storeBefore = sandbox.storeBytes
+        // A stray byte, a surrogate (U+D800) and an overlong '/' (0xC0 0xAF).
+        for (bad, shown) in [
+            ("bad\\xff\\xfe", "bad\\xFF\\xFE"), ("s\\xed\\xa0\\x80", "s\\xED\\xA0\\x80"),
+            ("o\\xc0\\xaf", "o\\xC0\\xAF"),
+        ] {
+            let word = "$'\(bad)'"
+            for words in [
+                ["mkdir", word], ["mkdir", "-p", "/Work/\(word)"], ["mv", "/Work/memo", word],
+                ["tag", "/Work/memo", "$'+\(bad)'"],
+                ["mark", "/Work/memo", "--at", "1", word], ["note", "/Work/memo", "--set", word],
+                ["info", "/Work/\(word)"],
+                ["--store", word, "ls"],
+            ] {
+                let run = try runWithBytes(sandbox, words)
+                expectFailure(run, status: 64, containing: ["the argument is not valid UTF-8", shown])
+            }
+        }
+        #expect(try sandbox.storeListing() == before)
+        #expect(sandbox.storeBytes == storeBefore)
+        // Text the same bytes spell correctly is taken: é as UTF-8.
+        expectSuccess(try runWithBytes(sandbox, ["mkdir", "$'/Work/caf\\xc3\\xa9'"]))
+        #expect(try sandbox.item(at: "/Work/café") != nil)
+    }
 }
