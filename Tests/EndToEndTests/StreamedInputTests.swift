@@ -108,6 +108,49 @@ struct StreamedInputTests {
         #expect((item["duration"] as? Double ?? 0) > 0.3)
     }
 
+    /// The same placeholder in a file (`espeak-ng --stdout > x.wav`): read to its end as on
+    /// stdin, and the file itself left as it was.
+    @Test(arguments: [UInt32(0xFFFF_FFFF), 0, 0x7FFF_F000])
+    func placeholderLengthsInAWAVFile(placeholder: UInt32) throws {
+        let cli = try AudioCLI()
+        let path = cli.home + "/streamed.wav"
+        let bytes = Self.streamedWAV(frames: 48_000, placeholder: placeholder)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let result = try cli.run("import", path, "--name", "s", "--format", "wav")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "no salvage said: \(result.stderr)")
+        let item = try #require(try cli.recordings().first)
+        #expect(item["frames"] as? Int == 48_000)
+        #expect(
+            Bool(
+                try AudioCLI.decode(cli.store + "/audio/" + (item["file"] as! String)) == AudioCLI.tone(frames: 48_000))
+        )
+        let kept = try cli.run("import", path, "--name", "k", "--keep")
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let keptItem = try #require(try cli.recordings().first { $0["name"] as? String == "k" })
+        #expect(keptItem["frames"] as? Int == 48_000)
+        #expect(try SoundFile.open(path: cli.store + "/audio/" + (keptItem["file"] as! String)).frames == 48_000)
+        #expect(FileManager.default.contents(atPath: path) == bytes, "the input is not written")
+        #expect(PipelineTests.allAudioFiles(cli).count == 2, "no copy left behind")
+    }
+
+    @Test(.enabled(if: installed("espeak-ng")))
+    func espeakToAFile() throws {
+        let cli = try AudioCLI()
+        let path = cli.home + "/x.wav"
+        let written = try Sandbox.execute(
+            "/bin/sh", ["-c", "espeak-ng --stdout 'words of a note' > '\(path)'"],
+            environment: ["PATH": "/usr/bin:/bin"])
+        try #require(written.status == 0, "\(written)")
+        let result = try cli.run("import", path, "--name", "esp", "--format", "wav")
+        #expect(result.status == 0, "\(result.stderr)")
+        let item = try #require(try cli.recordings().first)
+        let data = try #require(FileManager.default.contents(atPath: path))
+        // 16-bit mono after a 44-byte header: every byte of the file is audio that came in.
+        #expect(item["frames"] as? Int == (data.count - 44) / 2)
+        #expect((item["duration"] as? Double ?? 0) > 0.5)
+    }
+
     @Test func aWAVHeaderOnStdinRefusesTheRawOptions() throws {
         let cli = try AudioCLI()
         let data = Self.streamedWAV(frames: 4800, placeholder: 0xFFFF_FFFF)

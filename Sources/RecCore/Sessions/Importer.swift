@@ -229,13 +229,27 @@ public final class Importer {
     }
 
     private func importOne(_ source: Source, onEvent: @escaping (AudioEvent) -> Void) throws -> Item {
-        let inputPath = source.path == "-" ? try spoolStdin() : source.path
         if source.path != "-" {
             var info = stat()
-            if stat(inputPath, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            if stat(source.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
                 throw RecError.failure(source.label, "is a directory")
             }
         }
+        // A WAV written to a file by a writer that streams (espeak-ng --stdout > x.wav) holds
+        // the placeholder it would on stdin, and is read as stdin's is: a copy of our own
+        // whose header states what the file holds. The input itself is never written.
+        let inputPath: String
+        if source.path == "-" {
+            inputPath = try spoolStdin()
+        } else if StreamedInput.statesPlaceholderWAVLength(at: source.path) {
+            inputPath = temporaryPath("stream")
+            created.append(inputPath)
+            try copyFile(source.path, to: inputPath, label: source.label)
+            try StreamedInput.fillInWAVLengths(at: inputPath)
+        } else {
+            inputPath = source.path
+        }
+        let spooled = inputPath != source.path
         let input = try openSource(source, at: inputPath)
         input.stopsAtDecodingError = salvage
         let id = ItemID.random()
@@ -264,7 +278,7 @@ public final class Importer {
             }
             let file = "\(id).\(format.fileExtension)"
             let temporary: String
-            if source.path == "-" {
+            if spooled {
                 temporary = inputPath  // already ours, in audio/
             } else {
                 temporary = temporaryPath(format.fileExtension)
@@ -334,7 +348,7 @@ public final class Importer {
                 )
                 .with(analysis.finish()))
         }
-        if source.path == "-", inputPath != library.location.audioPath(item.recording!.file) {
+        if spooled, inputPath != library.location.audioPath(item.recording!.file) {
             try? FileSystem.remove(inputPath)
             created.removeAll { $0 == inputPath }
         }

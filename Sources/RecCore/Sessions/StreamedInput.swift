@@ -44,8 +44,39 @@ enum StreamedInput {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw RecError.failure(path, systemReason(errno)) }
         defer { close(fd) }
+        guard let data = dataChunk(fd), data.declared == 0 || Int64(data.declared) > data.arrived,
+            data.arrived > 0, data.arrived <= Int64(UInt32.max)
+        else { return false }
+        func write32(_ value: UInt32, at offset: Int64) throws {
+            var bytes = (0..<4).map { UInt8((value >> (8 * UInt32($0))) & 0xFF) }
+            guard bytes.withUnsafeMutableBytes({ pwrite(fd, $0.baseAddress, 4, off_t(offset)) }) == 4 else {
+                throw RecError.failure(path, "cannot write: \(systemReason(errno))")
+            }
+        }
+        try write32(UInt32(data.arrived), at: data.sizeOffset)
+        try write32(UInt32(clamping: data.fileSize - 8), at: 4)
+        return true
+    }
+
+    /// Whether the file at `path` is a WAV whose data length is a streaming writer's
+    /// placeholder (0, or 0x7ffff000 and up) rather than a length: such a file, written by
+    /// `espeak-ng --stdout > x.wav`, is whole to its end, as it would be on stdin, where a
+    /// WAV cut short states its real length and holds less.
+    static func statesPlaceholderWAVLength(at path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard let data = dataChunk(fd), data.arrived > 0 else { return false }
+        return data.declared == 0 || (data.declared >= 0x7fff_f000 && Int64(data.declared) > data.arrived)
+    }
+
+    /// A WAV's data chunk: where its length is, the length it states, and the bytes after
+    /// its header to the end of the file.
+    private static func dataChunk(_ fd: Int32) -> (
+        sizeOffset: Int64, declared: UInt32, arrived: Int64, fileSize: Int64
+    )? {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw RecError.failure(path, systemReason(errno)) }
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         let size = Int64(info.st_size)
         func read32(_ offset: Int64) -> (tag: String, value: UInt32)? {
             var bytes = [UInt8](repeating: 0, count: 8)
@@ -53,27 +84,13 @@ enum StreamedInput {
             let value = UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24
             return (String(decoding: bytes[0..<4], as: UTF8.self), value)
         }
-        func write32(_ value: UInt32, at offset: Int64) throws {
-            var bytes = (0..<4).map { UInt8((value >> (8 * UInt32($0))) & 0xFF) }
-            guard bytes.withUnsafeMutableBytes({ pwrite(fd, $0.baseAddress, 4, off_t(offset)) }) == 4 else {
-                throw RecError.failure(path, "cannot write: \(systemReason(errno))")
-            }
-        }
-        guard let riff = read32(0), riff.tag == "RIFF" else { return false }
+        guard let riff = read32(0), riff.tag == "RIFF" else { return nil }
         var offset: Int64 = 12
         while let chunk = read32(offset) {
             let body = offset + 8
-            if chunk.tag == "data" {
-                let arrived = size - body
-                guard chunk.value == 0 || Int64(chunk.value) > arrived, arrived > 0, arrived <= Int64(UInt32.max) else {
-                    return false
-                }
-                try write32(UInt32(arrived), at: offset + 4)
-                try write32(UInt32(clamping: size - 8), at: 4)
-                return true
-            }
+            if chunk.tag == "data" { return (offset + 4, chunk.value, size - body, size) }
             offset = body + Int64(chunk.value) + Int64(chunk.value & 1)
         }
-        return false
+        return nil
     }
 }
