@@ -141,4 +141,38 @@ struct NotesEndToEndTests {
             #expect(run.status == 64, "\(bad): \(run)")
         }
     }
+
+    /// stdout of `recnotes --store STORE arguments…` on a terminal (`script`'s pseudo-terminal),
+    /// its line ends as written to it; stdin is not one, so that `note` prints rather than edits.
+    func onTerminal(_ arguments: [String]) throws -> String {
+        let words = ([Sandbox.binary, "--store", sandbox.store] + arguments).map {
+            "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        let result = try Sandbox.execute(
+            "/usr/bin/script", ["-qec", words.joined(separator: " ") + " < /dev/null", "/dev/null"],
+            environment: sandbox.baseEnvironment.merging(["TERM": "xterm"]) { $1 })
+        #expect(result.status == 0, "\(result)")
+        return result.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
+    @Test(
+        "a note's control characters are kept, shown as ? on a terminal, exact to a pipe and in --json",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func controlCharactersInANote() throws {
+        let note = "\u{1B}]0;x\u{07}\u{1B}[31mred\tcell\nnext \u{9B}line"
+        expectSuccess(try sandbox.run("note", "/Ideas/café idea", "--set", note))
+        let visible = "?]0;x??[31mred\tcell\nnext ?line"
+        #expect(try onTerminal(["note", "/Ideas/café idea"]) == visible + "\n")
+        let info = try onTerminal(["info", "/Ideas/café idea"])
+        #expect(
+            !info.unicodeScalars.contains("\u{1B}") && !info.unicodeScalars.contains("\u{9B}"),
+            "\(info.debugDescription)")
+        #expect(info.contains("?]0;x??[31mred\tcell"), "\(info.debugDescription)")
+        let found = try onTerminal(["find", "/", "--text", "red"])
+        #expect(found.contains("note: ") && !found.unicodeScalars.contains("\u{1B}"), "\(found.debugDescription)")
+        // The text itself is as written: to a pipe, and in --json.
+        #expect(try sandbox.run("note", "/Ideas/café idea").stdout == note + "\n")
+        let object = try #require(try sandbox.run("note", "/Ideas/café idea", "--json").object())
+        #expect(object["note"] as? String == note)
+    }
 }

@@ -161,7 +161,9 @@ public enum BrowseView {
     }
 
     private static func noteLines(_ note: String, width: Int) -> [String] {
-        let lines = note.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        let lines = note.split(separator: "\n", omittingEmptySubsequences: true).map {
+            TerminalText.visible(String($0))
+        }
         return Array(lines.prefix(BrowseLayout.noteLines)) + (lines.count > BrowseLayout.noteLines ? ["…"] : [])
     }
 

@@ -98,11 +98,11 @@ struct Find: ParsableCommand {
             for field in hit.fields {
                 switch field {
                 case .name: continue
-                case .note(let snippet): print("    note: \(snippet)")
+                case .note(let snippet): print("    note: \(Terminal.shown(snippet))")
                 case .marker(let marker, let index, let seconds):
-                    print("    \(Format.preciseClock(seconds))  #\(index) \(marker.label)")
+                    print("    \(Format.preciseClock(seconds))  #\(index) \(Terminal.shown(marker.label))")
                 case .transcript(let seconds, let snippet):
-                    print("    \(seconds.map(Format.clock) ?? "--:--")  said: \(snippet)")
+                    print("    \(seconds.map(Format.clock) ?? "--:--")  said: \(Terminal.shown(snippet))")
                 }
             }
         }

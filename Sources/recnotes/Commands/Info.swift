@@ -39,7 +39,10 @@ struct Info: QuickCommand {
         if output.json {
             print(report.json(in: library))
         } else {
-            for line in Terminal.table(report.rows(in: library)) { print(line) }
+            // A note's and a transcript's text, cell by cell: the table's own text has no
+            // control characters.
+            let rows = report.rows(in: library).map { $0.map(Terminal.shown) }
+            for line in Terminal.table(rows) { print(line) }
         }
     }
 }

@@ -26,7 +26,10 @@ struct Marks: ParsableCommand {
             return
         }
         let rows = item.annotations.markers.enumerated().map { i, marker in
-            ["#\(i + 1)", Format.preciseClock(marker.seconds(sampleRate: info.sampleRate)), marker.label]
+            [
+                "#\(i + 1)", Format.preciseClock(marker.seconds(sampleRate: info.sampleRate)),
+                Terminal.shown(marker.label),
+            ]
         }
         for line in Terminal.table(rows) { print(line) }
     }

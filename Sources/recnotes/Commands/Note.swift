@@ -61,7 +61,8 @@ struct Note: QuickCommand {
         } else if output.json {
             print(ItemJSON.object(item, in: library))
         } else if !item.annotations.note.isEmpty {
-            print(item.annotations.note, terminator: item.annotations.note.hasSuffix("\n") ? "" : "\n")
+            let note = item.annotations.note
+            print(Terminal.shown(note), terminator: note.hasSuffix("\n") ? "" : "\n")
         }
     }
 

@@ -25,6 +25,7 @@ struct ShowTranscript: ParsableCommand {
         let item = try library.item(at: path)
         guard let recording = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
         let transcript = try TranscriptFiles(location: library.location).required(item.id, path: path)
-        print(format.render(transcript, duration: recording.duration), terminator: "")
+        let text = format.render(transcript, duration: recording.duration)
+        print(format == .json ? text : Terminal.shown(text), terminator: "")
     }
 }

@@ -8,6 +8,12 @@ import RecCore
 enum Terminal {
     static func isTTY(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
+    /// Text a person wrote, for stdout: at a terminal with its control characters shown
+    /// (`TerminalText`), to a pipe exactly.
+    static func shown(_ text: String) -> String {
+        TerminalText.shown(text, terminal: isTTY(STDOUT_FILENO))
+    }
+
     /// Whether `fd` is a pipe whose reader has gone (`| head`): the write end then polls as
     /// an error.
     static func readerIsGone(_ fd: Int32) -> Bool {
