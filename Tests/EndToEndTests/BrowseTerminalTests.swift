@@ -450,6 +450,8 @@ struct BrowseTerminalTests {
         tmux.waitFor("undid #")
         #expect(tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Gamma/") } }, "\(tmux.screen())")
         #expect(try Self.names(cli) == ["Beta", "Gamma"])
+        // The selection is back on the item the undo brought back, not on its neighbour.
+        #expect(tmux.waitUntil { Self.detailTitle($0) == "Gamma" }, "\(tmux.screen())")
         try tmux.send("u")
         #expect(
             tmux.waitUntil { $0.contains { $0.hasPrefix("▸ Alpha/") } && !$0.contains { $0.hasPrefix("▸ Gamma/") } },

@@ -157,9 +157,9 @@ struct BrowseTests {
         #expect(Self.send(&state, .key(.enter)) == [.rename(Fixture.work, to: "Job")])
 
         _ = Self.send(&state, .key(.character("t")))
-        _ = Self.type(&state, "#b a +x")
-        #expect(Self.send(&state, .key(.enter)).isEmpty, "+x is not a tag")
-        _ = Self.send(&state, .key(.backspace), .key(.backspace), .key(.backspace))
+        _ = Self.type(&state, "#b a +#x")
+        #expect(Self.send(&state, .key(.enter)).isEmpty, "+#x adds no tag, as with recnotes tag")
+        _ = Self.send(&state, .key(.backspace), .key(.backspace), .key(.backspace), .key(.backspace))
         #expect(Self.send(&state, .key(.enter)) == [.setTags(Fixture.work, ["a", "b"])])
         _ = Self.send(&state, .key(.character("t")), .key(.escape))
         #expect(state.mode == .list, "Esc cancels")
@@ -417,6 +417,53 @@ struct BrowseTests {
         #expect(screen.lines[2].hasPrefix("▸ 会議メモ 🎤"))
         let row = 2
         #expect(screen[row, 2].text == "会" && screen[row, 3].isContinuation)
+    }
+
+    @Test("t takes +TAG and -TAG as recnotes tag does, beside the tags it lists")
+    func tagDialogAddsAndRemoves() throws {
+        var tx = DocumentStore.Transaction(document: Document())
+        try Fixture.build(into: &tx)
+        try tx.tag(["/Work"], adding: ["draft", "work"], removing: [], from: .root)
+        var state = BrowseState(width: 80, height: 24, document: tx.document, folder: .root, selected: Fixture.work)
+        func submit(_ text: String) -> [BrowseEffect] {
+            _ = Self.send(&state, .key(.character("t")), .key(.deleteToStart))
+            _ = Self.type(&state, text)
+            return Self.send(&state, .key(.enter))
+        }
+        _ = Self.send(&state, .key(.character("t")))
+        #expect(state.mode == .alert(.init(.tags(Fixture.work), text: "draft work")))
+        _ = Self.type(&state, " +work2")
+        #expect(Self.send(&state, .key(.enter)) == [.setTags(Fixture.work, ["draft", "work", "work2"])])
+        // Only changes: made to the tags it has.
+        #expect(submit("+work2") == [.setTags(Fixture.work, ["draft", "work", "work2"])])
+        #expect(submit("-draft +q3") == [.setTags(Fixture.work, ["q3", "work"])])
+        #expect(submit("work -work") == [.setTags(Fixture.work, [])])
+        #expect(submit("") == [.setTags(Fixture.work, [])], "an empty line removes them all")
+        #expect(submit("+#x").isEmpty, "a tag that starts with # is refused as by tag")
+        if case .alert(let alert) = state.mode {
+            #expect(alert.problem != nil)
+        } else {
+            Issue.record("the alert closed")
+        }
+        _ = Self.send(&state, .key(.escape))
+        #expect(submit("+-x").isEmpty, "as recnotes tag +-x")
+    }
+
+    @Test("Esc after a filter keeps the selected row, whether typing or not")
+    func escapeKeepsTheSelection() throws {
+        var state = try Self.state(folder: .root)
+        #expect(state.rows.map(\.name) == ["Home", "Work"])
+        _ = Self.send(&state, .key(.character("/")))
+        _ = Self.type(&state, "wo")
+        _ = Self.send(&state, .filtered(query: "wo", hits: [Fixture.work]), .key(.enter))
+        #expect(state.selected?.id == Fixture.work)
+        _ = Self.send(&state, .key(.escape))
+        #expect(state.filter == nil && state.rows.map(\.name) == ["Home", "Work"])
+        #expect(state.selected?.id == Fixture.work, "Esc after Enter")
+        _ = Self.send(&state, .key(.character("/")))
+        _ = Self.type(&state, "w")
+        _ = Self.send(&state, .filtered(query: "w", hits: [Fixture.work]), .key(.escape))
+        #expect(state.selected?.id == Fixture.work, "Esc while typing")
     }
 
     @Test("a terminal too small is asked to grow")

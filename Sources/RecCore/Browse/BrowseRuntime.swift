@@ -164,7 +164,9 @@ public final class BrowseRuntime {
             let undone = try own.documents.undo()
             try reload()
             post(.documentChanged(library.document))
-            post(.done("undid #\(undone.entry.sequence): \(undone.change)"))
+            // On the item taken back, where it is listed (a trashed one is back on its row);
+            // else the selection stays where it was.
+            post(.done("undid #\(undone.entry.sequence): \(undone.change)", select: undone.entry.steps.first?.id))
         case .setTags(let id, let tags):
             guard let item = library.document[id] else { return }
             let old = item.annotations.tags

@@ -97,8 +97,7 @@ public enum BrowseUpdate {
         }
         if let filter = state.filter, filter.typing { return typeFilter(filter, key, in: &state) }
         if key == .escape, state.filter != nil {
-            state.filter = nil
-            state.cursor = 0
+            clearFilter(&state)
             return []
         }
         // While recording, Enter stops it (as `s` does), rather than opening the row.
@@ -213,8 +212,7 @@ public enum BrowseUpdate {
         var filter = filter
         switch key {
         case .escape, .interrupt:
-            state.filter = nil
-            state.cursor = 0
+            clearFilter(&state)
             return []
         case .enter:
             filter.typing = false
@@ -302,13 +300,15 @@ public enum BrowseUpdate {
             if let problem = nameProblem(text, in: item.parent ?? .root, except: id, state) { return (problem, nil) }
             return (nil, .rename(id, to: text))
         case .tags(let id):
-            let tags = text.split(whereSeparator: { $0.isWhitespace || $0 == "," }).map { word in
-                String(word.first == "#" ? word.dropFirst() : word[...])
-            }
-            for tag in tags {
+            // As `recnotes tag` reads them: +TAG adds, -TAG removes; the other words are the
+            // item's tags as listed (shown as the dialog opens), kept unless none is left.
+            let words = TagWords(text.split(whereSeparator: { $0.isWhitespace || $0 == "," }))
+            let listed = words.others.map { $0.first == "#" ? String($0.dropFirst()) : $0 }
+            for tag in listed + words.adding + words.removing {
                 if let problem = TagRules.violation(tag) { return ("\(NameRules.quoted(tag)): \(problem)", nil) }
             }
-            return (nil, .setTags(id, TagRules.normalized(tags)))
+            let current = state.document[id]?.annotations.tags ?? []
+            return (nil, .setTags(id, words.applied(to: listed.isEmpty && words.changes ? current : listed)))
         }
     }
 
@@ -322,6 +322,13 @@ public enum BrowseUpdate {
     }
 
     // MARK: Helpers
+
+    /// The filter gone and every row back, the cursor still on the row it was on.
+    static func clearFilter(_ state: inout BrowseState) {
+        let selected = state.selected?.id
+        state.filter = nil
+        state.cursor = state.rows.firstIndex { $0.id == selected } ?? 0
+    }
 
     /// A folder just shown: with its items in the document, the cursor on `select` (or the
     /// first row) and the place kept; else its items asked for, and the same done when they

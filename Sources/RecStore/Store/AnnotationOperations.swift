@@ -11,7 +11,7 @@ extension DocumentStore.Transaction {
         var changed: [Item] = []
         for (_, item) in try items(at: paths, from: currentFolder) {
             var annotations = document[item.id]!.annotations
-            annotations.tags = annotations.tags.filter { !removing.contains($0) } + adding
+            annotations.tags = TagWords(adding: adding, removing: removing).applied(to: annotations.tags)
             if try annotate(item.id, with: annotations) != nil { changed.append(document[item.id]!) }
         }
         return changed

@@ -244,6 +244,43 @@ public enum TagRules {
     }
 }
 
+/// Words as `tag` takes them, in every front end (the CLI, browse's `t`, the page): `+TAG`
+/// adds, `-TAG` removes, and any other word (`-` alone included) is the front end's own, a
+/// path for the CLI. After `--`, every word is the front end's own.
+public struct TagWords: Equatable, Sendable {
+    public var adding: [String] = []
+    public var removing: [String] = []
+    public var others: [String] = []
+
+    public init<Words: Sequence>(_ words: Words) where Words.Element: StringProtocol {
+        var onlyOthers = false
+        for word in words {
+            if !onlyOthers && word == "--" {
+                onlyOthers = true
+            } else if !onlyOthers && word.hasPrefix("+") {
+                adding.append(String(word.dropFirst()))
+            } else if !onlyOthers && word.hasPrefix("-") && word.count > 1 {
+                removing.append(String(word.dropFirst()))
+            } else {
+                others.append(String(word))
+            }
+        }
+    }
+
+    public init(adding: [String], removing: [String]) {
+        self.adding = adding
+        self.removing = removing
+    }
+
+    /// Whether any word adds or removes.
+    public var changes: Bool { !adding.isEmpty || !removing.isEmpty }
+
+    /// `tags` with these changes made: what `tag` leaves on an item.
+    public func applied(to tags: [String]) -> [String] {
+        TagRules.normalized(tags.filter { !removing.contains($0) } + adding)
+    }
+}
+
 public enum MarkerRules {
     /// A label is one line of at most 255 bytes of UTF-8, as a name is.
     public static let maxLabelBytes = 255

@@ -36,21 +36,8 @@ struct Tag: QuickCommand, TakesDashWords {
     static let quickValued = ["--store"]
 
     func run() throws {
-        var paths: [String] = []
-        var adding: [String] = []
-        var removing: [String] = []
-        var onlyPaths = false
-        for word in words {
-            if !onlyPaths && word == "--" {
-                onlyPaths = true
-            } else if !onlyPaths && word.hasPrefix("+") {
-                adding.append(String(word.dropFirst()))
-            } else if !onlyPaths && word.hasPrefix("-") && word.count > 1 {
-                removing.append(String(word.dropFirst()))
-            } else {
-                paths.append(word)
-            }
-        }
+        let words = TagWords(self.words)
+        let (paths, adding, removing) = (words.others, words.adding, words.removing)
         if paths.isEmpty { throw RecError.usage("tag", "needs at least one PATH") }
         if adding.isEmpty && removing.isEmpty {
             throw RecError.usage("tag", "needs +TAG or -TAG; 'recnotes tags' lists the tags in use")
