@@ -93,6 +93,23 @@ struct CommandTests {
         #expect(try run("ls", "/").lines == ["long talk", "memo", "Notes", "standup", "Work"])
     }
 
+    @Test("ls takes several paths: recordings first, then a header per folder; --json an object per path")
+    func lsSeveralPaths() throws {
+        try populate()
+        let result = try run("ls", "/Work", "/memo", "/Work/Ideas", "/standup")
+        #expect(result.lines == ["memo", "standup", "", "/Work:", "Ideas", "", "/Work/Ideas:", "idea 1"])
+        #expect(try run("ls", "/Work", "Notes").lines == ["/Work:", "Ideas", "", "Notes:"])
+        let listings = try #require(try run("ls", "/Work", "/memo", "--json").json() as? [[String: Any]])
+        #expect(listings.map { $0["path"] as? String } == ["/Work", "/memo"])
+        let items = listings.map { ($0["items"] as? [[String: Any]] ?? []).map { $0["path"] as? String } }
+        #expect(items == [["/Work/Ideas"], ["/memo"]])
+        // One path lists as before: the items themselves.
+        let one = try #require(try run("ls", "/Work", "--json").json() as? [[String: Any]])
+        #expect(one.map { $0["path"] as? String } == ["/Work/Ideas"])
+        // A path that is not there is the error, and nothing is listed.
+        expectFailure(try sandbox.run("ls", "/Work", "/nope"), status: 1, containing: ["/nope"])
+    }
+
     @Test("ls -l shows type, duration, format or count, size, created date and name")
     func lsLong() throws {
         try populate()

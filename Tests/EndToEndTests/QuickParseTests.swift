@@ -228,7 +228,8 @@ struct QuickParseTests {
         let valued = try #require(Note.parsedQuickly(["note", "--set", "--edit", "x"]))
         #expect(valued.set == "--edit" && !valued.edit)
         let list = try #require(List.parsedQuickly(["ls", "-l", "/Work", "--sort=date", "--reverse"]))
-        #expect(list.long && list.path == "/Work" && list.sort == .date && list.reverse && !list.output.json)
+        #expect(list.long && list.paths == ["/Work"] && list.sort == .date && list.reverse && !list.output.json)
+        #expect(try #require(List.parsedQuickly(["ls", "a", "b"])).paths == ["a", "b"])
         let info = try #require(Info.parsedQuickly(Self.prepared(["-q", "info", "--json", "--", "-x"])))
         #expect(info.global.quiet && info.output.json && info.path == "-x")
         #expect(try #require(PrintFolder.parsedQuickly(["pwd", "--json"])).output.json)
@@ -238,7 +239,7 @@ struct QuickParseTests {
             ["tag", "x", "--json=1"], ["tag", "--help"], ["mkdir"], ["mkdir", "-pq", "x"], ["mkdir", "-p", "-p", "x"],
             ["mkdir", "-x"], ["mv", "a"], ["mv", "a", "-b"], ["note"], ["note", "a", "b"], ["note", "a", "--set"],
             ["note", "a", "--set", "1", "--set", "2"], ["tag", "--store", "--", "x", "+t"], ["pwd", "x"],
-            ["status", "--nope"], ["ls", "a", "b"], ["ls", "--sort", "bytes"], ["ls", "-lr"], ["info"],
+            ["status", "--nope"], ["ls", "--sort", "bytes"], ["ls", "-lr"], ["info"],
             ["info", "a", "b"],
         ] {
             let quick = Recnotes.parsedQuickly(line)

@@ -114,6 +114,23 @@ public enum ItemJSON {
         }
     }
 
+    /// `ls --json` of several paths: an object a path, `{"path": PATH, "items": [...]}`, the
+    /// path as typed and the items as one path's `ls --json` lists them.
+    package static func writeListings(
+        _ listings: [(path: String, items: [Item])], in library: Library, to w: inout JSONWriter
+    ) {
+        let audio = AudioFiles(library.location)
+        w.lines(listings) { w, listing in
+            w.beginObject()
+            w.field("path", listing.path)
+            w.field("items", Array(zip(listing.items, library.document.paths(of: listing.items)))) { w, entry in
+                write(entry.0, path: entry.1, audio: audio, to: &w)
+            }
+            w.endObject()
+            w.boundary()
+        }
+    }
+
     /// An item's object; `more` adds fields of the caller's before it closes (a find hit's
     /// matches, a tree folder's contents). Not escaping (nor optional, which would make it
     /// escape): a find hit captured in an escaping closure was boxed and copied, its
