@@ -110,10 +110,31 @@ struct TranscribeTests {
         #expect(
             screen.contains("\r\u{1B}[K[==========>---------] 2/2 transcribing /b (00:02)…"),
             "\(screen.debugDescription)")
-        #expect(screen.hasSuffix("\r\u{1B}[KTranscribed 2 recordings.\r\n"), "\(screen.debugDescription)")
-        // Not at a terminal: no line at all.
-        let quiet = try cli.run("transcribe", "--all", "--force", "--engine", engine)
-        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet)")
+        #expect(
+            screen.hasSuffix("\r\u{1B}[Ktranscribed 2 recordings: 4 words in 2 segments (quick)\r\n"),
+            "\(screen.debugDescription)")
+        // Not at a terminal: no progress line, and the same one line on stdout.
+        let piped = try cli.run("transcribe", "--all", "--force", "--engine", engine)
+        expectSuccess(piped)
+        #expect(piped.stdout == "transcribed 2 recordings: 4 words in 2 segments (quick)\n")
+    }
+
+    @Test func aSuccessfulTranscriptionSaysWhatItDidInOneLineUnlessQuiet() throws {
+        let cli = try Sandbox()
+        try cli.addWAVRecording("talk", in: "/", frames: 96_000)
+        try cli.addWAVRecording("other", in: "/", frames: 48_000)
+        let vtt = try vttEngine(cli)
+        let one = try cli.run("transcribe", "talk", "--engine", vtt)
+        expectSuccess(one)
+        #expect(one.stdout == "transcribed /talk: 5 words in 2 segments (vtt-engine)\n")
+        let both = try cli.run("transcribe", "--all", "--missing", "--engine", vtt)
+        expectSuccess(both)
+        #expect(both.stdout == "transcribed /other: 5 words in 2 segments (vtt-engine); 1 had a transcript already\n")
+        let quiet = try cli.run("transcribe", "--all", "--force", "-q", "--engine", vtt)
+        expectSuccess(quiet)
+        #expect(quiet.stdout.isEmpty)
+        let json = try cli.run("transcribe", "talk", "--force", "--progress", "json", "--engine", vtt)
+        #expect(json.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("{") }, "only events: \(json)")
     }
 
     @Test func anExternalEngineTranscriptFollowsItsRecording() throws {

@@ -107,8 +107,13 @@ struct Transcribe: ParsableCommand {
         }
         let single = transcriber.recordings.count == 1
         var lastError: RecError?
+        var done = TranscribeReport()
+        done.alreadyDone = transcriber.alreadyDone.count
         let summary = transcriber.run(engine: chosenEngine) { event in
             report(event)
+            if case .saved(_, let item, let transcript) = event {
+                done.add(transcript, path: library.document.path(of: item.id))
+            }
             guard case .failed(_, _, let error) = event else { return }
             lastError = error
             // One recording: its error is the command's own one line.
@@ -128,11 +133,8 @@ struct Transcribe: ParsableCommand {
                 "\(summary.failed) of \(transcriber.recordings.count) recording\(transcriber.recordings.count == 1 ? "" : "s") failed"
             )
         }
-        if mode == .tty && !Output.quiet {
-            Terminal.writeStderr(
-                "Transcribed \(summary.saved) recording\(summary.saved == 1 ? "" : "s")\(transcriber.alreadyDone.isEmpty ? "" : " (\(transcriber.alreadyDone.count) had a transcript)").\n"
-            )
-        }
+        // What was done, in one line (the NDJSON events have said it already).
+        if mode != .json { print(done.line) }
     }
 }
 
