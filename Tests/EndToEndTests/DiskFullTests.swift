@@ -165,11 +165,17 @@ struct DiskFullTests {
 
     /// A tmpfs of `kilobytes` mounted over the store directory, unmounted when `body` ends.
     static func onTmpfs<T>(_ cli: AudioCLI, kilobytes: Int, _ body: () throws -> T) throws -> T {
-        try FileManager.default.createDirectory(atPath: cli.store, withIntermediateDirectories: true)
+        try onTmpfs(at: cli.store, kilobytes: kilobytes, body)
+    }
+
+    /// A tmpfs of `kilobytes` mounted over `directory` (made if missing), unmounted when
+    /// `body` ends.
+    static func onTmpfs<T>(at directory: String, kilobytes: Int, _ body: () throws -> T) throws -> T {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let mount = try Sandbox.execute(
-            "/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", cli.store], environment: [:])
+            "/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", directory], environment: [:])
         try #require(mount.status == 0, "mount: \(mount.stderr)")
-        defer { _ = try? Sandbox.execute("/bin/umount", ["-l", cli.store], environment: [:]) }
+        defer { _ = try? Sandbox.execute("/bin/umount", ["-l", directory], environment: [:]) }
         return try body()
     }
 

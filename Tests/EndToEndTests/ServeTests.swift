@@ -192,6 +192,48 @@ import Testing
         #expect(lines.allSatisfy { $0.hasPrefix("recnotes: serve: refused requests for Host '") }, "\(server.stderr)")
     }
 
+    /// An upload needs room for its audio once: a WAV body stored as WAV is the recording
+    /// itself, renamed into place, on a disk with room for one copy and not two. One that
+    /// does not fit is 507 with the JSON error, and leaves store.json and audio/ as they were.
+    @Test(.enabled(if: DiskFullTests.canMountTmpfs, "needs to mount a tmpfs (root)"))
+    func anUploadIsWrittenOnceAndAFullDiskIs507() throws {
+        let sandbox = try Sandbox()
+        // 600 KB of audio on a 1,000 KB disk: the body spooled and then encoded again would
+        // need 1,200 KB.
+        let upload = sandbox.root + "/memo.wav"
+        try sandbox.write(upload, Sandbox.wavBytes(frames: 300_000))
+        try DiskFullTests.onTmpfs(at: sandbox.store, kilobytes: 1000) {
+            try sandbox.succeed("mkdir", "/Phone")
+            let server = try ServeProcess(sandbox)
+            let session = try Self.curl(server.url + "api/session")
+            let token = try #require(
+                (try JSONSerialization.jsonObject(with: Data(session.body.utf8)) as? [String: Any])?["writeToken"]
+                    as? String)
+            func post(_ name: String) throws -> (status: String, body: String) {
+                try Self.curl(
+                    server.url + "api/upload?path=/Phone&name=\(name)&format=wav",
+                    ["-X", "POST", "-H", "X-Recnotes-Token: \(token)", "--data-binary", "@" + upload])
+            }
+            let first = try post("memo")
+            #expect(first.status == "200", "\(first.body)")
+            let info = try sandbox.succeed("info", "/Phone/memo", "--json").stdout
+            let item = try #require(try JSONSerialization.jsonObject(with: Data(info.utf8)) as? [String: Any])
+            #expect(item["frames"] as? Int == 300_000, "\(info)")
+            #expect(item["format"] as? String == "wav", "\(info)")
+
+            let store = sandbox.storeBytes
+            let audio = try FileManager.default.contentsOfDirectory(atPath: sandbox.store + "/audio").sorted()
+            let second = try post("again")
+            #expect(second.status == "507", "\(second.status) \(second.body)")
+            #expect(
+                second.body.contains("\"error\": \"upload: ") && second.body.contains("No space left"),
+                "\(second.body)")
+            #expect(sandbox.storeBytes == store)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.store + "/audio").sorted() == audio)
+            #expect(server.stop() != nil)
+        }
+    }
+
     /// A port another server holds: one line naming the address, exit status 1.
     @Test func aPortInUseIsOneLine() throws {
         let sandbox = try Sandbox()

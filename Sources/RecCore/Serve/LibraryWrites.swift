@@ -122,7 +122,9 @@ extension LibraryAPI {
 
 /// An upload's body on its way in (`POST /api/upload`): written to a temporary file in
 /// `audio/`, named as an import's temporary files are (`.import-PID-HEX.upload`), so that
-/// `fsck` sweeps it if the server dies, and removed when this goes away, imported or not.
+/// `fsck` sweeps it if the server dies, and removed when this goes away unless the import
+/// made it the recording (a file already in the format asked for is renamed into place, so
+/// an upload needs room for its audio once).
 public final class Upload {
     public let path: String
     private var descriptor: Int32
@@ -132,7 +134,7 @@ public final class Upload {
         try FileSystem.makeDirectories(location.audioDirectory)
         let path = Importer.temporaryPath(in: location.audioDirectory, tag: "upload")
         self.path = path
-        descriptor = System.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        descriptor = System.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
         guard descriptor >= 0 else { throw RecError.failure("upload", "cannot store it: \(systemReason(errno))") }
     }
 
@@ -186,7 +188,7 @@ extension LibraryAPI {
             do {
                 let importer = try Importer(
                     library: library, files: [upload.path], folder: folder, name: name, storage: .transcode(format),
-                    raw: nil)
+                    raw: nil, consumesFiles: true)
                 try importer.run()
             } catch let error as RecError where error.subject.hasSuffix(upload.path) {
                 // The file is the upload, not a path of the server's: say so.

@@ -52,6 +52,11 @@ public final class Importer {
     public let salvage: Bool
     /// `--enhance`: the enhancement each recording is added with.
     public let enhance: Enhancement
+    /// The files are the caller's own temporary files in `audio/` (an upload's body), which
+    /// the import may rewrite and rename: a placeholder WAV length is filled in where the file
+    /// is, and a file already in the format asked for becomes the recording itself, so that
+    /// its audio is written once and needs no room for a second copy.
+    public let consumesFiles: Bool
     /// What `--salvage` kept of each file that needed it, in the order imported.
     public private(set) var salvaged: [Salvaged] = []
     public let cancel = CancelFlag()
@@ -66,9 +71,10 @@ public final class Importer {
     public init(
         library: Library, files: [String], folder: String?, name: String?, storage: ImportStorage,
         raw: RawLayout?, stdin: Int32 = 0, now: Timestamp = .now(), createParents: Bool = false,
-        salvage: Bool = false, enhance: Enhancement = .off
+        salvage: Bool = false, enhance: Enhancement = .off, consumesFiles: Bool = false
     ) throws {
         self.library = library
+        self.consumesFiles = consumesFiles
         self.enhance = enhance
         self.storage = storage
         self.raw = raw
@@ -239,8 +245,15 @@ public final class Importer {
         // the placeholder it would on stdin, and is read as stdin's is: a copy of our own
         // whose header states what the file holds. The input itself is never written.
         let inputPath: String
+        // Ours to rewrite and to rename into place.
+        let ours = consumesFiles && source.path != "-"
         if source.path == "-" {
             inputPath = try spoolStdin()
+        } else if ours {
+            if StreamedInput.statesPlaceholderWAVLength(at: source.path) {
+                try StreamedInput.fillInWAVLengths(at: source.path)
+            }
+            inputPath = source.path
         } else if StreamedInput.statesPlaceholderWAVLength(at: source.path) {
             inputPath = temporaryPath("stream")
             created.append(inputPath)
@@ -249,11 +262,20 @@ public final class Importer {
         } else {
             inputPath = source.path
         }
-        let spooled = inputPath != source.path
+        let spooled = ours || inputPath != source.path
         let input = try openSource(source, at: inputPath)
         input.stopsAtDecodingError = salvage
         let id = ItemID.random()
         let item: Item
+        var storage = storage
+        // Encoding again what is already stored as asked would cost a second copy's room,
+        // and a lossy format's quality, for nothing.
+        if ours, !salvage, case .transcode(let format) = storage, AudioFormat(exactly: input) == format,
+            (try? format.storableRate(for: input.sampleRate, channels: input.channels, name: source.label))
+                == input.sampleRate
+        {
+            storage = .keep
+        }
         switch storage {
         case .keep:
             guard let format = AudioFormat(exactly: input) else {
