@@ -4,7 +4,7 @@ python3-selenium, which are for /usr/bin/python3).
 
 Run by Tests/EndToEndTests/ServeBrowserTests.swift against a server it started on a store it
 made with the CLI: /Talks/budget talk (8 s, markers at 3 s "budget" and 6 s "wrap up", a
-transcript whose third line, "zebra crossing ahead", starts at 4.5 s), /memo, and two recordings whose audio is not here: /old take (dropped after
+transcript whose third line, "zebra crossing ahead", starts at 4.5 s), /memo (transcribed: no words), and two recordings whose audio is not here: /old take (dropped after
 a sync; its copy is on the remote hub) and /lost take (its file gone). The store syncs. Each check
 looks at the page's real DOM and the <audio> element's real state; the script prints one line
 a check and ends with 'N passed, N failed', status 1 when any failed.
@@ -96,7 +96,7 @@ def library_lists_recordings():
     driver.get(base + "/")
     until("the root's items", lambda: "Talks/" in names() and "memo" in names())
     memo = row_text("memo")
-    assert "¶" not in memo, f"a transcript mark on {memo!r}, which has none"
+    assert "¶" not in memo, f"a transcript mark on {memo!r}, whose transcript is empty"
     click("#items a[href='/?path=%2FTalks']")
     until("/Talks's items", lambda: names() == ["budget talk"])
     row = driver.find_element(By.CSS_SELECTOR, "#items li").text

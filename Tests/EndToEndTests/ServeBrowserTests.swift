@@ -73,6 +73,13 @@ import Testing
         chmod(engine, 0o755)
         expectSuccess(
             try sandbox.run(["transcribe", "/Talks/budget talk"], environment: ["RECNOTES_TRANSCRIBER": engine]))
+        // /memo transcribed, and nothing heard in it (whisper.cpp's JSON of no segments): the page marks no transcript on it.
+        let silent = sandbox.root + "/silent-engine"
+        try Data("#!/bin/sh\necho '{\"transcription\": []}'\n".utf8).write(to: URL(fileURLWithPath: silent))
+        chmod(silent, 0o755)
+        expectSuccess(try sandbox.run(["transcribe", "/memo"], environment: ["RECNOTES_TRANSCRIBER": silent]))
+        let memo = try sandbox.succeed("ls", "/memo", "--json").stdout
+        #expect(memo.contains("\"transcribed\": true, \"transcriptEmpty\": true"), "\(memo)")
         // Audio that is not here: /old take dropped after a sync (its copy on the remote hub),
         // /lost take's file gone from the store (no copy anywhere), as `ls -l` tells them apart.
         try sandbox.succeed("import", take, "--to", "/", "--name", "old take")

@@ -190,6 +190,12 @@ public enum ItemJSON {
             return FileSystem.exists(location.transcriptsDirectory + "/" + name)
         }
 
+        /// Whether the recording's transcript holds no words: its search index, a line for
+        /// each segment, is empty. One lookup, made only for a recording with a transcript.
+        func transcriptIsEmpty(_ id: ItemID) -> Bool {
+            FileSystem.size(TranscriptFiles(location: location).indexPath(of: id)) == 0
+        }
+
         /// The size of the audio file `file` (a name in the folder), nil when it is not there.
         /// A name that is not there costs the kernel more to look up than one that is (a
         /// negative lookup, 7,040 of them 8% of a `find --json` of a store without its
@@ -238,7 +244,11 @@ public enum ItemJSON {
             if let loudness = info.analysis?.loudness { w.field("loudnessLUFS", loudness.integrated) }
             // Only when there is one, as `enhance`: the lists of a library never transcribed
             // print as they did. (`info --json` also has the transcript's summary.)
-            if audio.transcribed(item.id) { w.field("transcribed", true) }
+            if audio.transcribed(item.id) {
+                w.field("transcribed", true)
+                // Transcribed, and nothing was heard: no badge promises words.
+                if audio.transcriptIsEmpty(item.id) { w.field("transcriptEmpty", true) }
+            }
         } else {
             w.field("children", item.children.count)
         }

@@ -154,7 +154,7 @@ function itemRow(item, extra) {
     marks.push(el("span", { class: "badge", title: `${item.markers.length} markers`, text: `◆${item.markers.length}` }));
   }
   // `transcribed` is in ls --json only when the recording has a transcript.
-  if (!isFolder && item.transcribed) marks.push(el("span", { class: "badge transcribed", title: "transcript", text: "¶" }));
+  if (!isFolder && item.transcribed && !item.transcriptEmpty) marks.push(el("span", { class: "badge transcribed", title: "transcript", text: "¶" }));
   // As `ls -l` says in its size column: audio that sync left on another machine, or lost.
   if (!isFolder && "size" in item && item.size === null) {
     marks.push(el("span", { class: "badge absent", title: "its audio is not on this machine", text: "not here" }));
