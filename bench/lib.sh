@@ -1,0 +1,52 @@
+# Sourced by the bench scripts, after `cd` to the repository root. A script records each
+# figure it measured as a row (bench_row), and ends with bench_record, which puts its rows
+# into bench/results/<script>.tsv (a row of the same id replaced, the others kept) with
+# today's date and the commit measured, then renders bench/RESULTS.md again from every
+# script's file (bench/table.sh). So the table is always the latest figure of each row, and
+# the history of the numbers is the history of bench/results in git.
+#   BENCH_RESULTS=DIR   write the .tsv files and RESULTS.md under DIR instead (a trial run)
+bench_name=$(basename "$0" .sh)
+bench_results=${BENCH_RESULTS:-bench/results}
+mkdir -p bench/out "$bench_results"
+bench_rows=bench/out/$bench_name.rows
+: >"$bench_rows"
+
+# bench_row ID WHAT RECNOTES PEER RATIO GOAL: one figure (a cell may be "—").
+bench_row() {
+  [ $# -eq 6 ] || { echo "bench_row: 6 fields, not $#: $*" >&2; return 1; }
+  local field
+  for field in "$@"; do
+    case $field in *$'\t'* | *$'\n'*) echo "bench_row: a tab or newline in '$field'" >&2; return 1 ;; esac
+  done
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$bench_rows"
+}
+
+# bench_mean FILE.json NAME: hyperfine's mean of the command named NAME, in seconds.
+bench_mean() { jq -r --arg n "$2" '.results[] | select(.command == $n) | .mean' "$1"; }
+# bench_ms SECONDS: "12.3 ms".
+bench_ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
+# bench_ratio A B: "1.23×".
+bench_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
+
+# bench_record: the rows into bench/results/<script>.tsv, then the table. A new file takes
+# its section and its "how measured" line from BENCH_AREA and BENCH_HOW.
+bench_record() {
+  local file=$bench_results/$bench_name.tsv date commit
+  date=$(date -u +%F)
+  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  # A binary built from uncommitted sources is not the commit's.
+  git diff --quiet HEAD -- Sources Package.swift 2>/dev/null || commit=$commit+
+  if [ ! -f "$file" ]; then
+    printf '# area: %s\n# how: %s\nid\twhat\trecnotes\tpeer\tratio\tgoal\tdate\tcommit\n' \
+      "${BENCH_AREA:-Other}" "${BENCH_HOW:-}" >"$file"
+  fi
+  awk -F'\t' -v OFS='\t' -v date="$date" -v commit="$commit" '
+    NR == FNR { row[$1] = $0 "\t" date "\t" commit; order[++n] = $1; next }
+    /^#/ || $1 == "id" { print; next }
+    $1 in row { print row[$1]; done[$1] = 1; next }
+    { print }
+    END { for (i = 1; i <= n; i++) if (!(order[i] in done)) print row[order[i]] }
+  ' "$bench_rows" "$file" >"$file.new" && mv "$file.new" "$file"
+  echo "recorded $(wc -l <"$bench_rows") rows in $file"
+  BENCH_RESULTS=$bench_results bench/table.sh
+}
