@@ -13,6 +13,7 @@
 # The real-time PulseAudio measurement is bench/realtime.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 out=$PWD/bench/out
 mkdir -p "$out"
@@ -76,3 +77,15 @@ print(f"record flac: recnotes/sox = {f[k[0]] / f[k[1]]:.2f}x; recnotes/(sox + sy
 w = means("record-wav"); k = list(w)
 print(f"record wav: recnotes/arecord = {w[k[0]] / w[k[1]]:.2f}x; recnotes/(arecord + sync) = {w[k[0]] / w[k[2]]:.2f}x")
 PY
+
+first=$(bench_mean "$out/seek.json" "recnotes play --until 1 (first second)")
+last=$(bench_mean "$out/seek.json" "recnotes play --seek -1s (last second)")
+bench_row seek-last "last second against first (Opus), a one-second play" "—" "—" "$(bench_ratio "$last" "$first")" "≤ 1.2×"
+flac=$(bench_mean "$out/record-flac.json" "recnotes record --format flac (10 min)")
+sox=$(bench_mean "$out/record-flac.json" "sox, then sync out.flac (10 min)")
+bench_row record-flac "record to FLAC" "$(bench_ms "$flac")" "sox $(bench_ms "$sox") (with sync)" "$(bench_ratio "$flac" "$sox")" "≤ 1.0×"
+wav=$(bench_mean "$out/record-wav.json" "recnotes record --format wav (10 min)")
+arecord=$(bench_mean "$out/record-wav.json" "arecord, then sync the file (10 min)")
+bench_row record-wav "record to WAV (57 MB)" "$(bench_ms "$wav")" "arecord $(bench_ms "$arecord") (with sync)" \
+  "$(bench_ratio "$wav" "$arecord")" "≤ 1.0×"
+bench_record

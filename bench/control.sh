@@ -9,6 +9,7 @@
 # running process has acknowledged (so it includes the acknowledgement's round trip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 rounds=${ROUNDS:-20}
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-control.XXXXXX")
@@ -53,6 +54,11 @@ p95 = values[max(0, round(0.95 * len(values)) - 1)]
 print(f"{label}: command start -> event, n={len(values)}: median {statistics.median(values):.1f} ms, "
       f"p95 {p95:.1f} ms, max {values[-1]:.1f} ms")
 PY
+  local p95
+  p95=$(sort -n "$out" | awk '{ v[NR] = $1 } END { i = int(0.95 * NR + 0.5); if (i < 1) i = 1; print v[i] }')
+  [ "$label" = recording ] && bench_row record "toggle of a background recording, p95" "$p95 ms" "—" "—" "≤ 100 ms"
+  [ "$label" = playback ] && bench_row play "toggle of a background playback, p95" "$p95 ms" "—" "—" "≤ 100 ms"
+  return 0
 }
 
 "$bin" record /bench-rec --device monitor --format wav --background --progress json --log "$work/rec.log" >/dev/null
@@ -75,3 +81,4 @@ measure playback "$work/play.log"
 hyperfine -N --warmup 2 --runs "$rounds" --export-markdown "$work/play.md" "$bin toggle" >/dev/null
 echo "playback: whole 'recnotes toggle' (returns after the acknowledgement):"; tail -n 1 "$work/play.md"
 "$bin" stop >/dev/null
+bench_record

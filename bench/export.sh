@@ -10,6 +10,7 @@
 #     recording: the sox comparison on a codec both read.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 out=$PWD/bench/out
 mkdir -p "$out"
@@ -35,3 +36,12 @@ hyperfine --warmup 1 --runs 5 --export-markdown "$out/export.md" --export-json "
   -n "sfdecode long.opus (libsndfile floor)" "$work/sfdecode $opus > /dev/null" \
   -n "recnotes export longvorbis - (Vorbis)" "$bin export longvorbis - > /dev/null" \
   -n "sox long.ogg -t wav - (Vorbis)" "sox $vorbis -t wav - > /dev/null"
+
+secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
+opus=$(bench_mean "$out/export.json" "recnotes export long - (Opus)")
+floor=$(bench_mean "$out/export.json" "sfdecode long.opus (libsndfile floor)")
+bench_row opus "\`export\` of Opus to WAV" "$(secs "$opus")" "libsndfile floor $(secs "$floor")" "$(bench_ratio "$opus" "$floor")" "≤ 1.2×"
+vorbis=$(bench_mean "$out/export.json" "recnotes export longvorbis - (Vorbis)")
+sox=$(bench_mean "$out/export.json" "sox long.ogg -t wav - (Vorbis)")
+bench_row vorbis "\`export\` of Vorbis to WAV" "$(secs "$vorbis")" "sox $(secs "$sox")" "$(bench_ratio "$vorbis" "$sox")" "≤ 1.2×"
+bench_record

@@ -3,9 +3,10 @@
 #   - 10,000-item store: mkdir, mv, rm and ls must each take at most 100 ms.
 #   - 100,000-item store: `ls` at most 1.0x `jq -c '.items|length'`, and `mkdir` at most
 #     1.0x `jq -c . > /dev/null` (a full parse and re-serialisation, as a mutation needs).
-# Results: bench/out/*.md and *.json; the ratios go into bench/RESULTS.md by hand.
+# Results: bench/out/*.md and *.json, and its rows of bench/RESULTS.md (bench/lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 out=bench/out
 mkdir -p "$out"
@@ -47,3 +48,13 @@ jq_len = ls["jq '.items|length' (100k)"]
 print(f"ls (100k) / jq length     = {ls['recnotes ls (100k)'] / jq_len:.2f}x")
 print(f"mkdir (100k) / jq -c .    = {mk['recnotes mkdir (100k)'] / mk['jq -c . (100k)']:.2f}x")
 PY
+
+ls100=$(bench_mean "$out/folders-100k-ls.json" "recnotes ls (100k)")
+jqlen=$(bench_mean "$out/folders-100k-ls.json" "jq '.items|length' (100k)")
+mk100=$(bench_mean "$out/folders-100k-mkdir.json" "recnotes mkdir (100k)")
+jqall=$(bench_mean "$out/folders-100k-mkdir.json" "jq -c . (100k)")
+bench_row ls-100k '`ls /`, 100,000 items' "$(bench_ms "$ls100")" "\`jq -c '.items|length'\` $(bench_ms "$jqlen")" \
+  "$(bench_ratio "$ls100" "$jqlen")" "≤ 1.0×"
+bench_row mkdir-100k '`mkdir`, 100,000 items, whole store' "$(bench_ms "$mk100")" "\`jq -c .\` $(bench_ms "$jqall")" \
+  "$(bench_ratio "$mk100" "$jqall")" "≤ 1.0×"
+bench_record

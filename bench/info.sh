@@ -6,9 +6,10 @@
 # "analysis" field taken out, which is what a version-2 recnotes wrote. Also times the
 # import itself, which now includes that one measurement.
 #   MINUTES=N  length of the recording (default 60)
-# Figures go to bench/out/info.md; copy them into bench/RESULTS.md by hand.
+# Figures go to bench/out/info.md, and its rows of bench/RESULTS.md (bench/lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 minutes=${MINUTES:-60}
 out=$PWD/bench/out
@@ -28,7 +29,14 @@ text = re.sub(r', "analysis": \{.*?"speech": \[.*?\]\}', '', text)
 assert '"analysis"' not in text
 open(path, "w").write(text)
 PY
-hyperfine -N --warmup 1 --runs 5 --export-markdown "$out/info.md" \
+hyperfine -N --warmup 1 --runs 5 --export-markdown "$out/info.md" --export-json "$out/info.json" \
   -n "info, no stored analysis (before)" "env RECNOTES_HOME=$work/v2 $bin info long" \
   -n "info, stored analysis (after)" "env RECNOTES_HOME=$work/v3 $bin info long"
 wc -c "$work/v2/store.json" "$work/v3/store.json" | tee -a "$out/info-import.txt"
+
+after=$(bench_mean "$out/info.json" "info, stored analysis (after)")
+before=$(bench_mean "$out/info.json" "info, no stored analysis (before)")
+bench_row info-hour "\`info\` of a 1 h recording, analysis stored" "$(awk -v s="$after" 'BEGIN { printf "%.3f s", s }')" \
+  "decoding it, $(awk -v s="$before" 'BEGIN { printf "%.2f s", s }')" \
+  "$(awk -v a="$after" -v b="$before" 'BEGIN { printf "~%.0f× faster", b / a }')" "—"
+bench_record

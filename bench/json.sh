@@ -5,9 +5,10 @@
 # --annotate) and on one large folder (--flat: its 10,000 recordings in the root).
 # Then `find` with no cache/ at all (a cold start): at most 250 ms.
 # RECNOTES_BEFORE names another build to measure beside this one (e.g. main's release build).
-# Results: bench/out/json-*.md and *.json; the figures go into bench/RESULTS.md by hand.
+# Results: bench/out/json-*.md and *.json, and its rows of bench/RESULTS.md (bench/lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 before=${RECNOTES_BEFORE:-}
 runs=${RUNS:-15}
@@ -70,3 +71,13 @@ for b in sys.argv[2:]:
 for r in json.load(open(f"{out}/json-jq.json"))["results"]:
     print(f"{r['command']:30s} {r['mean']*1000:7.1f} ms")
 PY
+
+json=$out/json-$(basename "$(dirname "$bin")")-$(basename "$bin").json
+for spec in "find:find --text:find --text --json:\`find --text --json\`, 7,040 hits" \
+  "ls:ls -l (large folder):ls -l --json (large folder):\`ls -l --json\`, 10,000 items" \
+  "tree:tree:tree --json:\`tree --json\`"; do
+  IFS=: read -r id text js what <<<"$spec"
+  mean=$(bench_mean "$json" "$js") plain=$(bench_mean "$json" "$text")
+  bench_row "$id" "$what" "$(bench_ms "$mean")" "text $(bench_ms "$plain")" "$(bench_ratio "$mean" "$plain")" "≤ 3×"
+done
+bench_record

@@ -14,9 +14,10 @@
 # but the loop. SEARCHED=1 runs a `find`
 # on each store first, so that find's index exists (each change through the table then logs
 # itself for it, cache/find-items.pending; no find runs between). Results: bench/out/mutate-*.md
-# and *.json; the ratios go into bench/RESULTS.md by hand.
+# and *.json, and its rows of bench/RESULTS.md (bench/lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 before=${RECNOTES_BEFORE:-}
 runs=${RUNS:-15}
@@ -100,3 +101,28 @@ if len(loop) == 2:
     a, b = loop.values()
     print(f"loop after / before     = {a/b:.2f}")
 PY
+
+for size in $([ -n "${ONLY_LOOP:-}" ] || echo 10k 100k); do
+  json=$out/mutate-$size.json
+  floor=$(bench_mean "$json" "cp+fsync ($size)")
+  [ "$size" = 10k ] && label="10k annotated" || label=$size
+  slowest=0
+  for command in mkdir tag mv "note --set"; do
+    mean=$(bench_mean "$json" "$command ($size)")
+    slowest=$(awk -v a="$mean" -v b="$slowest" 'BEGIN { print (a > b ? a : b) }')
+    [ -n "${SEARCHED:-}" ] && continue
+    bench_row "${command%% *}-$size" "\`$command\`, $label" "$(bench_ms "$mean")" "floor $(bench_ms "$floor")" \
+      "$(bench_ratio "$mean" "$floor")" "≤ 2×"
+  done
+  if [ -n "${SEARCHED:-}" ] && [ "$size" = 10k ]; then
+    bench_row searched-10k "slowest mutation, 10k annotated, \`find\`'s index present" "$(bench_ms "$slowest")" \
+      "floor $(bench_ms "$floor")" "$(bench_ratio "$slowest" "$floor")" "≤ 2×"
+  fi
+done
+if [ -z "${SKIP_LOOP:-}" ]; then
+  # Against a command's cost before the spliced write (measured once, ~150 ms): the goal a quarter.
+  each=$(awk -v s="$(bench_mean "$out/mutate-loop.json" "tag x$loop (10k)")" -v n="$loop" 'BEGIN { print s / n }')
+  bench_row tag-loop "$loop \`tag\` commands, 10k annotated, per command" "$(bench_ms "$each")" \
+    "~150 ms before splicing" "$(awk -v e="$each" 'BEGIN { printf "%.2f", e / 0.150 }')" "≤ 0.25"
+fi
+bench_record

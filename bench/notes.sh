@@ -7,9 +7,10 @@
 #   - `recnotes mark` from another shell reaches a running recording (on a real-time
 #     PulseAudio device) within 100 ms: command start -> the "marked" event's time in the
 #     recorder's NDJSON log; the peer is `recnotes toggle`, the other remote commands' path.
-# Results: bench/out/notes-*.md and *.json; the figures go into bench/RESULTS.md by hand.
+# Results: bench/out/notes-*.md and *.json, and its rows of bench/RESULTS.md (bench/lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 rounds=${ROUNDS:-20}
 runs=${RUNS:-30}
@@ -95,3 +96,12 @@ hyperfine -N --warmup 2 --runs "$rounds" --export-markdown "$out/notes-mark.md" 
 echo "whole commands (each returns after the acknowledgement):"; tail -n 2 "$out/notes-mark.md"
 "$bin" stop >/dev/null
 echo "markers saved with the recording: $("$bin" marks /bench-rec | wc -l)"
+
+json_find=$out/notes-find.json
+for spec in "text:find --text (10k):jq text filter (10k):\`find / --text 'budget zürich'\`" \
+  "tag:find --tag (10k):jq tag filter (10k):\`find / --tag urgent\`"; do
+  IFS=: read -r id ours peer what <<<"$spec"
+  mean=$(bench_mean "$json_find" "$ours") jq=$(bench_mean "$json_find" "$peer")
+  bench_row "$id" "$what" "$(bench_ms "$mean")" "jq $(bench_ms "$jq")" "$(bench_ratio "$mean" "$jq")" "≤ 100 ms, ≤ 1.0×"
+done
+bench_record

@@ -4,6 +4,7 @@
 # `recnotes --version` start-up side by side with hyperfine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 swift build -c release --scratch-path .build-dynamic >/dev/null
 swift build -c release --static-swift-stdlib --scratch-path .build-static >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-packaging.XXXXXX")
@@ -15,4 +16,10 @@ for b in dynamic static static-stripped; do
   printf '%-16s %6.1f MB  %s\n' "$b" "$(echo "$(stat -c %s "$work/$b") / 1048576" | bc -l)" \
     "$(ldd "$work/$b" | grep -c swift) Swift libraries loaded from the toolchain"
 done
-hyperfine -N -w 10 -r 100 "$work/dynamic --version" "$work/static --version" "$work/static-stripped --version"
+hyperfine -N -w 10 -r 100 --export-json "$work/startup.json" "$work/dynamic --version" "$work/static --version" "$work/static-stripped --version"
+
+dynamic=$(bench_mean "$work/startup.json" "$work/dynamic --version")
+static=$(bench_mean "$work/startup.json" "$work/static --version")
+bench_row static "\`--version\`, static runtime against dynamic" "$(bench_ms "$static")" "dynamic $(bench_ms "$dynamic")" \
+  "$(bench_ratio "$static" "$dynamic")" "—"
+bench_record

@@ -6,6 +6,7 @@
 # seconds each spends per minute of audio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 seconds=$(( ${MINUTES:-5} * 60 ))
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-realtime.XXXXXX")
@@ -31,7 +32,7 @@ echo "realtime: recording ${seconds}s with $(nproc) CPU hogs running"
 /usr/bin/time -f "%U %S" -o "$work/arecord.time" \
   arecord -D monitor -f S16_LE -r 48000 -c 1 -d "$seconds" "$work/arecord.wav" 2> "$work/arecord.err" || true
 
-python3 - "$work" "$seconds" <<'PY'
+python3 - "$work" "$seconds" "$bench_rows" <<'PY'
 import json, sys
 work, seconds = sys.argv[1], int(sys.argv[2])
 finished = [json.loads(l) for l in open(f"{work}/events.ndjson") if '"finished"' in l][-1]
@@ -42,4 +43,8 @@ overruns = open(f"{work}/arecord.err").read().count("overrun")
 print(f"recnotes: {finished.get('seconds')} s recorded, xruns {finished.get('xruns')}, "
       f"ring overruns {finished.get('overruns')}, {cpu('recnotes'):.3f} CPU s per minute of audio")
 print(f"arecord:  xruns {overruns}, {cpu('arecord'):.3f} CPU s per minute of audio")
+with open(sys.argv[3], "a") as rows:
+    rows.write(f"xruns\txruns and ring overruns under load\t{finished.get('xruns', 0) + finished.get('overruns', 0)}"
+               f"\tarecord {overruns}\t—\t0\n")
 PY
+bench_record

@@ -8,6 +8,7 @@
 # release build: every read parses all of store.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 before=${RECNOTES_BEFORE:-}
 runs=${RUNS:-20}
@@ -35,5 +36,17 @@ for b in "$bin" $before; do
       -n "ls folder" "$r ls '${folder[$s]}'" \
       -n "ls -l --json folder" "$r ls -l --json '${folder[$s]}'" \
       -n "info recording" "$r info '${recording[$s]}'"
+    if [[ $b == "$bin" ]]; then
+      json=$out/scale-$s-$name.json size=${s#s} goal="≤ 1.5×"
+      [[ $s == s10k ]] && label="10k annotated" || { label=100k goal="≤ 2×"; }
+      version=$(bench_mean "$json" "recnotes --version")
+      for spec in "pwd:pwd:\`pwd\`" "ls:ls folder:\`ls\` of a folder" "info:info recording:\`info\` of a recording"; do
+        IFS=: read -r id command what <<<"$spec"
+        mean=$(bench_mean "$json" "$command")
+        bench_row "$id-$size" "$what, $label" "$(bench_ms "$mean")" "\`--version\` $(bench_ms "$version")" \
+          "$(bench_ratio "$mean" "$version")" "$goal"
+      done
+    fi
   done
 done
+bench_record

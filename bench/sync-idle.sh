@@ -5,6 +5,7 @@
 # names an older build to run in the same hyperfine run too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 before=${RECNOTES_BEFORE:-}
 count=${RECORDINGS:-50}
@@ -32,4 +33,10 @@ runs=(-n "recnotes sync" "$bin --store $store sync")
 [[ -n "$before" ]] && runs+=(-n "recnotes sync (before)" "$before --store $store sync")
 hyperfine -N --warmup 3 --runs "${RUNS:-20}" "${runs[@]}" \
   -n "git annex sync --content" "bash -c 'cd $store && git annex sync --content -q'" \
-  --export-markdown bench/out/sync-idle.md
+  --export-markdown bench/out/sync-idle.md --export-json bench/out/sync-idle.json
+
+ours=$(bench_mean bench/out/sync-idle.json "recnotes sync")
+annex=$(bench_mean bench/out/sync-idle.json "git annex sync --content")
+bench_row idle "\`sync\` with nothing to do" "$(bench_ms "$ours")" "\`git annex sync --content\` $(bench_ms "$annex")" \
+  "$(bench_ratio "$ours" "$annex")" "≤ 1.2×"
+bench_record
