@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 17: "Examples must run." Every example in README.md's "Using it" section and in the
+/// Examples must run. Every example in README.md's "Using it" section and in the
 /// man page's EXAMPLES runs here as written, in order, each document on a fresh store, with
 /// the ALSA file devices (`AudioCLI`: capture reads a few seconds of tone, then silence;
 /// playback goes to a file). They are read from the files themselves, so an edited example
@@ -287,5 +287,76 @@ struct DocExamplesTests {
                 "recnotes", "whisper-cli",
             ])
         #expect(Self.programs("export RECNOTES_TRANSCRIBER='vosk-cli {wav}'") == ["export", "vosk-cli"])
+    }
+
+    // MARK: The map's names
+
+    /// ARCHITECTURE.md and every note in docs/design/: what the map of the code is read from.
+    static func mapDocuments() throws -> [(name: String, text: String)] {
+        let design = root + "/docs/design"
+        let notes = try FileManager.default.contentsOfDirectory(atPath: design).filter { $0.hasSuffix(".md") }.sorted()
+        #expect(!notes.isEmpty, "no notes in docs/design")
+        return try (["ARCHITECTURE.md"] + notes.map { "docs/design/" + $0 }).map {
+            ($0, try String(contentsOfFile: root + "/" + $0, encoding: .utf8))
+        }
+    }
+
+    /// The repository paths a map document names: `Sources/…` and `Tests/…` as written, and a
+    /// target's folder or file named from its target down (`RecStore/Store/Journal`, the
+    /// `.swift` left off). A pattern (`Rec<Layer>Tests`) names no one path and is left out.
+    static func namedPaths(in text: String) -> [(named: String, candidates: [String])] {
+        var found: [(String, [String])] = []
+        let rooted = try! Regex(#"(?:Sources|Tests)/[A-Za-z0-9_./<>+-]*"#)
+        for match in text.matches(of: rooted) {
+            let path = String(text[match.range]).trimmingCharacters(in: CharacterSet(charactersIn: ".,)"))
+            if !path.contains("<") { found.append((path, [path])) }
+        }
+        let fromTarget = try! Regex(#"`(Rec[A-Z][A-Za-z]*/[A-Za-z0-9_./]*)`"#)
+        for match in text.matches(of: fromTarget) {
+            let path = String(text[match.range]).trimmingCharacters(in: CharacterSet(charactersIn: "`.,)"))
+            found.append((path, ["Sources/" + path, "Sources/" + path + ".swift"]))
+        }
+        return found
+    }
+
+    @Test("every path the map and the design notes name exists, and every note they link to")
+    func mapPathsExist() throws {
+        for (name, text) in try Self.mapDocuments() {
+            let paths = Self.namedPaths(in: text)
+            if name == "ARCHITECTURE.md" { #expect(paths.count >= 20, "\(paths.count) paths found in \(name)") }
+            for (named, candidates) in paths {
+                #expect(
+                    candidates.contains { FileManager.default.fileExists(atPath: Self.root + "/" + $0) },
+                    "\(name) names \(named), which is not in the repository")
+            }
+            let folder = name.contains("/") ? "/docs/design/" : "/"
+            for match in text.matches(of: try Regex(#"\]\(([^)#]+)\)"#)) {
+                let link = String(text[match.range].dropFirst(2).dropLast())
+                #expect(
+                    FileManager.default.fileExists(atPath: Self.root + folder + link),
+                    "\(name) links to \(link), which is not there")
+            }
+        }
+    }
+
+    @Test("every test suite the map names as holding an invariant exists")
+    func mapSuitesExist() throws {
+        let architecture = try String(contentsOfFile: Self.root + "/ARCHITECTURE.md", encoding: .utf8)
+        let suites = architecture.matches(of: try Regex(#"`([A-Z][A-Za-z]*Tests)`"#)).map {
+            String(architecture[$0.range].dropFirst().dropLast())
+        }
+        #expect(suites.count >= 10, "\(suites.count) suites found")
+        var declared = ""
+        let tests = URL(fileURLWithPath: Self.root + "/Tests")
+        for case let file as URL in FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil)!
+        where file.pathExtension == "swift" {
+            declared += try String(contentsOf: file, encoding: .utf8)
+        }
+        for suite in Set(suites) {
+            let isTarget = FileManager.default.fileExists(atPath: Self.root + "/Tests/" + suite)
+            #expect(
+                isTarget || declared.contains("struct \(suite) ") || declared.contains("class \(suite)"),
+                "ARCHITECTURE.md names \(suite), which no test declares")
+        }
     }
 }
