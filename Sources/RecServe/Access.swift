@@ -4,7 +4,7 @@ import RecCore
     import Glibc
 #endif
 
-/// Where the server listens and who may ask it (issue 27): on the loopback anyone on this
+/// Where the server listens and who may ask it: on the loopback anyone on this
 /// machine may (as with any local program); on any other address a request needs the token,
 /// in `?token=`, a cookie set at the first visit with it, or an `Authorization: Bearer` header.
 public struct Access: Sendable {

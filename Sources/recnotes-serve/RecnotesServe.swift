@@ -13,7 +13,7 @@ import RecServe
 struct RecnotesServe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recnotes serve",
-        abstract: "Serve the library over HTTP: a JSON API for scripts and the audio (issue 27).")
+        abstract: "Serve the library over HTTP: a JSON API for scripts and the audio.")
 
     @Option(name: .long, help: ArgumentHelp("The store directory.", valueName: "dir"))
     var store: String?

@@ -43,7 +43,7 @@ enum ArgumentCheck {
         for word in arguments {
             // No word names a command below one without subcommands (`tag`): reading its options
             // to skip their values would generate its help for nothing, most of the cost of a
-            // `tag X -draft` after `--store` (issue 28).
+            // `tag X -draft` after `--store`.
             if current.configuration.subcommands.isEmpty { break }
             if skipNext {
                 skipNext = false

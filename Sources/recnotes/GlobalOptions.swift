@@ -131,7 +131,7 @@ struct GlobalOptions: ParsableArguments {
                         + "'")
         }
         // Not `joined(separator:)`: its first call looks up an associated type's witness
-        // through the binary's conformance records, 0.19 million instructions (issue 22).
+        // through the binary's conformance records, which every command would pay.
         var line = ""
         for word in words {
             if !line.isEmpty { line += " " }
@@ -142,7 +142,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// A character `history` shows unquoted: a letter or digit of any script, or one of
     /// `-_./@:%+=,`. ASCII is answered without the Unicode property tables, whose first look-up
-    /// costs every command a fifth of a million instructions (issue 22).
+    /// would cost every command that prints a history line.
     private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.isASCII {
             switch scalar {

@@ -11,8 +11,8 @@ import ArgumentParser
 ///
 /// Why: building a command's option set is reflection over its property wrappers and runtime
 /// look-ups of their protocol conformances, each a scan of the binary's conformance records,
-/// the largest part of a one-second `play`'s start (issue 22), a twentieth of a `tag` or
-/// `mkdir` on a 10,000-item store and a fifth of a `pwd` (issue 28). `Recnotes.parsedQuickly` names the commands read
+/// the largest part of a one-second `play`'s start, a twentieth of a `tag` or
+/// `mkdir` on a 10,000-item store and a fifth of a `pwd`. `Recnotes.parsedQuickly` names the commands read
 /// here; `QuickParseTests` checks that each gives what argument-parser gives.
 struct QuickArguments {
     /// How a command takes its positional words.
@@ -157,7 +157,7 @@ struct QuickArguments {
 }
 
 /// A command with `--store`, `-q` and `--json` and no option group beside them (the changes and
-/// the reads of issue 28), read quickly through `parsedQuickly(_:name:positionals:_:)`.
+/// the reads), read quickly through `parsedQuickly(_:name:positionals:_:)`.
 protocol QuickCommand: ParsableCommand {
     var global: GlobalOptions { get set }
     var output: JSONOption { get set }

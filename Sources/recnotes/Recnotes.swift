@@ -81,8 +81,8 @@ struct Recnotes: ParsableCommand {
     }
 
     /// The commands read without argument-parser when typed as usual (`QuickArguments`): `play`,
-    /// whose start-up is measured against sox (issue 22), the changes measured against
-    /// copying the store and the reads measured against `--version` (issue 28). A switch on
+    /// whose start-up is measured against sox, the changes measured against copying the
+    /// store and the reads measured against `--version`. A switch on
     /// the name, so that the others' tables are not even looked at.
     static func parsedQuickly(_ arguments: [String]) -> ParsableCommand? {
         switch arguments.first {
@@ -104,8 +104,8 @@ struct Recnotes: ParsableCommand {
     /// changes nothing when the whole tree is parsed, whose root is `Recnotes`; parsed as its
     /// own root (`parsedAsLeaf`), argument-parser then skips its look for
     /// `--generate-completion-script`, which parses the arguments twice more as two other
-    /// commands: 5.4 of a one-second play's 26.7 million instructions, 0.9 million once the
-    /// real parse pays the first uses the look had paid (issue 22). That look is the full
+    /// commands, a fifth of a one-second play's start-up even after the real parse pays the
+    /// first uses the look had paid. That look is the full
     /// parse's business.
     static let leafParent = "recnotes"
 
@@ -121,7 +121,7 @@ struct Recnotes: ParsableCommand {
         }
         // `--version` alone prints what argument-parser would, without its parse: that parse
         // looks for a completion-script request and builds the command tree first, half of
-        // this command's work (issue 22: 8.9 -> 2.8 million instructions).
+        // this command's work.
         if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
             print(configuration.version)
             Glibc.exit(0)

@@ -2,7 +2,7 @@ import Foundation
 import RecCore
 import Testing
 
-/// `recnotes browse` in a real terminal (issue 14): tmux runs it, `send-keys` presses the
+/// `recnotes browse` in a real terminal: tmux runs it, `send-keys` presses the
 /// keys and `capture-pane` reads the screen, against the ALSA file devices (faster than real
 /// time) or, for pausing, seeking, marking and recording, a PulseAudio server of the test's
 /// own (real time). Every wait polls the screen or another process's view of the store with
@@ -555,7 +555,7 @@ struct BrowseTerminalTests {
         try Self.quit(tmux)
     }
 
-    // MARK: Large stores (issue 28)
+    // MARK: Large stores
 
     /// `browse` reads what it shows through the reads' table, not the whole document: an item
     /// far from the folder it opens in, made undecodable in `store.json` in a way the table

@@ -2,7 +2,7 @@ import Foundation
 import RecCore
 import Testing
 
-/// Issue 17, bug 7: capture must never write samples the device did not deliver.
+/// Capture must never write samples the device did not deliver.
 ///
 /// ALSA's `file` plugin with an `infile` returns as many frames as its slave (`null`) does,
 /// but copies only what `read(2)` on the infile gave into the caller's buffer: once the

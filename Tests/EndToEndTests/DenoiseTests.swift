@@ -3,7 +3,7 @@ import RecCore
 import RecTestSupport
 import Testing
 
-/// `export --denoise` and `play --denoise` (issue 26), measured as the issue asks: real speech
+/// `export --denoise` and `play --denoise`, measured on real speech
 /// (pocketsphinx-testdata's five LibriVox sentences, at 48 kHz, a second of silence before,
 /// between and after them) mixed with white noise at 20 dB SNR (seeded), imported, and
 /// exported with `--denoise` through recnotes. Then, on what was written:

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `recnotes enhance` (issue 26, "Non-destructive, like trim points"): a recording's stored
+/// `recnotes enhance` (non-destructive, like trim points): a recording's stored
 /// choice that play, export and transcribe apply, that --original ignores, that undo, the trash
 /// and fsck carry, and that never changes the audio file.
 @Suite("enhance")

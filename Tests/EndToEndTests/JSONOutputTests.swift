@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `--json` of `find`, `ls -l` and `tree` byte for byte as the release before it was made to
-/// write its bytes directly printed it (issue 22): Tests/Fixtures/json-output holds a
+/// write its bytes directly printed it: Tests/Fixtures/json-output holds a
 /// generated store (200 items with notes, tags and markers, and notes that take every way a
 /// snippet is cut: decomposed accents, CR LF, tabs and other breaks, emoji, capitals, a match
 /// far into a long note) and what that release printed (`make.sh`).

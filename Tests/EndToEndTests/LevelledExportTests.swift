@@ -2,7 +2,7 @@ import Foundation
 import RecTestSupport
 import Testing
 
-/// `export --level` and `play --level` (issue 26): real speech (pocketsphinx-testdata's LibriVox sentences) at two
+/// `export --level` and `play --level`: real speech (pocketsphinx-testdata's LibriVox sentences) at two
 /// levels, exported at two targets, measured on the written file by ffmpeg's `ebur128` filter
 /// (another implementation than the one that levelled it): integrated loudness within 1 LU of
 /// the target, true peak at most -1 dBTP, and every frame there. The figures go to the log.

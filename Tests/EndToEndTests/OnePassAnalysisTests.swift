@@ -2,7 +2,7 @@ import Foundation
 import RecCore
 import Testing
 
-/// Issue 26, "analysis must not slow saving": `import` and `record` store the analysis
+/// Analysis must not slow saving: `import` and `record` store the analysis
 /// measured from the samples they write, in the same pass (`BackgroundAnalysis`), and crash
 /// recovery from the decode that counts the frames. Each stored analysis is held to the
 /// reference, `AudioAnalysis.analyze(path:)` of the saved file: the same value for lossless

@@ -4,8 +4,8 @@ import Testing
 
 @testable import recnotes
 
-/// The command lines read without argument-parser (`Recnotes.parsedQuickly`: `play`, issue 22;
-/// `tag`, `mkdir`, `mv`, `note`, `pwd`, `status`, `ls` and `info`, issue 28) must give the command argument-parser gives, or
+/// The command lines read without argument-parser (`Recnotes.parsedQuickly`: `play`;
+/// `tag`, `mkdir`, `mv`, `note`, `pwd`, `status`, `ls` and `info`) must give the command argument-parser gives, or
 /// nothing (then argument-parser parses it). The command lines are generated: options in any
 /// order, `=` forms, `--`, values and words that start with `-`, unknown and repeated options,
 /// groups of short flags, bad values, help and completion requests, global options before the
@@ -131,7 +131,7 @@ struct QuickParseTests {
         #expect(options.valued == Set(Play.quickValued))
     }
 
-    /// One of the commands of issue 28 (the changes and the reads): its quick parse and what its command lines are
+    /// One of the changes and reads read quickly: its quick parse and what its command lines are
     /// made of.
     struct QuickCase: Sendable, CustomStringConvertible {
         let name: String

@@ -3,7 +3,7 @@ import RecCore
 import RecTestSupport
 import Testing
 
-/// The reads' table (`cache/items-table`, issue 28): `pwd`, `ls`, `info` and `status` print
+/// The reads' table (`cache/items-table`): `pwd`, `ls`, `info` and `status` print
 /// the same bytes whether they answer from it or from the whole `store.json`, whatever
 /// happened to it or to the store between two commands.
 @Suite("reads through the items' table")

@@ -2,7 +2,7 @@ import Foundation
 import RecCore
 import Testing
 
-/// The speed changed while playing (issue 25): `recnotes speed` from another shell, the
+/// The speed changed while playing: `recnotes speed` from another shell, the
 /// keys at a terminal, and the speed kept for the next `play`. A playback started paused takes
 /// the change before the (faster than real time) file device takes anything; one whose device
 /// writes into a pipe the test reads is held mid-way, so that a change lands in the middle.

@@ -2,7 +2,7 @@ import Foundation
 import RecCore
 import Testing
 
-/// `export --speed` and `play --speed` (issue 25): the tempo changes, the pitch does not,
+/// `export --speed` and `play --speed`: the tempo changes, the pitch does not,
 /// and positions stay in the recording's own time. Counted in samples, on files and on the
 /// ALSA file device, through the real SoundTouch library.
 @Suite("Speed: export and play with the pitch kept")

@@ -2,7 +2,7 @@ import Foundation
 import RecCore
 import Testing
 
-/// Small things a new user met (issue 17): status --json with nothing running, history
+/// Small things a new user met: status --json with nothing running, history
 /// showing an internal flag, and trash empty deleting for good without asking.
 @Suite("status, history and trash empty: what a command tells and asks")
 struct StatusHistoryTrashTests {

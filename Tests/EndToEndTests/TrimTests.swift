@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Trim points (issue 15): document data that play and export --trimmed honour, that undo,
+/// Trim points: document data that play and export --trimmed honour, that undo,
 /// the trash and fsck cover, and that never change the audio file.
 @Suite("trim")
 struct TrimTests {

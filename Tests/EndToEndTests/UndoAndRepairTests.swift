@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-/// What a new user hit (issue 17): an undo that said nothing, fsck complaining after
+/// What a new user hit: an undo that said nothing, fsck complaining after
 /// ordinary commands, leftovers of killed processes, a lost store.json silently replaced,
 /// and a read-only store that could not even be looked at.
 @Suite("Undo, fsck --repair and stores that are lost or read-only")

@@ -105,7 +105,7 @@ struct VoiceTriggerTests {
             run.lines.contains { $0.contains("\"silenceLimitSeconds\": 2") && $0.contains("\"voice\": \"listening\"") })
     }
 
-    /// Issue 22: a LibriVox sentence at 48 kHz with white noise at -63 dBFS (a quiet room)
+    /// A LibriVox sentence at 48 kHz with white noise at -63 dBFS (a quiet room)
     /// before (1 s) and after it, not under it; the clip's own pauses are quieter than the room.
     /// Returns the input and where its last word ends (the last 10 ms block of the clip
     /// within 40 dB of its loudest).

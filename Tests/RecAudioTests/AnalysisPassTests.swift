@@ -4,7 +4,7 @@ import Testing
 
 @testable import RecAudio
 
-/// Issue 26, "analysis must not slow saving": the analysis is measured from the blocks the
+/// Analysis must not slow saving: the analysis is measured from the blocks the
 /// writer writes (`BackgroundAnalysis`), on a thread of its own, instead of from a decode of
 /// the saved file (`AudioAnalysis.analyze(path:)`, which stays the reference). Of the same
 /// samples, however cut into blocks and in whatever sample type the writer holds them, the

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RecAudio
 
-/// The speed changed while playing (issue 25), through the player's mailbox as keys and
+/// The speed changed while playing, through the player's mailbox as keys and
 /// `recnotes speed` reach it: asked for from the event callback, so it lands at a known
 /// point of a file device that runs faster than real time. No click: the largest step
 /// between neighbouring samples stays within what the tone itself has.

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RecAudio
 
-/// The stretcher alone (issue 25), through the real SoundTouch library: lengths, where the
+/// The stretcher alone, through the real SoundTouch library: lengths, where the
 /// output starts, and a speed changed while it runs.
 @Suite("TimeStretch: SoundTouch's tempo, exact lengths, speed changes without a click")
 struct TimeStretchTests {

@@ -386,7 +386,7 @@ struct VoiceActivityTests {
     }
 }
 
-/// Issue 22: a quiet room. A LibriVox clip (its own quiet background inside it) at 48 kHz
+/// A quiet room. A LibriVox clip (its own quiet background inside it) at 48 kHz
 /// with 3 s of steady room noise before and after it, not under it, as when a recording
 /// starts and stops in a room quieter or louder than the clip's own. The room's level is
 /// a step the floor must follow at once, or the region runs on for the floor window.

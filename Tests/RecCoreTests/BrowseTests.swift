@@ -242,7 +242,7 @@ struct BrowseTests {
         #expect(state.folder == .root)
     }
 
-    /// What the driver reads as the browser goes (issue 28): the folder shown and its items
+    /// What the driver reads as the browser goes: the folder shown and its items
     /// through the reads' table, nothing else; a folder whose items are not read yet is asked
     /// for (`.list`) and entered when they come, its counts from the table meanwhile.
     @Test("a folder is read as it is entered, through the reads' table; the cursor and the view state follow")

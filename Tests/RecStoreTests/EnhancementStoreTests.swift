@@ -4,7 +4,7 @@ import Testing
 
 @testable import RecStore
 
-/// A recording's enhancement (issue 26, store version 6): document data written with the item
+/// A recording's enhancement (store version 6): document data written with the item
 /// only when on, read back, journaled so that undo and a rebuild have it, refused on folders.
 @Suite("Enhancement in the document store")
 struct EnhancementStoreTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import RecStore
 
-/// The shortcuts `--json` takes (issue 22) give what the general code gives.
+/// The shortcuts `--json` takes give what the general code gives.
 @Suite("JSON fast paths")
 struct JSONFastPathTests {
     static func written(_ value: Double) -> String {

@@ -4,7 +4,7 @@ import Testing
 @testable import RecStore
 
 /// A change is written by splicing the changed items' bytes into the file the store read or
-/// last wrote (`DocumentCodec.encodeSplicing`, issue 28). Whatever the change, the file is
+/// last wrote (`DocumentCodec.encodeSplicing`). Whatever the change, the file is
 /// byte for byte what encoding the whole document gives.
 @Suite("Spliced writes")
 struct SplicedWriteTests {

@@ -4,7 +4,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// The analysis of audio as it is written (issue 26, "analysis must not slow saving"): the
+/// The analysis of audio as it is written (analysis must not slow saving): the
 /// writer (`Transcode`, the recorder through `AnalysingSink`) hands over each block it
 /// writes, and an `AnalysisMeter` on a thread of its own measures it while the encoder goes
 /// on, so saving neither decodes the file again nor waits for the meters on the encoder's

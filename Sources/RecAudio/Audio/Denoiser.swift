@@ -1,7 +1,7 @@
 import CSpeexDSP
 
 /// Lowers steady background noise (fans, hum, hiss) under speech (`play --denoise`,
-/// `export --denoise`, issue 26): speexdsp's preprocessor, a spectral suppressor that tracks
+/// `export --denoise`): speexdsp's preprocessor, a spectral suppressor that tracks
 /// the noise's spectrum and takes it out, at most `suppression` dB, one state per channel.
 /// Its automatic gain is off (loudness is `--level`'s job), and so are its voice detection and
 /// dereverberation.

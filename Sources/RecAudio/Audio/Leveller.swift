@@ -2,7 +2,7 @@
     import Glibc
 #endif
 
-/// Brings audio to a loudness target (`export --level`, `play --level`, issue 26): one gain for the whole
+/// Brings audio to a loudness target (`export --level`, `play --level`): one gain for the whole
 /// recording (target LUFS minus its integrated loudness, so the dynamics are kept), and a
 /// look-ahead true-peak limiter that keeps every peak, between the samples too, at or below
 /// `ceiling` dBTP. The limiter's gain comes down smoothly over the look-ahead before a peak

@@ -196,7 +196,7 @@ public final class PCM {
     /// The buffer is silenced first: a plugin may count frames it never stored. ALSA's `file`
     /// plugin returns what its slave counted, but copies into the buffer only what its
     /// infile still had; after the infile's end the buffer would keep an earlier read's audio
-    /// and that audio would be recorded again (issue 17, bug 7).
+    /// and that audio would be recorded again.
     public func read(into buffer: UnsafeMutablePointer<Int16>, frames: Int) throws -> Int {
         guard let handle else { throw AudioError(.device(name), "read failed", reason: "device is closed") }
         buffer.update(repeating: 0, count: frames * channels)

@@ -92,7 +92,7 @@ public final class Player: @unchecked Sendable {
     /// `levels`: whether the events carry the audio's level (progress, and the whole at the
     /// end); without, they say `Level.silence` and no sample is measured, for a caller that
     /// shows no level (`play` but with `--progress json`, browse): two passes over every
-    /// sample that nothing would read (issue 22).
+    /// sample that nothing would read.
     public func run(
         from start: Int64, until end: Int64, paused startPaused: Bool = false, skipping: [Range<Int64>] = [],
         floor: Int64 = 0, levels: Bool = true, onEvent: (AudioEvent) -> Void

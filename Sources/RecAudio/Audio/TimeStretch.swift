@@ -4,7 +4,7 @@ import CSoundTouch
 /// between any two blocks it is fed (`play --speed`, `export --speed`). Fed interleaved frames
 /// in the recording's time, it gives back interleaved frames at `speed`.
 ///
-/// SoundTouch rather than Rubber Band (issue 25, bench/RESULTS.md): as intelligible at 1.5×
+/// SoundTouch rather than Rubber Band (bench/RESULTS.md): as intelligible at 1.5×
 /// on the speech bench as sox's `tempo` and Rubber Band, at about sox's CPU where Rubber
 /// Band took 10 to 26 times it.
 ///

@@ -4,67 +4,11 @@
 
 // Voice activity: where in a stream of Int16 frames someone is speaking.
 //
-// The rule this detector is built around is that recnotes must never cut speech and never
-// throw audio away: when in doubt it says "speech". Silence is only what is clearly the
-// room's own sound. Every choice below leans that way.
-//
-// The cues, and why these:
-//
-// - Energy in two speech bands, each measured against its own adaptive noise floor. The
-//   signal is split by IIR filters into a *voice band*, 300–3400 Hz (the telephone band:
-//   vowel harmonics and the first two formants, where voiced speech has most of its energy),
-//   and a *fricative band*, above 3400 Hz, where /s/, /f/, /sh/ and /th/ put theirs. A 10 ms
-//   block is active when either band rises `margin` dB above that band's floor.
-//   Measuring the bands rather than the whole signal is the spectral cue, and it does three
-//   things at once. (1) Mains hum, its low harmonics, rumble, handling noise and DC offset
-//   lie below 300 Hz: the 4th-order high-pass takes a 60 Hz hum down by 56 dB and 120 Hz by
-//   32 dB, so a hum is silence however loud it is. (2) A quiet fricative at the start of a
-//   word ("something", "five") is 10–20 dB below the vowel that follows and would drown in
-//   broadband noise measured over the whole band; in its own band, where pink noise has
-//   little energy and the voice band's vowel energy is absent, it stands out. That is the
-//   first word other detectors clip. (3) White hiss (a cheap preamp) spreads evenly over
-//   the spectrum; the voice band holds only a fraction of it, so voiced speech gains SNR.
-// - The noise floor is a minimum statistic (as in Martin's noise estimator): the minimum of
-//   the smoothed band energy over the last `floorWindow` seconds, kept as a ring of
-//   sub-window minima (O(1) a block). It follows a fan switched on within one window and a
-//   fan switched off at once, and it needs no speech-free training stretch: speech has
-//   gaps (stop closures, breaths, pauses) that show the floor within a window. The price:
-//   a noise that steps up is "speech" until the window has passed (kept, never cut), and a
-//   stretch of speech with no gap at all for a whole window raises the floor under itself.
-// - A steady new level is learnt at once (issue 22): a band whose smoothed energy has held
-//   within `steadyRange` (6 dB) for `steadyWindow` (0.4 s), below `steadyCeiling` (-40 dBFS
-//   of the band), is the room, and its floor steps up to it. Speech never holds that still
-//   for 0.4 s (syllables move it by 10 dB and more, and pauses dip below it); a held vowel or
-//   tone at speaking level is above the ceiling and waits for the window as before. Without
-//   this, the quiet room after a clip whose own background is quieter (a recording that
-//   stops in a room louder than the voice's pauses) was "speech" for 2.4 s and the region
-//   ran on for 2.7 s. When a floor steps up, the recent blocks are judged again: those at the
-//   new level were active only against the old floor, and the last speech is the newest
-//   block still active against the new one (or, below the new level, the newest that was
-//   speech in its own time). A region of which nothing is left was the new level's onset,
-//   and is dropped.
-// - The margin is 4 dB, set from measurement, not taste: 10 ms blocks of pink noise swing up
-//   to 3–4 dB above this floor (the floor is a minimum; the blocks are short), and the onset
-//   rule (below) asks for two such blocks out of three, which stationary noise all but never
-//   gives (0 of 60 s of noise and hum in the tests). 9 dB, a common choice, missed speech in
-//   the padded test clips: numbers.raw begins in the decaying tail of a word 6–7 dB over the
-//   noise and ends on a fricative onset 5–7 dB over it.
-// - Not used as a veto: spectral flatness and the zero-crossing rate separate vowels from
-//   noise well, but fricatives look like noise on both, so a detector that requires them
-//   clips exactly the quiet word onsets recnotes must keep. The fricative band does their
-//   job (find unvoiced speech) without that risk.
-// - An onset needs `onsetBlocks` active blocks among the last `onsetWindow` (2 of 3, 20 ms),
-//   so that a single click or a keyboard tap does not open a region; the region then starts
-//   `preRoll` before the first active block, so nothing of the onset is lost (the recorder
-//   keeps that much audio in hand; see `lookback`).
-// - Hangover and post-roll: a region is over once `hangover` (0.5 s) has passed since its
-//   last active block, so the pauses between words (typically under 300 ms) and short phrase
-//   breaks stay inside it; it then ends `postRoll` (0.15 s) after that block, on the decay
-//   of the last word, not 0.5 s into the silence. A block extends a region only if it is
-//   confirmed as an onset is (2 of the last 3 blocks active): a single 10 ms swing of the
-//   room's noise is not the end of a word.
-// - `silenceThreshold` (dBFS) replaces the adaptive floor by a fixed level of the speech
-//   bands: what is quieter is silence, what is louder is speech (`--silence-threshold dB`).
+// recnotes must never cut speech and never throw audio away, so when in doubt this says
+// "speech": silence is only what is clearly the room's own sound. The cues (energy in a voice
+// band and a fricative band, each against its own minimum-statistic noise floor that also
+// steps at once to a steady new room level), the margin, onset, hangover and post-roll, and
+// why each is what it is, are in docs/design/voice-activity.md.
 //
 // It is a pure function of the samples: no clock, no randomness, and the same frames give the
 // same events however they are split into chunks (blocks are cut by frame count, and a

@@ -9,7 +9,7 @@ import Synchronization
 /// calling (browser's) thread; a playback and a recording each run on a thread of their
 /// own, with a `Library` of their own, and post their progress through `post`.
 ///
-/// The browser's document is what it shows (issue 28): the folder shown and its items, the
+/// The browser's document is what it shows: the folder shown and its items, the
 /// view state's places and jobs, read through the reads' table (`Library.browsing`) when
 /// the browser enters a folder and whenever `store.json` is replaced, the whole store only
 /// when the table cannot answer. A change is made as the CLI's command makes it, in a

@@ -2,7 +2,7 @@
 /// store holds, where the user is in it, and what is playing or recording. `document` holds
 /// what the browser shows, not necessarily the whole store: the driver reads a folder's
 /// items as the browser enters it (`BrowseEffect.list`), so that a library of any size
-/// opens at once (issue 28). `BrowseUpdate`
+/// opens at once. `BrowseUpdate`
 /// changes it in answer to a `BrowseMessage`; `BrowseView` draws it. A value, so both are
 /// tested without a terminal.
 public struct BrowseState: Equatable, Sendable {

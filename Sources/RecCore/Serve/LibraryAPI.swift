@@ -4,7 +4,7 @@ import RecSync
     import Glibc
 #endif
 
-/// What the server's `/api/` routes and `/audio/<uuid>` answer (issue 27), apart from HTTP
+/// What the server's `/api/` routes and `/audio/<uuid>` answer, apart from HTTP
 /// itself: each route is the CLI command of its name with `--json`, made by the same
 /// presenters (`ItemJSON`, `ItemReport.json`, `Finder`), so that its body is byte for byte
 /// what the command prints. Each answer opens the library afresh, so another process's change

@@ -4,7 +4,7 @@ import RecSync
     import Glibc
 #endif
 
-/// The server's write routes (issue 27, "Small writes"): `POST /api/<route>`, each the CLI
+/// The server's write routes (small writes): `POST /api/<route>`, each the CLI
 /// command of its name made through the same transaction (so undo, the journal, history and
 /// sync see it), answering what that command prints with `--json`: the items it changed.
 /// Who may write (the token header, the origin, `--read-only`) is the HTTP side's to check.

@@ -1,4 +1,4 @@
-/// What `/api/events` tells an open page (issue 27): the store's document or a transcript
+/// What `/api/events` tells an open page: the store's document or a transcript
 /// changed, seen by inotify on the store directory and on transcripts/ (`DirectoryWatch`).
 /// Any write of the library, by any process, is an atomic rename of store.json or of a
 /// transcript, so these two directories see every change a page could show.

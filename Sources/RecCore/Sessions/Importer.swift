@@ -327,7 +327,7 @@ public final class Importer {
             progress.bytes = { FileSystem.size(temporary) }
             let result: Transcode.Result
             // Measured from the blocks as they are encoded, on the second core: no decode of
-            // the file written (issue 26).
+            // the file written.
             let analysis = try BackgroundAnalysis(
                 sampleRate: rate, channels: input.channels,
                 length: rate == input.sampleRate && input.declaresLength ? input.frames : nil)

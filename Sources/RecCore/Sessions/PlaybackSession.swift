@@ -125,7 +125,7 @@ public final class PlaybackSession {
         // It is written by a worker of its own: the events come on the audio thread, which a
         // store write (an fsync) must not hold up. The worker starts with the first marker:
         // most playbacks make none, and a thread started and joined for nothing is time off
-        // the CPU at every play's end (issue 22).
+        // the CPU at every play's end.
         var writer: SerialWorker?
         let result = try player.run(
             from: start, until: end, paused: startsPaused, skipping: skips, floor: floor, levels: levels

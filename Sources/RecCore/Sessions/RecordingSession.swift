@@ -25,7 +25,7 @@ public final class RecordingSession {
     public let nameGiven: Bool
     public let file: SoundFile
     /// The analysis, measured as the writer writes (on a thread of its own), so that saving
-    /// decodes nothing (issue 26); `sink` is `file` with it.
+    /// decodes nothing; `sink` is `file` with it.
     private let analysis: BackgroundAnalysis
     private let sink: AnalysingSink
     public private(set) var frames: Int64 = 0

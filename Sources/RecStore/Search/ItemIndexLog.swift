@@ -2,7 +2,7 @@
     import Glibc
 #endif
 
-/// Changes to `store.json` that `find`'s items index has not taken in yet (issue 28,
+/// Changes to `store.json` that `find`'s items index has not taken in yet (
 /// `cache/find-items.pending`). A change spliced into `store.json` (`DocumentStore.splice`:
 /// tag, note, mkdir, mv) appends one record here instead of reading, patching and writing
 /// the whole index, whose size is the store's (5 MB at 10,000 items): its cost stays that

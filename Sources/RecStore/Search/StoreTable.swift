@@ -2,7 +2,7 @@
     import Glibc
 #endif
 
-/// The reads' table (issue 28, `cache/items-table`): every item under the root as a
+/// The reads' table (`cache/items-table`): every item under the root as a
 /// fixed-width record, in `Document.preorder()`'s order, so that `pwd`, `status`, `ls` and
 /// `info` find the few items they show and decode only those from their bytes in
 /// `store.json`, instead of parsing all of it. A folder's subtree is a run of positions and

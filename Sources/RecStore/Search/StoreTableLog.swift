@@ -1,5 +1,5 @@
 /// Changes to `store.json` that the reads' table (`StoreTable`, `cache/items-table`) has not
-/// taken in yet (issue 28; `cache/items-table.pending`): a change of annotations spliced
+/// taken in yet (`cache/items-table.pending`): a change of annotations spliced
 /// through the table (`tag`, `note --set`) appends its record here
 /// (`SearchIndexFiles.storeSpliced`, under the store lock) and `StoreTable.current` reads
 /// each item's range through the records. A change that adds or moves items (`mkdir`, `mv`)

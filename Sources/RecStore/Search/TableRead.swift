@@ -47,7 +47,7 @@ extension Library {
         return library.leadsTo(paths) ? library : nil
     }
 
-    /// The library as `browse` shows it (issue 28: it opens a library of any size without
+    /// The library as `browse` shows it (it opens a library of any size without
     /// decoding every item): `reading`'s items for the view state (the folder stack, the
     /// selection, and the items of the recording and playback it registers, with their
     /// ancestors), each of `showing` with its ancestors, and every folder of `listing` with its

@@ -9,7 +9,7 @@ public struct Annotations: Equatable, Sendable {
     /// For recordings: sorted by frame (then label), as `MarkerRules.sorted` keeps them.
     public var markers: [Marker]
     /// For recordings: where `play` (and `export --trimmed`) start and stop. The audio file
-    /// is never cut; a store without them (any store before issue 15) simply has none.
+    /// is never cut; a store without them (any store before version 2) simply has none.
     public var trim: TrimPoints?
     /// For recordings: how `play`, `export` and `transcribe` enhance it (store version 6);
     /// `.off` in an older store's recordings, as in a new one's.

@@ -199,10 +199,6 @@ public final class DocumentStore {
         return true
     }
 
-    /// Runs `body` against the current document under the store lock; persists once if it
-    /// returns, then notifies observers of each action in order. Throwing from `body`
-    /// discards every change it made.
-    @discardableResult
     /// The recording a live process is making into this store, from the view state.
     private static func liveRecording(at location: StoreLocation) -> (folder: ItemID, name: String, pid: Int32)? {
         guard let entry = ViewStateStore.peek(location)?.recording, entry.output == nil, processIsAlive(entry.pid)
@@ -210,6 +206,10 @@ public final class DocumentStore {
         return (entry.parent, entry.name, entry.pid)
     }
 
+    /// Runs `body` against the current document under the store lock; persists once if it
+    /// returns, then notifies observers of each action in order. Throwing from `body`
+    /// discards every change it made.
+    @discardableResult
     public func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
         try withLock {
             // Another process's change since the partial document was read is read whole.

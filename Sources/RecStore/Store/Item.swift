@@ -51,7 +51,7 @@ public struct Item: Equatable, Sendable {
     public var changed: ChangeTimes = .unknown
 
     // A switch on the case, not `recording == nil`: that comparison copied the recording's
-    // info (and released it again), 600 instructions for each of find --json's hits, twice.
+    // info (and released it again), twice for each of find --json's hits.
     public var kind: ItemKind { isFolder ? .folder : .recording }
     public var isFolder: Bool {
         switch recording {

@@ -77,7 +77,7 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The 36 bytes of `8-4-4-4-12` lowercase hex at `out`, eight digits at a time
-    /// (`hexDigits`), the dashes put once: a loop per digit took 500 instructions a UUID.
+    /// (`hexDigits`), the dashes put once: a loop per digit was the slow part of writing a UUID.
     func writeUTF8(into out: UnsafeMutablePointer<UInt8>) {
         let raw = UnsafeMutableRawPointer(out)
         let a = Self.hexDigits(UInt32(truncatingIfNeeded: high >> 32))

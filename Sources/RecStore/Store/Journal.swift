@@ -81,7 +81,7 @@ public struct Journal {
     }
 
     /// The non-empty lines of `buffer`, found with memchr: `split` calls its closure for each
-    /// byte, 8 M instructions for a 250 KB journal.
+    /// byte, which costs more than the rest of reading a long journal.
     private static func lines(_ buffer: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
         guard let base = buffer.baseAddress else { return [] }
         var lines: [Range<Int>] = []
@@ -99,8 +99,8 @@ public struct Journal {
 
     /// What numbering a new entry needs, without decoding every entry: the journal's number of
     /// lines (no fewer than `entries()` has: a damaged line is counted here, skipped there) and
-    /// its last entry that parses. Decoding all of a used store's 200 to 399 entries was half
-    /// of a 10k `mkdir`'s instructions (issue 28).
+    /// its last entry that parses. Decoding all of a used store's hundreds of entries cost a
+    /// change as much as the rest of its work.
     func tail() -> (lines: Int, last: Entry?) {
         guard let bytes = try? FileSystem.read(path) else { return (0, nil) }
         return bytes.withUnsafeBufferPointer { buffer in

@@ -29,7 +29,7 @@ public struct MergeConflict: Equatable, Sendable {
     }
 }
 
-/// The three-way merge of two libraries against the last one both shared (issue 24, "The
+/// The three-way merge of two libraries against the last one both shared ("The
 /// merge: nothing a person did is lost"). Pure: decoded documents in, a document and the
 /// conflicts out; the one home of the merge rules.
 ///

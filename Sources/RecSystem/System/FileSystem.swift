@@ -87,7 +87,7 @@ public enum FileSystem {
     /// than the last of them.
     ///
     /// A change's own follow-up runs on this thread while another waits for the disk, so
-    /// that it costs no time beside that wait (issue 28):
+    /// that it costs no time beside that wait:
     /// - `whileSyncing`, given the file as written, while its data is fsynced: work that
     ///   names the new file but writes nothing (what its caches will hold);
     /// - `replaced`, once it is in place, while the directory is fsynced: work that needs
@@ -159,7 +159,7 @@ public enum FileSystem {
     /// to the disk while it is still being written (sync_file_range with
     /// SYNC_FILE_RANGE_WRITE, which does not wait): the disk then works while the rest is
     /// copied, and the fsync after it waits for little more than the last pages. Measured
-    /// (bench/RESULTS.md, issue 28) on a copy and fsync of store.json: 8 % less time at 10 MB,
+    /// (bench/RESULTS.md) on a copy and fsync of store.json: 8 % less time at 10 MB,
     /// 20 % at 36 MB. Without a thread, the fsync does it all, as before.
     private final class WritebackFollower {
         private let finished = AtomicFlag()

@@ -1,4 +1,4 @@
-/// A recording's stored choice to be heard enhanced (issue 26, "Non-destructive, like trim
+/// A recording's stored choice to be heard enhanced ("Non-destructive, like trim
 /// points"): levelled to `targetLoudness`, and/or with its steady background noise reduced.
 /// Document data (store version 6), set by `recnotes enhance`, `record --enhance` and
 /// `import --enhance`; `play`, `export` and `transcribe` apply it, and the audio file is never

@@ -1,5 +1,5 @@
 /// A recording's loudness by EBU R128 (ITU-R BS.1770), measured with libebur128 in the same
-/// pass as the rest of its `AudioAnalysis` (issue 26): what `info` shows and what a level
+/// pass as the rest of its `AudioAnalysis`: what `info` shows and what a level
 /// target (`--level`) is reached from. Every figure is a finite number, so it stays one in
 /// JSON: silence, which R128's gates leave nothing of, reads as `Loudness.gate` and a range
 /// of 0, and a silent true peak as `Level.floor`.

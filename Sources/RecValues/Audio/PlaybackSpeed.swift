@@ -1,5 +1,5 @@
 /// How fast a recording plays or is exported, as a multiple of its own tempo (the pitch is
-/// kept: issue 25). Positions stay in the recording's own time whatever the speed.
+/// kept). Positions stay in the recording's own time whatever the speed.
 public struct PlaybackSpeed: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// 0.25× to 4×: beyond that speech is no longer followed, and a stretcher's quality drops.
     public static let range: ClosedRange<Double> = 0.25...4

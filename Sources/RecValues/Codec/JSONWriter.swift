@@ -31,7 +31,7 @@ package struct JSONWriter {
     /// Up to `putLimit` bytes written by `body` at a pointer, which returns how many it
     /// wrote, then appended with one `append(contentsOf:)`: a key and its value
     /// in one call, one uniqueness check and one copy, not one of each per piece (the
-    /// appends were a sixth of `find --json`'s instructions). On the stack, not in `bytes`:
+    /// appends were a large part of `find --json`'s work). On the stack, not in `bytes`:
     /// an Array offers no pointer to its spare capacity.
     @inline(__always)
     package mutating func put(_ body: (UnsafeMutablePointer<UInt8>) -> Int) {
@@ -259,8 +259,8 @@ package struct JSONWriter {
     }
 
     /// Any integer, through `int(Int64)`. Callers in other modules reach this generic
-    /// version unspecialised, converting through witness tables (about 500 instructions an
-    /// integer, a sixth of `find --json`'s writing), hence the concrete Int and Int64
+    /// version unspecialised, converting through witness tables (a large part of
+    /// `find --json`'s writing), hence the concrete Int and Int64
     /// overloads, which overload resolution prefers.
     package mutating func int(_ value: some BinaryInteger) {
         int(Int64(value))

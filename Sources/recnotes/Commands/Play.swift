@@ -178,8 +178,8 @@ struct Play: ParsableCommand {
         guard arguments.first == "play" || arguments.first == "export" else { return arguments }
         let isPlay = arguments.first == "play"
         // A switch, not a [String: String]: a dictionary's first use instantiates its generic
-        // metadata and looks up String's Hashable conformance, a quarter of a million
-        // instructions of every play's start-up (issue 22).
+        // metadata and looks up String's Hashable conformance, which every play's start-up
+        // would pay.
         func defaultValue(_ option: String) -> String? {
             switch option {
             case "--skip-silence" where isPlay: "1s"
