@@ -14,7 +14,7 @@
 #   - while playing (a real-time PulseAudio sink): >= 20 updates a second, and the bytes
 #     of each update <= 5% of a full redraw (the trace's first frame).
 # Results: bench/out/browse-*.md and browse.txt (browse-ITEMS-* for another size); the figures go
-# into bench/RESULTS.md by hand.
+# into bench/results/browse.tsv by hand (bench/table.sh renders bench/RESULTS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/pulse.sh

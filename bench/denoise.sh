@@ -37,7 +37,7 @@ while read -r id; do
   sox -R "$data/$id.wav" -r 48000 -b 16 "$work/sentence.wav"
   length=$(soxi -D "$work/sentence.wav")
   # Transcribed as it is: a second of digital silence before it throws PocketSphinx off
-  # (RESULTS.md, "padding before the speech"); the noisy ones have noise there.
+  # (bench/leading-silence.sh measures it); the noisy ones have noise there.
   cp "$work/sentence.wav" "$work/$id-sentence.wav"
   sox "$work/silence.wav" "$work/sentence.wav" "$work/silence.wav" "$work/$id-clean.wav"
   total=$(soxi -D "$work/$id-clean.wav")

@@ -16,7 +16,8 @@
 #     end error (last region end - last word end), recall (reference speech frames inside the
 #     regions) and precision (region frames that are reference speech; pauses between words,
 #     the pre-roll and the post-roll count against it).
-# Figures go to bench/out/vad-room.txt; copy them into bench/RESULTS.md by hand.
+# Figures go to bench/out/vad-room.txt; copy them into bench/results/vad-room.tsv by
+# hand (bench/table.sh renders bench/RESULTS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=/usr/share/pocketsphinx/test/data

@@ -19,7 +19,8 @@
 #     through ALSA's file plugin (an .asoundrc in the bench's HOME), the file found in the
 #     input by its samples (it is bit-exact), measured as kept whole and up to its out point.
 # VAD_SKIP_SPEED=1 skips the speed part (e.g. with RECNOTES_BIN set to a debug build).
-# Figures go to bench/out/vad.txt; copy them into bench/RESULTS.md by hand.
+# Figures go to bench/out/vad.txt; copy them into bench/results/vad.tsv by hand
+# (bench/table.sh renders bench/RESULTS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=/usr/share/pocketsphinx/test/data
