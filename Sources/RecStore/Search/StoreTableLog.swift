@@ -4,8 +4,8 @@
 /// (`SearchIndexFiles.storeSpliced`, under the store lock) and `StoreTable.current` reads
 /// each item's range through the records. A change that adds or moves items (`mkdir`, `mv`)
 /// writes the table whole, as does the change past `limit` records; writing it whole drops
-/// the log (`StoreTable.write`). ARCHITECTURE.md says what keeps a reader safe from crashes
-/// and concurrent changes.
+/// the log (`StoreTable.write`). docs/design/spliced-write.md says what keeps a reader safe
+/// from crashes and concurrent changes.
 ///
 /// Why: without it, every change spliced into `store.json` writes the table whole (0.7 MB at
 /// 10,000 items, 6.9 MB at 100,000: 6 % of a 100k `tag`, 19 % of a 100k `mkdir`), because

@@ -7,7 +7,7 @@
 /// jq). A file is there exactly when the recording has a transcript; it stays while the
 /// recording is in the trash (the UUID does not change) and goes when the recording is
 /// removed for good. `store.json` holds nothing about it, so commands that do not look at
-/// transcripts never read them. See ARCHITECTURE.md for why.
+/// transcripts never read them. See docs/design/code-map.md for why.
 ///
 /// Beside each, `<uuid>.txt` is its search index, derived from the JSON and written after
 /// it: one line per segment, `START<TAB>TEXT`, START in seconds (empty when unknown). It
