@@ -7,6 +7,7 @@
 # RECNOTES_BEFORE names another build to measure beside this one (e.g. main's release build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 before=${RECNOTES_BEFORE:-}
 out=$PWD/bench/out
@@ -36,5 +37,13 @@ for b in "$bin" $before; do
     -n "find --tag, no cache/" "$s find / --tag urgent" \
     -n "the change (tag +t)" "$work/change $b $work/s10k"
 done
-hyperfine --warmup 1 --runs 5 --export-markdown "$out/find-after-change-jq.md" \
+hyperfine --warmup 1 --runs 5 --export-markdown "$out/find-after-change-jq.md" --export-json "$out/find-after-change-jq.json" \
   -n "jq tag filter (10k)" "jq -r '$jq_tag' $json >/dev/null"
+
+json=$out/find-after-change-$(basename "$(dirname "$bin")")-$(basename "$bin").json
+jq=$(jq -r '.results[0].mean' "$out/find-after-change-jq.json")
+after=$(bench_mean "$json" "find --tag after one change") cold=$(bench_mean "$json" "find --tag, no cache/")
+bench_row after-change "first \`find --tag\` after a change" "$(bench_ms "$after")" "jq $(bench_ms "$jq")" \
+  "$(bench_ratio "$after" "$jq")" "≤ 100 ms"
+bench_row cold "\`find --tag\` with no \`cache/\`" "$(bench_ms "$cold")" "jq $(bench_ms "$jq")" "$(bench_ratio "$cold" "$jq")" "≤ 250 ms"
+bench_record

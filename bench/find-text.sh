@@ -5,6 +5,7 @@
 # that occurs in a few transcripts, one that occurs in none (each tool reads everything).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 out=bench/out
 mkdir -p "$out"
@@ -30,3 +31,13 @@ hyperfine -N --warmup 1 --runs "${COLD_RUNS:-10}" -i --export-markdown "$out/fin
   -n "find --text $rare, store.json just changed" "$s find --text $rare" \
   -n "find --text $rare, no cache" "$s find --text $rare" \
   -n "grep -ri $rare" "grep -ri -- $rare $work/plain"
+
+json=$out/find-text.json
+hits=$(grep -ril -- "$rare" "$work/plain" | wc -l)
+for spec in "word-hits:$rare:a word in $hits transcripts" "word-none:zzqxj (none):a word in none"; do
+  IFS=: read -r id word what <<<"$spec"
+  ours=$(bench_mean "$json" "recnotes find --text $word") grep=$(bench_mean "$json" "grep -ri $word")
+  bench_row "$id" "\`find --text\`, $what" "$(bench_ms "$ours")" "\`grep -ri\` $(bench_ms "$grep")" \
+    "$(bench_ratio "$ours" "$grep")" "≤ 200 ms, ≤ 1.0×"
+done
+bench_record

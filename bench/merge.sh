@@ -6,6 +6,7 @@
 # driver (and which leaves conflict markers). RECNOTES_BEFORE names an older build to run beside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-merge.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -65,4 +66,10 @@ hyperfine -N -i --warmup 3 --runs "${RUNS:-30}" \
   "${before[@]}" \
   -n merge-driver "env GIT_DIR=$work/gitdir $bin sync merge-driver $work/base.json $work/A.json $work/theirs.json store.json" \
   -n git-merge-file "git merge-file -p $work/ours.json $work/base.json $work/theirs.json" \
-  --export-markdown "$OLDPWD/bench/out/merge.md" 2>&1 || true
+  --export-markdown "$OLDPWD/bench/out/merge.md" --export-json "$OLDPWD/bench/out/merge.json" 2>&1 || true
+
+cd "$OLDPWD"
+ours=$(bench_mean bench/out/merge.json merge-driver) git=$(bench_mean bench/out/merge.json git-merge-file)
+bench_row driver "merge driver, 10,000 items" "$(bench_ms "$ours")" "\`git merge-file\` $(bench_ms "$git")" \
+  "$(bench_ratio "$ours" "$git")" "≤ 150 ms"
+bench_record

@@ -7,6 +7,7 @@
 # (it refuses before sending without it), which `seek` does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 runs=${RUNS:-20}
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-speedctl.XXXXXX")
@@ -31,6 +32,11 @@ ASOUND
 "$bin" record tone --format wav --duration 20 >/dev/null 2>&1
 "$bin" play tone --paused --background >/dev/null
 mkdir -p bench/out
-hyperfine -N --warmup 2 --runs "$runs" --export-markdown bench/out/speed-control.md \
+hyperfine -N --warmup 2 --runs "$runs" --export-markdown bench/out/speed-control.md --export-json bench/out/speed-control.json \
   -n "recnotes speed 1.5; speed 2" "bash -c '$bin speed 1.5 >/dev/null && $bin speed 2 >/dev/null'" \
   -n "recnotes seek 1; seek 2 (peer)" "bash -c '$bin seek 1 >/dev/null && $bin seek 2 >/dev/null'"
+
+speed=$(bench_mean bench/out/speed-control.json "recnotes speed 1.5; speed 2")
+seek=$(bench_mean bench/out/speed-control.json "recnotes seek 1; seek 2 (peer)")
+bench_row speed "\`speed 1.5 && speed 2\`" "$(bench_ms "$speed")" "\`seek\` pair $(bench_ms "$seek")" "$(bench_ratio "$speed" "$seek")" "—"
+bench_record
