@@ -8,6 +8,7 @@
 #  2. a sync with nothing to move at the same store: target <= 1.02x (no find is run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 n=${N:-200}
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-sync-progress.XXXXXX")
@@ -39,7 +40,7 @@ echo "== 1. first sync, $n recordings of 100 KB"
 hyperfine -N -i --runs "${RUNS_FIRST:-5}" --prepare "bash -c '$prepare'" \
   -n "line (stderr a terminal)" "bash -c \"$on_tty\"" \
   -n "no line (stderr /dev/null)" "bash -c \"$no_tty\"" \
-  --export-markdown bench/out/sync-progress-first.md 2>&1 || true
+  --export-markdown bench/out/sync-progress-first.md --export-json bench/out/sync-progress-first.json 2>&1 || true
 
 echo "== 2. nothing to move"
 bash -c "$prepare"
@@ -47,4 +48,13 @@ bash -c "$prepare"
 hyperfine -N -i --warmup 2 --runs "${RUNS:-10}" \
   -n "line (stderr a terminal)" "bash -c \"$on_tty\"" \
   -n "no line (stderr /dev/null)" "bash -c \"$no_tty\"" \
-  --export-markdown bench/out/sync-progress-idle.md 2>&1 || true
+  --export-markdown bench/out/sync-progress-idle.md --export-json bench/out/sync-progress-idle.json 2>&1 || true
+
+secs() { awk -v s="$1" 'BEGIN { if (s >= 1) printf "%.2f s", s; else printf "%.0f ms", s * 1000 }'; }
+for spec in "line:first:first sync with the live line on a terminal:≤ 1.05" "idle:idle:nothing to move, with the live line:≤ 1.02"; do
+  IFS=: read -r id run what goal <<<"$spec"
+  json=bench/out/sync-progress-$run.json
+  on=$(bench_mean "$json" "line (stderr a terminal)") off=$(bench_mean "$json" "no line (stderr /dev/null)")
+  bench_row "$id" "$what" "$(secs "$on")" "without $(secs "$off")" "$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.2f", a / b }')" "$goal"
+done
+bench_record
