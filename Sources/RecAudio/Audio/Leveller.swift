@@ -105,17 +105,6 @@ public final class Leveller {
         for i in frameMax.indices { frameMax[i] = 0 }
     }
 
-    /// 16-bit frames (the player's), appended to `output`; `finishing` also gives the last
-    /// frames held.
-    public func process(_ input: UnsafeBufferPointer<Int16>, finishing: Bool, into output: inout [Int16]) {
-        let floats = input.map { Float($0) / 32768 }
-        var out: [Float] = []
-        floats.withUnsafeBufferPointer { process($0, into: &out) }
-        if finishing { finish(into: &out) }
-        output.reserveCapacity(output.count + out.count)
-        for x in out { output.append(Int16(max(-32768, min(32767, (x * 32768).rounded())))) }
-    }
-
     /// Frames between a frame fed and the same frame given back.
     public var latency: Int { Self.half + lookAhead - 2 }
 

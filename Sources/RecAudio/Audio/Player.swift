@@ -10,7 +10,7 @@ import Synchronization
 /// frame at the start position, whatever the file's length. Controls (pause, seek, stop)
 /// may come from any thread; the playing thread picks them up between periods.
 // @unchecked Sendable: only `stop`, `togglePause`, `seek(by:)`, `changeSpeed` and `controls`
-// are used from other threads (an atomic flag and the mailbox); everything else, `stretch`
+// are used from other threads (an atomic flag and the mailbox); everything else, `effects`
 // included, belongs to the thread that calls `run`.
 public final class Player: @unchecked Sendable {
     public let pcm: PCM
@@ -21,29 +21,28 @@ public final class Player: @unchecked Sendable {
     /// so a key and a remote command arriving together are both applied.
     public let controls = ControlMailbox()
 
-    /// The stretcher, when playing at another speed than 1× (`play --speed`); nil at 1×,
-    /// when the frames go from the file to the device as they are. A speed change while
-    /// playing at 1× makes one (on the playing thread, between periods); once made it stays,
-    /// also back at 1×, so that what it holds plays on without a gap.
-    public private(set) var stretch: TimeStretch?
-    /// `play --level`: the leveller the frames go through last (after the stretcher), before
-    /// the device. Its output frame n is its input frame n, so positions count as with a
-    /// stretcher at 1×; what it holds back (its look-ahead, 5 ms) is heard that much later.
-    public let level: Leveller?
-    /// `play --denoise`: the suppressor the frames go through first, as they come from the
-    /// file (`Denoiser` says why there). Like the leveller, its output frame n is its input
-    /// frame n; what it holds back (a frame, 20 ms) is heard that much later.
-    public let denoise: Denoiser?
+    /// The effects the frames go through between the file and the device (`AudioChain`);
+    /// empty, they go as they are. The suppressor's and the leveller's output frame n is their
+    /// input frame n, so positions count as with a stretcher at 1×; what they hold back (a
+    /// frame, 20 ms; the look-ahead, 5 ms) is heard that much later.
+    public let effects: AudioChain
+    /// The stretcher, when playing at another speed than 1× (`play --speed`); nil at 1×.
+    /// A speed change while playing at 1× makes one (on the playing thread, between periods);
+    /// once made it stays, also back at 1×, so that what it holds plays on without a gap.
+    public var stretch: TimeStretch? { effects.stretch }
 
-    public init(
+    public convenience init(
         file: SoundFile, device: String, configuration: String? = nil, speed: PlaybackSpeed = .normal,
         level: Leveller? = nil, denoise: Denoiser? = nil
     ) throws {
+        try self.init(
+            file: file, device: device, configuration: configuration,
+            effects: AudioEffects(denoise: denoise, speed: speed, level: level))
+    }
+
+    public init(file: SoundFile, device: String, configuration: String? = nil, effects: AudioEffects) throws {
         self.file = file
-        self.level = level
-        self.denoise = denoise
-        stretch =
-            speed.isNormal ? nil : try TimeStretch(rate: file.sampleRate, channels: file.channels, speed: speed)
+        self.effects = try AudioChain(effects, rate: file.sampleRate, channels: file.channels)
         pcm = try PCM(
             name: device, direction: .playback, rate: file.sampleRate, channels: file.channels,
             bufferMicroseconds: 500_000, periodMicroseconds: 125_000, configuration: configuration)
@@ -103,7 +102,7 @@ public final class Player: @unchecked Sendable {
         loop.floor = min(max(floor, 0), start)
         do {
             // The suppressor learns the noise from what is about to play (and leaves the file at start).
-            try denoise?.prime(from: file, at: start, end: loop.end)
+            try effects.denoise?.prime(from: file, at: start, end: loop.end)
             try file.seek(to: start)
             onEvent(
                 .started(
@@ -248,9 +247,7 @@ public final class Player: @unchecked Sendable {
             skipped = 0
             flushed = false
             segments = [Segment(start: 0, origin: Double(frame), speed: player.stretch?.speed.factor ?? 1)]
-            player.denoise?.reset()
-            player.stretch?.reset()
-            player.level?.reset()
+            player.effects.reset()
         }
 
         /// Plays at `speed` from the next frames on, with no restart of the device: what it
@@ -273,8 +270,9 @@ public final class Player: @unchecked Sendable {
                 // before it sends, and refuses without it).
                 guard let stretch = try? TimeStretch(rate: rate, channels: channels, speed: speed, subject: "speed")
                 else { return }
-                player.stretch = stretch
-                if player.level != nil || player.denoise != nil {
+                let counted = processes
+                player.effects.stretch = stretch
+                if counted {
                     // Already counted in output frames (the leveller's or the suppressor's, at
                     // 1×): the new speed starts after what is unwritten, as above; the few frames
                     // they hold from before play at the new speed's count (5 ms, 20 ms).
@@ -376,53 +374,27 @@ public final class Player: @unchecked Sendable {
             return !paused
         }
 
-        /// Whether frames go through the suppressor, the stretcher or the leveller
-        /// (`stretched`, counted as `written`), not from the file to the device as they are.
-        var processes: Bool { player.stretch != nil || player.level != nil || player.denoise != nil }
+        /// Whether frames go through effects (`stretched`, counted as `written`), not from the
+        /// file to the device as they are.
+        var processes: Bool { !player.effects.isEmpty }
 
         /// Makes sure there is something to write: the rest of the last chunk, or the next
         /// period from the file. False at the end.
         mutating func fillChunk() throws -> Bool {
             guard unwritten == 0 else { return true }
             guard processes else { return try readChunk() }
-            // Fed period by period until the suppressor, the stretcher, then the leveller give
-            // something; at the end, what they still hold.
+            // Fed period by period until the effects give something; at the end, what they
+            // still hold.
             stretched.removeAll(keepingCapacity: true)
             while stretched.isEmpty {
                 if flushed { return false }
-                var out: [Int16] = []
-                let stretch = player.stretch
-                let channels = channels
-                // What the suppressor gave (or the file, without one) on to the stretcher.
-                func stretching(_ samples: UnsafeBufferPointer<Int16>, final: Bool) {
-                    if let stretch, let start = samples.baseAddress {
-                        stretch.process(start, frames: samples.count / channels, final: final, into: &out)
-                    } else if let stretch, final {
-                        stretch.finish(into: &out)
-                    } else {
-                        out.append(contentsOf: samples)
-                    }
-                }
                 if try readChunk() {
-                    let read = UnsafeBufferPointer(start: chunk, count: chunkFrames * channels)
-                    if let denoise = player.denoise {
-                        var denoised: [Int16] = []
-                        denoise.process(read, into: &denoised)
-                        denoised.withUnsafeBufferPointer { stretching($0, final: false) }
-                    } else {
-                        stretching(read, final: false)
-                    }
+                    player.effects.process(
+                        UnsafeBufferPointer(start: chunk, count: chunkFrames * channels), into: &stretched)
                     position += Int64(chunkFrames)
                 } else {
-                    var rest: [Int16] = []
-                    player.denoise?.finish(into: &rest)
-                    rest.withUnsafeBufferPointer { stretching($0, final: true) }
+                    player.effects.finish(into: &stretched)
                     flushed = true
-                }
-                if let level = player.level {
-                    out.withUnsafeBufferPointer { level.process($0, finishing: flushed, into: &stretched) }
-                } else {
-                    stretched = out
                 }
             }
             chunkFrames = stretched.count / channels

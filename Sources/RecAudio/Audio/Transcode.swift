@@ -158,30 +158,26 @@ public enum Transcode {
     /// Copies every frame of `source` into `target` (from where it is positioned, at most
     /// `limit` frames if given). Lossless targets are written from 32-bit integers, so
     /// 24-bit audio stays bit-exact; lossy ones (and float sources) from floats, through
-    /// `resampler` when the target's rate differs, and through `stretch` when the tempo
-    /// changes (`export --speed`; progress still counts frames of the source), and last
-    /// through `level` (`export --level`), at the target's rate, so that nothing after the
-    /// limiter raises a peak again. `denoise` (`export --denoise`) comes first, at the
-    /// source's rate, on the audio as recorded (`Denoiser` says why). `analysis` is handed
-    /// every block as it is written, so the analysis of what was stored needs no second decode
-    /// (import).
+    /// `resampler` when the target's rate differs, and through `effects` (`export --denoise`,
+    /// `--speed`, `--gain`, `--level`) in `AudioChain`'s order; progress still counts frames
+    /// of the source. `analysis` is handed every block as it is written, so the analysis of
+    /// what was stored needs no second decode (import).
     package static func copy(
         _ source: SoundFile, into target: SoundFile, resampler: Resampler?, progress: TranscodeProgress?,
-        cancel: CancelFlag?, limit: Int64? = nil, denoise: Denoiser? = nil, stretch: TimeStretch? = nil,
-        level: Leveller? = nil, analysis: BackgroundAnalysis? = nil
+        cancel: CancelFlag?, limit: Int64? = nil, effects: AudioEffects = AudioEffects(),
+        analysis: BackgroundAnalysis? = nil
     ) throws -> Result {
         let channels = source.channels
         var remaining = limit ?? .max
         func want() -> Int { Int(min(Int64(chunk), remaining)) }
         var read: Int64 = 0
         var written: Int64 = 0
+        let chain = try AudioChain(effects, rate: source.sampleRate, channels: channels, resampler: resampler)
         // Float sources go through floats: with clipping on, libsndfile scales them to
         // integers by 2^15 (2^23, 2^31), the inverse of how it reads integers as floats, so
         // a float that came from 16-bit audio lands on the same sample again.
         let floatSource = source.subtype == Int32(SF_FORMAT_FLOAT) || source.subtype == Int32(SF_FORMAT_DOUBLE)
-        let integers =
-            (AudioFormat(exactly: target)?.isLossless ?? false) && resampler == nil && stretch == nil && level == nil
-            && denoise == nil && !floatSource
+        let integers = (AudioFormat(exactly: target)?.isLossless ?? false) && chain.isEmpty && !floatSource
         if integers {
             let buffer = UnsafeMutablePointer<Int32>.allocate(capacity: chunk * channels)
             defer { buffer.deallocate() }
@@ -199,89 +195,38 @@ public enum Transcode {
             return Result(framesRead: read, framesWritten: written)
         }
         target.clipFloats()
-        var resampler = resampler
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channels)
         defer { buffer.deallocate() }
-        var levelled: [Float] = []
-        func emit(_ samples: UnsafeBufferPointer<Float>) throws {
-            if let level {
-                levelled.removeAll(keepingCapacity: true)
-                level.process(samples, into: &levelled)
-                return try emitLevelled()
-            }
-            guard let start = samples.baseAddress, !samples.isEmpty else { return }
-            try target.write(start, frames: samples.count / channels)
-            analysis?.add(start, frames: samples.count / channels)
-            written += Int64(samples.count / channels)
-        }
-        func emitLevelled() throws {
-            guard !levelled.isEmpty else { return }
-            try levelled.withUnsafeBufferPointer {
+        var out: [Float] = []
+        func emit() throws {
+            guard !out.isEmpty else { return }
+            try out.withUnsafeBufferPointer {
                 try target.write($0.baseAddress!, frames: $0.count / channels)
                 analysis?.add($0.baseAddress!, frames: $0.count / channels)
             }
-            written += Int64(levelled.count / channels)
+            written += Int64(out.count / channels)
         }
-        func emit(_ samples: [Float]) throws {
-            try samples.withUnsafeBufferPointer { try emit($0) }
-        }
-        // Stretched first, at the source's rate, then resampled: the stretcher's analysis
-        // sees the audio as recorded.
-        func emitStretched(_ samples: [Float]) throws {
-            if resampler != nil {
-                try samples.withUnsafeBufferPointer { try emit(resampler!.process($0)) }
-            } else {
-                try emit(samples)
-            }
-        }
-        var stretched: [Float] = []
-        // What was read (or what the suppressor gave for it) on through the rest of the chain.
-        func forward(_ samples: UnsafeBufferPointer<Float>) throws {
-            if let stretch {
-                stretched.removeAll(keepingCapacity: true)
-                if let start = samples.baseAddress {
-                    stretch.process(start, frames: samples.count / channels, into: &stretched)
-                }
-                try emitStretched(stretched)
-            } else if resampler != nil {
-                try emit(resampler!.process(samples))
-            } else {
-                try emit(samples)
-            }
-        }
-        var denoised: [Float] = []
         while true {
             if cancel?.isCancelled == true { throw RecError.failure(source.path, "interrupted") }
             let n = remaining > 0 ? try source.read(into: buffer, frames: want()) : 0
             if n == 0 { break }
             remaining -= Int64(n)
             let samples = UnsafeBufferPointer(start: buffer, count: n * channels)
-            if let denoise {
-                denoised.removeAll(keepingCapacity: true)
-                denoise.process(samples, into: &denoised)
-                try denoised.withUnsafeBufferPointer { try forward($0) }
+            if chain.isEmpty {
+                try target.write(buffer, frames: n)
+                analysis?.add(buffer, frames: n)
+                written += Int64(n)
             } else {
-                try forward(samples)
+                out.removeAll(keepingCapacity: true)
+                chain.process(samples, into: &out)
+                try emit()
             }
             read += Int64(n)
             progress?.advance(n, float: buffer, channels: channels)
         }
-        if let denoise {
-            denoised.removeAll(keepingCapacity: true)
-            denoise.finish(into: &denoised)
-            try denoised.withUnsafeBufferPointer { try forward($0) }
-        }
-        if let stretch {
-            stretched.removeAll(keepingCapacity: true)
-            stretch.finish(into: &stretched)
-            try emitStretched(stretched)
-        }
-        if resampler != nil { try emit(resampler!.finish()) }
-        if let level {
-            levelled.removeAll(keepingCapacity: true)
-            level.finish(into: &levelled)
-            try emitLevelled()
-        }
+        out.removeAll(keepingCapacity: true)
+        chain.finish(into: &out)
+        try emit()
         return Result(framesRead: read, framesWritten: written)
     }
 

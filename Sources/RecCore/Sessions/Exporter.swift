@@ -212,9 +212,15 @@ public final class Exporter {
             rate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: rate, channels: source.channels)
         _ = try Transcode.copy(
             source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
-            denoise: try denoiser(for: source, limit: limit), stretch: try stretcher(for: source),
-            level: try leveller(for: source, rate: rate))
+            effects: try effects(for: source, rate: rate, limit: limit))
         try target.close()
+    }
+
+    /// What the options do to the audio written at `rate` (`AudioChain` orders it).
+    private func effects(for source: SoundFile, rate: Int, limit: Int64?) throws -> AudioEffects {
+        AudioEffects(
+            denoise: try denoiser(for: source, limit: limit), speed: speed,
+            level: try leveller(for: source, rate: rate))
     }
 
     /// With `--denoise`, the suppressor at the source's rate, primed with the audio it is about
@@ -233,11 +239,6 @@ public final class Exporter {
     private func leveller(for source: SoundFile, rate: Int) throws -> Leveller? {
         guard let level else { return nil }
         return try info.leveller(target: level, path: sourcePath, range: range, rate: rate)
-    }
-
-    /// SoundTouch, opened now, when the speed is not 1×; nil (nothing loaded) at 1×.
-    private func stretcher(for source: SoundFile) throws -> TimeStretch? {
-        speed.isNormal ? nil : try TimeStretch(rate: source.sampleRate, channels: source.channels, speed: speed)
     }
 
     /// Encodes into a temporary file that is unlinked at once (nothing is left behind, even
@@ -266,8 +267,7 @@ public final class Exporter {
             ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
         _ = try Transcode.copy(
             source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
-            denoise: try denoiser(for: source, limit: limit), stretch: try stretcher(for: source),
-            level: try leveller(for: source, rate: target.sampleRate))
+            effects: try effects(for: source, rate: target.sampleRate, limit: limit))
         try target.close()
         _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
     }

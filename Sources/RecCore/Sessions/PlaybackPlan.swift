@@ -25,6 +25,9 @@ public struct PlaybackPlan {
     /// `--denoise`, or the recording's stored enhancement: the noise suppressor (`Denoiser`),
     /// first in the player's chain; nil plays the audio as recorded.
     public let denoiser: Denoiser?
+    /// What the player does to the audio between the file and the device, in `AudioChain`'s
+    /// order.
+    public var effects: AudioEffects { AudioEffects(denoise: denoiser, speed: speed, level: leveller) }
 
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, without touching the device or the view state. Time specs are

@@ -69,8 +69,7 @@ public final class PlaybackSession {
             replaced = try RemoteControl(library: library).stopOtherPlayback()
         }
         player = try Player(
-            file: file, device: device, configuration: deviceConfiguration, speed: plan.speed, level: plan.leveller,
-            denoise: plan.denoiser)
+            file: file, device: device, configuration: deviceConfiguration, effects: plan.effects)
     }
 
     /// Makes the recording the selected one and registers this process as its player, so

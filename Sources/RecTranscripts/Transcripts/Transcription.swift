@@ -27,25 +27,23 @@ public enum Transcription {
     ) throws(RecError) -> Transcript {
         var audio = try SpeechAudio.decode(path: path)
         if cancel.isCancelled { throw .transcriptionStopped }
+        // As the player does: the noise learnt from the first second, then every frame given
+        // back in place (`finishing` takes back the suppressor's delay and the limiter's
+        // look-ahead), so times stay. Levelled for the built-in engine it hardly matters, since
+        // PocketSphinx normalises each cepstral coefficient by its running mean (a constant gain
+        // is a constant in c0, taken away) and its voice detector compares energy with the noise
+        // floor it tracks. It is done all the same, so that what is transcribed is what plays,
+        // and an external engine gets it at the level it was asked for.
         if let denoise {
-            // As the player does: the noise learnt from the first second, then every frame
-            // given back in place (`finishing` takes back the suppressor's delay), so times stay.
             let priming = min(Int(Double(SpeechAudio.sampleRate) * Denoiser.primingSeconds), audio.samples.count)
             audio.samples.withUnsafeBufferPointer { denoise.prime(UnsafeBufferPointer(rebasing: $0[..<priming])) }
-            var denoised: [Int16] = []
-            audio.samples.withUnsafeBufferPointer { denoise.process($0, finishing: true, into: &denoised) }
-            audio.samples = denoised
         }
-        if let level {
-            // One gain and the peak limiter: for the built-in engine it hardly matters, since
-            // PocketSphinx normalises each cepstral coefficient by its running mean (a constant
-            // gain is a constant in c0, taken away) and its voice detector compares energy with
-            // the noise floor it tracks. It is done all the same, so that what is transcribed is
-            // what plays, and an external engine gets it at the level it was asked for.
-            // (Frame for frame: the limiter's look-ahead delay is taken back, so times stay.)
-            var levelled: [Int16] = []
-            audio.samples.withUnsafeBufferPointer { level.process($0, finishing: true, into: &levelled) }
-            audio.samples = levelled
+        let chain = try AudioChain(
+            AudioEffects(denoise: denoise, level: level), rate: SpeechAudio.sampleRate, channels: 1)
+        if !chain.isEmpty {
+            var processed: [Int16] = []
+            audio.samples.withUnsafeBufferPointer { chain.process($0, finishing: true, into: &processed) }
+            audio.samples = processed
         }
         var cut = 0.0
         if engine.needsLeadingSilenceCut, let speechStart, speechStart > leadingMargin {
