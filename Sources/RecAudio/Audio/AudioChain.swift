@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One effect of the chain the player, the exporter and the transcriber send audio through
 /// (`AudioChain`): fed interleaved frames in order, it appends what it has ready, and at the
 /// end (`finish`) what it still holds.
@@ -37,22 +41,27 @@ public struct AudioEffects {
     public var denoise: Denoiser?
     /// `--speed`: at 1× no stretcher is made (and SoundTouch is not opened).
     public var speed: PlaybackSpeed
+    /// `--gain`, dB; nil or 0 changes nothing.
+    public var gain: Double?
     /// `--level`: the leveller to the target loudness, at the output's rate.
     public var level: Leveller?
 
-    public init(denoise: Denoiser? = nil, speed: PlaybackSpeed = .normal, level: Leveller? = nil) {
+    public init(denoise: Denoiser? = nil, speed: PlaybackSpeed = .normal, gain: Double? = nil, level: Leveller? = nil) {
         self.denoise = denoise
         self.speed = speed
+        self.gain = gain
         self.level = level
     }
 }
 
-/// The effects in their one order: denoise → stretch → resample → level.
+/// The effects in their one order: denoise → stretch → resample → gain → level.
 ///
 /// The suppressor first, so that it learns the noise as recorded (`Denoiser` says why); the
 /// stretcher at the source's rate, before a resampler, so that its analysis sees the audio as
 /// recorded; the leveller last, at the output's rate, so that nothing after its limiter raises
-/// a peak again.
+/// a peak again. The gain comes just before it: with `--level` too, the limiter still holds
+/// the peaks (the loudness lands that many dB from the target); alone, it is last, and what
+/// would pass full scale is clipped there.
 ///
 /// Each effect gives back as many frames as it is fed (the stretcher as many as the speed
 /// makes, the resampler as the rates do), late by its own latency, which `finish` gives back.
@@ -60,6 +69,7 @@ public final class AudioChain {
     public let denoise: Denoiser?
     /// Also made while playing, at a first speed change from 1× (`Player`).
     public var stretch: TimeStretch? { didSet { stages = order() } }
+    public let gain: Gain?
     public let level: Leveller?
     private let resample: Resampling?
     private var stages: [any AudioProcessor] = []
@@ -73,12 +83,13 @@ public final class AudioChain {
         stretch =
             effects.speed.isNormal ? nil : try TimeStretch(rate: rate, channels: channels, speed: effects.speed)
         resample = resampler.map(Resampling.init)
+        gain = effects.gain.flatMap { $0 == 0 ? nil : Gain(decibels: $0, clipping: effects.level == nil) }
         level = effects.level
         stages = order()
     }
 
     private func order() -> [any AudioProcessor] {
-        let all: [(any AudioProcessor)?] = [denoise, stretch, resample, level]
+        let all: [(any AudioProcessor)?] = [denoise, stretch, resample, gain, level]
         return all.compactMap { $0 }
     }
 
@@ -154,6 +165,36 @@ extension Int16: AudioSample {
         stage.process(input, into: &output)
     }
     static func finish(_ stage: any AudioProcessor, into output: inout [Int16]) { stage.finish(into: &output) }
+}
+
+/// `--gain DB`: every sample times one factor. `clipping` (when nothing comes after it):
+/// what would pass full scale is held at it, rather than left to wrap in an encoder.
+public final class Gain: AudioProcessor {
+    public let factor: Float
+    let clipping: Bool
+
+    public init(decibels: Double, clipping: Bool = true) {
+        factor = Float(pow(10, decibels / 20))
+        self.clipping = clipping
+    }
+
+    public func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
+        output.reserveCapacity(output.count + input.count)
+        if clipping {
+            for x in input { output.append(max(-1, min(1, x * factor))) }
+        } else {
+            for x in input { output.append(x * factor) }
+        }
+    }
+
+    public func process(_ input: UnsafeBufferPointer<Int16>, into output: inout [Int16]) {
+        output.reserveCapacity(output.count + input.count)
+        for x in input { output.append(Int16(max(-32768, min(32767, (Float(x) * factor).rounded())))) }
+    }
+
+    public func finish(into output: inout [Float]) {}
+    public func finish(into output: inout [Int16]) {}
+    public func reset() {}
 }
 
 /// The resampler as a stage of the chain (the exporter's, for a target that cannot take the

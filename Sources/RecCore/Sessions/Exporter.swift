@@ -37,15 +37,18 @@ public final class Exporter {
     /// `--denoise`, or the recording's stored enhancement: the noise suppressor (`Denoiser`)
     /// first in the chain, at the source's rate.
     public let denoise: Bool
+    /// `--gain`, dB: a fixed change of level, before the leveller's limiter when there is one.
+    public let gain: Double?
 
     /// The recording's stored enhancement applies (`Item.enhancement`): `level` and `denoise`
     /// as typed win over it, and `original` (`--original`) ignores it.
     public init(
         library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false,
         replacing: Bool = false, speed: PlaybackSpeed = .normal, level: Double? = nil, denoise: Bool = false,
-        original: Bool = false
+        original: Bool = false, gain: Double? = nil
     ) throws {
         self.replacing = replacing
+        self.gain = gain
         self.speed = speed
         let item = try library.resolver.resolve(path)
         guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
@@ -138,7 +141,7 @@ public final class Exporter {
     /// `frames`: how many to write, from where `source` is positioned.
     private func write(_ source: SoundFile, frames: Int64, progress: TranscodeProgress) throws {
         // Trimmed or stretched audio is decoded: the stored bytes hold all of it, at 1×.
-        let processed = !speed.isNormal || level != nil || denoise
+        let processed = !speed.isNormal || level != nil || denoise || gain != nil
         let sameFormat = AudioFormat(exactly: source) == format && range == nil && !processed
         let limit = range == nil ? nil : frames
         switch destination {
@@ -219,7 +222,7 @@ public final class Exporter {
     /// What the options do to the audio written at `rate` (`AudioChain` orders it).
     private func effects(for source: SoundFile, rate: Int, limit: Int64?) throws -> AudioEffects {
         AudioEffects(
-            denoise: try denoiser(for: source, limit: limit), speed: speed,
+            denoise: try denoiser(for: source, limit: limit), speed: speed, gain: gain,
             level: try leveller(for: source, rate: rate))
     }
 

@@ -27,7 +27,9 @@ public struct PlaybackPlan {
     public let denoiser: Denoiser?
     /// What the player does to the audio between the file and the device, in `AudioChain`'s
     /// order.
-    public var effects: AudioEffects { AudioEffects(denoise: denoiser, speed: speed, level: leveller) }
+    public var effects: AudioEffects { AudioEffects(denoise: denoiser, speed: speed, gain: gain, level: leveller) }
+    /// `--gain`, dB: a fixed change of level, before the leveller's limiter when there is one.
+    public let gain: Double?
 
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, without touching the device or the view state. Time specs are
@@ -47,9 +49,11 @@ public struct PlaybackPlan {
     public init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-        speed: PlaybackSpeed? = nil, level: Double? = nil, denoise: Bool = false, original: Bool = false
+        speed: PlaybackSpeed? = nil, level: Double? = nil, denoise: Bool = false, original: Bool = false,
+        gain: Double? = nil
     ) throws {
         self.library = library
+        self.gain = gain
         // Without a speed asked for, the one the last playback had (kept in the view state).
         self.speed = speed ?? library.viewState.state.speed
         // The stretcher's library, opened now: missing, it refuses before another playback stops.

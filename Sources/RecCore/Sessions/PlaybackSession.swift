@@ -39,12 +39,12 @@ public final class PlaybackSession {
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
         speed: PlaybackSpeed? = nil, level: Double? = nil, denoise: Bool = false, original: Bool = false,
-        device: String, deviceConfiguration: String? = nil
+        gain: Double? = nil, device: String, deviceConfiguration: String? = nil
     ) throws {
         let plan = try PlaybackPlan(
             library: library, path: path, seek: seek, until: until, fromStart: fromStart, untrimmed: untrimmed,
             skipSilence: skipSilence, silenceThreshold: silenceThreshold, speed: speed, level: level,
-            denoise: denoise, original: original)
+            denoise: denoise, original: original, gain: gain)
         try self.init(plan, device: device, deviceConfiguration: deviceConfiguration)
     }
 

@@ -56,6 +56,11 @@ struct Export: ParsableCommand {
             given; an option typed here wins, and --original writes the file as \
             it is (copied without re-encoding in its own format). Trim points are --trimmed's \
             alone.
+
+            --gain DB raises (or lowers) the level by that many dB, after --speed and before \
+            --level's limiter: alone, samples that would pass full scale are clipped there; \
+            with --level, the loudness lands DB from the target and the limiter still keeps \
+            true peaks at -1 dBTP.
             """
     )
 
@@ -121,6 +126,13 @@ struct Export: ParsableCommand {
     @Flag(help: "Lower steady background noise (fans, hum, hiss) under the speech (speexdsp).")
     var denoise = false
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Change the level by this much, -40 to 40 dB; what would pass full scale is clipped (with --level, the limiter holds it).",
+            valueName: "dB"))
+    var gain: Double?
+
     /// `--level`'s range (play's too): quieter than -60 LUFS is near R128's gate; louder
     /// than -5 leaves the limiter nothing but peaks.
     static func checkLevel(_ level: Double?) throws {
@@ -129,8 +141,19 @@ struct Export: ParsableCommand {
         }
     }
 
+    /// `--gain`'s range (play's too): 40 dB either way is from a whisper to a shout.
+    static func checkGain(_ gain: Double?) throws {
+        if let gain, !(-40...40).contains(gain) {
+            throw RecError.usage("--gain", "\(gain) dB is outside -40 to 40")
+        }
+    }
+
     func run() throws {
         try Self.checkLevel(level)
+        try Self.checkGain(gain)
+        if gain != nil && markers != nil {
+            throw RecError.usage("--gain", "is for audio; --markers writes text")
+        }
         if level != nil && markers != nil {
             throw RecError.usage("--level", "is for audio; --markers writes text")
         }
@@ -171,7 +194,7 @@ struct Export: ParsableCommand {
         let exporter = try Exporter(
             library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
             format: format, trimmed: trimmed, replacing: force, speed: speed, level: level, denoise: denoise,
-            original: original)
+            original: original, gain: gain)
         // Read before any audio is written: no transcript, no export.
         let sidecars =
             transcript

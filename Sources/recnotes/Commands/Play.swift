@@ -46,6 +46,8 @@ struct Play: ParsableCommand {
             --denoise lowers steady background noise (fans, hum, hiss) under the speech, as \
             'export --denoise' does (speexdsp, libspeexdsp1, opened only then): first in the chain, \
             before --speed and --level. \
+            --gain DB changes the level by that many dB, as 'export --gain' does: after --speed, \
+            before --level's limiter; alone, what would pass full scale is clipped. \
             A recording enhanced with 'recnotes enhance' plays as if --level (and --denoise) were \
             given; an option typed here wins, and --original plays the file as it is. --original \
             leaves the trim points alone (--untrimmed is theirs): the two go together.
@@ -111,6 +113,13 @@ struct Play: ParsableCommand {
     @Flag(help: "Lower steady background noise (fans, hum, hiss) under the speech (speexdsp).")
     var denoise = false
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Change the level by this much, -40 to 40 dB; what would pass full scale is clipped (with --level, the limiter holds it).",
+            valueName: "dB"))
+    var gain: Double?
+
     @Flag(help: "Play all of the audio, ignoring the recording's trim points ('recnotes trim').")
     var untrimmed = false
 
@@ -144,7 +153,7 @@ struct Play: ParsableCommand {
         play.device = words.value("--device")
         // The values argument-parser converts, converted as it does; one it would refuse is its to report.
         guard let progress: ProgressMode? = words.converted("--progress"),
-            let level: Double? = words.converted("--level")
+            let level: Double? = words.converted("--level"), let gain: Double? = words.converted("--gain")
         else { return nil }
         play.progress = progress
         play.skipSilence = words.value("--skip-silence")
@@ -152,6 +161,7 @@ struct Play: ParsableCommand {
         play.speed = words.value("--speed")
         play.level = level
         play.denoise = words.flag("--denoise")
+        play.gain = gain
         play.untrimmed = words.flag("--untrimmed")
         play.original = words.flag("--original")
         play.paused = words.flag("--paused")
@@ -168,7 +178,7 @@ struct Play: ParsableCommand {
     ]
     static let quickValued = [
         "--store", "--seek", "--until", "--device", "--progress", "--skip-silence", "--silence-threshold", "--speed",
-        "--level", "--log",
+        "--level", "--gain", "--log",
     ]
 
     /// `play --skip-silence` may stand alone (1 s), and `play`/`export --level` (-16 LUFS):
@@ -227,6 +237,7 @@ struct Play: ParsableCommand {
         }
         let threshold = try silenceThreshold.map(VoiceOptions.decibels)
         try Export.checkLevel(level)
+        try Export.checkGain(gain)
         let chosen = try speed.map { try PlaybackSpeed.parse($0) }
         if try detached.detachIfAsked(command: "play") { return }
         let signals = SignalWatcher()
@@ -239,7 +250,7 @@ struct Play: ParsableCommand {
         let session = try PlaybackSession(
             library: library, path: path, seek: seek, until: until,
             fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
-            speed: chosen, level: level, denoise: denoise, original: original,
+            speed: chosen, level: level, denoise: denoise, original: original, gain: gain,
             device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
