@@ -55,6 +55,29 @@ struct LoudnessTests {
         #expect(abs(ours.truePeak - theirs.truePeak) <= 0.5, "true peak")
     }
 
+    /// A tone at a quarter of the rate, its samples 45° off its crests: every sample is 3 dB
+    /// under the peak between them. After a quieter second (which sets a peak to beat), the
+    /// stretches that could raise it are interpolated, fed in blocks of any size.
+    @Test("the true peak between samples, however the audio is cut into blocks", arguments: [1, 7, 64, 4096])
+    func truePeakBetweenSamples(block: Int) {
+        let rate = 48000
+        let quiet = (0..<rate).map { Int16((9830 * sin(Double($0) * 2 * .pi * 440 / Double(rate))).rounded()) }
+        let loud = (0..<rate).map { Int16((0.9 * 32768 * sin(Double($0) * .pi / 2 + .pi / 4)).rounded()) }
+        let samples = quiet + loud
+        var meter = TruePeakMeter(channels: 1)
+        var at = 0
+        while at < samples.count {
+            let n = min(block, samples.count - at)
+            samples.withUnsafeBufferPointer { meter.add($0.baseAddress! + at, frames: n) }
+            at += n
+        }
+        let samplePeak = 20 * log10(Double(loud.map { abs(Int($0)) }.max()!) / 32768)
+        let truePeak = 20 * log10(Double(meter.peak))
+        print("true peak, blocks of \(block): \(truePeak) dBTP, sample peak \(samplePeak) dBFS")
+        #expect(abs(truePeak - 20 * log10(0.9)) <= 0.2, "true peak \(truePeak)")
+        #expect(truePeak > samplePeak + 2.5)
+    }
+
     @Test("silence is below the gate: the figures are finite, for JSON")
     func silence() throws {
         let scratch = try AudioScratch()
