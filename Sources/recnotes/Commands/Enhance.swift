@@ -45,7 +45,7 @@ struct Enhance: ParsableCommand {
             return
         }
         let library = try global.openLibrary()
-        let renderer = ChangeRenderer(library: library)
+        let renderer = ChangedItems(library: library)
         let current = library.state.currentFolder
         let recordings = try library.documents.transaction { tx in
             try tx.enhance(paths, level: level, denoise: denoise, recursive: recursive, from: current)

@@ -100,7 +100,7 @@ struct Import: ParsableCommand {
         }
         let signals = SignalWatcher()
         let library = try global.openLibrary()
-        let changes = ChangeRenderer(library: library)
+        let changes = ChangedItems(library: library)
         let importer = try Importer(
             library: library, files: files, folder: to, name: name,
             storage: keep ? .keep : .transcode(format ?? .default), raw: raw,

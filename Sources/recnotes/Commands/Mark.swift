@@ -52,7 +52,7 @@ struct Mark: ParsableCommand, TakesDashWords {
         guard let path = words.first else { throw RecError.usage("mark", "needs the PATH of a recording") }
         let label = words.dropFirst().joined(separator: " ")
         let library = try global.openLibrary()
-        let renderer = ChangeRenderer(library: library)
+        let renderer = ChangedItems(library: library)
         let current = library.state.currentFolder
         try library.documents.transaction { tx in try tx.addMarker(at: path, time: at, label: label, from: current) }
         renderer.finish(json: output.json)

@@ -67,7 +67,7 @@ struct Note: QuickCommand {
     }
 
     private func save(_ text: String, library: Library) throws {
-        let renderer = ChangeRenderer(library: library)
+        let renderer = ChangedItems(library: library)
         let current = library.state.currentFolder
         try library.documents.transaction { tx in try tx.setNote(text, at: path, from: current) }
         renderer.finish(json: output.json)

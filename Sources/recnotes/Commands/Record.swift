@@ -155,7 +155,7 @@ struct Record: ParsableCommand {
     private func recordToStore(format: AudioFormat, rate: Int, frameLimit: Int64?, voice: VoiceTrigger?) throws {
         let signals = SignalWatcher()
         let library = try global.openLibrary()
-        let changes = ChangeRenderer(library: library)
+        let changes = ChangedItems(library: library)
         let session = try RecordingSession(
             library: library, path: path, format: format, rate: rate,
             channels: channels, device: audioDevice(device), frameLimit: frameLimit,

@@ -94,7 +94,7 @@ struct EmptyTrash: ParsableCommand {
                 return
             }
         }
-        let renderer = ChangeRenderer(library: library)
+        let renderer = ChangedItems(library: library)
         // After a question, only what it counted goes: an item trashed meanwhile stays.
         try library.documents.transaction { tx in _ = tx.emptyTrash(yes ? nil : Set(trash.map(\.id))) }
         renderer.finish(json: output.json)

@@ -73,7 +73,7 @@ struct Trim: ParsableCommand {
             show(item, info, library: library)
             return
         }
-        let renderer = ChangeRenderer(library: library)
+        let renderer = ChangedItems(library: library)
         var trim: TrimPoints?
         if auto {
             let regions = try info.speechRegions(

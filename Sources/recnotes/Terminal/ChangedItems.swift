@@ -2,8 +2,6 @@ import RecCore
 
 /// The view of a mutating command: RecCore's `ChangedItems` (what the store reports the change
 /// touched), printed with `--json` once the command is over.
-typealias ChangeRenderer = ChangedItems
-
 extension ChangedItems {
     func finish(json: Bool) {
         if json { print(self.json) }
@@ -24,7 +22,7 @@ extension GlobalOptions {
         let library =
             try paths.map { try openLibrary(changing: $0) }
             ?? (destinations.isEmpty ? openLibrary() : openLibrary(changing: sources, into: destinations))
-        let renderer = ChangeRenderer(library: library)
+        let renderer = ChangedItems(library: library)
         let current = library.state.currentFolder
         try library.documents.transaction { tx in try change(&tx, current) }
         renderer.finish(json: json)
