@@ -61,6 +61,61 @@ struct Recnotes: ParsableCommand {
         return arguments
     }
 
+    /// The command line as the parse reads it: the leading global options moved after the
+    /// command's name, and for `play` and `export` alone (the commands whose options may stand
+    /// without a value) each value-less option given its default.
+    static func preparedArguments(_ arguments: [String]) -> [String] {
+        let hoisted = hoistingGlobalOptions(arguments)
+        guard hoisted.first == "play" || hoisted.first == "export" else { return hoisted }
+        return defaultingBareOptions(hoisted)
+    }
+
+    /// `play --skip-silence` may stand alone (1 s), and `play`/`export --level` (-16 LUFS):
+    /// argument-parser has no optional option values, so one not followed by a value gets
+    /// the default here.
+    private static func defaultingBareOptions(_ arguments: [String]) -> [String] {
+        let isPlay = arguments.first == "play"
+        // A switch, not a [String: String]: a dictionary's first use instantiates its generic
+        // metadata and looks up String's Hashable conformance, a quarter of a million
+        // instructions of every play's start-up (issue 22).
+        func defaultValue(_ option: String) -> String? {
+            switch option {
+            case "--skip-silence" where isPlay: "1s"
+            case "--level": "\(Int(Enhancement.targetLoudness))"
+            default: nil
+            }
+        }
+        var result: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            result.append(word)
+            index += 1
+            if word == "--" {
+                result += arguments[index...]
+                break
+            }
+            if let value = defaultValue(word) {
+                let next = index < arguments.count ? arguments[index] : nil
+                if let next, Self.readsAsTime(next) {
+                    result.append(next)
+                    index += 1
+                } else {
+                    result.append(value)
+                }
+            }
+        }
+        return result
+    }
+
+    /// What `--skip-silence` and `--level` take as their value: a word that starts as a number
+    /// does (`1.5s`, `2m`, `-16`, and `-10s`, refused later as a length), anything else is the
+    /// next argument.
+    private static func readsAsTime(_ word: String) -> Bool {
+        let number = word.hasPrefix("-") || word.hasPrefix("+") ? word.dropFirst() : Substring(word)
+        return number.first?.isNumber == true
+    }
+
     /// A command line that names a command without subcommands (`play X`), parsed with that
     /// command as the root: argument-parser then builds the options of that command alone,
     /// not of the whole tree. Only the command itself is taken: help, `--generate-completion-script`
@@ -126,7 +181,7 @@ struct Recnotes: ParsableCommand {
             print(configuration.version)
             Glibc.exit(0)
         }
-        let arguments = Play.defaultingSkipSilence(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
+        let arguments = preparedArguments(Array(CommandLine.arguments.dropFirst()))
         if Sync.helpRequested(arguments) {
             print(Sync.help)
             Glibc.exit(0)

@@ -16,7 +16,7 @@ struct QuickParseTests {
 
     /// What `Recnotes.main` parses: the arguments as it rewrites them first.
     static func prepared(_ arguments: [String]) -> [String] {
-        Play.defaultingSkipSilence(Recnotes.hoistingGlobalOptions(arguments))
+        Recnotes.preparedArguments(arguments)
     }
 
     /// argument-parser's command for the arguments, as `Recnotes.main` gets it without the
@@ -52,7 +52,7 @@ struct QuickParseTests {
             case "--level": value = pick(["-16", "-5", "abc", "1e3", "nan", "-", "16.5", "inf", "-1e1", ""], &rng)
             default: value = pick(values, &rng)
             }
-            // `--level` and `--skip-silence` alone take their default (`Play.defaultingSkipSilence`).
+            // `--level` and `--skip-silence` alone take their default (`Recnotes.preparedArguments`).
             if ["--level", "--skip-silence"].contains(option), rng.next() % 4 == 0 { return [option] }
             return rng.next() % 3 == 0 ? [option + "=" + value] : [option, value]
         case 5, 6: return [pick(positionals, &rng)]

@@ -181,53 +181,6 @@ struct Play: ParsableCommand {
         "--level", "--gain", "--log",
     ]
 
-    /// `play --skip-silence` may stand alone (1 s), and `play`/`export --level` (-16 LUFS):
-    /// argument-parser has no optional option values, so one not followed by a value gets
-    /// the default here.
-    static func defaultingSkipSilence(_ arguments: [String]) -> [String] {
-        guard arguments.first == "play" || arguments.first == "export" else { return arguments }
-        let isPlay = arguments.first == "play"
-        // A switch, not a [String: String]: a dictionary's first use instantiates its generic
-        // metadata and looks up String's Hashable conformance, which every play's start-up
-        // would pay.
-        func defaultValue(_ option: String) -> String? {
-            switch option {
-            case "--skip-silence" where isPlay: "1s"
-            case "--level": "\(Int(Enhancement.targetLoudness))"
-            default: nil
-            }
-        }
-        var result: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let word = arguments[index]
-            result.append(word)
-            index += 1
-            if word == "--" {
-                result += arguments[index...]
-                break
-            }
-            if let value = defaultValue(word) {
-                let next = index < arguments.count ? arguments[index] : nil
-                if let next, Self.readsAsTime(next) {
-                    result.append(next)
-                    index += 1
-                } else {
-                    result.append(value)
-                }
-            }
-        }
-        return result
-    }
-
-    /// What `--skip-silence` and `--level` take as their value: a word that starts as a number
-    /// does (`1.5s`, `2m`, `-16`, and `-10s`, refused later as a length), anything else is the
-    /// next argument.
-    private static func readsAsTime(_ word: String) -> Bool {
-        let number = word.hasPrefix("-") || word.hasPrefix("+") ? word.dropFirst() : Substring(word)
-        return number.first?.isNumber == true
-    }
-
     func run() throws {
         if let seek { _ = try TimeSpec.parse(seek, option: "--seek") }
         if let until { _ = try TimeSpec.parse(until, option: "--until") }
