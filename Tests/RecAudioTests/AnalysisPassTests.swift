@@ -1,5 +1,6 @@
 import Foundation
 import RecTestSupport
+import Synchronization
 import Testing
 
 @testable import RecAudio
@@ -178,12 +179,23 @@ struct AnalysisPassTests {
         }
     }
 
-    /// Dropped before `finish` (a failed import), the meter's thread ends: nothing waits on it.
+    /// Dropped before `finish` (a failed import), the meter's thread has ended by the time the
+    /// analysis is gone: nothing is left running or waiting on it.
     @Test(.timeLimit(.minutes(1))) func abandonedAnalysisStops() throws {
-        for _ in 0..<20 {
-            let analysis = try BackgroundAnalysis(sampleRate: 48000, channels: 2)
-            let block = [Int16](repeating: 1000, count: 96_000)
-            block.withUnsafeBufferPointer { analysis.add($0.baseAddress!, frames: 48_000) }
+        final class Ends: Sendable { let count = Atomic<Int>(0) }
+        let ends = Ends()
+        for round in 1...20 {
+            do {
+                let analysis = try BackgroundAnalysis(
+                    sampleRate: 48000, channels: 2, length: nil,
+                    threadEnds: { ends.count.add(1, ordering: .sequentiallyConsistent) })
+                let block = [Int16](repeating: 1000, count: 96_000)
+                block.withUnsafeBufferPointer { analysis.add($0.baseAddress!, frames: 48_000) }
+                withExtendedLifetime(analysis) {
+                    #expect(ends.count.load(ordering: .sequentiallyConsistent) == round - 1, "ended while fed")
+                }
+            }
+            #expect(ends.count.load(ordering: .sequentiallyConsistent) == round, "the thread outlived its analysis")
         }
     }
 }

@@ -34,10 +34,16 @@ public final class BackgroundAnalysis {
         let pushed = Semaphore(), taken = Semaphore()
         let ended = Atomic<Bool>(false)
         let abandoned = Atomic<Bool>(false)
+        /// Called on the meter's thread as it ends (the tests' view of that end).
+        let ends: (@Sendable () -> Void)?
 
-        init(meter: AnalysisMeter) { self.meter = meter }
+        init(meter: AnalysisMeter, ends: (@Sendable () -> Void)?) {
+            self.meter = meter
+            self.ends = ends
+        }
 
         func measure() {
+            defer { ends?() }
             let channels = meter.channels
             let chunk = 8192 * channels
             let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: chunk)
@@ -59,9 +65,15 @@ public final class BackgroundAnalysis {
 
     /// `length`: the frames that will be written, when known in advance (the waveform is then
     /// bucketed frame by frame, exactly as a decode of the file buckets it).
-    public init(sampleRate: Int, channels: Int, length: Int64? = nil) throws {
+    public convenience init(sampleRate: Int, channels: Int, length: Int64? = nil) throws {
+        try self.init(sampleRate: sampleRate, channels: channels, length: length, threadEnds: nil)
+    }
+
+    /// `threadEnds`: called on the meter's thread as it ends.
+    init(sampleRate: Int, channels: Int, length: Int64?, threadEnds: (@Sendable () -> Void)?) throws {
         self.channels = max(channels, 1)
-        let shared = Shared(meter: AnalysisMeter(sampleRate: sampleRate, channels: self.channels, length: length))
+        let shared = Shared(
+            meter: AnalysisMeter(sampleRate: sampleRate, channels: self.channels, length: length), ends: threadEnds)
         self.shared = shared
         scratchSamples = 8192 * self.channels
         scratch = .allocate(capacity: scratchSamples)
