@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecTestSupport
 import Testing
 
 /// Capture must never write samples the device did not deliver.
@@ -9,7 +10,7 @@ import Testing
 /// infile is exhausted, a read "succeeds" with the buffer untouched. A recorder that reuses
 /// its buffer would then write whatever an earlier read left there (arecord 1.2.8 does:
 /// it repeats its last period over and over on this device).
-@Suite("Capture after the device's input ran out")
+@Suite("Capture after the device's input ran out", .tags(.threads))
 struct CaptureExhaustedInputTests {
     @Test(arguments: ["wav", "flac"])
     func nothingAfterTheInputRepeatsEarlierAudio(format: String) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecTestSupport
 import Testing
 
 /// Remote control through the view state: a background `record` or `play` follows the
@@ -8,7 +9,7 @@ import Testing
 /// Outcomes are made deterministic rather than timed: a playback starts paused, so nothing
 /// reaches the (faster than real time) file sink before the seek; waits poll `status` or the
 /// process's log with a watchdog; every background pid is killed on the way out.
-@Suite("Remote control", .serialized)
+@Suite("Remote control", .serialized, .tags(.threads))
 struct RemoteControlTests {
     static let rate = 48_000
 

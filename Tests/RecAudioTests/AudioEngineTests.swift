@@ -4,7 +4,7 @@ import Testing
 
 @testable import RecAudio
 
-@Suite("Audio engine: ring buffer, levels")
+@Suite("Audio engine: ring buffer, levels", .tags(.threads))
 struct AudioEngineBasicsTests {
     @Test func ringKeepsOrderAcrossThreadsAndWraps() throws {
         let ring = SampleRing(minimumCapacity: 1000)
@@ -57,7 +57,7 @@ struct AudioEngineBasicsTests {
     }
 }
 
-@Suite("Audio engine through ALSA file devices")
+@Suite("Audio engine through ALSA file devices", .tags(.threads))
 struct AudioEngineDeviceTests {
     @Test(arguments: [AudioFormat.flac, .wav])
     func recordIsBitExact(format: AudioFormat) throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RecSystem
 
-@Suite("System: errno values, write-all, clock, semaphore")
+@Suite("System: errno values, write-all, clock, semaphore", .tags(.threads))
 struct SystemTests {
     @Test func errnoRendersTheCLibraryText() {
         #expect(Errno(ENOENT).description == "No such file or directory")
