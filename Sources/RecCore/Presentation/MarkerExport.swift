@@ -105,10 +105,9 @@ public enum MarkerExport: String, CaseIterable, Sendable {
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
-    /// `HH:MM:SS.mmm`
+    /// `HH:MM:SS.mmm`, the frame's time in whole milliseconds (rounded down).
     private static func vttTime(_ frame: Int64, rate: Int64) -> String {
-        let ms = frame * 1000 / rate
-        return "\(pad(ms / 3_600_000, 2)):\(pad(ms / 60_000 % 60, 2)):\(pad(ms / 1000 % 60, 2)).\(pad(ms % 1000, 3))"
+        TranscriptFormat.clock(milliseconds: frame * 1000 / rate, vtt: true)
     }
 
     /// WebVTT cue text escapes `&`, `<` and `>` as HTML does (so "-->" cannot read as a

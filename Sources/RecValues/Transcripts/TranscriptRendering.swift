@@ -34,7 +34,11 @@ public enum TranscriptFormat: String, CaseIterable, Sendable {
 
     /// `00:01:02,345` (SRT) or `00:01:02.345` (WebVTT).
     static func clock(_ seconds: Double, vtt: Bool) -> String {
-        let ms = Int64((max(0, seconds) * 1000).rounded())
+        clock(milliseconds: Int64((max(0, seconds) * 1000).rounded()), vtt: vtt)
+    }
+
+    /// The same clock of a time in whole milliseconds (`MarkerExport`'s chapters, from frames).
+    package static func clock(milliseconds ms: Int64, vtt: Bool) -> String {
         func pad(_ v: Int64, _ width: Int) -> String {
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s
