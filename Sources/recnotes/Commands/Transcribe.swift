@@ -161,11 +161,10 @@ enum TranscribeLine {
         let length = item.recording?.duration ?? 0
         let bar = Format.progressBar((Double(index) + done) / Double(max(count, 1)), width: 20)
         let position = done > 0 ? "\(Format.duration(done * length)) of " : ""
-        Terminal.writeStderr(
-            "\r\u{1B}[K\(bar) \(index + 1)/\(count) transcribing \(path) (\(position)\(Format.duration(length)))…")
+        LiveLine.draw("\(bar) \(index + 1)/\(count) transcribing \(path) (\(position)\(Format.duration(length)))…")
     }
 
     static func clear() {
-        Terminal.writeStderr("\r\u{1B}[K")
+        LiveLine.clear()
     }
 }

@@ -14,9 +14,9 @@ enum NamePrompt {
         defer { mode.leave() }
         var line = LineEditor()
         func redraw() {
-            var text = "\r\u{1B}[KSave recording as [\(defaultName)] (Esc: to the trash): \(line.text)"
+            var text = "Save recording as [\(defaultName)] (Esc: to the trash): \(line.text)"
             if line.columnsAfterCursor > 0 { text += "\u{1B}[\(line.columnsAfterCursor)D" }
-            Terminal.writeStderr(text)
+            LiveLine.draw(text)
         }
         redraw()
         while true {

@@ -35,7 +35,7 @@ final class ProgressRenderer {
         screenLock.withLock { _ in
             prompt = text
             drewLine = true
-            Terminal.writeStderr("\r\u{1B}[K" + (text ?? lastLine))
+            LiveLine.draw(text ?? lastLine)
         }
     }
 
@@ -189,11 +189,11 @@ final class ProgressRenderer {
                     state: paused ? "paused" : nil, hints: hints))
         case .marked(let p, let label):
             // A line of its own above the live line, which the next event redraws.
-            Terminal.writeStderr("\r\u{1B}[K")
+            LiveLine.clear()
             Terminal.writeStderr("marked \(Format.preciseClock(p.seconds))\(label.isEmpty ? "" : "  " + label)\n")
             drewLine = false
         case .xrun(_, let count):
-            Terminal.writeStderr("\r\u{1B}[K")
+            LiveLine.clear()
             Terminal.warning("audio device xrun (\(count) so far)")
             drewLine = false
         case .finished:
@@ -213,6 +213,6 @@ final class ProgressRenderer {
         guard line != lastLine || !drewLine else { return }
         lastLine = line
         drewLine = true
-        Terminal.writeStderr("\r\u{1B}[K" + (prompt ?? line))
+        LiveLine.draw(prompt ?? line)
     }
 }

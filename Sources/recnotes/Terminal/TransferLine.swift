@@ -39,7 +39,7 @@ final class TransferLine {
         guard line != lastLine else { return }
         lastLine = line
         Self.interrupted.withLock { interrupted in
-            if !interrupted { Terminal.writeStderr("\r\u{1B}[K" + line) }
+            if !interrupted { LiveLine.draw(line) }
         }
     }
 
@@ -49,7 +49,7 @@ final class TransferLine {
     static func clearOnSignal() {
         interrupted.withLock { interrupted in
             interrupted = true
-            Terminal.writeStderr("\r\u{1B}[K")
+            LiveLine.clear()
         }
     }
 
@@ -57,6 +57,6 @@ final class TransferLine {
     func clear() {
         guard !lastLine.isEmpty else { return }
         lastLine = ""
-        Terminal.writeStderr("\r\u{1B}[K")
+        LiveLine.clear()
     }
 }
