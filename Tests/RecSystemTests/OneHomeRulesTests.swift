@@ -44,6 +44,7 @@ struct OneHomeRulesTests {
         ("waitpid(", "RecSystem/System/Process.swift"),
         ("pipe(", "RecSystem/System/SystemCall.swift"),
         ("== EINTR", "RecSystem/System/SystemCall.swift"),
+        ("/proc/self/exe", "RecSystem/System/DetachedProcess.swift"),
         ("\\u{1B}[K", "recnotes/Terminal/LiveLine.swift"),
         ("pad(ms / 60_000 % 60", "RecValues/Transcripts/TranscriptRendering.swift"),
     ])

@@ -107,13 +107,9 @@ struct Serve: ParsableCommand {
         throw RecError.failure("serve", "cannot run \(path): \(reason)")
     }
 
-    /// The directory of the running executable (/proc/self/exe, links followed).
+    /// The directory of the running executable (links followed).
     static func ownDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let path =
-            count > 0
-            ? String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+        let path = DetachedProcess.currentExecutable
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
