@@ -53,6 +53,12 @@ struct OneHomeRulesTests {
         #expect(Self.files(using: call) == [home])
     }
 
+    /// Whether a call was interrupted by a signal is the system layer's business alone.
+    @Test func onlyTheSystemLayerLooksForEINTR() {
+        let looking = Self.files.filter { !$0.path.hasPrefix("RecSystem/") && $0.code.contains("EINTR") }.map(\.path)
+        #expect(looking == [])
+    }
+
     /// The library returns values and throws; only the CLI writes to the terminal.
     @Test func theLibraryNeverPrints() {
         let printing = Self.files.filter { $0.path.hasPrefix("Rec") && $0.code.contains("print(") }.map(\.path)

@@ -56,6 +56,16 @@ public enum System {
         if let failure { throw failure }
     }
 
+    /// poll(2) of `fds`: how many are ready, 0 when `timeout` (milliseconds, -1 for none)
+    /// passed or a signal ended the wait, for the caller's loop to look again: unlike a read,
+    /// a wait is not made again, so that the loop sees what the signal changed.
+    package static func waitUntilReady(_ fds: inout [pollfd], timeout: Int32) throws(Errno) -> Int {
+        let ready = poll(&fds, nfds_t(fds.count), timeout)
+        if ready == -1 && errno == EINTR { return 0 }
+        if ready < 0 { throw Errno.current }
+        return Int(ready)
+    }
+
     /// A pipe whose two ends close on exec (`pipe2` is a GNU extension Swift does not
     /// import): only what a child is given explicitly (a `dup2` onto 1 or 2) reaches it.
     public static func closeOnExecPipe() throws(Errno) -> (read: Int32, write: Int32) {

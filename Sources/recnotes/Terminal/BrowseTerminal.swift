@@ -173,11 +173,11 @@ final class BrowseTerminal {
             ]
             let holding = MonotonicClock.now() < holdRawUntil
             let timeout = ticking ? Self.tickMilliseconds : holding ? 100 : -1
-            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            let polled = Result { () throws(Errno) in try System.waitUntilReady(&fds, timeout: timeout) }
             if holding { holdRawMode() }
             inputAt = MonotonicClock.now()
             cause = "tick"
-            if ready < 0 && errno != EINTR { throw RecError.failure("browse", "poll: \(systemReason(errno))") }
+            if case .failure(let failure) = polled { throw RecError.failure("browse", "poll: \(failure)") }
             if fds[1].revents != 0 {
                 for signal in signals.drain() {
                     if signal == SIGWINCH {
