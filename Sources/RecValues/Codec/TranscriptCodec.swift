@@ -1,6 +1,6 @@
 /// The transcript's JSON form, the one home of it: the file kept per recording in
 /// `transcripts/<uuid>.json`, and `transcript --format json`.
-/// `{"engine", "model", "created", "quality", "segments": [{"start", "end", "text",
+/// `{"engine", "model", "language" (when known), "created", "quality", "segments": [{"start", "end", "text",
 /// "words": [{"start", "end", "text"}]}]}`; times in seconds, "start"/"end" null when unknown.
 public enum TranscriptCodec {
     public static func encode(_ transcript: Transcript) -> String {
@@ -8,6 +8,7 @@ public enum TranscriptCodec {
         w.beginObject()
         w.field("engine", transcript.engine)
         w.field("model", transcript.model)
+        if !transcript.language.isEmpty { w.field("language", transcript.language) }
         w.field("created", transcript.created.iso8601)
         w.field("quality", transcript.quality.rawValue)
         w.key("segments")
@@ -65,6 +66,8 @@ public enum TranscriptCodec {
                         transcript.engine = try r.readString()
                     } else if key.equals("model") {
                         transcript.model = try r.readString()
+                    } else if key.equals("language") {
+                        transcript.language = try r.readString()
                     } else if key.equals("created") {
                         let text = try r.readString()
                         guard let time = Timestamp(iso8601: text) else {

@@ -40,13 +40,23 @@ public struct Transcript: Equatable, Sendable {
     public var engine: String
     /// The model: a name or a path, as the engine knows it; empty when unknown.
     public var model: String
+    /// The language the engine heard or was told ("en"); empty when it does not say.
+    public var language: String
     public var created: Timestamp
     public var quality: Quality
     public var segments: [Segment]
 
     public init(engine: String, model: String, created: Timestamp = .now(), quality: Quality, segments: [Segment]) {
+        self.init(engine: engine, model: model, language: "", created: created, quality: quality, segments: segments)
+    }
+
+    public init(
+        engine: String, model: String, language: String, created: Timestamp = .now(), quality: Quality,
+        segments: [Segment]
+    ) {
         self.engine = engine
         self.model = model
+        self.language = language
         self.created = created
         self.quality = quality
         self.segments = segments
