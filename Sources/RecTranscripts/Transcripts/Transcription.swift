@@ -1,14 +1,36 @@
 /// The front door for the integrator: which engine, and a file's transcript.
 public enum Transcription {
-    /// The engine to use: `command` (a `--engine`/`--transcriber` option) if given, else
-    /// `$RECNOTES_TRANSCRIBER`, else the built-in PocketSphinx.
-    public static func engine(command: String? = nil, timeout: Double? = nil) throws(RecError)
-        -> any TranscriptionEngine
-    {
-        if let command, command.contains(where: { !$0.isWhitespace }) {
-            return try ExternalEngine(command: command, timeout: timeout)
+    /// The engine to use: `command` (a `--engine` option) if given, else
+    /// `$RECNOTES_TRANSCRIBER`, else Whisper when it is installed under `storeDirectory`
+    /// (`recnotes engine install whisper`), else the built-in PocketSphinx. A command of
+    /// `pocketsphinx` or `whisper` names that engine; any other is an external command.
+    /// `model` and `language` are Whisper's (a model name or directory; a language code or
+    /// `auto`).
+    public static func engine(
+        command: String? = nil, timeout: Double? = nil, storeDirectory: String? = nil, model: String? = nil,
+        language: String? = nil
+    ) throws(RecError) -> any TranscriptionEngine {
+        let installation = storeDirectory.map { WhisperInstallation(storeDirectory: $0) }
+        func named(_ command: String) throws(RecError) -> any TranscriptionEngine {
+            switch command.trimmingBlanks() {
+            case "pocketsphinx": return PocketSphinxEngine()
+            case WhisperInstallation.name:
+                guard let installation else {
+                    throw .transcribe(WhisperInstallation.name, "no store directory to find the engine in")
+                }
+                return try WhisperEngine(installation: installation, model: model, language: language)
+            default: return try ExternalEngine(command: command, timeout: timeout)
+            }
         }
-        if let external = try ExternalEngine.fromEnvironment(timeout: timeout) { return external }
+        if let command, command.contains(where: { !$0.isWhitespace }) { return try named(command) }
+        if let variable = Environment.value(ExternalEngine.environmentVariable),
+            variable.contains(where: { !$0.isWhitespace })
+        {
+            return try named(variable)
+        }
+        if let installation, installation.isInstalled {
+            return try WhisperEngine(installation: installation, model: model, language: language)
+        }
         return PocketSphinxEngine()
     }
 

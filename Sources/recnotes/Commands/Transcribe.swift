@@ -13,11 +13,13 @@ struct Transcribe: ParsableCommand {
             Transcribes the recordings named (a folder means every recording under it), or every \
             recording with --all, one at a time, and keeps each transcript in \
             transcripts/UUID.json beside audio/. Recordings that have a transcript are skipped \
-            unless --force is given. The engine is --engine, else $RECNOTES_TRANSCRIBER, else the \
+            unless --force is given. The engine is --engine, else $RECNOTES_TRANSCRIBER, else Whisper \
+            once 'recnotes engine install whisper' has installed it (one model load serves the \
+            whole command; tiny.en, or base for a --language other than en), else the \
             built-in PocketSphinx (US English; its transcripts are labelled a draft), which is \
             opened only when needed (Debian's libpocketsphinx3 and pocketsphinx-en-us; \
             $RECNOTES_POCKETSPHINX names another libpocketsphinx.so to open). An external \
-            engine is a command, split into words without a shell, in which {wav} is replaced by a \
+            engine is pocketsphinx, whisper, or a command, split into words without a shell, in which {wav} is replaced by a \
             16 kHz mono WAV file; it prints whisper.cpp JSON, WebVTT, SRT or plain text. For \
             whisper.cpp: --engine 'whisper-cli -m MODEL -np -oj -f {wav}'. A recording enhanced \
             with 'recnotes enhance' is transcribed as it plays (levelled, denoised); --original \
@@ -49,9 +51,21 @@ struct Transcribe: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "The engine command, with {wav} for the audio; default $RECNOTES_TRANSCRIBER, else the built-in PocketSphinx.",
-            valueName: "command"))
+            "pocketsphinx, whisper, or an engine command with {wav} for the audio; default $RECNOTES_TRANSCRIBER, else Whisper if installed, else PocketSphinx.",
+            valueName: "engine"))
     var engine: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Whisper's model: tiny.en, base, or a CTranslate2 Whisper model directory; default tiny.en (base for a --language other than en).",
+            valueName: "model"))
+    var model: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The language Whisper listens for: a code (en, de, fr) or auto.", valueName: "code"))
+    var language: String?
 
     @Option(
         parsing: .unconditional,
@@ -77,7 +91,9 @@ struct Transcribe: ParsableCommand {
     func run() throws {
         try checkUsage()
         let limit = try timeout.map { try TimeSpec.length($0, option: "--timeout") }
-        let chosenEngine = try Transcription.engine(command: engine, timeout: limit)
+        let chosenEngine = try Transcription.engine(
+            command: engine, timeout: limit, storeDirectory: try global.location().directory, model: model,
+            language: language)
         let signals = SignalWatcher()
         let library = try global.openLibrary()
         let transcriber = try Transcriber(
@@ -120,6 +136,10 @@ struct Transcribe: ParsableCommand {
             if mode != .json && !single { Terminal.writeStderr("recnotes: \(error)\n") }
         }
         if mode == .tty { TranscribeLine.clear() }
+        // On a terminal only: a script or a pipe gets no advice on stderr.
+        if chosenEngine is PocketSphinxEngine, summary.saved > 0, mode == .tty {
+            Terminal.note("'recnotes engine install whisper' gives better transcripts than PocketSphinx")
+        }
         if summary.interrupted {
             throw RecError.failure(
                 "transcribe",
