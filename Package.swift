@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "recnotes",
             dependencies: [
-                "RecCore", "RecSync",
+                "RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecStore", "RecSync", "RecCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // libstdc++ linked statically in release builds: see scripts/static-libstdc++.
@@ -87,7 +87,8 @@ let package = Package(
         .target(
             name: "RecServe",
             dependencies: [
-                "RecCore", .product(name: "Hummingbird", package: "hummingbird"),
+                "RecSystem", "RecValues", "RecStore", "RecCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -101,13 +102,14 @@ let package = Package(
         .executableTarget(
             name: "recnotes-serve",
             dependencies: [
-                "RecServe", "RecCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "RecSystem", "RecStore", "RecCore", "RecServe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The transcription engines alone, for bench/transcribe.sh.
         .executableTarget(
             name: "recnotes-transcribe",
-            dependencies: ["RecTranscripts"],
+            dependencies: ["RecSystem", "RecValues", "RecTranscripts"],
             path: "bench/transcribe"
         ),
         // store.json's encoder alone, timed, for bench/encode.sh.
@@ -117,29 +119,38 @@ let package = Package(
             path: "bench/encode"
         ),
         // What the unit tests of every layer share (a scratch directory, a small store).
-        .target(name: "RecTestSupport", dependencies: ["RecStore"], path: "Tests/RecTestSupport"),
+        .target(
+            name: "RecTestSupport", dependencies: ["RecSystem", "RecValues", "RecStore"], path: "Tests/RecTestSupport"
+        ),
         // The unit tests of each layer, against that layer alone.
         .testTarget(name: "RecSystemTests", dependencies: ["RecSystem"]),
-        .testTarget(name: "RecAudioTests", dependencies: ["RecAudio", "RecTestSupport"]),
-        .testTarget(name: "RecTranscriptsTests", dependencies: ["RecTranscripts", "RecTestSupport"]),
+        .testTarget(name: "RecAudioTests", dependencies: ["RecSystem", "RecValues", "RecAudio", "RecTestSupport"]),
+        .testTarget(
+            name: "RecTranscriptsTests",
+            dependencies: ["RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecTestSupport"]
+        ),
         .testTarget(
             name: "RecStoreTests",
             dependencies: [
-                "RecStore", "RecTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+                "RecSystem", "RecValues", "RecStore", "RecTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RecSyncTests", dependencies: ["RecSync", "RecTestSupport"]),
+        .testTarget(
+            name: "RecSyncTests", dependencies: ["RecSystem", "RecValues", "RecStore", "RecSync", "RecTestSupport"]
+        ),
         .testTarget(
             name: "RecCoreTests",
             dependencies: [
-                "RecCore", "RecTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+                "RecSystem", "RecValues", "RecAudio", "RecStore", "RecCore", "RecTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // The server's routes in-process (HummingbirdTesting), against the CLI's --json output.
         .testTarget(
             name: "RecServeTests",
             dependencies: [
-                "RecServe", "RecCore", "RecTestSupport", "recnotes",
+                "RecSystem", "RecStore", "RecCore", "RecServe", "RecTestSupport", "recnotes",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
@@ -147,7 +158,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "recnotes", "recnotes-serve", "RecCore", "RecTestSupport",
+                "recnotes", "recnotes-serve", "RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecStore",
+                "RecCore", "RecTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // QuickParseTests compares the quick parses (play, tag, mkdir, mv, note) with argument-parser's.
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,5 +1,7 @@
 import Hummingbird
 import RecCore
+import RecStore
+import RecSystem
 import Synchronization
 
 #if canImport(Glibc)

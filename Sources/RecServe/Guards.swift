@@ -2,6 +2,7 @@ import Hummingbird
 import NIOCore
 import NIOHTTPTypes
 import RecCore
+import RecSystem
 import Synchronization
 
 #if canImport(Glibc)

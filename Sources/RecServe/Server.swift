@@ -2,6 +2,9 @@ import Hummingbird
 import Logging
 import NIOCore
 import RecCore
+import RecStore
+import RecSystem
+import RecValues
 import ServiceLifecycle
 import Synchronization
 

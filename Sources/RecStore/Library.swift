@@ -1,3 +1,5 @@
+import RecSystem
+
 /// The two stores of one store directory, opened together as every command needs them.
 public final class Library {
     public let location: StoreLocation

@@ -1,6 +1,8 @@
 import ArgumentParser
 import RecCore
 import RecServe
+import RecStore
+import RecSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecSystem
 
 /// What argument-parser does not do for us: a word that looks like options but is not
 /// (`-dash.wav`, which it would read as `-d -a -s -h` and answer with the help), and its

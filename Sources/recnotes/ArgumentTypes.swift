@@ -1,5 +1,8 @@
 import ArgumentParser
+import RecAudio
 import RecCore
+import RecStore
+import RecValues
 
 // How RecCore's values are typed on the command line, in one place.
 

@@ -1,5 +1,8 @@
 import ArgumentParser
+import RecAudio
 import RecCore
+import RecStore
+import RecSystem
 import Synchronization
 
 #if canImport(Glibc)

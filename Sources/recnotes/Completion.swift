@@ -1,5 +1,7 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecSystem
 
 #if canImport(Glibc)
     import Glibc

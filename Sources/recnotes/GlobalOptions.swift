@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecStore
 import RecSync
 
 #if canImport(Glibc)

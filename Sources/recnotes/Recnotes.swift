@@ -1,5 +1,7 @@
 import ArgumentParser
+import RecAudio
 import RecCore
+import RecSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,7 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecSystem
 
 /// What every control command does: say what dead processes left (and clear it), queue the
 /// action in the view state, wait until the running process has applied it, and print the

@@ -1,5 +1,8 @@
 import ArgumentParser
+import RecAudio
 import RecCore
+import RecStore
+import RecSystem
 
 /// `record`'s voice-activity options: start on the first speech, stop on a long silence.
 struct VoiceOptions: ParsableArguments {

@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecSystem
 import Testing
 
 /// `record` and `play` through the built binary and the real ALSA API, on file devices.

@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecSystem
 import Testing
 
 /// A PulseAudio server of our own (user mode, its own runtime directory, a null sink and a

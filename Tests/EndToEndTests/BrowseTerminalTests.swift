@@ -1,5 +1,7 @@
 import Foundation
 import RecCore
+import RecSystem
+import RecValues
 import Testing
 
 /// `recnotes browse` in a real terminal: tmux runs it, `send-keys` presses the

@@ -1,5 +1,8 @@
 import Foundation
+import RecAudio
 import RecCore
+import RecStore
+import RecValues
 import Testing
 
 @Suite("Commands")

@@ -1,6 +1,8 @@
 import Foundation
+import RecAudio
 import RecCore
 import RecTestSupport
+import RecTranscripts
 import Testing
 
 /// `export --denoise` and `play --denoise`, measured on real speech

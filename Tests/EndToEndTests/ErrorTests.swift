@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecStore
 import Testing
 
 /// One command that must fail, and how.

@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecSystem
 import Testing
 
 /// One playback at a time: a new `play` stops the one running (through the same view-state

@@ -1,5 +1,7 @@
 import Foundation
+import RecAudio
 import RecCore
+import RecValues
 import Testing
 
 /// `import`, `export` and `devices` through the built binary, with audio going through real

@@ -1,6 +1,8 @@
 import Foundation
 import RecCore
+import RecStore
 import RecTestSupport
+import RecValues
 import Testing
 
 /// The reads' table (`cache/items-table`): `pwd`, `ls`, `info` and `status` print

@@ -1,4 +1,5 @@
 import Foundation
+import RecAudio
 import RecCore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecSystem
 import RecTestSupport
 import Testing
 

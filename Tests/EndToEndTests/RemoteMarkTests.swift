@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecSystem
 import Testing
 
 /// `recnotes mark [LABEL]` from another shell: the running recorder or player marks where

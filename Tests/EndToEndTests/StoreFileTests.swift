@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecStore
 import Testing
 
 /// A corruption of a valid store.json, and what the message must say about it.

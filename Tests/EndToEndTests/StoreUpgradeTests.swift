@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecStore
 import Testing
 
 /// A store written by an earlier release opens and upgrades with no command from the user.

@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecStore
 import Testing
 
 /// `sync merge-driver` as git runs it: two clones of one store, conflicting changes made with

@@ -1,5 +1,7 @@
 import Foundation
 import RecCore
+import RecStore
+import RecValues
 import Testing
 
 /// What `sync` and `get` show while audio moves (a live line on a terminal, nothing

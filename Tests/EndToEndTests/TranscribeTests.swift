@@ -1,5 +1,7 @@
 import Foundation
 import RecCore
+import RecStore
+import RecValues
 import Testing
 
 /// `transcribe`, `transcript`, `find --text` over transcripts, and transcripts as document

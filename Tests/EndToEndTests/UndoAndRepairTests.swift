@@ -1,5 +1,7 @@
 import Foundation
 import RecCore
+import RecStore
+import RecSystem
 import Testing
 
 #if canImport(Glibc)

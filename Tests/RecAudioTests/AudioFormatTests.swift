@@ -1,4 +1,5 @@
 import RecAudio
+import RecValues
 import Testing
 
 @Suite("Audio format names")

@@ -1,4 +1,5 @@
 import Foundation
+import RecValues
 import Testing
 
 @testable import RecAudio

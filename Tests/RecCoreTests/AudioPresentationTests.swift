@@ -1,3 +1,4 @@
+import RecValues
 import Testing
 
 @testable import RecAudio

@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+import RecStore
 import RecTestSupport
 import Testing
 

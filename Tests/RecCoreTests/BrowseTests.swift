@@ -1,4 +1,6 @@
+import RecStore
 import RecTestSupport
+import RecValues
 import Testing
 
 @testable import RecCore

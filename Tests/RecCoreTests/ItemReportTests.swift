@@ -1,3 +1,4 @@
+import RecStore
 import RecTestSupport
 import Testing
 

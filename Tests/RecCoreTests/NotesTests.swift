@@ -1,4 +1,7 @@
+import RecStore
+import RecSystem
 import RecTestSupport
+import RecValues
 import Testing
 
 @testable import RecCore

@@ -1,4 +1,6 @@
 import Foundation
+import RecAudio
+import RecSystem
 import RecTestSupport
 import Testing
 

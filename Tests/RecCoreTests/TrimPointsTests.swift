@@ -1,4 +1,6 @@
 import Foundation
+import RecAudio
+import RecStore
 import RecTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import RecCore
 import RecServe
+import RecSystem
 import RecTestSupport
 import Testing
 

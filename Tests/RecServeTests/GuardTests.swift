@@ -3,6 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import RecCore
 import RecServe
+import RecStore
+import RecSystem
 import Testing
 
 /// What the server refuses and how: every refusal is one JSON line with its status (an

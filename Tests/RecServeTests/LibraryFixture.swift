@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import RecCore
 import RecServe
+import RecStore
 import RecTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import RecCore
 import RecServe
+import RecSystem
 import Testing
 
 /// `POST /api/mark|tag|note`: the CLI's transactions (seen by the CLI, history and undo), and

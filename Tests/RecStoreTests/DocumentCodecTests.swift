@@ -1,5 +1,6 @@
 import Foundation
 import RecTestSupport
+import RecValues
 import Testing
 
 @testable import RecStore

@@ -1,4 +1,5 @@
 import Foundation
+import RecSystem
 import RecTestSupport
 import Testing
 

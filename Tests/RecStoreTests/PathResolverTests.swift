@@ -1,3 +1,4 @@
+import RecSystem
 import RecTestSupport
 import Testing
 

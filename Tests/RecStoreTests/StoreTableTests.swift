@@ -1,4 +1,5 @@
 import PropertyBased
+import RecSystem
 import RecTestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import RecSystem
 import Testing
 
 @testable import RecStore

@@ -1,5 +1,7 @@
 import Foundation
+import RecSystem
 import RecTestSupport
+import RecValues
 import Testing
 
 @testable import RecStore

@@ -1,4 +1,5 @@
 import RecStore
+import RecSystem
 import RecTestSupport
 import RecValues
 import Testing

@@ -1,6 +1,8 @@
 // What the tests of every layer share: a scratch directory, a small store, a seeded generator.
 import Foundation
 import RecStore
+import RecSystem
+import RecValues
 
 #if canImport(Testing)
     import Testing

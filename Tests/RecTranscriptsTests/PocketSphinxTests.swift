@@ -1,5 +1,7 @@
 import Foundation
+import RecAudio
 import RecTestSupport
+import RecValues
 import Testing
 
 @testable import RecTranscripts

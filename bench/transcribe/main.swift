@@ -1,7 +1,9 @@
+import RecSystem
 // recnotes-transcribe FILE [txt|srt|vtt|json] [--raw]: the engine layer alone, for
 // bench/transcribe.sh (timing against pocketsphinx_continuous, word error rate) until the
 // CLI wires it in. The engine is $RECNOTES_TRANSCRIBER's command, or PocketSphinx.
 import RecTranscripts
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

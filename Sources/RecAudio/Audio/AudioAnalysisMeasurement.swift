@@ -1,3 +1,5 @@
+import RecValues
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,4 +1,5 @@
 import CAudio
+import RecSystem
 
 #if canImport(Glibc)
     import Glibc

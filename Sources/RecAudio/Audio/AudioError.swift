@@ -1,4 +1,5 @@
 import CAudio
+import RecSystem
 
 /// A failure of the audio libraries, carrying the library's own words (`snd_strerror`,
 /// `sf_strerror`) and what it was about: the device name or the file path.

@@ -1,3 +1,5 @@
+import RecValues
+
 /// Where a recorder or player is, counted in frames of audio.
 public struct AudioPosition: Equatable, Sendable {
     public var frames: Int64

@@ -1,3 +1,5 @@
+import RecSystem
+import RecValues
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import RecSystem
 import Synchronization
 
 /// The way into a running Recorder or Player from other threads (keys, the view-state

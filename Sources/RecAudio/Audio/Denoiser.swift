@@ -1,4 +1,5 @@
 import CSpeexDSP
+import RecSystem
 
 /// Lowers steady background noise (fans, hum, hiss) under speech (`play --denoise`,
 /// `export --denoise`): speexdsp's preprocessor, a spectral suppressor that tracks

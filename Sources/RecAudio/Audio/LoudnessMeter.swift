@@ -1,4 +1,6 @@
 import CEbur128
+import RecSystem
+import RecValues
 
 /// EBU R128 loudness of interleaved 16-bit audio, fed as it is decoded: libebur128 (through
 /// CEbur128, opened on first use) for the integrated loudness and the range, `TruePeakMeter`

@@ -1,3 +1,4 @@
+import RecValues
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import RecSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,6 @@
 import CAudio
+import RecSystem
+import RecValues
 
 /// What libsndfile makes of each format, and what it can write here.
 extension AudioFormat {

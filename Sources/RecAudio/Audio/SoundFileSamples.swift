@@ -1,4 +1,5 @@
 import CAudio
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

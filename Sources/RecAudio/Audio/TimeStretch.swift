@@ -1,4 +1,6 @@
 import CSoundTouch
+import RecSystem
+import RecValues
 
 /// Changes the tempo of audio and keeps its pitch: SoundTouch (WSOLA), whose tempo can change
 /// between any two blocks it is fed (`play --speed`, `export --speed`). Fed interleaved frames

@@ -1,4 +1,6 @@
 import CAudio
+import RecSystem
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

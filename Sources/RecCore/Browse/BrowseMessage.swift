@@ -1,3 +1,6 @@
+import RecStore
+import RecValues
+
 /// Everything that can happen to `browse`: a key, the terminal resized, and what the driver
 /// reports back (a store changed on disk, progress of audio, the result of an effect).
 public enum BrowseMessage: Equatable, Sendable {

@@ -1,3 +1,6 @@
+import RecStore
+import RecSystem
+import RecValues
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,3 +1,6 @@
+import RecStore
+import RecValues
+
 /// The one state value of `recnotes browse` (the book's Elm Architecture chapter): what the
 /// store holds, where the user is in it, and what is playing or recording. `document` holds
 /// what the browser shows, not necessarily the whole store: the driver reads a folder's

@@ -1,3 +1,6 @@
+import RecStore
+import RecValues
+
 /// The reducer of `browse`: `update(state, message) -> (state, effects)`, pure. Everything the
 /// browser does is decided here; the driver only runs the effects and reports back.
 public enum BrowseUpdate {

@@ -1,3 +1,6 @@
+import RecStore
+import RecValues
+
 /// Draws `browse`'s state as a `Screen`: a pure function of the state, so a frame is tested
 /// as plain text. The layout is the app's: the folder list on the left, the selected
 /// recording and its player on the right, the player or recorder line and the status line

@@ -1,3 +1,7 @@
+import RecAudio
+import RecStore
+import RecValues
+
 /// How audio values read to a person: level bars, progress bars, decibels. The terminal
 /// renderer decides where they go; these decide the text.
 extension Format {

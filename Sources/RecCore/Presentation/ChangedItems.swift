@@ -1,3 +1,5 @@
+import RecStore
+
 /// What a change to the documents touched, as the store reports it (never what the command
 /// meant to do): it subscribes to the document store before the transaction and gives the
 /// affected items' JSON afterwards. What a mutating command prints with `--json`, and what

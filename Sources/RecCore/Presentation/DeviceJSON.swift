@@ -1,3 +1,7 @@
+import RecAudio
+import RecStore
+import RecValues
+
 /// `devices --json`: an array of objects with the keys name, description, capture, playback
 /// and default (the one used when no device is named).
 public enum DeviceJSON {

@@ -1,3 +1,5 @@
+import RecStore
+
 /// `find`'s filters as typed, by the CLI's options or the server's `/api/find` parameters
 /// (the same names): one place turns them into a `SearchQuery`, so both check them alike.
 public struct FindOptions: Sendable {

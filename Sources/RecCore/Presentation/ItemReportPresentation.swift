@@ -1,3 +1,6 @@
+import RecStore
+import RecValues
+
 /// `info`'s two forms of an `ItemReport`: the JSON object, and the label-and-value rows of
 /// its table.
 extension ItemReport {

@@ -1,3 +1,6 @@
+import RecStore
+import RecValues
+
 /// A recording's markers as other programs read chapters (`export --markers FORMAT`).
 /// Each marker starts a chapter that runs to the next marker or the end; a recording whose
 /// first marker is later than its start gets a first chapter, "Start", so that the

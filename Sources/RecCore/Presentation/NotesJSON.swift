@@ -1,3 +1,6 @@
+import RecStore
+import RecValues
+
 /// The JSON of `tags`, `marks` and `find` hits.
 extension ItemJSON {
     /// `[{"tag": "work", "count": 3}, ...]`

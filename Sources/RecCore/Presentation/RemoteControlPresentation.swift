@@ -1,3 +1,6 @@
+import RecStore
+import RecValues
+
 extension RemoteControl.Status {
     /// `recording  /Ideas/standup  00:00:12  paused  pid 4242`
     public var line: String {

@@ -1,3 +1,5 @@
+import RecValues
+
 /// The live line of `record`, `play` and `import` as a value: a symbol and the time always,
 /// then as much of the rest as the terminal's width allows. A line wider than the terminal
 /// wraps, and `\r` can no longer redraw it, so what does not fit is dropped, least useful

@@ -1,3 +1,5 @@
+import RecValues
+
 /// `transcribe`'s one line once it has succeeded: what was transcribed, how much text came of
 /// it and which engine made it (`transcribed /talk: 12 words in 3 segments (pocketsphinx, draft)`).
 public struct TranscribeReport: Sendable {

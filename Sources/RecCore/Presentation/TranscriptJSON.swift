@@ -1,3 +1,6 @@
+import RecStore
+import RecValues
+
 /// The JSON of transcripts that commands print: `info --json`'s "transcript" and
 /// `transcribe --progress json`'s NDJSON events.
 public enum TranscriptJSON {

@@ -1,4 +1,7 @@
+import RecStore
 import RecSync
+import RecSystem
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,6 @@
+import RecStore
+import RecSystem
+
 /// What `/api/events` tells an open page: the store's document or a transcript
 /// changed, seen by inotify on the store directory and on transcripts/ (`DirectoryWatch`).
 /// Any write of the library, by any process, is an atomic rename of store.json or of a

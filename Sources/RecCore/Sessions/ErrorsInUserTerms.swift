@@ -1,3 +1,7 @@
+import RecAudio
+import RecStore
+import RecSystem
+
 /// Errors name what the user knows. The engine and the file system report the file they
 /// failed on, and inside a store that is a name the user never chose: an audio file called
 /// by its recording's UUID (`audio/3f2a….opus`), or a temporary file of a write in progress

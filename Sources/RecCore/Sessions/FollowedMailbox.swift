@@ -1,3 +1,6 @@
+import RecAudio
+import RecStore
+
 /// A running engine's mailbox is what a `RemoteFollower` feeds: the view state's commands
 /// become the engine's here, where the two meet (the engine knows nothing of the view
 /// state, and the view state nothing of the engine).

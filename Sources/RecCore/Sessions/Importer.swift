@@ -1,4 +1,8 @@
 import CAudio
+import RecAudio
+import RecStore
+import RecSystem
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,7 @@
+import RecAudio
+import RecStore
 import RecSync
+import RecValues
 
 /// Everything `info` knows of one item, gathered without writing anything: the item, its
 /// audio's analysis, its transcript, where copies of its audio are, and what could not be

@@ -1,3 +1,8 @@
+import RecAudio
+import RecStore
+import RecSystem
+import RecValues
+
 /// What a playback will do, resolved before anything is touched: the recording (PATH, or the
 /// selected one), its open file, and the frames to play. Making it changes no file and opens no
 /// device; `PlaybackSession` acts on it.

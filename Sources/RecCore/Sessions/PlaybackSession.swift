@@ -1,3 +1,7 @@
+import RecAudio
+import RecStore
+import RecSystem
+import RecValues
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,3 +1,8 @@
+import RecAudio
+import RecStore
+import RecSystem
+import RecValues
+
 /// What a recording's audio holds, measured by the engine: the store keeps the values but
 /// never decodes (RecStore knows no audio), so the measuring lives here, where the two meet.
 extension RecordingInfo {

@@ -1,3 +1,7 @@
+import RecStore
+import RecSystem
+import RecValues
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,3 +1,8 @@
+import RecAudio
+import RecStore
+import RecSystem
+import RecValues
+
 #if canImport(Glibc)
     import Glibc
 #endif

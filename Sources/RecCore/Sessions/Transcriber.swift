@@ -1,3 +1,9 @@
+import RecAudio
+import RecStore
+import RecSystem
+import RecTranscripts
+import RecValues
+
 /// `transcribe`: which recordings, then one at a time: decode, run the engine, and save the
 /// transcript atomically under the store lock, only if the recording is still there. A
 /// transcript is saved whole or not at all, so an interrupted or killed run keeps every

@@ -1,3 +1,5 @@
+import RecValues
+
 /// A recording's analysis (`AudioAnalysis`: levels, waveform, speech) as one field of its
 /// line in store.json, compact and still readable with jq:
 ///

@@ -1,3 +1,5 @@
+import RecValues
+
 /// Notes, tags, markers and trim points as JSON fields, the one way store.json and the
 /// journal write and read them: `"tags": [...]`, `"note": "..."`,
 /// `"markers": [{"frame": 48000, "label": "..."}]`, `"trim": {"in": 4800, "out": 96000}`

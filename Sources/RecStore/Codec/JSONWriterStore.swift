@@ -1,3 +1,5 @@
+import RecValues
+
 /// What only the store's values need from the JSON writer.
 extension JSONWriter {
     package mutating func id(_ value: ItemID) {

@@ -1,3 +1,5 @@
+import RecValues
+
 /// The journal's on-disk form (`journal.jsonl`): one JSON object per line, an entry each,
 /// with its steps. Entries written by earlier releases (without placements or the change's
 /// description) still decode.

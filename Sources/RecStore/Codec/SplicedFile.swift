@@ -1,3 +1,6 @@
+import RecSystem
+import RecValues
+
 extension DocumentCodec {
     /// A new `store.json` as a splice makes it: runs of the old file's bytes, as they are,
     /// between bytes written anew (`w`). It is written to the disk with the old runs copied

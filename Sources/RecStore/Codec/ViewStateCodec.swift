@@ -1,3 +1,5 @@
+import RecValues
+
 /// viewstate.json: the view state as JSON, written and read by hand like the document codec.
 package enum ViewStateCodec {
     package static func encode(_ state: ViewState) -> [UInt8] {

@@ -1,3 +1,5 @@
+import RecSystem
+
 /// `find`: from the index when it is current (`ItemIndex`); else the library is opened as
 /// every command opens it, the index made again from it (and written), and the search done
 /// on that. The document search is left for when no index can be made. Every way gives the

@@ -1,3 +1,5 @@
+import RecSystem
+
 /// Changes to `store.json` that the reads' table (`StoreTable`, `cache/items-table`) has not
 /// taken in yet (`cache/items-table.pending`): a change of annotations spliced
 /// through the table (`tag`, `note --set`) appends its record here

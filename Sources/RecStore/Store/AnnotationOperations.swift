@@ -1,3 +1,6 @@
+import RecSystem
+import RecValues
+
 /// What `tag`, `note`, `mark --at`, `unmark`, `trim` and `enhance` mean, as transactions on
 /// the document.
 extension DocumentStore.Transaction {

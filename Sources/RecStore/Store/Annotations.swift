@@ -1,3 +1,6 @@
+import RecSystem
+import RecValues
+
 /// What a person adds to an item so that it can be found later: a free-text note and tags
 /// on any item, markers and trim points on a recording. Document data (store version 2):
 /// covered by undo, the trash, fsck and export, like the item itself.

@@ -1,3 +1,6 @@
+import RecSystem
+import RecValues
+
 /// The document store: recordings and folders, persisted in `store.json`.
 ///
 /// As in the book's MVC+ViewState version, every change takes one path: a transaction

@@ -1,3 +1,5 @@
+import RecSystem
+
 /// The folder screen's operations as transactions on the document: what `mkdir`, `rm` and
 /// `mv` mean, independent of how they are typed.
 extension DocumentStore.Transaction {

@@ -1,3 +1,5 @@
+import RecValues
+
 /// What a recording carries besides its name: enough to list, sort and play it without
 /// opening the audio file.
 public struct RecordingInfo: Equatable, Sendable {

@@ -1,3 +1,5 @@
+import RecSystem
+
 /// What makes a valid folder or recording name. The rules are those of a filesystem name,
 /// plus no surrounding whitespace, which is never what a person meant to type.
 public enum NameRules {

@@ -1,3 +1,5 @@
+import RecSystem
+
 /// Shell completion of store paths: what TAB offers after `recnotes play Ideas/st`.
 /// It only reads: a completion must never create a store or rewrite a view state.
 public enum PathCompletion {

@@ -1,3 +1,6 @@
+import RecSystem
+import RecValues
+
 /// Turns what a user types into items. A path is absolute (`/Work/Ideas`), relative to the
 /// current folder (`Ideas`, `../Work`, `.`), or starts with `@` and a unique prefix of at
 /// least four hex digits of a UUID (`@3f2a`, `@3f2a/notes`). A name that itself begins with

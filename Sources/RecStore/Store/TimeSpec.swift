@@ -1,3 +1,6 @@
+import RecSystem
+import RecValues
+
 /// A point in a recording as a user writes it: `90`, `90s`, `1:30`, `1:02:03.5`, `5m`,
 /// `2m30s`, `1h2m3s`, `50%`, `-10s` (from the end), for relative seeks `+5s` / `-5s`, and
 /// a marker of the recording: `#3` (by number) or `mark:LABEL` (by label).

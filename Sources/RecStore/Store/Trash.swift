@@ -1,3 +1,6 @@
+import RecSystem
+import RecValues
+
 /// A removed item and everything that was under it, as `rm` left it: restorable to where it
 /// was, audio included, until the trash is emptied.
 public struct TrashEntry: Equatable, Sendable {

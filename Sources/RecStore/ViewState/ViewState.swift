@@ -1,3 +1,5 @@
+import RecValues
+
 /// Everything besides the documents that should survive between runs. It can be thrown
 /// away and rebuilt at any time; the documents never can.
 public struct ViewState: Equatable, Sendable {

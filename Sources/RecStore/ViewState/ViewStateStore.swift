@@ -1,3 +1,6 @@
+import RecSystem
+import RecValues
+
 /// The view-state store: `viewstate.json`, with its own lock and lifecycle.
 ///
 /// A missing file is rebuilt silently; a corrupt one is rebuilt with a warning (through

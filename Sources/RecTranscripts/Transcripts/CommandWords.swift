@@ -1,3 +1,5 @@
+import RecSystem
+
 /// Splits a command string into argv the way a POSIX shell splits words, and does nothing
 /// else a shell does: no variables, globs, pipes, redirections or command substitution.
 /// The command runs without a shell, so nothing in it (nor the `{wav}` path substituted

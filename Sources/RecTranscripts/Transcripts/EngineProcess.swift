@@ -1,3 +1,6 @@
+import RecAudio
+import RecSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,4 +1,7 @@
 import CPocketSphinx
+import RecAudio
+import RecSystem
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

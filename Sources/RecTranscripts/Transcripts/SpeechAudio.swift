@@ -1,3 +1,6 @@
+import RecAudio
+import RecSystem
+
 /// Speech as transcription engines take it: 16 kHz, one channel, signed 16-bit samples.
 public struct SpeechAudio: Equatable, Sendable {
     public static let sampleRate = 16_000

@@ -1,3 +1,5 @@
+import RecValues
+
 /// What an external engine printed, read back as segments. The format is detected from
 /// the text itself, so that any command that prints one of these works:
 ///

@@ -1,3 +1,7 @@
+import RecAudio
+import RecSystem
+import RecValues
+
 /// The front door for the integrator: which engine, and a file's transcript.
 public enum Transcription {
     /// The engine to use: `command` (a `--engine` option) if given, else

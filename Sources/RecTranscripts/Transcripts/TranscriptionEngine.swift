@@ -1,3 +1,7 @@
+import RecAudio
+import RecSystem
+import RecValues
+
 /// A transcription engine: takes 16 kHz mono 16-bit speech, returns its transcript.
 public protocol TranscriptionEngine: Sendable {
     /// The name errors carry: `recnotes: transcribe: <name>: <why>`.

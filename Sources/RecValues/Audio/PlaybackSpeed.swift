@@ -1,3 +1,5 @@
+import RecSystem
+
 /// How fast a recording plays or is exported, as a multiple of its own tempo (the pitch is
 /// kept). Positions stay in the recording's own time whatever the speed.
 public struct PlaybackSpeed: Equatable, Hashable, Sendable, CustomStringConvertible {

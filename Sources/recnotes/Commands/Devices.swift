@@ -1,4 +1,5 @@
 import ArgumentParser
+import RecAudio
 import RecCore
 
 struct Devices: ParsableCommand {

@@ -1,5 +1,7 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecSystem
 
 struct Enhance: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,7 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,9 @@
 import ArgumentParser
 import RecCore
+import RecStore
 import RecSync
+import RecSystem
+import RecValues
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(

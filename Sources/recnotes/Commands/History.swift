@@ -1,5 +1,7 @@
 import ArgumentParser
 import RecCore
+import RecSystem
+import RecValues
 
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,8 @@
 import ArgumentParser
+import RecAudio
 import RecCore
+import RecSystem
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecStore
 
 struct List: QuickCommand {
     static let configuration = CommandConfiguration(

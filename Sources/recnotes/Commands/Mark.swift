@@ -1,5 +1,8 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecSystem
+import RecValues
 
 struct Mark: ParsableCommand, TakesDashWords {
     static let configuration = CommandConfiguration(

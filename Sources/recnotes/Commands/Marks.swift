@@ -1,5 +1,7 @@
 import ArgumentParser
 import RecCore
+import RecSystem
+import RecValues
 
 struct Marks: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecSystem
 
 struct MakeFolder: QuickCommand {
     static let configuration = CommandConfiguration(

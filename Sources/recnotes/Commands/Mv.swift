@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecSystem
 
 struct Move: QuickCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,8 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecSystem
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,9 @@
 import ArgumentParser
+import RecAudio
 import RecCore
+import RecStore
+import RecSystem
+import RecValues
 import Synchronization
 
 #if canImport(Glibc)

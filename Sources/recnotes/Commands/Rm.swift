@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecSystem
 
 struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(

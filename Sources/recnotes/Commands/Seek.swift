@@ -1,5 +1,7 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecSystem
 
 struct Seek: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecSystem
 
 #if canImport(Glibc)
     import Glibc

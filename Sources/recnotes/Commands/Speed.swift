@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecCore
+import RecSystem
 
 struct Speed: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,7 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecSystem
 
 struct Tag: QuickCommand, TakesDashWords {
     static let configuration = CommandConfiguration(

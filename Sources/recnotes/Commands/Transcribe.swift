@@ -1,5 +1,9 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecSystem
+import RecTranscripts
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

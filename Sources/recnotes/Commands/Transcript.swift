@@ -1,5 +1,8 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecSystem
+import RecValues
 
 struct ShowTranscript: ParsableCommand {
     static let configuration = CommandConfiguration(

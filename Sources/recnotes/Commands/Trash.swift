@@ -1,5 +1,7 @@
 import ArgumentParser
 import RecCore
+import RecSystem
+import RecValues
 
 struct Trash: ParsableCommand {
     static let configuration = CommandConfiguration(

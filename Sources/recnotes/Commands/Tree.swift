@@ -1,5 +1,7 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecValues
 
 struct Tree: ParsableCommand {
     static let configuration = CommandConfiguration(

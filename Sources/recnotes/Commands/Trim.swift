@@ -1,5 +1,8 @@
 import ArgumentParser
 import RecCore
+import RecStore
+import RecSystem
+import RecValues
 
 struct Trim: ParsableCommand {
     static let configuration = CommandConfiguration(

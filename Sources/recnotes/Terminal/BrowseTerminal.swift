@@ -1,4 +1,6 @@
 import RecCore
+import RecStore
+import RecSystem
 import Synchronization
 
 #if canImport(Glibc)

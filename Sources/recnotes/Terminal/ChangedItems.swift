@@ -1,4 +1,5 @@
 import RecCore
+import RecStore
 
 /// The view of a mutating command: RecCore's `ChangedItems` (what the store reports the change
 /// touched), printed with `--json` once the command is over.

@@ -1,4 +1,6 @@
 import RecCore
+import RecStore
+import RecValues
 
 /// Draws items as text. What each value reads as comes from RecCore's `Format`.
 struct ItemRenderer {

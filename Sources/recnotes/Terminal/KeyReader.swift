@@ -1,4 +1,6 @@
+import RecAudio
 import RecCore
+import RecSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import RecCore
+import RecStore
 import Synchronization
 
 /// `M` while recording or playing: the marker is where the audio was when M was pressed,

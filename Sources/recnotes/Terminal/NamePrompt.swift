@@ -1,4 +1,5 @@
 import RecCore
+import RecStore
 
 #if canImport(Glibc)
     import Glibc

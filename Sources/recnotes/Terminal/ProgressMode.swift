@@ -1,4 +1,5 @@
 import RecCore
+import RecSystem
 
 #if canImport(Glibc)
     import Glibc

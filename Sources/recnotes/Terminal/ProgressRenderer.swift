@@ -1,4 +1,7 @@
+import RecAudio
 import RecCore
+import RecStore
+import RecValues
 import Synchronization
 
 #if canImport(Glibc)

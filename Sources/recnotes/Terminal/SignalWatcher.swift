@@ -1,4 +1,5 @@
 import RecCore
+import RecSystem
 import Synchronization
 
 #if canImport(Glibc)

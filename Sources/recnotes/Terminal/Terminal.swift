@@ -1,4 +1,6 @@
 import RecCore
+import RecSystem
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import RecCore
 import RecSync
+import RecValues
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,8 @@
 import Foundation
 import RecCore
+import RecStore
 import RecTestSupport
+import RecValues
 import Testing
 
 /// What one run of `recnotes` did.

@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecSystem
 import Testing
 
 /// `recnotes serve --listen 127.0.0.1:0` on a sandbox's store, as a user starts it: the URL

@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecStore
 import RecTestSupport
 
 /// A `recnotes` started in the background through the same `Process` set-up as

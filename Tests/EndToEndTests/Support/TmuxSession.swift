@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecSystem
 import Testing
 
 /// A real terminal for the end-to-end tests of full-screen commands: a tmux server of its

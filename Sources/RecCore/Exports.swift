@@ -1,6 +1,0 @@
-@_exported import RecAudio
-@_exported import RecStore
-// The layers below this one, for every file here (and for those that import this one).
-@_exported import RecSystem
-@_exported import RecTranscripts
-@_exported import RecValues
