@@ -8,7 +8,7 @@ public enum RawEncoding: String, CaseIterable, Sendable {
     var bytesPerSample: Int { self == .s16 ? 2 : 4 }
 
     /// The libsndfile subtype of these samples.
-    package var sndfileSubtype: Int32 {
+    var sndfileSubtype: Int32 {
         switch self {
         case .s16: return Int32(SF_FORMAT_PCM_16)
         case .s32: return Int32(SF_FORMAT_PCM_32)

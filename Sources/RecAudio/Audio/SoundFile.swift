@@ -140,12 +140,13 @@ public final class SoundFile {
         return SoundFile(path: path, handle: handle, info: info).startingWriteback()
     }
 
-    /// Opens headerless audio, whose layout (`SF_FORMAT_RAW` and a subtype) the caller states.
-    public static func openRaw(path: String, sndfileFormat: Int32, rate: Int, channels: Int) throws -> SoundFile {
+    /// Opens headerless audio, whose layout the caller states: little-endian, as arecord, sox
+    /// and ffmpeg write s16/s32/f32 on this platform.
+    public static func openRaw(path: String, encoding: RawEncoding, rate: Int, channels: Int) throws -> SoundFile {
         var info = SF_INFO()
         info.samplerate = Int32(clamping: rate)
         info.channels = Int32(clamping: channels)
-        info.format = sndfileFormat
+        info.format = Int32(SF_FORMAT_RAW) | encoding.sndfileSubtype | Int32(SF_ENDIAN_LITTLE)
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioError(.file(path), "cannot read audio", reason: reason(of: nil), code: sf_error(nil))
         }

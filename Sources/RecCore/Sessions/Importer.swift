@@ -1,4 +1,3 @@
-import CAudio
 import RecAudio
 import RecStore
 import RecSystem
@@ -19,9 +18,6 @@ public struct RawLayout: Equatable, Sendable {
         self.channels = channels
         self.encoding = encoding
     }
-
-    /// Little-endian, as arecord, sox and ffmpeg write s16/s32/f32 on this platform.
-    var sndfileFormat: Int32 { Int32(SF_FORMAT_RAW) | encoding.sndfileSubtype | Int32(SF_ENDIAN_LITTLE) }
 }
 
 /// How imported audio is stored.
@@ -226,8 +222,7 @@ public final class Importer {
     private func openSource(_ source: Source, at path: String) throws -> SoundFile {
         do {
             if source.path == "-", let raw {
-                return try SoundFile.openRaw(
-                    path: path, sndfileFormat: raw.sndfileFormat, rate: raw.rate, channels: raw.channels)
+                return try SoundFile.openRaw(path: path, encoding: raw.encoding, rate: raw.rate, channels: raw.channels)
             }
             return try SoundFile.open(path: path)
         } catch let error as AudioError {
