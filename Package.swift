@@ -63,15 +63,18 @@ let package = Package(
         // Where the engine meets the stores: sessions, presentation, browse.
         .target(
             name: "RecCore",
-            dependencies: ["RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecStore", "RecSync"],
-            plugins: ["VersionStamp"]
+            dependencies: ["RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecStore", "RecSync"]
         ),
-        // Writes BuildInfo.version from git before each build (scripts/version.sh).
+        // BuildInfo.version alone, which VersionStamp writes from git before each build
+        // (scripts/version.sh). SwiftPM's import check skips a target that uses a plugin and all
+        // that depend on it, so the plugin is kept out of the layers: only the CLI uses it.
+        .target(name: "RecBuildInfo", plugins: ["VersionStamp"]),
         .plugin(name: "VersionStamp", capability: .buildTool()),
         .executableTarget(
             name: "recnotes",
             dependencies: [
                 "RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecStore", "RecSync", "RecCore",
+                "RecBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // libstdc++ linked statically in release builds: see scripts/static-libstdc++.

@@ -4,7 +4,7 @@
 #   a commit after the newest tag    -> X.Y.Z+N.gSHORT  (N commits later; sorts after X.Y.Z)
 #   no vX.Y.Z tag at all, or no git -> 0.0.0-SHORT (0.0.0-unknown outside a checkout)
 #   scripts/version.sh                 prints it
-#   scripts/version.sh --swift FILE    writes it as RecCore's BuildInfo, only if it changed
+#   scripts/version.sh --swift FILE    writes it as RecBuildInfo's BuildInfo, only if it changed
 set -eu
 cd "$(dirname "$0")/.."
 if described=$(git describe --tags --match 'v[0-9]*.[0-9]*.[0-9]*' --long 2>/dev/null); then

@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// Before every build, writes RecCore's `BuildInfo.version` from git (scripts/version.sh),
+/// Before every build, writes RecBuildInfo's `BuildInfo.version` from git (scripts/version.sh),
 /// so that a tag vX.Y.Z sets the version everywhere and nothing has to be edited by hand.
 @main
 struct VersionStamp: BuildToolPlugin {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecAudio
+import RecBuildInfo
 import RecCore
 import RecSystem
 
