@@ -3,6 +3,7 @@ import RecAudio
 import RecBuildInfo
 import RecCore
 import RecSystem
+import RecValues
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,6 @@
+import RecSystem
+import RecValues
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,3 +1,7 @@
+import RecAudio
+import RecSystem
+import RecValues
+
 #if canImport(Glibc)
     import Glibc
 #endif

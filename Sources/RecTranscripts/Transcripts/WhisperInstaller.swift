@@ -1,3 +1,5 @@
+import RecSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif

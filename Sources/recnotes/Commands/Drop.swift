@@ -1,6 +1,8 @@
 import ArgumentParser
 import RecCore
 import RecSync
+import RecSystem
+import RecValues
 
 struct Drop: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,8 @@
 import ArgumentParser
 import RecCore
+import RecSystem
+import RecTranscripts
+import RecValues
 
 struct Engine: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,9 @@
 import ArgumentParser
 import RecCore
+import RecStore
 import RecSync
+import RecSystem
+import RecValues
 
 /// The recordings' audio files under PATHs (a folder means everything under it), each
 /// with its path, in the order given, once each: what `get` fetches and `drop` frees.
