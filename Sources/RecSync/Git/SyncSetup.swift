@@ -15,6 +15,7 @@ public enum SyncSetup {
         /viewstate.json
         /cache/
         /undo/
+        /engines/
         /journal.jsonl
         *.lock
         .*.tmp-*
