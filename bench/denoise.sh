@@ -27,7 +27,7 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-denoise.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export RECNOTES_HOME=$work/store
-normalize() { tr 'A-Z' 'a-z' | sed -e 's/([0-9]*)//g' -e 's/[^a-z '"'"']/ /g' | tr -s ' ' | sed -e 's/^ //' -e 's/ $//'; }
+source bench/lib.sh
 rms() { sox "$1" -n ${2:+trim "$2" "$3"} stat 2>&1 | awk '/^RMS +amplitude/ { print $3 }'; }
 db() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 20 * log(a / b) / log(10) }'; }
 
@@ -71,8 +71,8 @@ awk '
 for variant in sentence noisy denoised noisered; do
   : > "$work/pairs"
   while read -r id; do
-    grep "($id)" "$data/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | normalize >> "$work/pairs"
-    "$transcribe" "$work/$id-$variant.wav" | tr '\n' ' ' | normalize >> "$work/pairs"
+    grep "($id)" "$data/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | bench_words >> "$work/pairs"
+    "$transcribe" "$work/$id-$variant.wav" | tr '\n' ' ' | bench_words >> "$work/pairs"
     echo >> "$work/pairs"
   done < "$data/fileids"
   sed -i '/^$/d' "$work/pairs"

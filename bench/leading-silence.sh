@@ -13,7 +13,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-leading.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export RECNOTES_HOME=$work/store
 unset RECNOTES_TRANSCRIBER
-normalize() { tr 'A-Z' 'a-z' | sed -e 's/([0-9]*)//g' -e 's/[^a-z '"'"']/ /g' | tr -s ' ' | sed -e 's/^ //' -e 's/ $//'; }
+source bench/lib.sh
 sox -n -r 16000 -c 1 -b 16 "$work/silence.wav" trim 0 3
 sox -n -r 16000 -c 1 -b 16 "$work/room.wav" synth 3 whitenoise vol 0.00122
 while read -r id; do
@@ -32,12 +32,12 @@ for pad in none silence room; do
     : > "$work/pairs"
     shifts=""
     while read -r id; do
-      grep "($id)" "$data/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | normalize >> "$work/pairs"
+      grep "($id)" "$data/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | bench_words >> "$work/pairs"
       if [[ $engine == recnotes ]]; then
-        "$bin" transcript "$id-$pad" | tr '\n' ' ' | normalize >> "$work/pairs"
+        "$bin" transcript "$id-$pad" | tr '\n' ' ' | bench_words >> "$work/pairs"
         [[ $pad != none ]] && shifts+=" $(/usr/bin/python3 -c "print(round($(first "$id-$pad") - $(first "$id-none"), 3))")"
       else
-        pocketsphinx_continuous -infile "$work/$id-$pad.wav" -logfn /dev/null | tr '\n' ' ' | normalize >> "$work/pairs"
+        pocketsphinx_continuous -infile "$work/$id-$pad.wav" -logfn /dev/null | tr '\n' ' ' | bench_words >> "$work/pairs"
       fi
       echo >> "$work/pairs"
     done < "$data/fileids"

@@ -50,3 +50,13 @@ bench_record() {
   echo "recorded $(wc -l <"$bench_rows") rows in $file"
   BENCH_RESULTS=$bench_results bench/table.sh
 }
+
+# bench_words: text on stdin as the words bench/wer.awk scores: lower case, letters and
+# apostrophes only, and titles spelt out as Whisper's English normalizer spells them (Mr. is
+# mister), so that an engine writing "Mr." is not counted wrong against a reference that says
+# "mister".
+bench_words() {
+  tr 'A-Z' 'a-z' | sed -e 's/([0-9]*)//g' -e 's/[^a-z '"'"']/ /g' \
+    -e 's/\bmr\b/mister/g' -e 's/\bmrs\b/missus/g' -e 's/\bdr\b/doctor/g' |
+    tr -s ' ' | sed -e 's/^ //' -e 's/ $//'
+}

@@ -29,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 export RECNOTES_HOME=$work/store
-normalize() { tr 'A-Z' 'a-z' | sed -e 's/([0-9]*)//g' -e 's/[^a-z '"'"']/ /g' | tr -s ' ' | sed -e 's/^ //' -e 's/ $//'; }
+source bench/lib.sh
 
 if [[ ${BENCH_WER:-1} != 0 ]]; then
 while read -r id; do
@@ -44,8 +44,8 @@ done < "$data/fileids"
 for variant in 1x recnotes sox st st-quick st-speech; do
   : > "$work/pairs"
   while read -r id; do
-    grep "($id)" "$data/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | normalize >> "$work/pairs"
-    pocketsphinx_continuous -infile "$work/$id-$variant.wav" -logfn /dev/null | tr '\n' ' ' | normalize >> "$work/pairs"
+    grep "($id)" "$data/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | bench_words >> "$work/pairs"
+    pocketsphinx_continuous -infile "$work/$id-$variant.wav" -logfn /dev/null | tr '\n' ' ' | bench_words >> "$work/pairs"
     echo >> "$work/pairs"
   done < "$data/fileids"
   sed -i '/^$/d' "$work/pairs"

@@ -25,15 +25,15 @@ for file in "$data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav" "$wor
 done
 
 # Word error rate: reference, then each engine's text, per sentence.
-normalize() { tr 'A-Z' 'a-z' | sed -e 's/([0-9]*)//g' -e 's/[^a-z '"'"']/ /g' | tr -s ' ' | sed -e 's/^ //' -e 's/ $//'; }
+source bench/lib.sh
 for engine in recnotes pocketsphinx_continuous; do
   : > "$work/pairs-$engine"
   while read -r id; do
-    grep "($id)" "$data/librivox/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | normalize >> "$work/pairs-$engine"
+    grep "($id)" "$data/librivox/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | bench_words >> "$work/pairs-$engine"
     if [[ $engine == recnotes ]]; then
-      "$bin" "$data/librivox/$id.wav" | tr '\n' ' ' | normalize >> "$work/pairs-$engine"
+      "$bin" "$data/librivox/$id.wav" | tr '\n' ' ' | bench_words >> "$work/pairs-$engine"
     else
-      pocketsphinx_continuous -infile "$data/librivox/$id.wav" -logfn /dev/null | tr '\n' ' ' | normalize >> "$work/pairs-$engine"
+      pocketsphinx_continuous -infile "$data/librivox/$id.wav" -logfn /dev/null | tr '\n' ' ' | bench_words >> "$work/pairs-$engine"
     fi
     echo >> "$work/pairs-$engine"
   done < "$data/librivox/fileids"

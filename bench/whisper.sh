@@ -36,13 +36,13 @@ python=$RECNOTES_HOME/engines/whisper/venv/bin/python
 mapfile -t ids < "$data/fileids"
 for id in "${ids[@]}"; do "$BIN" import "$data/$id.wav" --name "${id: -4}" -q; done
 
-normalize() { tr 'A-Z' 'a-z' | sed -e 's/([0-9]*)//g' -e 's/[^a-z '"'"']/ /g' | tr -s ' ' | sed -e 's/^ //' -e 's/ $//'; }
+source bench/lib.sh
 wer() { # engine-args...: the WER of the five through transcribe
   "$BIN" transcribe --all --force -q "$@" >/dev/null
   : > "$work/pairs"
   for id in "${ids[@]}"; do
-    grep "($id)" "$data/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | normalize >> "$work/pairs"
-    "$BIN" transcript "${id: -4}" | tr '\n' ' ' | normalize >> "$work/pairs"
+    grep "($id)" "$data/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g' | bench_words >> "$work/pairs"
+    "$BIN" transcript "${id: -4}" | tr '\n' ' ' | bench_words >> "$work/pairs"
     echo >> "$work/pairs"
   done
   sed -i '/^$/d' "$work/pairs"
@@ -60,8 +60,14 @@ for path in sys.argv[2:]:
 PY
 
 echo "## WER (five LibriVox sentences)"
-echo "pocketsphinx: $(wer --engine pocketsphinx)"
-for m in "${models[@]}"; do echo "whisper $m: $(wer --engine whisper --model "$m" --language en)"; done
+ps_wer=$(wer --engine pocketsphinx)
+echo "pocketsphinx: $ps_wer"
+for m in "${models[@]}"; do
+  w=$(wer --engine whisper --model "$m" --language en)
+  echo "whisper $m: $w"
+  goal="≤ 0.05"; [[ $m == base ]] && goal="≤ 0.03"
+  bench_row "wer-${m%.en}" "WER, Whisper $m" "$w" "PocketSphinx $ps_wer" "—" "$goal"
+done
 
 echo "## CPU seconds, the five sentences (24.7 s of speech)"
 t_rec=$(cpu "$BIN" transcribe --all --force -q --engine whisper --model tiny.en)
@@ -74,6 +80,10 @@ for id in "${ids[@]}"; do
 done
 echo "transcribe (tiny.en): $t_rec; direct faster-whisper: $t_direct; ratio $(awk -v a="$t_rec" -v b="$t_direct" 'BEGIN { printf "%.2f", a / b }') (target <= 1.1)"
 echo "pocketsphinx_continuous: $t_ps; whisper/pocketsphinx $(awk -v a="$t_rec" -v b="$t_ps" 'BEGIN { printf "%.2f", a / b }') (target <= 0.6)"
+bench_row cpu-direct "CPU of \`transcribe\` (tiny.en) against faster-whisper called directly" "$t_rec s" "$t_direct s" \
+  "$(bench_ratio "$t_rec" "$t_direct")" "≤ 1.1×"
+bench_row cpu-sphinx "CPU of \`transcribe\` (tiny.en) against \`pocketsphinx_continuous\`" "$t_rec s" "$t_ps s" \
+  "$(bench_ratio "$t_rec" "$t_ps")" "≤ 0.6×"
 
 echo "## transcribe --all of 20 short recordings"
 export RECNOTES_HOME=$work/twenty
@@ -86,9 +96,15 @@ for i in $(seq 0 19); do
 done
 t_all=$(RECNOTES_WHISPER_LOG=$work/loads cpu "$BIN" transcribe --all -q --engine whisper)
 t_sum=$(cpu "$python" "$work/direct.py" "$RECNOTES_HOME/engines/whisper/models/tiny.en" "${files[@]}")
-echo "model loads: $(wc -l < "$work/loads") (target 1); CPU $t_all against $t_sum direct: $(awk -v a="$t_all" -v b="$t_sum" 'BEGIN { printf "%.2f", a / b }') (target <= 1.2)"
+loads=$(wc -l < "$work/loads")
+echo "model loads: $loads (target 1); CPU $t_all against $t_sum direct: $(awk -v a="$t_all" -v b="$t_sum" 'BEGIN { printf "%.2f", a / b }') (target <= 1.2)"
+bench_row all-20 "\`transcribe --all\` of 20 short recordings: $loads model load(s)" "$t_all s" \
+  "$t_sum s (one direct process)" "$(bench_ratio "$t_all" "$t_sum")" "≤ 1.2×, one load"
 
 echo "## a 10 s recording: wall seconds until its transcript is out"
 sox "$data/${ids[0]}.wav" "$data/${ids[1]}.wav" "$work/ten.wav"
 "$BIN" import "$work/ten.wav" --name ten -q
-echo "$(wall "$BIN" transcribe ten -q --engine whisper) s (target <= 3)"
+t_ten=$(wall "$BIN" transcribe ten -q --engine whisper)
+echo "$t_ten s (target <= 3)"
+bench_row first-word "a 10 s recording's transcript out, model load included (wall)" "$t_ten s" "—" "—" "≤ 3 s"
+bench_record
