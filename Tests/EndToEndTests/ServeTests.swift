@@ -202,7 +202,7 @@ import Testing
         // 600 KB of audio on a 1,000 KB disk: the body spooled and then encoded again would
         // need 1,200 KB.
         let upload = sandbox.root + "/memo.wav"
-        try sandbox.write(upload, Sandbox.wavBytes(frames: 300_000))
+        try sandbox.write(upload, wavBytes(frames: 300_000))
         try DiskFullTests.onTmpfs(at: sandbox.store, kilobytes: 1000) {
             try sandbox.succeed("mkdir", "/Phone")
             let server = try ServeProcess(sandbox)

@@ -1,5 +1,6 @@
 import Foundation
 import RecCore
+import RecTestSupport
 import Testing
 
 /// The Whisper engine through the whole command: installed from the wheels
@@ -35,45 +36,6 @@ struct WhisperTests {
         return cli
     }
 
-    /// 16 kHz mono s16 samples as a WAV file.
-    static func wav(_ raw: [UInt8]) -> [UInt8] {
-        var wav: [UInt8] = []
-        func le(_ value: UInt32, _ count: Int) {
-            for i in 0..<count { wav.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) }
-        }
-        wav += Array("RIFF".utf8)
-        le(UInt32(36 + raw.count), 4)
-        wav += Array("WAVEfmt ".utf8)
-        le(16, 4)
-        le(1, 2)
-        le(1, 2)
-        le(16000, 4)
-        le(32000, 4)
-        le(2, 2)
-        le(16, 2)
-        wav += Array("data".utf8)
-        le(UInt32(raw.count), 4)
-        return wav + raw
-    }
-
-    static func normalized(_ text: String) -> [String] {
-        let lowered = text.lowercased().map { ($0.isLetter || $0 == "'") ? $0 : " " }
-        return String(lowered).split(separator: " ").map(String.init)
-    }
-
-    /// Word-level edit distance.
-    static func errors(_ reference: [String], _ hypothesis: [String]) -> Int {
-        var previous = Array(0...hypothesis.count)
-        for (i, word) in reference.enumerated() {
-            var current = [i + 1] + [Int](repeating: 0, count: hypothesis.count)
-            for (j, other) in hypothesis.enumerated() {
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (word == other ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[hypothesis.count]
-    }
-
     /// The five LibriVox sentences through `transcribe --all`, with Whisper as the default
     /// once installed: word error rate at most 0.1, one worker (one model load) for all
     /// five, and each transcript names its engine, model and language.
@@ -93,16 +55,16 @@ struct WhisperTests {
         var words = 0
         for id in ids {
             let line = try #require(references.split(separator: "\n").first { $0.contains("(\(id))") })
-            let reference = Self.normalized(
-                String(line.prefix { $0 != "(" }).replacingOccurrences(of: "<s>", with: "")
-                    .replacingOccurrences(of: "</s>", with: ""))
+            let reference = String(line.prefix { $0 != "(" }).replacingOccurrences(of: "<s>", with: "")
+                .replacingOccurrences(of: "</s>", with: "")
             let json = try cli.run("transcript", String(id.suffix(4)), "--format", "json").object()
             #expect(json["engine"] as? String == "whisper")
             #expect(json["model"] as? String == "tiny.en")
             #expect(json["language"] as? String == "en")
             let text = try cli.run("transcript", String(id.suffix(4))).stdout
-            errors += Self.errors(reference, Self.normalized(text))
-            words += reference.count
+            let counted = WordErrorRate.errors(reference: reference, hypothesis: text)
+            errors += counted.errors
+            words += counted.words
         }
         #expect(words > 60)
         #expect(Double(errors) / Double(words) <= 0.1, "\(errors) of \(words)")
@@ -114,9 +76,14 @@ struct WhisperTests {
     func leadingSilenceGivesTheSameWordsAtTheirTrueTimes() throws {
         let cli = try sandbox()
         let clip = try #require(cli.bytes(Self.librivox + "/sense_and_sensibility_01_austen_64kb-0880.wav"))
-        let raw = Array(clip[44...])  // its canonical 44-byte header off: 16 kHz mono s16
-        for (name, padding) in [("clip", 0), ("silence", 3 * 16000 * 2)] {
-            try cli.write(cli.root + "/\(name).wav", Self.wav([UInt8](repeating: 0, count: padding) + raw))
+        // Its canonical 44-byte header off: 16 kHz mono s16.
+        let samples = stride(from: 44, to: clip.count - 1, by: 2).map {
+            Int16(bitPattern: UInt16(clip[$0]) | UInt16(clip[$0 + 1]) << 8)
+        }
+        for (name, padding) in [("clip", 0), ("silence", 3 * 16000)] {
+            try cli.write(
+                cli.root + "/\(name).wav",
+                wavBytes(samples: [Int16](repeating: 0, count: padding) + samples, rate: 16000))
             try cli.succeed("import", cli.root + "/\(name).wav", "--format", "flac")
         }
         expectSuccess(try cli.run(["transcribe", "--all", "--engine", "whisper"]))

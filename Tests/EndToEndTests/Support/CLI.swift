@@ -182,7 +182,7 @@ final class Sandbox: Sendable {
     @discardableResult
     func addWAVRecording(_ name: String, in folderPath: String, frames: Int) throws -> ItemID {
         let id = ItemID.random()
-        let bytes = Self.wavBytes(frames: frames)
+        let bytes = wavBytes(frames: frames)
         // Beside the store until the recording names it: audio/ without a store.json is a lost store.
         let outside = root + "/\(id).wav"
         try write(outside, bytes)
@@ -191,29 +191,6 @@ final class Sandbox: Sendable {
         try FileManager.default.createDirectory(atPath: audioDirectory, withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: outside, toPath: audioDirectory + "/\(id).wav")
         return id
-    }
-
-    /// A 16-bit mono PCM WAV at 48 kHz of `frames` frames, a ramp.
-    static func wavBytes(frames: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        func le(_ value: UInt32, _ count: Int) {
-            for i in 0..<count { bytes.append(UInt8((value >> (8 * UInt32(i))) & 0xFF)) }
-        }
-        bytes += Array("RIFF".utf8)
-        le(UInt32(36 + frames * 2), 4)
-        bytes += Array("WAVE".utf8)
-        bytes += Array("fmt ".utf8)
-        le(16, 4)
-        le(1, 2)
-        le(1, 2)
-        le(48000, 4)
-        le(96000, 4)
-        le(2, 2)
-        le(16, 2)
-        bytes += Array("data".utf8)
-        le(UInt32(frames * 2), 4)
-        for frame in 0..<frames { le(UInt32(UInt16(bitPattern: Int16((frame % 200) * 100 - 10000))), 2) }
-        return bytes
     }
 
     /// Adds a folder with a chosen UUID and creation time through RecCore.
