@@ -80,8 +80,8 @@ struct Recnotes: ParsableCommand {
     private static func defaultingBareOptions(_ arguments: [String]) -> [String] {
         let isPlay = arguments.first == "play"
         // A switch, not a [String: String]: a dictionary's first use instantiates its generic
-        // metadata and looks up String's Hashable conformance, a quarter of a million
-        // instructions of every play's start-up (issue 22).
+        // metadata and looks up String's Hashable conformance, which every play's start-up
+        // would pay (bench/results/startup.tsv).
         func defaultValue(_ option: String) -> String? {
             switch option {
             case "--skip-silence" where isPlay: "1s"
