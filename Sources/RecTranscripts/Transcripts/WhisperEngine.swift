@@ -175,23 +175,25 @@ public final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
                     throw .transcribe(engine.name, "cannot write \(installation.worker): \(error)")
                 }
             }
-            var toWorker: [Int32] = [0, 0]
-            var fromWorker: [Int32] = [0, 0]
-            guard Self.makePipe(&toWorker) else {
-                throw .transcribe(engine.name, "cannot make a pipe: \(systemReason(errno))")
-            }
-            guard Self.makePipe(&fromWorker) else {
-                close(toWorker[0])
-                close(toWorker[1])
-                throw .transcribe(engine.name, "cannot make a pipe: \(systemReason(errno))")
+            let toWorker: (read: Int32, write: Int32)
+            let fromWorker: (read: Int32, write: Int32)
+            do throws(Errno) {
+                toWorker = try System.closeOnExecPipe()
+                do throws(Errno) { fromWorker = try System.closeOnExecPipe() } catch {
+                    close(toWorker.read)
+                    close(toWorker.write)
+                    throw error
+                }
+            } catch {
+                throw .transcribe(engine.name, "cannot make a pipe: \(error)")
             }
             let log = (engine.temporary ?? "/tmp") + "/worker.log"
             let logFD = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             var launch = ProcessLaunch(
                 [installation.python, installation.worker, "--model", engine.modelPath], executable: installation.python
             )
-            launch.input = .descriptor(toWorker[0])
-            launch.output = .descriptor(fromWorker[1])
+            launch.input = .descriptor(toWorker.read)
+            launch.output = .descriptor(fromWorker.write)
             launch.errors = logFD >= 0 ? .descriptor(logFD) : .null
             launch.ownProcessGroup = true
             launch.closeInherited = true
@@ -199,38 +201,27 @@ public final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
             do throws(Errno) {
                 pid = try launch.start()
             } catch {
-                for fd in [toWorker[0], toWorker[1], fromWorker[0], fromWorker[1], logFD] where fd >= 0 { close(fd) }
+                for fd in [toWorker.read, toWorker.write, fromWorker.read, fromWorker.write, logFD] where fd >= 0 {
+                    close(fd)
+                }
                 throw .transcribe(engine.name, "cannot run \(installation.python): \(error)")
             }
             // Below the recorder and the player: a transcription never starves them of CPU.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), WhisperEngine.niceness)
-            close(toWorker[0])
-            close(fromWorker[1])
+            close(toWorker.read)
+            close(fromWorker.write)
             if logFD >= 0 { close(logFD) }
             if let temporary = engine.temporary {
                 try? FileSystem.writeAtomically(
                     Array("\(pid)\n".utf8), to: temporary + "/" + ExternalEngine.enginePIDFile, durable: false)
             }
-            return Worker(pid: pid, input: toWorker[1], output: fromWorker[0], log: log, engineName: engine.name)
-        }
-
-        /// A pipe whose ends no other child inherits.
-        private static func makePipe(_ ends: inout [Int32]) -> Bool {
-            guard pipe(&ends) == 0 else { return false }
-            for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            return true
+            return Worker(pid: pid, input: toWorker.write, output: fromWorker.read, log: log, engineName: engine.name)
         }
 
         var isAlive: Bool { !ended }
 
         func send(_ bytes: [UInt8]) throws(RecError) {
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBufferPointer { write(input, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw died() }
-                offset += n
-            }
+            do throws(Errno) { try System.writeAll(input, bytes) } catch { throw died() }
         }
 
         /// The next line the worker writes; polls `cancel` every 0.2 s, and on it kills the worker.
@@ -242,13 +233,14 @@ public final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
                     return line
                 }
                 if cancel.isCancelled { throw .transcriptionStopped }
-                var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&poller, 1, 200)
-                if ready < 0 && errno == EINTR { continue }
-                if ready <= 0 { continue }
+                var pollers = [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
+                let ready: Int
+                do throws(Errno) { ready = try System.waitUntilReady(&pollers, timeout: 200) } catch { throw died() }
+                if ready == 0 { continue }
                 var chunk = [UInt8](repeating: 0, count: 65536)
-                let n = chunk.withUnsafeMutableBufferPointer { read(output, $0.baseAddress!, $0.count) }
-                if n < 0 && errno == EINTR { continue }
+                let n = chunk.withUnsafeMutableBufferPointer { bytes in
+                    System.retrying { read(output, bytes.baseAddress!, bytes.count) }
+                }
                 guard n > 0 else { throw died() }
                 buffer += chunk[..<n]
             }
@@ -259,10 +251,7 @@ public final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
             ended = true
             close(input)
             close(output)
-            var status: Int32 = 0
-            var waited: pid_t
-            repeat { waited = waitpid(pid, &status, 0) } while waited < 0 && errno == EINTR
-            let how = WaitStatus(status)
+            let how = WaitStatus.wait(for: pid) ?? WaitStatus(0)
             let said = ExternalEngine.lastLine((try? FileSystem.read(log)) ?? nil ?? [])
             if let signal = how.signal {
                 return .transcribe(engineName, "the worker was killed by signal \(signal)" + said)
@@ -277,8 +266,7 @@ public final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
             _ = kill(-pid, SIGKILL)
             close(input)
             close(output)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            _ = WaitStatus.wait(for: pid)
         }
     }
 }
