@@ -68,9 +68,11 @@ test-tsan: deps
 # RECNOTES_TEST_SLOWDOWN). Leak checking is off: the only leaks it reports are XCTest's
 # own objects at the harness's exit, which would fail the run. The random sync test runs one
 # seed there (its 300 rounds run in the plain `swift test`): what it exercises under ASan is
-# the same code, four times slower.
+# the same code, four times slower. The Whisper suite is skipped too: its minutes are the Python
+# worker's model loads and decoding, which ASan does not instrument; its Swift side (pipes,
+# JSON lines) runs in the plain `swift test`.
 # It links with lld: gold prints a warning for each of the ASan runtime's local symbols.
-ASAN_SKIP = ConcurrencyTests
+ASAN_SKIP = ConcurrencyTests|WhisperTests
 ASAN_FLAGS = --sanitize=address --scratch-path .build-asan -Xswiftc -use-ld=lld
 test-asan: deps
 	$(SWIFT) build --build-tests $(ASAN_FLAGS)
