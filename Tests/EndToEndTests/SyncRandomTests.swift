@@ -325,6 +325,16 @@ struct SyncRandomTests {
         print("sync random: seed \(seed) (RECNOTES_SYNC_SEED), \(Self.rounds) rounds")
         let first = try Sandbox()
         let world = try World(wavDirectory: first.root + "/wav", seed: seed)
+        // A command that fails inside the run throws before the checks: the log is what
+        // tells how the store got there, so it is named then too.
+        var checked = false
+        defer {
+            if !checked {
+                Issue.record(
+                    "seed \(seed) stopped before its checks (RECNOTES_SYNC_SEED=\(seed) RECNOTES_SYNC_ROUNDS=\(Self.rounds) replays it)\nlog:\n\(world.log.joined(separator: "\n"))"
+                )
+            }
+        }
         let hub = first.root + "/hub"
         try first.succeed("sync", "init", "--name", "m0")
         try first.succeed("sync", "remote", "add", "hub", hub)
@@ -452,6 +462,7 @@ struct SyncRandomTests {
                 }
             }
         }
+        checked = true
         #expect(
             problems.isEmpty,
             "seed \(seed) (RECNOTES_SYNC_SEED=\(seed) RECNOTES_SYNC_ROUNDS=\(Self.rounds) replays it):\n\(problems.joined(separator: "\n"))\nlog:\n\(world.log.joined(separator: "\n"))"
