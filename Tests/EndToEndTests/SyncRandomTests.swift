@@ -325,15 +325,14 @@ struct SyncRandomTests {
         print("sync random: seed \(seed) (RECNOTES_SYNC_SEED), \(Self.rounds) rounds")
         let first = try Sandbox()
         let world = try World(wavDirectory: first.root + "/wav", seed: seed)
+        func failure(_ what: String) -> Comment {
+            "seed \(seed) (RECNOTES_SYNC_SEED=\(seed) RECNOTES_SYNC_ROUNDS=\(Self.rounds) replays it):\n\(what)\nlog:\n\(world.log.joined(separator: "\n"))"
+        }
         // A command that fails inside the run throws before the checks: the log is what
         // tells how the store got there, so it is named then too.
         var checked = false
         defer {
-            if !checked {
-                Issue.record(
-                    "seed \(seed) stopped before its checks (RECNOTES_SYNC_SEED=\(seed) RECNOTES_SYNC_ROUNDS=\(Self.rounds) replays it)\nlog:\n\(world.log.joined(separator: "\n"))"
-                )
-            }
+            if !checked { Issue.record(failure("stopped before its checks")) }
         }
         let hub = first.root + "/hub"
         try first.succeed("sync", "init", "--name", "m0")
@@ -463,10 +462,7 @@ struct SyncRandomTests {
             }
         }
         checked = true
-        #expect(
-            problems.isEmpty,
-            "seed \(seed) (RECNOTES_SYNC_SEED=\(seed) RECNOTES_SYNC_ROUNDS=\(Self.rounds) replays it):\n\(problems.joined(separator: "\n"))\nlog:\n\(world.log.joined(separator: "\n"))"
-        )
+        #expect(problems.isEmpty, failure(problems.joined(separator: "\n")))
     }
 
 }
