@@ -441,8 +441,35 @@ public enum SyncRun {
         if !paths.isEmpty { try staging.require(["add", "-A", "--"] + paths, what: "sync") }
         if FileSystem.exists(git.directory + "/audio") {
             try staging.require(["add", "-u", "--", "audio"], what: "sync")
+            try stageUntrackedLinks(staging, storeFile: storeFile)
         }
         return Staged(git: staging, storeFile: storeFile)
+    }
+
+    /// Stages the annexed links (symlinks) in audio/ that git does not track and store.json
+    /// names. A sync killed between putting a merge's new links in place and renaming its
+    /// index leaves such a link: `add -u` passes over it, as `annexNewAudio` does (it takes
+    /// regular files), and a later merge that differs from the killed one would never bring
+    /// it into a commit, so every other machine would lose the recording's audio.
+    static func stageUntrackedLinks(_ staging: Git, storeFile: String?) throws {
+        let untracked = try staging.require(
+            ["ls-files", "-z", "--others", "--exclude-standard", "--", "audio"], what: "sync"
+        ).output.split(separator: "\0").map(String.init)
+        let links = untracked.filter { path in
+            var info = stat()
+            return lstat(staging.directory + "/" + path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+        }
+        guard !links.isEmpty, let storeFile, let bytes = try FileSystem.read(storeFile),
+            let document = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decode($0, strict: false).0 })
+        else { return }
+        let named = AudioLinks.recordedFiles(document)
+        let staged = links.filter { named.contains(FileSystem.baseName(of: $0)) }
+        var index = 0
+        while index < staged.count {
+            let batch = Array(staged[index..<min(index + 500, staged.count)])
+            try staging.require(["add", "--"] + batch, what: "sync")
+            index += 500
+        }
     }
 
     /// Commits what `snapshot` took; false when nothing had changed. Needs no store lock:
