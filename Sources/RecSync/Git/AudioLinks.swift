@@ -69,6 +69,15 @@ public enum AudioLinks {
         return recordedFiles(document)
     }
 
+    /// The audio files named by the store.json at `path`; nil when it is missing or does not
+    /// decode (a sync or repair then leaves the links as they are).
+    static func recordedFiles(inStoreFile path: String) throws -> Set<String>? {
+        guard let bytes = try FileSystem.read(path),
+            let document = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decode($0, strict: false).0 })
+        else { return nil }
+        return recordedFiles(document)
+    }
+
     static func recordedFiles(_ document: Document) -> Set<String> {
         var files = Set(document.items.values.compactMap(\.recording?.file))
         for entry in document.trash { files.formUnion(entry.audioFiles) }
@@ -118,10 +127,8 @@ public enum AudioLinks {
     /// it. The content may be here or on another machine (`get` brings it).
     public static func restoreMissing(_ location: StoreLocation) throws -> [Restored] {
         let git = Git(directory: location.directory)
-        guard git.isAnnex, let bytes = try FileSystem.read(location.storeFile),
-            let document = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decode($0, strict: false).0 })
-        else { return [] }
-        let missing = recordedFiles(document).filter { file in
+        guard git.isAnnex, let recorded = try recordedFiles(inStoreFile: location.storeFile) else { return [] }
+        let missing = recorded.filter { file in
             var info = stat()
             return lstat(location.audioPath(file), &info) != 0
         }.sorted()

@@ -382,19 +382,9 @@ public enum SyncRun {
             }
         }
         guard !candidates.isEmpty else { return }
-        guard let bytes = try FileSystem.read(location.storeFile),
-            let document = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decode($0, strict: false).0 })
-        else { return }
-        var saved = Set(document.items.values.compactMap(\.recording?.file))
-        for entry in document.trash { saved.formUnion(entry.audioFiles) }
-        let files = candidates.filter(saved.contains).map { "audio/" + $0 }
-        guard !files.isEmpty else { return }
-        // Batches keep each command line well under ARG_MAX.
-        var index = 0
-        while index < files.count {
-            let batch = Array(files[index..<min(index + 500, files.count)])
+        guard let saved = try AudioLinks.recordedFiles(inStoreFile: location.storeFile) else { return }
+        for batch in SyncReceive.batches(candidates.filter(saved.contains).map { "audio/" + $0 }) {
             try git.require(["annex", "add", "--quiet", "--"] + batch, what: "sync")
-            index += 500
         }
     }
 
@@ -459,16 +449,11 @@ public enum SyncRun {
             var info = stat()
             return lstat(staging.directory + "/" + path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
         }
-        guard !links.isEmpty, let storeFile, let bytes = try FileSystem.read(storeFile),
-            let document = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decode($0, strict: false).0 })
-        else { return }
-        let named = AudioLinks.recordedFiles(document)
-        let staged = links.filter { named.contains(FileSystem.baseName(of: $0)) }
-        var index = 0
-        while index < staged.count {
-            let batch = Array(staged[index..<min(index + 500, staged.count)])
+        guard !links.isEmpty, let storeFile, let named = try AudioLinks.recordedFiles(inStoreFile: storeFile) else {
+            return
+        }
+        for batch in SyncReceive.batches(links.filter { named.contains(FileSystem.baseName(of: $0)) }) {
             try staging.require(["add", "--"] + batch, what: "sync")
-            index += 500
         }
     }
 
