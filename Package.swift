@@ -11,7 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
-        // The HTTP server of `recnotes serve` (issue 27), in recnotes-serve alone: the CLI never links it.
+        // The HTTP server of `recnotes serve`, in recnotes-serve alone: the CLI never links it.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
         // Hummingbird's own service runner: its graceful shutdown (SIGTERM) ends the live streams.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "RecTranscripts", dependencies: ["RecSystem", "RecValues", "RecAudio", "CPocketSphinx"]),
         // The two stores, their codecs, paths and search. Knows no device and decodes no audio.
         .target(name: "RecStore", dependencies: ["RecSystem", "RecValues"]),
-        // Sync between machines (issue 24): the store directory as a git and git-annex repository,
+        // Sync between machines: the store directory as a git and git-annex repository,
         // and the three-way merge of two libraries. Above the stores, below RecCore.
         .target(name: "RecSync", dependencies: ["RecSystem", "RecValues", "RecStore"]),
         // Where the engine meets the stores: sessions, presentation, browse.
@@ -85,7 +85,7 @@ let package = Package(
                 )
             ]
         ),
-        // `recnotes serve`'s HTTP front end over RecCore (issue 27): routes, access, audio with
+        // `recnotes serve`'s HTTP front end over RecCore: routes, access, audio with
         // Range. A front end beside the CLI; RecCore says what each API route answers.
         .target(
             name: "RecServe",

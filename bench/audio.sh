@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Audio benchmarks (issue 3), with hyperfine, recnotes beside sox and arecord in the same run.
+# Audio benchmarks, with hyperfine, recnotes beside sox and arecord in the same run.
 # All of them go through ALSA's file-plugin devices (a test-only ~/.asoundrc in a temporary
 # HOME), which run faster than real time:
 #   - seek: `play --seek` to the last second of a 60-minute Opus recording vs playing its first

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# browse (issue 14), on a 10,000-item store (bench/gen-store; ITEMS=100000 for issue 28's
+# browse, on a 10,000-item store (bench/gen-store; ITEMS=100000 for the
 # 100k), in a real terminal (tmux):
 #   - first frame <= 100 ms: `browse` in a pseudo-terminal (script) with a `q` waiting, so
 #     each run is start, store read, first frame, quit, timed to its exit (see in_script);
@@ -8,7 +8,7 @@
 #     plus the first frame's time inside the process (RECNOTES_BROWSE_TRACE);
 #   - key press to updated screen <= 16 ms at p95: 200 keys (j/k) sent with tmux; the
 #     trace times each frame from the poll that saw the key to the end of its write;
-#   - resident memory after the first frame (issue 28: <= 50 MB at 100k): VmRSS and its peak
+#   - resident memory after the first frame (<= 50 MB at 100k): VmRSS and its peak
 #     VmHWM of the browser in tmux (/proc);
 #   - idle CPU <= 0.5% of a core: utime+stime of the idle browser over 10 s (/proc);
 #   - while playing (a real-time PulseAudio sink): >= 20 updates a second, and the bytes

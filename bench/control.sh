@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Remote-control response time (issue 6): how soon a `pause`/`resume` sent from another
+# Remote-control response time: how soon a `pause`/`resume` sent from another
 # process shows in the running recorder's or player's NDJSON stream. A background recording
 # (from a PulseAudio monitor) and a background playback (into its null sink) run on a real-time
 # device; ROUNDS (default 20) toggles are sent to each. For every toggle, the time just before

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Noise reduction (issue 26): recnotes' --denoise (speexdsp's preprocessor) beside sox noisered.
+# Noise reduction: recnotes' --denoise (speexdsp's preprocessor) beside sox noisered.
 #  1. Each of pocketsphinx-testdata's five LibriVox sentences, resampled to 48 kHz, a second of
 #     silence before and after it, mixed with white noise 20 dB below the sentence's RMS (sox's
 #     whitenoise, repeatable: -R); imported (FLAC) and written by `recnotes export --denoise`,

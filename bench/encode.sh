@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# store.json's encoder alone (issue 23: the keyed JSONWriter must not slow it): DocumentCodec.encode
+# store.json's encoder alone (the keyed JSONWriter must not slow it): DocumentCodec.encode
 # of a 100,000-item store, plain (36 MB) and annotated (104 MB), timed inside recnotes-encode
 # (CPU and wall, fastest and median of RUNS encodes), this build against BEFORE (a
 # recnotes-encode built from an earlier commit: git archive it, add bench/encode and its target,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Engine efficiency (issue 11), recnotes side by side with its peer in the same run:
+# Engine efficiency, recnotes side by side with its peer in the same run:
 #   1. CPU seconds over REALTIME seconds (default 20) of real time on PulseAudio (a user-space
 #      server, null sink; recording its monitor through ALSA's pulse plugin): `record --format
 #      wav` against `arecord`, and `play` of that much audio against `aplay`. Target <= 2x.

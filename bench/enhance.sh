@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stored enhancement (issue 26), with hyperfine, recnotes beside its peer in the same run.
+# Stored enhancement, with hyperfine, recnotes beside its peer in the same run.
 #   - `enhance R --level` then `--no-level` on a 10,000-item store beside `tag R +a` then
 #     `tag R -a`: both are annotations, so both take the spliced in-place write
 #     (Transaction.annotatedOnly); the ratio should be about 1.

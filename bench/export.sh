@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Export benchmark (issue 4), with hyperfine: `recnotes export x - > /dev/null` on a
+# Export benchmark, with hyperfine: `recnotes export x - > /dev/null` on a
 # 60-minute Opus recording, decoded to WAV on stdout.
 #
 # The issue's peer is `sox x.opus -t wav -`, but Debian 12's sox cannot read Opus (no opus

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The first `find` after a change (issue 22): the 10,000-item annotated store
+# The first `find` after a change: the 10,000-item annotated store
 # (bench/gen-store 10000 --annotate). Each run is prepared by one change of one item made by
 # recnotes (a new tag on one recording), then `find / --tag urgent` runs: target <= 100 ms.
 # With no cache/ at all (a cold start): target <= 250 ms. Beside them, in the same runs: a

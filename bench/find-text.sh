@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# find --text over transcripts (issue 13): 10,000 recordings with a 2-minute transcript each
+# find --text over transcripts: 10,000 recordings with a 2-minute transcript each
 # (bench/gen-store, bench/gen-transcripts). Targets: <= 200 ms, and <= 1.0x `grep -ri` over
 # the same text stored as plain files, side by side in one hyperfine run. Two words: one
 # that occurs in a few transcripts, one that occurs in none (each tool reads everything).

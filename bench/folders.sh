@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Folder-command benchmarks (issue 2), with hyperfine, recnotes beside jq in the same run.
+# Folder-command benchmarks, with hyperfine, recnotes beside jq in the same run.
 #   - 10,000-item store: mkdir, mv, rm and ls must each take at most 100 ms.
 #   - 100,000-item store: `ls` at most 1.0x `jq -c '.items|length'`, and `mkdir` at most
 #     1.0x `jq -c . > /dev/null` (a full parse and re-serialisation, as a mutation needs).

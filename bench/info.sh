@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `info` on a 1-hour recording (issue 17): before, a store without the stored analysis (a
+# `info` on a 1-hour recording: before, a store without the stored analysis (a
 # version-2 store: info decodes the whole file each time, as every info did before version
 # 3); after, the same store as version 3, where the import measured levels, waveform and
 # speech once. The two stores hold the same audio file; the v2 one is the v3 one with the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `--json` against the text output of the same command (issue 22): at most 3x, for `find`,
+# `--json` against the text output of the same command: at most 3x, for `find`,
 # `ls -l` and `tree`, with jq beside them in the same hyperfine runs, filtering and printing
 # the same data from store.json. On the annotated 10k store (bench/gen-store 10000
 # --annotate) and on one large folder (--flat: its 10,000 recordings in the root).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Transcripts after leading silence (issue 22): each of pocketsphinx-testdata's five LibriVox
+# Transcripts after leading silence: each of pocketsphinx-testdata's five LibriVox
 # sentences (16 kHz) alone, and after 3 s of digital silence or of a quiet room (white noise at
 # about -63 dBFS RMS), imported into a store and transcribed by recnotes' built-in engine,
 # beside pocketsphinx_continuous on the same files. Word error rate against the reference

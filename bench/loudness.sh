@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the loudness (EBU R128, libebur128; issue 26) adds to an import's analysis: the same
+# What the loudness (EBU R128, libebur128) adds to an import's analysis: the same
 # import of BENCH_SECONDS (default 60) of speech as 48 kHz WAV, with the loudness meter and
 # without it (RECNOTES_EBUR128 naming a library that is not there: the rest of the analysis is
 # the same, in the same pass), side by side in one hyperfine run; stored as WAV (a copy: the

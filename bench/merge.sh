@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The merge driver (issue 24): `recnotes sync merge-driver` on two 10,000-item stores
+# The merge driver: `recnotes sync merge-driver` on two 10,000-item stores
 # (bench/gen-store 10000 --annotate) with 100 changes on each side (notes, tags, renames, moves
 # of random items; some items changed on both): target <= 150 ms. Beside it, on the same three
 # files: `git merge-file`, git's own line merge, which is what store.json would get without the

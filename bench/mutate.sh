@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutations at scale (issue 28, the write path), with hyperfine, each beside its floor in the
+# Mutations at scale (the write path), with hyperfine, each beside its floor in the
 # same run: copying store.json and fsyncing the copy (what any atomic rewrite costs).
 #   - `mkdir`, `tag`, `mv`, `note --set` on the 10,000-item annotated store
 #     (bench/gen-store 10000 --annotate) and on the 100,000-item one (bench/gen-store 100000):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The natural name order (issue 22): what it costs to load and list a store, beside the
+# The natural name order: what it costs to load and list a store, beside the
 # binary before it (code-point order) and jq, in the same hyperfine run.
 #   - BASE_BIN: a recnotes built from before the change (release); its store is written in
 #     its own order (code point) by that revision's bench/gen-store, given as BASE_GEN.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Notes, tags and markers (issue 12), with hyperfine, recnotes beside its peer in the same run.
+# Notes, tags and markers, with hyperfine, recnotes beside its peer in the same run.
 #   - A 10,000-item store (bench/gen-store --annotate: every recording has a note, 3 tags and
 #     5 markers): `find --text` and `find --tag` at most 100 ms, and at most 1.0x jq doing
 #     the same filter over store.json (jq folds case only with ascii_downcase; recnotes also

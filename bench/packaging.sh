@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16: what linking the Swift runtime statically costs and saves. Builds the release
+# What linking the Swift runtime statically costs and saves. Builds the release
 # binary both ways (own scratch paths), strips a copy as the .deb does, and compares sizes and
 # `recnotes --version` start-up side by side with hyperfine.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real-time capture under load (issue 3): record MINUTES (default 5) on a PulseAudio device
+# Real-time capture under load: record MINUTES (default 5) on a PulseAudio device
 # (a user-space server with a null sink, recorded from its monitor through ALSA's pulse plugin)
 # while a CPU hog saturates every core; then the same with arecord. Reports xruns and ring-buffer
 # overruns (from recnotes' own NDJSON "finished" event; arecord prints "overrun!!!") and the CPU

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26, "analysis must not slow saving": what saving (the audio and its analysis: levels,
+# Analysis must not slow saving: what saving (the audio and its analysis: levels,
 # waveform, speech, loudness) costs beside tools that only save, side by side in one
 # hyperfine run each:
 #   - import of BENCH_SECONDS (default 60) of speech (pocketsphinx-testdata's LibriVox

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reads at scale (issue 28, the read path): `pwd`, `status`, `ls` of a folder of <= 100 items
+# Reads at scale (the read path): `pwd`, `status`, `ls` of a folder of <= 100 items
 # and `info` of a recording, side by side with `recnotes --version` in one hyperfine run, on
 # the 10,000-item annotated store (target: each <= 1.5x --version) and the 100,000-item store
 # (target: <= 2x). The reads' table in cache/ is made by the first read (a warm-up run);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# issue 27, `recnotes serve`'s first slice: the CLI must keep its start-up and size although
+# `recnotes serve` beside the CLI: the CLI must keep its start-up and size although
 # the package now builds an HTTP server (Hummingbird, NIO) into recnotes-serve. Runs
 # `recnotes --version` of the binary before the change (BEFORE, built from the base commit)
 # beside the one after (AFTER) in the same hyperfine run, prints both sizes, stripped and

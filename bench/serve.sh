@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# issue 27, `recnotes serve`'s page: what a browser waits for, and the server under load.
+# `recnotes serve`'s page: what a browser waits for, and the server under load.
 #   bench/serve.sh [BIN_DIR] [SECONDS]
 # BIN_DIR holds recnotes and recnotes-serve (default: the release build, .build/release);
 # SECONDS is each wrk run's length (default 30).

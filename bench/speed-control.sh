@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `recnotes speed` against `recnotes seek` (issue 25): both are remote commands that return
+# `recnotes speed` against `recnotes seek`: both are remote commands that return
 # once the running player has applied them. A paused background playback of a 20 s recording
 # on a file device (the ALSA file plugin into a null sink, as the tests use) takes them; each
 # hyperfine command makes two real changes (1.5 then 2, or 1 s then 2 s), so every run is a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Speed with the pitch kept (issue 25): recnotes' SoundTouch beside sox's `tempo`.
+# Speed with the pitch kept: recnotes' SoundTouch beside sox's `tempo`.
 #  1. Intelligibility at 1.5x: pocketsphinx-testdata's five LibriVox sentences (16 kHz), each
 #     imported into a store and written at 1.5x by `recnotes export --speed 1.5` (SoundTouch at
 #     its own settings), beside `sox in out tempo 1.5` and SoundTouch's own command with the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start-up (issue 22): what every command pays before it does anything, beside sox and aplay
+# Start-up: what every command pays before it does anything, beside sox and aplay
 # in the same hyperfine runs. `--version` is pure start-up; a one-second play of a WAV on
 # ALSA's file device (a test-only ~/.asoundrc in a temporary HOME, faster than real time)
 # adds opening the store, the file and the device. Also counts the shared objects mapped, and

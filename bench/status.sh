@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `status` between the running job's reports (issue 22): a background playback runs on a
+# `status` between the running job's reports: a background playback runs on a
 # real-time PulseAudio null sink; `status --json` is read READINGS (default 20) times, about
 # 0.3 s apart. Each step compares how far the reported position moved with how much wall time
 # passed between the two readings (date +%s.%N just before each). The player writes its

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What sync's live audio line costs (issue 24): the same binary, the same sync, run through
+# What sync's live audio line costs: the same binary, the same sync, run through
 # script(1) on a pseudo-terminal with stderr on it (the line is drawn: --json-progress, the
 # records read as they come, one `git annex find` for the totals once something moves) and
 # with stderr on /dev/null (no line), side by side in one hyperfine run:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sync (issue 24), beside the git and git-annex commands it runs, typed by hand:
+# sync, beside the git and git-annex commands it runs, typed by hand:
 #  1. `recnotes sync` with nothing to do, a 10,000-item store (bench/gen-store 10000, every
 #     recording with a small audio file) and a local bare remote, against
 #     `git status; git fetch; git annex merge; git annex get --from; git annex copy --to --not --in`

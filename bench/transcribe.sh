@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Transcription (issue 13): the built-in engine (RecCore's PocketSphinxEngine, through the
+# Transcription: the built-in engine (RecCore's PocketSphinxEngine, through the
 # bench-only `recnotes-transcribe` executable, release build) against pocketsphinx_continuous
 # on the same file, engine and model (Debian's pocketsphinx-en-us), with hyperfine; target
 # <= 1.1x. Then the word error rate of both on pocketsphinx-testdata's LibriVox sentences

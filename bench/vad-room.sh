@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Voice activity in a quiet room (issue 22): where the speech regions start and end on real
+# Voice activity in a quiet room: where the speech regions start and end on real
 # speech with steady room noise before and after it, this tree's detector beside main's.
 #   - clips: pocketsphinx-testdata's five LibriVox sentences, and goforward, numbers and
 #     something; each resampled to 48 kHz (sox rate -v) and placed between 3 s of room: digital

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Voice activity (issue 15): the detector's speed, and on real speech padded with room noise,
+# Voice activity: the detector's speed, and on real speech padded with room noise,
 # how much speech it misses and how much silence it keeps, beside sox's `silence` effect on
 # the same files in the same run.
 #   - speed: Sources/RecAudio/Audio/VoiceActivity.swift compiled alone with bench/vad-speed.swift

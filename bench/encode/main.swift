@@ -76,7 +76,7 @@ func ms(_ value: Double) -> String {
     let tenths = Int((value * 10).rounded())
     return "\(tenths / 10).\(tenths % 10)"
 }
-// Beside the encode, what a change at this size must read (issue 28): the whole decode every
+// Beside the encode, what a change at this size must read: the whole decode every
 // command does now, and a scan that finds each item's line without decoding it
 // (`SharedItemsCodec.scan`, the merge driver's): about what a store that decodes only the
 // items a change touches would pay instead.
