@@ -19,6 +19,8 @@ let package = Package(
         // that sees each request's head and each response's end) and its bind error.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // Hummingbird's own logging API, which the server configures (its level).
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // The few POSIX things Swift cannot call: signalfd's header, sync_file_range, memmem.
@@ -95,6 +97,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // The web page, compiled into the binary as byte arrays (PackageResources): no
             // files to install beside it, no build step.

@@ -15,7 +15,15 @@ struct ImportLayersTests {
         var name: String
         var directory: String
         var dependencies: Set<String>
+        /// A C library's module map (`systemLibrary`): imported, never scanned.
+        var isSystem = false
     }
+
+    /// The modules the toolchain brings: every target may import them without declaring them.
+    static let toolchainModules: Set<String> = [
+        "Foundation", "FoundationEssentials", "Glibc", "Musl", "Dispatch", "Synchronization", "Testing", "XCTest",
+        "PackagePlugin",
+    ]
 
     /// The targets as `swift package dump-package` describes them, with a scratch path of their
     /// own so that a running build's lock on .build is never waited for.
@@ -36,7 +44,7 @@ struct ImportLayersTests {
         return try described.compactMap { target in
             let name = try #require(target["name"] as? String)
             let type = try #require(target["type"] as? String)
-            guard type != "plugin", type != "system" else { return nil }
+            guard type != "plugin" else { return nil }
             let path = target["path"] as? String ?? (type == "test" ? "Tests/" : "Sources/") + name
             var dependencies = Set<String>()
             for dependency in target["dependencies"] as? [[String: Any]] ?? [] {
@@ -44,21 +52,35 @@ struct ImportLayersTests {
                     if let dependencyName = value.first as? String { dependencies.insert(moduleName(dependencyName)) }
                 }
             }
-            return Target(name: moduleName(name), directory: root + "/" + path, dependencies: dependencies)
+            return Target(
+                name: moduleName(name), directory: root + "/" + path, dependencies: dependencies,
+                isSystem: type == "system")
         }
     }
 
     static func moduleName(_ targetName: String) -> String { targetName.replacingOccurrences(of: "-", with: "_") }
 
-    /// The modules a Swift file imports: `import X`, `@testable import X`, `import struct X.Y`.
+    /// The modules a Swift file imports: `import X`, `@testable import X`, `import struct X.Y`;
+    /// not the lines of a multi-line string (a Python script's imports).
     static func imports(of file: String) throws -> [(line: Int, module: String)] {
         let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let"]
         var found: [(line: Int, module: String)] = []
+        var inString = false
         for (index, line) in try String(contentsOfFile: file, encoding: .utf8).split(
             separator: "\n", omittingEmptySubsequences: false
         ).enumerated() {
+            if line.split(separator: "\"\"\"", omittingEmptySubsequences: false).count % 2 == 0 {
+                inString.toggle()
+                continue
+            }
+            guard !inString else { continue }
             var words = line.split(separator: " ")[...]
-            while let first = words.first, first.hasPrefix("@") { words = words.dropFirst() }
+            // Attributes (`@testable`), not an attribute with arguments (`@Test("…")`).
+            while let first = words.first, first.hasPrefix("@"),
+                first.dropFirst().allSatisfy({ $0.isLetter || $0 == "_" })
+            {
+                words = words.dropFirst()
+            }
             guard words.first == "import" else { continue }
             words = words.dropFirst()
             if let kind = words.first, kinds.contains(kind) { words = words.dropFirst() }
@@ -68,17 +90,23 @@ struct ImportLayersTests {
         return found
     }
 
-    @Test("every import of a target of this package is a declared dependency")
+    /// Every import of a module that is not the toolchain's (one of this package's targets, its
+    /// C libraries' module maps, a product of a package it depends on, or a module such a
+    /// product happens to bring along) names a dependency of the importing target.
+    @Test("every import is a declared dependency: own targets, C libraries and other packages' products")
     func importsAreDeclared() throws {
         let targets = try Self.targets()
         let own = Set(targets.map(\.name))
         #expect(own.contains("RecCore"), "no targets read from Package.swift")
+        #expect(targets.contains { $0.isSystem }, "no C library targets read from Package.swift")
         var undeclared: [String] = []
-        for target in targets {
+        for target in targets where !target.isSystem {
             let files = FileManager.default.enumerator(atPath: target.directory)?.compactMap { $0 as? String }
             for file in (files ?? []).filter({ $0.hasSuffix(".swift") }).sorted() {
                 for (line, module) in try Self.imports(of: target.directory + "/" + file)
-                where own.contains(module) && module != target.name && !target.dependencies.contains(module) {
+                where module != target.name && !target.dependencies.contains(module)
+                    && !Self.toolchainModules.contains(module)
+                {
                     undeclared.append("\(target.directory)/\(file):\(line): \(target.name) imports \(module)")
                 }
             }
