@@ -122,13 +122,7 @@ struct ItemIndex {
     /// The last position in `range` whose run starts at or before `offset` (runs lie one
     /// after another in order): the one holding `offset`, a word found there.
     static func last(in range: Range<Int>, startingAtOrBefore offset: Int, start: (Int) -> Int) -> Int {
-        var low = range.lowerBound
-        var high = range.upperBound
-        while high - low > 1 {
-            let middle = (low + high) / 2
-            if start(middle) <= offset { low = middle } else { high = middle }
-        }
-        return low
+        Swift.max(range.lowerBound, range.partitionPoint { start($0) <= offset } - 1)
     }
 
     /// The folders and recordings without what `find` filters on: enough for `PathResolver`

@@ -1,4 +1,5 @@
 import RecSystem
+import RecValues
 
 #if canImport(Glibc)
     import Glibc
@@ -90,12 +91,7 @@ struct StoreTable {
         let start = Int(word(position, 3))
         let length = Int(word(position, 4) & 0xFFFF_FFFF)
         guard !layers.isEmpty else { return start..<(start + length) }
-        var low = 0
-        var high = editStarts.count
-        while low < high {
-            let middle = (low + high) / 2
-            if editStarts[middle] < start { low = middle + 1 } else { high = middle }
-        }
+        let low = editStarts.indices.partitionPoint { editStarts[$0] < start }
         let moved = start + (low > 0 ? shiftsAfter[low - 1] : 0)
         let edited = low < editStarts.count && editStarts[low] == start
         return moved..<(moved + (edited ? editedLengths[low] : length))

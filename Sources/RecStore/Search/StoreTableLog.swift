@@ -1,4 +1,5 @@
 import RecSystem
+import RecValues
 
 /// Changes to `store.json` that the reads' table (`StoreTable`, `cache/items-table`) has not
 /// taken in yet (`cache/items-table.pending`): a change of annotations spliced
@@ -47,13 +48,8 @@ enum StoreTableLog {
         /// length changes of the edits before it, as every other item's do (items lie one
         /// after another in the file and only the edited ones' bytes were replaced).
         func range(_ position: Int, was old: Range<Int>) -> Range<Int> {
-            // The edits starting before `old` (binary search: a record may hold many).
-            var low = 0
-            var high = edits.count
-            while low < high {
-                let middle = (low + high) / 2
-                if edits[middle].old.lowerBound < old.lowerBound { low = middle + 1 } else { high = middle }
-            }
+            // The edits starting before `old` (a record may hold many).
+            let low = edits.indices.partitionPoint { edits[$0].old.lowerBound < old.lowerBound }
             var shift = 0
             for edit in edits[..<low] { shift += edit.newLength - edit.old.count }
             let start = old.lowerBound + shift

@@ -1,3 +1,5 @@
+import RecValues
+
 /// The whole document store's content: a value, so a change is computed on a copy and
 /// either persisted whole or not at all.
 public struct Document: Equatable, Sendable {
@@ -164,15 +166,10 @@ public struct Document: Equatable, Sendable {
     mutating func link(_ id: ItemID, into parentID: ItemID) -> Int {
         let item = items[id]!
         let siblings = items[parentID]!.children
-        var low = 0
-        var high = siblings.count
-        while low < high {
-            let mid = (low + high) / 2
-            if let other = items[siblings[mid]], displayOrder(other, item) { low = mid + 1 } else { high = mid }
-        }
-        items[parentID]!.children.insert(id, at: low)
+        let position = siblings.indices.partitionPoint { items[siblings[$0]].map { displayOrder($0, item) } ?? false }
+        items[parentID]!.children.insert(id, at: position)
         items[id]!.parent = parentID
-        return low
+        return position
     }
 
     mutating func setName(_ name: String, of id: ItemID) {
