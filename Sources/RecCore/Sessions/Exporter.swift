@@ -161,7 +161,6 @@ public final class Exporter {
                 try encodeThroughTemporary(source, to: fd, progress: progress, limit: limit)
             }
         case .file(let path):
-            let directory = FileSystem.parentDirectory(of: path)
             let temporary = Self.temporary(for: path)
             do {
                 if sameFormat {
@@ -172,21 +171,7 @@ public final class Exporter {
                 } else {
                     try encode(source, into: temporary, label: path, progress: progress, limit: limit)
                 }
-                let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0, fsync(fd) == 0 else {
-                    let reason = systemReason(errno)
-                    if fd >= 0 { close(fd) }
-                    throw RecError.failure(path, "cannot write: \(reason)")
-                }
-                close(fd)
-                if replacing {
-                    guard rename(temporary, path) == 0 else {
-                        throw RecError.failure(path, "cannot write: \(systemReason(errno))")
-                    }
-                } else {
-                    try FileSystem.place(temporary, at: path)
-                }
-                FileSystem.syncDirectory(directory)
+                try FileSystem.publish(temporary, as: path, replacing: replacing)
             } catch {
                 unlink(temporary)
                 throw error

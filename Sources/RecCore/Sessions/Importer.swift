@@ -378,12 +378,8 @@ public final class Importer {
 
     /// Syncs a finished temporary file and renames it to its final name in audio/.
     private func place(_ temporary: String, as file: String) throws {
-        try FileSystem.syncFile(temporary)
         let final = library.location.audioPath(file)
-        guard rename(temporary, final) == 0 else {
-            throw RecError.failure(final, "cannot create: \(systemReason(errno))")
-        }
-        FileSystem.syncDirectory(FileSystem.parentDirectory(of: final))
+        try FileSystem.publish(temporary, as: final)
         created.removeAll { $0 == temporary }
         created.append(final)
     }

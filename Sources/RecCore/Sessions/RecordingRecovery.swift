@@ -107,7 +107,7 @@ extension Library {
             // Measured again as rewritten, now that its length is known: bucketed exactly.
             let meter = AnalysisMeter(sampleRate: file.sampleRate, channels: file.channels, length: frames)
             if let copied = try? SoundFile.copy(file, to: temporary, format: format, meter: meter), copied > 0,
-                (try? FileSystem.syncFile(temporary)) != nil, rename(temporary, path) == 0
+                (try? FileSystem.publish(temporary, as: path)) != nil
             {
                 finalFrames = copied
                 analysis = meter.finish()

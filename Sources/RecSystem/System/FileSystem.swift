@@ -264,6 +264,25 @@ public enum FileSystem {
         guard rename(temporary, path) == 0 else { throw RecError.failure(path, "cannot create: \(Errno.current)") }
     }
 
+    /// Puts a finished file, written beside `path` by a writer of its own (libsndfile, a
+    /// copy), in place as `writeAtomically` does with bytes: its data to the disk, the rename
+    /// (or `place`, without `replacing`), then the directory. On failure `temporary` is left
+    /// for the caller, which made it, to remove.
+    public static func publish(_ temporary: String, as path: String, replacing: Bool = true) throws {
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
+        let synced = fsync(fd)
+        let reason = Errno.current
+        close(fd)
+        guard synced == 0 else { throw RecError.failure(path, "cannot write: \(reason)") }
+        if replacing {
+            guard rename(temporary, path) == 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
+        } else {
+            try place(temporary, at: path)
+        }
+        syncDirectory(parentDirectory(of: path))
+    }
+
     /// What refusing to replace a file says; `--force` replaces it.
     public static func alreadyExists(_ path: String) -> RecError {
         RecError.failure(path, "already exists; --force replaces it")
