@@ -118,6 +118,33 @@ struct SyncLossTests {
         #expect(status.stdout.isEmpty, "\(status)")
     }
 
+    @Test("a sync killed after a merge's links are in place: the next sync commits them, every machine keeps the audio")
+    func killedInstallKeepsItsLinks() throws {
+        let (a, b, _) = try twoMachines()
+        try b.addWAVRecording("fresh", in: "/", frames: 8000)
+        try b.succeed("sync")
+        let git = { (machine: Sandbox, arguments: [String]) throws -> String in
+            let run = try Sandbox.execute(
+                "/usr/bin/git", ["-C", machine.store] + arguments, environment: ["PATH": "/usr/bin:/bin"])
+            #expect(run.status == 0, "\(run)")
+            return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let head = try git(a, ["rev-parse", "HEAD"])
+        try a.succeed("sync")
+        // What a kill between `install`'s renames and its index rename leaves: the merge's
+        // store.json and links in the work tree, git's index and HEAD from before it.
+        _ = try git(a, ["reset", "-q", "--mixed", head])
+        #expect(try git(a, ["status", "--porcelain", "--", "audio"]).hasPrefix("??"))
+        // B deletes the recording for good: from A's side, where the merge never happened,
+        // it is new, and the next merge keeps it; it must keep its audio link too.
+        try b.succeed("rm", "--permanent", "/fresh")
+        for machine in [b, a, b] { try machine.succeed("sync") }
+        for machine in [a, b] {
+            try expectPlays(machine, "/fresh")
+            try machine.succeed("fsck")
+        }
+    }
+
     @Test("an unreachable remote: the others are synced, the summary names it, exit status 75")
     func unreachableRemote() throws {
         let (a, b, _) = try twoMachines()
