@@ -6,7 +6,6 @@ let package = Package(
     products: [
         .executable(name: "recnotes", targets: ["recnotes"]),
         .executable(name: "recnotes-serve", targets: ["recnotes-serve"]),
-        .library(name: "RecCore", targets: ["RecCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -8,28 +8,28 @@ import RecSystem
 /// Where the server listens and who may ask it: on the loopback anyone on this
 /// machine may (as with any local program); on any other address a request needs the token,
 /// in `?token=`, a cookie set at the first visit with it, or an `Authorization: Bearer` header.
-public struct Access: Sendable {
+package struct Access: Sendable {
     /// The address and port to bind, as `--listen ADDR:PORT` gave them.
-    public var host: String
-    public var port: Int
+    package var host: String
+    package var port: Int
     /// nil: no token asked (the loopback, without `--token-file`).
-    public var token: String?
+    package var token: String?
     /// What a write must carry in its `X-Recnotes-Token` header: the access token, or on the
     /// loopback one made at start. A page gets it from `/api/session`, which another site's page
     /// cannot read (no CORS), so a forged cross-site request cannot write (no CSRF).
-    public var writeToken: String
+    package var writeToken: String
     /// `--read-only`: every write is refused.
-    public var readOnly: Bool
+    package var readOnly: Bool
     /// `--host NAME`: names besides an address and `localhost` that a request's Host may give
     /// (a reverse proxy's, a name on the local network), lowercased, without a port.
-    public var names: [String] = []
+    package var names: [String] = []
 
-    public static let defaultHost = ServeDefaults.host
-    public static let defaultPort = ServeDefaults.port
+    package static let defaultHost = ServeDefaults.host
+    package static let defaultPort = ServeDefaults.port
     /// The cookie that carries the token after the first visit with `?token=`.
-    public static let cookieName = "recnotes_token"
+    package static let cookieName = "recnotes_token"
 
-    public init(host: String, port: Int, token: String?, readOnly: Bool = false) {
+    package init(host: String, port: Int, token: String?, readOnly: Bool = false) {
         self.host = host
         self.port = port
         self.token = token
@@ -38,7 +38,7 @@ public struct Access: Sendable {
     }
 
     /// `ADDR:PORT`, `[IPv6]:PORT`, `ADDR` or `:PORT`; the missing half is the default.
-    public static func parseListen(_ text: String) throws -> (host: String, port: Int) {
+    package static func parseListen(_ text: String) throws -> (host: String, port: Int) {
         var host = text
         var portText: Substring?
         if text.hasPrefix("[") {
@@ -71,7 +71,7 @@ public struct Access: Sendable {
 
     /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost): only this machine
     /// reaches it.
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         if host == "localhost" || host == "::1" { return true }
         var address = in_addr()
         return inet_pton(AF_INET, host, &address) == 1 && (UInt32(bigEndian: address.s_addr) >> 24) == 127
@@ -79,7 +79,7 @@ public struct Access: Sendable {
 
     /// The access for `--listen` and `--token-file`: a token read from the file (its first
     /// line), else one made now off the loopback, else none.
-    public static func make(
+    package static func make(
         listen: String?, tokenFile: String?, readOnly: Bool = false, names: [String] = []
     ) throws -> Access {
         let (host, port) = try listen.map(parseListen) ?? (defaultHost, defaultPort)
@@ -103,7 +103,7 @@ public struct Access: Sendable {
     /// `--host` name, with or without a port. Anything else may be a name made to resolve
     /// here (DNS rebinding), whose page would be same-origin with the server and could read
     /// the whole library.
-    public func answers(toHost hostHeader: String) -> Bool {
+    package func answers(toHost hostHeader: String) -> Bool {
         if Self.isDirectHost(hostHeader) { return true }
         guard !names.isEmpty else { return false }
         var name = Substring(hostHeader)
@@ -115,11 +115,11 @@ public struct Access: Sendable {
     }
 
     /// The header a write carries its token in.
-    public static let writeTokenHeader = "X-Recnotes-Token"
+    package static let writeTokenHeader = "X-Recnotes-Token"
 
     /// Whether a request's Host names this server by an address or `localhost`, not by some
     /// other name.
-    public static func isDirectHost(_ hostHeader: String) -> Bool {
+    package static func isDirectHost(_ hostHeader: String) -> Bool {
         var name = Substring(hostHeader)
         if name.hasPrefix("["), let close = name.firstIndex(of: "]") {
             name = name[name.index(after: name.startIndex)..<close]
@@ -132,7 +132,7 @@ public struct Access: Sendable {
     }
 
     /// 32 random bytes from the kernel (getrandom, through the system generator), as hex.
-    public static func newToken() -> String {
+    package static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let hex = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
@@ -169,14 +169,14 @@ public struct Access: Sendable {
     }
 
     /// The URL to print: with the token inside it when one is asked, as Jupyter prints it.
-    public var url: String {
+    package var url: String {
         let shown = host.contains(":") ? "[\(host)]" : host
         return "http://\(shown):\(port)/" + (token.map { "?token=" + $0 } ?? "")
     }
 
     /// Equal bytes, compared in a time that depends on the lengths alone, not on where the
     /// first difference lies: a guess cannot be refined by timing the answers.
-    public static func sameToken(_ given: Substring, _ token: String) -> Bool {
+    package static func sameToken(_ given: Substring, _ token: String) -> Bool {
         let a = Array(given.utf8)
         let b = Array(token.utf8)
         var difference = UInt8(a.count == b.count ? 0 : 1)

@@ -1,5 +1,5 @@
 /// One HTTP `Range: bytes=…` against a file of `size` bytes (RFC 9110, section 14).
-public enum ByteRange: Equatable, Sendable {
+package enum ByteRange: Equatable, Sendable {
     /// No range asked, or one this server answers whole (several ranges, another unit, a
     /// malformed header): 200 with the whole file, which RFC 9110 allows.
     case whole
@@ -8,7 +8,7 @@ public enum ByteRange: Equatable, Sendable {
     /// 416: no byte of the file is in the range.
     case unsatisfiable
 
-    public init(header: String?, size: Int64) {
+    package init(header: String?, size: Int64) {
         guard let header, header.hasPrefix("bytes=") else {
             self = .whole
             return

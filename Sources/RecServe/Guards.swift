@@ -264,11 +264,11 @@ final class TokenFailures: Sendable {
 
 /// The context of each request: Hummingbird's, with the client's address (for
 /// `TokenFailures`), nil in the in-process tests, which have no socket.
-public struct ServeContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
-    public let clientAddress: String?
+package struct ServeContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
+    package let clientAddress: String?
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         clientAddress = source.channel.remoteAddress?.ipAddress
     }

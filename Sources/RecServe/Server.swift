@@ -14,10 +14,10 @@ import Synchronization
 
 /// The HTTP side of `recnotes serve`: routes, access and the audio stream. What each API route
 /// answers is RecCore's (`LibraryAPI`); here it becomes a response.
-public enum Server {
+package enum Server {
     /// The router of a server on the store at `location`, with `access`'s rules. Also what
     /// the in-process tests drive.
-    public static func router(
+    package static func router(
         location: StoreLocation, access: Access, limits: Limits = Limits()
     ) -> Router<ServeContext> {
         // HEAD answers as GET does, without the body.
@@ -118,7 +118,7 @@ public enum Server {
     }
 
     // HTTPFields.Element: Hummingbird exports HTTPFields, not HTTPField.
-    public static let writeTokenField = HTTPFields.Element.Name(Access.writeTokenHeader)!
+    package static let writeTokenField = HTTPFields.Element.Name(Access.writeTokenHeader)!
 
     /// `GET /api/session`: what the page needs before it writes, `{"writeToken", "readOnly"}`.
     /// Only a page of this server's own origin can read it; the Host check (`HostMiddleware`)
@@ -148,23 +148,23 @@ public enum Server {
     }
 
     /// What a server allows each client, against slow and greedy ones.
-    public struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// How long a connection may go without a request's whole head: from its start, and
         /// from the end of each answer (an idle keep-alive).
-        public var idleTimeout: Duration = .seconds(10)
+        package var idleTimeout: Duration = .seconds(10)
         /// How many connections may be open before a new one closes the one that has waited
         /// longest (`ConnectionGuard`); nil: three quarters of the descriptors this process
         /// may open, less those its files and streams need.
-        public var connections: Int?
+        package var connections: Int?
         /// `--max-upload`: the largest body `POST /api/upload` takes.
-        public var maxUpload: Int64 = Self.defaultMaxUpload
-        public static let defaultMaxUpload: Int64 = 2 << 30
+        package var maxUpload: Int64 = Self.defaultMaxUpload
+        package static let defaultMaxUpload: Int64 = 2 << 30
 
-        public init() {}
+        package init() {}
 
         /// A size as `--max-upload` takes it: bytes, or with K, M, G or T (powers of 1024;
         /// `2G`, `500MiB`, `1.5g`).
-        public static func parseSize(_ text: String) throws -> Int64 {
+        package static func parseSize(_ text: String) throws -> Int64 {
             var digits = Substring(text.lowercased())
             for suffix in ["ib", "b"] where digits.hasSuffix(suffix) {
                 digits = digits.dropLast(suffix.count)
@@ -183,7 +183,7 @@ public enum Server {
 
         /// The defaults, with `RECNOTES_SERVE_IDLE_TIMEOUT` (seconds) and
         /// `RECNOTES_SERVE_CONNECTIONS` for tests at a small scale.
-        public static func fromEnvironment() -> Limits {
+        package static func fromEnvironment() -> Limits {
             var limits = Limits()
             if let text = getenv("RECNOTES_SERVE_IDLE_TIMEOUT").map({ String(cString: $0) }),
                 let seconds = Double(text), seconds > 0
@@ -221,7 +221,7 @@ public enum Server {
 
     /// Serves until SIGTERM or SIGINT, then stops cleanly (open connections finish).
     /// `started` is called once the socket listens, with the URL to print.
-    public static func run(
+    package static func run(
         location: StoreLocation, access: Access, limits: Limits = Limits(),
         started: @escaping @Sendable (String) async -> Void
     ) async throws {
@@ -424,7 +424,7 @@ public enum Server {
 
     /// A query string's parameters in order, `+` as a space and percent escapes decoded (as
     /// a browser's form or `URLSearchParams` encodes them).
-    public static func query(_ query: String) -> [(String, String)] {
+    package static func query(_ query: String) -> [(String, String)] {
         query.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")

@@ -1,17 +1,17 @@
 import RecSystem
 
 /// The two stores of one store directory, opened together as every command needs them.
-public final class Library {
-    public let location: StoreLocation
-    public let documents: DocumentStore
-    public let viewState: ViewStateStore
+package final class Library {
+    package let location: StoreLocation
+    package let documents: DocumentStore
+    package let viewState: ViewStateStore
     /// The reads' table this library was read through (`Library.reading`), nil when the
     /// whole document was.
     let table: StoreTable?
 
     /// Opens both stores; read-only (no locks taken, every change refused) when the
     /// store cannot be written, see `StoreLocation.isWritable` and `isReadOnly`.
-    public init(location: StoreLocation) throws {
+    package init(location: StoreLocation) throws {
         self.location = location
         documents = try DocumentStore(location: location)
         viewState = try ViewStateStore(location: location)
@@ -51,7 +51,7 @@ public final class Library {
 
     /// True when the store was opened read-only: it is on a read-only mount or this process
     /// may not write it. Reading commands work; every change is refused with one line.
-    public var isReadOnly: Bool { documents.isReadOnly || viewState.isReadOnly }
+    package var isReadOnly: Bool { documents.isReadOnly || viewState.isReadOnly }
 
     /// Best effort: the document change is already saved, and a view state left behind is
     /// still read through `ViewState.restored` (fsck reports and trims it).
@@ -60,19 +60,19 @@ public final class Library {
         _ = try? viewState.transaction { $0.trim(to: document) }
     }
 
-    public var warnings: [String] { viewState.warnings }
+    package var warnings: [String] { viewState.warnings }
 
-    public var document: Document { documents.document }
+    package var document: Document { documents.document }
 
     /// The view state as it applies to the current document (see `ViewState.restored`).
-    public var state: ViewState { viewState.state.restored(against: documents.document) }
+    package var state: ViewState { viewState.state.restored(against: documents.document) }
 
-    public var resolver: PathResolver {
+    package var resolver: PathResolver {
         PathResolver(document: documents.document, currentFolder: state.currentFolder)
     }
 
     /// The item at `path`; the current folder when `path` is nil.
-    public func item(at path: String?) throws -> Item {
+    package func item(at path: String?) throws -> Item {
         try resolver.resolve(path ?? ".")
     }
 
@@ -80,7 +80,7 @@ public final class Library {
     /// root when nil), as pops and pushes against the stack the user sees.
     /// A read-only store refuses it in one line (after the path is checked): it has to
     /// write `viewstate.json`.
-    public func changeFolder(to path: String?) throws {
+    package func changeFolder(to path: String?) throws {
         let target = try resolver.resolveFolder(path ?? "/")
         if isReadOnly {
             throw RecError.failure(
@@ -99,7 +99,7 @@ public final class Library {
 
     /// What `info` says a folder holds: how many folders and recordings are under it, and
     /// their total duration.
-    public func contents(of folder: Item) -> (folders: Int, recordings: Int, duration: Double) {
+    package func contents(of folder: Item) -> (folders: Int, recordings: Int, duration: Double) {
         if let table, let position = table.position(of: folder.id) { return table.contents(of: position) }
         let all = document.subtree(of: folder.id).dropFirst()
         let recordings = all.compactMap(\.recording)
@@ -110,7 +110,7 @@ public final class Library {
     /// when its document does not hold the folder's items: from the reads' table this
     /// library was read through, or the document when it holds them all; nil when neither
     /// can say.
-    public func childCounts(of folder: ItemID) -> (folders: Int, recordings: Int)? {
+    package func childCounts(of folder: ItemID) -> (folders: Int, recordings: Int)? {
         if let table, let position = table.position(of: folder), table.isFolder(position) {
             let children = table.children(of: position)
             let folders = children.filter(table.isFolder).count
@@ -124,5 +124,5 @@ public final class Library {
     }
 
     /// The size of a recording's audio file, if it has one on disk.
-    public func audioSize(of item: Item) -> Int64? { location.audioSize(of: item) }
+    package func audioSize(of item: Item) -> Int64? { location.audioSize(of: item) }
 }

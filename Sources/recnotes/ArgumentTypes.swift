@@ -8,7 +8,7 @@ import RecValues
 
 extension AudioFormat: ExpressibleByArgument {
     /// Names and aliases (`ogg` for vorbis), in any case.
-    public init?(argument: String) { self.init(name: argument) }
+    package init?(argument: String) { self.init(name: argument) }
 }
 
 extension RawEncoding: ExpressibleByArgument {}

@@ -8,7 +8,7 @@ extension AudioAnalysis {
     /// Decodes `path` once, start to end, into an `AnalysisMeter`: the reference analysis of
     /// a file (recovery, `fsck --repair`, an older store's recording), and what the analysis
     /// measured while the audio was written (`BackgroundAnalysis`) is held to.
-    public static func analyze(
+    package static func analyze(
         path: String, buckets: Int = waveformPoints,
         voice: VoiceActivityConfiguration = .init()
     ) throws -> AudioAnalysis {
@@ -37,12 +37,12 @@ extension AudioAnalysis {
 /// the samples are cut into blocks, so both give the same analysis of the same samples.
 /// Without libebur128 the rest is measured all the same and `loudness` is nil: a recording
 /// is never refused for want of its loudness.
-public final class AnalysisMeter {
-    public let sampleRate: Int
-    public let channels: Int
-    public let buckets: Int
+package final class AnalysisMeter {
+    package let sampleRate: Int
+    package let channels: Int
+    package let buckets: Int
     /// Frames fed so far.
-    public private(set) var frames: Int64 = 0
+    package private(set) var frames: Int64 = 0
     private var total = LevelMeter()
     private var waveform = WaveformBlocks()
     /// With the length known in advance: each frame's bucket, exact (the peaks of
@@ -53,7 +53,7 @@ public final class AnalysisMeter {
     private var speech = SpeechRegions()
     private let loudness: LoudnessMeter?
 
-    public init(
+    package init(
         sampleRate: Int, channels: Int, buckets: Int = AudioAnalysis.waveformPoints,
         voice: VoiceActivityConfiguration = .init(), length: Int64? = nil
     ) {
@@ -69,7 +69,7 @@ public final class AnalysisMeter {
     }
 
     /// Feeds `count` interleaved frames.
-    public func add(_ samples: UnsafePointer<Int16>, frames count: Int) {
+    package func add(_ samples: UnsafePointer<Int16>, frames count: Int) {
         guard count > 0 else { return }
         total.add(samples, count: count * channels)
         loudness?.add(samples, frames: count)
@@ -100,7 +100,7 @@ public final class AnalysisMeter {
     }
 
     /// The analysis of everything fed, as the store keeps it. Call once, at the end.
-    public func finish() -> AudioAnalysis {
+    package func finish() -> AudioAnalysis {
         speech.add(detector.finish())
         let peaks =
             frames == length

@@ -12,7 +12,7 @@ import RecValues
 /// Float samples are full scale ±1 (the exporter's); 16-bit ones are the player's and the
 /// transcriber's. An effect that works on floats alone takes 16-bit audio through them:
 /// scaled by 2^15 each way, rounded and clipped.
-public protocol AudioProcessor: AnyObject {
+package protocol AudioProcessor: AnyObject {
     func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float])
     /// What is still held; then the effect starts afresh, as after `reset`.
     func finish(into output: inout [Float])
@@ -23,13 +23,13 @@ public protocol AudioProcessor: AnyObject {
 }
 
 extension AudioProcessor {
-    public func process(_ input: UnsafeBufferPointer<Int16>, into output: inout [Int16]) {
+    package func process(_ input: UnsafeBufferPointer<Int16>, into output: inout [Int16]) {
         var out: [Float] = []
         input.map { Float($0) / 32768 }.withUnsafeBufferPointer { process($0, into: &out) }
         AudioChain.append(out, to: &output)
     }
 
-    public func finish(into output: inout [Int16]) {
+    package func finish(into output: inout [Int16]) {
         var out: [Float] = []
         finish(into: &out)
         AudioChain.append(out, to: &output)
@@ -38,18 +38,19 @@ extension AudioProcessor {
 
 /// What a playback or an export does to the audio, resolved from its options (and the
 /// recording's stored enhancement): `AudioChain` makes the effects' order out of it.
-public struct AudioEffects {
+package struct AudioEffects {
     /// `--denoise`: the suppressor, primed by its user (it learns the noise from what is about
     /// to play or be written).
-    public var denoise: Denoiser?
+    package var denoise: Denoiser?
     /// `--speed`: at 1× no stretcher is made (and SoundTouch is not opened).
-    public var speed: PlaybackSpeed
+    package var speed: PlaybackSpeed
     /// `--gain`, dB; nil or 0 changes nothing.
-    public var gain: Double?
+    package var gain: Double?
     /// `--level`: the leveller to the target loudness, at the output's rate.
-    public var level: Leveller?
+    package var level: Leveller?
 
-    public init(denoise: Denoiser? = nil, speed: PlaybackSpeed = .normal, gain: Double? = nil, level: Leveller? = nil) {
+    package init(denoise: Denoiser? = nil, speed: PlaybackSpeed = .normal, gain: Double? = nil, level: Leveller? = nil)
+    {
         self.denoise = denoise
         self.speed = speed
         self.gain = gain
@@ -68,12 +69,12 @@ public struct AudioEffects {
 ///
 /// Each effect gives back as many frames as it is fed (the stretcher as many as the speed
 /// makes, the resampler as the rates do), late by its own latency, which `finish` gives back.
-public final class AudioChain {
-    public let denoise: Denoiser?
+package final class AudioChain {
+    package let denoise: Denoiser?
     /// Also made while playing, at a first speed change from 1× (`Player`).
-    public var stretch: TimeStretch? { didSet { stages = order() } }
-    public let gain: Gain?
-    public let level: Leveller?
+    package var stretch: TimeStretch? { didSet { stages = order() } }
+    package let gain: Gain?
+    package let level: Leveller?
     private let resample: Resampling?
     private var stages: [any AudioProcessor] = []
     /// What each stage gave, kept between calls (their capacity is reused).
@@ -81,7 +82,7 @@ public final class AudioChain {
     private var shorts: [[Int16]] = []
 
     /// `rate` and `channels`: the source's. `resampler`: to the output's rate, when it differs.
-    public init(_ effects: AudioEffects, rate: Int, channels: Int, resampler: Resampler? = nil) throws(RecError) {
+    package init(_ effects: AudioEffects, rate: Int, channels: Int, resampler: Resampler? = nil) throws(RecError) {
         denoise = effects.denoise
         stretch =
             effects.speed.isNormal ? nil : try TimeStretch(rate: rate, channels: channels, speed: effects.speed)
@@ -97,27 +98,27 @@ public final class AudioChain {
     }
 
     /// No effect: the frames can go from the file to the device (or the target) as they are.
-    public var isEmpty: Bool { stages.isEmpty }
+    package var isEmpty: Bool { stages.isEmpty }
 
-    public func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
+    package func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
         run(input, finishing: false, into: &output, scratch: &floats)
     }
 
     /// What every effect still holds, through the ones after it; then each starts afresh.
-    public func finish(into output: inout [Float]) {
+    package func finish(into output: inout [Float]) {
         run(UnsafeBufferPointer(start: nil, count: 0), finishing: true, into: &output, scratch: &floats)
     }
 
-    public func process(_ input: UnsafeBufferPointer<Int16>, finishing: Bool = false, into output: inout [Int16]) {
+    package func process(_ input: UnsafeBufferPointer<Int16>, finishing: Bool = false, into output: inout [Int16]) {
         run(input, finishing: finishing, into: &output, scratch: &shorts)
     }
 
-    public func finish(into output: inout [Int16]) {
+    package func finish(into output: inout [Int16]) {
         run(UnsafeBufferPointer(start: nil, count: 0), finishing: true, into: &output, scratch: &shorts)
     }
 
     /// A seek or a pause: every effect forgets what it was fed.
-    public func reset() {
+    package func reset() {
         for stage in stages { stage.reset() }
     }
 
@@ -172,16 +173,16 @@ extension Int16: AudioSample {
 
 /// `--gain DB`: every sample times one factor. `clipping` (when nothing comes after it):
 /// what would pass full scale is held at it, rather than left to wrap in an encoder.
-public final class Gain: AudioProcessor {
-    public let factor: Float
+package final class Gain: AudioProcessor {
+    package let factor: Float
     let clipping: Bool
 
-    public init(decibels: Double, clipping: Bool = true) {
+    package init(decibels: Double, clipping: Bool = true) {
         factor = Float(pow(10, decibels / 20))
         self.clipping = clipping
     }
 
-    public func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
+    package func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
         output.reserveCapacity(output.count + input.count)
         if clipping {
             for x in input { output.append(max(-1, min(1, x * factor))) }
@@ -190,14 +191,14 @@ public final class Gain: AudioProcessor {
         }
     }
 
-    public func process(_ input: UnsafeBufferPointer<Int16>, into output: inout [Int16]) {
+    package func process(_ input: UnsafeBufferPointer<Int16>, into output: inout [Int16]) {
         output.reserveCapacity(output.count + input.count)
         for x in input { output.append(Int16(max(-32768, min(32767, (Float(x) * factor).rounded())))) }
     }
 
-    public func finish(into output: inout [Float]) {}
-    public func finish(into output: inout [Int16]) {}
-    public func reset() {}
+    package func finish(into output: inout [Float]) {}
+    package func finish(into output: inout [Int16]) {}
+    package func reset() {}
 }
 
 /// The resampler as a stage of the chain (the exporter's, for a target that cannot take the
@@ -220,22 +221,22 @@ final class Resampling: AudioProcessor {
 }
 
 extension Denoiser: AudioProcessor {
-    public func process(_ input: UnsafeBufferPointer<Int16>, into output: inout [Int16]) {
+    package func process(_ input: UnsafeBufferPointer<Int16>, into output: inout [Int16]) {
         process(input, finishing: false, into: &output)
     }
 
-    public func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
+    package func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
         process(input, finishing: false, into: &output)
     }
 }
 
 extension TimeStretch: AudioProcessor {
-    public func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
+    package func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
         guard let start = input.baseAddress, !input.isEmpty else { return }
         process(start, frames: input.count / channels, into: &output)
     }
 
-    public func process(_ input: UnsafeBufferPointer<Int16>, into output: inout [Int16]) {
+    package func process(_ input: UnsafeBufferPointer<Int16>, into output: inout [Int16]) {
         guard let start = input.baseAddress, !input.isEmpty else { return }
         process(start, frames: input.count / channels, into: &output)
     }

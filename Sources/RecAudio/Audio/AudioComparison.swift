@@ -4,11 +4,11 @@
 
 /// How close decoded audio is to what was encoded: for judging lossy round trips (tests,
 /// benchmarks), where the samples cannot match exactly and the codec adds a delay.
-public enum AudioComparison {
+package enum AudioComparison {
     /// Signal-to-noise ratio of `decoded` against `reference` in dB, after finding the codec
     /// delay (the lag, up to `maxLag` frames, that best lines the two up). `skip` frames at
     /// each end are left out, where encoders fade in and pad.
-    public static func snr(reference: [Int16], decoded: [Int16], maxLag: Int = 4000, skip: Int = 4800) -> Double {
+    package static func snr(reference: [Int16], decoded: [Int16], maxLag: Int = 4000, skip: Int = 4800) -> Double {
         let length = min(reference.count, decoded.count) - maxLag - skip * 2
         guard length > 0 else { return -.infinity }
         var best = -Double.infinity

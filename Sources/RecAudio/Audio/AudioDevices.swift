@@ -6,18 +6,18 @@ import RecSystem
 #endif
 
 /// One ALSA PCM as `snd_device_name_hint` describes it.
-public struct AudioDevice: Equatable, Sendable {
+package struct AudioDevice: Equatable, Sendable {
     /// What `--device` takes: `default`, `hw:CARD=PCH,DEV=0`, a name from `.asoundrc`.
-    public var name: String
+    package var name: String
     /// The hint's DESC, lines joined with " — "; empty when there is none.
-    public var description: String
-    public var capture: Bool
-    public var playback: Bool
+    package var description: String
+    package var capture: Bool
+    package var playback: Bool
     /// The user's configuration file that defines it, as people write its path
     /// (`~/.asoundrc`); nil for what the system's configuration and the cards give.
-    public var definedIn: String?
+    package var definedIn: String?
 
-    public init(name: String, description: String, capture: Bool, playback: Bool, definedIn: String? = nil) {
+    package init(name: String, description: String, capture: Bool, playback: Bool, definedIn: String? = nil) {
         self.name = name
         self.description = description
         self.capture = capture
@@ -30,7 +30,7 @@ public struct AudioDevice: Equatable, Sendable {
     /// own configuration that ALSA left out (a PCM with no hint block, where the
     /// configuration sets `defaults.namehint.showall off`). An IOID of Input or Output limits
     /// a device to capture or playback; no IOID means both.
-    public static func list() throws -> [AudioDevice] {
+    package static func list() throws -> [AudioDevice] {
         caudio_silence_alsa_errors()
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         let result = snd_device_name_hint(-1, "pcm", &hints)

@@ -3,23 +3,23 @@ import RecSystem
 
 /// A failure of the audio libraries, carrying the library's own words (`snd_strerror`,
 /// `sf_strerror`) and what it was about: the device name or the file path.
-public struct AudioError: Error, Equatable, CustomStringConvertible, Sendable {
-    public enum Subject: Equatable, Sendable {
+package struct AudioError: Error, Equatable, CustomStringConvertible, Sendable {
+    package enum Subject: Equatable, Sendable {
         /// An ALSA PCM, by the name it was opened with.
         case device(String)
         /// An audio file, by path.
         case file(String)
     }
 
-    public var subject: Subject
+    package var subject: Subject
     /// What was being done: "cannot open for capture", "read failed".
-    public var operation: String
+    package var operation: String
     /// The library's message.
-    public var reason: String
+    package var reason: String
     /// The library's error code (a negative errno for ALSA, an SF_ERR_* for libsndfile), or 0.
-    public var code: Int32
+    package var code: Int32
 
-    public init(_ subject: Subject, _ operation: String, reason: String, code: Int32 = 0) {
+    package init(_ subject: Subject, _ operation: String, reason: String, code: Int32 = 0) {
         self.subject = subject
         self.operation = operation
         self.reason = reason
@@ -34,11 +34,11 @@ public struct AudioError: Error, Equatable, CustomStringConvertible, Sendable {
         AudioError(.file(path), operation, reason: SoundFile.reason(of: handle), code: sf_error(handle))
     }
 
-    public var description: String { recError.description }
+    package var description: String { recError.description }
 
     /// What an event says: a device by name; a file only by what failed, since the file a
     /// recorder writes is a store's `audio/<uuid>` that the user knows by another name.
-    public var eventMessage: String {
+    package var eventMessage: String {
         switch subject {
         case .device: return description
         case .file: return "\(operation): \(reason)"
@@ -46,7 +46,7 @@ public struct AudioError: Error, Equatable, CustomStringConvertible, Sendable {
     }
 
     /// How the CLI reports it: `audio device "hw:9": cannot open for capture: No such file or directory`.
-    public var recError: RecError {
+    package var recError: RecError {
         switch subject {
         case .device(let name): return .failure("audio device \"\(name)\"", "\(operation): \(reason)")
         case .file(let path): return .failure(path, "\(operation): \(reason)")
@@ -56,7 +56,7 @@ public struct AudioError: Error, Equatable, CustomStringConvertible, Sendable {
 
 /// Errors that know which `RecError` they are, so the CLI reports them as one line and the
 /// documented exit code.
-public protocol RecErrorConvertible: Error {
+package protocol RecErrorConvertible: Error {
     var recError: RecError { get }
 }
 

@@ -1,56 +1,56 @@
 import RecValues
 
 /// Where a recorder or player is, counted in frames of audio.
-public struct AudioPosition: Equatable, Sendable {
-    public var frames: Int64
-    public var sampleRate: Int
+package struct AudioPosition: Equatable, Sendable {
+    package var frames: Int64
+    package var sampleRate: Int
 
-    public init(frames: Int64, sampleRate: Int) {
+    package init(frames: Int64, sampleRate: Int) {
         self.frames = frames
         self.sampleRate = sampleRate
     }
 
-    public var seconds: Double { Double(frames) / Double(sampleRate) }
+    package var seconds: Double { Double(frames) / Double(sampleRate) }
 }
 
 /// What a recorder or player reports, in order, to whoever subscribes: the terminal
 /// renderer, the JSON-lines writer, tests. Progress comes about ten times per second of
 /// audio, computed from frame counts, so a device faster than real time (a file) produces
 /// the same events as a real one, only sooner.
-public enum AudioEvent: Equatable, Sendable {
-    public struct Started: Equatable, Sendable {
-        public var device: String
-        public var file: String
-        public var sampleRate: Int
-        public var channels: Int
-        public var position: AudioPosition
+package enum AudioEvent: Equatable, Sendable {
+    package struct Started: Equatable, Sendable {
+        package var device: String
+        package var file: String
+        package var sampleRate: Int
+        package var channels: Int
+        package var position: AudioPosition
         /// For playback: the length of what is being played.
-        public var total: AudioPosition?
+        package var total: AudioPosition?
         /// For playback at another speed than 1× (`play --speed`); positions stay in the
         /// recording's own time.
-        public var speed: PlaybackSpeed? = nil
+        package var speed: PlaybackSpeed? = nil
     }
 
-    public struct Progress: Equatable, Sendable {
-        public var position: AudioPosition
+    package struct Progress: Equatable, Sendable {
+        package var position: AudioPosition
         /// The level of the audio since the previous progress event.
-        public var level: Level
+        package var level: Level
         /// For recording: the file's size on disk so far.
-        public var bytes: Int64?
+        package var bytes: Int64?
         /// For playback: the length of what is being played.
-        public var total: AudioPosition?
+        package var total: AudioPosition?
         /// For a recording with `--start-on-voice` or `--stop-on-silence`.
-        public var voice: VoiceState? = nil
+        package var voice: VoiceState? = nil
     }
 
-    public struct Finished: Equatable, Sendable {
-        public var position: AudioPosition
+    package struct Finished: Equatable, Sendable {
+        package var position: AudioPosition
         /// Xruns and suspends recovered from.
-        public var xruns: Int
+        package var xruns: Int
         /// Times the ring between capture and the writer was full (recording only).
-        public var overruns: Int
+        package var overruns: Int
         /// Peak and RMS of everything recorded or played.
-        public var level: Level
+        package var level: Level
     }
 
     case started(Started)
@@ -66,7 +66,7 @@ public enum AudioEvent: Equatable, Sendable {
     /// The player's speed changed (a key or `recnotes speed`), at this position.
     case speedChanged(AudioPosition, speed: PlaybackSpeed)
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .started: return "started"
         case .progress: return "progress"

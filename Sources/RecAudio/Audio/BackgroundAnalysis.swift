@@ -16,8 +16,8 @@ import Synchronization
 /// What is measured is what was written: the samples handed to the encoder, not those a
 /// lossy codec gives back on decoding (for Opus they differ by less than the store's
 /// rounding of loudness and levels; see `AnalysisPassTests`).
-public final class BackgroundAnalysis {
-    public let channels: Int
+package final class BackgroundAnalysis {
+    package let channels: Int
     private let shared: Shared
     private var thread: JoinableThread?
     /// For conversions from what a writer holds (floats, 32-bit) to what the meters take.
@@ -67,7 +67,7 @@ public final class BackgroundAnalysis {
 
     /// `length`: the frames that will be written, when known in advance (the waveform is then
     /// bucketed frame by frame, exactly as a decode of the file buckets it).
-    public convenience init(sampleRate: Int, channels: Int, length: Int64? = nil) throws {
+    package convenience init(sampleRate: Int, channels: Int, length: Int64? = nil) throws {
         try self.init(sampleRate: sampleRate, channels: channels, length: length, threadEnds: nil)
     }
 
@@ -102,7 +102,7 @@ public final class BackgroundAnalysis {
     }
 
     /// Hands over `frames` interleaved frames, as written; waits only while the ring is full.
-    public func add(_ samples: UnsafePointer<Int16>, frames: Int) {
+    package func add(_ samples: UnsafePointer<Int16>, frames: Int) {
         let count = frames * channels
         var done = 0
         while done < count {
@@ -113,7 +113,7 @@ public final class BackgroundAnalysis {
     }
 
     /// Floats as libsndfile reads 16-bit audio (a sample over 32768), back to those samples.
-    public func add(_ samples: UnsafePointer<Float>, frames: Int) {
+    package func add(_ samples: UnsafePointer<Float>, frames: Int) {
         convert(samples, frames: frames) { sample in
             let scaled = (sample * 32768).rounded()
             // Clipped as the encoder clips it (`clipFloats`); nothing a resampler overshoots by
@@ -124,7 +124,7 @@ public final class BackgroundAnalysis {
 
     /// 32-bit integers as libsndfile reads any integer audio: the top 16 bits, as it reads
     /// the same file into 16-bit samples.
-    public func add(_ samples: UnsafePointer<Int32>, frames: Int) {
+    package func add(_ samples: UnsafePointer<Int32>, frames: Int) {
         convert(samples, frames: frames) { Int16(truncatingIfNeeded: $0 >> 16) }
     }
 
@@ -142,7 +142,7 @@ public final class BackgroundAnalysis {
 
     /// Frames handed over so far are all measured once this returns: the analysis, as the
     /// store keeps it. Further calls return the same.
-    public func finish() -> AudioAnalysis {
+    package func finish() -> AudioAnalysis {
         if let result { return result }
         stopThread()
         let analysis = shared.meter.finish()
@@ -153,25 +153,25 @@ public final class BackgroundAnalysis {
 
 /// A sink that hands every block written to it to a `BackgroundAnalysis` as well: how the
 /// recorder's writer, which already has each sample, measures the recording as it captures.
-public final class AnalysingSink: AudioSink {
-    public let sink: AudioSink
-    public let analysis: BackgroundAnalysis
+package final class AnalysingSink: AudioSink {
+    package let sink: AudioSink
+    package let analysis: BackgroundAnalysis
     /// Frames written to `sink` and measured; a write that failed is measured not at all.
-    public private(set) var frames: Int64 = 0
+    package private(set) var frames: Int64 = 0
 
-    public init(_ sink: AudioSink, analysis: BackgroundAnalysis) {
+    package init(_ sink: AudioSink, analysis: BackgroundAnalysis) {
         self.sink = sink
         self.analysis = analysis
     }
 
-    public var path: String { sink.path }
+    package var path: String { sink.path }
 
-    public func write(_ samples: UnsafePointer<Int16>, frames count: Int) throws {
+    package func write(_ samples: UnsafePointer<Int16>, frames count: Int) throws {
         try sink.write(samples, frames: count)
         analysis.add(samples, frames: count)
         frames += Int64(count)
     }
 
-    public func sync() { sink.sync() }
-    public func close() throws { try sink.close() }
+    package func sync() { sink.sync() }
+    package func close() throws { try sink.close() }
 }

@@ -12,11 +12,11 @@ import Synchronization
 // semaphore is the C library's; `onSubmit` and `onApplied` are set before the audio loop
 // starts (by the Recorder's init, and by the follower before its thread starts) and
 // cleared only after it has stopped applying.
-public final class ControlMailbox: @unchecked Sendable {
-    public struct Entry: Equatable, Sendable {
+package final class ControlMailbox: @unchecked Sendable {
+    package struct Entry: Equatable, Sendable {
         /// The view state's sequence number, or 0 for a local command (a key).
-        public var sequence: Int
-        public var command: EngineCommand
+        package var sequence: Int
+        package var command: EngineCommand
     }
 
     private let queue = Mutex<[Entry]>([])
@@ -35,9 +35,9 @@ public final class ControlMailbox: @unchecked Sendable {
     /// it must only signal, never block).
     package var onApplied: (() -> Void)?
 
-    public init() {}
+    package init() {}
 
-    public func submit(_ command: EngineCommand, sequence: Int = 0) {
+    package func submit(_ command: EngineCommand, sequence: Int = 0) {
         queue.withLock { queue in
             queue.append(Entry(sequence: sequence, command: command))
             queued.wrappingAdd(1, ordering: .releasing)
@@ -86,10 +86,10 @@ public final class ControlMailbox: @unchecked Sendable {
     }
 
     /// The speed the player last published.
-    public var speed: Double { Double(bitPattern: speedBits.load(ordering: .acquiring)) }
+    package var speed: Double { Double(bitPattern: speedBits.load(ordering: .acquiring)) }
 
     /// What the loop last published.
-    public var state: (applied: Int, paused: Bool, frames: Int64) {
+    package var state: (applied: Int, paused: Bool, frames: Int64) {
         (
             appliedSequence.load(ordering: .acquiring), pausedState.load(ordering: .relaxed),
             Int64(positionFrames.load(ordering: .relaxed))

@@ -19,11 +19,11 @@ import RecSystem
 /// nearest 20 ms, which the library's FFT takes fast), it gives back the same number of frames,
 /// `latency` (one frame) late: `finish` gives the last ones. The library works on 16-bit
 /// samples; float input is rounded to them and back.
-public final class Denoiser {
-    public let rate: Int
-    public let channels: Int
+package final class Denoiser {
+    package let rate: Int
+    package let channels: Int
     /// Samples per channel the library takes at a time; also the latency.
-    public let frame: Int
+    package let frame: Int
     /// How far the noise is brought down at most, dB. Tuned on the bench (speech at
     /// 20 dB SNR in white noise, bench/denoise.sh and `DenoiseTests`; bench/RESULTS.md): at
     /// -12 the floor drops by about 11.5 dB (the bar is 10) and PocketSphinx's word error rate
@@ -32,10 +32,10 @@ public final class Denoiser {
     /// past the bar's 0.10). The speech level moves by 0.2 dB at any of them. (speexdsp's
     /// other controls do not change the audio with AGC off: its VAD's probabilities only
     /// decide what `speex_preprocess_run` returns.)
-    public static let suppression = -12
+    package static let suppression = -12
     /// Audio fed before the first output to learn the noise from (`prime`): without it, the
     /// suppressor needs about a second to find the floor, and lets that second's noise through.
-    public static let primingSeconds = 1.0
+    package static let primingSeconds = 1.0
 
     private let states: [OpaquePointer]
     /// The frame being gathered (interleaved) and how many frames of it are filled.
@@ -51,10 +51,10 @@ public final class Denoiser {
 
     /// The shared object to open: `RECNOTES_SPEEXDSP` names another (a build of its own, one
     /// outside the library path); by default the system's.
-    public static var libraryPath: String? { Environment.value("RECNOTES_SPEEXDSP") }
+    package static var libraryPath: String? { Environment.value("RECNOTES_SPEEXDSP") }
 
     /// Opens speexdsp on first use; `subject` names what needed it, for the message.
-    public static func load(for subject: String) throws(RecError) {
+    package static func load(for subject: String) throws(RecError) {
         var why = [CChar](repeating: 0, count: 512)
         guard csp_load(libraryPath, &why, why.count) == 0 else {
             let reason = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -79,7 +79,7 @@ public final class Denoiser {
         }
     }
 
-    public init(rate: Int, channels: Int, subject: String = "--denoise") throws(RecError) {
+    package init(rate: Int, channels: Int, subject: String = "--denoise") throws(RecError) {
         try Self.load(for: subject)
         guard rate > 0, channels > 0 else {
             throw .failure(subject, "cannot denoise \(channels) channels at \(rate) Hz")
@@ -104,11 +104,11 @@ public final class Denoiser {
     deinit { for state in states { csp_delete(state) } }
 
     /// Frames between a frame fed and the same frame given back.
-    public var latency: Int { frame }
+    package var latency: Int { frame }
 
     /// Lets the suppressor learn the noise from `input` (interleaved, from where the output
     /// will start) without giving anything back; then it starts afresh as to what it gives.
-    public func prime(_ input: UnsafeBufferPointer<Int16>) {
+    package func prime(_ input: UnsafeBufferPointer<Int16>) {
         var ignored: [Int16] = []
         process(input, into: &ignored)
         filled = 0
@@ -119,7 +119,7 @@ public final class Denoiser {
 
     /// Reads up to `primingSeconds` of `file` from `start` (at most up to `end`) to `prime`,
     /// and leaves the file positioned at `start`.
-    public func prime(from file: SoundFile, at start: Int64, end: Int64) throws {
+    package func prime(from file: SoundFile, at start: Int64, end: Int64) throws {
         let frames = Int(min(Int64(Double(rate) * Self.primingSeconds), max(end - start, 0)))
         if frames > 0 {
             try file.seek(to: start)
@@ -136,7 +136,7 @@ public final class Denoiser {
     /// noise, which is the recording's and still holds: no second of noise let through again.
     /// The library's one frame of overlap from before is in the first frame given, which is
     /// dropped as its delay.
-    public func reset() {
+    package func reset() {
         filled = 0
         fed = 0
         given = 0
@@ -145,7 +145,7 @@ public final class Denoiser {
 
     /// Feeds interleaved 16-bit frames (the player's); what is ready is appended to `output`,
     /// and with `finishing` the last frames too.
-    public func process(_ input: UnsafeBufferPointer<Int16>, finishing: Bool = false, into output: inout [Int16]) {
+    package func process(_ input: UnsafeBufferPointer<Int16>, finishing: Bool = false, into output: inout [Int16]) {
         let frames = input.count / channels
         var done = 0
         while done < frames {
@@ -160,7 +160,7 @@ public final class Denoiser {
     }
 
     /// The same for float frames (the exporter's, full scale ±1).
-    public func process(_ input: UnsafeBufferPointer<Float>, finishing: Bool = false, into output: inout [Float]) {
+    package func process(_ input: UnsafeBufferPointer<Float>, finishing: Bool = false, into output: inout [Float]) {
         let samples = input.map { Int16(max(-32768, min(32767, ($0 * 32768).rounded()))) }
         var out: [Int16] = []
         samples.withUnsafeBufferPointer { process($0, finishing: finishing, into: &out) }
@@ -170,7 +170,7 @@ public final class Denoiser {
 
     /// The frames still inside: silence is fed behind them until every frame fed has come
     /// out. Then it starts afresh, as after `reset`.
-    public func finish(into output: inout [Int16]) {
+    package func finish(into output: inout [Int16]) {
         while given < fed {
             for i in (filled * channels)..<(frame * channels) { gathered[i] = 0 }
             filled = frame
@@ -179,7 +179,7 @@ public final class Denoiser {
         reset()
     }
 
-    public func finish(into output: inout [Float]) {
+    package func finish(into output: inout [Float]) {
         var out: [Int16] = []
         finish(into: &out)
         output.reserveCapacity(output.count + out.count)

@@ -17,10 +17,10 @@ import RecValues
 /// The true peak is estimated as BS.1770 measures it: 4× oversampled, each sample and the three
 /// points between it and the one before (a 12-tap windowed-sinc interpolator). The limiter
 /// aims `margin` dB below the ceiling, for what the estimate misses and for a later encoder.
-public final class Leveller {
-    public let channels: Int
+package final class Leveller {
+    package let channels: Int
     /// The fixed gain, linear.
-    public let gain: Float
+    package let gain: Float
     /// The ceiling the limiter aims at, linear (ceiling less the margin).
     let aim: Float
     /// Look-ahead (and the gain's attack), frames.
@@ -67,7 +67,7 @@ public final class Leveller {
     private var smoothed: Float = 1
 
     /// `gain` in dB; `ceiling` in dBTP.
-    public init(
+    package init(
         gain: Double, channels: Int, rate: Int, ceiling: Double = -1, margin: Double = 0.5,
         lookAhead seconds: Double = 0.005, release releaseSeconds: Double = 0.08
     ) {
@@ -88,12 +88,12 @@ public final class Leveller {
 
     /// The gain of `target` LUFS for audio of `loudness`, dB: none for audio with nothing
     /// above R128's gate (silence is not brought up to speech).
-    public static func gain(to target: Double, from loudness: Loudness) -> Double {
+    package static func gain(to target: Double, from loudness: Loudness) -> Double {
         loudness.integrated <= Loudness.gate ? 0 : target - loudness.integrated
     }
 
     /// Forgets everything fed (a seek or pause of the player): the next frame starts afresh.
-    public func reset() {
+    package func reset() {
         fed = 0
         pushed = 0
         given = 0
@@ -108,17 +108,17 @@ public final class Leveller {
     }
 
     /// Frames between a frame fed and the same frame given back.
-    public var latency: Int { Self.half + lookAhead - 2 }
+    package var latency: Int { Self.half + lookAhead - 2 }
 
     /// Feeds `frames` interleaved frames; what is ready is appended to `output`.
-    public func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
+    package func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
         let frames = input.count / channels
         output.reserveCapacity(output.count + input.count)
         for i in 0..<frames { push(input.baseAddress! + i * channels, into: &output) }
     }
 
     /// The last `latency` frames.
-    public func finish(into output: inout [Float]) {
+    package func finish(into output: inout [Float]) {
         let zeros = [Float](repeating: 0, count: channels)
         while given < fed { zeros.withUnsafeBufferPointer { push($0.baseAddress!, into: &output, counted: false) } }
     }

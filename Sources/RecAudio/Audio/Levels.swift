@@ -5,14 +5,14 @@ import RecValues
 #endif
 
 /// Accumulates samples and reports their level. Frame-counted, never timed.
-public struct LevelMeter: Sendable {
+package struct LevelMeter: Sendable {
     private var peak: Int32 = 0
     private var sumOfSquares: Double = 0
     private var samples = 0
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ buffer: UnsafePointer<Int16>, count: Int) {
+    package mutating func add(_ buffer: UnsafePointer<Int16>, count: Int) {
         // Integer sums, so the loop vectorises: the meter sees every sample of a recording,
         // and a Double accumulator made it the writer's largest cost after the codec.
         var p: Int32 = peak
@@ -28,13 +28,13 @@ public struct LevelMeter: Sendable {
     }
 
     /// Adds another meter's samples, as if they had been added here.
-    public mutating func merge(_ other: LevelMeter) {
+    package mutating func merge(_ other: LevelMeter) {
         peak = max(peak, other.peak)
         sumOfSquares += other.sumOfSquares
         samples += other.samples
     }
 
-    public var level: Level {
+    package var level: Level {
         guard samples > 0 else { return .silence }
         return Level(
             peak: Level.decibels(Double(peak) / 32768),
@@ -42,7 +42,7 @@ public struct LevelMeter: Sendable {
     }
 
     /// The linear peak, 0...1.
-    public var linearPeak: Double { Double(peak) / 32768 }
+    package var linearPeak: Double { Double(peak) / 32768 }
 
-    public mutating func reset() { self = LevelMeter() }
+    package mutating func reset() { self = LevelMeter() }
 }

@@ -6,16 +6,16 @@ import RecValues
 /// CEbur128, opened on first use) for the integrated loudness and the range, `TruePeakMeter`
 /// for the true peak. `AudioAnalysis.analyze` feeds it the same blocks as the level meter and
 /// the voice detector, so loudness costs no second decode.
-public final class LoudnessMeter {
+package final class LoudnessMeter {
     private let state: OpaquePointer
     private var truePeak: TruePeakMeter
 
     /// The shared object to open: `RECNOTES_EBUR128` names another (a build of its own, or
     /// one that is not there, to see recnotes without it); by default the system's.
-    public static var libraryPath: String? { Environment.value("RECNOTES_EBUR128") }
+    package static var libraryPath: String? { Environment.value("RECNOTES_EBUR128") }
 
     /// Opens libebur128 on first use; `subject` names what needed it, for the message.
-    public static func load(for subject: String) throws(RecError) {
+    package static func load(for subject: String) throws(RecError) {
         var why = [CChar](repeating: 0, count: 512)
         guard ceb_load(libraryPath, &why, why.count) == 0 else {
             let reason = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -23,7 +23,7 @@ public final class LoudnessMeter {
         }
     }
 
-    public init(channels: Int, rate: Int, subject: String = "loudness") throws(RecError) {
+    package init(channels: Int, rate: Int, subject: String = "loudness") throws(RecError) {
         try Self.load(for: subject)
         guard channels > 0, rate > 0, let state = ceb_new(UInt32(channels), UInt(rate)) else {
             throw .failure(subject, "libebur128 cannot measure \(channels) channels at \(rate) Hz")
@@ -37,7 +37,7 @@ public final class LoudnessMeter {
     /// The loudness of `frames` of the file at `path` from `start` (all of it when nil),
     /// decoded once: what `export --level` levels when the stored loudness is not of what it
     /// writes (trimmed, or a store from before version 5).
-    public static func measure(path: String, from start: Int64 = 0, frames: Int64? = nil) throws -> Loudness {
+    package static func measure(path: String, from start: Int64 = 0, frames: Int64? = nil) throws -> Loudness {
         let file = try SoundFile.open(path: path)
         let meter = try LoudnessMeter(channels: file.channels, rate: file.sampleRate, subject: path)
         if start > 0 { try file.seek(to: start) }
@@ -55,13 +55,13 @@ public final class LoudnessMeter {
     }
 
     /// Feeds `frames` interleaved frames.
-    public func add(_ samples: UnsafePointer<Int16>, frames: Int) {
+    package func add(_ samples: UnsafePointer<Int16>, frames: Int) {
         _ = ceb_add_short(state, samples, frames)
         truePeak.add(samples, frames: frames)
     }
 
     /// The loudness of everything fed so far, as the store keeps it.
-    public var loudness: Loudness {
+    package var loudness: Loudness {
         var integrated = -Double.infinity
         var range = 0.0
         _ = ceb_integrated(state, &integrated)

@@ -10,22 +10,22 @@ import CAudio
 /// give them itself, the PCM is reopened through ALSA's `plug` layer, which converts. Xruns
 /// (and suspends) are recovered with `snd_pcm_recover` and counted. The handle is closed on
 /// every path: when opening fails half-way, and when the object goes away.
-public final class PCM {
-    public enum Direction: Sendable {
+package final class PCM {
+    package enum Direction: Sendable {
         case playback, capture
 
         var stream: snd_pcm_stream_t { self == .playback ? SND_PCM_STREAM_PLAYBACK : SND_PCM_STREAM_CAPTURE }
         var word: String { self == .playback ? "playback" : "capture" }
     }
 
-    public let name: String
-    public let direction: Direction
-    public let rate: Int
-    public let channels: Int
-    public private(set) var periodFrames: Int
-    public private(set) var bufferFrames: Int
+    package let name: String
+    package let direction: Direction
+    package let rate: Int
+    package let channels: Int
+    package private(set) var periodFrames: Int
+    package private(set) var bufferFrames: Int
     /// Underruns, overruns and suspends recovered from so far.
-    public var recoveries: Int { _recoveries.load() }
+    package var recoveries: Int { _recoveries.load() }
     private let _recoveries = AtomicCounter()
     private var handle: OpaquePointer?
     private var nonblocking = false
@@ -33,7 +33,7 @@ public final class PCM {
     /// Opens `name` (`default`, `hw:0`, `pulse`, a name from `.asoundrc`) and configures it.
     /// `configuration`, when given, is ALSA configuration text used instead of the system's
     /// (for tests that define their own devices).
-    public init(
+    package init(
         name: String, direction: Direction, rate: Int, channels: Int,
         bufferMicroseconds: Int = 500_000, periodMicroseconds: Int = 50_000,
         configuration: String? = nil
@@ -96,7 +96,7 @@ public final class PCM {
     deinit { closeHandle() }
 
     /// Closes the device at once, dropping anything still buffered. Safe to call twice.
-    public func close() { closeHandle() }
+    package func close() { closeHandle() }
 
     private func closeHandle() {
         if let handle { snd_pcm_close(handle) }
@@ -197,7 +197,7 @@ public final class PCM {
     /// plugin returns what its slave counted, but copies into the buffer only what its
     /// infile still had; after the infile's end the buffer would keep an earlier read's audio
     /// and that audio would be recorded again.
-    public func read(into buffer: UnsafeMutablePointer<Int16>, frames: Int) throws -> Int {
+    package func read(into buffer: UnsafeMutablePointer<Int16>, frames: Int) throws -> Int {
         guard let handle else { throw AudioError(.device(name), "read failed", reason: "device is closed") }
         buffer.update(repeating: 0, count: frames * channels)
         let result = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
@@ -218,7 +218,7 @@ public final class PCM {
     /// second at a time). The device's poll descriptor is not used for this: the pulse
     /// plugin's fires only once a whole period is free, so short polls woke the player
     /// some 22 times a second for nothing.
-    public func write(
+    package func write(
         _ buffer: UnsafePointer<Int16>, frames: Int, interrupted: () -> Bool = { false },
         wait: (_ milliseconds: Int) -> Void = { usleep(UInt32($0) * 1000) }
     ) throws -> Int {
@@ -249,13 +249,13 @@ public final class PCM {
 
     /// Frames that can be read (capture) or written (playback) without waiting; 0 when
     /// the device cannot say.
-    public func available() -> Int {
+    package func available() -> Int {
         guard let handle else { return 0 }
         return max(Int(snd_pcm_avail_update(handle)), 0)
     }
 
     /// Frames written but not yet heard (playback) or captured but not yet read.
-    public func delay() -> Int {
+    package func delay() -> Int {
         guard let handle else { return 0 }
         var frames = snd_pcm_sframes_t(0)
         guard snd_pcm_delay(handle, &frames) >= 0 else { return 0 }
@@ -263,7 +263,7 @@ public final class PCM {
     }
 
     /// Plays out what is buffered, then stops: the last frames are heard.
-    public func drain() throws {
+    package func drain() throws {
         guard let handle else { return }
         // Non-blocking, snd_pcm_drain would return at once with -EAGAIN.
         if nonblocking {
@@ -275,7 +275,7 @@ public final class PCM {
     }
 
     /// Throws away what is buffered and makes the device ready to start again.
-    public func restart() throws {
+    package func restart() throws {
         guard let handle else { return }
         snd_pcm_drop(handle)
         try check(snd_pcm_prepare(handle), "cannot prepare")

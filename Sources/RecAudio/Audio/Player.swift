@@ -13,26 +13,26 @@ import Synchronization
 // @unchecked Sendable: only `stop`, `togglePause`, `seek(by:)`, `changeSpeed` and `controls`
 // are used from other threads (an atomic flag and the mailbox); everything else, `effects`
 // included, belongs to the thread that calls `run`.
-public final class Player: @unchecked Sendable {
-    public let pcm: PCM
-    public let file: SoundFile
+package final class Player: @unchecked Sendable {
+    package let pcm: PCM
+    package let file: SoundFile
 
     private let stopRequested = Atomic<Bool>(false)
     /// Pause, resume and seeks, from keys and from other processes alike: one ordered queue,
     /// so a key and a remote command arriving together are both applied.
-    public let controls = ControlMailbox()
+    package let controls = ControlMailbox()
 
     /// The effects the frames go through between the file and the device (`AudioChain`);
     /// empty, they go as they are. The suppressor's and the leveller's output frame n is their
     /// input frame n, so positions count as with a stretcher at 1×; what they hold back (a
     /// frame, 20 ms; the look-ahead, 5 ms) is heard that much later.
-    public let effects: AudioChain
+    package let effects: AudioChain
     /// The stretcher, when playing at another speed than 1× (`play --speed`); nil at 1×.
     /// A speed change while playing at 1× makes one (on the playing thread, between periods);
     /// once made it stays, also back at 1×, so that what it holds plays on without a gap.
-    public var stretch: TimeStretch? { effects.stretch }
+    package var stretch: TimeStretch? { effects.stretch }
 
-    public convenience init(
+    package convenience init(
         file: SoundFile, device: String, configuration: String? = nil, speed: PlaybackSpeed = .normal,
         level: Leveller? = nil, denoise: Denoiser? = nil
     ) throws {
@@ -41,7 +41,7 @@ public final class Player: @unchecked Sendable {
             effects: AudioEffects(denoise: denoise, speed: speed, level: level))
     }
 
-    public init(file: SoundFile, device: String, configuration: String? = nil, effects: AudioEffects) throws {
+    package init(file: SoundFile, device: String, configuration: String? = nil, effects: AudioEffects) throws {
         self.file = file
         self.effects = try AudioChain(effects, rate: file.sampleRate, channels: file.channels)
         pcm = try PCM(
@@ -50,33 +50,33 @@ public final class Player: @unchecked Sendable {
     }
 
     /// Safe from any thread, also one that must not take a lock (the signal watcher).
-    public func stop() {
+    package func stop() {
         stopRequested.store(true, ordering: .relaxed)
         controls.wakeWaiter()  // sem_post: no lock, safe from the signal watcher
     }
 
-    public func togglePause() { controls.submit(.toggle) }
+    package func togglePause() { controls.submit(.toggle) }
 
     /// To the next or previous of `frames` (keys `]` and `[`).
-    public func seekMark(forward: Bool, frames: [Int64]) {
+    package func seekMark(forward: Bool, frames: [Int64]) {
         controls.submit(.seekMark(forward: forward, frames: frames))
     }
 
     /// A marker where the listener is (a key: `m`, `M`).
-    public func mark(label: String = "") { controls.submit(.mark(label: label)) }
+    package func mark(label: String = "") { controls.submit(.mark(label: label)) }
 
     /// A marker at `frame` (`M`: taken when the key was pressed, labelled later).
-    public func mark(label: String, at frame: Int64) { controls.submit(.markAt(label: label, frame: frame)) }
+    package func mark(label: String, at frame: Int64) { controls.submit(.markAt(label: label, frame: frame)) }
 
     /// Moves the play position by `seconds` (negative: back), stopping at either end.
-    public func seek(by seconds: Double) { controls.submit(.skip(by: seconds)) }
+    package func seek(by seconds: Double) { controls.submit(.skip(by: seconds)) }
 
     /// Faster by `steps` of `PlaybackSpeed.step` (negative: slower), or back to 1× (nil).
-    public func changeSpeed(by steps: Int?) {
+    package func changeSpeed(by steps: Int?) {
         controls.submit(steps.map { .speedBy(Double($0) * PlaybackSpeed.step) } ?? .speed(to: 1))
     }
 
-    public enum Ending: Equatable, Sendable {
+    package enum Ending: Equatable, Sendable {
         /// Reached the end (or `--until`).
         case completed
         /// Stopped by `stop()`.
@@ -93,7 +93,7 @@ public final class Player: @unchecked Sendable {
     /// end); without, they say `Level.silence` and no sample is measured, for a caller that
     /// shows no level (`play` but with `--progress json`, browse): two passes over every
     /// sample that nothing would read.
-    public func run(
+    package func run(
         from start: Int64, until end: Int64, paused startPaused: Bool = false, skipping: [Range<Int64>] = [],
         floor: Int64 = 0, levels: Bool = true, onEvent: (AudioEvent) -> Void
     ) throws -> (AudioPosition, Ending) {

@@ -2,7 +2,7 @@ import CAudio
 
 /// Headerless sample encodings, little-endian as arecord, sox and ffmpeg write them here:
 /// what `record --output --encoding` writes and what `import - --encoding` reads.
-public enum RawEncoding: String, CaseIterable, Sendable {
+package enum RawEncoding: String, CaseIterable, Sendable {
     case s16, s32, f32
 
     var bytesPerSample: Int { self == .s16 ? 2 : 4 }

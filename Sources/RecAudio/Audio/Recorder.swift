@@ -17,18 +17,18 @@ import Synchronization
 // other threads, and they are atomics and the mailbox. Between the capture thread and the
 // writer: the ring is single-producer single-consumer; `captureError` is written by the
 // capture thread before it ends and read only after `join`.
-public final class Recorder: @unchecked Sendable {
-    public let pcm: PCM
-    public let ring: SampleRing
+package final class Recorder: @unchecked Sendable {
+    package let pcm: PCM
+    package let ring: SampleRing
     /// Stop after this many frames (`--duration`), counted exactly.
-    public let frameLimit: Int64?
+    package let frameLimit: Int64?
     /// `--start-on-voice` / `--stop-on-silence`: a `VoiceGate` between the ring and the
     /// file. The frame limit then counts the frames written, not those captured.
-    public let voice: VoiceTrigger?
+    package let voice: VoiceTrigger?
     /// After `run`, with `voice`: whether the silence stopped it, and where the last speech
     /// region ended (frames of the file; nil if none).
-    public private(set) var stoppedOnSilence = false
-    public private(set) var speechEnd: Int64?
+    package private(set) var stoppedOnSilence = false
+    package private(set) var speechEnd: Int64?
 
     private let stopRequested = Atomic<Bool>(false)
     fileprivate let pauseRequested = Atomic<Bool>(false)
@@ -42,13 +42,13 @@ public final class Recorder: @unchecked Sendable {
     private let dataReady = Semaphore()
     private var captureError: Error?
     /// Frames written to the file by `run` so far (also after it threw).
-    public private(set) var framesWritten: Int64 = 0
+    package private(set) var framesWritten: Int64 = 0
     /// Commands from other processes (through the view state); taken by the writer loop,
     /// which turns them into the flags the capture thread reads.
-    public let controls = ControlMailbox()
+    package let controls = ControlMailbox()
 
     /// Opens the device now, so a bad device fails before any file exists.
-    public init(
+    package init(
         device: String, rate: Int, channels: Int, frameLimit: Int64? = nil,
         ringSeconds: Double = 4, configuration: String? = nil, voice: VoiceTrigger? = nil
     ) throws {
@@ -71,12 +71,12 @@ public final class Recorder: @unchecked Sendable {
     private func waitForData() { dataReady.wait(milliseconds: 500) }
 
     /// Asks the recording to stop; safe from any thread (a signal watcher, a key reader).
-    public func stop() {
+    package func stop() {
         stopRequested.store(true, ordering: .relaxed)
         dataReady.signal()
     }
 
-    public func togglePause() {
+    package func togglePause() {
         var current = pauseRequested.load(ordering: .relaxed)
         while !pauseRequested.compareExchange(expected: current, desired: !current, ordering: .relaxed).exchanged {
             current = pauseRequested.load(ordering: .relaxed)
@@ -84,24 +84,24 @@ public final class Recorder: @unchecked Sendable {
         dataReady.signal()  // the writer reports the pause at once
     }
 
-    public var isPaused: Bool { pauseRequested.load(ordering: .relaxed) }
+    package var isPaused: Bool { pauseRequested.load(ordering: .relaxed) }
 
     /// Called before the process stops (Ctrl-Z): the recording keeps nothing of the time it
     /// is stopped, as it keeps nothing of a pause. While stopped the device (or the sound
     /// server: PulseAudio held ~4 s of a 5 s stop) goes on buffering; what the capture thread
     /// reads from now until `resumed()` is dropped, and then so is all the device holds.
-    public func suspending() { suspended.store(true, ordering: .relaxed) }
+    package func suspending() { suspended.store(true, ordering: .relaxed) }
 
     /// Called once the process is continued (`fg`).
-    public func resumed() { resumedFromSuspension.store(true, ordering: .relaxed) }
+    package func resumed() { resumedFromSuspension.store(true, ordering: .relaxed) }
 
     /// A marker at what has been captured so far (a key: `m`, `M`).
-    public func mark(label: String = "") { controls.submit(.mark(label: label)) }
+    package func mark(label: String = "") { controls.submit(.mark(label: label)) }
 
     /// A marker at `frame` (`M`: taken when the key was pressed, labelled later).
-    public func mark(label: String, at frame: Int64) { controls.submit(.markAt(label: label, frame: frame)) }
+    package func mark(label: String, at frame: Int64) { controls.submit(.markAt(label: label, frame: frame)) }
 
-    public var overruns: Int { overrunCount.load() }
+    package var overruns: Int { overrunCount.load() }
 
     private func captureLoop() {
         let channels = pcm.channels
@@ -155,7 +155,7 @@ public final class Recorder: @unchecked Sendable {
     /// failure after some audio was written, the `failed` event is sent and the error
     /// thrown; what was written stays in the file.
     @discardableResult
-    public func run(into file: AudioSink, onEvent: (AudioEvent) -> Void) throws -> Int64 {
+    package func run(into file: AudioSink, onEvent: (AudioEvent) -> Void) throws -> Int64 {
         var loop = WriterLoop(recorder: self, file: file)
         defer {
             framesWritten = loop.written

@@ -8,10 +8,10 @@
 /// interpolation between them) with its cutoff just below the lower Nyquist frequency.
 /// Streaming: feed any number of frames, then `finish()` for the tail. The output has
 /// `ceil(input × outRate / inRate)` frames, aligned with the input (no added delay).
-public struct Resampler {
-    public let inputRate: Int
-    public let outputRate: Int
-    public let channels: Int
+package struct Resampler {
+    package let inputRate: Int
+    package let outputRate: Int
+    package let channels: Int
     private let halfTaps: Int
     private let phases = 512
     private let table: [Float]
@@ -24,7 +24,7 @@ public struct Resampler {
     private var inputFrames = 0
     private var producedFrames = 0
 
-    public init(from inputRate: Int, to outputRate: Int, channels: Int, halfTaps: Int = 16) {
+    package init(from inputRate: Int, to outputRate: Int, channels: Int, halfTaps: Int = 16) {
         self.inputRate = inputRate
         self.outputRate = outputRate
         self.channels = channels
@@ -46,14 +46,14 @@ public struct Resampler {
     }
 
     /// Adds input frames; returns the output frames that can be computed so far.
-    public mutating func process(_ input: UnsafeBufferPointer<Float>) -> [Float] {
+    package mutating func process(_ input: UnsafeBufferPointer<Float>) -> [Float] {
         pending.append(contentsOf: input)
         inputFrames += input.count / channels
         return produce(until: inputFrames - halfTaps)
     }
 
     /// The rest of the output, with silence after the end of the input.
-    public mutating func finish() -> [Float] {
+    package mutating func finish() -> [Float] {
         pending.append(contentsOf: [Float](repeating: 0, count: (halfTaps + 1) * channels))
         let total = Int((Int64(inputFrames) * Int64(outputRate) + Int64(inputRate) - 1) / Int64(inputRate))
         var out: [Float] = []

@@ -8,15 +8,15 @@ import Synchronization
 // @unchecked Sendable: `storage` is a raw buffer shared by exactly one producer and one
 // consumer; a slot is written only between the consumer's release of `tail` past it and
 // the producer's release of `head` over it, so the two never touch the same slot at once.
-public final class SampleRing: @unchecked Sendable {
-    public let capacity: Int
+package final class SampleRing: @unchecked Sendable {
+    package let capacity: Int
     private let mask: Int
     private let storage: UnsafeMutablePointer<Int16>
     private let head = Atomic<Int>(0)
     private let tail = Atomic<Int>(0)
 
     /// At least `minimumCapacity` samples, rounded up to a power of two.
-    public init(minimumCapacity: Int) {
+    package init(minimumCapacity: Int) {
         var size = 1
         while size < max(minimumCapacity, 2) { size <<= 1 }
         capacity = size
@@ -28,10 +28,10 @@ public final class SampleRing: @unchecked Sendable {
     deinit { storage.deallocate() }
 
     /// Samples waiting to be read.
-    public var count: Int { head.load(ordering: .acquiring) - tail.load(ordering: .acquiring) }
+    package var count: Int { head.load(ordering: .acquiring) - tail.load(ordering: .acquiring) }
 
     /// Producer side: copies as many of `samples` as fit and returns how many did.
-    public func write(_ samples: UnsafePointer<Int16>, count: Int) -> Int {
+    package func write(_ samples: UnsafePointer<Int16>, count: Int) -> Int {
         let h = head.load(ordering: .relaxed)
         let t = tail.load(ordering: .acquiring)
         let n = min(count, capacity - (h - t))
@@ -46,7 +46,7 @@ public final class SampleRing: @unchecked Sendable {
 
     /// Consumer side: copies up to `count` samples, a whole multiple of `multiple`, and
     /// returns how many it copied.
-    public func read(into samples: UnsafeMutablePointer<Int16>, count: Int, multiple: Int = 1) -> Int {
+    package func read(into samples: UnsafeMutablePointer<Int16>, count: Int, multiple: Int = 1) -> Int {
         let t = tail.load(ordering: .relaxed)
         let h = head.load(ordering: .acquiring)
         var n = min(count, h - t)

@@ -8,14 +8,14 @@ import RecValues
 
 /// An audio file through libsndfile, opened either to write a new file or to read one,
 /// in interleaved signed 16-bit frames. Closed on every path (`close()` or deinit).
-public final class SoundFile {
-    public let path: String
-    public let sampleRate: Int
-    public let channels: Int
+package final class SoundFile {
+    package let path: String
+    package let sampleRate: Int
+    package let channels: Int
     /// The libsndfile format code (major format | subtype).
-    public let format: Int32
+    package let format: Int32
     /// For files opened for reading: the length the file declares.
-    public let frames: Int64
+    package let frames: Int64
     private var handle: OpaquePointer?
     /// For files being written: a descriptor of our own, to start the kernel's writeback
     /// as audio arrives, so the fsync before the store names the file finds little left.
@@ -23,9 +23,9 @@ public final class SoundFile {
     private var bytesSinceWriteback = 0
     /// When set, a decoding error ends the audio instead of being thrown: the reads return
     /// what decoded before it, then nothing, and `decodingError` keeps it (`import --salvage`).
-    public var stopsAtDecodingError = false
+    package var stopsAtDecodingError = false
     /// The decoding error that ended the audio, with `stopsAtDecodingError`.
-    public internal(set) var decodingError: AudioError?
+    package internal(set) var decodingError: AudioError?
 
     private init(path: String, handle: OpaquePointer, info: SF_INFO) {
         self.path = path
@@ -47,7 +47,7 @@ public final class SoundFile {
     }
 
     /// Creates (or truncates) `path` for writing.
-    public static func create(path: String, format: AudioFormat, rate: Int, channels: Int) throws -> SoundFile {
+    package static func create(path: String, format: AudioFormat, rate: Int, channels: Int) throws -> SoundFile {
         guard format.encoderRates?.contains(rate) ?? true else {
             throw AudioError(.file(path), "cannot create", reason: "\(format.rawValue) cannot be written at \(rate) Hz")
         }
@@ -70,7 +70,7 @@ public final class SoundFile {
     static let lowRateOpusCompression = 0.8
 
     /// Opens an existing file for reading.
-    public static func open(path: String) throws -> SoundFile {
+    package static func open(path: String) throws -> SoundFile {
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioError(.file(path), "cannot read audio", reason: reason(of: nil), code: sf_error(nil))
@@ -83,7 +83,7 @@ public final class SoundFile {
         return SoundFile(path: path, handle: handle, info: info)
     }
 
-    public var audioFormat: AudioFormat? { AudioFormat(exactly: self) }
+    package var audioFormat: AudioFormat? { AudioFormat(exactly: self) }
 
     /// libsndfile's message for the last error on `handle` (or of the last open), reworded.
     static func reason(of handle: OpaquePointer?) -> String {
@@ -113,7 +113,7 @@ public final class SoundFile {
     /// Creates `path` with a libsndfile format code of the caller's choosing (for example
     /// FLAC with 24-bit samples), where `create(path:format:rate:channels:)` uses a format's
     /// default subtype.
-    public static func create(path: String, sndfileFormat: Int32, rate: Int, channels: Int) throws -> SoundFile {
+    package static func create(path: String, sndfileFormat: Int32, rate: Int, channels: Int) throws -> SoundFile {
         try create(path: path, sndfileFormat: sndfileFormat, rate: rate, channels: channels, describing: "this format")
     }
 
@@ -142,7 +142,7 @@ public final class SoundFile {
 
     /// Opens headerless audio, whose layout the caller states: little-endian, as arecord, sox
     /// and ffmpeg write s16/s32/f32 on this platform.
-    public static func openRaw(path: String, encoding: RawEncoding, rate: Int, channels: Int) throws -> SoundFile {
+    package static func openRaw(path: String, encoding: RawEncoding, rate: Int, channels: Int) throws -> SoundFile {
         var info = SF_INFO()
         info.samplerate = Int32(clamping: rate)
         info.channels = Int32(clamping: channels)
@@ -156,7 +156,7 @@ public final class SoundFile {
     /// The open libsndfile handle, for extensions that read or write other sample types.
     var sndfileHandle: OpaquePointer? { handle }
 
-    public var duration: Double { Double(frames) / Double(sampleRate) }
+    package var duration: Double { Double(frames) / Double(sampleRate) }
 
     private func open(_ operation: String) throws -> OpaquePointer {
         guard let handle else { throw AudioError(.file(path), operation, reason: "file is closed") }
@@ -164,7 +164,7 @@ public final class SoundFile {
     }
 
     /// Writes all `frames` frames.
-    public func write(_ samples: UnsafePointer<Int16>, frames: Int) throws {
+    package func write(_ samples: UnsafePointer<Int16>, frames: Int) throws {
         let handle = try open("write failed")
         let written = sf_writef_short(handle, samples, sf_count_t(frames))
         guard written == sf_count_t(frames) else { throw AudioError.sndfile(path, "write failed", handle) }
@@ -177,7 +177,7 @@ public final class SoundFile {
 
     /// Brings the header up to date and pushes what is written to the disk, so a crash after
     /// this point loses nothing before it.
-    public func sync() {
+    package func sync() {
         guard let handle else { return }
         sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
         sf_write_sync(handle)
@@ -185,7 +185,7 @@ public final class SoundFile {
 
     /// Reads up to `frames` frames; 0 at the end of the file. A decoding error is thrown
     /// (or, with `stopsAtDecodingError`, ends the audio).
-    public func read(into samples: UnsafeMutablePointer<Int16>, frames: Int) throws -> Int {
+    package func read(into samples: UnsafeMutablePointer<Int16>, frames: Int) throws -> Int {
         let handle = try open("read failed")
         guard decodingError == nil else { return 0 }
         let count = sf_readf_short(handle, samples, sf_count_t(frames))
@@ -203,7 +203,7 @@ public final class SoundFile {
 
     /// Moves the read position to `frame` directly (libsndfile's own seek, not decoding from
     /// the start), so the next `read` returns that frame first.
-    public func seek(to frame: Int64) throws {
+    package func seek(to frame: Int64) throws {
         let handle = try open("seek failed")
         let result = sf_seek(handle, sf_count_t(frame), SEEK_SET)
         guard result == sf_count_t(frame) else {
@@ -214,7 +214,7 @@ public final class SoundFile {
 
     /// Closes the file; for a written file this finishes the encoding and the header, and a
     /// failure here means the file is not complete.
-    public func close() throws {
+    package func close() throws {
         guard let handle else { return }
         self.handle = nil
         if writeback >= 0 {

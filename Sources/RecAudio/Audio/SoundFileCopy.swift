@@ -8,21 +8,21 @@ import RecValues
 extension SoundFile {
     /// The frames a file really holds, by decoding it to the end: what a file whose writer
     /// died before finishing its header declares can be wrong.
-    public static func countFrames(path: String) throws -> Int64 {
+    package static func countFrames(path: String) throws -> Int64 {
         try decodable(path: path).frames
     }
 
     /// The frames that decode from the start, and whether decoding reached the end without
     /// an error (a writer stopped by a full disk can leave a last block cut short, which
     /// decodes to an error; the frames before it all count, the partial read's included).
-    public static func decodable(path: String) throws -> (frames: Int64, complete: Bool) {
+    package static func decodable(path: String) throws -> (frames: Int64, complete: Bool) {
         let decoded = try decodable(path: path) { _ in nil }
         return (decoded.frames, decoded.complete)
     }
 
     /// The same, and the analysis of those frames measured in the same pass (crash recovery,
     /// which has no live samples: this decode is the one it needs anyway).
-    public static func decodableAndAnalyzed(path: String) throws -> (
+    package static func decodableAndAnalyzed(path: String) throws -> (
         frames: Int64, complete: Bool, analysis: AudioAnalysis
     ) {
         var meter: AnalysisMeter?

@@ -5,7 +5,7 @@ import RecValues
 /// What libsndfile makes of each format, and what it can write here.
 extension AudioFormat {
     /// The libsndfile major format and subtype.
-    public var sndfileFormat: Int32 {
+    package var sndfileFormat: Int32 {
         switch self {
         case .opus: return Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS)
         case .flac: return Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
@@ -17,7 +17,7 @@ extension AudioFormat {
 
     /// Asks this machine's libsndfile whether it can write the format at this rate and
     /// channel count, so a build without, say, MP3 support says so before recording.
-    public func isSupported(rate: Int, channels: Int) -> Bool {
+    package func isSupported(rate: Int, channels: Int) -> Bool {
         var info = SF_INFO()
         info.samplerate = Int32(clamping: rate)
         info.channels = Int32(clamping: channels)
@@ -27,11 +27,11 @@ extension AudioFormat {
 
     /// The channel counts and rates recnotes records, imports and stores at all, whatever
     /// the format; each format may allow less (`validate`).
-    public static let channelRange = 1...8
-    public static let rateRange = 1000...384_000
+    package static let channelRange = 1...8
+    package static let rateRange = 1000...384_000
 
     /// `--rate`/`--channels` within `channelRange` and `rateRange`; a usage error otherwise.
-    public static func validateLayout(rate: Int, channels: Int) throws {
+    package static func validateLayout(rate: Int, channels: Int) throws {
         guard channelRange.contains(channels) else {
             throw RecError.usage(
                 "--channels \(channels)", "must be between \(channelRange.lowerBound) and \(channelRange.upperBound)")
@@ -45,7 +45,7 @@ extension AudioFormat {
     /// The rates this format's encoder takes, when it takes only some: libsndfile's format
     /// check accepts any rate for Opus and MP3, and only creating the file fails (leaving it
     /// behind, empty). nil: whatever libsndfile's check accepts.
-    public var encoderRates: [Int]? {
+    package var encoderRates: [Int]? {
         switch self {
         case .opus: return [8000, 12000, 16000, 24000, 48000]
         case .mp3: return [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
@@ -55,13 +55,13 @@ extension AudioFormat {
 
     /// Whether the encoder can write at this rate and channel count: libsndfile's check and
     /// the encoder's own rates.
-    public func canWrite(rate: Int, channels: Int) -> Bool {
+    package func canWrite(rate: Int, channels: Int) -> Bool {
         isSupported(rate: rate, channels: channels) && (encoderRates?.contains(rate) ?? true)
     }
 
     /// Checks `--rate` and `--channels` against the format, before any device or file is
     /// opened; a usage error that says what is allowed otherwise.
-    public func validate(rate: Int, channels: Int) throws {
+    package func validate(rate: Int, channels: Int) throws {
         try Self.validateLayout(rate: rate, channels: channels)
         if !isSupported(rate: defaultRate, channels: 1) {
             throw RecError.failure(

@@ -10,13 +10,13 @@ import RecValues
 /// resampler. libsndfile scales between types (full scale maps to full scale).
 extension SoundFile {
     /// The libsndfile subtype (`SF_FORMAT_PCM_24`, `SF_FORMAT_VORBIS` …).
-    public var subtype: Int32 { format & Int32(SF_FORMAT_SUBMASK) }
+    package var subtype: Int32 { format & Int32(SF_FORMAT_SUBMASK) }
 
     /// The major format (`SF_FORMAT_WAV`, `SF_FORMAT_OGG` …).
-    public var container: Int32 { format & Int32(SF_FORMAT_TYPEMASK) }
+    package var container: Int32 { format & Int32(SF_FORMAT_TYPEMASK) }
 
     /// Whether the file holds more than 16 bits per sample that decoding would keep.
-    public var isHighResolution: Bool {
+    package var isHighResolution: Bool {
         switch Int(subtype) {
         case Int(SF_FORMAT_PCM_24), Int(SF_FORMAT_PCM_32), Int(SF_FORMAT_FLOAT), Int(SF_FORMAT_DOUBLE),
             Int(SF_FORMAT_ALAC_20), Int(SF_FORMAT_ALAC_24), Int(SF_FORMAT_ALAC_32):
@@ -27,14 +27,14 @@ extension SoundFile {
     }
 
     /// Whether the header states the length (Ogg and some streams do not).
-    public var declaresLength: Bool { frames > 0 && frames < Int64.max }
+    package var declaresLength: Bool { frames > 0 && frames < Int64.max }
 
     private func live(_ operation: String) throws -> OpaquePointer {
         guard let handle = sndfileHandle else { throw AudioError(.file(path), operation, reason: "file is closed") }
         return handle
     }
 
-    public func read(into samples: UnsafeMutablePointer<Int32>, frames: Int) throws -> Int {
+    package func read(into samples: UnsafeMutablePointer<Int32>, frames: Int) throws -> Int {
         let handle = try live("read failed")
         guard decodingError == nil else { return 0 }
         let count = sf_readf_int(handle, samples, sf_count_t(frames))
@@ -45,7 +45,7 @@ extension SoundFile {
         return Int(max(count, 0))
     }
 
-    public func read(into samples: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
+    package func read(into samples: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
         let handle = try live("read failed")
         guard decodingError == nil else { return 0 }
         let count = sf_readf_float(handle, samples, sf_count_t(frames))
@@ -56,14 +56,14 @@ extension SoundFile {
         return Int(max(count, 0))
     }
 
-    public func write(_ samples: UnsafePointer<Int32>, frames: Int) throws {
+    package func write(_ samples: UnsafePointer<Int32>, frames: Int) throws {
         let handle = try live("write failed")
         guard sf_writef_int(handle, samples, sf_count_t(frames)) == sf_count_t(frames) else {
             throw AudioError(.file(path), "write failed", reason: SoundFile.reason(of: handle), code: sf_error(handle))
         }
     }
 
-    public func write(_ samples: UnsafePointer<Float>, frames: Int) throws {
+    package func write(_ samples: UnsafePointer<Float>, frames: Int) throws {
         let handle = try live("write failed")
         guard sf_writef_float(handle, samples, sf_count_t(frames)) == sf_count_t(frames) else {
             throw AudioError(.file(path), "write failed", reason: SoundFile.reason(of: handle), code: sf_error(handle))
@@ -71,13 +71,13 @@ extension SoundFile {
     }
 
     /// Float input is clipped at full scale instead of wrapping when written as integers.
-    public func clipFloats() {
+    package func clipFloats() {
         guard let handle = sndfileHandle else { return }
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
     }
 
     /// libsndfile's log of what it found while parsing the header.
-    public var headerLog: String {
+    package var headerLog: String {
         guard let handle = sndfileHandle else { return "" }
         var buffer = [CChar](repeating: 0, count: 8192)
         sf_command(handle, Int32(SFC_GET_LOG_INFO), &buffer, Int32(buffer.count))
@@ -87,11 +87,11 @@ extension SoundFile {
     /// A data chunk that claims more bytes than the file has: a cut-off WAV or AIFF, which
     /// libsndfile would otherwise read as a shorter file. (Ogg's "ended unexpectedly" is no
     /// sign: sox writes complete files without the end-of-stream flag.)
-    public var headerSaysTruncated: Bool { truncatedDataLine != nil }
+    package var headerSaysTruncated: Bool { truncatedDataLine != nil }
 
     /// The frames a cut-off WAV or AIFF's header declares (libsndfile's `frames` is what the
     /// file holds): from its log's `data : 480000 (should be 299956)`, in bytes, for PCM.
-    public var declaredFramesWhenTruncated: Int64? {
+    package var declaredFramesWhenTruncated: Int64? {
         guard let line = truncatedDataLine, let colon = line.firstIndex(of: ":") else { return nil }
         let digits = line[line.index(after: colon)...].drop { $0 == " " }.prefix { $0.isNumber }
         let bytesPerSample: Int64
@@ -118,7 +118,7 @@ extension SoundFile {
 
 extension AudioFormat {
     /// The format of a file as opened, only when it is exactly one of ours (Ogg FLAC or Speex is not).
-    public init?(exactly file: SoundFile) {
+    package init?(exactly file: SoundFile) {
         switch Int(file.container) {
         // WAVE_FORMAT_EXTENSIBLE (sox writes it for 24 bits and for floats) is a WAV too.
         case Int(SF_FORMAT_WAV), Int(SF_FORMAT_WAVEX): self = .wav
@@ -131,7 +131,7 @@ extension AudioFormat {
     }
 
     /// The libsndfile format code to write: lossless formats keep 24 bits when asked to.
-    public func sndfileFormat(highResolution: Bool) -> Int32 {
+    package func sndfileFormat(highResolution: Bool) -> Int32 {
         guard highResolution, isLossless else { return sndfileFormat }
         let major = self == .flac ? Int32(SF_FORMAT_FLAC) : Int32(SF_FORMAT_WAV)
         return major | Int32(SF_FORMAT_PCM_24)

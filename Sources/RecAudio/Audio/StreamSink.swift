@@ -7,7 +7,7 @@ import RecValues
 #endif
 
 /// Where a `Recorder` writes: a sound file in the store, or a stream for another program.
-public protocol AudioSink: AnyObject {
+package protocol AudioSink: AnyObject {
     /// For events and messages: a file's path, or `-` for standard output.
     var path: String { get }
     func write(_ samples: UnsafePointer<Int16>, frames: Int) throws
@@ -21,19 +21,19 @@ extension SoundFile: AudioSink {}
 /// header is written first. The header declares `frames` when the length is known in advance
 /// (`--duration`); otherwise the largest length, which readers such as sox and ffmpeg treat
 /// as "until the end of the stream".
-public final class StreamSink: AudioSink {
-    public enum Container: Equatable, Sendable {
+package final class StreamSink: AudioSink {
+    package enum Container: Equatable, Sendable {
         case wav
         case raw(RawEncoding)
     }
 
-    public let path: String
+    package let path: String
     private let fd: Int32
     private let container: Container
     private let channels: Int
     private var scratch: [UInt8] = []
 
-    public init(fd: Int32, path: String = "-", container: Container, rate: Int, channels: Int, frames: Int64?) throws {
+    package init(fd: Int32, path: String = "-", container: Container, rate: Int, channels: Int, frames: Int64?) throws {
         self.fd = fd
         self.path = path
         self.container = container
@@ -45,7 +45,7 @@ public final class StreamSink: AudioSink {
         }
     }
 
-    public func write(_ samples: UnsafePointer<Int16>, frames: Int) throws {
+    package func write(_ samples: UnsafePointer<Int16>, frames: Int) throws {
         let count = frames * channels
         switch container {
         case .wav, .raw(.s16):
@@ -70,9 +70,9 @@ public final class StreamSink: AudioSink {
     }
 
     /// A pipe has nothing to sync; the reader has the bytes already.
-    public func sync() {}
+    package func sync() {}
 
-    public func close() throws {}
+    package func close() throws {}
 }
 
 /// FLAC on a file descriptor that may not seek, through libsndfile's virtual I/O. When the
@@ -80,8 +80,8 @@ public final class StreamSink: AudioSink {
 /// be done, and through a plain descriptor libsndfile appended the header as trailing garbage.
 /// Here the seek is refused and anything written after a refused seek is dropped. The result
 /// is what `flac -c` writes: a valid stream whose header leaves the total length unset.
-public final class PipeFLACSink: AudioSink {
-    public let path: String
+package final class PipeFLACSink: AudioSink {
+    package let path: String
     private let fd: Int32
     private let channels: Int
     private var handle: OpaquePointer?
@@ -90,7 +90,7 @@ public final class PipeFLACSink: AudioSink {
     fileprivate var rewriting = false
     fileprivate var failure: Int32 = 0
 
-    public init(fd: Int32, path: String = "-", rate: Int, channels: Int) throws {
+    package init(fd: Int32, path: String = "-", rate: Int, channels: Int) throws {
         self.fd = fd
         self.path = path
         self.channels = channels
@@ -131,7 +131,7 @@ public final class PipeFLACSink: AudioSink {
         self.handle = handle
     }
 
-    public func write(_ samples: UnsafePointer<Int16>, frames: Int) throws {
+    package func write(_ samples: UnsafePointer<Int16>, frames: Int) throws {
         guard let handle else { throw AudioError(.file(path), "write failed", reason: "stream is closed") }
         let done = sf_writef_short(handle, samples, sf_count_t(frames))
         if failure != 0 { throw AudioError(.file(path), "write failed", reason: systemReason(failure)) }
@@ -139,11 +139,11 @@ public final class PipeFLACSink: AudioSink {
     }
 
     /// Pushes out what the encoder holds, so a reader hears audio up to now.
-    public func sync() {
+    package func sync() {
         if let handle { sf_write_sync(handle) }
     }
 
-    public func close() throws {
+    package func close() throws {
         guard let handle else { return }
         sf_close(handle)
         self.handle = nil

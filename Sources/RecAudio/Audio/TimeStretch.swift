@@ -16,10 +16,10 @@ import RecValues
 /// The output starts where the input does (SoundTouch starts its first sequence at the first
 /// frame fed, and holds back only its initial latency), and the lengths are exact: `finish`
 /// gets out what is still inside and cuts the output at n / speed frames for n fed.
-public final class TimeStretch {
-    public let rate: Int
-    public let channels: Int
-    public private(set) var speed: PlaybackSpeed
+package final class TimeStretch {
+    package let rate: Int
+    package let channels: Int
+    package private(set) var speed: PlaybackSpeed
 
     private let state: OpaquePointer
     /// Output owed for the input fed so far (each block's frames over the speed it was fed
@@ -34,12 +34,12 @@ public final class TimeStretch {
 
     /// The shared object to open: `RECNOTES_SOUNDTOUCH` names another (a build of its own,
     /// one outside the library path); by default the system's.
-    public static var libraryPath: String? { Environment.value("RECNOTES_SOUNDTOUCH") }
+    package static var libraryPath: String? { Environment.value("RECNOTES_SOUNDTOUCH") }
 
     /// Opens SoundTouch on first use; `subject` names what needed it, for the message.
     /// `kept`: the speed was not asked for but kept from the last playback, so the message
     /// names it and how to play without it.
-    public static func load(for subject: String, kept: PlaybackSpeed? = nil) throws(RecError) {
+    package static func load(for subject: String, kept: PlaybackSpeed? = nil) throws(RecError) {
         var why = [CChar](repeating: 0, count: 512)
         guard cst_load(libraryPath, &why, why.count) == 0 else {
             let reason = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -56,7 +56,7 @@ public final class TimeStretch {
     /// overlap follow the tempo by themselves. On the speech bench its speech settings
     /// (`soundstretch -speech`) were worse and quick seek no better (bench/RESULTS.md,
     /// 2026-11-27); its anti-alias filter is for rate changes, not tempo.
-    public init(rate: Int, channels: Int, speed: PlaybackSpeed, subject: String = "--speed") throws(RecError) {
+    package init(rate: Int, channels: Int, speed: PlaybackSpeed, subject: String = "--speed") throws(RecError) {
         try Self.load(for: subject)
         guard rate > 0, channels > 0, let state = cst_new(UInt32(rate), UInt32(channels)) else {
             throw .failure(subject, "SoundTouch cannot stretch \(channels) channels at \(rate) Hz")
@@ -77,7 +77,7 @@ public final class TimeStretch {
     }
 
     /// Changes the speed from the next frames fed on: no reset, so no gap and no click.
-    public func change(to speed: PlaybackSpeed) {
+    package func change(to speed: PlaybackSpeed) {
         guard speed != self.speed else { return }
         // What SoundTouch holds unstretched comes out at the new speed, not at the one it
         // was fed at: what it owes is counted again (else `finish` pads or cuts by as much).
@@ -87,18 +87,18 @@ public final class TimeStretch {
     }
 
     /// Forgets what was fed (a seek or a pause): the next frame fed is the next frame out.
-    public func reset() {
+    package func reset() {
         cst_clear(state)
         owed = 0
         given = 0
     }
 
     /// Frames of output per frame of input.
-    public var ratio: Double { 1 / speed.factor }
+    package var ratio: Double { 1 / speed.factor }
 
     /// Feeds `frames` interleaved frames and appends what comes out to `output`;
     /// `final` for the last (then everything still inside comes out).
-    public func process(_ input: UnsafePointer<Float>, frames: Int, final: Bool = false, into output: inout [Float]) {
+    package func process(_ input: UnsafePointer<Float>, frames: Int, final: Bool = false, into output: inout [Float]) {
         owed += Double(frames) / speed.factor
         var done = 0
         while done < frames {
@@ -111,7 +111,7 @@ public final class TimeStretch {
     }
 
     /// The same for 16-bit samples (the player's): scaled by 2^15 each way, clipped.
-    public func process(_ input: UnsafePointer<Int16>, frames: Int, final: Bool = false, into output: inout [Int16]) {
+    package func process(_ input: UnsafePointer<Int16>, frames: Int, final: Bool = false, into output: inout [Int16]) {
         owed += Double(frames) / speed.factor
         var done = 0
         while done < frames {
@@ -129,11 +129,11 @@ public final class TimeStretch {
     /// and the output cut there: n frames in make n / speed out. (Not SoundTouch's flush: it
     /// counts what is owed by the tempo each frame was fed at, and so cuts a stretch that a
     /// speed change made longer.) The stretcher then starts afresh, as after `reset`.
-    public func finish(into output: inout [Float]) {
+    package func finish(into output: inout [Float]) {
         finish { output.append(contentsOf: $0) }
     }
 
-    public func finish(into output: inout [Int16]) {
+    package func finish(into output: inout [Int16]) {
         finish { Self.append($0, to: &output) }
     }
 

@@ -61,8 +61,8 @@ struct WideLevelMeter {
 /// Turns frame counts into `AudioEvent`s for import and export: `started`, then `progress`
 /// every 1% of the length (at least a second of audio apart), then `finished`. Like the
 /// recorder's, the events are counted in frames of the source.
-public final class TranscodeProgress {
-    public let onEvent: (AudioEvent) -> Void
+package final class TranscodeProgress {
+    package let onEvent: (AudioEvent) -> Void
     private let rate: Int
     private let total: AudioPosition?
     private let interval: Int64
@@ -73,7 +73,7 @@ public final class TranscodeProgress {
     /// Bytes of output so far, when the caller knows them.
     package var bytes: () -> Int64? = { nil }
 
-    public init(
+    package init(
         source: String, destination: String, rate: Int, channels: Int, totalFrames: Int64?,
         onEvent: @escaping (AudioEvent) -> Void
     ) {
@@ -139,22 +139,22 @@ public final class TranscodeProgress {
 }
 
 /// A flag another thread (a signal handler's) sets to stop an import or export between chunks.
-public final class CancelFlag: Sendable {
+package final class CancelFlag: Sendable {
     private let counter = AtomicCounter()
-    public init() {}
-    public func cancel() { counter.increment() }
-    public var isCancelled: Bool { counter.load() > 0 }
+    package init() {}
+    package func cancel() { counter.increment() }
+    package var isCancelled: Bool { counter.load() > 0 }
 }
 
 /// Decoding one file into another, chunk by chunk.
-public enum Transcode {
+package enum Transcode {
     static let chunk = 8192
 
-    public struct Result: Equatable, Sendable {
+    package struct Result: Equatable, Sendable {
         /// Frames decoded from the source.
-        public var framesRead: Int64
+        package var framesRead: Int64
         /// Frames written to the target (differs when resampled).
-        public var framesWritten: Int64
+        package var framesWritten: Int64
     }
 
     /// Copies every frame of `source` into `target` (from where it is positioned, at most

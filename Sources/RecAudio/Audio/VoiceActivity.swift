@@ -15,39 +15,39 @@
 // partial block waits for the next chunk or for `finish()`).
 
 /// What a `VoiceActivityDetector` decides, in frames of its input.
-public struct VoiceActivityConfiguration: Equatable, Sendable {
+package struct VoiceActivityConfiguration: Equatable, Sendable {
     /// How far (dB) a band must rise above its noise floor for a block to count as speech.
-    public var margin: Double = 4
+    package var margin: Double = 4
     /// If set, a fixed level (dBFS, of the speech bands) replaces the adaptive floor.
-    public var silenceThreshold: Double?
+    package var silenceThreshold: Double?
     /// Below this level (dBFS, of the speech bands) nothing is speech, whatever the floor: the
     /// floor of digital silence is -inf and dither is not a voice.
-    public var minimumLevel: Double = -72
+    package var minimumLevel: Double = -72
     /// Seconds of audio kept before the first active block of a region.
-    public var preRoll: Double = 0.25
+    package var preRoll: Double = 0.25
     /// Seconds of silence after its last active block that end a region (shorter pauses
     /// between words stay inside it). Decides *when* a region is over, not where it ends.
-    public var hangover: Double = 0.5
+    package var hangover: Double = 0.5
     /// Seconds a region keeps after its last active block: where it ends.
-    public var postRoll: Double = 0.15
+    package var postRoll: Double = 0.15
     /// Seconds over which the noise floor is the minimum.
-    public var floorWindow: Double = 2.4
+    package var floorWindow: Double = 2.4
     /// Seconds a band's level must hold within `steadyRange` dB for the floor to step up to it
     /// at once, if it is below `steadyCeiling` (dBFS, of the band).
-    public var steadyWindow: Double = 0.4
-    public var steadyRange: Double = 6
-    public var steadyCeiling: Double = -40
+    package var steadyWindow: Double = 0.4
+    package var steadyRange: Double = 6
+    package var steadyCeiling: Double = -40
     /// An onset is `onsetBlocks` active 10 ms blocks among the last `onsetWindow`.
-    public var onsetBlocks: Int = 2
-    public var onsetWindow: Int = 3
+    package var onsetBlocks: Int = 2
+    package var onsetWindow: Int = 3
 
-    public init(silenceThreshold: Double? = nil) {
+    package init(silenceThreshold: Double? = nil) {
         self.silenceThreshold = silenceThreshold
     }
 }
 
 /// What happened in the stream, at which frame (of the input, counting from 0).
-public enum VoiceActivityEvent: Equatable, Sendable {
+package enum VoiceActivityEvent: Equatable, Sendable {
     /// Speech starts at this frame (already including the pre-roll, so it is in the past when
     /// reported: at most `lookback` frames before the frames fed so far).
     case speechStarted(at: Int64)
@@ -161,19 +161,19 @@ struct NoiseFloor: Sendable {
 
 /// The streaming detector: feed it the interleaved Int16 frames a recorder captures or a
 /// player plays, in chunks of any size; it returns the events those frames complete.
-public struct VoiceActivityDetector: Sendable {
-    public let sampleRate: Int
-    public let channels: Int
-    public let configuration: VoiceActivityConfiguration
+package struct VoiceActivityDetector: Sendable {
+    package let sampleRate: Int
+    package let channels: Int
+    package let configuration: VoiceActivityConfiguration
     /// Frames in one analysis block (10 ms).
-    public let blockFrames: Int
+    package let blockFrames: Int
 
     /// Whether the stream is in a speech region now (onset confirmed, hangover not run out).
-    public private(set) var isSpeech = false
+    package private(set) var isSpeech = false
     /// Frames fed so far.
-    public private(set) var frames: Int64 = 0
+    package private(set) var frames: Int64 = 0
     /// The voice band's noise floor now, dBFS.
-    public var noiseFloor: Double { Self.decibels(lastFloor) }
+    package var noiseFloor: Double { Self.decibels(lastFloor) }
 
     private var voiceLow: Biquad, voiceHigh1: Biquad, voiceHigh2: Biquad, fricative: Biquad
     private var voiceFloor: NoiseFloor, fricativeFloor: NoiseFloor
@@ -196,7 +196,7 @@ public struct VoiceActivityDetector: Sendable {
     private let steadyRatio: Double
     private let activeThreshold: Double?, minimumEnergy: Double, marginFactor: Double
 
-    public init(sampleRate: Int, channels: Int = 1, configuration: VoiceActivityConfiguration = .init()) {
+    package init(sampleRate: Int, channels: Int = 1, configuration: VoiceActivityConfiguration = .init()) {
         self.sampleRate = max(sampleRate, 1)
         self.channels = max(channels, 1)
         self.configuration = configuration
@@ -232,14 +232,14 @@ public struct VoiceActivityDetector: Sendable {
 
     /// Frames of silence since the last active block (or since the start, before any speech).
     /// During the hangover this grows while `isSpeech` is still true.
-    public var silenceRun: Int64 { frames - (sawActive ? lastActiveEnd : 0) }
+    package var silenceRun: Int64 { frames - (sawActive ? lastActiveEnd : 0) }
 
     /// How far back (frames) from the frames fed so far a `speechStarted` event can point:
     /// a recorder that starts on voice keeps this much audio in hand.
-    public var lookback: Int64 { preRollFrames + Int64((configuration.onsetWindow + 1) * blockFrames) }
+    package var lookback: Int64 { preRollFrames + Int64((configuration.onsetWindow + 1) * blockFrames) }
 
     /// Feeds `count` frames of interleaved samples; returns the events they complete.
-    public mutating func feed(_ samples: UnsafePointer<Int16>, frames count: Int) -> [VoiceActivityEvent] {
+    package mutating func feed(_ samples: UnsafePointer<Int16>, frames count: Int) -> [VoiceActivityEvent] {
         var events: [VoiceActivityEvent] = []
         var h1 = voiceHigh1
         var h2 = voiceHigh2
@@ -284,7 +284,7 @@ public struct VoiceActivityDetector: Sendable {
         return events
     }
 
-    public mutating func feed(_ samples: [Int16]) -> [VoiceActivityEvent] {
+    package mutating func feed(_ samples: [Int16]) -> [VoiceActivityEvent] {
         samples.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return [] }
             return feed(base, frames: buffer.count / channels)
@@ -293,7 +293,7 @@ public struct VoiceActivityDetector: Sendable {
 
     /// The end of the stream: decides the partial last block and closes an open region at
     /// the last frame (or earlier, if its hangover runs out before).
-    public mutating func finish() -> [VoiceActivityEvent] {
+    package mutating func finish() -> [VoiceActivityEvent] {
         var events: [VoiceActivityEvent] = []
         if blockFill > 0 {
             let fill = blockFill
@@ -408,13 +408,13 @@ public struct VoiceActivityDetector: Sendable {
 
 /// Speech regions, as frame ranges, collected from a detector's events. Regions that touch are
 /// joined.
-public struct SpeechRegions: Equatable, Sendable {
-    public private(set) var regions: [Range<Int64>] = []
+package struct SpeechRegions: Equatable, Sendable {
+    package private(set) var regions: [Range<Int64>] = []
     private var openStart: Int64?
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ events: [VoiceActivityEvent]) {
+    package mutating func add(_ events: [VoiceActivityEvent]) {
         for event in events {
             switch event {
             case .speechStarted(let frame):
@@ -432,11 +432,11 @@ public struct SpeechRegions: Equatable, Sendable {
     }
 
     /// Frames of speech in all.
-    public var frames: Int64 { regions.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
+    package var frames: Int64 { regions.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
 
     /// The silences of `span` longer than `minimum` frames (before the first region, between
     /// regions, after the last): what `play --skip-silence` jumps over.
-    public static func silences(between regions: [Range<Int64>], in span: Range<Int64>, longerThan minimum: Int64)
+    package static func silences(between regions: [Range<Int64>], in span: Range<Int64>, longerThan minimum: Int64)
         -> [Range<Int64>]
     {
         var gaps: [Range<Int64>] = []
@@ -451,9 +451,9 @@ public struct SpeechRegions: Equatable, Sendable {
     }
 }
 
-public enum VoiceActivity {
+package enum VoiceActivity {
     /// The speech regions of interleaved samples, fed in chunks of 8192 frames.
-    public static func speechRegions(
+    package static func speechRegions(
         samples: [Int16], sampleRate: Int, channels: Int = 1,
         configuration: VoiceActivityConfiguration = .init()
     ) -> [Range<Int64>] {

@@ -2,7 +2,7 @@
 // bench/vad.sh can compile the detector alone and time it without the rest of RecCore.
 extension VoiceActivity {
     /// The speech regions of a sound file, decoded once.
-    public static func speechRegions(path: String, configuration: VoiceActivityConfiguration = .init()) throws
+    package static func speechRegions(path: String, configuration: VoiceActivityConfiguration = .init()) throws
         -> [Range<Int64>]
     {
         let file = try SoundFile.open(path: path)

@@ -1,16 +1,16 @@
 /// What `record --start-on-voice`, `--pre-roll` and `--stop-on-silence` ask of a `Recorder`.
-public struct VoiceTrigger: Equatable, Sendable {
+package struct VoiceTrigger: Equatable, Sendable {
     /// Write nothing until the detector hears speech; then start `preRoll` seconds before
     /// the onset it reports.
-    public var startOnVoice: Bool
-    public var preRoll: Double
+    package var startOnVoice: Bool
+    package var preRoll: Double
     /// Stop once this many seconds of continuous silence have passed (after speech, or from
     /// the start if there is none).
-    public var stopOnSilence: Double?
+    package var stopOnSilence: Double?
     /// The detector's settings (`--silence-threshold`).
-    public var detector: VoiceActivityConfiguration
+    package var detector: VoiceActivityConfiguration
 
-    public init(
+    package init(
         startOnVoice: Bool = false, preRoll: Double = 0.5, stopOnSilence: Double? = nil,
         detector: VoiceActivityConfiguration = .init()
     ) {
@@ -22,13 +22,13 @@ public struct VoiceTrigger: Equatable, Sendable {
 }
 
 /// Where a gated recording is, for the progress line and the NDJSON events.
-public struct VoiceState: Equatable, Sendable {
+package struct VoiceState: Equatable, Sendable {
     /// `--start-on-voice` and no speech yet: nothing is being written.
-    public var waiting: Bool
+    package var waiting: Bool
     /// Seconds since the last speech (since the start, before any).
-    public var silence: Double
+    package var silence: Double
     /// `--stop-on-silence`: the silence that stops the recording.
-    public var silenceLimit: Double?
+    package var silenceLimit: Double?
 }
 
 /// The stage between the capture ring and the file when a `VoiceTrigger` is set. It runs on

@@ -1,21 +1,21 @@
 /// What a key asks `browse` to do in the list: the one home of its keys. `update` looks keys
 /// up here, and the help screen (`?`) is drawn from the same table.
-public enum BrowseCommand: Equatable, Sendable, CaseIterable {
+package enum BrowseCommand: Equatable, Sendable, CaseIterable {
     case down, up, pageDown, pageUp, first, last, open, parent
     case togglePause, back, forward, nextMark, previousMark, mark, stopPlayback, faster, slower, normalSpeed
     case record, stopRecording, newFolder, rename, trash, undo, tags, note, enhance, filter, help, quit
 }
 
-public enum BrowseKeymap {
-    public struct Binding: Sendable {
-        public var keys: [Key]
+package enum BrowseKeymap {
+    package struct Binding: Sendable {
+        package var keys: [Key]
         /// How the help screen names the keys.
-        public var label: String
-        public var command: BrowseCommand
-        public var help: String
+        package var label: String
+        package var command: BrowseCommand
+        package var help: String
     }
 
-    public static let bindings: [Binding] = [
+    package static let bindings: [Binding] = [
         Binding(keys: [.character("j"), .down], label: "j ↓", command: .down, help: "next row"),
         Binding(keys: [.character("k"), .up], label: "k ↑", command: .up, help: "previous row"),
         Binding(keys: [.pageDown, .character("J")], label: "PgDn J", command: .pageDown, help: "a page down"),
@@ -52,10 +52,10 @@ public enum BrowseKeymap {
 
     private static let byKey: [(Key, BrowseCommand)] = bindings.flatMap { b in b.keys.map { ($0, b.command) } }
 
-    public static func command(for key: Key) -> BrowseCommand? {
+    package static func command(for key: Key) -> BrowseCommand? {
         byKey.first { $0.0 == key }?.1
     }
 
     /// Seconds that ← and → move the play position.
-    public static let seekStep = 5.0
+    package static let seekStep = 5.0
 }

@@ -1,14 +1,14 @@
 /// Where things go on `browse`'s screen, and in what style: the one home of its layout
 /// constants and colours. Sizes adapt to the terminal; these are the proportions and limits.
-public enum BrowseLayout {
+package enum BrowseLayout {
     /// The header (breadcrumb), the player or recorder line and the status line.
-    public static let chromeRows = 3
+    package static let chromeRows = 3
     /// The smallest terminal drawn; a smaller one is asked to grow.
-    public static let minimumWidth = 40
-    public static let minimumHeight = 10
+    package static let minimumWidth = 40
+    package static let minimumHeight = 10
 
     /// The folder list's width: half of an 80-column terminal, up to 60 columns on a wide one.
-    public static func listWidth(_ width: Int) -> Int {
+    package static func listWidth(_ width: Int) -> Int {
         min(max(width / 2, 24), 60)
     }
 
@@ -26,20 +26,20 @@ public enum BrowseLayout {
 
 /// The styles `browse` draws with. Colours are dropped under NO_COLOR (see `ScreenDiff`);
 /// bold, dim and reverse video stay, so the cursor and headings still show.
-public enum Palette {
-    public static let header = CellStyle(bold: true, reverse: true)
-    public static let folder = CellStyle(color: .blue, bold: true)
-    public static let cursor = CellStyle(reverse: true)
-    public static let cursorFolder = CellStyle(color: .blue, bold: true, reverse: true)
-    public static let meta = CellStyle(dim: true)
-    public static let tag = CellStyle(color: .cyan)
-    public static let title = CellStyle(bold: true)
-    public static let label = CellStyle(dim: true)
-    public static let waveform = CellStyle(color: .green)
-    public static let playHead = CellStyle(color: .yellow, bold: true, reverse: true)
-    public static let playing = CellStyle(color: .green, bold: true)
-    public static let recording = CellStyle(color: .red, bold: true)
-    public static let error = CellStyle(color: .red, bold: true)
-    public static let alert = CellStyle(bold: true)
-    public static let separator = CellStyle(dim: true)
+package enum Palette {
+    package static let header = CellStyle(bold: true, reverse: true)
+    package static let folder = CellStyle(color: .blue, bold: true)
+    package static let cursor = CellStyle(reverse: true)
+    package static let cursorFolder = CellStyle(color: .blue, bold: true, reverse: true)
+    package static let meta = CellStyle(dim: true)
+    package static let tag = CellStyle(color: .cyan)
+    package static let title = CellStyle(bold: true)
+    package static let label = CellStyle(dim: true)
+    package static let waveform = CellStyle(color: .green)
+    package static let playHead = CellStyle(color: .yellow, bold: true, reverse: true)
+    package static let playing = CellStyle(color: .green, bold: true)
+    package static let recording = CellStyle(color: .red, bold: true)
+    package static let error = CellStyle(color: .red, bold: true)
+    package static let alert = CellStyle(bold: true)
+    package static let separator = CellStyle(dim: true)
 }

@@ -3,7 +3,7 @@ import RecValues
 
 /// Everything that can happen to `browse`: a key, the terminal resized, and what the driver
 /// reports back (a store changed on disk, progress of audio, the result of an effect).
-public enum BrowseMessage: Equatable, Sendable {
+package enum BrowseMessage: Equatable, Sendable {
     case key(Key)
     case resized(width: Int, height: Int)
     case documentChanged(Document)
@@ -26,7 +26,7 @@ public enum BrowseMessage: Equatable, Sendable {
 }
 
 /// What `update` asks the driver to do. The driver runs each one and answers with messages.
-public enum BrowseEffect: Equatable, Sendable {
+package enum BrowseEffect: Equatable, Sendable {
     case play(ItemID)
     case player(ViewState.ControlAction)
     case seekMark(forward: Bool)

@@ -17,10 +17,10 @@ import Synchronization
 /// the browser enters a folder and whenever `store.json` is replaced, the whole store only
 /// when the table cannot answer. A change is made as the CLI's command makes it, in a
 /// `Library` of its own opened as that command opens one, and the document is then read again.
-public final class BrowseRuntime {
+package final class BrowseRuntime {
     /// What the browser's document was read from: partial (`Library.browsing`) or, where
     /// the reads' table could not answer, the whole store.
-    public private(set) var library: Library
+    package private(set) var library: Library
     /// The folder the browser shows, whose items each read holds.
     private var shown: ItemID
     /// What the journal calls the browser's changes (the command line).
@@ -33,7 +33,7 @@ public final class BrowseRuntime {
     private var playback: (session: PlaybackSession, thread: JoinableThread)?
     private var recording: (session: RecordingSession, thread: JoinableThread?)?
 
-    public init(
+    package init(
         library: Library, device: String, editNote: @escaping (String, String) throws -> String?,
         post: @escaping @Sendable (BrowseMessage) -> Void
     ) {
@@ -50,13 +50,13 @@ public final class BrowseRuntime {
 
     /// Whether a playback or recording of this browser runs: its line is then redrawn from
     /// the engine's position several times a second (`tick`).
-    public var isRunningAudio: Bool { playback != nil || (recording.map { $0.thread != nil } ?? false) }
+    package var isRunningAudio: Bool { playback != nil || (recording.map { $0.thread != nil } ?? false) }
 
     /// Where the playback is now. The engine reports its position once a device period
     /// (125 ms), so between reports it is carried forward on the clock, as media players
     /// do: the play head and time move at every frame. A report that goes backwards by more
     /// than a period is a seek and is taken as it is; a smaller one never moves the time back.
-    public func tick() -> BrowseMessage? {
+    package func tick() -> BrowseMessage? {
         guard let (session, _) = playback else { return nil }
         let state = session.player.controls.state
         let now = MonotonicClock.now()
@@ -96,7 +96,7 @@ public final class BrowseRuntime {
 
     /// Called with every message before `update` sees it: the end of a playback or of a
     /// recording's capture joins its thread.
-    public func received(_ message: BrowseMessage) {
+    package func received(_ message: BrowseMessage) {
         switch message {
         case .playbackEnded(let id):
             if let (session, thread) = playback, session.item.id == id {
@@ -119,7 +119,7 @@ public final class BrowseRuntime {
         }
     }
 
-    public func run(_ effect: BrowseEffect) {
+    package func run(_ effect: BrowseEffect) {
         do {
             try perform(effect)
         } catch {
@@ -271,7 +271,7 @@ public final class BrowseRuntime {
     /// The view state changed (another shell's recording or playback started or ended): the
     /// document read again when it lacks an item of the jobs registered there, which the player
     /// line names (`Library.browsing` reads them). Whether it was (the caller tells the browser).
-    public func viewStateChanged() throws -> Bool {
+    package func viewStateChanged() throws -> Bool {
         guard library.documents.isPartial, let state = ViewStateStore.peek(library.location) else { return false }
         let jobs = [state.recording?.parent, state.playing?.id].compactMap { $0 }
         guard jobs.contains(where: { library.document[$0] == nil }) else { return false }
@@ -282,7 +282,7 @@ public final class BrowseRuntime {
     /// The store directory saw `store.json` replaced (another shell, or a change of this
     /// browser): its document read again when it is not the file it was read from. Whether
     /// it was (the caller tells the browser).
-    public func storeChanged() throws -> Bool {
+    package func storeChanged() throws -> Bool {
         guard !library.isCurrent else { return false }
         try reload()
         return true
@@ -455,7 +455,7 @@ public final class BrowseRuntime {
 
     /// On the way out (q, a signal, an error): a playback stops where it is (its position
     /// kept), a recording is saved under its default name, as Ctrl-C saves one in `record`.
-    public func shutdown() {
+    package func shutdown() {
         stopPlayback()
         finishing?.join()
         finishing = nil

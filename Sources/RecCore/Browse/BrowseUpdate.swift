@@ -3,8 +3,8 @@ import RecValues
 
 /// The reducer of `browse`: `update(state, message) -> (state, effects)`, pure. Everything the
 /// browser does is decided here; the driver only runs the effects and reports back.
-public enum BrowseUpdate {
-    public static func update(_ state: BrowseState, _ message: BrowseMessage) -> (BrowseState, [BrowseEffect]) {
+package enum BrowseUpdate {
+    package static func update(_ state: BrowseState, _ message: BrowseMessage) -> (BrowseState, [BrowseEffect]) {
         var state = state
         var effects = apply(message, to: &state)
         keepCursorInSight(&state)

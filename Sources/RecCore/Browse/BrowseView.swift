@@ -5,8 +5,8 @@ import RecValues
 /// as plain text. The layout is the app's: the folder list on the left, the selected
 /// recording and its player on the right, the player or recorder line and the status line
 /// at the bottom, and alerts over it all.
-public enum BrowseView {
-    public static func render(_ state: BrowseState) -> Screen {
+package enum BrowseView {
+    package static func render(_ state: BrowseState) -> Screen {
         var screen = Screen(width: state.width, height: state.height)
         guard state.width >= BrowseLayout.minimumWidth, state.height >= BrowseLayout.minimumHeight else {
             screen.write("Too small for browse:", row: 0, column: 0)

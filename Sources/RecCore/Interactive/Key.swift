@@ -1,5 +1,5 @@
 /// A key pressed at a terminal, as `record`, `play`, their prompts and `browse` understand it.
-public enum Key: Equatable, Sendable {
+package enum Key: Equatable, Sendable {
     case space, left, right, up, down, pageUp, pageDown, enter, escape, backspace, tab, interrupt
     /// Ctrl-Z, where the terminal sends it as a key (raw mode without signals: `browse`).
     case suspend
@@ -7,12 +7,12 @@ public enum Key: Equatable, Sendable {
     case home, end, delete, deleteToStart, deleteWord
     case character(String)
 
-    public var isQuit: Bool { self == .character("q") || self == .character("Q") }
+    package var isQuit: Bool { self == .character("q") || self == .character("Q") }
 
     /// How long a byte after Esc may take to count as part of one key's sequence: a
     /// terminal sends a sequence in one write, a person types slower (vim's ttimeoutlen and
     /// ncurses' ESCDELAY serve the same purpose).
-    public static let escapeTimeoutMilliseconds: Int32 = 30
+    package static let escapeTimeoutMilliseconds: Int32 = 30
 
     /// Decodes the key that starts with `first`, reading the rest of its bytes with `next`,
     /// which waits up to the given milliseconds for a byte. A lone Esc is an Esc when nothing
@@ -21,7 +21,7 @@ public enum Key: Equatable, Sendable {
     /// sequence (Esc then q, typed quickly or arriving in one read) is handed back through
     /// `unread`, to be the next key: there are no Alt keys here, so nothing typed is lost.
     /// nil: a sequence this does not know.
-    public static func decode(
+    package static func decode(
         first byte: UInt8, next: (Int32) -> UInt8?, unread: (UInt8) -> Void = { _ in }
     ) -> Key? {
         switch byte {
@@ -83,7 +83,7 @@ extension LineEditor {
     /// The editing keys of a one-line prompt. Returns false for a key that is not editing
     /// (Enter, Esc, arrows up and down …), for the prompt to act on. `limit`: the most UTF-8
     /// bytes the text may have; what would not fit is not taken.
-    public mutating func apply(_ key: Key, limit: Int = .max) -> Bool {
+    package mutating func apply(_ key: Key, limit: Int = .max) -> Bool {
         switch key {
         case .backspace: backspace()
         case .delete: delete()

@@ -2,12 +2,12 @@
 /// that differ are written, each run of them after one cursor move. With no previous screen
 /// (the first frame, a resize) the whole screen is drawn. `color: false` (NO_COLOR) keeps
 /// bold, dim and reverse video and drops the colours.
-public enum ScreenDiff {
+package enum ScreenDiff {
     /// A run of changed cells closer than this to the previous one is joined to it: writing a
     /// few unchanged cells is shorter than another cursor move (`ESC [ r ; c H`).
     static let joinGap = 6
 
-    public static func update(from old: Screen?, to new: Screen, color: Bool) -> String {
+    package static func update(from old: Screen?, to new: Screen, color: Bool) -> String {
         var out = "\u{1B}[?25l"
         var current: CellStyle? = nil
         if let old, old.width == new.width, old.height == new.height {

@@ -1,8 +1,8 @@
 /// How many terminal cells text takes: wide East Asian characters and emoji take two,
 /// combining marks and controls none. Computed here rather than with `wcwidth`, which
 /// answers -1 for everything beyond ASCII unless the process's locale is a UTF-8 one.
-public enum TextWidth {
-    public static func of(_ character: Character) -> Int {
+package enum TextWidth {
+    package static func of(_ character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if first.value < 0x20 || (0x7F..<0xA0).contains(first.value) { return 0 }
@@ -16,7 +16,7 @@ public enum TextWidth {
         }
     }
 
-    public static func of(_ text: String) -> Int { text.reduce(0) { $0 + of($1) } }
+    package static func of(_ text: String) -> Int { text.reduce(0) { $0 + of($1) } }
 
     /// East Asian Wide and Fullwidth: Hangul, CJK, kana, fullwidth forms and the like.
     private static func isWide(_ v: UInt32) -> Bool {
@@ -32,7 +32,7 @@ public enum TextWidth {
     }
 
     /// `text` cut to at most `width` cells, ending in "…" when something was cut.
-    public static func truncated(_ text: String, to width: Int) -> String {
+    package static func truncated(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
         if of(text) <= width { return text }
         var result = ""
@@ -47,7 +47,7 @@ public enum TextWidth {
     }
 
     /// `text` padded with spaces (or cut) to exactly `width` cells.
-    public static func padded(_ text: String, to width: Int) -> String {
+    package static func padded(_ text: String, to width: Int) -> String {
         let cut = truncated(text, to: width)
         return cut + String(repeating: " ", count: max(0, width - of(cut)))
     }

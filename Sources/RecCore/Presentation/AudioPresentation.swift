@@ -6,7 +6,7 @@ import RecValues
 /// renderer decides where they go; these decide the text.
 extension Format {
     /// `-12.3 dBFS`; silence reads `-inf dBFS`.
-    public static func decibels(_ db: Double) -> String {
+    package static func decibels(_ db: Double) -> String {
         if db <= Level.floor { return "-inf dBFS" }
         let tenths = Int((db * 10).rounded())
         let sign = tenths < 0 ? "-" : ""
@@ -16,7 +16,7 @@ extension Format {
     /// `-18.2 LUFS, range 6.1 LU, true peak -1.3 dBTP` (`info`): EBU R128's three figures to
     /// 0.1, as meters show them; a recording with nothing above R128's gate reads `below -70
     /// LUFS`.
-    public static func loudness(_ loudness: Loudness) -> String {
+    package static func loudness(_ loudness: Loudness) -> String {
         func tenths(_ value: Double) -> String {
             let tenths = Int((value * 10).rounded())
             return "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
@@ -30,7 +30,7 @@ extension Format {
 
     /// `00:00:01.25 to 00:00:42.50, 00:41 of 00:50`: trim points to the hundredth (`info`,
     /// `trim`), and how much of the recording plays between them.
-    public static func trim(_ trim: TrimPoints, info: RecordingInfo) -> String {
+    package static func trim(_ trim: TrimPoints, info: RecordingInfo) -> String {
         let rate = Double(max(info.sampleRate, 1))
         let kept = Double(trim.frames) / rate
         return "\(preciseClock(Double(trim.inFrame) / rate)) to \(preciseClock(Double(trim.outFrame) / rate)), "
@@ -39,14 +39,14 @@ extension Format {
 
     /// What the record line says of a gated recording: `waiting for voice`, or
     /// `silence 00:03 / 00:05` once a silence has lasted a second; nil otherwise.
-    public static func voice(_ state: VoiceState) -> String? {
+    package static func voice(_ state: VoiceState) -> String? {
         if state.waiting { return "waiting for voice" }
         guard let limit = state.silenceLimit, state.silence >= 1 else { return nil }
         return "silence \(duration(state.silence)) / \(duration(limit))"
     }
 
     /// `02:31 of 05:00, 14 regions`: how much of a recording is speech (`info`).
-    public static func speech(_ analysis: AudioAnalysis) -> String {
+    package static func speech(_ analysis: AudioAnalysis) -> String {
         let rate = Double(max(analysis.sampleRate, 1))
         let count = analysis.speech.count
         return "\(duration(Double(analysis.speechFrames) / rate)) of \(duration(Double(analysis.frames) / rate)), "
@@ -55,7 +55,7 @@ extension Format {
 
     /// A level meter `width` cells wide over -60...0 dBFS: `███████▌░░░░░░░░`. Each cell is
     /// 60/width dB; the last partial cell is drawn with a half block.
-    public static func levelBar(_ db: Double, width: Int = 20) -> String {
+    package static func levelBar(_ db: Double, width: Int = 20) -> String {
         guard width > 0 else { return "" }
         let fraction = min(max((db + 60) / 60, 0), 1)
         let halves = Int((fraction * Double(width * 2)).rounded(.down))
@@ -67,7 +67,7 @@ extension Format {
     }
 
     /// `[======>-----]`: how far through something we are, `width` cells inside the brackets.
-    public static func progressBar(_ fraction: Double, width: Int = 30) -> String {
+    package static func progressBar(_ fraction: Double, width: Int = 30) -> String {
         guard width > 0 else { return "[]" }
         let f = fraction.isFinite ? min(max(fraction, 0), 1) : 0
         let done = Int((f * Double(width)).rounded(.down))
@@ -76,7 +76,7 @@ extension Format {
     }
 
     /// `Recording 2026-11-22 03.06.52`, in local time: the name a recording gets when none is given.
-    public static func defaultRecordingName(_ t: Timestamp) -> String {
+    package static func defaultRecordingName(_ t: Timestamp) -> String {
         let c = t.localComponents
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "Recording \(c.year)-\(two(c.month))-\(two(c.day)) \(two(c.hour)).\(two(c.minute)).\(two(c.second))"
@@ -92,10 +92,10 @@ extension Format {
 /// `device`/`file`/`sampleRate`/`channels` (started). Import and export (`transcoding`)
 /// name `source`/`destination` instead of `device`/`file`, and leave out the device's
 /// `xruns`/`overruns`.
-public enum AudioEventJSON {
+package enum AudioEventJSON {
     /// `time`, when given, is when the event was sent (seconds since the Unix epoch): with
     /// it a listener can measure how soon a remote command showed in the stream.
-    public static func line(_ event: AudioEvent, time: Double? = nil, transcoding: Bool = false) -> String {
+    package static func line(_ event: AudioEvent, time: Double? = nil, transcoding: Bool = false) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("event", event.name)
@@ -162,7 +162,7 @@ public enum AudioEventJSON {
     }
 
     /// The last line `record --progress json` writes once the recording is in the store.
-    public static func saved(_ item: Item, in library: Library) -> String {
+    package static func saved(_ item: Item, in library: Library) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("event", "saved")
@@ -174,7 +174,7 @@ public enum AudioEventJSON {
 
     /// The line `record --progress json` writes when the recording was discarded at the
     /// name prompt: it went to the trash, under `trashPath`.
-    public static func discarded(trashPath: String) -> String {
+    package static func discarded(trashPath: String) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("event", "discarded")

@@ -4,13 +4,13 @@ import RecStore
 /// meant to do): it subscribes to the document store before the transaction and gives the
 /// affected items' JSON afterwards. What a mutating command prints with `--json`, and what
 /// the server's write routes answer.
-public final class ChangedItems {
+package final class ChangedItems {
     private let library: Library
     private var affected: [Item] = []
     /// Where removed items were, worked out while their parents are still known.
     private var removedPaths: [ItemID: String] = [:]
 
-    public init(library: Library) {
+    package init(library: Library) {
         self.library = library
         library.documents.observe { [unowned self] action, document in
             switch action {
@@ -31,7 +31,7 @@ public final class ChangedItems {
     }
 
     /// The affected items as a JSON array, each once, as it ended up (`mkdir a; mv a b` is `b`).
-    public var json: String {
+    package var json: String {
         var seen = Set<ItemID>()
         let unique = affected.reversed().filter { seen.insert($0.id).inserted }.reversed()
         return ItemJSON.array(unique.map { library.document[$0.id] ?? $0 }, in: library, paths: removedPaths)

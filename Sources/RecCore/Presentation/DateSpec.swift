@@ -15,13 +15,13 @@ import RecValues
 ///   for local time;
 /// - `today` or `yesterday` (local midnight);
 /// - an age, `7d`, `12h`, `2w`, `30m`: that long before now.
-public enum DateSpec {
+package enum DateSpec {
     /// What the forms are, for the message that refuses one.
     static let forms =
         "use 2026-11-20, 2026-11-20T14:30 (seconds, a fraction, and Z or an offset such as +01:00 may follow; without them it is local time), today, yesterday, or an age such as 7d, 12h, 2w"
 
     /// `option` names the option in the error (`--after soon: not a date: …`).
-    public static func parse(_ text: String, option: String? = nil, now: Timestamp = .now()) throws -> Timestamp {
+    package static func parse(_ text: String, option: String? = nil, now: Timestamp = .now()) throws -> Timestamp {
         let trimmed = text.trimmingWhitespace.lowercased()
         switch trimmed {
         case "today": return localMidnight(of: now, daysBefore: 0)

@@ -4,8 +4,8 @@ import RecValues
 
 /// `devices --json`: an array of objects with the keys name, description, capture, playback
 /// and default (the one used when no device is named).
-public enum DeviceJSON {
-    public static func array(_ devices: [AudioDevice], defaultName: String = "default") -> String {
+package enum DeviceJSON {
+    package static func array(_ devices: [AudioDevice], defaultName: String = "default") -> String {
         var w = JSONWriter()
         w.lines(devices) { w, device in
             w.beginObject()
@@ -21,8 +21,8 @@ public enum DeviceJSON {
 }
 
 /// The NDJSON line `import --progress json` writes once a file's recording is in the store.
-public enum ImportEventJSON {
-    public static func imported(_ item: Item, in library: Library) -> String {
+package enum ImportEventJSON {
+    package static func imported(_ item: Item, in library: Library) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("event", "imported")

@@ -2,21 +2,21 @@ import RecStore
 
 /// `find`'s filters as typed, by the CLI's options or the server's `/api/find` parameters
 /// (the same names): one place turns them into a `SearchQuery`, so both check them alike.
-public struct FindOptions: Sendable {
-    public var name: String?
-    public var iname: String?
-    public var type: ItemKind?
-    public var tags: [String] = []
-    public var text: String?
-    public var after: String?
-    public var before: String?
-    public var longer: String?
-    public var shorter: String?
+package struct FindOptions: Sendable {
+    package var name: String?
+    package var iname: String?
+    package var type: ItemKind?
+    package var tags: [String] = []
+    package var text: String?
+    package var after: String?
+    package var before: String?
+    package var longer: String?
+    package var shorter: String?
 
-    public init() {}
+    package init() {}
 
     /// Every filter checked before the store is opened: a bad tag, date or time is a usage error.
-    public func query() throws -> SearchQuery {
+    package func query() throws -> SearchQuery {
         var query = SearchQuery()
         query.namePattern = name
         query.caselessNamePattern = iname

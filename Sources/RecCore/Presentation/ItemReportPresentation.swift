@@ -7,7 +7,7 @@ extension ItemReport {
     /// `info --json`: `ItemJSON.object` with the analysis, and for a recording the
     /// transcript's summary (null when there is none) and, in a store that syncs, its copies
     /// (the key is left out elsewhere).
-    public func json(in library: Library) -> String {
+    package func json(in library: Library) -> String {
         ItemJSON.object(
             item, in: library, analysis: analysis, transcript: item.recording != nil ? .some(transcript) : nil,
             copies: copies)
@@ -15,7 +15,7 @@ extension ItemReport {
 
     /// `["name:", "standup"]`, … : what the item is, its audio or its contents, its
     /// transcript's first lines, then tags, note and markers.
-    public func rows(in library: Library) -> [[String]] {
+    package func rows(in library: Library) -> [[String]] {
         let document = library.document
         var rows: [[String]] = [
             ["name:", item.name],

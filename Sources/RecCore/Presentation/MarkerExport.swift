@@ -5,7 +5,7 @@ import RecValues
 /// Each marker starts a chapter that runs to the next marker or the end; a recording whose
 /// first marker is later than its start gets a first chapter, "Start", so that the
 /// chapters cover all of it.
-public enum MarkerExport: String, CaseIterable, Sendable {
+package enum MarkerExport: String, CaseIterable, Sendable {
     /// A cue sheet (CDRWIN): one TRACK per chapter, INDEX 01 in minutes:seconds:frames
     /// (75 a second), as shntool and cuetools read it.
     case cue
@@ -16,14 +16,14 @@ public enum MarkerExport: String, CaseIterable, Sendable {
     /// `{"name", "sampleRate", "duration", "markers": [{"index", "frame", "seconds", "label"}]}`.
     case json
 
-    public struct Chapter: Equatable, Sendable {
-        public var start: Int64
-        public var end: Int64
-        public var title: String
+    package struct Chapter: Equatable, Sendable {
+        package var start: Int64
+        package var end: Int64
+        package var title: String
     }
 
     /// The chapters the markers of a recording of `frames` frames make.
-    public static func chapters(_ markers: [Marker], frames: Int64) -> [Chapter] {
+    package static func chapters(_ markers: [Marker], frames: Int64) -> [Chapter] {
         var starts = markers.enumerated().map {
             (
                 frame: min($0.element.frame, frames),
@@ -37,7 +37,7 @@ public enum MarkerExport: String, CaseIterable, Sendable {
     }
 
     /// The file's text. `audioFile` is what a cue sheet's FILE line names.
-    public func render(name: String, info: RecordingInfo, markers: [Marker], audioFile: String) -> String {
+    package func render(name: String, info: RecordingInfo, markers: [Marker], audioFile: String) -> String {
         let chapters = Self.chapters(markers, frames: info.frames)
         let rate = Int64(max(info.sampleRate, 1))
         switch self {

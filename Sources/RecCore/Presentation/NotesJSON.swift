@@ -4,7 +4,7 @@ import RecValues
 /// The JSON of `tags`, `marks` and `find` hits.
 extension ItemJSON {
     /// `[{"tag": "work", "count": 3}, ...]`
-    public static func tagCounts(_ counts: [(tag: String, count: Int)]) -> String {
+    package static func tagCounts(_ counts: [(tag: String, count: Int)]) -> String {
         var w = JSONWriter()
         w.lines(counts) { w, entry in
             w.beginObject()
@@ -16,7 +16,7 @@ extension ItemJSON {
     }
 
     /// `[{"index": 1, "frame": 48000, "seconds": 1.0, "label": "intro"}, ...]`
-    public static func markers(_ item: Item) -> String {
+    package static func markers(_ item: Item) -> String {
         var w = JSONWriter()
         writeMarkers(item, to: &w)
         return String(decoding: w.bytes, as: UTF8.self)
@@ -30,7 +30,7 @@ extension ItemJSON {
     /// `matches` (where the text was found: {"field": "name"}, {"field": "note", "snippet"},
     /// {"field": "marker", "index", "label", "seconds"}, {"field": "transcript", "seconds",
     /// "snippet"}) and `time` (the first marker hit's seconds, else the transcript hit's, or null): `play "$path" --seek "$time"` lands on the moment.
-    public static func hits(_ hits: [SearchHit], paths: [String], location: StoreLocation) -> String {
+    package static func hits(_ hits: [SearchHit], paths: [String], location: StoreLocation) -> String {
         var w = JSONWriter()
         writeHits(hits, paths: paths, location: location, to: &w)
         return String(decoding: w.bytes, as: UTF8.self)

@@ -7,11 +7,11 @@ import RecValues
 #endif
 
 /// Orders for `ls --sort`.
-public enum SortKey: String, CaseIterable, Sendable {
+package enum SortKey: String, CaseIterable, Sendable {
     case name, date, duration, size
 
     /// `size` is the audio file's size in bytes (nil when it is missing); only `.size` asks.
-    public func sorted(_ items: [Item], reverse: Bool = false, size: (Item) -> Int64? = { _ in nil }) -> [Item] {
+    package func sorted(_ items: [Item], reverse: Bool = false, size: (Item) -> Int64? = { _ in nil }) -> [Item] {
         let ordered: [Item]
         switch self {
         case .name:
@@ -43,7 +43,7 @@ public enum SortKey: String, CaseIterable, Sendable {
 /// The JSON that commands print with `--json`. Keys are stable and documented:
 /// uuid, name, type, path, parent, created; for recordings duration, frames, sampleRate,
 /// channels, format, file, size; for folders children (a count).
-public enum ItemJSON {
+package enum ItemJSON {
     /// With `analysis` (info --json): also peakDBFS, rmsDBFS, loudness ({integrated, range,
     /// truePeak}, null when not measured), waveform (the sparkline), speechSeconds and speech
     /// (the regions, each [start, end] in seconds). Every recording's object has loudnessLUFS,
@@ -52,7 +52,7 @@ public enum ItemJSON {
     /// A recording's object always has "enhance" ({level, denoise}); in lists only when on.
     /// With `copies` (info --json of a recording in a store that syncs): "copies", where its
     /// audio is (`["here", "hub"]`; empty when no copy is known).
-    public static func object(
+    package static func object(
         _ item: Item, in library: Library, analysis: AudioAnalysis? = nil, transcript: Transcript?? = nil,
         copies: [String]? = nil
     ) -> String {
@@ -94,12 +94,12 @@ public enum ItemJSON {
     }
 
     /// `paths` gives the path of items no longer in the document (just removed).
-    public static func array(_ items: [Item], in library: Library, paths: [ItemID: String] = [:]) -> String {
+    package static func array(_ items: [Item], in library: Library, paths: [ItemID: String] = [:]) -> String {
         array(items, paths: items.map { paths[$0.id] ?? library.document.path(of: $0.id) }, location: library.location)
     }
 
     /// Items with their paths, without the document (`find` answered from its index).
-    public static func array(_ items: [Item], paths: [String], location: StoreLocation) -> String {
+    package static func array(_ items: [Item], paths: [String], location: StoreLocation) -> String {
         var w = JSONWriter()
         writeArray(items, paths: paths, location: location, to: &w)
         return String(decoding: w.bytes, as: UTF8.self)
@@ -311,7 +311,7 @@ public enum ItemJSON {
     }
 
     /// A tree as nested objects: each folder gets a `contents` array.
-    public static func tree(_ root: Item, in library: Library) -> String {
+    package static func tree(_ root: Item, in library: Library) -> String {
         var w = JSONWriter()
         writeTree(root, in: library, to: &w)
         return String(decoding: w.bytes, as: UTF8.self)
@@ -336,7 +336,7 @@ public enum ItemJSON {
         visit(root, path: document.path(of: root.id), to: &w)
     }
 
-    public static func viewState(_ state: ViewState, in library: Library) -> String {
+    package static func viewState(_ state: ViewState, in library: Library) -> String {
         let document = library.document
         var w = JSONWriter()
         w.beginObject()
@@ -374,9 +374,9 @@ public enum ItemJSON {
 }
 
 /// JSON for `trash ls --json` and `history --json`.
-public enum RecordJSON {
+package enum RecordJSON {
     /// uuid, name, type, path (where it was), parent, removed, items (count), size (bytes of audio).
-    public static func trash(_ entries: [TrashEntry], in library: Library) -> String {
+    package static func trash(_ entries: [TrashEntry], in library: Library) -> String {
         var w = JSONWriter()
         w.lines(entries) { w, entry in
             w.beginObject()
@@ -398,7 +398,7 @@ public enum RecordJSON {
     /// for an entry from before it was recorded), changes (count of steps).
     /// `undo --json`: {"seq", "time", "summary" (the command line), "change" (what the text
     /// output says after the number), "dryRun"}.
-    public static func undo(_ undone: DocumentStore.Undone, dryRun: Bool) -> String {
+    package static func undo(_ undone: DocumentStore.Undone, dryRun: Bool) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("seq", undone.entry.sequence)
@@ -410,7 +410,7 @@ public enum RecordJSON {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    public static func history(_ entries: [Journal.Entry]) -> String {
+    package static func history(_ entries: [Journal.Entry]) -> String {
         var w = JSONWriter()
         w.lines(entries) { w, entry in
             w.beginObject()
@@ -428,8 +428,8 @@ public enum RecordJSON {
 
 /// `fsck --json`: {"clean": bool, "problems": [{"kind", "message", "repairable", "severity"}], "repairs": [string],
 /// "notRepaired": [string], "remaining": int, "folders": int, "recordings": int}.
-public enum CheckJSON {
-    public static func report(_ report: StoreCheck.Report, repaired: Bool) -> String {
+package enum CheckJSON {
+    package static func report(_ report: StoreCheck.Report, repaired: Bool) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("clean", report.remaining.isEmpty)

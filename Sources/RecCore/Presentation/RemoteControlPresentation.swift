@@ -3,7 +3,7 @@ import RecValues
 
 extension RemoteControl.Status {
     /// `recording  /Ideas/standup  00:00:12  paused  pid 4242`
-    public var line: String {
+    package var line: String {
         var position = Format.clock(self.position)
         if let duration { position += " / " + Format.clock(duration) }
         if let speed, !speed.isNormal { position += "  " + speed.description }
@@ -18,7 +18,7 @@ extension RemoteControl.Status {
 extension ItemJSON {
     /// `{"recording": {...} | null, "playing": {...} | null}`: always both keys, so a
     /// script can ask for either without testing the shape.
-    public static func status(_ statuses: [RemoteControl.Status]) -> String {
+    package static func status(_ statuses: [RemoteControl.Status]) -> String {
         var w = JSONWriter()
         w.beginObject()
         for job in ViewState.Job.allCases {
@@ -33,7 +33,7 @@ extension ItemJSON {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    public static func status(_ s: RemoteControl.Status) -> String {
+    package static func status(_ s: RemoteControl.Status) -> String {
         var w = JSONWriter()
         writeStatus(s, to: &w)
         return String(decoding: w.bytes, as: UTF8.self)
@@ -41,7 +41,7 @@ extension ItemJSON {
 
     /// What a remote `mark --json` prints: the job's status, and under `marker` the marker
     /// it added, as `marks --json` names one.
-    public static func marked(_ s: RemoteControl.Status, _ added: RemoteControl.AddedMarker?) -> String {
+    package static func marked(_ s: RemoteControl.Status, _ added: RemoteControl.AddedMarker?) -> String {
         var w = JSONWriter()
         writeStatus(s, to: &w) { w in
             w.key("marker")
@@ -75,7 +75,7 @@ extension ItemJSON {
 
 extension ItemJSON {
     /// What `stop --json` prints once the job is over.
-    public static func stopped(_ job: ViewState.Job, id: ItemID, path: String) -> String {
+    package static func stopped(_ job: ViewState.Job, id: ItemID, path: String) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("stopped", job == .recording ? "recording" : "playing")

@@ -1,11 +1,11 @@
 /// A one-line waveform: one block character per bucket of audio, so a person can see at a
 /// glance where the speech is. Pure presentation: the caller measures the peaks.
-public enum Sparkline {
+package enum Sparkline {
     static let blocks: [Character] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
 
     /// Each value is a linear peak in 0...1 (values outside are clamped). Levels are shown on
     /// a decibel scale from -60 dBFS, as hearing is logarithmic: quiet speech still shows.
-    public static func render(_ peaks: [Double]) -> String {
+    package static func render(_ peaks: [Double]) -> String {
         String(
             peaks.map { peak -> Character in
                 let clamped = min(max(peak.isFinite ? peak : 0, 0), 1)
@@ -18,7 +18,7 @@ public enum Sparkline {
 
     /// A line to go under the waveform: `▀` under each of `buckets` equal stretches of
     /// `frames` that holds speech, a space elsewhere (`info`).
-    public static func speechMarks(_ regions: [Range<Int64>], frames: Int64, buckets: Int) -> String {
+    package static func speechMarks(_ regions: [Range<Int64>], frames: Int64, buckets: Int) -> String {
         guard buckets > 0, frames > 0 else { return "" }
         var marks = [Character](repeating: " ", count: buckets)
         for region in regions {

@@ -4,25 +4,25 @@ import RecValues
 /// then as much of the rest as the terminal's width allows. A line wider than the terminal
 /// wraps, and `\r` can no longer redraw it, so what does not fit is dropped, least useful
 /// first: the key hints, the extras, then the bars shrink and go, then the name is cut.
-public struct StatusLine: Equatable, Sendable {
+package struct StatusLine: Equatable, Sendable {
     /// `▶`, `❚❚`, `●`, `⇣`.
-    public var symbol: String
+    package var symbol: String
     /// `00:00:05 / 00:00:30`.
-    public var time: String
+    package var time: String
     /// How far through, for a progress bar.
-    public var fraction: Double?
+    package var fraction: Double?
     /// The level in dBFS, for a meter.
-    public var level: Double?
+    package var level: Double?
     /// `-12.3 dBFS`, `CLIP`, `1.2 MB` (may carry colour escapes).
-    public var extras: [String]
+    package var extras: [String]
     /// The item's name.
-    public var name: String?
+    package var name: String?
     /// `paused`.
-    public var state: String?
+    package var state: String?
     /// `space pause · q stop`.
-    public var hints: String?
+    package var hints: String?
 
-    public init(
+    package init(
         symbol: String, time: String, fraction: Double? = nil, level: Double? = nil, extras: [String] = [],
         name: String? = nil, state: String? = nil, hints: String? = nil
     ) {
@@ -38,7 +38,7 @@ public struct StatusLine: Equatable, Sendable {
 
     /// The line, narrower than `width` columns (the last column is left free: some
     /// terminals wrap as soon as it is written).
-    public func render(width: Int) -> String {
+    package func render(width: Int) -> String {
         let limit = max(width - 1, 1)
         // Bar and meter widths, extras, hints: from the fullest down.
         let variants: [(bar: Int, meter: Int, extras: Bool, hints: Bool)] = [
@@ -76,7 +76,7 @@ public struct StatusLine: Equatable, Sendable {
     }
 
     /// Columns the text takes: characters, not counting colour escapes (`ESC [ … m`).
-    public static func visibleWidth(_ text: String) -> Int {
+    package static func visibleWidth(_ text: String) -> Int {
         var count = 0
         var inEscape = false
         for scalar in text.unicodeScalars {

@@ -3,9 +3,9 @@
 /// character is a command (ESC starts a sequence that moves the cursor, recolours what follows
 /// or retitles the window), so each is shown as `?`, as `ls` shows one in a file name.
 /// Newlines and tabs are a note's layout and stay.
-public enum TerminalText {
+package enum TerminalText {
     /// `text` with every control character but newline and tab (C0, DEL, C1) shown as `?`.
-    public static func visible(_ text: String) -> String {
+    package static func visible(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isHidden) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars { out.append(isHidden(scalar) ? "?" : scalar) }
@@ -13,7 +13,7 @@ public enum TerminalText {
     }
 
     /// `text` as `visible` shows it when `terminal`, else exactly.
-    public static func shown(_ text: String, terminal: Bool) -> String {
+    package static func shown(_ text: String, terminal: Bool) -> String {
         terminal ? visible(text) : text
     }
 

@@ -2,18 +2,18 @@ import RecValues
 
 /// `transcribe`'s one line once it has succeeded: what was transcribed, how much text came of
 /// it and which engine made it (`transcribed /talk: 12 words in 3 segments (pocketsphinx, draft)`).
-public struct TranscribeReport: Sendable {
-    public private(set) var paths: [String] = []
-    public private(set) var words = 0
-    public private(set) var segments = 0
+package struct TranscribeReport: Sendable {
+    package private(set) var paths: [String] = []
+    package private(set) var words = 0
+    package private(set) var segments = 0
     /// The engines that made them, each once, in the order met (a draft engine so marked).
-    public private(set) var engines: [String] = []
+    package private(set) var engines: [String] = []
     /// Recordings named that had a transcript already and were left.
-    public var alreadyDone = 0
+    package var alreadyDone = 0
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ transcript: Transcript, path: String) {
+    package mutating func add(_ transcript: Transcript, path: String) {
         paths.append(path)
         segments += transcript.segments.count
         words += transcript.segments.reduce(0) { count, segment in
@@ -25,7 +25,7 @@ public struct TranscribeReport: Sendable {
         if !engines.contains(engine) { engines.append(engine) }
     }
 
-    public var line: String {
+    package var line: String {
         let what = paths.count == 1 ? paths[0] : Format.count(paths.count, "recording")
         var text = "transcribed \(what)"
         if !paths.isEmpty {

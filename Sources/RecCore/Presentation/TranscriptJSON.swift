@@ -3,9 +3,9 @@ import RecValues
 
 /// The JSON of transcripts that commands print: `info --json`'s "transcript" and
 /// `transcribe --progress json`'s NDJSON events.
-public enum TranscriptJSON {
+package enum TranscriptJSON {
     /// How many lines of a transcript `info` shows.
-    public static let previewLines = 3
+    package static let previewLines = 3
 
     /// `{"engine", "model", "quality", "created", "segments" (a count), "lines" (the first
     /// segments' text)}`, or null.
@@ -27,7 +27,7 @@ public enum TranscriptJSON {
     /// about once a second of audio, built-in engine only),
     /// {"event": "skipped", "path", "uuid", "reason"}, {"event": "failed", "index", "path",
     /// "uuid", "error"}; `index` counts from 0.
-    public static func event(_ event: Transcriber.Event, in library: Library) -> String {
+    package static func event(_ event: Transcriber.Event, in library: Library) -> String {
         var w = JSONWriter()
         func item(_ item: Item) {
             w.field("path", library.document[item.id] != nil ? library.document.path(of: item.id) : item.name)

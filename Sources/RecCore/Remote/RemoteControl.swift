@@ -9,14 +9,14 @@ import RecValues
 
 /// The other side: what `pause`, `resume`, `toggle`, `stop`, `seek` and `status` do. Each
 /// command is a `ViewStateStore` action queued under the lock; the running process follows.
-public struct RemoteControl {
-    public let library: Library
+package struct RemoteControl {
+    package let library: Library
 
-    public init(library: Library) {
+    package init(library: Library) {
         self.library = library
     }
 
-    public static let nothingRunning = RecError.failure("", "nothing is recording or playing")
+    package static let nothingRunning = RecError.failure("", "nothing is recording or playing")
 
     /// Why `action` has nowhere to go: a seek while only a recording runs is refused for
     /// what it is; anything else finds nothing running.
@@ -33,29 +33,29 @@ public struct RemoteControl {
     }
 
     /// A running job as `status` shows it.
-    public struct Status: Equatable, Sendable {
-        public var job: ViewState.Job
-        public var id: ItemID
+    package struct Status: Equatable, Sendable {
+        package var job: ViewState.Job
+        package var id: ItemID
         /// Where the item is (for a recording in progress: where it will be saved; for one
         /// made with `record --output`, that output: "-" or a file's absolute path).
-        public var path: String
-        public var pid: Int32
-        public var paused: Bool
+        package var path: String
+        package var pid: Int32
+        package var paused: Bool
         /// Stopped by Ctrl-Z at its terminal (or SIGSTOP) until `fg`: it neither plays nor
         /// records, nor answers commands, meanwhile.
-        public var suspended: Bool = false
-        public var position: Double
+        package var suspended: Bool = false
+        package var position: Double
         /// The item's length, for a playback.
-        public var duration: Double?
+        package var duration: Double?
         /// Commands queued but not yet applied.
-        public var pending: Int
+        package var pending: Int
         /// A playback's speed, as the player last reported it; nil for a recording.
-        public var speed: PlaybackSpeed? = nil
+        package var speed: PlaybackSpeed? = nil
     }
 
     /// The running jobs as `status` shows them `now`: a running job's position carried
     /// forward on the clock since it last wrote it (see `ViewState.Control.position`).
-    public func statuses(_ state: ViewState, now: Timestamp = .now()) -> [Status] {
+    package func statuses(_ state: ViewState, now: Timestamp = .now()) -> [Status] {
         let document = library.document
         var result: [Status] = []
         if let r = state.recording {
@@ -86,7 +86,7 @@ public struct RemoteControl {
 
     /// Clears what dead processes left: a dead recorder's audio is recovered (as every
     /// command would), a dead player's entry is dropped. Returns a note for each.
-    public func clearDead() throws -> [String] {
+    package func clearDead() throws -> [String] {
         var notes: [String] = []
         if let entry = library.viewState.state.recording, !processIsAlive(entry.pid) {
             let note: String?
@@ -120,7 +120,7 @@ public struct RemoteControl {
     }
 
     /// The running jobs, from the state on disk.
-    public func running() -> [Status] {
+    package func running() -> [Status] {
         // A dead recorder whose audio waits to be saved (a full disk) keeps its entry, but it
         // is not running.
         statuses(ViewStateStore.peek(library.location) ?? library.viewState.state).filter { processIsAlive($0.pid) }
@@ -139,17 +139,17 @@ public struct RemoteControl {
         }
     }
 
-    public struct Sent: Equatable, Sendable {
-        public var job: ViewState.Job
-        public var id: ItemID
-        public var pid: Int32
-        public var sequence: Int
+    package struct Sent: Equatable, Sendable {
+        package var job: ViewState.Job
+        package var id: ItemID
+        package var pid: Int32
+        package var sequence: Int
         /// For a recording made with `record --output`: where its audio went.
-        public var output: String?
+        package var output: String?
     }
 
     /// Queues `action` for the running job under the view-state lock, then wakes the job.
-    public func send(_ action: ViewState.ControlAction) throws -> Sent {
+    package func send(_ action: ViewState.ControlAction) throws -> Sent {
         // Refused before the lock when nothing runs, so a failed command changes no file.
         if Self.target(for: action, in: ViewStateStore.peek(library.location) ?? ViewState()) == nil {
             throw Self.noTarget(for: action, in: library.viewState.state)
@@ -172,7 +172,7 @@ public struct RemoteControl {
 
     /// Resolves a `seek` time against the playing item (relative times stay relative, for
     /// the player to apply where it is) and queues it.
-    public func seek(_ spec: TimeSpec, text: String) throws -> Sent {
+    package func seek(_ spec: TimeSpec, text: String) throws -> Sent {
         guard let playing = library.viewState.state.playing, processIsAlive(playing.pid) else {
             throw Self.noTarget(for: .seek(to: 0), in: library.viewState.state)
         }
@@ -183,7 +183,7 @@ public struct RemoteControl {
 
     /// `seek next-mark` / `prev-mark`: the playing recording's markers go with the command,
     /// for the player to pick from where it is when it applies it.
-    public func seekMark(forward: Bool) throws -> Sent {
+    package func seekMark(forward: Bool) throws -> Sent {
         guard let playing = library.viewState.state.playing, processIsAlive(playing.pid) else {
             throw Self.noTarget(for: .seekMark(forward: forward, frames: []), in: library.viewState.state)
         }
@@ -202,7 +202,7 @@ public struct RemoteControl {
     /// The stretcher's library is opened here too (as `play --speed` does): missing, the
     /// player could not make a stretcher, so the command fails before it is sent, not after
     /// a player that stayed at 1×.
-    public static func speedAction(_ text: String) throws(RecError) -> ViewState.ControlAction {
+    package static func speedAction(_ text: String) throws(RecError) -> ViewState.ControlAction {
         let action: ViewState.ControlAction
         if let sign = text.first, sign == "+" || sign == "-" {
             let magnitude = try PlaybackSpeed.parseChange(String(text.dropFirst()), text: text)
@@ -217,7 +217,7 @@ public struct RemoteControl {
     /// Ends the playback another process runs, for a new `play` (one playback at a time):
     /// queues a stop for it, as `recnotes stop` does, and waits until it has ended. Returns
     /// what was stopped, or nil when nothing else was playing.
-    public func stopOtherPlayback(timeout: Double = 10) throws -> Status? {
+    package func stopOtherPlayback(timeout: Double = 10) throws -> Status? {
         guard let playing = (ViewStateStore.peek(library.location) ?? library.viewState.state).playing,
             playing.pid != getpid(), processIsAlive(playing.pid)
         else { return nil }
@@ -242,7 +242,7 @@ public struct RemoteControl {
         }
     }
 
-    public enum Outcome: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         /// The running process applied the command and reported the state it reached.
         case applied(Status)
         /// The job has ended (what `stop` waits for).
@@ -256,7 +256,7 @@ public struct RemoteControl {
     /// Waits until the running process has acknowledged `sent` (for a stop: until the job is
     /// over and its item saved). The watcher must have been made before the command was
     /// sent, so that no change can slip between sending and waiting.
-    public func wait(for sent: Sent, until: ViewState.ControlAction, watcher: ViewStateWatcher, timeout: Double)
+    package func wait(for sent: Sent, until: ViewState.ControlAction, watcher: ViewStateWatcher, timeout: Double)
         -> Outcome
     {
         let deadline = MonotonicClock.now() + timeout
@@ -284,15 +284,15 @@ public struct RemoteControl {
 
 extension RemoteControl {
     /// A marker a running job added, as `mark` reports it: numbered as `marks` numbers it.
-    public struct AddedMarker: Equatable, Sendable {
-        public var marker: Marker
+    package struct AddedMarker: Equatable, Sendable {
+        package var marker: Marker
         /// 1-based, in time order among the item's markers.
-        public var number: Int
-        public var sampleRate: Int
+        package var number: Int
+        package var sampleRate: Int
     }
 
     /// The item `job` is running on now, if it runs.
-    public func runningItem(_ job: ViewState.Job) -> ItemID? {
+    package func runningItem(_ job: ViewState.Job) -> ItemID? {
         let state = ViewStateStore.peek(library.location)
         return job == .recording ? state?.recording?.id : state?.playing?.id
     }
@@ -300,7 +300,7 @@ extension RemoteControl {
     /// The markers `job`'s item holds now, in time order, with its sample rate: a recording's
     /// from its in-progress entry (where `mark` puts them until it is saved), a playback's
     /// from the store as last saved (the player adds them at once).
-    public func markers(of job: ViewState.Job, id: ItemID) throws -> (markers: [Marker], sampleRate: Int)? {
+    package func markers(of job: ViewState.Job, id: ItemID) throws -> (markers: [Marker], sampleRate: Int)? {
         switch job {
         case .recording:
             guard let entry = ViewStateStore.peek(library.location)?.recording, entry.id == id else { return nil }
@@ -321,7 +321,7 @@ extension RemoteControl {
     /// The marker the job of `sent` (a `mark`) added, given what its item held `before`.
     /// A player saves its marker on a worker of its own just after acknowledging, so this
     /// waits for it a little (up to 5 s): when `mark` returns, `marks` shows it.
-    public func addedMarker(by sent: Sent, before: [Marker]) throws -> AddedMarker? {
+    package func addedMarker(by sent: Sent, before: [Marker]) throws -> AddedMarker? {
         let deadline = MonotonicClock.now() + 5
         while true {
             if let now = try markers(of: sent.job, id: sent.id),
@@ -346,7 +346,7 @@ extension RemoteControl {
 
     /// The marker in `after` that `before` did not have (a multiset difference: two markers
     /// may share a frame and a label), with its number among `after`.
-    public static func added(before: [Marker], after: [Marker], sampleRate: Int) -> AddedMarker? {
+    package static func added(before: [Marker], after: [Marker], sampleRate: Int) -> AddedMarker? {
         var remaining: [Marker: Int] = [:]
         for marker in before { remaining[marker, default: 0] += 1 }
         for (i, marker) in after.enumerated() {

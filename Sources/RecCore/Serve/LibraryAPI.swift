@@ -12,13 +12,13 @@ import RecValues
 /// presenters (`ItemJSON`, `ItemReport.json`, `Finder`), so that its body is byte for byte
 /// what the command prints. Each answer opens the library afresh, so another process's change
 /// is seen by the next request.
-public enum LibraryAPI {
+package enum LibraryAPI {
     /// An HTTP status and a JSON body (a line feed at its end, as the CLI prints).
-    public struct Answer: Sendable, Equatable {
-        public var status: Int
-        public var body: [UInt8]
+    package struct Answer: Sendable, Equatable {
+        package var status: Int
+        package var body: [UInt8]
 
-        public init(status: Int, body: [UInt8]) {
+        package init(status: Int, body: [UInt8]) {
             self.status = status
             self.body = body
         }
@@ -26,7 +26,7 @@ public enum LibraryAPI {
         /// `{"error": "<subject>: <reason>"}`: the CLI's one line, without its `recnotes: `.
         /// `inTrash`: the item asked for was removed to the trash; `copies`: where the audio
         /// of a recording that has none here is (its other machines and remotes).
-        public static func error(_ status: Int, _ message: String, inTrash: Bool = false, copies: [String]? = nil)
+        package static func error(_ status: Int, _ message: String, inTrash: Bool = false, copies: [String]? = nil)
             -> Answer
         {
             var w = JSONWriter()
@@ -43,7 +43,7 @@ public enum LibraryAPI {
     }
 
     /// The routes under `/api/`, by name.
-    public static let routes = ["ls", "info", "tree", "marks", "find", "transcript"]
+    package static let routes = ["ls", "info", "tree", "marks", "find", "transcript"]
 
     /// The parameters each read route takes (`find`'s are its options: `findOptions`).
     static let readParameters = [
@@ -55,7 +55,7 @@ public enum LibraryAPI {
     /// `tag` may repeat). `path` is a path as the CLI takes it, absolute or `@uuid-prefix`;
     /// a relative one is taken from the root (the server has no current folder), and none is
     /// the root.
-    public static func answer(_ route: String, parameters: [(String, String)], location: StoreLocation) -> Answer {
+    package static func answer(_ route: String, parameters: [(String, String)], location: StoreLocation) -> Answer {
         answering {
             if let known = readParameters[route] { try refuseUnknown(parameters, known: known, route: route) }
             let path = storePath(parameters.last { $0.0 == "path" }?.1)
@@ -152,7 +152,7 @@ public enum LibraryAPI {
 
     /// A RecError's status: 507 when what failed was writing to a full disk (its reason is
     /// the system's, `systemReason`), else `otherwise`.
-    public static func status(of error: RecError, otherwise: Int) -> Int {
+    package static func status(of error: RecError, otherwise: Int) -> Int {
         let full = [ENOSPC, EDQUOT].map(systemReason)
         return full.contains { error.reason.contains($0) } ? 507 : otherwise
     }
@@ -216,10 +216,10 @@ public enum LibraryAPI {
     /// directory, so a link planted in `audio/` that leads out of the store is not served.
     /// A class, so that a server can keep it open across requests and a response still being
     /// written holds the descriptor after the server let it go: it is closed with the last.
-    public final class AudioFile: Sendable {
-        public let descriptor: Int32
-        public let size: Int64
-        public let contentType: String
+    package final class AudioFile: Sendable {
+        package let descriptor: Int32
+        package let size: Int64
+        package let contentType: String
         /// The recording's path in the store (links not followed) and what it led to when
         /// opened, to tell whether the path still leads to this file (`isCurrent`).
         let path: String
@@ -239,12 +239,12 @@ public enum LibraryAPI {
         /// was replaced (a rename makes a new inode), written in place (its size or time
         /// changed), removed, or its link made to lead elsewhere. One `stat`: what a server
         /// that keeps the file open checks before each use of it.
-        public var isCurrent: Bool { FileIdentity(path: path) == identity }
+        package var isCurrent: Bool { FileIdentity(path: path) == identity }
     }
 
     /// nil when `uuid` is not a whole UUID, names no recording, or its file is not there
     /// (or leads out of the store): all of which the server answers with 404.
-    public static func audio(_ uuid: Substring, location: StoreLocation) -> AudioFile? {
+    package static func audio(_ uuid: Substring, location: StoreLocation) -> AudioFile? {
         guard uuid.utf8.count == 36, let id = ItemID(String(uuid)),
             let library = try? reading(["@" + uuid], location: location),
             let item = library.document[id], let info = item.recording,
@@ -267,7 +267,7 @@ public enum LibraryAPI {
     /// Why the recording `uuid` names has no audio to serve, as a 409 that says where its
     /// copies are: audio that sync left on other machines (dropped here, or never brought),
     /// or a file lost from the store. nil when `uuid` names no recording, or its file is here.
-    public static func audioAbsence(_ uuid: Substring, location: StoreLocation) -> Answer? {
+    package static func audioAbsence(_ uuid: Substring, location: StoreLocation) -> Answer? {
         guard uuid.utf8.count == 36, let id = ItemID(String(uuid)),
             let library = try? reading(["@" + uuid], location: location),
             let item = library.document[id], let info = item.recording,
@@ -296,7 +296,7 @@ public enum LibraryAPI {
     }
 
     /// The media type a browser's `<audio>` expects for each stored format.
-    public static func contentType(_ format: AudioFormat) -> String {
+    package static func contentType(_ format: AudioFormat) -> String {
         switch format {
         case .opus: return "audio/ogg; codecs=opus"
         case .vorbis: return "audio/ogg"

@@ -13,7 +13,7 @@ import RecValues
 /// Who may write (the token header, the origin, `--read-only`) is the HTTP side's to check.
 extension LibraryAPI {
     /// The write routes and the parameters each takes (`path` names the item, as for reads).
-    public static let writeRoutes: [(route: String, parameters: [String])] = [
+    package static let writeRoutes: [(route: String, parameters: [String])] = [
         ("mark", ["path", "at", "label"]),  // mark PATH --at TIME [LABEL]
         ("tag", ["path", "add", "remove"]),  // tag PATH +ADD... -REMOVE... (add, remove repeat)
         // note PATH --set BODY (the request's body, UTF-8; empty removes it); `version`: the
@@ -24,14 +24,14 @@ extension LibraryAPI {
 
     /// A note's version as a page read it: FNV-1a (64 bits) of its UTF-8, in 16 hex digits.
     /// A page computes it from the note `info` gave it, and sends it back with its change.
-    public static func noteVersion(_ note: String) -> String {
+    package static func noteVersion(_ note: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in note.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
         let digits = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
     /// `upload`'s, whose body is streamed to a file first (`Upload`, `upload(_:parameters:location:)`).
-    public static let uploadParameters = ["path", "name", "filename", "format"]
+    package static let uploadParameters = ["path", "name", "filename", "format"]
 
     /// An unknown parameter is refused, as an unknown option is.
     static func refuseUnknown(_ parameters: [(String, String)], known: [String], route: String) throws {
@@ -54,7 +54,7 @@ extension LibraryAPI {
     }
 
     /// The answer of `POST /api/<route>` with the request's query parameters and body.
-    public static func write(
+    package static func write(
         _ route: String, parameters: [(String, String)], body: [UInt8], location: StoreLocation
     ) -> Answer {
         answering {
@@ -128,12 +128,12 @@ extension LibraryAPI {
 /// `fsck` sweeps it if the server dies, and removed when this goes away unless the import
 /// made it the recording (a file already in the format asked for is renamed into place, so
 /// an upload needs room for its audio once).
-public final class Upload {
-    public let path: String
+package final class Upload {
+    package let path: String
     private var descriptor: Int32
-    public private(set) var size: Int64 = 0
+    package private(set) var size: Int64 = 0
 
-    public init(location: StoreLocation) throws {
+    package init(location: StoreLocation) throws {
         try FileSystem.makeDirectories(location.audioDirectory)
         let path = Importer.temporaryPath(in: location.audioDirectory, tag: "upload")
         self.path = path
@@ -146,7 +146,7 @@ public final class Upload {
         unlink(path)
     }
 
-    public func append(_ bytes: UnsafeRawBufferPointer) throws {
+    package func append(_ bytes: UnsafeRawBufferPointer) throws {
         do throws(Errno) { try System.writeAll(descriptor, bytes) } catch {
             throw RecError.failure("upload", "cannot store it: \(error)")
         }
@@ -165,7 +165,7 @@ extension LibraryAPI {
     /// of the uploaded file, all or nothing, into FOLDER (the root by default) as NAME (else
     /// FILE's name without its extension, as `import` names a file), stored in FORMAT (Opus by
     /// default). Answers the new recording's JSON, as `import --json` prints it.
-    public static func upload(_ upload: Upload, parameters: [(String, String)], location: StoreLocation) -> Answer {
+    package static func upload(_ upload: Upload, parameters: [(String, String)], location: StoreLocation) -> Answer {
         answering {
             try refuseUnknown(parameters, known: uploadParameters, route: "upload")
             func value(_ key: String) -> String? { parameters.last { $0.0 == key }?.1 }

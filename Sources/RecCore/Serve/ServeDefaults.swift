@@ -1,16 +1,16 @@
 /// `recnotes serve`'s documented defaults, which the CLI's `--help` and the server share.
-public enum ServeDefaults {
-    public static let host = "127.0.0.1"
+package enum ServeDefaults {
+    package static let host = "127.0.0.1"
     /// Unassigned by IANA and not one that development servers usually take (8080, 8000, 8888).
-    public static let port = 8930
+    package static let port = 8930
     /// The server's executable, looked for beside the running `recnotes`.
-    public static let executable = "recnotes-serve"
+    package static let executable = "recnotes-serve"
 
     /// Where `recnotes serve` looks for the server, in order, given the directory of the
     /// running `recnotes`: beside it (a build tree, `make install`), then in
     /// `libexec/recnotes` next to its `bin` (the .deb: /usr/libexec/recnotes, as git keeps its
     /// helpers, since users never run the server by its own name).
-    public static func executablePaths(besideDirectory directory: String) -> [String] {
+    package static func executablePaths(besideDirectory directory: String) -> [String] {
         let parent: String
         if let slash = directory.lastIndex(of: "/"), slash != directory.startIndex {
             parent = String(directory[..<slash])

@@ -5,8 +5,8 @@ import RecSystem
 /// changed, seen by inotify on the store directory and on transcripts/ (`DirectoryWatch`).
 /// Any write of the library, by any process, is an atomic rename of store.json or of a
 /// transcript, so these two directories see every change a page could show.
-public final class StoreEvents {
-    public enum Event: Equatable, Sendable {
+package final class StoreEvents {
+    package enum Event: Equatable, Sendable {
         /// store.json was replaced: folders, names, tags, notes, markers, anything.
         case store
         /// transcripts/UUID.json was written or replaced.
@@ -14,7 +14,7 @@ public final class StoreEvents {
 
         /// The event as Server-Sent Events text: `event: store` or `event: transcript` with
         /// the recording's UUID as its data, then the blank line that ends it.
-        public var text: String {
+        package var text: String {
             switch self {
             case .store: return "event: store\ndata: store.json\n\n"
             case .transcript(let uuid): return "event: transcript\ndata: \(uuid)\n\n"
@@ -28,7 +28,7 @@ public final class StoreEvents {
     private var transcripts: DirectoryWatch?
 
     /// Watches from now on; nil when inotify cannot be had (no instances left).
-    public init?(_ location: StoreLocation) {
+    package init?(_ location: StoreLocation) {
         guard let store = DirectoryWatch(location.directory) else { return nil }
         self.location = location
         self.store = store
@@ -39,7 +39,7 @@ public final class StoreEvents {
     /// store.json was replaced, one `.transcript` for each recording whose transcript was.
     /// Without `transcripts`, store.json's alone (transcripts/'s wait for the next call that
     /// looks: a look costs three system calls more while transcripts/ does not exist).
-    public func poll(transcripts lookAtTranscripts: Bool = true) -> [Event] {
+    package func poll(transcripts lookAtTranscripts: Bool = true) -> [Event] {
         var events: [Event] = []
         let names = store?.drain() ?? []
         if names.contains(FileSystem.baseName(of: location.storeFile)) || names.contains(DirectoryWatch.overflowName) {

@@ -13,7 +13,7 @@ extension Library {
     /// temporary file, or audio that no recording has yet (being written), by
     /// `temporaryOwner` (an import's input as given, `stdin` for `-`) or else the store
     /// directory. Errors about anything else come back as they are.
-    public func inUserTerms(_ error: Error, temporaryOwner: String? = nil) -> Error {
+    package func inUserTerms(_ error: Error, temporaryOwner: String? = nil) -> Error {
         guard let (path, reason, kind) = Self.pathAndReason(of: error), path.hasPrefix(location.directory + "/")
         else { return error }
         let name = FileSystem.baseName(of: path)

@@ -16,38 +16,38 @@ import RecValues
 /// again, atomically, as the file is put in place. WAV on a stream is written by hand, its header
 /// declaring the recording's length, because libsndfile cannot write WAV without seeking
 /// back; other formats on a stream are encoded into an unlinked temporary file first.
-public final class Exporter {
-    public enum Destination: Equatable, Sendable {
+package final class Exporter {
+    package enum Destination: Equatable, Sendable {
         /// An open file descriptor that cannot seek (stdout, a pipe).
         case stream(Int32)
         case file(String)
     }
 
-    public let item: Item
-    public let info: RecordingInfo
-    public let sourcePath: String
-    public let destination: Destination
-    public let format: AudioFormat
-    public let cancel = CancelFlag()
+    package let item: Item
+    package let info: RecordingInfo
+    package let sourcePath: String
+    package let destination: Destination
+    package let format: AudioFormat
+    package let cancel = CancelFlag()
     /// With `trimmed`, the frames between the recording's trim points (nil: all of it).
-    public let range: Range<Int64>?
+    package let range: Range<Int64>?
     private let library: Library
     /// `--force`: a file at the destination (or where a transcript goes beside it) is replaced.
-    public let replacing: Bool
+    package let replacing: Bool
     /// `--speed`: the tempo written (pitch kept). At 1× the stretcher is not in the path.
-    public let speed: PlaybackSpeed
+    package let speed: PlaybackSpeed
     /// `--level`, or the recording's stored enhancement: the integrated loudness written,
     /// LUFS, with true peaks at most -1 dBTP (`Leveller`); nil writes the audio at its own level.
-    public let level: Double?
+    package let level: Double?
     /// `--denoise`, or the recording's stored enhancement: the noise suppressor (`Denoiser`)
     /// first in the chain, at the source's rate.
-    public let denoise: Bool
+    package let denoise: Bool
     /// `--gain`, dB: a fixed change of level, before the leveller's limiter when there is one.
-    public let gain: Double?
+    package let gain: Double?
 
     /// The recording's stored enhancement applies (`Item.enhancement`): `level` and `denoise`
     /// as typed win over it, and `original` (`--original`) ignores it.
-    public init(
+    package init(
         library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false,
         replacing: Bool = false, speed: PlaybackSpeed = .normal, level: Double? = nil, denoise: Bool = false,
         original: Bool = false, gain: Double? = nil
@@ -99,7 +99,7 @@ public final class Exporter {
 
     /// Writes the audio. On failure a file destination is left as it was, and the error
     /// names the recording or the destination, never a file of the store or a temporary.
-    public func run(onEvent: @escaping (AudioEvent) -> Void = { _ in }) throws {
+    package func run(onEvent: @escaping (AudioEvent) -> Void = { _ in }) throws {
         do { try export(onEvent: onEvent) } catch { throw inUserTerms(error) }
     }
 
@@ -277,7 +277,7 @@ extension Exporter {
     /// `export PATH --markers FORMAT`: a recording's markers as chapters in FORMAT's text.
     /// A cue sheet's FILE line names the audio as `export PATH NAME.EXT` would write it in
     /// the recording's own format, with no re-encoding.
-    public static func markers(library: Library, path: String, format: MarkerExport) throws -> (
+    package static func markers(library: Library, path: String, format: MarkerExport) throws -> (
         item: Item, text: String
     ) {
         let item = try library.resolver.resolve(path)
@@ -295,7 +295,7 @@ extension Exporter {
     /// an audio one (`talk.flac` → `talk.srt`). Timed like the exported audio, from the in
     /// point when trimmed. Throws, before any audio is written, when the recording has no
     /// transcript (`path` as typed, for the message).
-    public func transcriptSidecars(_ formats: [TranscriptFormat], library: Library, path: String) throws -> [(
+    package func transcriptSidecars(_ formats: [TranscriptFormat], library: Library, path: String) throws -> [(
         file: String, text: String
     )] {
         guard case .file(let file) = destination else {
@@ -320,7 +320,7 @@ extension Exporter {
 
     /// Writes exported text to `file`, complete or not at all; an existing file only when
     /// `replacing`.
-    public static func write(text: String, to file: String, replacing: Bool) throws {
+    package static func write(text: String, to file: String, replacing: Bool) throws {
         try refuseDestination(file, replacing: replacing)
         try FileSystem.writeAtomically(Array(text.utf8), to: file, replacing: replacing)
     }

@@ -8,12 +8,12 @@ import RecValues
 #endif
 
 /// The layout of headerless audio on stdin: `--rate --channels --encoding`.
-public struct RawLayout: Equatable, Sendable {
-    public var rate: Int
-    public var channels: Int
-    public var encoding: RawEncoding
+package struct RawLayout: Equatable, Sendable {
+    package var rate: Int
+    package var channels: Int
+    package var encoding: RawEncoding
 
-    public init(rate: Int, channels: Int, encoding: RawEncoding) {
+    package init(rate: Int, channels: Int, encoding: RawEncoding) {
         self.rate = rate
         self.channels = channels
         self.encoding = encoding
@@ -21,7 +21,7 @@ public struct RawLayout: Equatable, Sendable {
 }
 
 /// How imported audio is stored.
-public enum ImportStorage: Equatable, Sendable {
+package enum ImportStorage: Equatable, Sendable {
     /// Decoded and encoded again in this format.
     case transcode(AudioFormat)
     /// The original bytes, when the file is in one of the formats recnotes stores.
@@ -35,31 +35,31 @@ public enum ImportStorage: Equatable, Sendable {
 /// a hidden temporary file in `audio/`, synced and renamed to `<uuid>.<ext>`; once all are
 /// there, one transaction adds every item. On any failure (or `cancel`) the files written so
 /// far are removed and `store.json` is not touched.
-public final class Importer {
-    public struct Source {
+package final class Importer {
+    package struct Source {
         /// A path, or `-` for stdin.
-        public var path: String
-        public var name: String
+        package var path: String
+        package var name: String
         var label: String { path == "-" ? "stdin" : path }
     }
 
-    public let library: Library
-    public let folder: Item
-    public let sources: [Source]
-    public let storage: ImportStorage
-    public let raw: RawLayout?
+    package let library: Library
+    package let folder: Item
+    package let sources: [Source]
+    package let storage: ImportStorage
+    package let raw: RawLayout?
     /// `--salvage`: a file that ends early or stops decoding is imported as far as it decodes.
-    public let salvage: Bool
+    package let salvage: Bool
     /// `--enhance`: the enhancement each recording is added with.
-    public let enhance: Enhancement
+    package let enhance: Enhancement
     /// The files are the caller's own temporary files in `audio/` (an upload's body), which
     /// the import may rewrite and rename: a placeholder WAV length is filled in where the file
     /// is, and a file already in the format asked for becomes the recording itself, so that
     /// its audio is written once and needs no room for a second copy.
-    public let consumesFiles: Bool
+    package let consumesFiles: Bool
     /// What `--salvage` kept of each file that needed it, in the order imported.
-    public private(set) var salvaged: [Salvaged] = []
-    public let cancel = CancelFlag()
+    package private(set) var salvaged: [Salvaged] = []
+    package let cancel = CancelFlag()
     /// Files in audio/ this import created, removed again unless it succeeds.
     private var created: [String] = []
     private let stdinFD: Int32
@@ -68,7 +68,7 @@ public final class Importer {
     /// `--to` with `-p`: the folder to make, with the items, in the transaction that adds them.
     private let folderToMake: (parent: ItemID, names: [String])?
 
-    public init(
+    package init(
         library: Library, files: [String], folder: String?, name: String?, storage: ImportStorage,
         raw: RawLayout?, stdin: Int32 = 0, now: Timestamp = .now(), createParents: Bool = false,
         salvage: Bool = false, enhance: Enhancement = .off, consumesFiles: Bool = false
@@ -137,7 +137,7 @@ public final class Importer {
     }
 
     /// `Standup 2024.flac` → `Standup 2024`; a name that is only an extension is kept whole.
-    public static func defaultName(for path: String) -> String {
+    package static func defaultName(for path: String) -> String {
         let base = FileSystem.baseName(of: path.hasSuffix("/") ? String(path.dropLast()) : path)
         guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return base }
         return String(base[..<dot])
@@ -158,14 +158,14 @@ public final class Importer {
 
     /// An import's temporary file in `audioDirectory`: `.import-PID-HEX.TAG`, the name `fsck`
     /// knows to sweep once the process is gone (`StoreCheck`).
-    public static func temporaryPath(in audioDirectory: String, tag: String) -> String {
+    package static func temporaryPath(in audioDirectory: String, tag: String) -> String {
         "\(audioDirectory)/.import-\(getpid())-\(ItemID.random().hexDigits.prefix(12)).\(tag)"
     }
 
     /// Imports every source; returns the items, in the order given. `onEvent` receives each
     /// file's events (index into `sources`).
     @discardableResult
-    public func run(onEvent: @escaping (Int, AudioEvent) -> Void = { _, _ in }) throws -> [Item] {
+    package func run(onEvent: @escaping (Int, AudioEvent) -> Void = { _, _ in }) throws -> [Item] {
         try FileSystem.makeDirectories(audioDirectory)
         var items: [Item] = []
         do {
@@ -397,19 +397,19 @@ public final class Importer {
 
 extension Importer {
     /// What `--salvage` kept of a file that ends early or stops decoding.
-    public struct Salvaged: Equatable, Sendable, CustomStringConvertible {
+    package struct Salvaged: Equatable, Sendable, CustomStringConvertible {
         /// The input as given (`stdin` for `-`).
-        public var source: String
+        package var source: String
         /// Frames kept (all that decoded), at the input's rate.
-        public var kept: Int64
+        package var kept: Int64
         /// What the header declares, when it states a length.
-        public var declared: Int64?
-        public var sampleRate: Int
+        package var declared: Int64?
+        package var sampleRate: Int
         /// Why decoding stopped, when it did not simply run out of data.
-        public var decodingError: String?
+        package var decodingError: String?
 
         /// `salvaged 3.12 s of the 5.00 s its header declares; the rest is not in the file`.
-        public var description: String {
+        package var description: String {
             func seconds(_ frames: Int64) -> String {
                 let hundredths = frames * 100 / Int64(max(sampleRate, 1))
                 let fraction = hundredths % 100

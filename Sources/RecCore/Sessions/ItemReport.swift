@@ -6,27 +6,27 @@ import RecValues
 /// Everything `info` knows of one item, gathered without writing anything: the item, its
 /// audio's analysis, its transcript, where copies of its audio are, and what could not be
 /// read (the rest is still worth showing). `rows` and `json` present it.
-public struct ItemReport {
-    public var item: Item
+package struct ItemReport {
+    package var item: Item
     /// Stored when the audio was saved; for an older store's recording measured now and not
     /// written back (reading never writes; `fsck --repair` stores it); for audio that is not
     /// here, what was stored. nil for a folder, audio that cannot be read, and a file not here
     /// that was never measured.
-    public var analysis: AudioAnalysis?
+    package var analysis: AudioAnalysis?
     /// A recording's transcript, nil when it has none (or it cannot be read); never asked
     /// for a folder.
-    public var transcript: Transcript?
+    package var transcript: Transcript?
     /// In a store that syncs, where the audio is: `here` and remote names, empty when no
     /// copy is known; nil when the store does not sync, or it was not asked.
-    public var copies: [String]?
+    package var copies: [String]?
     /// One line each, in the order found, for the caller to print as warnings.
-    public var warnings: [String] = []
+    package var warnings: [String] = []
 }
 
 extension Library {
     /// `item`'s report. `copies` asks git-annex where the audio is (one process, `git annex
     /// whereis`, in a store that syncs).
-    public func report(on item: Item, copies: Bool) -> ItemReport {
+    package func report(on item: Item, copies: Bool) -> ItemReport {
         var report = ItemReport(item: item)
         guard let info = item.recording else { return report }
         // A missing file already shows as size "missing" (null in JSON); only a file that is

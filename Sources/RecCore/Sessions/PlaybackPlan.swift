@@ -6,35 +6,35 @@ import RecValues
 /// What a playback will do, resolved before anything is touched: the recording (PATH, or the
 /// selected one), its open file, and the frames to play. Making it changes no file and opens no
 /// device; `PlaybackSession` acts on it.
-public struct PlaybackPlan {
-    public let library: Library
-    public let item: Item
-    public let file: SoundFile
+package struct PlaybackPlan {
+    package let library: Library
+    package let item: Item
+    package let file: SoundFile
     /// The frames to play: `start..<end`.
-    public let start: Int64
-    public let end: Int64
+    package let start: Int64
+    package let end: Int64
     /// The first frame a seek can reach: the in point, unless `--untrimmed`.
-    public let floor: Int64
+    package let floor: Int64
     /// `--skip-silence`: the silences jumped over, in frames of the file.
-    public var skips: [Range<Int64>] = []
+    package var skips: [Range<Int64>] = []
     /// The recording's markers' frames.
-    public let markerFrames: [Int64]
+    package let markerFrames: [Int64]
     /// Things the user should know that are not errors (a --seek before the beginning).
-    public var notes: [String] = []
+    package var notes: [String] = []
     /// `--speed`: the tempo (pitch kept); positions stay in the recording's own time.
-    public let speed: PlaybackSpeed
+    package let speed: PlaybackSpeed
     /// `--level`, or the recording's stored enhancement: the leveller to the target loudness
     /// (`RecordingInfo.leveller`), for the stretch between the trim points (or all of it); nil
     /// plays the audio at its own level.
-    public let leveller: Leveller?
+    package let leveller: Leveller?
     /// `--denoise`, or the recording's stored enhancement: the noise suppressor (`Denoiser`),
     /// first in the player's chain; nil plays the audio as recorded.
-    public let denoiser: Denoiser?
+    package let denoiser: Denoiser?
     /// What the player does to the audio between the file and the device, in `AudioChain`'s
     /// order.
-    public var effects: AudioEffects { AudioEffects(denoise: denoiser, speed: speed, gain: gain, level: leveller) }
+    package var effects: AudioEffects { AudioEffects(denoise: denoiser, speed: speed, gain: gain, level: leveller) }
     /// `--gain`, dB: a fixed change of level, before the leveller's limiter when there is one.
-    public let gain: Double?
+    package let gain: Double?
 
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, without touching the device or the view state. Time specs are
@@ -51,7 +51,7 @@ public struct PlaybackPlan {
     /// The recording's stored enhancement applies (`Item.enhancement`): `level` and `denoise`
     /// as typed win over it, and `original` ignores it (as `untrimmed` ignores trim points; the
     /// two are independent).
-    public init(
+    package init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
         speed: PlaybackSpeed? = nil, level: Double? = nil, denoise: Bool = false, original: Bool = false,

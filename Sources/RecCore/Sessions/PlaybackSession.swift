@@ -12,34 +12,34 @@ import Synchronization
 /// one, and its position is kept in the view state while playing (about once a second) and
 /// on exit, so that `play` with no PATH resumes where it stopped. The position is written
 /// by the player's `RemoteFollower` alone.
-public final class PlaybackSession {
-    public let library: Library
-    public let item: Item
-    public let file: SoundFile
-    public let player: Player
+package final class PlaybackSession {
+    package let library: Library
+    package let item: Item
+    package let file: SoundFile
+    package let player: Player
     /// The frames to play: `start..<end`.
-    public let start: Int64
-    public let end: Int64
+    package let start: Int64
+    package let end: Int64
     /// The first frame a seek can reach: the in point, unless `--untrimmed`.
-    public let floor: Int64
+    package let floor: Int64
     /// `--skip-silence`: the silences jumped over, in frames of the file.
-    public private(set) var skips: [Range<Int64>] = []
+    package private(set) var skips: [Range<Int64>] = []
     private var registered = false
     private var startsPaused = false
     /// The recording's markers' frames, with those made while playing (keys `]`, `[`).
     private let markers: Mutex<[Int64]>
-    public var markerFrames: [Int64] { markers.withLock { $0 } }
+    package var markerFrames: [Int64] { markers.withLock { $0 } }
     /// Things the user should know that are not errors (a --seek before the beginning).
-    public private(set) var notes: [String] = []
+    package private(set) var notes: [String] = []
     /// The playback another process ran, stopped to make way for this one.
-    public private(set) var replaced: RemoteControl.Status?
+    package private(set) var replaced: RemoteControl.Status?
 
-    public var sampleRate: Int { file.sampleRate }
-    public var duration: Double { file.duration }
+    package var sampleRate: Int { file.sampleRate }
+    package var duration: Double { file.duration }
 
     /// Plans (`PlaybackPlan`: the recording, its file, where to start and stop), then acts:
     /// the running playback, if any, ends and lets go of the device, and the device is opened.
-    public convenience init(
+    package convenience init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
         speed: PlaybackSpeed? = nil, level: Double? = nil, denoise: Bool = false, original: Bool = false,
@@ -54,7 +54,7 @@ public final class PlaybackSession {
 
     /// Acts on a plan: only once the recording is known to be playable does the running
     /// playback end (one playback at a time), and then the device is opened.
-    public init(_ plan: PlaybackPlan, device: String, deviceConfiguration: String? = nil) throws {
+    package init(_ plan: PlaybackPlan, device: String, deviceConfiguration: String? = nil) throws {
         library = plan.library
         item = plan.item
         file = plan.file
@@ -78,7 +78,7 @@ public final class PlaybackSession {
 
     /// Makes the recording the selected one and registers this process as its player, so
     /// that `status` sees it and other shells can control it. `play` does it if not done.
-    public func register(paused: Bool = false) throws {
+    package func register(paused: Bool = false) throws {
         guard !registered else { return }
         guard !library.isReadOnly else {
             registered = true
@@ -106,7 +106,7 @@ public final class PlaybackSession {
     /// the commands other shells queue for it. `levels`: whether the events carry the
     /// audio's level (`Player.run`), for a caller that shows it.
     @discardableResult
-    public func play(levels: Bool = true, onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
+    package func play(levels: Bool = true, onEvent: (AudioEvent) -> Void) throws -> (AudioPosition, Player.Ending) {
         try register(paused: startsPaused)
         if library.isReadOnly {
             return try player.run(

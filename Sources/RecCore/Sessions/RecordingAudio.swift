@@ -8,20 +8,20 @@ import RecValues
 extension RecordingInfo {
     /// This recording with its analysis measured from its audio at `path`, decoded once;
     /// without one when the file cannot be decoded (`fsck` then reports it).
-    public func analyzed(path: String) -> RecordingInfo {
+    package func analyzed(path: String) -> RecordingInfo {
         var copy = self
         copy.analysis = try? measureAnalysis(path: path)
         return copy
     }
 
     /// The analysis of this recording's audio at `path`, decoded once, as the store keeps it.
-    public func measureAnalysis(path: String) throws -> AudioAnalysis {
+    package func measureAnalysis(path: String) throws -> AudioAnalysis {
         own(try AudioAnalysis.analyze(path: path))
     }
 
     /// This recording with `analysis`, measured as its audio was written (`BackgroundAnalysis`),
     /// so that saving decodes nothing.
-    public func with(_ analysis: AudioAnalysis) -> RecordingInfo {
+    package func with(_ analysis: AudioAnalysis) -> RecordingInfo {
         var copy = self
         copy.analysis = own(analysis)
         return copy
@@ -40,7 +40,7 @@ extension RecordingInfo {
     /// all of it is played or written, else from the loudness of that range, measured now (one
     /// more decode; also for an older store's recording, which has none stored). `channels`:
     /// of what is fed to it, when not the recording's own (a transcription's mono).
-    public func leveller(target: Double, path: String, range: Range<Int64>?, rate: Int, channels: Int? = nil) throws
+    package func leveller(target: Double, path: String, range: Range<Int64>?, rate: Int, channels: Int? = nil) throws
         -> Leveller
     {
         let loudness: Loudness
@@ -58,7 +58,7 @@ extension RecordingInfo {
     /// Its speech regions: those stored with it (measured at the default settings when the
     /// audio was saved), so that nothing is decoded a second time; the file is decoded only
     /// for a `silenceThreshold` of the user's, or a recording from an older store.
-    public func speechRegions(in location: StoreLocation, silenceThreshold: Double? = nil) throws -> [Range<Int64>] {
+    package func speechRegions(in location: StoreLocation, silenceThreshold: Double? = nil) throws -> [Range<Int64>] {
         if silenceThreshold == nil, let analysis { return analysis.speech }
         return try VoiceActivity.speechRegions(
             path: location.audioPath(file),
@@ -98,14 +98,14 @@ struct SoundFileInspection: AudioInspection {
 
 extension StoreCheck {
     /// `fsck` on the store at `location`, the audio files read by the engine.
-    public init(location: StoreLocation) {
+    package init(location: StoreLocation) {
         self.init(location: location, audio: SoundFileInspection())
     }
 
     /// After the store is sound, the view state is trimmed and a stale recording recovered;
     /// both go through the stores' own paths. A recovery that must wait (the store cannot be
     /// written) is left, and `report` says why.
-    public static func repairViewState(_ library: Library, into report: inout Report) throws {
+    package static func repairViewState(_ library: Library, into report: inout Report) throws {
         do {
             if let note = try library.recoverInterruptedRecording() { report.repairs.append(note) }
         } catch let waiting as RecoveryWaits {
@@ -126,7 +126,7 @@ extension Item {
     ///
     /// Denoise on needs speexdsp: it is opened here, so that without it the recording is
     /// refused before a device or a file is touched, rather than played or written without it.
-    public func enhancement(levelOption: Double?, denoiseOption: Bool, original: Bool, path: String) throws -> (
+    package func enhancement(levelOption: Double?, denoiseOption: Bool, original: Bool, path: String) throws -> (
         level: Double?, denoise: Bool
     ) {
         let applied = annotations.enhance.resolved(

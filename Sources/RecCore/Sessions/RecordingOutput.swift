@@ -10,16 +10,16 @@ import RecValues
 /// `record --output`: where a recording goes when it goes to another program or to a file
 /// outside the store, so recnotes can feed a pipeline live. Everything that can be wrong
 /// with the combination is refused here, before any device or file is opened.
-public struct RecordingOutput {
+package struct RecordingOutput {
     /// "-" for standard output, else the file as given.
-    public let target: String
+    package let target: String
     /// nil for raw samples.
-    public let format: AudioFormat?
-    public let encoding: RawEncoding?
-    public let rate: Int
-    public let channels: Int
+    package let format: AudioFormat?
+    package let encoding: RawEncoding?
+    package let rate: Int
+    package let channels: Int
 
-    public init(target: String, format: AudioFormat?, encoding: RawEncoding?, rate: Int, channels: Int) throws {
+    package init(target: String, format: AudioFormat?, encoding: RawEncoding?, rate: Int, channels: Int) throws {
         self.target = target
         self.rate = rate
         self.channels = channels
@@ -57,7 +57,7 @@ public struct RecordingOutput {
 
     /// How the view state names it: "-", or the file's absolute path, so that `status` run
     /// from another directory still says where the audio goes.
-    public var registeredName: String {
+    package var registeredName: String {
         if target == "-" || target.hasPrefix("/") { return target }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return target }
@@ -68,7 +68,7 @@ public struct RecordingOutput {
     /// For the view state's `format`: the codec, or `raw-s16` and the like.
 
     /// Writes the stream's header, or creates the file.
-    public func open(frames: Int64?) throws -> AudioSink {
+    package func open(frames: Int64?) throws -> AudioSink {
         guard target == "-" else {
             return try SoundFile.create(path: target, format: format ?? .wav, rate: rate, channels: channels)
         }
@@ -85,19 +85,19 @@ public struct RecordingOutput {
 /// that `status` shows it and `pause`, `resume`, `toggle` and `stop` reach it from another
 /// shell. Only the view state is opened: the store's documents are not touched, and no
 /// `store.json` is made for it.
-public final class OutputRecordingSession {
-    public let recorder: Recorder
-    public let sink: AudioSink
-    public let output: RecordingOutput
+package final class OutputRecordingSession {
+    package let recorder: Recorder
+    package let sink: AudioSink
+    package let output: RecordingOutput
     /// nil when the view state could not be written: the recording still runs, only not
     /// remotely (see `notes`).
-    public private(set) var entry: ViewState.RecordingInProgress?
+    package private(set) var entry: ViewState.RecordingInProgress?
     /// Warnings for the user: a dead recording recovered first, or why remote control is off.
-    public private(set) var notes: [String] = []
+    package private(set) var notes: [String] = []
     private let location: StoreLocation
     private var viewState: ViewStateStore?
 
-    public init(
+    package init(
         location: StoreLocation, output: RecordingOutput, device: String, frameLimit: Int64?,
         started: Timestamp = .now()
     ) throws {
@@ -149,7 +149,7 @@ public final class OutputRecordingSession {
 
     /// Captures until stopped, here or from another shell.
     @discardableResult
-    public func record(onEvent: (AudioEvent) -> Void) throws -> Int64 {
+    package func record(onEvent: (AudioEvent) -> Void) throws -> Int64 {
         guard let entry else { return try recorder.run(into: sink, onEvent: onEvent) }
         return try RemoteFollower.following(
             location: location, job: .recording, id: entry.id,
@@ -161,13 +161,13 @@ public final class OutputRecordingSession {
 
     /// Closes the output, then clears the entry, so that a `stop` waiting for it returns
     /// only once the file is complete.
-    public func finish() throws {
+    package func finish() throws {
         defer { unregister() }
         try sink.close()
     }
 
     /// Clears the entry without closing anything, for a run that failed.
-    public func unregister() {
+    package func unregister() {
         guard let entry, let viewState else { return }
         self.entry = nil
         try? viewState.transaction { vs in

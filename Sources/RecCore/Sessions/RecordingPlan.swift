@@ -10,21 +10,21 @@ import RecValues
 /// PATH resolved (a folder, a name in the current folder, or `Folder/name`), the name checked
 /// and free, no other recording running, no interrupted one waiting to be saved. Making it
 /// changes no file; `RecordingSession` starts it.
-public struct RecordingPlan {
-    public let library: Library
-    public let format: AudioFormat
-    public let rate: Int
-    public let channels: Int
+package struct RecordingPlan {
+    package let library: Library
+    package let format: AudioFormat
+    package let rate: Int
+    package let channels: Int
     /// The deepest existing folder on the way: the recording's folder, unless `foldersToMake`.
-    public let parent: ItemID
+    package let parent: ItemID
     /// `record -p`: the folders in PATH that are not there yet, made below `parent` once the
     /// device is open.
-    public let foldersToMake: [String]
+    package let foldersToMake: [String]
     /// The name it gets unless another is chosen, and whether the user gave it in PATH.
-    public let name: String
-    public let nameGiven: Bool
+    package let name: String
+    package let nameGiven: Bool
 
-    public init(
+    package init(
         library: Library, path: String?, format: AudioFormat, rate: Int, channels: Int,
         createParents: Bool = false, started: Timestamp = .now()
     ) throws {

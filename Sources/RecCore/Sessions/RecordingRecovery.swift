@@ -21,7 +21,7 @@ extension Library {
     /// Safe against two commands recovering at once: the item keeps the entry's UUID, so
     /// the second one finds it already in the document and only clears the entry.
     @discardableResult
-    public func recoverInterruptedRecording() throws -> String? {
+    package func recoverInterruptedRecording() throws -> String? {
         guard let entry = viewState.state.recording, !processIsAlive(entry.pid) else { return nil }
         if entry.output != nil {
             // Its audio went to another program or a file outside the store: nothing to
@@ -127,17 +127,17 @@ extension Library {
 /// (`reason`: a full disk, a quota, a file-size limit). Its audio and in-progress entry stay
 /// as they are, nothing was changed, and the first command that can write saves it; the
 /// commands that only read go on meanwhile and say so, each once (`GlobalOptions.openLibrary`).
-public struct RecoveryWaits: Error, Equatable, RecErrorConvertible, CustomStringConvertible {
+package struct RecoveryWaits: Error, Equatable, RecErrorConvertible, CustomStringConvertible {
     /// The recording's name, as it was to be saved.
-    public var name: String
-    public var reason: String
+    package var name: String
+    package var reason: String
 
-    public var recError: RecError {
+    package var recError: RecError {
         .failure(
             "interrupted recording \"\(name)\"",
             "not saved in the store yet: \(reason); its audio is kept, and the first command that can write the store saves it as \"\(name) (recovered)\""
         )
     }
 
-    public var description: String { recError.description }
+    package var description: String { recError.description }
 }

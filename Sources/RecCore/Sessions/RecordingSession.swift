@@ -18,36 +18,36 @@ import RecValues
 ///    or `discard` (close and delete the file, clear the entry).
 ///
 /// A failure before recording leaves no file and no entry behind.
-public final class RecordingSession {
-    public let library: Library
-    public let recorder: Recorder
-    public let entry: ViewState.RecordingInProgress
-    public let format: AudioFormat
+package final class RecordingSession {
+    package let library: Library
+    package let recorder: Recorder
+    package let entry: ViewState.RecordingInProgress
+    package let format: AudioFormat
     /// The folder the recording goes into and the name it gets unless another is chosen.
-    public let parent: ItemID
-    public let defaultName: String
+    package let parent: ItemID
+    package let defaultName: String
     /// Whether the user gave the name (in PATH), so there is nothing to ask.
-    public let nameGiven: Bool
-    public let file: SoundFile
+    package let nameGiven: Bool
+    package let file: SoundFile
     /// The analysis, measured as the writer writes (on a thread of its own), so that saving
     /// decodes nothing; `sink` is `file` with it.
     private let analysis: BackgroundAnalysis
     private let sink: AnalysingSink
-    public private(set) var frames: Int64 = 0
+    package private(set) var frames: Int64 = 0
     /// Markers made while recording, in the order made (also in the in-progress entry).
-    public private(set) var markers: [Marker] = []
+    package private(set) var markers: [Marker] = []
     /// `record --enhance`: the enhancement the recording is saved with (document data, in
     /// the same change that adds it). Kept in the in-progress entry from the start, so that
     /// a recording recovered after a crash is saved with it too.
-    public var enhance: Enhancement { entry.enhance }
+    package var enhance: Enhancement { entry.enhance }
     private var finished = false
     /// Room to save in when the disk fills while recording (nil when there was none to set aside).
     private var reserve: SaveReserve?
 
-    public var filePath: String { library.location.audioPath(entry.file) }
+    package var filePath: String { library.location.audioPath(entry.file) }
 
     /// Plans (`RecordingPlan`: where the recording goes, every refusal made), then starts.
-    public convenience init(
+    package convenience init(
         library: Library, path: String?, format: AudioFormat, rate: Int, channels: Int,
         device: String, frameLimit: Int64?, started: Timestamp = .now(),
         deviceConfiguration: String? = nil, createParents: Bool = false, voice: VoiceTrigger? = nil,
@@ -64,7 +64,7 @@ public final class RecordingSession {
     /// Starts what `plan` resolved: opens the device first (if it cannot be opened, no file and
     /// no folder is made), makes the folders `-p` asked for, creates the file and notes the
     /// recording in progress in the view state.
-    public init(
+    package init(
         _ plan: RecordingPlan, device: String, frameLimit: Int64?, started: Timestamp = .now(),
         deviceConfiguration: String? = nil, voice: VoiceTrigger? = nil, enhance: Enhancement = .off
     ) throws {
@@ -120,7 +120,7 @@ public final class RecordingSession {
     }
 
     /// Where the recording goes, as the user knows it: `/Ideas/standup`.
-    public var destinationPath: String { Self.path(of: defaultName, in: parent, library.document) }
+    package var destinationPath: String { Self.path(of: defaultName, in: parent, library.document) }
 
     static func path(of name: String, in parent: ItemID, _ document: Document) -> String {
         let folder = document[parent] != nil ? document.path(of: parent) : "/"
@@ -131,7 +131,7 @@ public final class RecordingSession {
     /// reached the disk is saved, as crash recovery would, and the one line to report says
     /// so. When the store cannot be written either, the audio and the in-progress entry
     /// stay, and the next command that can write saves it (`recoverInterruptedRecording`).
-    public func stop(after failure: Error) -> RecError {
+    package func stop(after failure: Error) -> RecError {
         let why = Self.describe(failure)
         // Closing finishes the header over what reached the disk, which may be more than
         // the writes that completed (the last one, cut short, left part of its audio).
@@ -168,7 +168,7 @@ public final class RecordingSession {
 
     /// Captures until the recorder is stopped or reaches its frame limit.
     /// Other shells can pause, resume and stop it meanwhile, through the view state.
-    public func record(onEvent: (AudioEvent) -> Void) throws {
+    package func record(onEvent: (AudioEvent) -> Void) throws {
         defer { frames = recorder.framesWritten }
         try RemoteFollower.following(
             location: library.location, job: .recording, id: entry.id,
@@ -189,7 +189,7 @@ public final class RecordingSession {
     }
 
     /// Why `name` cannot be the recording's name, or nil if it can.
-    public func nameProblem(_ name: String) -> String? {
+    package func nameProblem(_ name: String) -> String? {
         if let problem = NameRules.violation(name) { return problem }
         if let existing = library.document.child(named: name, in: parent) {
             return "\(library.document.path(of: existing.id)) already exists"
@@ -203,7 +203,7 @@ public final class RecordingSession {
     /// less than was counted; it is closed as well as it goes and keeps what decodes, as
     /// crash recovery does.
     @discardableResult
-    public func save(as name: String? = nil, cutShort: Bool = false) throws -> Item {
+    package func save(as name: String? = nil, cutShort: Bool = false) throws -> Item {
         try commit(as: name, cutShort: cutShort, toTrash: false)
         guard let item = library.document[entry.id] else {
             throw RecError.failure(name ?? defaultName, "was not saved")
@@ -215,7 +215,7 @@ public final class RecordingSession {
     /// default name and moved to the trash in the same change, audio included; returns its
     /// path there, which `trash restore` takes.
     @discardableResult
-    public func discardToTrash() throws -> String {
+    package func discardToTrash() throws -> String {
         try commit(as: nil, cutShort: false, toTrash: true)
         guard let entry = library.document.trashEntry(entry.id) else {
             throw RecError.failure(defaultName, "was not saved")
@@ -277,7 +277,7 @@ public final class RecordingSession {
     }
 
     /// Throws the recording away: the file is deleted and the in-progress entry cleared.
-    public func discard() throws {
+    package func discard() throws {
         guard !finished else { return }
         finished = true
         try? file.close()

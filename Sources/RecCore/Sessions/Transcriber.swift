@@ -8,8 +8,8 @@ import RecValues
 /// transcript atomically under the store lock, only if the recording is still there. A
 /// transcript is saved whole or not at all, so an interrupted or killed run keeps every
 /// transcript it finished and leaves no half one; `--missing` picks up the rest.
-public final class Transcriber {
-    public enum Event: Sendable {
+package final class Transcriber {
+    package enum Event: Sendable {
         /// Recording `index` (from 0) of `count` is being transcribed.
         case started(index: Int, count: Int, item: Item)
         /// How much of recording `index`'s audio is decoded (0 to 1), where the engine can tell.
@@ -20,29 +20,29 @@ public final class Transcriber {
         case failed(index: Int, item: Item, error: RecError)
     }
 
-    public struct Summary: Sendable {
-        public var saved = 0
-        public var skipped = 0
-        public var failed = 0
-        public var interrupted = false
+    package struct Summary: Sendable {
+        package var saved = 0
+        package var skipped = 0
+        package var failed = 0
+        package var interrupted = false
     }
 
-    public let library: Library
-    public let cancel = CancelFlag()
+    package let library: Library
+    package let cancel = CancelFlag()
     /// What will be transcribed, in order.
-    public private(set) var recordings: [Item] = []
+    package private(set) var recordings: [Item] = []
     /// What already has a transcript and is left alone (without `force`).
-    public private(set) var alreadyDone: [Item] = []
+    package private(set) var alreadyDone: [Item] = []
 
     /// `paths` (recordings, or folders meaning every recording under them), or every
     /// recording outside the trash with `all`. Without `force`, recordings that have a
     /// transcript are left out. A path that names nothing is an error before any work.
     /// `original` (`--original`): the audio as it is, without the recordings' enhancement.
-    public let original: Bool
+    package let original: Bool
 
     /// `original`: each recording's stored enhancement is ignored (`transcribe --original`);
     /// otherwise what is transcribed is the enhanced audio, as it plays.
-    public init(library: Library, paths: [String], all: Bool, force: Bool, original: Bool = false) throws {
+    package init(library: Library, paths: [String], all: Bool, force: Bool, original: Bool = false) throws {
         self.library = library
         self.original = original
         if library.isReadOnly { throw library.documents.readOnlyError }
@@ -65,7 +65,7 @@ public final class Transcriber {
     /// recording in progress is given up (the engine stops within about a second) and its
     /// transcript, if it had one, stays as it was. A failure is reported and the next
     /// recording is tried.
-    public func run(engine: any TranscriptionEngine, events: (Event) -> Void) -> Summary {
+    package func run(engine: any TranscriptionEngine, events: (Event) -> Void) -> Summary {
         var summary = Summary()
         let files = TranscriptFiles(location: library.location)
         recordings: for (index, item) in recordings.enumerated() {

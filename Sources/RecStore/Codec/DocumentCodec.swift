@@ -22,8 +22,8 @@ import RecValues
 ///     }
 ///
 /// `jq '.items[] | select(.type == "recording") | .name' store.json` lists every recording.
-public enum DocumentCodec {
-    public static func encode(_ document: Document) -> [UInt8] { encodeWithRanges(document).bytes }
+package enum DocumentCodec {
+    package static func encode(_ document: Document) -> [UInt8] { encodeWithRanges(document).bytes }
 
     /// `encode`, and where each item of the `items` array lies in the bytes, as
     /// `decodeVersioned` gives them: what the store hands `find`'s index after a write.
@@ -595,20 +595,20 @@ public enum DocumentCodec {
         w.endObject()
     }
 
-    public struct Corrupt: Error, Equatable, CustomStringConvertible {
+    package struct Corrupt: Error, Equatable, CustomStringConvertible {
         /// What kind of wrong: `fsck --repair` rebuilds from JSON that does not decode and from
         /// a file that is not a store, never from a newer version's store.
-        public enum Kind: Equatable, Sendable {
+        package enum Kind: Equatable, Sendable {
             case syntax, notAStore, newerVersion, brokenLinks
         }
-        public var kind: Kind
-        public var reason: String
-        public var description: String { reason }
+        package var kind: Kind
+        package var reason: String
+        package var description: String { reason }
     }
 
     /// What a load found wrong with the links between items. A normal load refuses a store
     /// with any of these; `fsck` loads leniently and reports them.
-    public enum LinkProblem: Equatable, Sendable, CustomStringConvertible {
+    package enum LinkProblem: Equatable, Sendable, CustomStringConvertible {
         case missingRoot
         case missingParent(ItemID, parent: ItemID)
         case parentNotAFolder(ItemID, parent: ItemID)
@@ -617,7 +617,7 @@ public enum DocumentCodec {
         case duplicateName(folder: ItemID, name: String)
         case duplicateID(ItemID)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .missingRoot: return "the root folder \(ItemID.root) is missing"
             case .missingParent(let id, let parent): return "item \(id) has parent \(parent), which does not exist"
@@ -634,7 +634,7 @@ public enum DocumentCodec {
 
     /// Decodes and checks. In strict mode any link problem is an error; otherwise the links
     /// are rebuilt from the parent pointers and the problems are returned.
-    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws -> (
+    package static func decode(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws -> (
         Document, [LinkProblem]
     ) {
         let decoded = try decodeVersioned(bytes, strict: strict)
@@ -644,7 +644,7 @@ public enum DocumentCodec {
     /// The version a store.json says it was written as, from its top-level `"version"` alone
     /// (the items are skipped, not decoded); nil when it is not an object with one. What sync
     /// asks of a remote's store.json before taking it: a fast-forward runs no merge driver.
-    public static func declaredVersion(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    package static func declaredVersion(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var reader = JSONReader(bytes)
         do {
             try reader.beginObject()
@@ -660,7 +660,7 @@ public enum DocumentCodec {
     /// `decode`, and the version the file was written as.
     /// `itemRanges` says where each item of the `items` array lies in `bytes` (what `find`'s
     /// index keeps, so that it decodes only the items it prints); the trash's are not listed.
-    public static func decodeVersioned(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws
+    package static func decodeVersioned(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = true) throws
         -> (document: Document, problems: [LinkProblem], version: Int, itemRanges: [(id: ItemID, range: Range<Int>)])
     {
         let loaded = try load(bytes, strict: strict)

@@ -4,13 +4,13 @@ import RecSystem
 /// every command opens it, the index made again from it (and written), and the search done
 /// on that. The document search is left for when no index can be made. Every way gives the
 /// same answer, path for path.
-public enum Finder {
-    public struct Found {
-        public var location: StoreLocation
+package enum Finder {
+    package struct Found {
+        package var location: StoreLocation
         /// Each hit's path, in order.
-        public var paths: [String]
+        package var paths: [String]
         /// What opening the view state found wrong (the document path prints its own).
-        public var warnings: [String]
+        package var warnings: [String]
         /// With `details`: each hit, its whole item and where the text matched, made as
         /// `forEachHit` goes (from the index: read from store.json then, none held).
         fileprivate var source: HitSource
@@ -22,7 +22,7 @@ public enum Finder {
         /// recnotes while it was read), it throws after the hits before it, which a caller
         /// may have printed. Items for showing: from the index, the markers of a store older
         /// than version 4 have no ids (`Marker.unassigned`; no output shows one).
-        public func forEachHit(_ body: (Int, SearchHit) throws -> Void) throws {
+        package func forEachHit(_ body: (Int, SearchHit) throws -> Void) throws {
             switch source {
             case .held(let hits):
                 for (k, hit) in hits.enumerated() { try body(k, hit) }
@@ -32,7 +32,7 @@ public enum Finder {
         }
 
         /// Every hit at once (`forEachHit`).
-        public func hits() throws -> [SearchHit] {
+        package func hits() throws -> [SearchHit] {
             var hits: [SearchHit] = []
             try forEachHit { hits.append($1) }
             return hits
@@ -73,7 +73,7 @@ public enum Finder {
     /// The items under the folder at `path` (the current folder when nil) that match `query`.
     /// `openLibrary` opens the store as every command does: it is called only when the
     /// index cannot answer, and its errors are `find`'s.
-    public static func find(
+    package static func find(
         _ query: SearchQuery, in path: String?, details: Bool, location: StoreLocation,
         openLibrary: () throws -> Library
     ) throws -> Found {

@@ -8,43 +8,43 @@ import RecValues
 /// `find`: which items under a folder match every filter given, and where in them the
 /// text was found. A hit in a marker or a transcript carries its time, so that the moment
 /// can be played (`play PATH --seek TIME`).
-public struct SearchQuery: Sendable {
+package struct SearchQuery: Sendable {
     /// A shell pattern on the name (`--name`), and one matched in either case (`--iname`).
-    public var namePattern: String?
-    public var caselessNamePattern: String?
-    public var kind: ItemKind?
+    package var namePattern: String?
+    package var caselessNamePattern: String?
+    package var kind: ItemKind?
     /// Every one of these tags.
-    public var tags: [String] = []
+    package var tags: [String] = []
     /// Every word, folded (`TextFolding`), somewhere in the name, the note, a marker label or
     /// the transcript.
-    public var words: [String] = [] {
+    package var words: [String] = [] {
         didSet { wordBytes = words.map { Array($0.utf8) } }
     }
     /// `words` as UTF-8, as they are compared with every item.
     private(set) var wordBytes: [[UInt8]] = []
     /// Created at or after / before these times.
-    public var after: Timestamp?
-    public var before: Timestamp?
+    package var after: Timestamp?
+    package var before: Timestamp?
     /// Recordings longer / shorter than these many seconds (folders never match).
-    public var longer: Double?
-    public var shorter: Double?
+    package var longer: Double?
+    package var shorter: Double?
     /// Whether note hits carry a snippet (JSON and a terminal show them; a pipe does not).
-    public var snippets = true
+    package var snippets = true
 
-    public init() {}
+    package init() {}
 
     /// `--text WORDS`: split on whitespace and folded.
-    public mutating func setText(_ text: String) {
+    package mutating func setText(_ text: String) {
         words = text.split(whereSeparator: { $0.isWhitespace }).map { TextFolding.fold(String($0)) }.filter {
             !$0.isEmpty
         }
     }
 
-    public var hasTextFilters: Bool { !words.isEmpty }
+    package var hasTextFilters: Bool { !words.isEmpty }
 }
 
 /// Where a text search matched.
-public enum SearchField: Equatable, Sendable {
+package enum SearchField: Equatable, Sendable {
     case name
     case note(snippet: String)
     case marker(Marker, index: Int, seconds: Double)
@@ -53,14 +53,14 @@ public enum SearchField: Equatable, Sendable {
     case transcript(seconds: Double?, snippet: String)
 }
 
-public struct SearchHit: Equatable, Sendable {
-    public var item: Item
+package struct SearchHit: Equatable, Sendable {
+    package var item: Item
     /// Empty when no text was searched for.
-    public var fields: [SearchField]
+    package var fields: [SearchField]
 
     /// The moment to play: the first marker that matched, else where the transcript matched,
     /// else nil.
-    public var time: Double? {
+    package var time: Double? {
         for field in fields { if case .marker(_, _, let seconds) = field { return seconds } }
         for field in fields { if case .transcript(let seconds?, _) = field { return seconds } }
         return nil
@@ -71,7 +71,7 @@ extension Document {
     /// The items under `top` (not `top` itself) that match `query`, parents before
     /// children in name order, as `find` lists them.
     /// With `transcripts`, a recording's transcript is searched too (through its index).
-    public func search(_ query: SearchQuery, under top: ItemID, transcripts: TranscriptFiles? = nil) -> [SearchHit] {
+    package func search(_ query: SearchQuery, under top: ItemID, transcripts: TranscriptFiles? = nil) -> [SearchHit] {
         var hits: [SearchHit] = []
         let indexes = query.hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil
         forEachInSubtree(of: top) { item in
@@ -86,7 +86,7 @@ extension Document {
 
 extension SearchQuery {
     /// The hit for `item`, or nil if any filter rejects it. Cheap filters first.
-    public func match(_ item: Item, transcripts: TranscriptFiles? = nil) -> SearchHit? {
+    package func match(_ item: Item, transcripts: TranscriptFiles? = nil) -> SearchHit? {
         match(
             item, transcripts: transcripts,
             indexes: hasTextFilters ? transcripts.map(TranscriptFiles.IndexReader.init) : nil)
@@ -292,13 +292,13 @@ struct TranscriptIndexSearch {
 /// library has no Unicode decomposition, so precomposed Latin letters are mapped by table
 /// (Latin-1 Supplement and Latin Extended-A, which cover the languages with accents written
 /// in Latin script), and combining marks (U+0300–U+036F) are dropped.
-public enum TextFolding {
-    public static func fold(_ text: String) -> String {
+package enum TextFolding {
+    package static func fold(_ text: String) -> String {
         String(decoding: foldedUTF8(text), as: UTF8.self)
     }
 
     /// `fold` as UTF-8 bytes, without making a String on the way: what search compares.
-    public static func foldedUTF8(_ text: String) -> [UInt8] {
+    package static func foldedUTF8(_ text: String) -> [UInt8] {
         var text = text
         return text.withUTF8 { bytes in
             var out: [UInt8] = []
@@ -415,7 +415,7 @@ public enum TextFolding {
 
     /// About 60 characters of `text` around the first place `word` (folded) occurs, on one line.
     /// `at`, when known, is where that is in `text` folded (search has found it).
-    public static func snippet(of text: String, around word: String, at foldedOffset: Int? = nil, width: Int = 60)
+    package static func snippet(of text: String, around word: String, at foldedOffset: Int? = nil, width: Int = 60)
         -> String
     {
         var text = text
@@ -598,7 +598,7 @@ public enum TextFolding {
 
 extension Document {
     /// Every tag on an item outside the trash, with how many items carry it, by tag.
-    public func tagCounts() -> [(tag: String, count: Int)] {
+    package func tagCounts() -> [(tag: String, count: Int)] {
         var counts: [String: Int] = [:]
         for item in items.values {
             for tag in item.annotations.tags { counts[tag, default: 0] += 1 }

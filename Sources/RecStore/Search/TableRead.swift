@@ -18,7 +18,7 @@ extension Library {
     /// damaged, a recording or playback is registered (recovering or clearing one writes),
     /// or a path does not lead to an item in the table (the error is the whole document's
     /// to make, as it always was). Read-only: nothing it opens is ever written.
-    public static func reading(_ location: StoreLocation, paths: [String?], listing: Bool) -> Library? {
+    package static func reading(_ location: StoreLocation, paths: [String?], listing: Bool) -> Library? {
         guard let table = StoreTable.current(at: location), let viewState = try? ViewStateStore(location: location),
             let items = partialItems(of: table, viewState: viewState, paths: paths, listing: listing, in: location)
         else { return nil }
@@ -38,7 +38,7 @@ extension Library {
     /// either an existing folder, listed (the items go in among its children, in display
     /// order), or a name not yet in an existing folder, which is listed; anything else (an
     /// existing recording, `mkdir -p`'s missing folders on the way) opens the whole store.
-    public static func changing(_ location: StoreLocation, paths: [String], into: [String] = []) -> Library? {
+    package static func changing(_ location: StoreLocation, paths: [String], into: [String] = []) -> Library? {
         guard location.isWritable, let table = StoreTable.current(at: location, keepingBytes: true),
             table.count == table.documentCount,
             let viewState = try? ViewStateStore(location: location), !viewState.isReadOnly,
@@ -61,7 +61,7 @@ extension Library {
     /// damaged. Unlike `reading`, a registered recording or playback is no reason: the
     /// browser recovered or cleared what a dead process left when it opened, and it
     /// follows the jobs that run. Read-only, as `reading`'s.
-    public static func browsing(_ location: StoreLocation, listing: [ItemID], showing: [ItemID]) -> Library? {
+    package static func browsing(_ location: StoreLocation, listing: [ItemID], showing: [ItemID]) -> Library? {
         if let library = browsingNow(location, listing: listing, showing: showing) { return library }
         // The browser follows store.json's renames, and may look before the process that
         // renamed it has brought the table up to date, which it does under the store lock:
@@ -93,7 +93,7 @@ extension Library {
 
     /// Whether `store.json` is still the file this library's document was read from: false
     /// once another process (or this one, through another `Library`) replaced it.
-    public var isCurrent: Bool {
+    package var isCurrent: Bool {
         guard let identity = table?.identity ?? documents.identity else { return false }
         return FileIdentity(path: location.storeFile) == identity
     }
@@ -235,5 +235,5 @@ extension Library {
     /// After a reading command succeeded: the reads' table made from the whole store it
     /// read, when the one in `cache/` is missing or stale, or marked as trusting a
     /// `store.json` that is now a second old (`StoreTable.refresh`).
-    public func keepReadTable() { StoreTable.refresh(self) }
+    package func keepReadTable() { StoreTable.refresh(self) }
 }

@@ -7,7 +7,8 @@ extension DocumentStore.Transaction {
     /// `tag PATH... +work -draft`: adds and removes tags on every item. Returns the items
     /// that changed.
     @discardableResult
-    public mutating func tag(_ paths: [String], adding: [String], removing: [String], from currentFolder: ItemID) throws
+    package mutating func tag(_ paths: [String], adding: [String], removing: [String], from currentFolder: ItemID)
+        throws
         -> [Item]
     {
         for tag in adding + removing { try TagRules.validate(tag) }
@@ -22,7 +23,7 @@ extension DocumentStore.Transaction {
 
     /// `note PATH --set TEXT`: replaces the note (empty text removes it).
     @discardableResult
-    public mutating func setNote(_ text: String, at path: String, from currentFolder: ItemID) throws -> Item {
+    package mutating func setNote(_ text: String, at path: String, from currentFolder: ItemID) throws -> Item {
         try NoteRules.validate(text, subject: path)
         let item = try items(at: [path], from: currentFolder)[0].item
         var annotations = item.annotations
@@ -35,9 +36,11 @@ extension DocumentStore.Transaction {
     /// the recording's length). Returns the recording and the marker's number (1-based, in
     /// time order).
     @discardableResult
-    public mutating func addMarker(at path: String, time: String, label: String, from currentFolder: ItemID) throws -> (
-        Item, Int
-    ) {
+    package mutating func addMarker(at path: String, time: String, label: String, from currentFolder: ItemID) throws
+        -> (
+            Item, Int
+        )
+    {
         try MarkerRules.validate(label: label)
         let item = try items(at: [path], from: currentFolder)[0].item
         guard let info = item.recording else {
@@ -53,7 +56,7 @@ extension DocumentStore.Transaction {
     /// A marker made while `id` plays (`m`, `M`, `recnotes mark`), at a frame the player
     /// reached: clamped to the recording. Returns its number (1-based, in time order).
     @discardableResult
-    public mutating func addMarker(to id: ItemID, _ marker: Marker) throws -> Int {
+    package mutating func addMarker(to id: ItemID, _ marker: Marker) throws -> Int {
         try MarkerRules.validate(label: marker.label)
         guard let item = document[id], let info = item.recording else {
             throw RecError.failure(document.path(of: id), "is no longer a recording in the store")
@@ -73,7 +76,7 @@ extension DocumentStore.Transaction {
 
     /// `unmark PATH (N | LABEL)`: removes one marker. Returns it.
     @discardableResult
-    public mutating func removeMarker(at path: String, selector: String, from currentFolder: ItemID) throws -> Marker {
+    package mutating func removeMarker(at path: String, selector: String, from currentFolder: ItemID) throws -> Marker {
         let item = try items(at: [path], from: currentFolder)[0].item
         guard item.recording != nil else { throw RecError.failure(path, "is a folder; only recordings have markers") }
         let (index, marker) = try item.annotations.marker(matching: selector, in: path)
@@ -87,7 +90,7 @@ extension DocumentStore.Transaction {
     /// against the recording's length). A point not given stays where it was (or at the
     /// start / the end). Returns the recording.
     @discardableResult
-    public mutating func setTrim(at path: String, in inTime: String?, out outTime: String?, from currentFolder: ItemID)
+    package mutating func setTrim(at path: String, in inTime: String?, out outTime: String?, from currentFolder: ItemID)
         throws -> Item
     {
         let (item, info) = try trimmable(path, from: currentFolder)
@@ -114,7 +117,7 @@ extension DocumentStore.Transaction {
     /// `trim PATH --auto` (with points computed from the audio) and `trim PATH --clear`
     /// (nil): sets or removes the trim points, in frames. Returns the recording.
     @discardableResult
-    public mutating func setTrim(_ trim: TrimPoints?, at path: String, from currentFolder: ItemID) throws -> Item {
+    package mutating func setTrim(_ trim: TrimPoints?, at path: String, from currentFolder: ItemID) throws -> Item {
         let (item, info) = try trimmable(path, from: currentFolder)
         if let trim, trim.inFrame < 0 || trim.outFrame <= trim.inFrame || trim.outFrame > info.frames {
             throw RecError.usage(
@@ -130,7 +133,7 @@ extension DocumentStore.Transaction {
     /// every recording (a folder's, with `recursive`). Returns the recordings, as they are
     /// now (changed or already so).
     @discardableResult
-    public mutating func enhance(
+    package mutating func enhance(
         _ paths: [String], level: Bool?, denoise: Bool?, recursive: Bool = false, from currentFolder: ItemID
     ) throws -> [Item] {
         var result: [Item] = []
@@ -146,7 +149,7 @@ extension DocumentStore.Transaction {
 
     /// Sets `id`'s enhancement as a whole (browse's key).
     @discardableResult
-    public mutating func enhance(_ id: ItemID, _ enhance: Enhancement) throws -> Item {
+    package mutating func enhance(_ id: ItemID, _ enhance: Enhancement) throws -> Item {
         guard var annotations = document[id]?.annotations else {
             throw RecError.failure("@\(id)", "no such item")
         }
@@ -170,7 +173,7 @@ extension Document {
     /// as it is, a folder's recordings (all of its subtree, in display order) only with
     /// `recursive`; each once, in the order given. A folder without `recursive` is refused
     /// (exit 64), as `trim` refuses one.
-    public func recordings(at resolved: [(path: String, item: Item)], recursive: Bool) throws -> [Item] {
+    package func recordings(at resolved: [(path: String, item: Item)], recursive: Bool) throws -> [Item] {
         var seen = Set<ItemID>()
         var found: [Item] = []
         for (path, item) in resolved {
@@ -188,13 +191,13 @@ extension Document {
 
 extension Item {
     /// The frames `play` plays and `export --trimmed` writes: the trim points, else all.
-    public var playedRange: Range<Int64> {
+    package var playedRange: Range<Int64> {
         let length = recording?.frames ?? 0
         return annotations.trim?.clamped(to: length)?.range ?? 0..<length
     }
 
     /// Seconds between the trim points (the whole duration when there are none).
-    public var trimmedDuration: Double {
+    package var trimmedDuration: Double {
         guard let info = recording else { return 0 }
         guard let trim = annotations.trim?.clamped(to: info.frames) else { return info.duration }
         return Double(trim.frames) / Double(max(info.sampleRate, 1))
@@ -205,7 +208,7 @@ extension Annotations {
     /// The marker `selector` names, and its number (1-based): `3` or `#3` by number,
     /// `mark:LABEL` or `LABEL` by label (exactly, else ignoring case and accents). A label
     /// that several markers share is ambiguous.
-    public func marker(matching selector: String, in path: String) throws -> (Int, Marker) {
+    package func marker(matching selector: String, in path: String) throws -> (Int, Marker) {
         var text = selector
         if text.hasPrefix("mark:") {
             text.removeFirst(5)

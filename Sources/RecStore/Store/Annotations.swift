@@ -4,21 +4,21 @@ import RecValues
 /// What a person adds to an item so that it can be found later: a free-text note and tags
 /// on any item, markers and trim points on a recording. Document data (store version 2):
 /// covered by undo, the trash, fsck and export, like the item itself.
-public struct Annotations: Equatable, Sendable {
+package struct Annotations: Equatable, Sendable {
     /// Free UTF-8 text; empty when there is none.
-    public var note: String
+    package var note: String
     /// Sorted and unique (`TagRules.normalized`).
-    public var tags: [String]
+    package var tags: [String]
     /// For recordings: sorted by frame (then label), as `MarkerRules.sorted` keeps them.
-    public var markers: [Marker]
+    package var markers: [Marker]
     /// For recordings: where `play` (and `export --trimmed`) start and stop. The audio file
     /// is never cut; a store without them (any store before version 2) simply has none.
-    public var trim: TrimPoints?
+    package var trim: TrimPoints?
     /// For recordings: how `play`, `export` and `transcribe` enhance it (store version 6);
     /// `.off` in an older store's recordings, as in a new one's.
-    public var enhance: Enhancement
+    package var enhance: Enhancement
 
-    public init(
+    package init(
         note: String = "", tags: [String] = [], markers: [Marker] = [], trim: TrimPoints? = nil,
         enhance: Enhancement = .off
     ) {
@@ -29,37 +29,37 @@ public struct Annotations: Equatable, Sendable {
         self.enhance = enhance
     }
 
-    public static let none = Annotations()
+    package static let none = Annotations()
 
-    public var isEmpty: Bool { note.isEmpty && tags.isEmpty && markers.isEmpty && trim == nil && enhance.isOff }
+    package var isEmpty: Bool { note.isEmpty && tags.isEmpty && markers.isEmpty && trim == nil && enhance.isOff }
 }
 
 /// In and out points of a recording, in frames: the stretch `inFrame..<outFrame` is what
 /// plays. Non-destructive: the audio outside them stays in the file.
-public struct TrimPoints: Equatable, Hashable, Sendable {
-    public var inFrame: Int64
-    public var outFrame: Int64
+package struct TrimPoints: Equatable, Hashable, Sendable {
+    package var inFrame: Int64
+    package var outFrame: Int64
 
-    public init(inFrame: Int64, outFrame: Int64) {
+    package init(inFrame: Int64, outFrame: Int64) {
         self.inFrame = inFrame
         self.outFrame = outFrame
     }
 
     /// What `trim --auto` and `record --stop-on-silence` keep around the speech (seconds).
-    public static let defaultMargin = 0.3
+    package static let defaultMargin = 0.3
 
-    public var frames: Int64 { outFrame - inFrame }
-    public var range: Range<Int64> { inFrame..<max(inFrame, outFrame) }
+    package var frames: Int64 { outFrame - inFrame }
+    package var range: Range<Int64> { inFrame..<max(inFrame, outFrame) }
 
     /// Within a recording of `length` frames: `nil` when nothing of it is left.
-    public func clamped(to length: Int64) -> TrimPoints? {
+    package func clamped(to length: Int64) -> TrimPoints? {
         let clamped = TrimPoints(inFrame: min(max(inFrame, 0), length), outFrame: min(outFrame, length))
         return clamped.outFrame > clamped.inFrame ? clamped : nil
     }
 
     /// `trim --auto`: from `margin` seconds before the first speech to `margin` after the
     /// last, within the recording; nil when there is no speech.
-    public static func around(speech regions: [Range<Int64>], margin: Double, sampleRate: Int, length: Int64)
+    package static func around(speech regions: [Range<Int64>], margin: Double, sampleRate: Int, length: Int64)
         -> TrimPoints?
     {
         guard let first = regions.first, let last = regions.last else { return nil }
@@ -72,15 +72,15 @@ public struct TrimPoints: Equatable, Hashable, Sendable {
 /// A moment in a recording: a frame position, an optional label and, from store version 4,
 /// an identity that a merge of two libraries follows (a marker added on one machine and one
 /// removed on the other are told apart by it, not by where they are).
-public struct Marker: Equatable, Hashable, Sendable {
-    public var frame: Int64
+package struct Marker: Equatable, Hashable, Sendable {
+    package var frame: Int64
     /// Empty when the marker has none.
-    public var label: String
+    package var label: String
     /// `unassigned` until the marker is in a recording of the document: a transaction or
     /// the codec gives it one (`Annotations.assignMarkerIDs`). Never shown in text output.
-    public var id: ItemID
+    package var id: ItemID
 
-    public init(frame: Int64, label: String = "", id: ItemID = Marker.unassigned) {
+    package init(frame: Int64, label: String = "", id: ItemID = Marker.unassigned) {
         self.frame = frame
         self.label = label
         self.id = id
@@ -88,13 +88,13 @@ public struct Marker: Equatable, Hashable, Sendable {
 
     /// The id of a marker not yet in a stored recording (one made while recording, or read
     /// from a store older than version 4).
-    public static let unassigned = ItemID(high: 0, low: 0)
+    package static let unassigned = ItemID(high: 0, low: 0)
 
     /// Seconds from the start at `sampleRate`.
-    public func seconds(sampleRate: Int) -> Double { Double(frame) / Double(max(sampleRate, 1)) }
+    package func seconds(sampleRate: Int) -> Double { Double(frame) / Double(max(sampleRate, 1)) }
 
     /// The same moment and label, keeping this marker's identity.
-    public func moved(to frame: Int64, label: String? = nil) -> Marker {
+    package func moved(to frame: Int64, label: String? = nil) -> Marker {
         Marker(frame: frame, label: label ?? self.label, id: id)
     }
 
@@ -163,16 +163,16 @@ extension Annotations {
 /// state; and, from store version 6, the enhancement. Set by every transaction that changes the field (undo included, which is a change
 /// too); `unknown` (0, older than any real time) in a store upgraded from an earlier version
 /// until the field changes. The merge lets the later change win.
-public struct ChangeTimes: Equatable, Hashable, Sendable {
-    public var name: Timestamp
-    public var parent: Timestamp
-    public var trim: Timestamp
-    public var trash: Timestamp
-    public var enhance: Timestamp
+package struct ChangeTimes: Equatable, Hashable, Sendable {
+    package var name: Timestamp
+    package var parent: Timestamp
+    package var trim: Timestamp
+    package var trash: Timestamp
+    package var enhance: Timestamp
 
-    public static let unknownTime = Timestamp(millisecondsSinceEpoch: 0)
+    package static let unknownTime = Timestamp(millisecondsSinceEpoch: 0)
 
-    public init(
+    package init(
         name: Timestamp = unknownTime, parent: Timestamp = unknownTime, trim: Timestamp = unknownTime,
         trash: Timestamp = unknownTime, enhance: Timestamp = unknownTime
     ) {
@@ -183,16 +183,16 @@ public struct ChangeTimes: Equatable, Hashable, Sendable {
         self.enhance = enhance
     }
 
-    public static let unknown = ChangeTimes()
+    package static let unknown = ChangeTimes()
 
-    public var isUnknown: Bool { self == .unknown }
+    package var isUnknown: Bool { self == .unknown }
 }
 
-public enum NoteRules {
+package enum NoteRules {
     /// A note is at most 1 MB of UTF-8.
-    public static let maxBytes = 1_000_000
+    package static let maxBytes = 1_000_000
 
-    public static func validate(_ note: String, subject: String) throws {
+    package static func validate(_ note: String, subject: String) throws {
         guard note.utf8.count <= maxBytes else {
             throw RecError.usage(
                 subject, "a note is at most \(maxBytes) bytes of UTF-8 (this one has \(note.utf8.count))")
@@ -203,10 +203,10 @@ public enum NoteRules {
 /// A tag is one word a person types after `+` or `-`: 1 to 64 bytes of UTF-8, no whitespace,
 /// no control characters, no `,`, not starting with `+`, `-` or `#`. Tags compare exactly
 /// as typed, except that they are kept sorted.
-public enum TagRules {
-    public static let maxBytes = 64
+package enum TagRules {
+    package static let maxBytes = 64
 
-    public static func violation(_ tag: String) -> String? {
+    package static func violation(_ tag: String) -> String? {
         if isPlainASCIITag(tag) { return nil }
         if tag.isEmpty { return "a tag cannot be empty" }
         if tag.utf8.count > maxBytes { return "a tag is at most \(maxBytes) bytes of UTF-8" }
@@ -236,11 +236,11 @@ public enum TagRules {
         }
     }
 
-    public static func validate(_ tag: String) throws {
+    package static func validate(_ tag: String) throws {
         if let problem = violation(tag) { throw RecError.usage(NameRules.quoted(tag), problem) }
     }
 
-    public static func normalized(_ tags: [String]) -> [String] {
+    package static func normalized(_ tags: [String]) -> [String] {
         // Tags as stored are already sorted and unique.
         if isStrictlyIncreasing(tags, by: <) { return tags }
         return Array(Set(tags)).sorted()
@@ -250,12 +250,12 @@ public enum TagRules {
 /// Words as `tag` takes them, in every front end (the CLI, browse's `t`, the page): `+TAG`
 /// adds, `-TAG` removes, and any other word (`-` alone included) is the front end's own, a
 /// path for the CLI. After `--`, every word is the front end's own.
-public struct TagWords: Equatable, Sendable {
-    public var adding: [String] = []
-    public var removing: [String] = []
-    public var others: [String] = []
+package struct TagWords: Equatable, Sendable {
+    package var adding: [String] = []
+    package var removing: [String] = []
+    package var others: [String] = []
 
-    public init<Words: Sequence>(_ words: Words) where Words.Element: StringProtocol {
+    package init<Words: Sequence>(_ words: Words) where Words.Element: StringProtocol {
         var onlyOthers = false
         for word in words {
             if !onlyOthers && word == "--" {
@@ -270,25 +270,25 @@ public struct TagWords: Equatable, Sendable {
         }
     }
 
-    public init(adding: [String], removing: [String]) {
+    package init(adding: [String], removing: [String]) {
         self.adding = adding
         self.removing = removing
     }
 
     /// Whether any word adds or removes.
-    public var changes: Bool { !adding.isEmpty || !removing.isEmpty }
+    package var changes: Bool { !adding.isEmpty || !removing.isEmpty }
 
     /// `tags` with these changes made: what `tag` leaves on an item.
-    public func applied(to tags: [String]) -> [String] {
+    package func applied(to tags: [String]) -> [String] {
         TagRules.normalized(tags.filter { !removing.contains($0) } + adding)
     }
 }
 
-public enum MarkerRules {
+package enum MarkerRules {
     /// A label is one line of at most 255 bytes of UTF-8, as a name is.
-    public static let maxLabelBytes = 255
+    package static let maxLabelBytes = 255
 
-    public static func validate(label: String) throws {
+    package static func validate(label: String) throws {
         if label.utf8.count > maxLabelBytes {
             throw RecError.usage(NameRules.quoted(label), "a marker label is at most \(maxLabelBytes) bytes of UTF-8")
         }
@@ -301,7 +301,7 @@ public enum MarkerRules {
     /// Markers made while a recording ran (kept in its in-progress entry), as the saved
     /// recording of `frames` frames keeps them: within it, in order; a label that breaks
     /// the rules is dropped, the marker kept.
-    public static func saved(_ markers: [Marker], frames: Int64) -> [Marker] {
+    package static func saved(_ markers: [Marker], frames: Int64) -> [Marker] {
         sorted(
             markers.map { marker in
                 let label = (try? validate(label: marker.label)) != nil ? marker.label : ""
@@ -311,7 +311,7 @@ public enum MarkerRules {
 
     /// The order markers are kept and numbered in: by frame, then label (then id, so that
     /// the order is total).
-    public static func sorted(_ markers: [Marker]) -> [Marker] {
+    package static func sorted(_ markers: [Marker]) -> [Marker] {
         // Markers as stored are already in order.
         if isStrictlyIncreasing(markers, by: comesBefore) { return markers }
         return markers.sorted(by: comesBefore)

@@ -6,12 +6,12 @@
 /// is watched, not the files: every write is an atomic rename, so a file's inode changes
 /// each time and a watch on it would see one change and then nothing. A rename shows as
 /// IN_MOVED_TO; IN_CLOSE_WRITE covers a plain write (a hand edit).
-public final class DirectoryWatch {
+package final class DirectoryWatch {
     /// Non-blocking; readable when something changed. Poll it with others.
-    public let descriptor: Int32
+    package let descriptor: Int32
 
     /// nil when inotify cannot be had (no instances left, an unwatchable file system).
-    public init?(_ directory: String) {
+    package init?(_ directory: String) {
         let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { return nil }
         guard inotify_add_watch(fd, directory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) >= 0 else {
@@ -25,9 +25,9 @@ public final class DirectoryWatch {
 
     /// Takes every queued event; the names of the files they were about. An overflowed queue
     /// (events were lost) reports `overflowName`, to mean "anything may have changed".
-    public func drain() -> Set<String> { Self.drain(descriptor) }
+    package func drain() -> Set<String> { Self.drain(descriptor) }
 
-    public static let overflowName = ""
+    package static let overflowName = ""
 
     static func drain(_ inotify: Int32) -> Set<String> {
         let size = 4096

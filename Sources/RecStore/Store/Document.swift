@@ -2,7 +2,7 @@ import RecValues
 
 /// The whole document store's content: a value, so a change is computed on a copy and
 /// either persisted whole or not at all.
-public struct Document: Equatable, Sendable {
+package struct Document: Equatable, Sendable {
     /// 2 added notes, tags and markers (`Annotations`); 3 added each recording's analysis
     /// (levels, waveform, speech regions: `RecordingInfo.analysis`). An older store reads
     /// as one without them, and is written as the current version on its first change (its
@@ -13,14 +13,14 @@ public struct Document: Equatable, Sendable {
     /// recordings read without it, which `fsck` notes and `fsck --repair` measures.
     /// 6 added each recording's enhancement (`Annotations.enhance`, `"enhance"`, and its change
     /// time `"changed": {"enhance"}`); an older store's recordings read with both off.
-    public static let currentVersion = 6
-    public static let rootName = "Recordings"
+    package static let currentVersion = 6
+    package static let rootName = "Recordings"
 
-    public internal(set) var items: [ItemID: Item]
+    package internal(set) var items: [ItemID: Item]
     /// Removed items, oldest first, kept with their audio until the trash is emptied.
-    public internal(set) var trash: [TrashEntry]
+    package internal(set) var trash: [TrashEntry]
 
-    public init() {
+    package init() {
         items = [.root: .folder(id: .root, name: Document.rootName, parent: nil, created: .now())]
         trash = []
     }
@@ -34,25 +34,25 @@ public struct Document: Equatable, Sendable {
     /// A document made of these items and trash, its children lists rebuilt from the parent
     /// pointers in display order: what a merge of two libraries (RecSync) assembles. The
     /// caller vouches that every parent is a folder among `items` and that there is no cycle.
-    public init(linking items: [ItemID: Item], trash: [TrashEntry]) {
+    package init(linking items: [ItemID: Item], trash: [TrashEntry]) {
         self.init(items: items, trash: trash)
         rebuildLinks()
     }
 
-    public var root: Item { items[.root]! }
+    package var root: Item { items[.root]! }
 
-    public subscript(id: ItemID) -> Item? { items[id] }
+    package subscript(id: ItemID) -> Item? { items[id] }
 
-    public func trashEntry(_ id: ItemID) -> TrashEntry? { trash.last { $0.id == id } }
+    package func trashEntry(_ id: ItemID) -> TrashEntry? { trash.last { $0.id == id } }
 
-    public var count: Int { items.count }
+    package var count: Int { items.count }
 
-    public func children(of id: ItemID) -> [Item] {
+    package func children(of id: ItemID) -> [Item] {
         guard let folder = items[id] else { return [] }
         return folder.children.compactMap { items[$0] }
     }
 
-    public func child(named name: String, in folder: ItemID) -> Item? {
+    package func child(named name: String, in folder: ItemID) -> Item? {
         guard let parent = items[folder] else { return nil }
         for id in parent.children {
             if let item = items[id], item.name == name { return item }
@@ -61,7 +61,7 @@ public struct Document: Equatable, Sendable {
     }
 
     /// Root first, down to the item itself.
-    public func ancestry(of id: ItemID) -> [Item] {
+    package func ancestry(of id: ItemID) -> [Item] {
         var chain: [Item] = []
         var current = items[id]
         var guardCount = 0
@@ -74,7 +74,7 @@ public struct Document: Equatable, Sendable {
     }
 
     /// The absolute path, `/` for the root.
-    public func path(of id: ItemID) -> String {
+    package func path(of id: ItemID) -> String {
         // The names of `ancestry(of:)` but the first, without copying whole items (find
         // prints thousands of paths).
         var names: [String] = []
@@ -90,7 +90,7 @@ public struct Document: Equatable, Sendable {
     /// Where an item is now, as a running job's status names it: its path; for an item in
     /// the trash (alone, or inside a removed folder), the path it had there, marked so; nil
     /// when it is neither (removed for good).
-    public func whereabouts(of id: ItemID) -> String? {
+    package func whereabouts(of id: ItemID) -> String? {
         if items[id] != nil { return path(of: id) }
         for entry in trash.reversed() {
             guard var item = entry.items.first(where: { $0.id == id }) else { continue }
@@ -107,7 +107,7 @@ public struct Document: Equatable, Sendable {
 
     /// `path(of:)` of each of these items of the document, every folder's path made once and
     /// no item looked up again: what `find` prints thousands of.
-    public func paths(of items: some Sequence<Item>) -> [String] {
+    package func paths(of items: some Sequence<Item>) -> [String] {
         var folderPaths: [ItemID: String] = [:]
         return items.map { item in
             guard let parent = item.parent, self.items.index(forKey: parent) != nil else { return path(of: item.id) }
@@ -117,7 +117,7 @@ public struct Document: Equatable, Sendable {
         }
     }
 
-    public func isDescendant(_ id: ItemID, of ancestor: ItemID) -> Bool {
+    package func isDescendant(_ id: ItemID, of ancestor: ItemID) -> Bool {
         var current = items[id]?.parent
         while let c = current {
             if c == ancestor { return true }
@@ -127,7 +127,7 @@ public struct Document: Equatable, Sendable {
     }
 
     /// The item and everything under it, parents before children.
-    public func subtree(of id: ItemID) -> [Item] {
+    package func subtree(of id: ItemID) -> [Item] {
         var result: [Item] = []
         forEachInSubtree(of: id) { result.append($0) }
         return result
@@ -145,7 +145,7 @@ public struct Document: Equatable, Sendable {
 
     /// Depth-first from the root in display order: the order items are written to disk,
     /// so that `store.json` reads like a tree and does not churn between runs.
-    public func preorder() -> [Item] { subtree(of: .root) }
+    package func preorder() -> [Item] { subtree(of: .root) }
 
     // MARK: Mutations used by DocumentStore. They keep parent pointers and children lists
     // in step and report the index the item takes in its parent's display order.
@@ -185,7 +185,7 @@ public struct Document: Equatable, Sendable {
 
 extension Document {
     /// The one way a name is made free: `base`, or `base (2)`, `base (3)` … whichever is free in `folder`.
-    public func freeName(_ base: String, in folder: ItemID, except: ItemID?) -> String {
+    package func freeName(_ base: String, in folder: ItemID, except: ItemID?) -> String {
         func taken(_ name: String) -> Bool {
             guard let other = child(named: name, in: folder) else { return false }
             return other.id != except

@@ -8,8 +8,8 @@ import RecValues
 /// atomically under the store lock, and only then are observers told, with an `Action`
 /// that carries the item's index in its parent's display order. A change that fails
 /// validation or cannot be written leaves the file and the in-memory state as they were.
-public final class DocumentStore {
-    public enum Action: Equatable, Sendable {
+package final class DocumentStore {
+    package enum Action: Equatable, Sendable {
         case added(Item, parent: ItemID, index: Int)
         case renamed(Item, oldName: String, oldIndex: Int, newIndex: Int)
         case moved(Item, from: ItemID, oldIndex: Int, to: ItemID, newIndex: Int)
@@ -22,8 +22,8 @@ public final class DocumentStore {
         case annotated(Item, before: Annotations)
     }
 
-    public let location: StoreLocation
-    public private(set) var document: Document
+    package let location: StoreLocation
+    package private(set) var document: Document
     /// The identity of the `store.json` that `document` was read from (see `FileIdentity`).
     private(set) var identity: FileIdentity? {
         didSet {
@@ -69,11 +69,11 @@ public final class DocumentStore {
     }
     /// The version `store.json` was last read as; an older one is kept once as
     /// `store.json.v<N>` before the first write upgrades it.
-    public private(set) var loadedVersion = Document.currentVersion
+    package private(set) var loadedVersion = Document.currentVersion
     private var observers: [(Action, Document) -> Void] = []
     /// What the journal calls the change, e.g. the command line that made it.
-    public var summary = ""
-    public var journal: Journal { Journal(location: location) }
+    package var summary = ""
+    package var journal: Journal { Journal(location: location) }
 
     /// Loads the store, creating it on first use. A corrupt or too-new `store.json` is an
     /// error naming the file and what is wrong; it is never replaced. Neither is a missing
@@ -82,7 +82,7 @@ public final class DocumentStore {
     ///
     /// A store the process cannot write (see `StoreLocation.isWritable`) is opened
     /// read-only: it takes no lock, creates nothing, and every change is refused.
-    public init(location: StoreLocation) throws {
+    package init(location: StoreLocation) throws {
         self.location = location
         document = Document()
         isReadOnly = !location.isWritable
@@ -104,11 +104,11 @@ public final class DocumentStore {
     }
 
     /// True when the store was opened read-only: changes are refused with `readOnlyError`.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
 
     /// True when `document` holds only the items a reading command shows, decoded from their
     /// places in `store.json` (`Library.reading`): read-only, and never written or refreshed.
-    public private(set) var isPartial = false
+    package private(set) var isPartial = false
 
     /// The store of `Library.reading`: `document` is the items it decoded and their links.
     init(location: StoreLocation, partial document: Document) {
@@ -146,7 +146,7 @@ public final class DocumentStore {
     }
 
     /// The one-line refusal of a change to a read-only store.
-    public var readOnlyError: RecError {
+    package var readOnlyError: RecError {
         RecError.failure(
             location.directory,
             "the store is read-only (\(location.writeProblem ?? "not writable")); nothing was changed")
@@ -159,18 +159,18 @@ public final class DocumentStore {
     }
 
     /// Why a store without `store.json` but with audio or a journal is not started afresh.
-    public static let lostDocumentsReason =
+    package static let lostDocumentsReason =
         "missing, but audio/ or journal.jsonl is there; run 'recnotes fsck --repair' to rebuild it from them"
 
     /// Subscribes to every later change.
-    public func observe(_ observer: @escaping (Action, Document) -> Void) {
+    package func observe(_ observer: @escaping (Action, Document) -> Void) {
         observers.append(observer)
     }
 
     /// Reads `store.json` again if another process replaced it since (`browse` follows other
     /// shells' changes). Returns whether the document is a new one.
     @discardableResult
-    public func refresh() throws -> Bool {
+    package func refresh() throws -> Bool {
         let before = identity
         try reloadIfChanged()
         return identity != before
@@ -213,7 +213,7 @@ public final class DocumentStore {
     /// returns, then notifies observers of each action in order. Throwing from `body`
     /// discards every change it made.
     @discardableResult
-    public func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
+    package func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
         try withLock {
             // Another process's change since the partial document was read is read whole.
             if let table = partialTable, FileIdentity(path: location.storeFile) != table.identity { try readWhole() }
@@ -452,9 +452,9 @@ public final class DocumentStore {
     }
 
     /// A working copy of the document; each method validates, applies and records one action.
-    public struct Transaction {
-        public private(set) var document: Document
-        public private(set) var actions: [Action] = []
+    package struct Transaction {
+        package private(set) var document: Document
+        package private(set) var actions: [Action] = []
         /// Every item whose value may differ from the document's before: added, removed,
         /// changed, moved, or a folder whose children changed. Only these are encoded again
         /// when the document is written (`DocumentCodec.encodeSplicing`); each method that
@@ -493,7 +493,7 @@ public final class DocumentStore {
         }
 
         @discardableResult
-        public mutating func add(_ item: Item) throws -> Action {
+        package mutating func add(_ item: Item) throws -> Action {
             guard let parentID = item.parent else { throw RecError.failure(item.name, "an item needs a parent folder") }
             _ = try folder(parentID)
             guard document[item.id] == nil else { throw RecError.failure("@\(item.id)", "uuid already in use") }
@@ -515,7 +515,7 @@ public final class DocumentStore {
         /// Replaces an item's note, tags, markers and trim points (kept normalized: tags sorted and unique,
         /// markers in order). Nothing is recorded when nothing changes.
         @discardableResult
-        public mutating func annotate(_ id: ItemID, with annotations: Annotations) throws -> Action? {
+        package mutating func annotate(_ id: ItemID, with annotations: Annotations) throws -> Action? {
             guard let item = document[id] else { throw RecError.failure("@\(id)", "no such item") }
             var new = annotations
             new.tags = TagRules.normalized(new.tags)
@@ -541,7 +541,7 @@ public final class DocumentStore {
 
         /// `transcribe` has saved a transcript for `id` (the file write is its own);
         /// journaled so that `undo` can take it back to `replaced`, the kept earlier one.
-        public mutating func transcribed(_ id: ItemID, replaced: String?) throws {
+        package mutating func transcribed(_ id: ItemID, replaced: String?) throws {
             guard document[id]?.recording != nil else { throw RecError.failure("@\(id)", "no such recording") }
             steps.append(.transcribed(id, replaced: replaced))
         }
@@ -549,7 +549,7 @@ public final class DocumentStore {
         /// Renames and/or moves. Moving a folder into itself or below itself is refused, and
         /// an existing item of the same name is never replaced.
         @discardableResult
-        public mutating func move(_ id: ItemID, into newParent: ItemID, name: String) throws -> Action {
+        package mutating func move(_ id: ItemID, into newParent: ItemID, name: String) throws -> Action {
             guard id != .root else { throw RecError.failure("/", "the root folder cannot be moved or renamed") }
             guard let item = document[id] else { throw RecError.failure("@\(id)", "no such item") }
             _ = try folder(newParent)
@@ -575,7 +575,7 @@ public final class DocumentStore {
         }
 
         @discardableResult
-        public mutating func rename(_ id: ItemID, to name: String) throws -> Action {
+        package mutating func rename(_ id: ItemID, to name: String) throws -> Action {
             guard let parent = document[id]?.parent else {
                 throw RecError.failure(
                     id == .root ? "/" : "@\(id)", id == .root ? "the root folder cannot be renamed" : "no such item")
@@ -585,7 +585,7 @@ public final class DocumentStore {
 
         /// Removes an item and its subtree into the trash, or for good with `permanently`.
         @discardableResult
-        public mutating func remove(_ id: ItemID, permanently: Bool = false) throws -> Action {
+        package mutating func remove(_ id: ItemID, permanently: Bool = false) throws -> Action {
             guard id != .root else { throw RecError.failure("/", "the root folder cannot be removed") }
             guard let item = document[id], let parent = item.parent else {
                 throw RecError.failure("@\(id)", "no such item")
@@ -620,7 +620,7 @@ public final class DocumentStore {
 
         /// Puts a trashed item back: where it was, or into `folder` and/or under `name`.
         @discardableResult
-        public mutating func restore(_ id: ItemID, into folder: ItemID? = nil, name: String? = nil) throws -> Action {
+        package mutating func restore(_ id: ItemID, into folder: ItemID? = nil, name: String? = nil) throws -> Action {
             guard let entry = document.trashEntry(id) else { throw RecError.failure("@\(id)", "not in the trash") }
             let parentID = folder ?? entry.parent
             guard let parent = document[parentID], parent.isFolder else {
@@ -654,7 +654,7 @@ public final class DocumentStore {
 
         /// Deletes trash entries for good (all of them by default); their audio goes too.
         @discardableResult
-        public mutating func emptyTrash(_ ids: Set<ItemID>? = nil) -> Action? {
+        package mutating func emptyTrash(_ ids: Set<ItemID>? = nil) -> Action? {
             let purged = document.trash.filter { ids?.contains($0.id) ?? true }
             guard !purged.isEmpty else { return nil }
             document.trash.removeAll { ids?.contains($0.id) ?? true }

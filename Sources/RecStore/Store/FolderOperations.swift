@@ -7,7 +7,8 @@ extension DocumentStore.Transaction {
     /// created too and an existing folder at `path` is fine, as `mkdir -p` does.
     /// Returns the folders created.
     @discardableResult
-    public mutating func makeFolder(at path: String, from currentFolder: ItemID, createParents: Bool) throws -> [Item] {
+    package mutating func makeFolder(at path: String, from currentFolder: ItemID, createParents: Bool) throws -> [Item]
+    {
         let resolver = PathResolver(document: document, currentFolder: currentFolder)
         switch try resolver.walk(path) {
         case .existing(let item):
@@ -27,7 +28,7 @@ extension DocumentStore.Transaction {
     /// is used: another process may have made it since the path was resolved.
     /// Returns the last folder and the folders made.
     @discardableResult
-    public mutating func makeFolders(_ names: [String], in parent: ItemID) throws -> (folder: Item, created: [Item]) {
+    package mutating func makeFolders(_ names: [String], in parent: ItemID) throws -> (folder: Item, created: [Item]) {
         guard var current = document[parent], current.isFolder else {
             throw RecError.failure(PathResolver.joined("/", names), "no such folder: its folder is gone")
         }
@@ -58,7 +59,7 @@ extension DocumentStore.Transaction {
     /// `rm PATH...`: removes the items and everything under them. A non-empty folder needs
     /// `recursive`. Items already under another one being removed are taken with it.
     @discardableResult
-    public mutating func removeItems(
+    package mutating func removeItems(
         at paths: [String], from currentFolder: ItemID, recursive: Bool, permanently: Bool = false
     ) throws -> [Item] {
         let targets = try items(at: paths, from: currentFolder)
@@ -82,7 +83,7 @@ extension DocumentStore.Transaction {
     /// `mv SRC... DEST`: into DEST when it is an existing folder, otherwise (one source only)
     /// to DEST's parent under DEST's name. Nothing is ever replaced.
     @discardableResult
-    public mutating func moveItems(at paths: [String], to destination: String, from currentFolder: ItemID) throws
+    package mutating func moveItems(at paths: [String], to destination: String, from currentFolder: ItemID) throws
         -> [Item]
     {
         let sources = try items(at: paths, from: currentFolder)
@@ -117,7 +118,8 @@ extension DocumentStore.Transaction {
     /// `trash restore SPEC [--to FOLDER] [--name NAME]`: `spec` as `Document.trashEntry`
     /// reads it, `folder` as any path.
     @discardableResult
-    public mutating func restore(_ spec: String, into folder: String?, name: String?, from currentFolder: ItemID) throws
+    package mutating func restore(_ spec: String, into folder: String?, name: String?, from currentFolder: ItemID)
+        throws
         -> DocumentStore.Action
     {
         let entry = try document.trashEntry(matching: spec, from: currentFolder)

@@ -4,20 +4,20 @@
 
 /// A recording's or folder's UUID, held as two words so that a 100,000-item store parses
 /// and hashes without going through Foundation's string-based UUID.
-public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public var high: UInt64
-    public var low: UInt64
+package struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package var high: UInt64
+    package var low: UInt64
 
-    public init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
 
     /// The root folder, as in the book: the all-zero UUID.
-    public static let root = ItemID(high: 0, low: 0)
+    package static let root = ItemID(high: 0, low: 0)
 
     /// A random version-4 UUID.
-    public static func random() -> ItemID {
+    package static func random() -> ItemID {
         var g = SystemRandomNumberGenerator()
         var high = g.next() as UInt64
         var low = g.next() as UInt64
@@ -26,7 +26,7 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
         return ItemID(high: high, low: low)
     }
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var text = text
         let parsed: ItemID? = text.withUTF8 { ItemID(utf8: $0) }
         guard let parsed else { return nil }
@@ -55,7 +55,7 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The lowercase canonical form, as `uuidgen` prints it.
-    public var description: String {
+    package var description: String {
         String(unsafeUninitializedCapacity: 36) { buffer in
             writeUTF8(into: buffer.baseAddress!)
             return 36
@@ -63,12 +63,12 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The 32 hex digits without dashes; `@` prefixes are matched against this.
-    public var hexDigits: String {
+    package var hexDigits: String {
         String(description.filter { $0 != "-" })
     }
 
     /// Whether the UUID's hex digits begin with these nibble values (0...15).
-    public func hasPrefix(nibbles: [UInt8]) -> Bool {
+    package func hasPrefix(nibbles: [UInt8]) -> Bool {
         for (i, nibble) in nibbles.enumerated() {
             let word = i < 16 ? high : low
             if UInt8((word >> UInt64(60 - (i % 16) * 4)) & 0xF) != nibble { return false }
@@ -111,7 +111,7 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
         return v &+ 0x3030_3030_3030_3030 &+ letters &* 39
     }
 
-    public static func < (lhs: ItemID, rhs: ItemID) -> Bool {
+    package static func < (lhs: ItemID, rhs: ItemID) -> Bool {
         (lhs.high, lhs.low) < (rhs.high, rhs.low)
     }
 }

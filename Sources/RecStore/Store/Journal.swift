@@ -9,9 +9,9 @@ import RecValues
 /// `store.json`: one JSON object per line, appended under the store lock after the store
 /// itself is safely written. It is bounded and safe to lose: without it only `undo` and
 /// `history` have less to go on; the documents are all in `store.json`.
-public struct Journal {
+package struct Journal {
     /// How to take one change back.
-    public enum Step: Equatable, Sendable {
+    package enum Step: Equatable, Sendable {
         /// `placement` is where the item was put, kept so that `fsck --repair` can rebuild a
         /// lost `store.json`; journals written before it was recorded have none.
         case added(ItemID, Placement? = nil)
@@ -27,7 +27,7 @@ public struct Journal {
         case transcribed(ItemID, replaced: String?)
 
         /// The item the step is about.
-        public var id: ItemID {
+        package var id: ItemID {
             switch self {
             case .added(let id, _), .moved(let id, _, _, _, _), .trashed(let id), .removedPermanently(let id, _),
                 .restored(let id, _),
@@ -38,13 +38,13 @@ public struct Journal {
     }
 
     /// Where an added or restored item was put, and what it is.
-    public struct Placement: Equatable, Sendable {
-        public var parent: ItemID
-        public var name: String
-        public var kind: ItemKind
-        public var created: Timestamp
+    package struct Placement: Equatable, Sendable {
+        package var parent: ItemID
+        package var name: String
+        package var kind: ItemKind
+        package var created: Timestamp
 
-        public init(parent: ItemID, name: String, kind: ItemKind, created: Timestamp) {
+        package init(parent: ItemID, name: String, kind: ItemKind, created: Timestamp) {
             self.parent = parent
             self.name = name
             self.kind = kind
@@ -52,31 +52,31 @@ public struct Journal {
         }
     }
 
-    public struct Entry: Equatable, Sendable {
-        public var sequence: Int
-        public var time: Timestamp
+    package struct Entry: Equatable, Sendable {
+        package var sequence: Int
+        package var time: Timestamp
         /// The command line that made the change (`recnotes browse` for all of browse's).
-        public var summary: String
-        public var steps: [Step]
+        package var summary: String
+        package var steps: [Step]
         /// What changed, and to which items, as it was when the change was made:
         /// `rename /Ideas/a → /Ideas/b`, `trash /Old`, `tags on /Ideas/b: +budget` (see
         /// `describe`). Entries written before it was recorded have none.
-        public var change: String? = nil
+        package var change: String? = nil
     }
 
     /// Entries kept after trimming, and the count that triggers a trim.
     static let keep = 200
     static let trimAt = 400
 
-    public let location: StoreLocation
-    public var path: String { location.directory + "/journal.jsonl" }
+    package let location: StoreLocation
+    package var path: String { location.directory + "/journal.jsonl" }
 
-    public init(location: StoreLocation) {
+    package init(location: StoreLocation) {
         self.location = location
     }
 
     /// Every entry that parses, oldest first; a damaged line is skipped.
-    public func entries() -> [Entry] {
+    package func entries() -> [Entry] {
         guard let bytes = try? FileSystem.read(path) else { return [] }
         return bytes.withUnsafeBufferPointer { buffer in
             Self.lines(buffer).compactMap { try? JournalCodec.decode(UnsafeBufferPointer(rebasing: buffer[$0])) }
@@ -142,7 +142,7 @@ public struct Journal {
     /// A sync's entry: what came in and went out (`change`), and no steps, since `undo`
     /// never takes back what a sync brought in. Failures are ignored, as in `record`.
     @discardableResult
-    public func recordSync(summary: String, change: String) -> Int {
+    package func recordSync(summary: String, change: String) -> Int {
         let entry = Entry(
             sequence: (tail().last?.sequence ?? 0) + 1, time: .now(), summary: summary, steps: [], change: change)
         FileSystem.append(JournalCodec.encode(entry), to: path)
@@ -151,7 +151,7 @@ public struct Journal {
 
     /// A sync's entry said again once the sync has done more (moved audio after it pushed):
     /// the journal is written whole, so a kill leaves the entry as it was or as it is now.
-    public func amendSync(_ sequence: Int, change: String) {
+    package func amendSync(_ sequence: Int, change: String) {
         var existing = entries()
         guard let index = existing.lastIndex(where: { $0.sequence == sequence && $0.isSync }) else { return }
         existing[index].change = change
@@ -174,16 +174,16 @@ public struct Journal {
 
 extension DocumentStore {
     /// What `undo` took back (or, with `dryRun`, would take back).
-    public struct Undone: Equatable, Sendable {
-        public var entry: Journal.Entry
+    package struct Undone: Equatable, Sendable {
+        package var entry: Journal.Entry
         /// The change as `undo` reports it, e.g. `record /Work/Standups/monday`.
-        public var change: String
+        package var change: String
     }
 
     /// Takes back the newest journaled change, if nothing since conflicts with it. With
     /// `dryRun` every check is made and nothing is changed.
     @discardableResult
-    public func undo(dryRun: Bool = false) throws -> Undone {
+    package func undo(dryRun: Bool = false) throws -> Undone {
         struct Preview: Error {}
         let journal = self.journal
         var undone: Undone?
@@ -216,12 +216,12 @@ extension DocumentStore {
 
 extension Journal.Entry {
     /// Written by `recordSync`: a sync, which undo refuses.
-    public var isSync: Bool { steps.isEmpty && summary.hasPrefix("recnotes sync") }
+    package var isSync: Bool { steps.isEmpty && summary.hasPrefix("recnotes sync") }
 
     /// What the entry changed, for people: as recorded when it was made, or, for an entry
     /// written before that was, described now from its steps, with paths as they are in
     /// `document`.
-    public func change(in document: Document) -> String {
+    package func change(in document: Document) -> String {
         change ?? Self.describe(steps, before: document, after: document)
     }
 
@@ -232,7 +232,7 @@ extension Journal.Entry {
     /// /Work/a: +1`, `trim /Work/a`, `transcribe /Work/a`. Paths come from `before` for what
     /// an item was, `after` for what it became. Steps of one kind are listed together (at
     /// most three paths, an item inside a listed folder not again); kinds are joined by "; ".
-    public static func describe(_ steps: [Journal.Step], before: Document, after: Document) -> String {
+    package static func describe(_ steps: [Journal.Step], before: Document, after: Document) -> String {
         func path(_ id: ItemID, in document: Document) -> String {
             if document[id] != nil { return document.path(of: id) }
             if let other = [before, after].first(where: { $0[id] != nil }) { return other.path(of: id) }

@@ -3,10 +3,10 @@
 /// u's), folded as `find` folds text (`TextFolding`). Names equal that way (`Eclair`,
 /// `eclair`, `éclair`; `take 02`, `take 2`) follow by code point, which keeps the order total
 /// and puts items of the very same name next to each other.
-public enum NameOrder {
+package enum NameOrder {
     /// Whether `a` sorts before `b`, with no tie-break: nil when they sort the same.
     @inline(__always)
-    public static func precedes(_ a: String, _ b: String) -> Bool? {
+    package static func precedes(_ a: String, _ b: String) -> Bool? {
         var a = a
         var b = b
         let order =

@@ -2,11 +2,11 @@ import RecSystem
 
 /// What makes a valid folder or recording name. The rules are those of a filesystem name,
 /// plus no surrounding whitespace, which is never what a person meant to type.
-public enum NameRules {
-    public static let maxBytes = 255
+package enum NameRules {
+    package static let maxBytes = 255
 
     /// The rule a name breaks, worded for an error message; nil when the name is valid.
-    public static func violation(_ name: String) -> String? {
+    package static func violation(_ name: String) -> String? {
         if isPlainASCIIName(name) { return nil }
         if name.isEmpty { return "a name cannot be empty" }
         if name.utf8.count > maxBytes {
@@ -41,13 +41,13 @@ public enum NameRules {
         }
     }
 
-    public static func validate(_ name: String) throws {
+    package static func validate(_ name: String) throws {
         if let problem = violation(name) { throw RecError.usage(quoted(name), problem) }
     }
 
     /// A name as it appears at the start of an error line: control characters made visible,
     /// so the message stays on one line whatever the input held.
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {

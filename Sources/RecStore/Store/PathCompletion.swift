@@ -2,9 +2,9 @@ import RecSystem
 
 /// Shell completion of store paths: what TAB offers after `recnotes play Ideas/st`.
 /// It only reads: a completion must never create a store or rewrite a view state.
-public enum PathCompletion {
+package enum PathCompletion {
     /// Candidates for `prefix`, as paths the user can type: folders end in `/`.
-    public static func candidates(words: [String], prefix: String, environment: [String: String]) -> [String] {
+    package static func candidates(words: [String], prefix: String, environment: [String: String]) -> [String] {
         guard let location = try? StoreLocation.resolve(explicit: storeOption(in: words), environment: environment),
             let bytes = try? FileSystem.read(location.storeFile),
             let (document, _) = try? bytes.withUnsafeBufferPointer({ try DocumentCodec.decode($0) })

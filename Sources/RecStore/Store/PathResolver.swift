@@ -5,20 +5,20 @@ import RecValues
 /// current folder (`Ideas`, `../Work`, `.`), or starts with `@` and a unique prefix of at
 /// least four hex digits of a UUID (`@3f2a`, `@3f2a/notes`). A name that itself begins with
 /// `@` is reached as `./@name`.
-public struct PathResolver {
-    public let document: Document
-    public let currentFolder: ItemID
+package struct PathResolver {
+    package let document: Document
+    package let currentFolder: ItemID
 
-    public static let minimumPrefix = 4
+    package static let minimumPrefix = 4
 
-    public init(document: Document, currentFolder: ItemID) {
+    package init(document: Document, currentFolder: ItemID) {
         self.document = document
         self.currentFolder = document[currentFolder]?.isFolder == true ? currentFolder : .root
     }
 
     /// Where a path points: an existing item, or a name that could be created in an
     /// existing folder.
-    public enum Target: Equatable {
+    package enum Target: Equatable {
         case existing(Item)
         case missing(parent: Item, name: String)
     }
@@ -27,13 +27,13 @@ public struct PathResolver {
     /// there yet below the deepest existing folder on the way (`mkdir -p` makes them; the
     /// trash knows the path they spell). `endsInSlash`: the path ended in `/`, so its last
     /// name is meant as a folder too.
-    public enum Location: Equatable {
+    package enum Location: Equatable {
         case existing(Item)
         case missing(parent: Item, names: [String], endsInSlash: Bool)
     }
 
     /// The existing item at `path`.
-    public func resolve(_ path: String) throws -> Item {
+    package func resolve(_ path: String) throws -> Item {
         switch try walk(path) {
         case .existing(let item): return item
         case .missing(let parent, let names, _): throw missing(path, parent: parent, names: names)
@@ -41,7 +41,7 @@ public struct PathResolver {
     }
 
     /// The existing folder at `path`.
-    public func resolveFolder(_ path: String) throws -> Item {
+    package func resolveFolder(_ path: String) throws -> Item {
         let item = try resolve(path)
         guard item.isFolder else { throw RecError.failure(path, "not a folder") }
         return item
@@ -49,7 +49,7 @@ public struct PathResolver {
 
     /// An existing item, or one name missing in an existing folder; a missing folder on the
     /// way is an error.
-    public func locate(_ path: String) throws -> Target {
+    package func locate(_ path: String) throws -> Target {
         switch try walk(path) {
         case .existing(let item): return .existing(item)
         case .missing(let parent, let names, _) where names.count == 1: return .missing(parent: parent, name: names[0])
@@ -59,7 +59,7 @@ public struct PathResolver {
 
     /// The absolute path that `path` spells, whether or not anything is there now: what the
     /// trash matches a removed item's path against.
-    public func absolutePath(_ path: String) throws -> String {
+    package func absolutePath(_ path: String) throws -> String {
         switch try walk(path) {
         case .existing(let item): return document.path(of: item.id)
         case .missing(let parent, let names, _): return Self.joined(document.path(of: parent.id), names)
@@ -70,7 +70,7 @@ public struct PathResolver {
     /// a missing name it takes that name back), a name steps into a folder's child. Names are
     /// checked as they are read; a name under a recording is an error, as is a trailing `/`
     /// after one.
-    public func walk(_ path: String) throws -> Location {
+    package func walk(_ path: String) throws -> Location {
         guard !path.isEmpty else { throw RecError.usage("''", "a path cannot be empty") }
         var (current, components) = try start(path)
         let endsInSlash = path.hasSuffix("/") && path.count > 1
@@ -107,7 +107,7 @@ public struct PathResolver {
 
     /// What a path whose `names` are missing under `parent` is told: the item, when only the
     /// last name is missing, otherwise the first folder missing. `hint` says how to go on.
-    public func missing(_ path: String, parent: Item, names: [String], hint: String? = nil) -> RecError {
+    package func missing(_ path: String, parent: Item, names: [String], hint: String? = nil) -> RecError {
         let reason =
             names.count == 1
             ? "no such folder or recording" : "no such folder: \(Self.joined(document.path(of: parent.id), [names[0]]))"
@@ -124,7 +124,7 @@ public struct PathResolver {
     }
 
     /// The folder a path's walk starts from, and the components left to walk.
-    public func start(_ path: String) throws -> (Item, [String]) {
+    package func start(_ path: String) throws -> (Item, [String]) {
         var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         if path.hasPrefix("/") { return (document.root, components) }
         if path.hasPrefix("@"), let first = components.first {
@@ -136,7 +136,7 @@ public struct PathResolver {
 
     /// The hex digits of a typed UUID prefix (`@3f2a`, dashes ignored), as nibbles; a usage
     /// error unless there are `minimumPrefix` to 32 of them. Every `@` form goes through here.
-    public static func prefixNibbles(_ prefix: Substring, typed: String) throws -> [UInt8] {
+    package static func prefixNibbles(_ prefix: Substring, typed: String) throws -> [UInt8] {
         let digits = prefix.filter { $0 != "-" }.lowercased()
         guard digits.count >= minimumPrefix, digits.count <= 32, digits.allSatisfy(\.isHexDigit) else {
             throw RecError.usage(typed, "a UUID prefix needs \(minimumPrefix) to 32 hex digits after '@'")
@@ -145,7 +145,7 @@ public struct PathResolver {
     }
 
     /// The item whose UUID starts with `prefix`; dashes in the prefix are ignored.
-    public func byPrefix(_ prefix: String, typed: String) throws -> Item {
+    package func byPrefix(_ prefix: String, typed: String) throws -> Item {
         let nibbles = try Self.prefixNibbles(Substring(prefix), typed: typed)
         let digits = String(nibbles.map { Character(String($0, radix: 16)) })
         var matches: [Item] = []

@@ -28,8 +28,8 @@ package protocol AudioInspection: Sendable {
     func loudnessUnavailable() -> String?
 }
 
-public struct StoreCheck {
-    public enum Problem: Equatable, Sendable, CustomStringConvertible {
+package struct StoreCheck {
+    package enum Problem: Equatable, Sendable, CustomStringConvertible {
         case link(DocumentCodec.LinkProblem)
         case missingAudio(path: String, file: String)
         case unreadableAudio(path: String, file: String, reason: String)
@@ -78,7 +78,7 @@ public struct StoreCheck {
         /// answer wrongly. `--repair` removes it, and the next `find` makes it again.
         case wrongSearchIndex(file: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .link(let problem): return "store.json: \(problem)"
             case .missingAudio(let path, let file): return "\(path): audio file audio/\(file) is missing"
@@ -131,47 +131,47 @@ public struct StoreCheck {
         }
 
         /// What `--repair` can safely fix.
-        public var isRepairable: Bool {
+        package var isRepairable: Bool {
             switch self {
             case .missingAudio, .unreadableAudio: return false
             default: return true
             }
         }
 
-        public enum Severity: String, Sendable {
+        package enum Severity: String, Sendable {
             /// Something is wrong: `fsck` exits 1 while it remains.
             case damage
             /// Nothing is wrong: what `--repair` would add (an older store's analysis).
             case information
         }
 
-        public var severity: Severity {
+        package var severity: Severity {
             switch self {
             case .missingAnalysis, .missingLoudness: return .information
             default: return .damage
             }
         }
 
-        public var isDamage: Bool { severity == .damage }
+        package var isDamage: Bool { severity == .damage }
     }
 
-    public struct Report: Sendable {
-        public var problems: [Problem]
+    package struct Report: Sendable {
+        package var problems: [Problem]
         /// With `--repair`: what was done, one line each.
-        public var repairs: [String]
+        package var repairs: [String]
         /// Damage still there afterwards (the CLI checks again after a repair); information
         /// is never counted.
-        public var remaining: [Problem]
+        package var remaining: [Problem]
         /// With `--repair`: what could not be repaired or recovered, and why (one line each).
-        public var notRepaired: [String] = []
+        package var notRepaired: [String] = []
         /// What the checked (or repaired) document holds, the root folder not counted.
-        public var folders = 0
-        public var recordings = 0
+        package var folders = 0
+        package var recordings = 0
     }
 
-    public static let recoveredFolder = "Recovered"
+    package static let recoveredFolder = "Recovered"
 
-    public let location: StoreLocation
+    package let location: StoreLocation
     /// The engine's answers about audio files: the store itself never decodes audio.
     let audio: any AudioInspection
 
@@ -182,7 +182,7 @@ public struct StoreCheck {
 
     /// Runs the check, and with `repair` fixes what is safe under the store lock. A store
     /// that cannot be written is checked without the lock, and repairing it is refused.
-    public func run(repair: Bool, isAlive: (Int32) -> Bool = processIsAlive) throws -> Report {
+    package func run(repair: Bool, isAlive: (Int32) -> Bool = processIsAlive) throws -> Report {
         if !location.isWritable {
             if repair {
                 throw RecError.failure(
@@ -218,7 +218,7 @@ public struct StoreCheck {
 
     /// The pid embedded in the name of one of recnotes' temporary files, or nil for any
     /// other name: `.NAME.tmp-PID` (an atomic write) and `.import-PID-HEX.EXT` (an import).
-    public static func temporaryFileOwner(_ name: String) -> Int32? {
+    package static func temporaryFileOwner(_ name: String) -> Int32? {
         guard name.hasPrefix(".") else { return nil }
         if name.hasPrefix(".import-") {
             let fields = name.dropFirst(".import-".count).split(separator: "-", maxSplits: 1)

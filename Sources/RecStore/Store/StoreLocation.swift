@@ -5,24 +5,24 @@ import RecSystem
 #endif
 
 /// Where a store lives and the files inside it.
-public struct StoreLocation: Equatable, Sendable {
-    public var directory: String
+package struct StoreLocation: Equatable, Sendable {
+    package var directory: String
 
-    public init(directory: String) {
+    package init(directory: String) {
         self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
     }
 
     /// The variables `resolve` reads.
-    public static let environmentNames = ["RECNOTES_HOME", "XDG_DATA_HOME", "HOME"]
+    package static let environmentNames = ["RECNOTES_HOME", "XDG_DATA_HOME", "HOME"]
 
     /// `resolve` against this process's environment.
-    public static func resolve(explicit: String?) throws -> StoreLocation {
+    package static func resolve(explicit: String?) throws -> StoreLocation {
         try resolve(explicit: explicit, environment: Environment.values(environmentNames))
     }
 
     /// `--store DIR`, else `$RECNOTES_HOME`, else `$XDG_DATA_HOME/recnotes`, else
     /// `~/.local/share/recnotes`, as the XDG base-directory spec prescribes for user data.
-    public static func resolve(explicit: String?, environment: [String: String]) throws -> StoreLocation {
+    package static func resolve(explicit: String?, environment: [String: String]) throws -> StoreLocation {
         if let explicit {
             guard !explicit.isEmpty else { throw RecError.usage("--store", "the store directory cannot be empty") }
             return StoreLocation(directory: explicit)
@@ -38,58 +38,58 @@ public struct StoreLocation: Equatable, Sendable {
         return StoreLocation(directory: home + "/.local/share/recnotes")
     }
 
-    public var storeFile: String { directory + "/store.json" }
-    public var viewStateFile: String { directory + "/viewstate.json" }
-    public var audioDirectory: String { directory + "/audio" }
+    package var storeFile: String { directory + "/store.json" }
+    package var viewStateFile: String { directory + "/viewstate.json" }
+    package var audioDirectory: String { directory + "/audio" }
     /// Held around every read-modify-write of `store.json`.
-    public var storeLockFile: String { directory + "/store.lock" }
+    package var storeLockFile: String { directory + "/store.lock" }
     /// Held around every read-modify-write of `viewstate.json`; always taken after the
     /// store lock when both are needed, so two commands can never deadlock.
-    public var viewStateLockFile: String { directory + "/viewstate.lock" }
+    package var viewStateLockFile: String { directory + "/viewstate.lock" }
 
-    public func audioPath(_ file: String) -> String { audioDirectory + "/" + file }
+    package func audioPath(_ file: String) -> String { audioDirectory + "/" + file }
 
     /// The size of a recording's audio file, if it has one on disk.
-    public func audioSize(of item: Item) -> Int64? {
+    package func audioSize(of item: Item) -> Int64? {
         item.recording.flatMap { FileSystem.size(audioPath($0.file)) }
     }
 
     /// Audio that sync left on other machines: git-annex keeps a symlink here whose content
     /// is not (`recnotes get` brings it). A missing file without a link is lost, not elsewhere.
-    public func audioIsElsewhere(_ file: String) -> Bool {
+    package func audioIsElsewhere(_ file: String) -> Bool {
         let path = audioPath(file)
         var info = stat()
         return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK && !FileSystem.exists(path)
     }
 
     /// One `<uuid>.json` per transcribed recording (see `TranscriptFiles`).
-    public var transcriptsDirectory: String { directory + "/transcripts" }
+    package var transcriptsDirectory: String { directory + "/transcripts" }
 
     /// What the journal keeps for `undo` beyond its own lines: transcripts that
     /// `transcribe` replaced (see `TranscriptFiles.keepForUndo`).
-    public var undoDirectory: String { directory + "/undo" }
+    package var undoDirectory: String { directory + "/undo" }
 
     /// Files derived from the others, which can be deleted at any time and are made again
     /// when needed: `find`'s index (`ItemIndex`, `TranscriptIndex`) and the reads' table
     /// (`StoreTable`).
-    public var cacheDirectory: String { directory + "/cache" }
-    public var itemIndexFile: String { cacheDirectory + "/find-items" }
+    package var cacheDirectory: String { directory + "/cache" }
+    package var itemIndexFile: String { cacheDirectory + "/find-items" }
     /// Changes the items' index has not taken in yet (`ItemIndexLog`).
-    public var itemIndexLogFile: String { cacheDirectory + "/find-items.pending" }
-    public var transcriptIndexFile: String { cacheDirectory + "/find-transcripts" }
+    package var itemIndexLogFile: String { cacheDirectory + "/find-items.pending" }
+    package var transcriptIndexFile: String { cacheDirectory + "/find-transcripts" }
     /// The items' table that reading commands answer from (`StoreTable`).
-    public var storeTableFile: String { cacheDirectory + "/" + StoreTable.fileName }
+    package var storeTableFile: String { cacheDirectory + "/" + StoreTable.fileName }
     /// The changes the reads' table has not taken in yet (`StoreTableLog`).
-    public var storeTableLogFile: String { cacheDirectory + "/items-table.pending" }
+    package var storeTableLogFile: String { cacheDirectory + "/items-table.pending" }
 
     /// Whether this process may change the store: false for a store on a read-only mount
     /// or one whose directory or lock files it has no write permission for (a mounted
     /// backup, another user's store). A store that does not exist yet is writable if it can
     /// be created. Read-only stores are opened without locks, and every change is refused.
-    public var isWritable: Bool { writeProblem == nil }
+    package var isWritable: Bool { writeProblem == nil }
 
     /// Why the store cannot be written (`EROFS`, `EACCES` as text), or nil when it can.
-    public var writeProblem: String? {
+    package var writeProblem: String? {
         var path = directory
         // The nearest directory that exists decides whether the store can be created.
         while !FileSystem.exists(path) {
@@ -107,7 +107,7 @@ public struct StoreLocation: Equatable, Sendable {
 
     /// Audio files or a journal without `store.json`: the documents were lost, and starting
     /// a fresh empty store would hide everything the audio and journal still know.
-    public var hasLostDocuments: Bool {
+    package var hasLostDocuments: Bool {
         guard !FileSystem.exists(storeFile) else { return false }
         if FileSystem.exists(directory + "/journal.jsonl") { return true }
         return !FileSystem.entries(of: audioDirectory).filter { !$0.hasPrefix(".") }.isEmpty

@@ -4,7 +4,7 @@ import RecValues
 /// A point in a recording as a user writes it: `90`, `90s`, `1:30`, `1:02:03.5`, `5m`,
 /// `2m30s`, `1h2m3s`, `50%`, `-10s` (from the end), for relative seeks `+5s` / `-5s`, and
 /// a marker of the recording: `#3` (by number) or `mark:LABEL` (by label).
-public enum TimeSpec: Equatable, Sendable {
+package enum TimeSpec: Equatable, Sendable {
     /// Seconds from the start.
     case absolute(Double)
     /// A fraction of the duration, 0...100.
@@ -18,12 +18,12 @@ public enum TimeSpec: Equatable, Sendable {
     case marker(String)
 
     /// About 31 years: anything longer is a typo, and would overflow a frame count.
-    public static let maximumSeconds = 1e9
+    package static let maximumSeconds = 1e9
 
     /// With `allowRelative`, a leading `+` or `-` means relative to the current position
     /// (as `recnotes seek` uses it); otherwise a leading `-` counts from the end. `option`
     /// names the option in an error (`--seek abc: expected a time …`).
-    public static func parse(_ text: String, option: String? = nil, allowRelative: Bool = false) throws -> TimeSpec {
+    package static func parse(_ text: String, option: String? = nil, allowRelative: Bool = false) throws -> TimeSpec {
         let trimmed = text.trimmingWhitespace
         func bad(_ why: String) -> RecError { RecError.usage(typed(text, option: option), why) }
         let expected = "expected a time such as 90, 90s, 1:30, 2m30s, 1h2m3s, 1:02:03.5, 50% or -10s"
@@ -66,7 +66,7 @@ public enum TimeSpec: Equatable, Sendable {
     /// position for relative specs. Outside the recording is an error, except that a
     /// relative seek stops at either end, as a slider does. An error names `spec` (the time
     /// as typed) after `option`.
-    public func resolve(duration: Double, current: Double = 0, spec: String? = nil, option: String? = nil) throws
+    package func resolve(duration: Double, current: Double = 0, spec: String? = nil, option: String? = nil) throws
         -> Double
     {
         let subject = TimeSpec.typed(spec ?? description, option: option)
@@ -97,7 +97,7 @@ public enum TimeSpec: Equatable, Sendable {
     /// The frame a marker spec names among a recording's `markers` (`#N` by number, `mark:LABEL`
     /// by label, exactly or ignoring case and accents), clamped to `frames`. Nil for a spec
     /// that is not a marker. A marker that is not there is a usage error naming the option.
-    public func markerFrame(in markers: [Marker], frames: Int64, option: String, path: String) throws -> Int64? {
+    package func markerFrame(in markers: [Marker], frames: Int64, option: String, path: String) throws -> Int64? {
         guard case .marker(let selector) = self else { return nil }
         let subject = "\(option) \(NameRules.quoted(selector))"
         guard !markers.isEmpty else { throw RecError.usage(subject, "\(path) has no markers") }
@@ -111,7 +111,7 @@ public enum TimeSpec: Equatable, Sendable {
 
     /// Where a playback starts for `--seek`: as `resolve`, except that a time from the end
     /// that reaches before the beginning starts at 0, as mpv does, with a note saying so.
-    public func resolveStart(duration: Double, spec: String) throws -> (seconds: Double, note: String?) {
+    package func resolveStart(duration: Double, spec: String) throws -> (seconds: Double, note: String?) {
         if case .fromEnd(let s) = self, s > duration {
             return (
                 0, "--seek \(spec): the recording is only \(Format.preciseClock(duration)) long; playing from the start"
@@ -122,13 +122,13 @@ public enum TimeSpec: Equatable, Sendable {
 
     /// What was typed, as an error names it: the option and its value, the value quoted when
     /// a space in it would blur where it ends (`--seek '50 x'`).
-    public static func typed(_ text: String, option: String?) -> String {
+    package static func typed(_ text: String, option: String?) -> String {
         var value = NameRules.quoted(text)
         if !value.hasPrefix("'"), value.contains(where: \.isWhitespace) { value = "'\(value)'" }
         return option.map { "\($0) \(value)" } ?? value
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .absolute(let s): return "\(s)s"
         case .percent(let p): return "\(p)%"
@@ -208,7 +208,7 @@ extension Character {
 extension TimeSpec {
     /// A length of time as an option takes it (`--duration`, `--longer`): 90, 90s, 1:30, 5m.
     /// `allowingZero` for a margin or a pre-roll, which may be none.
-    public static func length(_ text: String, option: String, allowingZero: Bool = false) throws -> Double {
+    package static func length(_ text: String, option: String, allowingZero: Bool = false) throws -> Double {
         guard case .absolute(let seconds) = try? parse(text), seconds > 0 || (allowingZero && seconds == 0) else {
             let least = allowingZero ? "zero or more" : "greater than zero"
             throw RecError.usage(

@@ -18,21 +18,21 @@ import RecValues
 /// several times bigger), so `find --text` reads about what grep would over the same text
 /// as plain files; only for a hit does it read the JSON, for the word's own time.
 /// `fsck` rebuilds an index that is missing or out of date.
-public struct TranscriptFiles: Sendable {
-    public let location: StoreLocation
+package struct TranscriptFiles: Sendable {
+    package let location: StoreLocation
 
-    public init(location: StoreLocation) {
+    package init(location: StoreLocation) {
         self.location = location
     }
 
-    public var directory: String { location.transcriptsDirectory }
+    package var directory: String { location.transcriptsDirectory }
 
-    public func path(of id: ItemID) -> String { directory + "/\(id).json" }
+    package func path(of id: ItemID) -> String { directory + "/\(id).json" }
 
-    public func indexPath(of id: ItemID) -> String { directory + "/\(id).txt" }
+    package func indexPath(of id: ItemID) -> String { directory + "/\(id).txt" }
 
     /// The search index of the recording's transcript, nil when it has none.
-    public func indexBytes(of id: ItemID) -> [UInt8]? { try? FileSystem.read(indexPath(of: id)) }
+    package func indexBytes(of id: ItemID) -> [UInt8]? { try? FileSystem.read(indexPath(of: id)) }
 
     /// `indexBytes(of:)` for one recording after another, as `find --text` reads them: each
     /// opened by its name in the directory, which is opened once (and, when there is none,
@@ -60,14 +60,14 @@ public struct TranscriptFiles: Sendable {
         }
     }
 
-    public func exists(_ id: ItemID) -> Bool { FileSystem.exists(path(of: id)) }
+    package func exists(_ id: ItemID) -> Bool { FileSystem.exists(path(of: id)) }
 
     /// The raw file, nil when the recording has none.
-    public func bytes(of id: ItemID) -> [UInt8]? { try? FileSystem.read(path(of: id)) }
+    package func bytes(of id: ItemID) -> [UInt8]? { try? FileSystem.read(path(of: id)) }
 
     /// The recording's transcript, nil when it has none; an unreadable file is an error
     /// naming it.
-    public func read(_ id: ItemID) throws -> Transcript? {
+    package func read(_ id: ItemID) throws -> Transcript? {
         guard let bytes = try FileSystem.read(path(of: id)) else { return nil }
         do {
             return try TranscriptCodec.decode(bytes)
@@ -78,7 +78,7 @@ public struct TranscriptFiles: Sendable {
 
     /// The recording's transcript; a recording without one is an error that says how to
     /// make it (`path` as the user typed it).
-    public func required(_ id: ItemID, path: String) throws -> Transcript {
+    package func required(_ id: ItemID, path: String) throws -> Transcript {
         guard let transcript = try read(id) else {
             throw RecError.failure(path, "has no transcript; run 'recnotes transcribe \(Format.shellQuoted(path))'")
         }
@@ -87,7 +87,7 @@ public struct TranscriptFiles: Sendable {
 
     /// Replaces the recording's transcript atomically: a crash leaves the old one or the
     /// new one, never half of either.
-    public func write(_ transcript: Transcript, for id: ItemID, duration: Double?) throws {
+    package func write(_ transcript: Transcript, for id: ItemID, duration: Double?) throws {
         try FileSystem.makeDirectories(directory)
         try FileSystem.writeAtomically(
             Array(TranscriptCodec.encode(transcript).utf8), to: path(of: id))
@@ -96,7 +96,7 @@ public struct TranscriptFiles: Sendable {
 
     /// The index first: a crash in between leaves a transcript without an index (which
     /// fsck rebuilds), never an index that finds a transcript that is gone.
-    public func remove(_ id: ItemID) {
+    package func remove(_ id: ItemID) {
         try? FileSystem.remove(indexPath(of: id))
         try? FileSystem.remove(path(of: id))
     }
@@ -105,11 +105,11 @@ public struct TranscriptFiles: Sendable {
     /// back: `undo/<uuid>.<n>.json` beside the journal (not in `transcripts/`, which holds
     /// only what recordings have now), named in the journal entry that replaced it, and
     /// removed when that entry is undone or trimmed from the journal.
-    public var undoDirectory: String { location.undoDirectory }
+    package var undoDirectory: String { location.undoDirectory }
 
     /// Keeps a copy of the recording's transcript for undo before it is replaced; the name
     /// of the copy, nil when there is no transcript to keep.
-    public func keepForUndo(_ id: ItemID) throws -> String? {
+    package func keepForUndo(_ id: ItemID) throws -> String? {
         guard let bytes = try FileSystem.read(path(of: id)) else { return nil }
         try FileSystem.makeDirectories(undoDirectory)
         var number = 1
@@ -119,7 +119,7 @@ public struct TranscriptFiles: Sendable {
         return name
     }
 
-    public func isKept(_ name: String) -> Bool { FileSystem.exists(undoDirectory + "/" + name) }
+    package func isKept(_ name: String) -> Bool { FileSystem.exists(undoDirectory + "/" + name) }
 
     /// Whether `name` can be one `keepForUndo` made: a plain name in `undo/`, so that a
     /// damaged or hand-edited journal never has undo read or delete a file elsewhere.
@@ -149,7 +149,7 @@ public struct TranscriptFiles: Sendable {
     }
 
     /// The search index of `transcript` (see the type's comment).
-    public static func index(_ transcript: Transcript) -> [UInt8] {
+    package static func index(_ transcript: Transcript) -> [UInt8] {
         var out: [UInt8] = []
         func seconds(_ value: Double) {
             out += Array(String((value * 1000).rounded() / 1000).utf8)
@@ -166,7 +166,7 @@ public struct TranscriptFiles: Sendable {
 
     /// When the word at byte `offset` of the segment's text starts: the last timed word
     /// found in the text at or before it; nil without word times.
-    public static func wordStart(in segment: Transcript.Segment, atByte offset: Int) -> Double? {
+    package static func wordStart(in segment: Transcript.Segment, atByte offset: Int) -> Double? {
         let text = Array(segment.text.utf8)
         var from = 0
         var start: Double?
@@ -191,7 +191,7 @@ public struct TranscriptFiles: Sendable {
     }
 
     /// The UUIDs of every transcript file (temporary files and other names skipped).
-    public func ids() -> [ItemID] {
+    package func ids() -> [ItemID] {
         FileSystem.entries(of: directory).compactMap { name in
             guard !name.hasPrefix("."), name.hasSuffix(".json") else { return nil }
             return ItemID(String(name.dropLast(5)))
@@ -199,7 +199,7 @@ public struct TranscriptFiles: Sendable {
     }
 
     /// Index files (`<uuid>.txt`) without their transcript.
-    public func orphanIndexes() -> [String] {
+    package func orphanIndexes() -> [String] {
         let transcripts = Set(ids())
         return FileSystem.entries(of: directory).filter { name in
             guard !name.hasPrefix("."), name.hasSuffix(".txt"), let id = ItemID(String(name.dropLast(4))) else {
@@ -212,7 +212,7 @@ public struct TranscriptFiles: Sendable {
 
 extension Transcript {
     /// The latest time it names (a segment's or word's end, else its start), 0 without times.
-    public var lastTime: Double {
+    package var lastTime: Double {
         var last = 0.0
         for segment in segments {
             last = max(last, segment.end ?? segment.start ?? 0)
@@ -224,7 +224,7 @@ extension Transcript {
     /// The part from `start` to `end` seconds, timed from `start`, as audio exported between
     /// trim points plays it: what lies wholly outside goes, times move back by `start` and
     /// stay within the part. A segment without times is kept (nothing says where it lies).
-    public func trimmed(from start: Double, to end: Double) -> Transcript {
+    package func trimmed(from start: Double, to end: Double) -> Transcript {
         func moved(_ time: Double) -> Double { min(max(time - start, 0), end - start) }
         var copy = self
         copy.segments = segments.compactMap { segment in
@@ -241,7 +241,7 @@ extension Transcript {
     }
 
     /// Cut to `duration` seconds: segments that start after it go, times past it become it.
-    public func clipped(to duration: Double) -> Transcript {
+    package func clipped(to duration: Double) -> Transcript {
         var copy = self
         copy.segments = segments.compactMap { segment in
             if let start = segment.start, start > duration { return nil }

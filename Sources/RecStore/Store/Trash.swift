@@ -3,18 +3,18 @@ import RecValues
 
 /// A removed item and everything that was under it, as `rm` left it: restorable to where it
 /// was, audio included, until the trash is emptied.
-public struct TrashEntry: Equatable, Sendable {
+package struct TrashEntry: Equatable, Sendable {
     /// The removed item's own UUID.
-    public var id: ItemID { items[0].id }
+    package var id: ItemID { items[0].id }
     /// The folder it was in.
-    public var parent: ItemID
+    package var parent: ItemID
     /// Its path when it was removed, for people to recognise it.
-    public var path: String
-    public var removed: Timestamp
+    package var path: String
+    package var removed: Timestamp
     /// The removed item first, then its subtree, parents before children.
-    public var items: [Item]
+    package var items: [Item]
 
-    public init(parent: ItemID, path: String, removed: Timestamp, items: [Item]) {
+    package init(parent: ItemID, path: String, removed: Timestamp, items: [Item]) {
         precondition(!items.isEmpty)
         self.parent = parent
         self.path = path
@@ -22,17 +22,17 @@ public struct TrashEntry: Equatable, Sendable {
         self.items = items
     }
 
-    public var item: Item { items[0] }
+    package var item: Item { items[0] }
 
     /// The audio files the entry keeps alive.
-    public var audioFiles: [String] { items.compactMap(\.recording?.file) }
+    package var audioFiles: [String] { items.compactMap(\.recording?.file) }
 }
 
 extension Document {
     /// The trash entry `spec` names: its original path (absolute, or relative to
     /// `currentFolder`) or `@` and a UUID prefix. The newest wins when several were removed
     /// from the same path.
-    public func trashEntry(matching spec: String, from currentFolder: ItemID) throws -> TrashEntry {
+    package func trashEntry(matching spec: String, from currentFolder: ItemID) throws -> TrashEntry {
         if spec.hasPrefix("@") {
             let nibbles = try PathResolver.prefixNibbles(spec.dropFirst(), typed: spec)
             let matches = trash.filter { $0.id.hasPrefix(nibbles: nibbles) }

@@ -35,7 +35,7 @@ package protocol FollowedEngine: AnyObject, Sendable {
 // thread that owns the follower; the follower thread uses only the immutable members, its
 // own store object, `closing` (behind a Mutex) and the watcher and mailbox, which are
 // thread-safe.
-public final class RemoteFollower: @unchecked Sendable {
+package final class RemoteFollower: @unchecked Sendable {
     private let location: StoreLocation
     private let job: ViewState.Job
     private let id: ItemID
@@ -62,7 +62,7 @@ public final class RemoteFollower: @unchecked Sendable {
         mailbox.onApplied = { [watcher] in watcher.wake() }
     }
 
-    public func start() throws {
+    package func start() throws {
         guard thread == nil else { return }
         thread = try JoinableThread { [self] in loop() }
     }
@@ -85,7 +85,7 @@ public final class RemoteFollower: @unchecked Sendable {
     /// final position reach the disk together (run only if the follower was running).
     /// Returns whether it was running, that is whether `closing` had its write.
     @discardableResult
-    public func stop(closing: (@Sendable (inout ViewStateStore.Transaction) -> Void)? = nil) -> Bool {
+    package func stop(closing: (@Sendable (inout ViewStateStore.Transaction) -> Void)? = nil) -> Bool {
         let running = thread != nil
         if running { self.closing.withLock { $0 = closing } }
         watcher.stop()

@@ -7,7 +7,7 @@ import RecSystem
 extension ViewStateStore {
     /// The view state as on disk, read without the lock: every write is an atomic rename,
     /// so a reader sees one whole version or the next. nil if missing or unreadable.
-    public static func peek(_ location: StoreLocation) -> ViewState? {
+    package static func peek(_ location: StoreLocation) -> ViewState? {
         guard let bytes = try? FileSystem.read(location.viewStateFile) else { return nil }
         return try? bytes.withUnsafeBufferPointer { try ViewStateCodec.decode($0) }
     }

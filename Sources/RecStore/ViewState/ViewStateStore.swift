@@ -5,8 +5,8 @@ import RecValues
 ///
 /// A missing file is rebuilt silently; a corrupt one is rebuilt with a warning (through
 /// `warnings`), because view state is disposable. `store.json` is never touched here.
-public final class ViewStateStore {
-    public enum Action: Equatable, Sendable {
+package final class ViewStateStore {
+    package enum Action: Equatable, Sendable {
         case pushFolder(ItemID)
         case popFolder(ItemID)
         case selectRecording(ItemID?)
@@ -24,17 +24,17 @@ public final class ViewStateStore {
         case speedSet(PlaybackSpeed)
     }
 
-    public let location: StoreLocation
-    public private(set) var state: ViewState
+    package let location: StoreLocation
+    package private(set) var state: ViewState
     /// One-line warnings met while loading, for the CLI to print.
-    public private(set) var warnings: [String] = []
+    package private(set) var warnings: [String] = []
     private var observers: [(Action, ViewState) -> Void] = []
 
     /// True when the store cannot be written: the state is read without a lock, and
     /// every change is refused.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
 
-    public init(location: StoreLocation) throws {
+    package init(location: StoreLocation) throws {
         self.location = location
         state = ViewState()
         isReadOnly = !location.isWritable
@@ -42,7 +42,7 @@ public final class ViewStateStore {
         state = load()
     }
 
-    public func observe(_ observer: @escaping (Action, ViewState) -> Void) {
+    package func observe(_ observer: @escaping (Action, ViewState) -> Void) {
         observers.append(observer)
     }
 
@@ -75,7 +75,7 @@ public final class ViewStateStore {
     /// Applies changes under the view-state lock against the latest file, persists once,
     /// then notifies.
     @discardableResult
-    public func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
+    package func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
         try withLock {
             var fresh = ViewState()
             if let bytes = try? FileSystem.read(location.viewStateFile),
@@ -104,7 +104,7 @@ public final class ViewStateStore {
     }
 
     /// The one-line refusal of a change to the view state of a read-only store.
-    public var readOnlyError: RecError {
+    package var readOnlyError: RecError {
         RecError.failure(
             location.viewStateFile,
             "cannot change the view state: the store is read-only (\(location.writeProblem ?? "not writable"))")
@@ -116,26 +116,26 @@ public final class ViewStateStore {
         return try FileLock.withLock(location.viewStateLockFile, body)
     }
 
-    public struct Transaction {
-        public private(set) var state: ViewState
-        public private(set) var actions: [Action] = []
+    package struct Transaction {
+        package private(set) var state: ViewState
+        package private(set) var actions: [Action] = []
 
         init(state: ViewState) {
             self.state = state
         }
 
-        public mutating func pushFolder(_ id: ItemID) {
+        package mutating func pushFolder(_ id: ItemID) {
             state.folderStack.append(id)
             actions.append(.pushFolder(id))
         }
 
-        public mutating func popFolder() {
+        package mutating func popFolder() {
             guard state.folderStack.count > 1, let top = state.folderStack.popLast() else { return }
             actions.append(.popFolder(top))
         }
 
         /// Replaces the stack with the path to `target`, as the pops and pushes that get there.
-        public mutating func navigate(to path: [ItemID]) {
+        package mutating func navigate(to path: [ItemID]) {
             guard let first = path.first else { return }
             var common = 0
             while common < min(path.count, state.folderStack.count), path[common] == state.folderStack[common] {
@@ -155,7 +155,7 @@ public final class ViewStateStore {
         /// `ViewState.restored`), as pops, pushes and a deselection. Returns whether
         /// anything changed.
         @discardableResult
-        public mutating func trim(to document: Document) -> Bool {
+        package mutating func trim(to document: Document) -> Bool {
             let restored = state.restored(against: document)
             var changed = false
             if restored.folderStack != state.folderStack {
@@ -169,43 +169,43 @@ public final class ViewStateStore {
             return changed
         }
 
-        public mutating func selectRecording(_ id: ItemID?, position: Double = 0) {
+        package mutating func selectRecording(_ id: ItemID?, position: Double = 0) {
             state.selection = id.map { .init(recording: $0, position: position) }
             actions.append(.selectRecording(id))
         }
 
-        public mutating func recordingStarted(_ entry: ViewState.RecordingInProgress) {
+        package mutating func recordingStarted(_ entry: ViewState.RecordingInProgress) {
             state.recording = entry
             actions.append(.recordingStarted(entry))
         }
 
         /// Keeps a marker of the recording in progress `id` (if it is still the one), so
         /// that crash recovery saves it with the audio.
-        public mutating func markRecording(_ id: ItemID, _ marker: Marker) {
+        package mutating func markRecording(_ id: ItemID, _ marker: Marker) {
             guard state.recording?.id == id else { return }
             state.recording?.markers.append(marker)
             actions.append(.recordingMarked(id, marker))
         }
 
-        public mutating func recordingEnded() {
+        package mutating func recordingEnded() {
             guard let entry = state.recording else { return }
             state.recording = nil
             actions.append(.recordingEnded(entry.id))
         }
 
-        public mutating func playbackStarted(_ entry: ViewState.Playback) {
+        package mutating func playbackStarted(_ entry: ViewState.Playback) {
             state.playing = entry
             actions.append(.playbackStarted(entry))
         }
 
-        public mutating func playbackEnded() {
+        package mutating func playbackEnded() {
             guard let entry = state.playing else { return }
             state.playing = nil
             actions.append(.playbackEnded(entry.id))
         }
 
         /// Keeps `speed` as the last playback's (for the next `play`).
-        public mutating func setSpeed(_ speed: PlaybackSpeed) {
+        package mutating func setSpeed(_ speed: PlaybackSpeed) {
             guard speed != state.speed else { return }
             state.speed = speed
             actions.append(.speedSet(speed))
@@ -214,7 +214,7 @@ public final class ViewStateStore {
         /// Queues `action` for the running `job` under the next sequence number, which it
         /// returns (nil when `job` is not running).
         @discardableResult
-        public mutating func requestControl(_ action: ViewState.ControlAction, for job: ViewState.Job) -> Int? {
+        package mutating func requestControl(_ action: ViewState.ControlAction, for job: ViewState.Job) -> Int? {
             guard var control = state.control(of: job) else { return nil }
             control.lastSequence += 1
             let command = ViewState.ControlCommand(sequence: control.lastSequence, action: action)
@@ -228,7 +228,7 @@ public final class ViewStateStore {
         /// any queued since stay) and records the state it reached. This is the one writer
         /// of positions: a player's goes to the selection, a recorder's to its entry; a
         /// player's `speed`, to the one kept.
-        public mutating func acknowledgeControl(
+        package mutating func acknowledgeControl(
             of job: ViewState.Job, through: Int, paused: Bool, position: Double, speed: PlaybackSpeed? = nil
         ) {
             guard var control = state.control(of: job) else { return }

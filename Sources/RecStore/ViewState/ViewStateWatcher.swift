@@ -17,13 +17,13 @@ import Synchronization
 /// waits for a kernel grace period. Without either (no inotify to give, the signal not
 /// blocked) it still works, by looking: every wait ends within `pollInterval` and reports
 /// a change, so the waiter reads the file again.
-public final class ViewStateWatcher: Sendable {
-    public enum Wake: Equatable, Sendable {
+package final class ViewStateWatcher: Sendable {
+    package enum Wake: Equatable, Sendable {
         case changed, woken, timedOut, stopped
     }
 
     /// What tells of a change.
-    public enum Source: Sendable {
+    package enum Source: Sendable {
         /// inotify on the store directory: any writer, hand edits included.
         case inotify
         /// `WakeSignal`, sent by remote commands to the job's pid; inotify where the signal
@@ -54,7 +54,7 @@ public final class ViewStateWatcher: Sendable {
     /// How often a watcher without inotify looks at the file.
     static let pollInterval: Int32 = 100
 
-    public init(location: StoreLocation, source: Source = .inotify) throws {
+    package init(location: StoreLocation, source: Source = .inotify) throws {
         fileName = FileSystem.baseName(of: location.viewStateFile)
         do { wakePipe = try WakePipe() } catch {
             throw RecError.failure(location.directory, "cannot watch: \(systemReason(errno))")
@@ -88,16 +88,16 @@ public final class ViewStateWatcher: Sendable {
 
     /// Makes the current or next `wait` return `.woken`. Safe from any thread, including an
     /// audio thread: one non-blocking write.
-    public func wake() { wakePipe.wake() }
+    package func wake() { wakePipe.wake() }
 
     /// Makes every later `wait` return `.stopped`.
-    public func stop() {
+    package func stop() {
         stopping.set()
         wake()
     }
 
     /// Blocks until the view state is replaced, `wake` is called, or `milliseconds` pass.
-    public func wait(milliseconds: Int32) -> Wake {
+    package func wait(milliseconds: Int32) -> Wake {
         if stopping.isSet { return .stopped }
         var fds = [
             pollfd(fd: changes.fd, events: Int16(POLLIN), revents: 0),

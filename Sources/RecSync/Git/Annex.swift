@@ -4,9 +4,9 @@ import RecValues
 
 /// Where recordings' audio is, and moving it here or away: git-annex's location tracking,
 /// for `info`'s copies, `get`, `drop` and the error of a command whose audio is not here.
-public enum Annex {
+package enum Annex {
     /// Whether the store is a sync repository whose audio git-annex tracks.
-    public static func isSetUp(_ location: StoreLocation) -> Bool {
+    package static func isSetUp(_ location: StoreLocation) -> Bool {
         Git(directory: location.directory).isAnnex
     }
 
@@ -15,7 +15,7 @@ public enum Annex {
     /// description), here first. A remote `sync remote remove` forgot is left out: this
     /// machine no longer reaches it. One process, `git annex whereis`; the remotes' names
     /// are read from the repository's config file.
-    public static func copies(_ location: StoreLocation, files: [String]) throws -> [String: [String]] {
+    package static func copies(_ location: StoreLocation, files: [String]) throws -> [String: [String]] {
         guard !files.isEmpty else { return [:] }
         let git = Git(directory: location.directory)
         let config = RepositoryConfig(git)
@@ -57,7 +57,7 @@ public enum Annex {
     }
 
     /// The one line of a command whose recording's audio is on other machines only.
-    public static func notHere(_ location: StoreLocation, file: String, path: String) -> RecError {
+    package static func notHere(_ location: StoreLocation, file: String, path: String) -> RecError {
         let places = ((try? copies(location, files: [file]))?[file] ?? []).filter { $0 != "here" }
         let whereabouts = places.isEmpty ? "no copy is known" : "it is on \(places.joined(separator: ", "))"
         return RecError.failure(
@@ -65,20 +65,20 @@ public enum Annex {
             "the audio is not on this machine (\(whereabouts)); bring it with 'recnotes get \(quotedForShell(path))'")
     }
 
-    public struct Moved: Sendable {
-        public var count = 0
-        public var bytes: Int64 = 0
-        public var failed: [String] = []
+    package struct Moved: Sendable {
+        package var count = 0
+        package var bytes: Int64 = 0
+        package var failed: [String] = []
         /// `drop`: the files kept because no other copy is known (the audio is here only).
-        public var onlyHere: [String] = []
+        package var onlyHere: [String] = []
         /// Why files failed, in git-annex's words, each reason once, in the order met.
-        public var reasons: [String] = []
+        package var reasons: [String] = []
     }
 
     /// Brings the files' audio here from wherever git-annex can reach it (those not here);
     /// `observer` is told how far it has got (with git-annex's progress records, for a
     /// terminal's live line).
-    public static func get(
+    package static func get(
         _ location: StoreLocation, files: [String], observer: TransferObserver? = nil
     ) throws -> Moved {
         let git = Git(directory: location.directory)
@@ -97,7 +97,7 @@ public enum Annex {
     /// `get` asks for it, as it does audio of the files that is not here already. A file whose only known copy is here (never synced, or on no remote
     /// yet) is kept and named in `onlyHere`; the others are dropped. git-annex checks each
     /// remaining copy before it drops (`failed`: one it could not check).
-    public static func drop(_ location: StoreLocation, files: [String]) throws -> Moved {
+    package static func drop(_ location: StoreLocation, files: [String]) throws -> Moved {
         let git = Git(directory: location.directory)
         let held = try RepositoryLock.require(git, what: "drop")
         defer { withExtendedLifetime(held) {} }

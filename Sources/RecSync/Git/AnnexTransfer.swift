@@ -3,31 +3,31 @@ import RecSystem
 /// How far the audio being moved has got: what `sync` and `get` show on a terminal
 /// (`audio: 3/12 files, 1.2 MB / 4.5 MB  →hub`). One value per git-annex command, renewed as
 /// its progress records come in.
-public struct TransferProgress: Equatable, Sendable {
-    public enum Direction: Equatable, Sendable {
+package struct TransferProgress: Equatable, Sendable {
+    package enum Direction: Equatable, Sendable {
         case receiving, sending
     }
 
-    public var direction: Direction
+    package var direction: Direction
     /// The remote the audio comes from or goes to; for `get`, where git-annex chose to take
     /// the file under way from (nil until it says).
-    public var remote: String?
+    package var remote: String?
     /// Files done so far (moved, or given up on: the summary counts those), and how many
     /// there are to move.
-    public var files = 0
-    public var totalFiles = 0
+    package var files = 0
+    package var totalFiles = 0
     /// Bytes moved so far, the file under way's part included, and how many there are.
-    public var bytes: Int64 = 0
-    public var totalBytes: Int64 = 0
+    package var bytes: Int64 = 0
+    package var totalBytes: Int64 = 0
 
-    public init(direction: Direction, remote: String?) {
+    package init(direction: Direction, remote: String?) {
         self.direction = direction
         self.remote = remote
     }
 }
 
 /// Told each new `TransferProgress`, on the thread that runs the transfer.
-public typealias TransferObserver = (TransferProgress) -> Void
+package typealias TransferObserver = (TransferProgress) -> Void
 
 /// One git-annex transfer (`get`, `copy`, `drop`) run with `--json`, its records read as they
 /// come: the one reader of them, for `sync` and for `get` and `drop`. With an observer it adds

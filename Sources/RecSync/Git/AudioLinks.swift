@@ -13,7 +13,7 @@ import RecValues
 /// deletion (`rm --permanent`, `trash empty`) against the other side's edit keeps the
 /// recording by the merge rules and deletes its link by git's. The content is still known to
 /// git-annex; only the link needs to come back, from whichever commit last had it.
-public enum AudioLinks {
+package enum AudioLinks {
     /// One tree entry, as `ls-tree` lists it and `update-index --cacheinfo` takes it.
     struct Entry: Equatable {
         var mode: String
@@ -116,16 +116,16 @@ public enum AudioLinks {
     }
 
     /// A link `restoreMissing` put back, and where git-annex says the content is.
-    public struct Restored: Equatable, Sendable {
-        public var file: String
-        public var copies: [String]
+    package struct Restored: Equatable, Sendable {
+        package var file: String
+        package var copies: [String]
     }
 
     /// What `fsck --repair` restores: each recording of the store (in the library or the
     /// trash) whose audio file is not in the work tree at all gets its link back from the
     /// newest commit that had it, and git's index takes it, so that the next sync commits
     /// it. The content may be here or on another machine (`get` brings it).
-    public static func restoreMissing(_ location: StoreLocation) throws -> [Restored] {
+    package static func restoreMissing(_ location: StoreLocation) throws -> [Restored] {
         let git = Git(directory: location.directory)
         guard git.isAnnex, let recorded = try recordedFiles(inStoreFile: location.storeFile) else { return [] }
         let missing = recorded.filter { file in

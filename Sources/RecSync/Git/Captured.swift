@@ -2,20 +2,20 @@ import RecSystem
 
 /// A program's exit status and what it wrote, for the git and git-annex commands whose
 /// output sync reads (remote lists, `--json` transfer records) or whose error it reports.
-public struct Captured: Sendable {
-    public var status: Int32
-    public var output: String
-    public var errors: String
+package struct Captured: Sendable {
+    package var status: Int32
+    package var output: String
+    package var errors: String
 
-    public var succeeded: Bool { status == 0 }
-    public var lines: [String] { output.split(separator: "\n").map(String.init) }
+    package var succeeded: Bool { status == 0 }
+    package var lines: [String] { output.split(separator: "\n").map(String.init) }
 
     /// The last line git or git-annex wrote to stderr, the one that says why: not a hint,
     /// nor the advice git adds after any failure to reach a remote (the line before it, ssh's
     /// or the remote's, says why).
     /// Lines end at a CR as well as a LF: ssh ends its own with CR LF, which Swift would
     /// otherwise take as one character inside a line.
-    public var reason: String {
+    package var reason: String {
         let lines = errors.unicodeScalars.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
             .map { Self.oneLine(String($0)).trimmingPrefix("fatal: ") }.filter { !$0.isEmpty }
         let said = lines.last(where: { !$0.hasPrefix("hint:") && !Self.boilerplate.contains(String($0)) })
@@ -58,7 +58,7 @@ public struct Captured: Sendable {
     /// (`ProcessLaunch.capture`: both streams read as they come). `line` is given each whole
     /// line of stdout, without its line feed, as soon as it is written (git-annex's progress
     /// records); `output` holds them all at the end.
-    public static func run(_ arguments: [String], line: ((Substring) -> Void)? = nil) throws -> Captured {
+    package static func run(_ arguments: [String], line: ((Substring) -> Void)? = nil) throws -> Captured {
         _ = annexFollowsGitSSH
         var launch = ProcessLaunch(arguments)
         launch.input = .null

@@ -14,15 +14,15 @@ import RecValues
 /// later git then stops at "remove the file manually to continue". So whoever holds this
 /// lock removes them: no other recnotes git can be running in that repository, and a git
 /// lock file found then was left by a git that was killed.
-public final class RepositoryLock {
+package final class RepositoryLock {
     private let lock: FileLock
     /// The stale git lock files taken away when the lock was taken (relative paths).
-    public private(set) var cleared: [String] = []
+    package private(set) var cleared: [String] = []
 
     private init(lock: FileLock) { self.lock = lock }
 
     /// Takes the lock without waiting: nil when another recnotes is at work in the repository.
-    public static func attempt(gitDirectory: String) throws -> RepositoryLock? {
+    package static func attempt(gitDirectory: String) throws -> RepositoryLock? {
         try FileSystem.makeDirectories(gitDirectory + "/recnotes")
         guard let lock = try FileLock(attempting: gitDirectory + "/recnotes/sync.lock") else { return nil }
         let held = RepositoryLock(lock: lock)
@@ -33,7 +33,7 @@ public final class RepositoryLock {
     /// Takes the lock, waiting for another recnotes to finish with the repository (a hub that
     /// two machines sync with one after the other). nil when the lock file cannot be made there
     /// (a hub on a read-only mount: nothing is written there either).
-    public static func waiting(gitDirectory: String) -> RepositoryLock? {
+    package static func waiting(gitDirectory: String) -> RepositoryLock? {
         guard (try? FileSystem.makeDirectories(gitDirectory + "/recnotes")) != nil,
             let lock = try? FileLock(path: gitDirectory + "/recnotes/sync.lock")
         else { return nil }
@@ -43,7 +43,7 @@ public final class RepositoryLock {
     }
 
     /// Takes the lock for a command that refuses to wait: one line when a sync is at work.
-    public static func require(_ git: Git, what: String) throws -> RepositoryLock {
+    package static func require(_ git: Git, what: String) throws -> RepositoryLock {
         guard let held = try attempt(gitDirectory: git.gitDirectory) else {
             throw RecError.failure(what, "a sync of this store is running; try again when it has finished")
         }

@@ -8,14 +8,14 @@ import RecValues
 
 /// `sync remote add|list|remove`: the store repository's git remotes, each one also a
 /// git-annex remote (git-annex uses every git remote it can reach).
-public enum SyncRemotes {
-    public struct Remote: Equatable, Sendable {
-        public var name: String
-        public var url: String
+package enum SyncRemotes {
+    package struct Remote: Equatable, Sendable {
+        package var name: String
+        package var url: String
     }
 
     /// Every sync subcommand but init and clone needs a repository `sync init` made.
-    public static func requireSetUp(_ location: StoreLocation, command: String) throws -> Git {
+    package static func requireSetUp(_ location: StoreLocation, command: String) throws -> Git {
         let git = Git(directory: location.directory)
         guard git.isRepository, git.isAnnex else {
             throw RecError.failure(
@@ -24,7 +24,7 @@ public enum SyncRemotes {
         return git
     }
 
-    public static func list(_ git: Git) throws -> [Remote] {
+    package static func list(_ git: Git) throws -> [Remote] {
         let result = try git.capture(["config", "--get-regexp", #"^remote\..*\.url$"#])
         // Exit status 1: no remote at all.
         guard result.succeeded else { return [] }
@@ -55,14 +55,14 @@ public enum SyncRemotes {
 
     /// Names a remote cannot take: `info`'s copies say "here" for this machine, and
     /// `recnotes sync NAME` would run a subcommand of sync rather than sync with it.
-    public static let reservedNames: Set<String> = ["here", "now", "init", "remote", "clone", "merge-driver", "help"]
+    package static let reservedNames: Set<String> = ["here", "now", "init", "remote", "clone", "merge-driver", "help"]
 
     /// Adds remote `name`. A path that is missing or an empty directory becomes a bare git
     /// and git-annex repository; a repository already there is used as it is. Refused, with
     /// nothing changed, for a name in use, a path under a regular file, a directory holding
     /// something else, or an ssh remote that cannot be reached.
     /// Returns one line per thing done.
-    public static func add(_ git: Git, name: String, url: String, currentDirectory: String) throws -> [String] {
+    package static func add(_ git: Git, name: String, url: String, currentDirectory: String) throws -> [String] {
         let what = "sync remote add"
         guard !name.isEmpty, !name.hasPrefix("-"), !name.contains(where: { $0 == "/" || $0 == " " || $0 == ":" })
         else {
@@ -128,7 +128,7 @@ public enum SyncRemotes {
         return nil
     }
 
-    public static func remove(_ git: Git, name: String) throws {
+    package static func remove(_ git: Git, name: String) throws {
         let held = try RepositoryLock.require(git, what: "sync remote remove")
         defer { withExtendedLifetime(held) {} }
         guard try list(git).contains(where: { $0.name == name }) else {
@@ -146,14 +146,14 @@ public enum SyncRemotes {
 
 extension SyncRemotes {
     /// Where relative paths given as URLs are resolved.
-    public static var currentDirectory: String {
+    package static var currentDirectory: String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "." }
         return String(cString: buffer)
     }
 
     /// `[{"name": "hub", "url": "/mnt/usb/notes"}]`
-    public static func json(_ remotes: [Remote]) -> String {
+    package static func json(_ remotes: [Remote]) -> String {
         var w = JSONWriter()
         w.array(remotes) { w, remote in
             w.beginObject()
@@ -168,7 +168,7 @@ extension SyncRemotes {
 extension SyncSetup {
     /// `sync clone`: the library of `url` into `location`, which must not hold one yet,
     /// then set up as `initialize` does.
-    public static func clone(url: String, into location: StoreLocation, machine: String?, currentDirectory: String)
+    package static func clone(url: String, into location: StoreLocation, machine: String?, currentDirectory: String)
         throws -> [String]
     {
         let what = "sync clone"

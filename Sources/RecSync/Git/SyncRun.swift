@@ -21,44 +21,44 @@ import RecValues
 ///   left half done, a store.json git was writing;
 /// - audio of a recording still being made never travels: only files of recordings that
 ///   store.json holds are given to git-annex, and a recording enters store.json when it stops.
-public enum SyncRun {
-    public typealias Conflict = ReportedConflict
+package enum SyncRun {
+    package typealias Conflict = ReportedConflict
 
-    public struct Transfers: Equatable, Sendable {
-        public var count = 0
-        public var bytes: Int64 = 0
-        public var failed = 0
+    package struct Transfers: Equatable, Sendable {
+        package var count = 0
+        package var bytes: Int64 = 0
+        package var failed = 0
         /// Why files failed, in git-annex's words, each reason once.
-        public var reasons: [String] = []
+        package var reasons: [String] = []
     }
 
     /// A remote this sync could not fetch from or push to, and why: the others are synced
     /// all the same, and the next sync tries it again.
-    public struct Unreached: Equatable, Sendable {
-        public var remote: String
-        public var reason: String
+    package struct Unreached: Equatable, Sendable {
+        package var remote: String
+        package var reason: String
     }
 
-    public struct Report: Sendable {
+    package struct Report: Sendable {
         /// The remotes synced with (those reached).
-        public var remotes: [String] = []
-        public var unreached: [Unreached] = []
-        public var committed = false
-        public var received = 0
-        public var sent = 0
-        public var audioIn = Transfers()
-        public var audioOut = Transfers()
-        public var conflicts: [Conflict] = []
+        package var remotes: [String] = []
+        package var unreached: [Unreached] = []
+        package var committed = false
+        package var received = 0
+        package var sent = 0
+        package var audioIn = Transfers()
+        package var audioOut = Transfers()
+        package var conflicts: [Conflict] = []
         /// How long the store lock was held, in milliseconds (bench/sync.sh reads it).
-        public var lockMilliseconds = 0.0
-        public var content = true
+        package var lockMilliseconds = 0.0
+        package var content = true
 
-        public var changedAnything: Bool {
+        package var changedAnything: Bool {
             received > 0 || sent > 0 || audioIn.count > 0 || audioOut.count > 0 || !conflicts.isEmpty
         }
 
         /// What the history entry says: `sync with hub: 2 in, 1 out, audio 3 in, 1 conflict`.
-        public var change: String {
+        package var change: String {
             var parts = ["\(received) in", "\(sent) out"]
             if audioIn.count > 0 { parts.append("audio \(audioIn.count) in") }
             if audioOut.count > 0 { parts.append("audio \(audioOut.count) out") }
@@ -76,9 +76,9 @@ public enum SyncRun {
     static let maximumAttempts = 3
 
     /// The journal's summary of a sync entry, which `undo` refuses to take back.
-    public static let journalSummary = "recnotes sync"
+    package static let journalSummary = "recnotes sync"
 
-    public static func run(
+    package static func run(
         _ location: StoreLocation, remotes requested: [String], content: Bool,
         executable: String = DetachedProcess.currentExecutable, observer: TransferObserver? = nil
     ) throws -> Report {
@@ -329,7 +329,7 @@ public enum SyncRun {
     /// left missing or torn is restored from the last commit, so that a kill -9 at any moment
     /// of a sync leaves a store every command opens. Nothing happens outside a sync
     /// repository, or while a sync runs (its git may be writing the file right now).
-    public static func restoreAfterKilledSync(_ location: StoreLocation) {
+    package static func restoreAfterKilledSync(_ location: StoreLocation) {
         let gitDirectory = location.directory + "/.git"
         // Cheap first (every command passes here): git's torn write is a file cut short.
         guard FileSystem.exists(gitDirectory + "/recnotes"), !storeFileLooksWhole(location),
@@ -728,7 +728,7 @@ extension String {
 
 extension SyncRun.Report {
     /// The summary `recnotes sync` prints: one line of counts, then each conflict named.
-    public var lines: [String] {
+    package var lines: [String] {
         func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
         let with = remotes.isEmpty ? "no remote reached" : "sync with \(remotes.joined(separator: ", "))"
         var head = "\(with): \(plural(received, "item")) received, \(sent) sent"
@@ -762,14 +762,14 @@ extension SyncRun.Report {
 
     /// The one line a sync that could not reach a remote ends with (exit status 75), after
     /// its summary; nil when it reached them all.
-    public var unreachedError: RecError? {
+    package var unreachedError: RecError? {
         guard !unreached.isEmpty else { return nil }
         let named = unreached.map { "\($0.remote) (\($0.reason))" }.joined(separator: "; ")
         let rest = remotes.isEmpty ? "no remote was synced" : "synced with \(remotes.joined(separator: ", "))"
         return RecError(.tryAgain, "sync", "not reached: \(named); \(rest); sync again later")
     }
 
-    public var json: String {
+    package var json: String {
         var w = JSONWriter()
         w.beginObject()
         w.field("remotes", remotes)

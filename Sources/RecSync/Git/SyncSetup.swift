@@ -7,10 +7,10 @@ import RecSystem
 
 /// `sync init`: the store directory as a git and git-annex repository. git carries the
 /// documents (store.json, transcripts/), git-annex the audio; what is per machine never travels.
-public enum SyncSetup {
+package enum SyncSetup {
     /// What must never travel: the view state, derived files, locks, the journal and undo/
     /// (undo is a per-machine history), and the temporary files of atomic writes.
-    public static let ignored = """
+    package static let ignored = """
         # Written by recnotes sync init: what stays on this machine.
         /viewstate.json
         /cache/
@@ -25,7 +25,7 @@ public enum SyncSetup {
 
     /// git-annex takes audio/ (annex.largefiles), git the rest; store.json and transcripts
     /// merge through recnotes (SYNC-INTERFACE.md).
-    public static let attributes = """
+    package static let attributes = """
         # Written by recnotes sync init.
         * annex.largefiles=nothing
         /audio/** annex.largefiles=anything
@@ -36,7 +36,7 @@ public enum SyncSetup {
 
     /// Makes `location`'s directory a repository, or finishes one made before; returns one
     /// line per thing it did (nothing when all was already done, apart from the driver path).
-    public static func initialize(
+    package static func initialize(
         _ location: StoreLocation, machine: String?, executable: String = DetachedProcess.currentExecutable
     ) throws -> [String] {
         var said: [String] = []
@@ -75,7 +75,7 @@ public enum SyncSetup {
     /// A plain `git pull` in the store merges (with the same drivers) rather than asking how
     /// to reconcile. Read from .git/config first: a sync with nothing to do starts no
     /// `git config` when they are as they should be.
-    public static func writeDriverConfig(_ git: Git, executable: String) throws {
+    package static func writeDriverConfig(_ git: Git, executable: String) throws {
         let settings = [
             ("merge.recnotes.name", "recnotes library merge"),
             ("merge.recnotes.driver", "\(executable) sync merge-driver %O %A %B %P"),

@@ -3,8 +3,8 @@ import RecValues
 
 /// One conflict the merge resolved by its rules: what `sync` reports and the merge driver
 /// appends to `merge-report.jsonl` (SYNC-INTERFACE.md).
-public struct MergeConflict: Equatable, Sendable {
-    public enum Kind: String, Sendable {
+package struct MergeConflict: Equatable, Sendable {
+    package enum Kind: String, Sendable {
         case noteBoth = "note-both"
         case name, move, trim, trash, enhance
         case deleteVsChange = "delete-vs-change"
@@ -13,14 +13,14 @@ public struct MergeConflict: Equatable, Sendable {
         case nameClash = "name-clash"
         case transcript
     }
-    public var kind: Kind
-    public var item: ItemID
+    package var kind: Kind
+    package var item: ItemID
     /// Where the item is in the merged library.
-    public var path: String
-    public var kept: String
-    public var other: String
+    package var path: String
+    package var kept: String
+    package var other: String
 
-    public init(kind: Kind, item: ItemID, path: String, kept: String, other: String) {
+    package init(kind: Kind, item: ItemID, path: String, kept: String, other: String) {
         self.kind = kind
         self.item = item
         self.path = path
@@ -37,12 +37,12 @@ public struct MergeConflict: Equatable, Sendable {
 /// state, enhancement) takes the later change, by the change times of store version 4 (`Item.changed`),
 /// and reports the other value; equal times (both unknown: changed by an older recnotes)
 /// choose by value, so that both machines choose alike. Markers merge by id.
-public enum LibraryMerge {
+package enum LibraryMerge {
     ///
     /// `differing`, when the caller knows it (the merge driver, `SharedItemsCodec`): the
     /// items not the same on all three sides, sorted; every other item is taken from ours as
     /// it is, without looking at it (what the merge of three equal items gives).
-    public static func merge(
+    package static func merge(
         base: Document, ours: Document, theirs: Document, oursName: String = "this machine",
         theirsName: String = "other machine", differing: [ItemID]? = nil
     ) -> (document: Document, conflicts: [MergeConflict]) {

@@ -6,10 +6,10 @@ import RecValues
 /// (SYNC-INTERFACE.md). Reads the three versions, merges them with `LibraryMerge`, writes the
 /// result over %A atomically and appends each resolved conflict to the report. Garbage or a
 /// newer store version on any side is refused before anything is written.
-public enum MergeDriver {
+package enum MergeDriver {
     /// The conflicts resolved; a refusal is a `RecError` (exit 1), with nothing written.
     @discardableResult
-    public static func run(
+    package static func run(
         base: String, ours: String, theirs: String, report: String?, oursName: String, theirsName: String
     ) throws -> [MergeConflict] {
         let paths = [base, ours, theirs]
@@ -51,13 +51,13 @@ public enum MergeDriver {
     static func refused(_ reason: String) -> RecError { .failure("sync merge-driver", reason) }
 
     /// This machine's name (`recnotes.machine` in the repository's config), for merged notes.
-    public static func machineName(gitDirectory: String) -> String? {
+    package static func machineName(gitDirectory: String) -> String? {
         SyncSetup.machineName(Git(directory: gitDirectory + "/.."))
     }
 
     /// The machine whose commit is being merged in: its commits' author is `recnotes on
     /// NAME` (`sync init`); nil outside a merge, or for a commit a person made.
-    public static func otherMachineName() -> String? {
+    package static func otherMachineName() -> String? {
         guard let commit = TranscriptMerge.mergedCommit(),
             let run = try? ProcessLaunch(["git", "log", "-1", "--format=%an", commit]).capture(timeout: 30),
             run.status == 0

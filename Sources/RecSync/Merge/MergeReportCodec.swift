@@ -2,18 +2,18 @@ import RecValues
 
 /// A conflict as the merge driver reports it and `sync` shows it: every field text, so that a
 /// report written by another release (a kind this one does not know) still reads.
-public struct ReportedConflict: Equatable, Sendable {
-    public var kind: String
-    public var item: String
-    public var path: String
-    public var kept: String
-    public var other: String
+package struct ReportedConflict: Equatable, Sendable {
+    package var kind: String
+    package var item: String
+    package var path: String
+    package var kept: String
+    package var other: String
 
-    public init(kind: String, item: String, path: String, kept: String, other: String) {
+    package init(kind: String, item: String, path: String, kept: String, other: String) {
         (self.kind, self.item, self.path, self.kept, self.other) = (kind, item, path, kept, other)
     }
 
-    public init(_ conflict: MergeConflict) {
+    package init(_ conflict: MergeConflict) {
         self.init(
             kind: conflict.kind.rawValue, item: "\(conflict.item)", path: conflict.path, kept: conflict.kept,
             other: conflict.other)
@@ -23,7 +23,7 @@ public struct ReportedConflict: Equatable, Sendable {
 /// The merge report's form, one home for it: `$GIT_DIR/recnotes/merge-report.jsonl` holds one
 /// `{"kind", "item", "path", "kept", "other"}` object a line, and `sync --json` lists the same
 /// objects under "conflicts".
-public enum MergeReportCodec {
+package enum MergeReportCodec {
     static func write(_ conflict: ReportedConflict, to w: inout JSONWriter) {
         w.beginObject()
         w.field("kind", conflict.kind)

@@ -17,9 +17,9 @@ import RecValues
 /// `GITHEAD_<sha>`; sync, which merges without `git merge`, names ours in `RECNOTES_MERGE_OURS`
 /// as well). Without them (not a merge git runs), ours is kept, and `fsck --repair`
 /// makes a stale index again.
-public enum TranscriptMerge {
+package enum TranscriptMerge {
     /// Which of two transcripts changed on both sides stays: true for ours.
-    public static func oursIsBetter(_ ours: Transcript, _ theirs: Transcript) -> Bool {
+    package static func oursIsBetter(_ ours: Transcript, _ theirs: Transcript) -> Bool {
         func rank(_ t: Transcript) -> (Int, Int, Timestamp) {
             (t.engine == builtInEngine ? 0 : 1, t.quality == .draft ? 0 : 1, t.created)
         }
@@ -30,11 +30,11 @@ public enum TranscriptMerge {
     }
 
     /// The engine built into recnotes, whose transcripts are drafts.
-    public static let builtInEngine = "pocketsphinx"
+    package static let builtInEngine = "pocketsphinx"
 
     /// Merges into `ours`; the conflict resolved, if any. `repositoryPath` is %P.
     @discardableResult
-    public static func run(
+    package static func run(
         base: String, ours: String, theirs: String, repositoryPath: String?, report: String?, oursName: String,
         theirsName: String
     ) throws -> MergeConflict? {

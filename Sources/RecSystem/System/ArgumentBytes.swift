@@ -1,11 +1,11 @@
 /// The command line as the kernel handed it over. Swift's `CommandLine.arguments` decodes each
 /// word with repair, so a byte that is not UTF-8 reaches a command as U+FFFD and would be
 /// stored as if typed; the words are checked here, as bytes, before anything reads them.
-public enum ArgumentBytes {
+package enum ArgumentBytes {
     /// The first word after the program's name that is not valid UTF-8 (overlong forms and
     /// surrogates included, as `String(validating:)` refuses them), as a usage error that
     /// shows the word with its bad bytes written `\xFF`; nil when every word is text.
-    public static func invalidWord(
+    package static func invalidWord(
         _ argc: Int32 = CommandLine.argc,
         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = CommandLine.unsafeArgv
     ) -> RecError? {

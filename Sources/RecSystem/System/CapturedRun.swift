@@ -3,19 +3,19 @@
 #endif
 
 /// How a captured child ended and what it wrote (`ProcessLaunch.capture`).
-public struct CapturedRun: Sendable {
-    public var ended: WaitStatus
-    public var stdout: [UInt8]
+package struct CapturedRun: Sendable {
+    package var ended: WaitStatus
+    package var stdout: [UInt8]
     /// Its standard error, or the last `stderrLimit` bytes of it.
-    public var stderr: [UInt8]
+    package var stderr: [UInt8]
 
     /// As a shell reports it: the exit status, or 128 + the signal.
-    public var status: Int32 { ended.shellStatus }
+    package var status: Int32 { ended.shellStatus }
 }
 
 /// Why a captured run gave no `CapturedRun`. In every case but `cannotStart` the child (its
 /// group too, when it has its own) was killed and reaped.
-public enum CaptureFailure: Error, Equatable, Sendable {
+package enum CaptureFailure: Error, Equatable, Sendable {
     case cannotStart(Errno)
     case timedOut
     case outputTooLong
@@ -30,7 +30,7 @@ extension ProcessLaunch {
     /// kept, for an error message. `started` is told its pid once it runs; `received` is
     /// given each piece of stdout as it is read, for a caller that shows progress while the
     /// child runs (git-annex's `--json-progress`); it is all in `stdout` at the end too.
-    public func capture(
+    package func capture(
         timeout: Double = .infinity, outputLimit: Int = 64 << 20, stderrLimit: Int = 8192,
         isCancelled: (() -> Bool)? = nil, started: (pid_t) -> Void = { _ in },
         received: (ArraySlice<UInt8>) -> Void = { _ in }

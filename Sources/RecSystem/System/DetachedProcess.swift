@@ -5,13 +5,13 @@
 /// A child process that outlives the shell that started it: its own session (no terminal,
 /// so no SIGHUP or Ctrl-C from that shell), stdin from /dev/null, stdout and stderr to a
 /// file the caller opened, and one extra descriptor for reporting back to the parent.
-public struct DetachedProcess: Sendable {
-    public let pid: pid_t
+package struct DetachedProcess: Sendable {
+    package let pid: pid_t
 
     /// Starts `executable` with `arguments`. `output` becomes its descriptors 1 and 2,
     /// `report` its descriptor `reportDescriptor`. Signals this process blocks or handles
     /// are back to their defaults in the child. Throws the spawn's errno.
-    public static func spawn(
+    package static func spawn(
         executable: String, arguments: [String], output: Int32,
         report: Int32, reportDescriptor: Int32
     ) throws(Errno) -> DetachedProcess {
@@ -26,18 +26,18 @@ public struct DetachedProcess: Sendable {
     }
 
     /// Kills it and reaps it.
-    public func kill() {
+    package func kill() {
         _ = Glibc.kill(pid, SIGKILL)
         _ = WaitStatus.wait(for: pid)
     }
 
     /// Waits for it to end: its exit status, or `ExitStatus.failure` if a signal ended it.
-    public func exitStatus() -> Int32 {
+    package func exitStatus() -> Int32 {
         WaitStatus.wait(for: pid)?.code ?? ExitStatus.failure
     }
 
     /// This program's own executable, as the kernel knows it.
-    public static var currentExecutable: String {
+    package static var currentExecutable: String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return CommandLine.arguments[0] }
@@ -45,7 +45,7 @@ public struct DetachedProcess: Sendable {
     }
 
     /// Everything readable from `fd` until its writers close it, or nil if `seconds` pass first.
-    public static func readToEnd(_ fd: Int32, within seconds: Double) -> [UInt8]? {
+    package static func readToEnd(_ fd: Int32, within seconds: Double) -> [UInt8]? {
         var received: [UInt8] = []
         let deadline = MonotonicClock.now() + seconds
         var buffer = [UInt8](repeating: 0, count: 4096)

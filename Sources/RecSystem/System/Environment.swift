@@ -3,14 +3,14 @@
 #endif
 
 /// The process environment: the one place recnotes reads it.
-public enum Environment {
+package enum Environment {
     /// The variable's value, empty included; nil when it is not set.
-    public static func value(_ name: String) -> String? {
+    package static func value(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 
     /// The variables among `names` that are set, with their values.
-    public static func values(_ names: [String]) -> [String: String] {
+    package static func values(_ names: [String]) -> [String: String] {
         var result: [String: String] = [:]
         for name in names {
             if let value = value(name) { result[name] = value }
@@ -21,7 +21,7 @@ public enum Environment {
     /// Sets `name` to `value` for this process and the programs it starts, unless it is set
     /// already (the user's value wins). Call before any other thread starts a program: the
     /// environment is read by posix_spawn without a lock.
-    public static func setDefault(_ name: String, _ value: String) {
+    package static func setDefault(_ name: String, _ value: String) {
         setenv(name, value, 0)
     }
 }

@@ -6,9 +6,9 @@ import CRecSystem
 
 /// The few file operations the stores need, on raw file descriptors so that every failure
 /// carries its errno and nothing is buffered behind our back.
-public enum FileSystem {
+package enum FileSystem {
     /// The whole file, or nil if it does not exist.
-    public static func read(_ path: String) throws -> [UInt8]? {
+    package static func read(_ path: String) throws -> [UInt8]? {
         try read(path) { open(path, O_RDONLY | O_CLOEXEC) }
     }
 
@@ -69,7 +69,7 @@ public enum FileSystem {
     /// Without `durable` the two fsyncs are skipped: still atomic for any process that
     /// reads it, but a power cut may take the change back (fine for disposable state).
     /// Without `replacing`, a file already at `path` is an error and is left alone.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true, replacing: Bool = true)
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true, replacing: Bool = true)
         throws
     {
         _ = try writeAtomically(to: path, durable: durable, replacing: replacing) {
@@ -251,7 +251,7 @@ public enum FileSystem {
     /// Renames `temporary` to `path` unless something is there already, which is the
     /// error `exists` says: a hard link cannot replace, so no other writer slips in between
     /// the check and the rename. A file system without hard links (FAT) is checked first.
-    public static func place(_ temporary: String, at path: String) throws {
+    package static func place(_ temporary: String, at path: String) throws {
         if link(temporary, path) == 0 {
             unlink(temporary)
             return
@@ -268,7 +268,7 @@ public enum FileSystem {
     /// copy), in place as `writeAtomically` does with bytes: its data to the disk, the rename
     /// (or `place`, without `replacing`), then the directory. On failure `temporary` is left
     /// for the caller, which made it, to remove.
-    public static func publish(_ temporary: String, as path: String, replacing: Bool = true) throws {
+    package static func publish(_ temporary: String, as path: String, replacing: Bool = true) throws {
         let fd = open(temporary, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
         let synced = fsync(fd)
@@ -284,7 +284,7 @@ public enum FileSystem {
     }
 
     /// What refusing to replace a file says; `--force` replaces it.
-    public static func alreadyExists(_ path: String) -> RecError {
+    package static func alreadyExists(_ path: String) -> RecError {
         RecError.failure(path, "already exists; --force replaces it")
     }
 
@@ -324,7 +324,7 @@ public enum FileSystem {
         _ = csystem_start_writeback(fd)
     }
 
-    public static func syncFile(_ path: String) throws {
+    package static func syncFile(_ path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RecError.failure(path, "cannot sync: \(Errno.current)") }
         let synced = fsync(fd)
@@ -333,7 +333,7 @@ public enum FileSystem {
         guard synced == 0 else { throw RecError.failure(path, "cannot sync: \(reason)") }
     }
 
-    public static func syncDirectory(_ directory: String) {
+    package static func syncDirectory(_ directory: String) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
@@ -341,7 +341,7 @@ public enum FileSystem {
     }
 
     /// Creates the directory and its parents, like `mkdir -p`.
-    public static func makeDirectories(_ path: String) throws {
+    package static func makeDirectories(_ path: String) throws {
         // Most calls find it there (every command opens the store's directory two or three
         // times): one stat, not a mkdir for each component from the root.
         var existing = stat()
@@ -360,7 +360,7 @@ public enum FileSystem {
     }
 
     /// The names in `directory` other than `.` and `..`, sorted; none if it cannot be read.
-    public static func entries(of directory: String) -> [String] {
+    package static func entries(of directory: String) -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -375,11 +375,11 @@ public enum FileSystem {
         return names.sorted()
     }
 
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }
 
-    public static func size(_ path: String) -> Int64? {
+    package static func size(_ path: String) -> Int64? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int64(info.st_size)
@@ -396,7 +396,7 @@ public enum FileSystem {
     /// Bytes this process may still write on the file system that holds `path` (statvfs's
     /// `f_bavail`, or for root, who may use the blocks reserved for it, `f_bfree`), or nil
     /// when it cannot be asked.
-    public static func availableBytes(_ path: String) -> Int64? {
+    package static func availableBytes(_ path: String) -> Int64? {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
         return Int64(geteuid() == 0 ? info.f_bfree : info.f_bavail) * Int64(info.f_frsize)
@@ -414,18 +414,18 @@ public enum FileSystem {
         return failed == 0
     }
 
-    public static func remove(_ path: String) throws {
+    package static func remove(_ path: String) throws {
         if unlink(path) != 0 && errno != ENOENT {
             throw RecError.failure(path, "cannot remove: \(Errno.current)")
         }
     }
 
-    public static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    public static func baseName(of path: String) -> String {
+    package static func baseName(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
@@ -433,12 +433,12 @@ public enum FileSystem {
 
 /// An exclusive advisory lock on a file (`flock`), held for one read-modify-write.
 /// The kernel drops it if the process dies, so a killed command never wedges the store.
-public final class FileLock {
+package final class FileLock {
     private let fd: Int32
 
     /// Without waiting: nil at once when another process holds the lock (a second sync
     /// refuses rather than queueing behind a long transfer).
-    public init?(attempting path: String) throws {
+    package init?(attempting path: String) throws {
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RecError.failure(path, "cannot open lock file: \(Errno.current)") }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
@@ -447,7 +447,7 @@ public final class FileLock {
         }
     }
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RecError.failure(path, "cannot open lock file: \(Errno.current)") }
         if System.retrying({ flock(fd, LOCK_EX) }) != 0 {
@@ -463,7 +463,7 @@ public final class FileLock {
     }
 
     /// Runs `body` with the lock held.
-    public static func withLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    package static func withLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
         let lock = try FileLock(path: path)
         defer { withExtendedLifetime(lock) {} }
         return try body()
@@ -471,7 +471,7 @@ public final class FileLock {
 
     /// `withLock` when `taking`; `body` alone when the caller holds the lock already (flock
     /// taken twice through two descriptors by one process waits for itself).
-    public static func withLock<T>(_ path: String, if taking: Bool, _ body: () throws -> T) throws -> T {
+    package static func withLock<T>(_ path: String, if taking: Bool, _ body: () throws -> T) throws -> T {
         taking ? try withLock(path, body) : try body()
     }
 }

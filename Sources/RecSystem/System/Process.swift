@@ -4,7 +4,7 @@
 
 /// Whether a process with this pid is running. One we may not signal still runs; a zombie
 /// (killed, not yet reaped by its parent) does not.
-public func processIsAlive(_ pid: Int32) -> Bool {
+package func processIsAlive(_ pid: Int32) -> Bool {
     guard pid > 0 else { return false }
     guard kill(pid, 0) == 0 || errno == EPERM else { return false }
     guard let state = processState(pid) else { return true }
@@ -13,7 +13,7 @@ public func processIsAlive(_ pid: Int32) -> Bool {
 
 /// Whether the process is stopped by a signal (Ctrl-Z at its terminal, SIGSTOP): alive,
 /// and doing nothing until it is continued (`fg`, SIGCONT).
-public func processIsStopped(_ pid: Int32) -> Bool {
+package func processIsStopped(_ pid: Int32) -> Bool {
     guard pid > 0, let state = processState(pid) else { return false }
     return state == UInt8(ascii: "T")
 }
@@ -27,23 +27,23 @@ private func processState(_ pid: Int32) -> UInt8? {
 }
 
 /// How a child ended, from waitpid's status word: the one decoder of it.
-public struct WaitStatus: Equatable, Sendable {
+package struct WaitStatus: Equatable, Sendable {
     /// Its exit status, or nil when a signal ended it.
-    public var code: Int32?
+    package var code: Int32?
     /// The signal that ended it, or nil when it exited.
-    public var signal: Int32?
+    package var signal: Int32?
 
-    public init(_ status: Int32) {
+    package init(_ status: Int32) {
         let signalled = status & 0x7F
         code = signalled == 0 ? (status >> 8) & 0xFF : nil
         signal = signalled == 0 ? nil : signalled
     }
 
     /// As a shell reports it: the exit status, or 128 + the signal.
-    public var shellStatus: Int32 { code ?? 128 + (signal ?? 0) }
+    package var shellStatus: Int32 { code ?? 128 + (signal ?? 0) }
 
     /// Whether a child has ended, asked without waiting (`check`).
-    public enum Check: Equatable, Sendable {
+    package enum Check: Equatable, Sendable {
         case running
         case ended(WaitStatus)
         /// Not a child of ours (or reaped already).
@@ -51,7 +51,7 @@ public struct WaitStatus: Equatable, Sendable {
     }
 
     /// Reaps `pid` if it has ended; never waits.
-    public static func check(_ pid: pid_t) -> Check {
+    package static func check(_ pid: pid_t) -> Check {
         var status: Int32 = 0
         let reaped = System.retrying { waitpid(pid, &status, WNOHANG) }
         if reaped == pid { return .ended(WaitStatus(status)) }
@@ -59,7 +59,7 @@ public struct WaitStatus: Equatable, Sendable {
     }
 
     /// Waits for `pid` to end (through interruptions); nil when it is not our child.
-    public static func wait(for pid: pid_t) -> WaitStatus? {
+    package static func wait(for pid: pid_t) -> WaitStatus? {
         var status: Int32 = 0
         guard System.retrying({ waitpid(pid, &status, 0) }) == pid else { return nil }
         return WaitStatus(status)

@@ -3,7 +3,7 @@
 #endif
 
 /// Where one of a child's standard descriptors comes from.
-public enum ChildStream: Sendable, Equatable {
+package enum ChildStream: Sendable, Equatable {
     /// This process's own descriptor (its terminal, its pipe).
     case inherit
     /// /dev/null.
@@ -15,25 +15,25 @@ public enum ChildStream: Sendable, Equatable {
 /// How to start one child process: the one place recnotes starts programs (an editor, git, an
 /// external transcription engine, its own detached recorder). Every child gets the same signal
 /// set-up (`withSpawnAttributes`), argv without a shell, and the descriptors it is given here.
-public struct ProcessLaunch: Sendable {
+package struct ProcessLaunch: Sendable {
     /// argv; `arguments[0]` is looked up on PATH unless `executable` names the file.
-    public var arguments: [String]
+    package var arguments: [String]
     /// The program's path, when it must not be looked up (recnotes' own executable).
-    public var executable: String?
-    public var input: ChildStream = .inherit
-    public var output: ChildStream = .inherit
-    public var errors: ChildStream = .inherit
+    package var executable: String?
+    package var input: ChildStream = .inherit
+    package var output: ChildStream = .inherit
+    package var errors: ChildStream = .inherit
     /// Further descriptors: `parent` appears in the child as `child`.
-    public var extraDescriptors: [(child: Int32, parent: Int32)] = []
+    package var extraDescriptors: [(child: Int32, parent: Int32)] = []
     /// A session of its own: no controlling terminal, so no SIGHUP or Ctrl-C from the shell.
-    public var ownSession = false
+    package var ownSession = false
     /// A process group of its own, which it leads: killing the group stops whatever it started.
-    public var ownProcessGroup = false
+    package var ownProcessGroup = false
     /// Marks every descriptor this process inherited close-on-exec first (see
     /// `closeInheritedOnExec`): for children that may outlive the command.
-    public var closeInherited = false
+    package var closeInherited = false
 
-    public init(_ arguments: [String], executable: String? = nil) {
+    package init(_ arguments: [String], executable: String? = nil) {
         self.arguments = arguments
         self.executable = executable
     }
@@ -42,7 +42,7 @@ public struct ProcessLaunch: Sendable {
     private static let spawnSetsid: Int32 = 0x80
 
     /// Starts it; returns its pid. Throws the spawn's error number (ENOENT: no such program).
-    public func start() throws(Errno) -> pid_t {
+    package func start() throws(Errno) -> pid_t {
         if closeInherited { Self.closeInheritedOnExec() }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -1,7 +1,7 @@
 /// Every failure recnotes reports. Each one renders as a single line,
 /// `recnotes: <subject>: <reason>`, and maps to a documented exit code.
-public struct RecError: Error, Equatable, CustomStringConvertible, Sendable {
-    public enum Kind: Sendable, Equatable {
+package struct RecError: Error, Equatable, CustomStringConvertible, Sendable {
+    package enum Kind: Sendable, Equatable {
         /// The operation was well-formed but could not be done (not found, exists, not empty,
         /// corrupt store, device or I/O failure). Exit status 1.
         case failure
@@ -13,26 +13,26 @@ public struct RecError: Error, Equatable, CustomStringConvertible, Sendable {
         case tryAgain
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// What the message is about: a path, a file, an argument.
-    public var subject: String
-    public var reason: String
+    package var subject: String
+    package var reason: String
 
-    public init(_ kind: Kind = .failure, _ subject: String, _ reason: String) {
+    package init(_ kind: Kind = .failure, _ subject: String, _ reason: String) {
         self.kind = kind
         self.subject = subject
         self.reason = reason
     }
 
-    public static func usage(_ subject: String, _ reason: String) -> RecError {
+    package static func usage(_ subject: String, _ reason: String) -> RecError {
         RecError(.usage, subject, reason)
     }
 
-    public static func failure(_ subject: String, _ reason: String) -> RecError {
+    package static func failure(_ subject: String, _ reason: String) -> RecError {
         RecError(.failure, subject, reason)
     }
 
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch kind {
         case .failure: return ExitStatus.failure
         case .usage: return ExitStatus.usage
@@ -42,7 +42,7 @@ public struct RecError: Error, Equatable, CustomStringConvertible, Sendable {
 
     /// Always one line: control characters and line separators that came from the input
     /// (a path typed with a newline in it) are shown escaped, as `NameRules.quoted` does.
-    public var description: String {
+    package var description: String {
         let line = subject.isEmpty ? reason : "\(subject): \(reason)"
         guard line.unicodeScalars.contains(where: RecError.breaksLine) else { return line }
         var out = ""
@@ -61,15 +61,15 @@ public struct RecError: Error, Equatable, CustomStringConvertible, Sendable {
     }
 }
 
-public enum ExitStatus {
-    public static let success: Int32 = 0
-    public static let failure: Int32 = 1
-    public static let usage: Int32 = 64
-    public static let tryAgain: Int32 = 75
+package enum ExitStatus {
+    package static let success: Int32 = 0
+    package static let failure: Int32 = 1
+    package static let usage: Int32 = 64
+    package static let tryAgain: Int32 = 75
 }
 
 /// A system call's errno, rendered the way the C library words it.
-public func systemReason(_ code: Int32) -> String {
+package func systemReason(_ code: Int32) -> String {
     Errno(code).description
 }
 

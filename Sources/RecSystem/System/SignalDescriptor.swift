@@ -7,10 +7,10 @@ import CRecSystem
 /// Signals taken as a readable descriptor (signalfd), to be polled with others in one
 /// loop instead of interrupting it. The signals are blocked in the calling thread and every
 /// thread it starts afterwards: make one before any other thread starts.
-public final class SignalDescriptor {
-    public let descriptor: Int32
+package final class SignalDescriptor {
+    package let descriptor: Int32
 
-    public init(_ signals: [Int32]) throws {
+    package init(_ signals: [Int32]) throws {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in signals { sigaddset(&set, signal) }
@@ -24,7 +24,7 @@ public final class SignalDescriptor {
     deinit { close(descriptor) }
 
     /// The signals that arrived since the last call, in order.
-    public func drain() -> [Int32] { Self.drain(descriptor) }
+    package func drain() -> [Int32] { Self.drain(descriptor) }
 
     package static func drain(_ fd: Int32) -> [Int32] {
         var info = signalfd_siginfo()
@@ -38,11 +38,11 @@ public final class SignalDescriptor {
 
 /// A pipe that wakes a thread waiting in poll: `wake` from any thread (one non-blocking
 /// write, safe on an audio thread), `drain` in the waiter.
-public final class WakePipe: Sendable {
-    public let readEnd: Int32
+package final class WakePipe: Sendable {
+    package let readEnd: Int32
     private let writeEnd: Int32
 
-    public init() throws {
+    package init() throws {
         let ends: (read: Int32, write: Int32)
         do throws(Errno) { ends = try System.closeOnExecPipe() } catch {
             throw RecError.failure("pipe", "cannot make one: \(error)")
@@ -57,14 +57,14 @@ public final class WakePipe: Sendable {
         close(writeEnd)
     }
 
-    public func wake() {
+    package func wake() {
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
 
     /// Empties the pipe; true if something had woken it.
     @discardableResult
-    public func drain() -> Bool {
+    package func drain() -> Bool {
         var sink = [UInt8](repeating: 0, count: 64)
         var woken = false
         while read(readEnd, &sink, sink.count) > 0 { woken = true }

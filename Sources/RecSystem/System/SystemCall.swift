@@ -6,12 +6,12 @@ import CRecSystem
 
 /// The C library's conventions, wrapped once: a call interrupted by a signal is made
 /// again; a short write is continued; a failure becomes an `Errno`.
-public enum System {
+package enum System {
     /// Calls `body` again for as long as it fails with EINTR, and returns its last result.
     /// For calls that report failure as -1 with `errno` set (read, write, poll, flock,
     /// waitpid, sem_timedwait ...); not for those that return the error (pthread_*).
     @inlinable
-    public static func retrying<Result: BinaryInteger>(_ body: () -> Result) -> Result {
+    package static func retrying<Result: BinaryInteger>(_ body: () -> Result) -> Result {
         while true {
             let result = body()
             if result == -1 && errno == EINTR { continue }
@@ -21,14 +21,14 @@ public enum System {
 
     /// As `retrying`, but a failure is thrown as its `Errno`.
     @inlinable
-    public static func checked<Result: BinaryInteger>(_ body: () -> Result) throws(Errno) -> Result {
+    package static func checked<Result: BinaryInteger>(_ body: () -> Result) throws(Errno) -> Result {
         let result = retrying(body)
         if result == -1 { throw Errno.current }
         return result
     }
 
     /// Writes every byte to `fd`, continuing after short writes and interruptions.
-    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
@@ -47,7 +47,7 @@ public enum System {
     }
 
     /// `writeAll` of an array.
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
         // withUnsafeBytes rethrows untyped; keep the typed error by carrying it out.
         var failure: Errno?
         bytes.withUnsafeBytes { raw in
@@ -68,7 +68,7 @@ public enum System {
 
     /// A pipe whose two ends close on exec (`pipe2` is a GNU extension Swift does not
     /// import): only what a child is given explicitly (a `dup2` onto 1 or 2) reaches it.
-    public static func closeOnExecPipe() throws(Errno) -> (read: Int32, write: Int32) {
+    package static func closeOnExecPipe() throws(Errno) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw Errno.current }
         for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }

@@ -12,25 +12,25 @@ import CRecSystem
 ///
 /// SIGURG is ignored by default, so a process that does not expect it (or an unrelated
 /// one that reused a dead recorder's pid) is not disturbed.
-public enum WakeSignal {
-    public static let number = SIGURG
+package enum WakeSignal {
+    package static let number = SIGURG
 
     /// Blocks the signal in the calling thread and every thread it starts afterwards, so
     /// that it stays pending for `descriptor()`. Call it before any other thread starts.
-    public static func block() {
+    package static func block() {
         var set = Self.set
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
     /// Whether the calling thread blocks it (without that, a signalfd never sees it).
-    public static var isBlocked: Bool {
+    package static var isBlocked: Bool {
         var current = sigset_t()
         pthread_sigmask(SIG_BLOCK, nil, &current)
         return sigismember(&current, number) == 1
     }
 
     /// Wakes `pid`'s watcher; a process that is gone is not an error.
-    public static func send(to pid: Int32) {
+    package static func send(to pid: Int32) {
         guard pid > 0 else { return }
         _ = kill(pid, number)
     }

@@ -11,9 +11,9 @@ import RecSystem
 ///   newline (which it removes); before any other character it stays.
 /// - An unquoted backslash makes the next character literal (a backslash-newline is removed).
 /// - `''` and `""` make an empty word.
-public enum CommandWords {
+package enum CommandWords {
     /// The words, or a usage error for an unterminated quote or a trailing backslash.
-    public static func split(_ command: String) throws(RecError) -> [String] {
+    package static func split(_ command: String) throws(RecError) -> [String] {
         var words: [String] = []
         var word = ""
         var inWord = false
@@ -74,7 +74,7 @@ public enum CommandWords {
     }
 
     /// The words with every `{wav}` (inside any word) replaced by `path`.
-    public static func substitute(_ words: [String], wav path: String) -> [String] {
+    package static func substitute(_ words: [String], wav path: String) -> [String] {
         words.map { $0.replacingAll("{wav}", with: path) }
     }
 }

@@ -12,20 +12,20 @@ import RecValues
 /// runs the command without a shell, and reads what it prints (`TranscriptOutput`).
 /// A command that prints nothing but writes a file beside the WAV (whisper.cpp's `-oj`,
 /// `-ovtt`, `-osrt`, `-otxt`) is read from that file. The directory is removed on every path.
-public struct ExternalEngine: TranscriptionEngine {
+package struct ExternalEngine: TranscriptionEngine {
     /// The environment variable that names the default external command.
-    public static let environmentVariable = "RECNOTES_TRANSCRIBER"
+    package static let environmentVariable = "RECNOTES_TRANSCRIBER"
 
-    public let command: String
-    public let arguments: [String]
+    package let command: String
+    package let arguments: [String]
     /// Seconds the command may take; nil: 5× the audio's length, plus 30 s.
-    public var timeout: Double?
+    package var timeout: Double?
     /// Where the temporary directory goes: `$TMPDIR`, or /tmp.
-    public var temporaryDirectory: String
-    public var quality: Transcript.Quality
+    package var temporaryDirectory: String
+    package var quality: Transcript.Quality
 
     /// Splits `command` into words (`CommandWords`). A usage error when it is empty or badly quoted.
-    public init(
+    package init(
         command: String, timeout: Double? = nil, quality: Transcript.Quality = .good,
         temporaryDirectory: String? = nil
     ) throws(RecError) {
@@ -40,7 +40,7 @@ public struct ExternalEngine: TranscriptionEngine {
     }
 
     /// The engine `$RECNOTES_TRANSCRIBER` names, or nil when it is unset or empty.
-    public static func fromEnvironment(timeout: Double? = nil) throws(RecError) -> ExternalEngine? {
+    package static func fromEnvironment(timeout: Double? = nil) throws(RecError) -> ExternalEngine? {
         guard let command = Environment.value(environmentVariable),
             command.contains(where: { !$0.isWhitespace })
         else { return nil }
@@ -48,10 +48,10 @@ public struct ExternalEngine: TranscriptionEngine {
     }
 
     /// The program's file name: what errors and the transcript call the engine.
-    public var name: String { FileSystem.baseName(of: arguments[0]) }
+    package var name: String { FileSystem.baseName(of: arguments[0]) }
 
     /// The value of `-m`/`--model`/`-model` in the command, or "".
-    public var model: String {
+    package var model: String {
         for (i, word) in arguments.enumerated() {
             if ["-m", "--model", "-model"].contains(word), i + 1 < arguments.count { return arguments[i + 1] }
             if word.hasPrefix("--model=") { return String(word.dropFirst("--model=".count)) }
@@ -60,12 +60,12 @@ public struct ExternalEngine: TranscriptionEngine {
     }
 
     /// The time the command gets for audio of this length.
-    public func deadline(for duration: Double) -> Double {
+    package func deadline(for duration: Double) -> Double {
         timeout ?? (5 * duration + 30)
     }
 
     /// An external engine cannot say how far it is; `cancel` kills its process group.
-    public func transcribe(_ audio: SpeechAudio, cancel: CancelFlag, progress: (Double) -> Void) throws(RecError)
+    package func transcribe(_ audio: SpeechAudio, cancel: CancelFlag, progress: (Double) -> Void) throws(RecError)
         -> Transcript
     {
         Self.sweep(temporaryDirectory)

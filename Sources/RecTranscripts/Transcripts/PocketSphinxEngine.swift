@@ -13,16 +13,16 @@ import RecValues
 /// It decodes as `pocketsphinx_continuous -infile` does: the audio in blocks, the
 /// library's voice-activity detector cutting it into utterances, one segment per
 /// utterance, with word times from the segmentation (`ps_seg_iter`).
-public struct PocketSphinxEngine: TranscriptionEngine {
-    public static let modelDirectory = "/usr/share/pocketsphinx/model/en-us"
+package struct PocketSphinxEngine: TranscriptionEngine {
+    package static let modelDirectory = "/usr/share/pocketsphinx/model/en-us"
 
-    public var name: String { "pocketsphinx" }
+    package var name: String { "pocketsphinx" }
     /// Acoustic model directory (`-hmm`), language model (`-lm`), dictionary (`-dict`).
-    public var acousticModel: String
-    public var languageModel: String
-    public var dictionary: String
+    package var acousticModel: String
+    package var languageModel: String
+    package var dictionary: String
 
-    public init(
+    package init(
         acousticModel: String = modelDirectory + "/en-us",
         languageModel: String = modelDirectory + "/en-us.lm.bin",
         dictionary: String = modelDirectory + "/cmudict-en-us.dict"
@@ -32,14 +32,14 @@ public struct PocketSphinxEngine: TranscriptionEngine {
         self.dictionary = dictionary
     }
 
-    public var needsLeadingSilenceCut: Bool { true }
+    package var needsLeadingSilenceCut: Bool { true }
 
     /// What the transcript names as its model: the acoustic model's directory.
-    public var model: String { acousticModel }
+    package var model: String { acousticModel }
 
     /// The shared object `transcribe` opens: `RECNOTES_POCKETSPHINX` names another (a build
     /// of its own, or one outside the library path); by default the system's.
-    public static var libraryPath: String? { Environment.value("RECNOTES_POCKETSPHINX") }
+    package static var libraryPath: String? { Environment.value("RECNOTES_POCKETSPHINX") }
 
     /// Opens PocketSphinx on first use (see CPocketSphinx.h for why it is not linked).
     static func loadLibrary(_ name: String) throws(RecError) {
@@ -55,7 +55,7 @@ public struct PocketSphinxEngine: TranscriptionEngine {
     /// Samples handed to the decoder at a time, as pocketsphinx_continuous reads them.
     static let block = 2048
 
-    public func transcribe(_ audio: SpeechAudio, cancel: CancelFlag, progress: (Double) -> Void) throws(RecError)
+    package func transcribe(_ audio: SpeechAudio, cancel: CancelFlag, progress: (Double) -> Void) throws(RecError)
         -> Transcript
     {
         for (path, what) in [

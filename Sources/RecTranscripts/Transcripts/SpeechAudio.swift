@@ -2,20 +2,20 @@ import RecAudio
 import RecSystem
 
 /// Speech as transcription engines take it: 16 kHz, one channel, signed 16-bit samples.
-public struct SpeechAudio: Equatable, Sendable {
-    public static let sampleRate = 16_000
-    public var samples: [Int16]
+package struct SpeechAudio: Equatable, Sendable {
+    package static let sampleRate = 16_000
+    package var samples: [Int16]
 
-    public init(samples: [Int16]) {
+    package init(samples: [Int16]) {
         self.samples = samples
     }
 
-    public var duration: Double { Double(samples.count) / Double(Self.sampleRate) }
+    package var duration: Double { Double(samples.count) / Double(Self.sampleRate) }
 
     /// Decodes any audio file libsndfile reads (every format the store holds) to 16 kHz
     /// mono: channels averaged, then resampled (`Resampler`) when the rate differs.
     /// Throws `AudioError` (as `RecError`) when the file cannot be read.
-    public static func decode(path: String) throws(RecError) -> SpeechAudio {
+    package static func decode(path: String) throws(RecError) -> SpeechAudio {
         do {
             let file = try SoundFile.open(path: path)
             defer { try? file.close() }
@@ -64,7 +64,7 @@ public struct SpeechAudio: Equatable, Sendable {
     }
 
     /// Reads headerless 16 kHz mono signed 16-bit little-endian audio (a `.raw` file).
-    public static func readRaw(path: String) throws(RecError) -> SpeechAudio {
+    package static func readRaw(path: String) throws(RecError) -> SpeechAudio {
         let bytes: [UInt8]
         do {
             guard let read = try FileSystem.read(path) else { throw RecError.failure(path, "no such file") }
@@ -82,7 +82,7 @@ public struct SpeechAudio: Equatable, Sendable {
     }
 
     /// Writes a 16-bit mono WAV at 16 kHz, the file external engines read.
-    public func writeWAV(to path: String) throws(RecError) {
+    package func writeWAV(to path: String) throws(RecError) {
         do {
             let file = try SoundFile.create(path: path, format: .wav, rate: Self.sampleRate, channels: 1)
             if !samples.isEmpty {

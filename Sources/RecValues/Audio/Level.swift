@@ -4,23 +4,23 @@
 
 /// Peak and RMS level of a stretch of audio, in dBFS (0 is full scale). Silence reads as
 /// `Level.floor`, so every value stays a finite number in JSON.
-public struct Level: Equatable, Sendable {
-    public static let floor = -96.0
+package struct Level: Equatable, Sendable {
+    package static let floor = -96.0
 
-    public var peak: Double
-    public var rms: Double
+    package var peak: Double
+    package var rms: Double
 
-    public init(peak: Double, rms: Double) {
+    package init(peak: Double, rms: Double) {
         self.peak = peak
         self.rms = rms
     }
 
-    public static let silence = Level(peak: floor, rms: floor)
+    package static let silence = Level(peak: floor, rms: floor)
 
-    public static func decibels(_ linear: Double) -> Double {
+    package static func decibels(_ linear: Double) -> Double {
         linear > 0 ? max(20 * log10(linear), floor) : floor
     }
 
     /// At or above this the signal has (almost certainly) been clipped.
-    public var isClipping: Bool { peak >= -0.1 }
+    package var isClipping: Bool { peak >= -0.1 }
 }

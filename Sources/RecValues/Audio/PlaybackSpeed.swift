@@ -2,26 +2,26 @@ import RecSystem
 
 /// How fast a recording plays or is exported, as a multiple of its own tempo (the pitch is
 /// kept). Positions stay in the recording's own time whatever the speed.
-public struct PlaybackSpeed: Equatable, Hashable, Sendable, CustomStringConvertible {
+package struct PlaybackSpeed: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// 0.25× to 4×: beyond that speech is no longer followed, and a stretcher's quality drops.
-    public static let range: ClosedRange<Double> = 0.25...4
+    package static let range: ClosedRange<Double> = 0.25...4
     /// What a key or `speed +0.25` adds or takes away.
-    public static let step = 0.25
-    public static let normal = PlaybackSpeed(unchecked: 1)
+    package static let step = 0.25
+    package static let normal = PlaybackSpeed(unchecked: 1)
 
-    public let factor: Double
+    package let factor: Double
 
     private init(unchecked factor: Double) { self.factor = factor }
 
     /// A factor inside `range`; nil outside it.
-    public init?(factor: Double) {
+    package init?(factor: Double) {
         guard factor.isFinite, Self.range.contains(factor) else { return nil }
         self.factor = factor
     }
 
     /// `1.5`, `1.5x` (or `×`) and `150%`; `option` names the argument in the message. Out
     /// of range or malformed: a usage error that gives the range.
-    public static func parse(_ text: String, option: String = "--speed") throws(RecError) -> PlaybackSpeed {
+    package static func parse(_ text: String, option: String = "--speed") throws(RecError) -> PlaybackSpeed {
         var word = Substring(text.trimmingASCIISpaces)
         var scale = 1.0
         if word.hasSuffix("%") {
@@ -41,7 +41,7 @@ public struct PlaybackSpeed: Equatable, Hashable, Sendable, CustomStringConverti
 
     /// The size of a change, `0.25` of `+0.25` (`text`, for the message): a plain number,
     /// more than 0 and at most the width of `range`.
-    public static func parseChange(_ number: String, text: String, option: String = "speed") throws(RecError)
+    package static func parseChange(_ number: String, text: String, option: String = "speed") throws(RecError)
         -> Double
     {
         guard isPlainNumber(Substring(number)), let value = Double(number), value > 0,
@@ -60,14 +60,14 @@ public struct PlaybackSpeed: Equatable, Hashable, Sendable, CustomStringConverti
     }
 
     /// The speed `delta` away (`speed +0.25`, a key's step), held inside `range`.
-    public func changed(by delta: Double) -> PlaybackSpeed {
+    package func changed(by delta: Double) -> PlaybackSpeed {
         PlaybackSpeed(unchecked: min(max(factor + delta, Self.range.lowerBound), Self.range.upperBound))
     }
 
-    public var isNormal: Bool { factor == 1 }
+    package var isNormal: Bool { factor == 1 }
 
     /// `1.5×`, `0.75×`, `2×`: as the progress line shows it.
-    public var description: String {
+    package var description: String {
         var text = String(factor)
         if text.hasSuffix(".0") { text.removeLast(2) }
         return text + "×"

@@ -2,8 +2,8 @@
 /// `transcripts/<uuid>.json`, and `transcript --format json`.
 /// `{"engine", "model", "language" (when known), "created", "quality", "segments": [{"start", "end", "text",
 /// "words": [{"start", "end", "text"}]}]}`; times in seconds, "start"/"end" null when unknown.
-public enum TranscriptCodec {
-    public static func encode(_ transcript: Transcript) -> String {
+package enum TranscriptCodec {
+    package static func encode(_ transcript: Transcript) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("engine", transcript.engine)
@@ -47,12 +47,12 @@ public enum TranscriptCodec {
         w.double((value * 1000).rounded() / 1000)
     }
 
-    public struct Unreadable: Error, CustomStringConvertible {
-        public var description: String
+    package struct Unreadable: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Reads what `encode` writes (and what earlier releases wrote).
-    public static func decode(_ bytes: [UInt8]) throws -> Transcript {
+    package static func decode(_ bytes: [UInt8]) throws -> Transcript {
         do {
             return try bytes.withUnsafeBufferPointer { buffer in
                 var r = JSONReader(buffer)

@@ -4,10 +4,10 @@
 
 /// How values read to a person. Kept apart from drawing: the terminal renderer decides
 /// where and in what colour, these decide the text.
-public enum Format {
+package enum Format {
     /// A word the shell reads back as `text`: as it is when it is plain, else in single
     /// quotes (`'/Recording 2024-01-02 10.00.00'`, `'it'\''s'`).
-    public static func shellQuoted(_ text: String) -> String {
+    package static func shellQuoted(_ text: String) -> String {
         let plain =
             !text.isEmpty
             && text.unicodeScalars.allSatisfy {
@@ -19,13 +19,13 @@ public enum Format {
     }
 
     /// `1 item`, `3 items`: a count and its noun (a regular plural).
-    public static func count(_ count: Int, _ noun: String) -> String {
+    package static func count(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     /// `01:23`, or `1:02:03` from an hour on; under a second, its hundredths (`00:00.40`),
     /// so that a short clip does not read as empty. Only nothing at all is `00:00`.
-    public static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         if seconds > 0 && seconds < 1 {
             // Down, as the whole seconds go; the nudge keeps 0.29 (28.999… hundredths) at 29.
             return "00:00." + two(Int((seconds * 100 + 1e-6).rounded(.down)))
@@ -39,27 +39,27 @@ public enum Format {
     }
 
     /// `00:01:23`, fixed width, for progress lines.
-    public static func clock(_ seconds: Double) -> String {
+    package static func clock(_ seconds: Double) -> String {
         // Clamped: a time typed as 99999999999999999999999 must print, not trap converting to Int.
         let total = Int(min(max(0, seconds), 1e15).rounded(.down))
         return "\(two(total / 3600)):\(two(total / 60 % 60)):\(two(total % 60))"
     }
 
     /// `00:01:23.45`: a clock to the hundredth of a second.
-    public static func preciseClock(_ seconds: Double) -> String {
+    package static func preciseClock(_ seconds: Double) -> String {
         let hundredths = Int((min(max(0, seconds), 1e13) * 100).rounded())
         let fraction = hundredths % 100
         return clock(Double(hundredths / 100)) + "." + (fraction < 10 ? "0" : "") + "\(fraction)"
     }
 
     /// Local date and minute, as `ls -l` shows it.
-    public static func date(_ t: Timestamp) -> String {
+    package static func date(_ t: Timestamp) -> String {
         let c = t.localComponents
         return "\(c.year)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute))"
     }
 
     /// Bytes in the units people read: `512 B`, `96 KB`, `1.4 MB`.
-    public static func size(_ bytes: Int64) -> String {
+    package static func size(_ bytes: Int64) -> String {
         if bytes < 1000 { return "\(bytes) B" }
         let units = ["KB", "MB", "GB", "TB"]
         var value = Double(bytes) / 1000

@@ -1,6 +1,6 @@
 /// The formats recnotes records and stores, as named on the command line and in store.json.
 /// The model holds this value; Audio/ maps it to libsndfile.
-public enum AudioFormat: String, CaseIterable, Sendable {
+package enum AudioFormat: String, CaseIterable, Sendable {
     /// Ogg Opus: small, made for voice. The default.
     case opus
     case flac
@@ -9,19 +9,19 @@ public enum AudioFormat: String, CaseIterable, Sendable {
     case vorbis
     case mp3
 
-    public static let `default` = AudioFormat.opus
+    package static let `default` = AudioFormat.opus
 
     /// Other names a user may type for a format (never written to a store).
-    public static let aliases: [String: AudioFormat] = ["ogg": .vorbis]
+    package static let aliases: [String: AudioFormat] = ["ogg": .vorbis]
 
     /// A format as typed on the command line: its name or an alias, in any case.
-    public init?(name: String) {
+    package init?(name: String) {
         let lowered = name.lowercased()
         guard let format = AudioFormat(rawValue: lowered) ?? Self.aliases[lowered] else { return nil }
         self = format
     }
 
-    public var fileExtension: String {
+    package var fileExtension: String {
         switch self {
         case .opus: return "opus"
         case .flac: return "flac"
@@ -32,14 +32,14 @@ public enum AudioFormat: String, CaseIterable, Sendable {
     }
 
     /// Whether decoding gives back exactly the samples that were encoded.
-    public var isLossless: Bool { self == .flac || self == .wav }
+    package var isLossless: Bool { self == .flac || self == .wav }
 
     /// 48 kHz suits every format here (Opus works at 48 kHz internally); mono suits voice.
-    public var defaultRate: Int { 48000 }
-    public static let defaultChannels = 1
+    package var defaultRate: Int { 48000 }
+    package static let defaultChannels = 1
 
     /// The format a file name's extension stands for: .wav, .flac, .opus, .ogg/.oga (Vorbis), .mp3.
-    public init?(fileName: String) {
+    package init?(fileName: String) {
         guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return nil }
         switch fileName[fileName.index(after: dot)...].lowercased() {
         case "wav", "wave": self = .wav

@@ -5,29 +5,29 @@
 /// A point in time with millisecond precision, written in the store as ISO 8601 UTC
 /// (`2026-11-22T03:06:52.123Z`). Parsing and formatting are done by hand: going through
 /// Foundation's ISO8601DateFormatter costs more than everything else in loading a large store.
-public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public var millisecondsSinceEpoch: Int64
+package struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package var millisecondsSinceEpoch: Int64
 
-    public init(millisecondsSinceEpoch: Int64) {
+    package init(millisecondsSinceEpoch: Int64) {
         self.millisecondsSinceEpoch = millisecondsSinceEpoch
     }
 
-    public static func now() -> Timestamp {
+    package static func now() -> Timestamp {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Timestamp(millisecondsSinceEpoch: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
     }
 
-    public var secondsSinceEpoch: Double { Double(millisecondsSinceEpoch) / 1000 }
+    package var secondsSinceEpoch: Double { Double(millisecondsSinceEpoch) / 1000 }
 
-    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+    package static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.millisecondsSinceEpoch < rhs.millisecondsSinceEpoch
     }
 
     /// ISO 8601 in UTC with milliseconds.
-    public var description: String { iso8601 }
+    package var description: String { iso8601 }
 
-    public var iso8601: String {
+    package var iso8601: String {
         String(unsafeUninitializedCapacity: 24) { buffer in
             writeISO8601(into: buffer.baseAddress!)
             return 24
@@ -62,7 +62,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// Broken-down local time, for what people read (`ls -l`, default recording names).
-    public var localComponents: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+    package var localComponents: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
         var seconds = time_t(millisecondsSinceEpoch.floorDivided(by: 1000).quotient)
         var parts = tm()
         localtime_r(&seconds, &parts)
@@ -72,7 +72,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         )
     }
 
-    public init?(iso8601 text: String) {
+    package init?(iso8601 text: String) {
         var text = text
         guard let parsed = text.withUTF8({ Timestamp(utf8: $0) }) else { return nil }
         self = parsed

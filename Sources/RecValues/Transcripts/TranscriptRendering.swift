@@ -1,7 +1,7 @@
 /// A transcript as a file: plain text, subtitles (SRT, WebVTT) or JSON. Segments without
 /// times (an engine that printed plain text) get none in JSON, and in subtitles run from
 /// the end of the previous segment to `duration`, when it is known.
-public enum TranscriptFormat: String, CaseIterable, Sendable {
+package enum TranscriptFormat: String, CaseIterable, Sendable {
     case txt
     case srt
     case vtt
@@ -9,7 +9,7 @@ public enum TranscriptFormat: String, CaseIterable, Sendable {
     /// "words": [{"start", "end", "text"}]}]}`; times in seconds, "start"/"end" null when unknown.
     case json
 
-    public func render(_ transcript: Transcript, duration: Double? = nil) -> String {
+    package func render(_ transcript: Transcript, duration: Double? = nil) -> String {
         switch self {
         case .txt:
             return transcript.segments.map { $0.text + "\n" }.joined()
