@@ -269,12 +269,7 @@ package enum FileSystem {
     /// (or `place`, without `replacing`), then the directory. On failure `temporary` is left
     /// for the caller, which made it, to remove.
     package static func publish(_ temporary: String, as path: String, replacing: Bool = true) throws {
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
-        let synced = fsync(fd)
-        let reason = Errno.current
-        close(fd)
-        guard synced == 0 else { throw RecError.failure(path, "cannot write: \(reason)") }
+        try syncFile(temporary, named: path, failing: "cannot write")
         if replacing {
             guard rename(temporary, path) == 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
         } else {
@@ -317,20 +312,21 @@ package enum FileSystem {
         }
     }
 
-    /// Pushes a finished file's data to the disk (libsndfile closes without syncing).
     /// Starts writing `fd`'s dirty pages to the disk without waiting for them
     /// (sync_file_range with SYNC_FILE_RANGE_WRITE), so that a later fsync has little left.
     package static func startWriteback(_ fd: Int32) {
         _ = csystem_start_writeback(fd)
     }
 
-    package static func syncFile(_ path: String) throws {
+    /// Pushes a finished file's data to the disk (libsndfile closes without syncing). A
+    /// failure names `name` (the file a temporary one becomes), saying `failing`.
+    package static func syncFile(_ path: String, named name: String? = nil, failing: String = "cannot sync") throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RecError.failure(path, "cannot sync: \(Errno.current)") }
+        guard fd >= 0 else { throw RecError.failure(name ?? path, "\(failing): \(Errno.current)") }
         let synced = fsync(fd)
         let reason = Errno.current
         close(fd)
-        guard synced == 0 else { throw RecError.failure(path, "cannot sync: \(reason)") }
+        guard synced == 0 else { throw RecError.failure(name ?? path, "\(failing): \(reason)") }
     }
 
     package static func syncDirectory(_ directory: String) {
