@@ -96,6 +96,67 @@ struct SyncLossTests {
         try expectPlays(a, "/memo2")
     }
 
+    @Test("a folder trashed on one machine while the other moved its recording out: restored, empty, once")
+    func restoredFolderWithoutWhatMovedOut() throws {
+        let (a, b, _) = try twoMachines()
+        try a.succeed("mkdir", "/F")
+        try a.addWAVRecording("inside", in: "/F", frames: 8000)
+        try a.succeed("sync")
+        try b.succeed("sync")
+        try a.succeed("rm", "-r", "/F")
+        try b.succeed("mv", "/F/inside", "/inside")
+        for machine in [b, a] { try machine.succeed("sync") }
+        // The merge keeps the moved recording and leaves /F in the trash without it.
+        #expect(try a.succeed("ls", "/").lines.contains("inside"))
+        let entry = try #require((try a.storeJSON()["trash"] as? [[String: Any]])?.first)
+        let entryItems = entry["items"] as? [[String: Any]] ?? []
+        let held = Set(entryItems.compactMap { $0["uuid"] as? String })
+        for child in entryItems.flatMap({ $0["children"] as? [String] ?? [] }) {
+            #expect(held.contains(child), "the trash entry lists \(child), which it does not hold: \(entry)")
+        }
+        try a.succeed("trash", "restore", "/F")
+        for machine in [a, b, a] { try machine.succeed("sync") }
+        for machine in [a, b] {
+            #expect(try machine.succeed("ls", "/F").stdout.isEmpty)
+            let items = try machine.storeJSON()["items"] as? [[String: Any]] ?? []
+            let uuids = items.compactMap { $0["uuid"] as? String }
+            #expect(Set(uuids).count == uuids.count, "an item written twice: \(uuids)")
+            try expectPlays(machine, "/inside")
+            try machine.succeed("fsck")
+        }
+    }
+
+    @Test("a trashed folder that still lists a recording now in the library is restored without it")
+    func restoredFolderListingALibraryItem() throws {
+        let s = try Sandbox()
+        try s.succeed("mkdir", "/F")
+        let inside = try s.addWAVRecording("inside", in: "/F", frames: 8000).description
+        try s.succeed("rm", "-r", "/F")
+        // What a merge could leave before it kept these lists right: the recording back in
+        // the library (moved out on another machine), /F's trash entry still naming it.
+        var json = try s.storeJSON()
+        var items = try #require(json["items"] as? [[String: Any]])
+        var trash = try #require(json["trash"] as? [[String: Any]])
+        var entryItems = try #require(trash[0]["items"] as? [[String: Any]])
+        var recording = try #require(entryItems.first { $0["uuid"] as? String == inside })
+        entryItems.removeAll { $0["uuid"] as? String == inside }
+        #expect((entryItems[0]["children"] as? [String]) == [inside])
+        recording["parent"] = "00000000-0000-0000-0000-000000000000"
+        items.append(recording)
+        items[0]["children"] = (items[0]["children"] as? [String] ?? []) + [inside]
+        trash[0]["items"] = entryItems
+        json["items"] = items
+        json["trash"] = trash
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(filePath: s.storeFile))
+        try s.succeed("fsck")
+        try s.succeed("trash", "restore", "/F")
+        #expect(try s.succeed("ls", "/F").stdout.isEmpty)
+        let uuids = (try s.storeJSON()["items"] as? [[String: Any]] ?? []).compactMap { $0["uuid"] as? String }
+        #expect(Set(uuids).count == uuids.count, "an item written twice: \(uuids)")
+        try expectPlays(s, "/inside")
+        try s.succeed("fsck")
+    }
+
     @Test("fsck --repair brings back a recording's audio link that git-annex still tracks")
     func fsckRestoresTheLink() throws {
         let (a, _, memo) = try twoMachines()

@@ -637,8 +637,15 @@ package final class DocumentStore {
                 throw RecError.failure("@\(clash.id)", "uuid already in use")
             }
             touched.formUnion(entry.items.map(\.id) + [parentID])
-            for item in entry.items.dropFirst() { document.items[item.id] = item }
+            // A folder takes back only the children its entry holds: one it lists that the
+            // entry does not hold is elsewhere in the library, or gone.
+            let held = Set(entry.items.map(\.id))
+            for var item in entry.items.dropFirst() {
+                item.children.removeAll { !held.contains($0) }
+                document.items[item.id] = item
+            }
             var top = entry.item
+            top.children.removeAll { !held.contains($0) }
             let now = Timestamp.now()
             if newName != top.name { top.changed.name = now }
             if parentID != top.parent { top.changed.parent = now }
