@@ -34,31 +34,18 @@ package final class Exporter {
     private let library: Library
     /// `--force`: a file at the destination (or where a transcript goes beside it) is replaced.
     package let replacing: Bool
-    /// `--speed`: the tempo written (pitch kept). At 1× the stretcher is not in the path.
-    package let speed: PlaybackSpeed
-    /// `--level`, or the recording's stored enhancement: the integrated loudness written,
-    /// LUFS, with true peaks at most -1 dBTP (`Leveller`); nil writes the audio at its own level.
-    package let level: Double?
-    /// `--denoise`, or the recording's stored enhancement: the noise suppressor (`Denoiser`)
-    /// first in the chain, at the source's rate.
-    package let denoise: Bool
-    /// `--gain`, dB: a fixed change of level, before the leveller's limiter when there is one.
-    package let gain: Double?
+    /// What is done to the audio written, the recording's stored enhancement applied
+    /// (`EffectChoices.applied`). At 1× the stretcher is not in the path.
+    package let effects: EffectChoices
 
-    /// The recording's stored enhancement applies (`Item.enhancement`): `level` and `denoise`
-    /// as typed win over it, and `original` (`--original`) ignores it.
     package init(
         library: Library, path: String, destination: Destination, format: AudioFormat?, trimmed: Bool = false,
-        replacing: Bool = false, speed: PlaybackSpeed = .normal, level: Double? = nil, denoise: Bool = false,
-        original: Bool = false, gain: Double? = nil
+        replacing: Bool = false, effects: EffectChoices = EffectChoices()
     ) throws {
         self.replacing = replacing
-        self.gain = gain
-        self.speed = speed
         let item = try library.resolver.resolve(path)
         guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
-        (self.level, self.denoise) = try item.enhancement(
-            levelOption: level, denoiseOption: denoise, original: original, path: path)
+        self.effects = try effects.applied(to: item, path: path)
         self.library = library
         self.item = item
         self.info = info
@@ -146,7 +133,7 @@ package final class Exporter {
     /// `frames`: how many to write, from where `source` is positioned.
     private func write(_ source: SoundFile, frames: Int64, progress: TranscodeProgress) throws {
         // Trimmed or stretched audio is decoded: the stored bytes hold all of it, at 1×.
-        let processed = !speed.isNormal || level != nil || denoise || gain != nil
+        let processed = effects.changesSamples
         let sameFormat = AudioFormat(exactly: source) == format && range == nil && !processed
         let limit = range == nil ? nil : frames
         switch destination {
@@ -205,21 +192,20 @@ package final class Exporter {
             rate == source.sampleRate ? nil : Resampler(from: source.sampleRate, to: rate, channels: source.channels)
         _ = try Transcode.copy(
             source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
-            effects: try effects(for: source, rate: rate, limit: limit))
+            effects: try chain(for: source, rate: rate, limit: limit))
         try target.close()
     }
 
     /// What the options do to the audio written at `rate` (`AudioChain` orders it).
-    private func effects(for source: SoundFile, rate: Int, limit: Int64?) throws -> AudioEffects {
-        AudioEffects(
-            denoise: try denoiser(for: source, limit: limit), speed: speed, gain: gain,
-            level: try leveller(for: source, rate: rate))
+    private func chain(for source: SoundFile, rate: Int, limit: Int64?) throws -> AudioEffects {
+        effects.chain(
+            denoiser: try denoiser(for: source, limit: limit), leveller: try leveller(for: source, rate: rate))
     }
 
     /// With `--denoise`, the suppressor at the source's rate, primed with the audio it is about
     /// to be fed (the file is left where it was).
     private func denoiser(for source: SoundFile, limit: Int64?) throws -> Denoiser? {
-        guard denoise else { return nil }
+        guard effects.denoise else { return nil }
         let denoiser = try Denoiser(rate: source.sampleRate, channels: source.channels)
         // Where `export` positioned the source.
         let start = range?.clamped(to: 0..<max(source.frames, 1)).lowerBound ?? 0
@@ -230,7 +216,7 @@ package final class Exporter {
     /// With `--level`, the leveller for what is written (`RecordingInfo.leveller`), at the
     /// target's rate: last in the chain.
     private func leveller(for source: SoundFile, rate: Int) throws -> Leveller? {
-        guard let level else { return nil }
+        guard let level = effects.level else { return nil }
         return try info.leveller(target: level, path: sourcePath, range: range, rate: rate)
     }
 
@@ -260,7 +246,7 @@ package final class Exporter {
             ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
         _ = try Transcode.copy(
             source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
-            effects: try effects(for: source, rate: target.sampleRate, limit: limit))
+            effects: try chain(for: source, rate: target.sampleRate, limit: limit))
         try target.close()
         _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
     }

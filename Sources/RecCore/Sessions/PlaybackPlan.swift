@@ -30,11 +30,11 @@ package struct PlaybackPlan {
     /// `--denoise`, or the recording's stored enhancement: the noise suppressor (`Denoiser`),
     /// first in the player's chain; nil plays the audio as recorded.
     package let denoiser: Denoiser?
+    /// What was asked for, the speed and the recording's stored enhancement applied.
+    package let choices: EffectChoices
     /// What the player does to the audio between the file and the device, in `AudioChain`'s
     /// order.
-    package var effects: AudioEffects { AudioEffects(denoise: denoiser, speed: speed, gain: gain, level: leveller) }
-    /// `--gain`, dB: a fixed change of level, before the leveller's limiter when there is one.
-    package let gain: Double?
+    package var effects: AudioEffects { choices.chain(denoiser: denoiser, leveller: leveller) }
 
     /// Picks the recording (PATH, or the selected one), opens its file, resolves `--seek`
     /// and `--until` against its real length, without touching the device or the view state. Time specs are
@@ -48,22 +48,19 @@ package struct PlaybackPlan {
     /// with the recording (or, with `silenceThreshold`, a fixed level instead of the
     /// detector's adaptive floor, found in the file before playing), are jumped over.
     ///
-    /// The recording's stored enhancement applies (`Item.enhancement`): `level` and `denoise`
-    /// as typed win over it, and `original` ignores it (as `untrimmed` ignores trim points; the
-    /// two are independent).
+    /// The recording's stored enhancement applies (`EffectChoices.applied`), unless
+    /// `effects.original` (as `untrimmed` ignores trim points; the two are independent).
     package init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-        speed: PlaybackSpeed? = nil, level: Double? = nil, denoise: Bool = false, original: Bool = false,
-        gain: Double? = nil
+        effects: EffectChoices = EffectChoices()
     ) throws {
         self.library = library
-        self.gain = gain
         // Without a speed asked for, the one the last playback had (kept in the view state).
-        self.speed = speed ?? library.viewState.state.speed
+        self.speed = effects.speed ?? library.viewState.state.speed
         // The stretcher's library, opened now: missing, it refuses before another playback stops.
         if !self.speed.isNormal {
-            if speed != nil {
+            if effects.speed != nil {
                 try TimeStretch.load(for: "--speed")
             } else {
                 try TimeStretch.load(for: "play", kept: self.speed)
@@ -86,8 +83,9 @@ package struct PlaybackPlan {
             throw RecError.failure(path ?? library.document.path(of: item.id), "is a folder, not a recording")
         }
         let shownPath = path ?? library.document.path(of: item.id)
-        let applied = try item.enhancement(
-            levelOption: level, denoiseOption: denoise, original: original, path: shownPath)
+        var applied = try effects.applied(to: item, path: shownPath)
+        applied.speed = self.speed
+        choices = applied
         try library.requireAudioHere(item)
         let opened = try SoundFile.open(path: library.location.audioPath(info.file))
         file = opened

@@ -42,13 +42,11 @@ package final class PlaybackSession {
     package convenience init(
         library: Library, path: String?, seek: String?, until: String?, fromStart: Bool,
         untrimmed: Bool = false, skipSilence: Double? = nil, silenceThreshold: Double? = nil,
-        speed: PlaybackSpeed? = nil, level: Double? = nil, denoise: Bool = false, original: Bool = false,
-        gain: Double? = nil, device: String, deviceConfiguration: String? = nil
+        effects: EffectChoices = EffectChoices(), device: String, deviceConfiguration: String? = nil
     ) throws {
         let plan = try PlaybackPlan(
             library: library, path: path, seek: seek, until: until, fromStart: fromStart, untrimmed: untrimmed,
-            skipSilence: skipSilence, silenceThreshold: silenceThreshold, speed: speed, level: level,
-            denoise: denoise, original: original, gain: gain)
+            skipSilence: skipSilence, silenceThreshold: silenceThreshold, effects: effects)
         try self.init(plan, device: device, deviceConfiguration: deviceConfiguration)
     }
 

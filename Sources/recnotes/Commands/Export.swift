@@ -195,8 +195,8 @@ struct Export: ParsableCommand {
         let library = try global.openLibrary()
         let exporter = try Exporter(
             library: library, path: path, destination: toStdout ? .stream(STDOUT_FILENO) : .file(file!),
-            format: format, trimmed: trimmed, replacing: force, speed: speed, level: level, denoise: denoise,
-            original: original, gain: gain)
+            format: format, trimmed: trimmed, replacing: force,
+            effects: EffectChoices(speed: speed, level: level, denoise: denoise, gain: gain, original: original))
         // Read before any audio is written: no transcript, no export.
         let sidecars =
             transcript

@@ -206,7 +206,7 @@ struct Play: ParsableCommand {
         let session = try PlaybackSession(
             library: library, path: path, seek: seek, until: until,
             fromStart: fromStart, untrimmed: untrimmed, skipSilence: skip, silenceThreshold: threshold,
-            speed: chosen, level: level, denoise: denoise, original: original, gain: gain,
+            effects: EffectChoices(speed: chosen, level: level, denoise: denoise, gain: gain, original: original),
             device: audioDevice(device))
         for note in session.notes { Terminal.note("play: \(note)") }
         if let replaced = session.replaced {
