@@ -144,28 +144,31 @@ package struct Access: Sendable {
     }
 
     static func readToken(_ file: String) throws -> String {
-        let descriptor = System.retrying { open(file, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else { throw RecError.failure(file, systemReason(errno)) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 16 {
-            let count = System.retrying { read(descriptor, &buffer, buffer.count) }
-            guard count > 0 else {
-                if count < 0 { throw RecError.failure(file, systemReason(errno)) }
-                break
-            }
-            bytes += buffer[..<count]
-        }
-        let line = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
-        let token = String(decoding: line, as: UTF8.self).trimmingWhitespace()
-        guard token.utf8.count >= 16 else {
-            throw RecError.failure(file, "the token must be at least 16 characters on the first line")
-        }
-        guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") }) else {
-            throw RecError.failure(file, "the token must be printable ASCII without spaces or ';'")
-        }
-        return token
+        let result = try FileSystem.withOpened(
+            file, O_RDONLY,
+            { descriptor -> String in
+                var bytes: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while bytes.count < 1 << 16 {
+                    let count = System.retrying { read(descriptor, &buffer, buffer.count) }
+                    guard count > 0 else {
+                        if count < 0 { throw RecError.failure(file, systemReason(errno)) }
+                        break
+                    }
+                    bytes += buffer[..<count]
+                }
+                let line = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
+                let token = String(decoding: line, as: UTF8.self).trimmingWhitespace()
+                guard token.utf8.count >= 16 else {
+                    throw RecError.failure(file, "the token must be at least 16 characters on the first line")
+                }
+                guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") }) else {
+                    throw RecError.failure(file, "the token must be printable ASCII without spaces or ';'")
+                }
+                return token
+            })
+        guard let result else { throw RecError.failure(file, systemReason(errno)) }
+        return result
     }
 
     /// The URL to print: with the token inside it when one is asked, as Jupyter prints it.

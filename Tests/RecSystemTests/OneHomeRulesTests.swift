@@ -59,6 +59,23 @@ struct OneHomeRulesTests {
         #expect(looking == [])
     }
 
+    /// Above the system layer, a file opened for the length of a call is opened through
+    /// `FileSystem.withOpened` (close-on-exec, EINTR retried, closed however the call ends).
+    /// A raw `open` is left only where the descriptor outlives the call: a directory or a
+    /// mapping kept, an upload or a served file in progress, a detached child's or a log's.
+    @Test func aRawOpenOnlyWhereTheDescriptorOutlivesTheCall() throws {
+        let raw = try Regex(#"(^|[^.A-Za-z_])open\([^)]*O_(RDONLY|WRONLY|RDWR)"#)
+        let opening = Self.files.filter { !$0.path.hasPrefix("RecSystem/") && $0.code.contains(raw) }.map(\.path)
+        #expect(
+            opening == [
+                "RecCore/Presentation/Presentation.swift", "RecCore/Serve/LibraryAPI.swift",
+                "RecCore/Serve/LibraryWrites.swift", "RecStore/Search/SearchIndex.swift",
+                "RecStore/Search/StoreTable.swift", "RecStore/Store/TranscriptFiles.swift",
+                "RecTranscripts/Transcripts/WhisperEngine.swift", "recnotes/Background.swift",
+                "recnotes/Terminal/BrowseTerminal.swift",
+            ])
+    }
+
     /// The library returns values and throws; only the CLI writes to the terminal.
     @Test func theLibraryNeverPrints() {
         let printing = Self.files.filter { $0.path.hasPrefix("Rec") && $0.code.contains("print(") }.map(\.path)

@@ -1,3 +1,5 @@
+import RecSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -16,25 +18,24 @@ package enum FLACTail {
     /// Returns whether the file was changed.
     @discardableResult
     package static func finish(path: String, decodedFrames frames: Int64) -> Bool {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return false }
-        let size = Int64(info.st_size)
-        guard let stream = streamInfo(fd), let cut = partialFrame(fd, size: size, stream: stream, frames: frames)
-        else { return false }
-        guard ftruncate(fd, off_t(cut)) == 0 else { return false }
-        // Sample rate (20 bits), channels (3), bits (5) and the total (36 bits), then the MD5.
-        var fields = (stream.packed & ~((1 << 36) - 1)) | (UInt64(frames) & ((1 << 36) - 1))
-        var bytes = [UInt8](repeating: 0, count: 8 + 16)
-        for i in (0..<8).reversed() {
-            bytes[i] = UInt8(fields & 0xFF)
-            fields >>= 8
-        }
-        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, off_t(stream.packedOffset)) }
-        fsync(fd)
-        return written == bytes.count
+        FileSystem.withOpened(path, O_RDWR) { fd -> Bool in
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { return false }
+            let size = Int64(info.st_size)
+            guard let stream = streamInfo(fd), let cut = partialFrame(fd, size: size, stream: stream, frames: frames)
+            else { return false }
+            guard ftruncate(fd, off_t(cut)) == 0 else { return false }
+            // Sample rate (20 bits), channels (3), bits (5) and the total (36 bits), then the MD5.
+            var fields = (stream.packed & ~((1 << 36) - 1)) | (UInt64(frames) & ((1 << 36) - 1))
+            var bytes = [UInt8](repeating: 0, count: 8 + 16)
+            for i in (0..<8).reversed() {
+                bytes[i] = UInt8(fields & 0xFF)
+                fields >>= 8
+            }
+            let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, off_t(stream.packedOffset)) }
+            fsync(fd)
+            return written == bytes.count
+        } ?? false
     }
 
     struct StreamInfo {

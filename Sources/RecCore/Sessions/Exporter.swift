@@ -151,10 +151,12 @@ package final class Exporter {
             let temporary = Self.temporary(for: path)
             do {
                 if sameFormat {
-                    let out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-                    guard out >= 0 else { throw RecError.failure(path, "cannot create: \(systemReason(errno))") }
-                    defer { close(out) }
-                    try copyStored(to: out, progress: progress, total: frames)
+                    let copied: Void? = try FileSystem.withOpened(temporary, O_WRONLY | O_CREAT | O_TRUNC) { out in
+                        try copyStored(to: out, progress: progress, total: frames)
+                    }
+                    guard copied != nil else {
+                        throw RecError.failure(path, "cannot create: \(systemReason(errno))")
+                    }
                 } else {
                     try encode(source, into: temporary, label: path, progress: progress, limit: limit)
                 }
@@ -168,10 +170,10 @@ package final class Exporter {
 
     /// The stored bytes as they are: the same format needs no decoding and loses nothing.
     private func copyStored(to fd: Int32, progress: TranscodeProgress, total: Int64) throws {
-        let input = open(sourcePath, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw RecError.failure(sourcePath, "cannot read: \(systemReason(errno))") }
-        defer { close(input) }
-        _ = try copyBytes(from: input, to: fd, source: sourcePath, destination: destinationLabel, cancel: cancel)
+        let copied = try FileSystem.withOpened(sourcePath, O_RDONLY) { input in
+            try copyBytes(from: input, to: fd, source: sourcePath, destination: destinationLabel, cancel: cancel)
+        }
+        guard copied != nil else { throw RecError.failure(sourcePath, "cannot read: \(systemReason(errno))") }
         progress.skip(to: total)
     }
 
@@ -237,18 +239,22 @@ package final class Exporter {
             unlink(path)
             throw RecError.failure("-", "\(error.operation): \(error.reason)")
         }
-        let reader = open(path, O_RDONLY | O_CLOEXEC)
-        unlink(path)
-        guard reader >= 0 else { throw RecError.failure(path, "cannot read: \(systemReason(errno))") }
-        defer { close(reader) }
-        let resampler =
-            target.sampleRate == source.sampleRate
-            ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
-        _ = try Transcode.copy(
-            source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
-            effects: try chain(for: source, rate: target.sampleRate, limit: limit))
-        try target.close()
-        _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
+        let copied: Void? = try FileSystem.withOpened(path, O_RDONLY) { reader in
+            unlink(path)
+            let resampler =
+                target.sampleRate == source.sampleRate
+                ? nil : Resampler(from: source.sampleRate, to: target.sampleRate, channels: source.channels)
+            _ = try Transcode.copy(
+                source, into: target, resampler: resampler, progress: progress, cancel: cancel, limit: limit,
+                effects: try chain(for: source, rate: target.sampleRate, limit: limit))
+            try target.close()
+            _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
+        }
+        guard copied != nil else {
+            let reason = systemReason(errno)
+            unlink(path)
+            throw RecError.failure(path, "cannot read: \(reason)")
+        }
     }
 }
 

@@ -201,11 +201,11 @@ package final class Importer {
     /// Ogg cannot be read from a pipe).
     private func spoolStdin() throws -> String {
         let path = temporaryPath("stdin")
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RecError.failure(path, "cannot create: \(systemReason(errno))") }
-        created.append(path)
-        defer { close(fd) }
-        _ = try copyBytes(from: stdinFD, to: fd, source: "stdin", destination: path, cancel: cancel)
+        let spooled: Void? = try FileSystem.withOpened(path, O_WRONLY | O_CREAT | O_EXCL) { fd in
+            created.append(path)
+            _ = try copyBytes(from: stdinFD, to: fd, source: "stdin", destination: path, cancel: cancel)
+        }
+        guard spooled != nil else { throw RecError.failure(path, "cannot create: \(systemReason(errno))") }
         let container = StreamedInput.container(at: path)
         if raw != nil, let container {
             throw RecError.usage(
@@ -385,13 +385,13 @@ package final class Importer {
     }
 
     private func copyFile(_ from: String, to: String, label: String) throws {
-        let input = open(from, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw RecError.failure(label, systemReason(errno)) }
-        defer { close(input) }
-        let output = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw RecError.failure(to, "cannot create: \(systemReason(errno))") }
-        defer { close(output) }
-        _ = try copyBytes(from: input, to: output, source: label, destination: to, cancel: cancel)
+        let opened: Void? = try FileSystem.withOpened(from, O_RDONLY) { input in
+            let created = try FileSystem.withOpened(to, O_WRONLY | O_CREAT | O_TRUNC) { output in
+                try copyBytes(from: input, to: output, source: label, destination: to, cancel: cancel)
+            }
+            guard created != nil else { throw RecError.failure(to, "cannot create: \(systemReason(errno))") }
+        }
+        guard opened != nil else { throw RecError.failure(label, systemReason(errno)) }
     }
 }
 

@@ -21,43 +21,45 @@ enum StreamedInput {
 
     /// The container `path` starts with, if it has a header a raw stream would not.
     static func container(at path: String) -> Container? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 12)
-        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 12, 0) }
-        guard n >= 4 else { return nil }
-        let magic = String(decoding: bytes[0..<4], as: UTF8.self)
-        switch magic {
-        case "RIFF", "RIFX", "RF64":
-            return n >= 12 && String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE" ? .wav : nil
-        case "fLaC": return .flac
-        case "OggS": return .ogg
-        case "FORM": return .aiff
-        case ".snd": return .au
-        default: return magic.hasPrefix("ID3") ? .mp3 : nil
-        }
+        FileSystem.withOpened(path, O_RDONLY) { fd -> Container? in
+            var bytes = [UInt8](repeating: 0, count: 12)
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 12, 0) }
+            guard n >= 4 else { return nil }
+            let magic = String(decoding: bytes[0..<4], as: UTF8.self)
+            switch magic {
+            case "RIFF", "RIFX", "RF64":
+                return n >= 12 && String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE" ? .wav : nil
+            case "fLaC": return .flac
+            case "OggS": return .ogg
+            case "FORM": return .aiff
+            case ".snd": return .au
+            default: return magic.hasPrefix("ID3") ? .mp3 : nil
+            }
+        } ?? nil
     }
 
     /// Rewrites a spooled WAV's RIFF and data lengths to what the file holds when the header
     /// states a placeholder (0, or more than arrived). Returns whether it changed anything.
     @discardableResult
     static func fillInWAVLengths(at path: String) throws -> Bool {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw RecError.failure(path, systemReason(errno)) }
-        defer { close(fd) }
-        guard let data = dataChunk(fd), data.declared == 0 || Int64(data.declared) > data.arrived,
-            data.arrived > 0, data.arrived <= Int64(UInt32.max)
-        else { return false }
-        func write32(_ value: UInt32, at offset: Int64) throws {
-            var bytes = (0..<4).map { UInt8((value >> (8 * UInt32($0))) & 0xFF) }
-            guard bytes.withUnsafeMutableBytes({ pwrite(fd, $0.baseAddress, 4, off_t(offset)) }) == 4 else {
-                throw RecError.failure(path, "cannot write: \(systemReason(errno))")
-            }
-        }
-        try write32(UInt32(data.arrived), at: data.sizeOffset)
-        try write32(UInt32(clamping: data.fileSize - 8), at: 4)
-        return true
+        let result = try FileSystem.withOpened(
+            path, O_RDWR,
+            { fd -> Bool in
+                guard let data = dataChunk(fd), data.declared == 0 || Int64(data.declared) > data.arrived,
+                    data.arrived > 0, data.arrived <= Int64(UInt32.max)
+                else { return false }
+                func write32(_ value: UInt32, at offset: Int64) throws {
+                    var bytes = (0..<4).map { UInt8((value >> (8 * UInt32($0))) & 0xFF) }
+                    guard bytes.withUnsafeMutableBytes({ pwrite(fd, $0.baseAddress, 4, off_t(offset)) }) == 4 else {
+                        throw RecError.failure(path, "cannot write: \(systemReason(errno))")
+                    }
+                }
+                try write32(UInt32(data.arrived), at: data.sizeOffset)
+                try write32(UInt32(clamping: data.fileSize - 8), at: 4)
+                return true
+            })
+        guard let result else { throw RecError.failure(path, systemReason(errno)) }
+        return result
     }
 
     /// Whether the file at `path` is a WAV whose data length is a streaming writer's
@@ -65,11 +67,10 @@ enum StreamedInput {
     /// `espeak-ng --stdout > x.wav`, is whole to its end, as it would be on stdin, where a
     /// WAV cut short states its real length and holds less.
     static func statesPlaceholderWAVLength(at path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        guard let data = dataChunk(fd), data.arrived > 0 else { return false }
-        return data.declared == 0 || (data.declared >= 0x7fff_f000 && Int64(data.declared) > data.arrived)
+        FileSystem.withOpened(path, O_RDONLY) { fd -> Bool in
+            guard let data = dataChunk(fd), data.arrived > 0 else { return false }
+            return data.declared == 0 || (data.declared >= 0x7fff_f000 && Int64(data.declared) > data.arrived)
+        } ?? false
     }
 
     /// A WAV's data chunk: where its length is, the length it states, and the bytes after

@@ -32,14 +32,13 @@ enum SearchIndexCodec {
     /// The source an index file names, from its first words alone (either kind of file);
     /// nil when it cannot be read.
     static func source(of path: String) -> SourceIdentity? {
-        let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var header = [UInt8](repeating: 0, count: 8 + 48)
-        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress!, $0.count, 0) }) == header.count else {
-            return nil
-        }
-        return source(in: header)
+        FileSystem.withOpened(path, O_RDONLY) { fd -> SourceIdentity? in
+            var header = [UInt8](repeating: 0, count: 8 + 48)
+            guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress!, $0.count, 0) }) == header.count else {
+                return nil
+            }
+            return source(in: header)
+        } ?? nil
     }
 
     /// The source named by an index file's bytes (or its first 56 of them).

@@ -139,19 +139,16 @@ extension ItemIndex {
         let ranges = (0..<table.count).map { (id: table.id($0), range: table.storeRange($0)) }
         let wanted = ranges.filter { changed.contains($0.id) }
         guard wanted.count == changed.count else { return nil }
-        let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard FileIdentity(descriptor: fd) == table.identity else { return nil }
-        var items: [ItemID: Item] = [:]
-        guard
-            forEachItem(
-                in: wanted.map(\.range), of: fd,
-                { k, item in
-                    items[item.id] = item
-                    return item.id == wanted[k].id
-                })
-        else { return nil }
+        let read = FileSystem.withOpened(location.storeFile, O_RDONLY) { fd -> [ItemID: Item]? in
+            guard FileIdentity(descriptor: fd) == table.identity else { return nil }
+            var items: [ItemID: Item] = [:]
+            let whole = forEachItem(in: wanted.map(\.range), of: fd) { k, item in
+                items[item.id] = item
+                return item.id == wanted[k].id
+            }
+            return whole ? items : nil
+        }
+        guard let items = read ?? nil else { return nil }
         let patched: ItemIndex?
         if restructured {
             var was: [ItemID: Int] = [:]

@@ -595,13 +595,12 @@ extension ItemIndex {
     /// `recent` one its bytes too (read whole, its identity the same before and after).
     func isMadeFrom(contentOf path: String) -> Bool {
         guard case .recent(let identity) = source else { return source.isCurrent(path) }
-        let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        guard FileIdentity(descriptor: fd) == identity, let bytes = try? FileSystem.read(path),
-            FileIdentity(descriptor: fd) == identity, FileIdentity(path: path) == identity
-        else { return false }
-        return ContentHash.of(bytes) == contentHash
+        return FileSystem.withOpened(path, O_RDONLY) { fd -> Bool in
+            guard FileIdentity(descriptor: fd) == identity, let bytes = try? FileSystem.read(path),
+                FileIdentity(descriptor: fd) == identity, FileIdentity(path: path) == identity
+            else { return false }
+            return ContentHash.of(bytes) == contentHash
+        } ?? false
     }
 }
 

@@ -214,22 +214,21 @@ extension Library {
     private static func decode(_ positions: Set<Int>, of table: StoreTable, in location: StoreLocation)
         -> [ItemID: Item]?
     {
-        let fd = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard FileIdentity(descriptor: fd) == table.identity else { return nil }
-        let positions = positions.sorted { table.storeRange($0).lowerBound < table.storeRange($1).lowerBound }
-        var items: [ItemID: Item] = [:]
-        items.reserveCapacity(positions.count)
-        let whole = ItemIndex.forEachItem(in: positions.map(table.storeRange), of: fd) { k, item in
-            guard item.id == table.id(positions[k]), item.parent == table.parent(positions[k]).map(table.id) else {
-                return false
+        FileSystem.withOpened(location.storeFile, O_RDONLY) { fd -> [ItemID: Item]? in
+            guard FileIdentity(descriptor: fd) == table.identity else { return nil }
+            let positions = positions.sorted { table.storeRange($0).lowerBound < table.storeRange($1).lowerBound }
+            var items: [ItemID: Item] = [:]
+            items.reserveCapacity(positions.count)
+            let whole = ItemIndex.forEachItem(in: positions.map(table.storeRange), of: fd) { k, item in
+                guard item.id == table.id(positions[k]), item.parent == table.parent(positions[k]).map(table.id) else {
+                    return false
+                }
+                items[item.id] = item
+                return true
             }
-            items[item.id] = item
-            return true
-        }
-        guard whole else { return nil }
-        return items
+            guard whole else { return nil }
+            return items
+        } ?? nil
     }
 
     /// After a reading command succeeded: the reads' table made from the whole store it

@@ -312,17 +312,16 @@ package enum SyncRun {
     /// Whether store.json is there and ends as a whole document does (`}` and white space):
     /// its last bytes only, not a decoding.
     static func storeFileLooksWhole(_ location: StoreLocation) -> Bool {
-        let fd = open(location.storeFile, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size > 0 else { return false }
-        var tail = [UInt8](repeating: 0, count: 64)
-        let start = max(0, Int(info.st_size) - tail.count)
-        let n = System.retrying { pread(fd, &tail, tail.count, off_t(start)) }
-        guard n > 0 else { return false }
-        let last = tail[0..<n].last { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
-        return last == UInt8(ascii: "}")
+        FileSystem.withOpened(location.storeFile, O_RDONLY) { fd -> Bool in
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_size > 0 else { return false }
+            var tail = [UInt8](repeating: 0, count: 64)
+            let start = max(0, Int(info.st_size) - tail.count)
+            let n = System.retrying { pread(fd, &tail, tail.count, off_t(start)) }
+            guard n > 0 else { return false }
+            let last = tail[0..<n].last { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
+            return last == UInt8(ascii: "}")
+        } ?? false
     }
 
     /// For every command, before it opens the store: a store.json that a killed sync's git

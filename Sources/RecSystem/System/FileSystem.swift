@@ -264,6 +264,18 @@ package enum FileSystem {
         guard rename(temporary, path) == 0 else { throw RecError.failure(path, "cannot create: \(Errno.current)") }
     }
 
+    /// Opens `path` (close-on-exec always, EINTR retried), runs `body` with the descriptor,
+    /// and closes it however `body` ends: the one way the layers above this one open a file
+    /// for the length of a call. nil when it cannot be opened, with `errno` saying why.
+    package static func withOpened<T>(
+        _ path: String, _ flags: Int32, mode: mode_t = 0o644, _ body: (Int32) throws -> T
+    ) rethrows -> T? {
+        let fd = System.retrying { open(path, flags | O_CLOEXEC, mode) }
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return try body(fd)
+    }
+
     /// Puts a finished file, written beside `path` by a writer of its own (libsndfile, a
     /// copy), in place as `writeAtomically` does with bytes: its data to the disk, the rename
     /// (or `place`, without `replacing`), then the directory. On failure `temporary` is left
