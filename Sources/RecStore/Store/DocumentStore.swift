@@ -621,7 +621,7 @@ package final class DocumentStore {
         /// Puts a trashed item back: where it was, or into `folder` and/or under `name`.
         @discardableResult
         package mutating func restore(_ id: ItemID, into folder: ItemID? = nil, name: String? = nil) throws -> Action {
-            guard let entry = document.trashEntry(id) else { throw RecError.failure("@\(id)", "not in the trash") }
+            guard var entry = document.trashEntry(id) else { throw RecError.failure("@\(id)", "not in the trash") }
             let parentID = folder ?? entry.parent
             guard let parent = document[parentID], parent.isFolder else {
                 throw RecError.failure(entry.path, "its folder no longer exists; restore it with --to FOLDER")
@@ -637,15 +637,9 @@ package final class DocumentStore {
                 throw RecError.failure("@\(clash.id)", "uuid already in use")
             }
             touched.formUnion(entry.items.map(\.id) + [parentID])
-            // A folder takes back only the children its entry holds: one it lists that the
-            // entry does not hold is elsewhere in the library, or gone.
-            let held = Set(entry.items.map(\.id))
-            for var item in entry.items.dropFirst() {
-                item.children.removeAll { !held.contains($0) }
-                document.items[item.id] = item
-            }
+            entry.listOnlyHeldChildren()
+            for item in entry.items.dropFirst() { document.items[item.id] = item }
             var top = entry.item
-            top.children.removeAll { !held.contains($0) }
             let now = Timestamp.now()
             if newName != top.name { top.changed.name = now }
             if parentID != top.parent { top.changed.parent = now }

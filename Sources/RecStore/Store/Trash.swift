@@ -24,6 +24,14 @@ package struct TrashEntry: Equatable, Sendable {
 
     package var item: Item { items[0] }
 
+    /// Each folder in it made to list only the children the entry holds: one it lists and
+    /// does not hold went back to the library (a merge kept it) or is gone, and a restore
+    /// would otherwise put it in two places.
+    package mutating func listOnlyHeldChildren() {
+        let held = Set(items.map(\.id))
+        for index in items.indices { items[index].children.removeAll { !held.contains($0) } }
+    }
+
     /// The audio files the entry keeps alive.
     package var audioFiles: [String] { items.compactMap(\.recording?.file) }
 }

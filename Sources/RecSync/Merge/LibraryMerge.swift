@@ -457,20 +457,15 @@ package enum LibraryMerge {
         /// left alone is still removed: it stays in the trash, as entries of its own, rather than
         /// going with the entry of a folder that is no longer in the trash.
         static func stillRemoved(_ entry: TrashEntry, keeps: (ItemID) -> Bool) -> [TrashEntry] {
-            let ids = Set(entry.items.lazy.map(\.id).filter(keeps))
-            // A folder lists only what is still removed with it: what left went back to the
-            // library, and a restore would otherwise put it in two places.
-            let remaining = entry.items.filter { ids.contains($0.id) }.map { item in
-                var item = item
-                item.children.removeAll { !ids.contains($0) }
-                return item
-            }
+            let remaining = entry.items.filter { keeps($0.id) }
             guard let first = remaining.first else { return [] }
             if first.id == entry.id {
                 var kept = entry
                 kept.items = remaining
+                kept.listOnlyHeldChildren()
                 return [kept]
             }
+            let ids = Set(remaining.map(\.id))
             let byID = Dictionary(entry.items.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             var entries: [TrashEntry] = []
             for top in remaining where !ids.contains(top.parent ?? .root) {
@@ -489,10 +484,11 @@ package enum LibraryMerge {
                     names.insert(item.name, at: 0)
                     current = item.parent.flatMap { byID[$0] }
                 }
-                entries.append(
-                    TrashEntry(
-                        parent: top.parent ?? .root, path: ([entry.path] + names).joined(separator: "/"),
-                        removed: entry.removed, items: members))
+                var split = TrashEntry(
+                    parent: top.parent ?? .root, path: ([entry.path] + names).joined(separator: "/"),
+                    removed: entry.removed, items: members)
+                split.listOnlyHeldChildren()
+                entries.append(split)
             }
             return entries
         }
