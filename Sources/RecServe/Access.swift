@@ -144,8 +144,8 @@ package struct Access: Sendable {
     }
 
     static func readToken(_ file: String) throws -> String {
-        let result = try FileSystem.withOpened(
-            file, O_RDONLY,
+        try FileSystem.withOpened(
+            file, O_RDONLY, failure: { RecError.failure(file, $0) },
             { descriptor -> String in
                 var bytes: [UInt8] = []
                 var buffer = [UInt8](repeating: 0, count: 4096)
@@ -167,8 +167,6 @@ package struct Access: Sendable {
                 }
                 return token
             })
-        guard let result else { throw RecError.failure(file, systemReason(errno)) }
-        return result
     }
 
     /// The URL to print: with the token inside it when one is asked, as Jupyter prints it.

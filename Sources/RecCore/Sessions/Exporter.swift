@@ -151,12 +151,12 @@ package final class Exporter {
             let temporary = Self.temporary(for: path)
             do {
                 if sameFormat {
-                    let copied: Void? = try FileSystem.withOpened(temporary, O_WRONLY | O_CREAT | O_TRUNC) { out in
-                        try copyStored(to: out, progress: progress, total: frames)
-                    }
-                    guard copied != nil else {
-                        throw RecError.failure(path, "cannot create: \(systemReason(errno))")
-                    }
+                    try FileSystem.withOpened(
+                        temporary, O_WRONLY | O_CREAT | O_TRUNC,
+                        failure: { RecError.failure(path, "cannot create: \($0)") },
+                        { out in
+                            try copyStored(to: out, progress: progress, total: frames)
+                        })
                 } else {
                     try encode(source, into: temporary, label: path, progress: progress, limit: limit)
                 }
@@ -170,10 +170,11 @@ package final class Exporter {
 
     /// The stored bytes as they are: the same format needs no decoding and loses nothing.
     private func copyStored(to fd: Int32, progress: TranscodeProgress, total: Int64) throws {
-        let copied = try FileSystem.withOpened(sourcePath, O_RDONLY) { input in
-            try copyBytes(from: input, to: fd, source: sourcePath, destination: destinationLabel, cancel: cancel)
-        }
-        guard copied != nil else { throw RecError.failure(sourcePath, "cannot read: \(systemReason(errno))") }
+        _ = try FileSystem.withOpened(
+            sourcePath, O_RDONLY, failure: { RecError.failure(sourcePath, "cannot read: \($0)") },
+            { input in
+                try copyBytes(from: input, to: fd, source: sourcePath, destination: destinationLabel, cancel: cancel)
+            })
         progress.skip(to: total)
     }
 
@@ -239,7 +240,12 @@ package final class Exporter {
             unlink(path)
             throw RecError.failure("-", "\(error.operation): \(error.reason)")
         }
-        let copied: Void? = try FileSystem.withOpened(path, O_RDONLY) { reader in
+        // The file goes at once, opened or not.
+        let unlinked = { (reason: String) -> Error in
+            unlink(path)
+            return RecError.failure(path, "cannot read: \(reason)")
+        }
+        try FileSystem.withOpened(path, O_RDONLY, failure: unlinked) { reader in
             unlink(path)
             let resampler =
                 target.sampleRate == source.sampleRate
@@ -249,11 +255,6 @@ package final class Exporter {
                 effects: try chain(for: source, rate: target.sampleRate, limit: limit))
             try target.close()
             _ = try copyBytes(from: reader, to: fd, source: path, destination: "-", cancel: cancel)
-        }
-        guard copied != nil else {
-            let reason = systemReason(errno)
-            unlink(path)
-            throw RecError.failure(path, "cannot read: \(reason)")
         }
     }
 }

@@ -201,11 +201,12 @@ package final class Importer {
     /// Ogg cannot be read from a pipe).
     private func spoolStdin() throws -> String {
         let path = temporaryPath("stdin")
-        let spooled: Void? = try FileSystem.withOpened(path, O_WRONLY | O_CREAT | O_EXCL) { fd in
-            created.append(path)
-            _ = try copyBytes(from: stdinFD, to: fd, source: "stdin", destination: path, cancel: cancel)
-        }
-        guard spooled != nil else { throw RecError.failure(path, "cannot create: \(systemReason(errno))") }
+        try FileSystem.withOpened(
+            path, O_WRONLY | O_CREAT | O_EXCL, failure: { RecError.failure(path, "cannot create: \($0)") },
+            { fd in
+                created.append(path)
+                _ = try copyBytes(from: stdinFD, to: fd, source: "stdin", destination: path, cancel: cancel)
+            })
         let container = StreamedInput.container(at: path)
         if raw != nil, let container {
             throw RecError.usage(
@@ -385,13 +386,15 @@ package final class Importer {
     }
 
     private func copyFile(_ from: String, to: String, label: String) throws {
-        let opened: Void? = try FileSystem.withOpened(from, O_RDONLY) { input in
-            let created = try FileSystem.withOpened(to, O_WRONLY | O_CREAT | O_TRUNC) { output in
-                try copyBytes(from: input, to: output, source: label, destination: to, cancel: cancel)
-            }
-            guard created != nil else { throw RecError.failure(to, "cannot create: \(systemReason(errno))") }
-        }
-        guard opened != nil else { throw RecError.failure(label, systemReason(errno)) }
+        try FileSystem.withOpened(
+            from, O_RDONLY, failure: { RecError.failure(label, $0) },
+            { input in
+                _ = try FileSystem.withOpened(
+                    to, O_WRONLY | O_CREAT | O_TRUNC, failure: { RecError.failure(to, "cannot create: \($0)") }
+                ) { output in
+                    try copyBytes(from: input, to: output, source: label, destination: to, cancel: cancel)
+                }
+            })
     }
 }
 

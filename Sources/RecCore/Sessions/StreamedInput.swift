@@ -42,8 +42,8 @@ enum StreamedInput {
     /// states a placeholder (0, or more than arrived). Returns whether it changed anything.
     @discardableResult
     static func fillInWAVLengths(at path: String) throws -> Bool {
-        let result = try FileSystem.withOpened(
-            path, O_RDWR,
+        try FileSystem.withOpened(
+            path, O_RDWR, failure: { RecError.failure(path, $0) },
             { fd -> Bool in
                 guard let data = dataChunk(fd), data.declared == 0 || Int64(data.declared) > data.arrived,
                     data.arrived > 0, data.arrived <= Int64(UInt32.max)
@@ -58,8 +58,6 @@ enum StreamedInput {
                 try write32(UInt32(clamping: data.fileSize - 8), at: 4)
                 return true
             })
-        guard let result else { throw RecError.failure(path, systemReason(errno)) }
-        return result
     }
 
     /// Whether the file at `path` is a WAV whose data length is a streaming writer's

@@ -276,6 +276,16 @@ package enum FileSystem {
         return try body(fd)
     }
 
+    /// `withOpened`, throwing what `failure` makes of why the file cannot be opened (the C
+    /// library's words for `errno`).
+    package static func withOpened<T>(
+        _ path: String, _ flags: Int32, mode: mode_t = 0o644, failure: (String) -> Error,
+        _ body: (Int32) throws -> T
+    ) throws -> T {
+        guard let result = try withOpened(path, flags, mode: mode, body) else { throw failure(systemReason(errno)) }
+        return result
+    }
+
     /// Puts a finished file, written beside `path` by a writer of its own (libsndfile, a
     /// copy), in place as `writeAtomically` does with bytes: its data to the disk, the rename
     /// (or `place`, without `replacing`), then the directory. On failure `temporary` is left
