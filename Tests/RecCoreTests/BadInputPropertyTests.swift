@@ -235,7 +235,7 @@ struct BadInputPropertyTests {
             checkPath(prefix, &problems)
             let resolver = PathResolver(document: document, currentFolder: .root)
             do {
-                let item = try resolver.byPrefix(String(prefix.dropFirst()), typed: prefix)
+                let item = try resolver.resolve(prefix)
                 let digits = prefix.dropFirst().filter { $0 != "-" }.lowercased()
                 if !item.id.hexDigits.hasPrefix(digits) { problems.append("\(prefix): matched \(item.id)") }
             } catch {

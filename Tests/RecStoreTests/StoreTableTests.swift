@@ -332,7 +332,7 @@ struct StoreTableTests {
             for position in 0..<table.count {
                 let id = table.id(position)
                 #expect(loaded.itemRanges.first { $0.id == id }?.range == table.storeRange(position), "change \(n)")
-                #expect(table.parent(position).map(table.id) == loaded.document.items[id]?.parent, "change \(n)")
+                #expect(table.parent(position).map(table.id(_:)) == loaded.document.items[id]?.parent, "change \(n)")
             }
         }
         #expect(moved >= 2 && afterLog >= 4, "\(moved) moves, \(afterLog) changes after a logged tag")

@@ -151,14 +151,13 @@ package enum Finder {
         let transcripts = query.hasTextFilters ? SearchIndexFiles.currentTranscripts(location) : nil
         guard let viewState = try? ViewStateStore(location: location) else { return nil }
         if let recording = viewState.state.recording, !processIsAlive(recording.pid) { return nil }
-        // A folder's path resolves in the folders alone; whatever else it names (a recording,
+        // A folder's path is the index's to resolve; whatever else it names (a recording,
         // nothing) the document answers. A UUID prefix is unique or not among all items.
-        let skeleton = index.skeleton(foldersOnly: !(path ?? "").hasPrefix("@"))
-        let resolver = PathResolver(
-            document: skeleton, currentFolder: viewState.state.restored(against: skeleton).currentFolder)
-        guard let top = try? resolver.resolve(path ?? "."), let position = index.position(of: top.id) else {
-            return nil
-        }
+        guard
+            let position = try? PathWalker(index).resolve(
+                path ?? ".", from: index.deepestFolder(of: viewState.state.folderStack)),
+            index.items[position].isFolder || (path ?? "").hasPrefix("@")
+        else { return nil }
         let positions = index.search(query, under: position, transcripts: transcripts)
         var source = HitSource.held([])
         if details {

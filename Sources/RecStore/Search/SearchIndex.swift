@@ -125,27 +125,6 @@ struct ItemIndex {
         Swift.max(range.lowerBound, range.partitionPoint { start($0) <= offset } - 1)
     }
 
-    /// The folders and recordings without what `find` filters on: enough for `PathResolver`
-    /// to resolve a path as it would in the document, and for the view state to be restored.
-    /// With `foldersOnly`, just the folders (a tenth of a store, or less): a path to a folder
-    /// resolves as in the document, and any other fails (a recording's, a missing one's).
-    func skeleton(foldersOnly: Bool) -> Document {
-        var table: [ItemID: Item] = [:]
-        table.reserveCapacity(foldersOnly ? 64 : items.count)
-        for item in items where item.isFolder || !foldersOnly {
-            let parent = item.parent >= 0 ? items[item.parent].id : nil
-            let recording =
-                item.isFolder
-                ? nil
-                : RecordingInfo(duration: item.duration, frames: 0, sampleRate: 0, channels: 0, format: .wav, file: "")
-            table[item.id] = Item(
-                id: item.id, parent: parent, name: String(decoding: strings[item.name], as: UTF8.self),
-                created: item.created, children: [], recording: recording)
-            if let parent { table[parent]?.children.append(item.id) }
-        }
-        return Document(items: table)
-    }
-
     /// store.json open for `forEachItem`, checked to be the file the index was made from
     /// before anything is read from it: a caller knows it can answer before it prints. The
     /// descriptor keeps that file (recnotes replaces store.json, never writes into it), so
@@ -787,4 +766,31 @@ enum SearchIndexFiles {
         try? FileSystem.makeDirectories(location.cacheDirectory)
         try? FileSystem.writeAtomically(bytes, to: path, durable: false)
     }
+}
+
+extension ItemIndex: ItemTree {
+    var rootNode: Int { 0 }
+    func id(of node: Int) -> ItemID { items[node].id }
+    func parent(of node: Int) -> Int? { items[node].parent >= 0 ? items[node].parent : nil }
+    func isFolder(_ node: Int) -> Bool { items[node].isFolder }
+    func node(withID id: ItemID) -> Int? { position(of: id) }
+
+    func child(named name: String, in folder: Int) -> Int? {
+        var name = name
+        return name.withUTF8 { wanted in
+            var next = folder + 1
+            while next < items[folder].subtreeEnd {
+                if strings[items[next].name].elementsEqual(wanted) { return next }
+                next = items[next].subtreeEnd
+            }
+            return nil
+        }
+    }
+
+    /// The index holds every item under the root, as the document does.
+    func nodes(withPrefix nibbles: [UInt8]) -> [Int]? {
+        items.indices.filter { items[$0].id.hasPrefix(nibbles: nibbles) }
+    }
+
+    func path(of node: Int) -> String { path(at: node) }
 }

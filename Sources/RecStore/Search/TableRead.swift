@@ -131,81 +131,33 @@ extension Library {
         if let selection = viewState.state.selection, let position = table.position(of: selection.recording) {
             withAncestors(position)
         }
+        let walker = PathWalker(table)
         for path in paths {
-            guard let position = walk(path ?? ".", from: current, in: table, needing: &needed) else { return nil }
+            // Anything but an item found (an error, a name missing) is the document's to answer.
+            guard case .existing(let position)? = try? walker.walk(path ?? ".", from: current, visit: withAncestors)
+            else { return nil }
             if listing, table.isFolder(position) {
                 listed.append(position)
                 needed.formUnion(table.children(of: position))
             }
         }
         for path in destinations {
-            guard let folder = destination(path, from: current, in: table, needing: &needed) else { return nil }
+            // Into an existing folder, or a name not yet in one, as `mkdir` and `mv` take it.
+            let folder: Int
+            switch try? walker.walk(path, from: current, visit: withAncestors) {
+            case .existing(let at)? where table.isFolder(at): folder = at
+            case .missing(let parent, let names, let endsInSlash)? where names.count == 1 && !endsInSlash:
+                folder = parent
+            default: return nil
+            }
             listed.append(folder)
             needed.formUnion(table.children(of: folder))
         }
         guard let items = decode(needed, of: table, in: location) else { return nil }
         for folder in listed {
-            guard items[table.id(folder)]?.children == table.children(of: folder).map(table.id) else { return nil }
+            guard items[table.id(folder)]?.children == table.children(of: folder).map(table.id(_:)) else { return nil }
         }
         return items
-    }
-
-    /// The position `path` leads to as `PathResolver.walk` walks it, each item on the way
-    /// added to `needed`; nil where the walk would fail or find nothing (a missing name, a
-    /// name under a recording, a UUID prefix that is not one item of the whole document).
-    private static func walk(_ path: String, from current: Int, in table: StoreTable, needing needed: inout Set<Int>)
-        -> Int?
-    {
-        guard !path.isEmpty else { return nil }
-        var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        var at = current
-        if path.hasPrefix("/") {
-            at = 0
-        } else if path.hasPrefix("@"), let first = components.first {
-            components.removeFirst()
-            // Unique in the table is unique in the document only when nothing is outside it.
-            guard table.count == table.documentCount,
-                let nibbles = try? PathResolver.prefixNibbles(first.dropFirst(), typed: first)
-            else { return nil }
-            let matches = (0..<table.count).lazy.filter { table.id($0).hasPrefix(nibbles: nibbles) }.prefix(2)
-            guard matches.count == 1, let match = matches.first else { return nil }
-            at = match
-        }
-        needed.formUnion(table.ancestry(of: at))
-        for (index, component) in components.enumerated() {
-            switch component {
-            case ".": continue
-            case "..": at = table.parent(at) ?? at
-            default:
-                // The first child of that name, as `Document.child(named:in:)` finds it.
-                guard table.isFolder(at),
-                    let child = table.children(of: at).first(where: { table.name($0) == component })
-                else { return nil }
-                guard table.isFolder(child) || index == components.count - 1 else { return nil }
-                at = child
-                needed.insert(child)
-            }
-        }
-        if path.hasSuffix("/") && path.count > 1 && !table.isFolder(at) { return nil }
-        return at
-    }
-
-    /// The folder `path` puts items into, as `mkdir` and `mv` resolve it: the folder at
-    /// `path`, or the existing folder a missing last name would be made in (a plain name,
-    /// not `.`, `..`, a UUID prefix or with a slash after it). nil for anything else.
-    private static func destination(
-        _ path: String, from current: Int, in table: StoreTable, needing needed: inout Set<Int>
-    ) -> Int? {
-        if let at = walk(path, from: current, in: table, needing: &needed) { return table.isFolder(at) ? at : nil }
-        guard !path.hasSuffix("/"), let name = path.split(separator: "/").last.map(String.init),
-            name != ".", name != "..", !(name.hasPrefix("@") && !path.contains("/")),
-            NameRules.violation(name) == nil
-        else { return nil }
-        let parentPath = path.contains("/") ? String(decoding: path.utf8.dropLast(name.utf8.count), as: UTF8.self) : "."
-        guard let parent = walk(parentPath, from: current, in: table, needing: &needed), table.isFolder(parent),
-            !table.children(of: parent).contains(where: { table.name($0) == name })
-        else { return nil }
-        return parent
     }
 
     /// The items at `positions`, decoded from their bytes in `store.json` (opened and checked
@@ -220,7 +172,8 @@ extension Library {
             var items: [ItemID: Item] = [:]
             items.reserveCapacity(positions.count)
             let whole = ItemIndex.forEachItem(in: positions.map(table.storeRange), of: fd) { k, item in
-                guard item.id == table.id(positions[k]), item.parent == table.parent(positions[k]).map(table.id) else {
+                guard item.id == table.id(positions[k]), item.parent == table.parent(positions[k]).map(table.id(_:))
+                else {
                     return false
                 }
                 items[item.id] = item
@@ -235,4 +188,30 @@ extension Library {
     /// read, when the one in `cache/` is missing or stale, or marked as trusting a
     /// `store.json` that is now a second old (`StoreTable.refresh`).
     package func keepReadTable() { StoreTable.refresh(self) }
+}
+
+extension StoreTable: ItemTree {
+    var rootNode: Int { 0 }
+    func id(of node: Int) -> ItemID { id(node) }
+    func parent(of node: Int) -> Int? { parent(node) }
+    func node(withID id: ItemID) -> Int? { position(of: id) }
+
+    func child(named name: String, in folder: Int) -> Int? {
+        var next = folder + 1
+        while next < subtreeEnd(folder) {
+            if self.name(next) == name { return next }
+            next = subtreeEnd(next)
+        }
+        return nil
+    }
+
+    /// Unique in the table is unique in the document only when nothing is outside it.
+    func nodes(withPrefix nibbles: [UInt8]) -> [Int]? {
+        count == documentCount ? (0..<count).filter { id($0).hasPrefix(nibbles: nibbles) } : nil
+    }
+
+    func path(of node: Int) -> String {
+        let names = ancestry(of: node).reversed().dropFirst().map(name)
+        return PathResolver.joined("/", Array(names))
+    }
 }

@@ -66,72 +66,24 @@ package struct PathResolver {
         }
     }
 
-    /// The one walk of a path: `.` stays, `..` climbs (past the root it stays there, and after
-    /// a missing name it takes that name back), a name steps into a folder's child. Names are
-    /// checked as they are read; a name under a recording is an error, as is a trailing `/`
-    /// after one.
+    /// The one walk of a path (`PathWalker.walk`), through the document.
     package func walk(_ path: String) throws -> Location {
-        guard !path.isEmpty else { throw RecError.usage("''", "a path cannot be empty") }
-        var (current, components) = try start(path)
-        let endsInSlash = path.hasSuffix("/") && path.count > 1
-        var missing: [String] = []
-        for (index, component) in components.enumerated() {
-            switch component {
-            case ".":
-                continue
-            case "..":
-                if missing.isEmpty {
-                    current = current.parent.flatMap { document[$0] } ?? current
-                } else {
-                    missing.removeLast()
-                }
-                continue
-            default:
-                try NameRules.validate(component)
-            }
-            if !missing.isEmpty {
-                missing.append(component)
-            } else if !current.isFolder {
-                throw notAFolder(path, current)
-            } else if let child = document.child(named: component, in: current.id) {
-                if !child.isFolder && index < components.count - 1 { throw notAFolder(path, child) }
-                current = child
-            } else {
-                missing.append(component)
-            }
+        switch try PathWalker(document).walk(path, from: document[currentFolder] ?? document.root) {
+        case .existing(let item): return .existing(item)
+        case .missing(let parent, let names, let endsInSlash):
+            return .missing(parent: parent, names: names, endsInSlash: endsInSlash)
         }
-        if !missing.isEmpty { return .missing(parent: current, names: missing, endsInSlash: endsInSlash) }
-        if endsInSlash && !current.isFolder { throw RecError.failure(path, "not a folder") }
-        return .existing(current)
     }
 
     /// What a path whose `names` are missing under `parent` is told: the item, when only the
     /// last name is missing, otherwise the first folder missing. `hint` says how to go on.
     package func missing(_ path: String, parent: Item, names: [String], hint: String? = nil) -> RecError {
-        let reason =
-            names.count == 1
-            ? "no such folder or recording" : "no such folder: \(Self.joined(document.path(of: parent.id), [names[0]]))"
-        return RecError.failure(path, hint.map { "\(reason) (\($0))" } ?? reason)
-    }
-
-    func notAFolder(_ path: String, _ item: Item) -> RecError {
-        RecError.failure(path, "\(document.path(of: item.id)) is not a folder")
+        PathWalker(document).missing(path, parent: parent, names: names, hint: hint)
     }
 
     /// Names under a folder's path, as a path: `/` and `[a, b]` are `/a/b`.
     static func joined(_ parent: String, _ names: [String]) -> String {
         names.reduce(parent) { $0 == "/" ? "/" + $1 : $0 + "/" + $1 }
-    }
-
-    /// The folder a path's walk starts from, and the components left to walk.
-    package func start(_ path: String) throws -> (Item, [String]) {
-        var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        if path.hasPrefix("/") { return (document.root, components) }
-        if path.hasPrefix("@"), let first = components.first {
-            components.removeFirst()
-            return (try byPrefix(String(first.dropFirst()), typed: first), components)
-        }
-        return (document[currentFolder] ?? document.root, components)
     }
 
     /// The hex digits of a typed UUID prefix (`@3f2a`, dashes ignored), as nibbles; a usage
@@ -143,14 +95,129 @@ package struct PathResolver {
         }
         return digits.utf8.compactMap(hexValue)
     }
+}
+
+/// What a path is walked through: the whole document, or a table of it that the store keeps
+/// (the reads' table, `find`'s index), which answers each question as the document would.
+package protocol ItemTree {
+    associatedtype Node
+    var rootNode: Node { get }
+    func id(of node: Node) -> ItemID
+    func parent(of node: Node) -> Node?
+    func isFolder(_ node: Node) -> Bool
+    /// The first child named `name` of the folder `folder`, in display order.
+    func child(named name: String, in folder: Node) -> Node?
+    func node(withID id: ItemID) -> Node?
+    /// Every item whose UUID starts with `nibbles`; nil when the tree does not hold every
+    /// item of the document, so that one match in it may not be one in the document.
+    func nodes(withPrefix nibbles: [UInt8]) -> [Node]?
+    /// The absolute path of the item, for messages.
+    func path(of node: Node) -> String
+}
+
+extension ItemTree {
+    /// The folder a view state's folder stack leaves the user in: its deepest folder still
+    /// there, or the root.
+    package func deepestFolder(of stack: [ItemID]) -> Node {
+        for id in stack.reversed() {
+            if let node = node(withID: id), isFolder(node) { return node }
+        }
+        return rootNode
+    }
+}
+
+/// The one walk of a path, over any `ItemTree`: `.` stays, `..` climbs (past the root it
+/// stays there, and after a missing name it takes that name back), a name steps into a
+/// folder's child. Names are checked as they are read; a name under a recording is an
+/// error, as is a trailing `/` after one. The errors are the user's, whatever the tree: one
+/// that answers only when it can (a table) treats any error as "ask the document".
+package struct PathWalker<Tree: ItemTree> {
+    package let tree: Tree
+
+    package init(_ tree: Tree) { self.tree = tree }
+
+    package enum Location {
+        case existing(Tree.Node)
+        case missing(parent: Tree.Node, names: [String], endsInSlash: Bool)
+    }
+
+    /// Where `path` leads from the folder `current`; `visit` sees each item stepped into.
+    package func walk(_ path: String, from current: Tree.Node, visit: (Tree.Node) -> Void = { _ in }) throws
+        -> Location
+    {
+        guard !path.isEmpty else { throw RecError.usage("''", "a path cannot be empty") }
+        var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var current = current
+        if path.hasPrefix("/") {
+            current = tree.rootNode
+        } else if path.hasPrefix("@"), let first = components.first {
+            components.removeFirst()
+            current = try byPrefix(String(first.dropFirst()), typed: first)
+        }
+        visit(current)
+        let endsInSlash = path.hasSuffix("/") && path.count > 1
+        var missing: [String] = []
+        for (index, component) in components.enumerated() {
+            switch component {
+            case ".":
+                continue
+            case "..":
+                if missing.isEmpty {
+                    current = tree.parent(of: current) ?? current
+                } else {
+                    missing.removeLast()
+                }
+                continue
+            default:
+                try NameRules.validate(component)
+            }
+            if !missing.isEmpty {
+                missing.append(component)
+            } else if !tree.isFolder(current) {
+                throw notAFolder(path, current)
+            } else if let child = tree.child(named: component, in: current) {
+                if !tree.isFolder(child) && index < components.count - 1 { throw notAFolder(path, child) }
+                current = child
+                visit(child)
+            } else {
+                missing.append(component)
+            }
+        }
+        if !missing.isEmpty { return .missing(parent: current, names: missing, endsInSlash: endsInSlash) }
+        if endsInSlash && !tree.isFolder(current) { throw RecError.failure(path, "not a folder") }
+        return .existing(current)
+    }
+
+    /// The existing item at `path`.
+    package func resolve(_ path: String, from current: Tree.Node, visit: (Tree.Node) -> Void = { _ in }) throws
+        -> Tree.Node
+    {
+        switch try walk(path, from: current, visit: visit) {
+        case .existing(let node): return node
+        case .missing(let parent, let names, _): throw missing(path, parent: parent, names: names)
+        }
+    }
+
+    /// What a path whose `names` are missing under `parent` is told: the item, when only the
+    /// last name is missing, otherwise the first folder missing. `hint` says how to go on.
+    package func missing(_ path: String, parent: Tree.Node, names: [String], hint: String? = nil) -> RecError {
+        let reason =
+            names.count == 1
+            ? "no such folder or recording"
+            : "no such folder: \(PathResolver.joined(tree.path(of: parent), [names[0]]))"
+        return RecError.failure(path, hint.map { "\(reason) (\($0))" } ?? reason)
+    }
+
+    private func notAFolder(_ path: String, _ node: Tree.Node) -> RecError {
+        RecError.failure(path, "\(tree.path(of: node)) is not a folder")
+    }
 
     /// The item whose UUID starts with `prefix`; dashes in the prefix are ignored.
-    package func byPrefix(_ prefix: String, typed: String) throws -> Item {
-        let nibbles = try Self.prefixNibbles(Substring(prefix), typed: typed)
+    private func byPrefix(_ prefix: String, typed: String) throws -> Tree.Node {
+        let nibbles = try PathResolver.prefixNibbles(Substring(prefix), typed: typed)
         let digits = String(nibbles.map { Character(String($0, radix: 16)) })
-        var matches: [Item] = []
-        for item in document.items.values where item.id.hasPrefix(nibbles: nibbles) {
-            matches.append(item)
+        guard let matches = tree.nodes(withPrefix: nibbles) else {
+            throw RecError.failure(typed, "this table of the store does not hold every item")
         }
         switch matches.count {
         case 0:
@@ -158,8 +225,8 @@ package struct PathResolver {
         case 1:
             return matches[0]
         default:
-            let listed = matches.sorted { $0.id < $1.id }.prefix(10).map {
-                "@\(String($0.id.hexDigits.prefix(12))) \(document.path(of: $0.id))"
+            let listed = matches.sorted { tree.id(of: $0) < tree.id(of: $1) }.prefix(10).map {
+                "@\(String(tree.id(of: $0).hexDigits.prefix(12))) \(tree.path(of: $0))"
             }
             let more = matches.count > 10 ? ", and \(matches.count - 10) more" : ""
             throw RecError.failure(
@@ -167,4 +234,17 @@ package struct PathResolver {
                 "ambiguous UUID prefix, matching \(matches.count) items: \(listed.joined(separator: ", "))\(more)")
         }
     }
+}
+
+extension Document: ItemTree {
+    package var rootNode: Item { root }
+    package func id(of node: Item) -> ItemID { node.id }
+    package func parent(of node: Item) -> Item? { node.parent.flatMap { items[$0] } }
+    package func isFolder(_ node: Item) -> Bool { node.isFolder }
+    package func child(named name: String, in folder: Item) -> Item? { child(named: name, in: folder.id) }
+    package func node(withID id: ItemID) -> Item? { items[id] }
+    package func nodes(withPrefix nibbles: [UInt8]) -> [Item]? {
+        items.values.filter { $0.id.hasPrefix(nibbles: nibbles) }
+    }
+    package func path(of node: Item) -> String { path(of: node.id) }
 }

@@ -235,8 +235,7 @@ package struct ViewState: Equatable, Sendable {
     /// another command is followed), and a selection of a vanished recording is dropped.
     package func restored(against document: Document) -> ViewState {
         var copy = self
-        let deepest = folderStack.last { document[$0]?.isFolder == true } ?? .root
-        copy.folderStack = document.ancestry(of: deepest).map(\.id)
+        copy.folderStack = document.ancestry(of: document.deepestFolder(of: folderStack).id).map(\.id)
         if let selection, document[selection.recording]?.recording == nil { copy.selection = nil }
         return copy
     }
