@@ -67,7 +67,9 @@ final class AudioFileCache: Sendable {
     static func read(_ file: LibraryAPI.AudioFile, at offset: Int64, count: Int) throws -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: count)
         try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { bytes in
-            let got = System.retrying { pread(file.descriptor, bytes.baseAddress, count, off_t(offset)) }
+            let got = file.file.withDescriptor { fd in
+                System.retrying { pread(fd, bytes.baseAddress, count, off_t(offset)) }
+            }
             guard got >= 0 else { throw RecError.failure("audio", systemReason(errno)) }
             return got
         }

@@ -33,7 +33,6 @@ enum Background {
     /// Starts the detached child and waits for it to be registered.
     static func detach(command: String, log: String?) throws -> Ready {
         let output = try openOutput(log)
-        defer { close(output) }
         let pipe: (read: Int32, write: Int32)
         do throws(Errno) { pipe = try System.closeOnExecPipe() } catch {
             throw RecError.failure(command, "cannot start in the background: \(error)")
@@ -43,9 +42,11 @@ enum Background {
         let child: DetachedProcess
         do {
             defer { close(ends[1]) }
-            child = try DetachedProcess.spawn(
-                executable: DetachedProcess.currentExecutable, arguments: childArguments(),
-                output: output, report: ends[1], reportDescriptor: statusDescriptor)
+            child = try output.withDescriptor {
+                try DetachedProcess.spawn(
+                    executable: DetachedProcess.currentExecutable, arguments: childArguments(),
+                    output: $0, report: ends[1], reportDescriptor: statusDescriptor)
+            }
         } catch {
             throw RecError.failure(command, "cannot start in the background: \(error)")
         }
@@ -68,11 +69,10 @@ enum Background {
     }
 
     /// Where the child's stdout and stderr go: `--log`, else /dev/null.
-    private static func openOutput(_ log: String?) throws -> Int32 {
-        guard let log else { return open("/dev/null", O_WRONLY | O_CLOEXEC) }
-        let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RecError.failure(log, "cannot open the log: \(systemReason(errno))") }
-        return fd
+    private static func openOutput(_ log: String?) throws -> OpenFile {
+        try OpenFile.opening(log ?? "/dev/null", log == nil ? O_WRONLY : O_WRONLY | O_CREAT | O_APPEND) {
+            RecError.failure(log ?? "/dev/null", "cannot open the log: \($0)")
+        }
     }
 
     /// Prints the messages the child sent, and returns its path and JSON if it got as far
@@ -218,16 +218,15 @@ struct BackgroundOptions: ParsableArguments {
 enum BackgroundTranscription {
     static func start(_ items: [Item], in library: Library) {
         guard !items.isEmpty else { return }
-        let output = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        guard output >= 0 else { return }
-        defer { close(output) }
         let arguments =
             ["--store", library.location.directory, "--quiet", "transcribe", "--progress", "none"]
             + items.map { "@\($0.id)" }
         do {
-            _ = try DetachedProcess.spawn(
-                executable: DetachedProcess.currentExecutable, arguments: arguments,
-                output: output, report: output, reportDescriptor: 3)
+            _ = try FileSystem.withOpened("/dev/null", O_WRONLY) { output in
+                try DetachedProcess.spawn(
+                    executable: DetachedProcess.currentExecutable, arguments: arguments,
+                    output: output, report: output, reportDescriptor: 3)
+            }
         } catch {
             Terminal.warning("the transcription could not start (\(error)); run 'recnotes transcribe --all --missing'")
         }

@@ -159,13 +159,13 @@ package enum ItemJSON {
         let location: StoreLocation
         /// The audio folder's absolute path (`absolutePath`), with a slash.
         let directory: String
-        /// The folder open, or -1 (then no file has a size, as none is there to stat).
-        private let descriptor: Int32
+        /// The folder open, or nil (then no file has a size, as none is there to stat).
+        private let folder: OpenFile?
 
         init(_ location: StoreLocation) {
             self.location = location
             directory = absolutePath(location.audioDirectory) + "/"
-            descriptor = System.retrying { open(location.audioDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+            folder = OpenFile(location.audioDirectory, O_RDONLY | O_DIRECTORY)
         }
 
         /// Lookups so far, and how many found no file.
@@ -173,8 +173,6 @@ package enum ItemJSON {
         private var misses = 0
         /// The folder's names, listed once many lookups have found nothing (see `size`).
         private(set) var present: Set<String>?
-
-        deinit { if descriptor >= 0 { close(descriptor) } }
 
         /// Transcript lookups so far, and once there were `listingAfter` of them, the names
         /// in transcripts/ (listed once: cheaper than a lookup per recording, most of which
@@ -208,9 +206,9 @@ package enum ItemJSON {
         /// are missing, the folder holds few of the items' files, and listing it is cheap.
         func size(of file: String) -> Int64? {
             if let present, !present.contains(file) { return nil }
-            let size = FileSystem.size(file, relativeTo: descriptor)
+            let size = folder?.withDescriptor { FileSystem.size(file, relativeTo: $0) } ?? nil
             lookups += 1
-            if size == nil, descriptor >= 0 {
+            if size == nil, folder != nil {
                 misses += 1
                 if present == nil, misses >= 64, misses * 2 >= lookups {
                     present = Set(FileSystem.entries(of: location.audioDirectory))

@@ -217,7 +217,7 @@ package enum LibraryAPI {
     /// A class, so that a server can keep it open across requests and a response still being
     /// written holds the descriptor after the server let it go: it is closed with the last.
     package final class AudioFile: Sendable {
-        package let descriptor: Int32
+        package let file: OpenFile
         package let size: Int64
         package let contentType: String
         /// The recording's path in the store (links not followed) and what it led to when
@@ -225,15 +225,13 @@ package enum LibraryAPI {
         let path: String
         let identity: FileIdentity
 
-        init(descriptor: Int32, path: String, identity: FileIdentity, contentType: String) {
-            self.descriptor = descriptor
+        init(file: OpenFile, path: String, identity: FileIdentity, contentType: String) {
+            self.file = file
             self.path = path
             self.identity = identity
             self.size = identity.size
             self.contentType = contentType
         }
-
-        deinit { close(descriptor) }
 
         /// Whether the recording's path still leads to this file, unchanged: false once it
         /// was replaced (a rename makes a new inode), written in place (its size or time
@@ -252,15 +250,13 @@ package enum LibraryAPI {
             let file = realPath(location.audioPath(info.file)),
             file.hasPrefix(store == "/" ? "/" : store + "/")
         else { return nil }
-        let descriptor = System.retrying { open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        guard descriptor >= 0 else { return nil }
+        guard let opened = OpenFile(file, O_RDONLY | O_NOFOLLOW) else { return nil }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            close(descriptor)
+        guard opened.withDescriptor({ fstat($0, &status) }) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             return nil
         }
         return AudioFile(
-            descriptor: descriptor, path: location.audioPath(info.file), identity: FileIdentity(status),
+            file: opened, path: location.audioPath(info.file), identity: FileIdentity(status),
             contentType: contentType(info.format))
     }
 

@@ -130,34 +130,34 @@ extension LibraryAPI {
 /// an upload needs room for its audio once).
 package final class Upload {
     package let path: String
-    private var descriptor: Int32
+    /// Open while the body comes in.
+    private var file: OpenFile?
     package private(set) var size: Int64 = 0
 
     package init(location: StoreLocation) throws {
         try FileSystem.makeDirectories(location.audioDirectory)
         let path = Importer.temporaryPath(in: location.audioDirectory, tag: "upload")
         self.path = path
-        descriptor = System.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
-        guard descriptor >= 0 else { throw RecError.failure("upload", "cannot store it: \(systemReason(errno))") }
+        file = try OpenFile.opening(path, O_WRONLY | O_CREAT | O_EXCL) {
+            RecError.failure("upload", "cannot store it: \($0)")
+        }
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        file = nil
         unlink(path)
     }
 
     package func append(_ bytes: UnsafeRawBufferPointer) throws {
-        do throws(Errno) { try System.writeAll(descriptor, bytes) } catch {
+        guard let file else { preconditionFailure("an upload was appended to after it was finished") }
+        do throws(Errno) { try file.withDescriptor { fd throws(Errno) in try System.writeAll(fd, bytes) } } catch {
             throw RecError.failure("upload", "cannot store it: \(error)")
         }
         size += Int64(bytes.count)
     }
 
     /// The whole body is in: the file is closed for the importer to read.
-    func finish() {
-        close(descriptor)
-        descriptor = -1
-    }
+    func finish() { file = nil }
 }
 
 extension LibraryAPI {

@@ -129,8 +129,8 @@ struct ItemIndex {
     /// before anything is read from it: a caller knows it can answer before it prints. The
     /// descriptor keeps that file (recnotes replaces store.json, never writes into it), so
     /// only a change made in place by something else could still fail a read later.
-    final class StoreFile {
-        let descriptor: Int32
+    struct StoreFile {
+        let file: OpenFile
 
         init?(_ index: ItemIndex, location: StoreLocation) {
             // A recent source's bytes were checked as the index was found current.
@@ -139,15 +139,11 @@ struct ItemIndex {
             case .present(let known), .recent(let known): identity = known
             case .absent, .untrusted: return nil
             }
-            descriptor = System.retrying { open(location.storeFile, O_RDONLY | O_CLOEXEC) }
-            guard descriptor >= 0 else { return nil }
-            guard FileIdentity(descriptor: descriptor) == identity else {
-                close(descriptor)
-                return nil
-            }
+            guard let file = OpenFile(location.storeFile, O_RDONLY),
+                file.withDescriptor({ FileIdentity(descriptor: $0) }) == identity
+            else { return nil }
+            self.file = file
         }
-
-        deinit { close(descriptor) }
     }
 
     /// Calls `body` with each of the whole items at `positions` (its index in `positions`,
@@ -158,8 +154,10 @@ struct ItemIndex {
     /// thousands), it is read a megabyte at a time into one buffer (items lie in the file
     /// about in `find`'s order), else each item with a `pread` of its own.
     func forEachItem(at positions: [Int], in store: StoreFile, _ body: (Int, Item) -> Bool) -> Bool {
-        Self.forEachItem(in: positions.map { items[$0].storeRange }, of: store.descriptor) { k, item in
-            item.id == items[positions[k]].id && body(k, item)
+        store.file.withDescriptor { fd in
+            Self.forEachItem(in: positions.map { items[$0].storeRange }, of: fd) { k, item in
+                item.id == items[positions[k]].id && body(k, item)
+            }
         }
     }
 

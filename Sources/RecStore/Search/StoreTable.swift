@@ -256,7 +256,7 @@ extension StoreTable {
             // second change in the same clock tick absent, its bytes do.
             // Mapped, not copied: the page cache holds it, and hashing reads it once.
             guard let store = MappedBytes(mapping: location.storeFile),
-                FileIdentity(descriptor: store.descriptor) == table.identity,
+                store.identity == table.identity,
                 ContentHash.of(store.buffer) == table.contentHash
             else { return nil }
             if keepingBytes { table.storeBytes = store }
@@ -624,57 +624,54 @@ extension StoreTable {
 /// A file's bytes, mapped, not copied (the reads' table; `store.json` for a splice): read-only
 /// and private. recnotes replaces these files, a new inode, so a mapping keeps the bytes it
 /// was made from; only a program cutting the file short in place while it is read could
-/// make a page vanish under it. The file stays open (`descriptor`) while mapped, so that its
+/// make a page vanish under it. The file stays open (`file`) while mapped, so that its
 /// identity can be taken and its bytes copied by the kernel. Or copied from an array.
 final class MappedBytes {
     let buffer: UnsafeRawBufferPointer
-    /// The file mapped, open for reading; -1 for bytes copied from an array.
-    let descriptor: Int32
-    private let mapped: Bool
+    /// The file mapped, open for reading; nil for bytes copied from an array.
+    private let file: OpenFile?
 
     /// nil when the file cannot be opened or mapped, or is empty.
-    convenience init?(mapping path: String, populate: Bool = true) {
-        let fd = System.retrying { open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { return nil }
-        self.init(descriptor: fd, populate: populate)
-    }
-
-    /// The file open as `fd`, which this closes (when it is gone, or now if it fails).
     /// `populate`: every page mapped at once, for bytes that are all read (one fault a
     /// page costs more); without, only the pages touched are (a splice into a file known to
     /// be laid out as written reads only its head, the changed items and its tail).
-    init?(descriptor fd: Int32, populate: Bool = true) {
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size > 0 else {
-            close(fd)
-            return nil
+    init?(mapping path: String, populate: Bool = true) {
+        guard let file = OpenFile(path, O_RDONLY) else { return nil }
+        let mapping = file.withDescriptor { fd -> UnsafeRawBufferPointer? in
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_size > 0 else { return nil }
+            let count = Int(info.st_size)
+            guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0),
+                base != UnsafeMutableRawPointer(bitPattern: -1)
+            else { return nil }
+            return UnsafeRawBufferPointer(start: base, count: count)
         }
-        let count = Int(info.st_size)
-        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0),
-            base != UnsafeMutableRawPointer(bitPattern: -1)
-        else {
-            close(fd)
-            return nil
-        }
-        buffer = UnsafeRawBufferPointer(start: base, count: count)
-        descriptor = fd
-        mapped = true
+        guard let mapping else { return nil }
+        buffer = mapping
+        self.file = file
     }
 
     init(_ bytes: [UInt8]) {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
         copy.copyBytes(from: bytes)
         buffer = UnsafeRawBufferPointer(rebasing: copy[0..<bytes.count])
-        descriptor = -1
-        mapped = false
+        file = nil
     }
 
     deinit {
-        if mapped {
+        if file != nil {
             munmap(UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count)
-            close(descriptor)
         } else {
             buffer.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
         }
     }
+
+    /// Runs `body` with the mapped file's descriptor (-1 for bytes copied from an array).
+    func withDescriptor<T>(_ body: (Int32) throws -> T) rethrows -> T {
+        guard let file else { return try body(-1) }
+        return try file.withDescriptor(body)
+    }
+
+    /// The mapped file's identity now; nil for bytes copied from an array.
+    var identity: FileIdentity? { withDescriptor { FileIdentity(descriptor: $0) } }
 }

@@ -252,10 +252,13 @@ package final class DocumentStore {
                 var newHash: UInt64?
                 var saveCaches: (() -> Void)?
                 let made = try FileSystem.writeAtomically(to: storeFile, stamping: true, followingWriteback: true) {
-                    try spliced!.file.write(to: $0, from: spliced!.source.descriptor, path: storeFile)
+                    let target = $0
+                    try spliced!.source.withDescriptor {
+                        try spliced!.file.write(to: target, from: $0, path: storeFile)
+                    }
                     // The old file is read as it is now (mapped, copied by the kernel), not
                     // from a copy: one changed in place meanwhile (a new time) is not replaced.
-                    guard FileIdentity(descriptor: spliced!.source.descriptor) == named else {
+                    guard spliced!.source.identity == named else {
                         throw RecError.failure(
                             storeFile, "changed by another program while it was read; nothing was changed")
                     }
@@ -361,7 +364,7 @@ package final class DocumentStore {
         // Mapped, not copied, and kept open: the write copies its unchanged runs from it.
         guard annotated != nil || transaction.restructuredOnly,
             let source = table.storeBytes ?? MappedBytes(mapping: location.storeFile, populate: !table.isSpliceable),
-            FileIdentity(descriptor: source.descriptor) == table.identity,
+            source.identity == table.identity,
             FileIdentity(path: location.storeFile) == table.identity, source.buffer.count == Int(table.identity.size)
         else { return nil }
         let bytes = source.buffer.assumingMemoryBound(to: UInt8.self)

@@ -38,24 +38,19 @@ package struct TranscriptFiles: Sendable {
     /// opened by its name in the directory, which is opened once (and, when there is none,
     /// no index is looked for at all).
     final class IndexReader {
-        private let directory: Int32
+        private let directory: OpenFile?
 
-        init(_ files: TranscriptFiles) {
-            directory = System.retrying { open(files.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        }
-
-        deinit { if directory >= 0 { close(directory) } }
+        init(_ files: TranscriptFiles) { directory = OpenFile(files.directory, O_RDONLY | O_DIRECTORY) }
 
         func indexBytes(of id: ItemID) -> [UInt8]? {
-            guard directory >= 0 else { return nil }
-            return try? FileSystem.read("\(id).txt", relativeTo: directory)
+            directory?.withDescriptor { try? FileSystem.read("\(id).txt", relativeTo: $0) } ?? nil
         }
 
         /// The identity of the recording's index file, nil when it has none.
         func indexIdentity(of id: ItemID) -> FileIdentity? {
-            guard directory >= 0 else { return nil }
+            guard let directory else { return nil }
             var info = stat()
-            guard fstatat(directory, "\(id).txt", &info, 0) == 0 else { return nil }
+            guard directory.withDescriptor({ fstatat($0, "\(id).txt", &info, 0) }) == 0 else { return nil }
             return FileIdentity(info)
         }
     }

@@ -188,29 +188,34 @@ package final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
                 throw .transcribe(engine.name, "cannot make a pipe: \(error)")
             }
             let log = (engine.temporary ?? "/tmp") + "/worker.log"
-            let logFD = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             var launch = ProcessLaunch(
                 [installation.python, installation.worker, "--model", engine.modelPath], executable: installation.python
             )
             launch.input = .descriptor(toWorker.read)
             launch.output = .descriptor(fromWorker.write)
-            launch.errors = logFD >= 0 ? .descriptor(logFD) : .null
             launch.ownProcessGroup = true
             launch.closeInherited = true
-            let pid: pid_t
-            do throws(Errno) {
-                pid = try launch.start()
-            } catch {
-                for fd in [toWorker.read, toWorker.write, fromWorker.read, fromWorker.write, logFD] where fd >= 0 {
-                    close(fd)
+            // The worker's stderr, for when it fails; without one, it goes nowhere.
+            let started: Result<pid_t, Errno> =
+                FileSystem.withOpened(log, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600) { fd in
+                    launch.errors = .descriptor(fd)
+                    return Result { () throws(Errno) in try launch.start() }
                 }
+                ?? {
+                    launch.errors = .null
+                    return Result { () throws(Errno) in try launch.start() }
+                }()
+            let pid: pid_t
+            switch started {
+            case .success(let started): pid = started
+            case .failure(let error):
+                for fd in [toWorker.read, toWorker.write, fromWorker.read, fromWorker.write] { close(fd) }
                 throw .transcribe(engine.name, "cannot run \(installation.python): \(error)")
             }
             // Below the recorder and the player: a transcription never starves them of CPU.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), WhisperEngine.niceness)
             close(toWorker.read)
             close(fromWorker.write)
-            if logFD >= 0 { close(logFD) }
             if let temporary = engine.temporary {
                 try? FileSystem.writeAtomically(
                     Array("\(pid)\n".utf8), to: temporary + "/" + ExternalEngine.enginePIDFile, durable: false)

@@ -18,7 +18,7 @@ final class BrowseTerminal {
     private let signals: SignalDescriptor
     /// `RECNOTES_BROWSE_TRACE=FILE`: a line per frame (when, bytes, what caused it and how
     /// long after the key it was on screen), for the benchmarks in bench/browse.sh.
-    private let trace: Int32
+    private let trace: OpenFile?
     /// When the command started (before the store was read): the first frame's time counts from here.
     private let started = MonotonicClock.now()
 
@@ -45,15 +45,11 @@ final class BrowseTerminal {
         WakeSignal.block()
         signal(SIGPIPE, SIG_IGN)
         inbox = Inbox(wake: try WakePipe())
-        trace =
-            Environment.value("RECNOTES_BROWSE_TRACE").map {
-                open($0, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            } ?? -1
+        trace = Environment.value("RECNOTES_BROWSE_TRACE").flatMap { OpenFile($0, O_WRONLY | O_CREAT | O_APPEND) }
     }
 
     deinit {
         leave()
-        if trace >= 0 { close(trace) }
     }
 
     // MARK: Terminal modes
@@ -241,10 +237,10 @@ final class BrowseTerminal {
         guard screen != shown else { return }
         let bytes = output(ScreenDiff.update(from: shown, to: screen, color: color))
         shown = screen
-        if trace >= 0 {
+        if let trace {
             let now = MonotonicClock.now()
             let line = "\(Self.milliseconds(started, now)) \(bytes) \(cause) \(Self.milliseconds(input, now))\n"
-            try? System.writeAll(trace, Array(line.utf8))
+            trace.withDescriptor { try? System.writeAll($0, Array(line.utf8)) }
         }
     }
 
