@@ -773,9 +773,16 @@ package enum DocumentCodec {
     /// One item, from its bytes as `decodeVersioned`'s `itemRanges` gave them. Without
     /// `markerIDs`, markers an older store gave no id keep none (`Marker.unassigned`): for an
     /// item only shown (`find`'s hits), since deriving them costs and no output shows them.
-    static func decodeItem(_ bytes: UnsafeBufferPointer<UInt8>, markerIDs: Bool = true) throws -> Item {
+    /// With `headOnly`, only what comes first in an item as `writeItem` lays it out is read:
+    /// its uuid, type, name, parent, creation time, and a recording's audio fields or a
+    /// folder's children; its annotations, analysis and change times are left in the bytes
+    /// (empty, none and unknown in the item). What a merge looks at of an item that is the
+    /// same on every side (`SharedItemsCodec`); an item laid out otherwise is read whole.
+    static func decodeItem(_ bytes: UnsafeBufferPointer<UInt8>, markerIDs: Bool = true, headOnly: Bool = false)
+        throws -> Item
+    {
         var reader = JSONReader(bytes)
-        return try decodeItem(&reader, markerIDs: markerIDs)
+        return try decodeItem(&reader, markerIDs: markerIDs, headOnly: headOnly)
     }
 
     static func decodeTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
@@ -815,7 +822,9 @@ package enum DocumentCodec {
         return TrashEntry(parent: parent, path: path, removed: removed, items: entryItems)
     }
 
-    private static func decodeItem(_ r: inout JSONReader, markerIDs: Bool = true) throws -> Item {
+    private static func decodeItem(_ r: inout JSONReader, markerIDs: Bool = true, headOnly: Bool = false) throws
+        -> Item
+    {
         let start = r.position
         var id: ItemID?
         var type: ItemKind?
@@ -832,6 +841,7 @@ package enum DocumentCodec {
         var analysis: AudioAnalysis?
         var annotations = Annotations()
         var changed = ChangeTimes.unknown
+        var sawChildren = false
 
         func readID(_ r: inout JSONReader, _ what: String) throws -> ItemID {
             let at = r.position
@@ -868,6 +878,7 @@ package enum DocumentCodec {
                 try r.beginArray()
                 var firstChild = true
                 while try r.nextElement(first: &firstChild) { children.append(try readID(&r, "child")) }
+                sawChildren = true
             } else if key.equals("duration") {
                 duration = try r.readDouble()
             } else if key.equals("frames") {
@@ -895,6 +906,12 @@ package enum DocumentCodec {
                 changed = try ChangeTimesCodec.read(&r)
             } else {
                 try r.skipValue()
+            }
+            if headOnly, id != nil, name != nil, parent != nil, created != nil, let type {
+                let audio =
+                    duration != nil && frames != nil && sampleRate != nil && channels != nil && format != nil
+                    && file != nil
+                if type == .folder ? sawChildren : audio { break }
             }
         }
         func missing(_ field: String) -> JSONReader.Failure { r.failure("item has no \"\(field)\"", at: start) }

@@ -202,56 +202,15 @@ package enum SharedItemsCodec {
         ra.count == rb.count && memcmp(a.baseAddress! + ra.lowerBound, b.baseAddress! + rb.lowerBound, ra.count) == 0
     }
 
-    /// What of an item the merge looks at when all three sides hold the same bytes: uuid,
-    /// type, name, parent and a folder's children. A recording's details stay in the bytes
-    /// (its `recording` here is an empty placeholder, never written).
+    /// What of an item the merge looks at when all three sides hold the same bytes: its
+    /// head (`DocumentCodec.decodeItem`'s `headOnly`). The rest stays in the bytes, which
+    /// are written back as they were unless the merge changed the head.
     static func head(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Item {
-        var r = JSONReader(bytes)
-        var id: ItemID?
-        var isFolder: Bool?
-        var name: String?
-        var parent: ItemID??
-        var children: [ItemID] = []
-        var sawChildren = false
         do {
-            try r.beginObject()
-            var first = true
-            while let key = try r.nextKey(first: &first) {
-                if key.equals("uuid") {
-                    id = ItemID(utf8: try r.readRawString())
-                } else if key.equals("type") {
-                    isFolder = try r.readRawString().equals("folder")
-                } else if key.equals("name") {
-                    name = try r.readString()
-                } else if key.equals("parent") {
-                    parent = r.readNull() ? .some(nil) : ItemID(utf8: try r.readRawString())
-                } else if key.equals("children") {
-                    try r.beginArray()
-                    var firstChild = true
-                    while try r.nextElement(first: &firstChild) {
-                        guard let child = ItemID(utf8: try r.readRawString()) else {
-                            throw r.failure("child is not a UUID")
-                        }
-                        children.append(child)
-                    }
-                    sawChildren = true
-                } else {
-                    try r.skipValue()
-                }
-                // What a recording's head needs is read; a folder's ends with its children.
-                if let isFolder, id != nil, name != nil, parent != nil, !isFolder || sawChildren { break }
-            }
+            return try DocumentCodec.decodeItem(bytes, headOnly: true)
         } catch let failure as JSONReader.Failure {
             throw DocumentCodec.Corrupt(kind: .syntax, reason: "corrupt JSON in an item: \(failure.message)")
         }
-        guard let id, let isFolder, let name, let parent else {
-            // Not a whole item: the full decode says what is missing.
-            return try DocumentCodec.decodeItem(bytes)
-        }
-        return Item(
-            id: id, parent: parent, name: name, created: ChangeTimes.unknownTime, children: children,
-            recording: isFolder
-                ? nil : RecordingInfo(duration: 0, frames: 0, sampleRate: 0, channels: 0, format: .wav, file: ""))
     }
 
     /// One of the three documents: shared items as their heads, the others decoded whole;
