@@ -10,6 +10,7 @@
 # in the same conditions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 before=${RECNOTES_BEFORE:-}
 seconds=${REALTIME:-20}
@@ -65,6 +66,10 @@ echo "pulse, ${seconds}s of real time, CPU s (median of $rounds; all: record ${r
 awk -v r="$r" -v a="$a" -v p="$p" -v q="$q" 'BEGIN {
   printf "  record wav %.3f  arecord %.3f  ratio %.2fx\n", r, a, (a > 0 ? r / a : 0)
   printf "  play       %.3f  aplay   %.3f  ratio %.2fx\n", p, q, (q > 0 ? p / q : 0) }'
+seconds_cell() { awk -v s="$1" 'BEGIN { printf "%.3f s", s }'; }
+bench_row record "CPU of \`record\` (WAV)" "$(seconds_cell "$r")" "arecord $(seconds_cell "$a")" \
+  "$(bench_ratio "$r" "$a")" "≤ 2.5×"
+bench_row play "CPU of \`play\`" "$(seconds_cell "$p")" "aplay $(seconds_cell "$q")" "$(bench_ratio "$p" "$q")" "≤ 2×"
 if [[ -n $before ]]; then
   echo "  before: record ${brec[*]} (median $(echo "${brec[*]}" | median)) | play ${bplay[*]} (median $(echo "${bplay[*]}" | median))"
 fi
@@ -91,3 +96,8 @@ if "recnotes play one (before)" in r:
     b = r["recnotes play one (before)"]
     print(f"  before: {b:.1f} ms ({b / sx:.2f}x sox)")
 PY
+one=$(bench_mean "$out/play-one-second.json" "recnotes play one")
+sox_one=$(bench_mean "$out/play-one-second.json" "sox one.wav -t alsa fileout")
+bench_row one-second "one-second \`play\` on the file device (hyperfine)" "$(bench_ms "$one")" \
+  "sox $(bench_ms "$sox_one")" "$(bench_ratio "$one" "$sox_one")" "≤ 1.0×"
+bench_record
