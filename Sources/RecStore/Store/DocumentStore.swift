@@ -250,9 +250,8 @@ package final class DocumentStore {
                 let storeFile = location.storeFile
                 let named = partialTable?.identity
                 var newHash: UInt64?
-                var saveCaches: (() -> Void)?
-                let made = try FileSystem.writeAtomically(to: storeFile, stamping: true, followingWriteback: true) {
-                    let target = $0
+                let made = try AtomicWrite(to: storeFile, stamping: true, followingWriteback: true)
+                try made.write { target in
                     try spliced!.source.withDescriptor {
                         try spliced!.file.write(to: target, from: $0, path: storeFile)
                     }
@@ -262,24 +261,24 @@ package final class DocumentStore {
                         throw RecError.failure(
                             storeFile, "changed by another program while it was read; nothing was changed")
                     }
-                } whileSyncing: { info, stamped in
-                    // What the reads' table and find's index will hold, named by the new
-                    // identity, made while the disk takes the file; written once it is there.
-                    if !stamped { newHash = ContentHash.of(spliced!.file.bytes) }
-                    spliced!.contentHash = newHash ?? 0
-                    let identity = FileIdentity(info)
-                    let source = stamped ? SourceIdentity.present(identity) : SourceIdentity.of(identity)
-                    if let table = partialTable {
-                        saveCaches = SearchIndexFiles.storeSpliced(spliced!, after: table, source: source, in: location)
-                    }
-                } replaced: { _, _ in
-                    saveCaches?()
-                    // `spliced` is the only binding of the change, so that this is the last
-                    // reference to the old file (unless the table holds it): its pages are
-                    // freed here, while the directory syncs, not after.
-                    spliced = nil
-                    saveCaches = nil
                 }
+                // While the disk takes the file: what the reads' table and find's index will
+                // hold, named by the new identity; written once the file is in place.
+                if !made.stamped { newHash = ContentHash.of(spliced!.file.bytes) }
+                spliced!.contentHash = newHash ?? 0
+                let source =
+                    made.stamped ? SourceIdentity.present(FileIdentity(made.info)) : .of(FileIdentity(made.info))
+                let saveCaches = partialTable.map {
+                    SearchIndexFiles.storeSpliced(spliced!, after: $0, source: source, in: location)
+                }
+                try made.replace()
+                // While the directory syncs.
+                saveCaches?()
+                // `spliced` is the only binding of the change, so that this is the last
+                // reference to the old file (unless the table holds it): its pages are freed
+                // here, while the directory syncs, not after.
+                spliced = nil
+                made.finish()
                 identity = FileIdentity(made.info)
                 identityIsStamped = made.stamped
                 if !made.stamped { contentHash = newHash }

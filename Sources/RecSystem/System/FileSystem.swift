@@ -86,73 +86,19 @@ package enum FileSystem {
     /// still being written (`WritebackFollower`), so that the fsync waits for little more
     /// than the last of them.
     ///
-    /// A change's own follow-up runs on this thread while another waits for the disk, so
-    /// that it costs no time beside that wait:
-    /// - `whileSyncing`, given the file as written, while its data is fsynced: work that
-    ///   names the new file but writes nothing (what its caches will hold);
-    /// - `replaced`, once it is in place, while the directory is fsynced: work that needs
-    ///   the new file there (its caches written, so that a reader meanwhile still finds the
-    ///   old file's valid) or the old one gone (its pages freed), but not the rename durable:
-    ///   what does (the journal) comes after this returns.
+    /// A caller with work of its own to do while the disk waits takes these steps itself
+    /// (`AtomicWrite`).
     package static func writeAtomically(
         to path: String, durable: Bool = true, replacing: Bool = true, stamping: Bool = false,
-        followingWriteback: Bool = false, _ write: (Int32) throws -> Void,
-        whileSyncing: (_ info: stat, _ stamped: Bool) -> Void = { _, _ in },
-        replaced: (_ info: stat, _ stamped: Bool) -> Void = { _, _ in }
+        followingWriteback: Bool = false, _ write: (Int32) throws -> Void
     ) throws -> (info: stat, stamped: Bool) {
-        let directory = parentDirectory(of: path)
-        let temporary = "\(directory)/.\(baseName(of: path)).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
-        var info = stat()
-        var stamped = false
-        do {
-            let follower = durable && followingWriteback ? WritebackFollower(fd) : nil
-            do {
-                try write(fd)
-                follower?.finish()
-            } catch {
-                follower?.finish()
-                throw error
-            }
-            if stamping { stamped = stampModified(fd) }
-            // An fsync changes neither the size nor the time: the file is known before it.
-            guard fstat(fd, &info) == 0 else { throw RecError.failure(path, "cannot write: \(Errno.current)") }
-            if durable {
-                let written = info
-                let (_, syncFailure) = try JoinableThread.both(
-                    { whileSyncing(written, stamped) }, { fsync(fd) == 0 ? nil : Errno.current })
-                if let syncFailure { throw RecError.failure(path, "cannot write: \(syncFailure)") }
-            } else {
-                whileSyncing(info, stamped)
-            }
-            guard close(fd) == 0 else {
-                throw RecError.failure(path, "cannot write: \(Errno.current)")
-            }
-        } catch {
-            close(fd)
-            unlink(temporary)
-            throw error
-        }
-        if replacing {
-            guard rename(temporary, path) == 0 else {
-                let reason = Errno.current
-                unlink(temporary)
-                throw RecError.failure(path, "cannot replace: \(reason)")
-            }
-        } else {
-            do { try place(temporary, at: path) } catch {
-                unlink(temporary)
-                throw error
-            }
-        }
-        if durable {
-            let written = info
-            _ = try JoinableThread.both({ replaced(written, stamped) }, { syncDirectory(directory) })
-        } else {
-            replaced(info, stamped)
-        }
-        return (info, stamped)
+        let file = try AtomicWrite(
+            to: path, durable: durable, replacing: replacing, stamping: stamping,
+            followingWriteback: followingWriteback)
+        try file.write(write)
+        try file.replace()
+        file.finish()
+        return (file.info, file.stamped)
     }
 
     /// Asks the kernel every 0.1 ms, on another thread, to start writing a file's dirty pages
@@ -161,7 +107,7 @@ package enum FileSystem {
     /// copied, and the fsync after it waits for little more than the last pages. Measured
     /// (bench/RESULTS.md) on a copy and fsync of store.json: 8 % less time at 10 MB,
     /// 20 % at 36 MB. Without a thread, the fsync does it all, as before.
-    private final class WritebackFollower {
+    final class WritebackFollower {
         private let finished = AtomicFlag()
         private var thread: JoinableThread?
 
