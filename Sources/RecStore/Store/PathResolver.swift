@@ -23,14 +23,8 @@ package struct PathResolver {
         case missing(parent: Item, name: String)
     }
 
-    /// Where a path leads, whatever is missing: an existing item, or the names that are not
-    /// there yet below the deepest existing folder on the way (`mkdir -p` makes them; the
-    /// trash knows the path they spell). `endsInSlash`: the path ended in `/`, so its last
-    /// name is meant as a folder too.
-    package enum Location: Equatable {
-        case existing(Item)
-        case missing(parent: Item, names: [String], endsInSlash: Bool)
-    }
+    /// Where a path leads in the document (`PathWalker.Location`).
+    package typealias Location = PathWalker<Document>.Location
 
     /// The existing item at `path`.
     package func resolve(_ path: String) throws -> Item {
@@ -68,11 +62,7 @@ package struct PathResolver {
 
     /// The one walk of a path (`PathWalker.walk`), through the document.
     package func walk(_ path: String) throws -> Location {
-        switch try PathWalker(document).walk(path, from: document[currentFolder] ?? document.root) {
-        case .existing(let item): return .existing(item)
-        case .missing(let parent, let names, let endsInSlash):
-            return .missing(parent: parent, names: names, endsInSlash: endsInSlash)
-        }
+        try PathWalker(document).walk(path, from: document[currentFolder] ?? document.root)
     }
 
     /// What a path whose `names` are missing under `parent` is told: the item, when only the
@@ -136,6 +126,10 @@ package struct PathWalker<Tree: ItemTree> {
 
     package init(_ tree: Tree) { self.tree = tree }
 
+    /// Where a path leads, whatever is missing: an existing item, or the names that are not
+    /// there yet below the deepest existing folder on the way (`mkdir -p` makes them; the
+    /// trash knows the path they spell). `endsInSlash`: the path ended in `/`, so its last
+    /// name is meant as a folder too.
     package enum Location {
         case existing(Tree.Node)
         case missing(parent: Tree.Node, names: [String], endsInSlash: Bool)
@@ -248,3 +242,5 @@ extension Document: ItemTree {
     }
     package func path(of node: Item) -> String { path(of: node.id) }
 }
+
+extension PathWalker.Location: Equatable where Tree.Node: Equatable {}
