@@ -24,7 +24,9 @@ package enum Server {
         let router = Router(context: ServeContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RefusalMiddleware())
         router.add(middleware: HostMiddleware(access: access, refused: RefusedHosts()))
-        router.add(middleware: TokenMiddleware(token: access.token, failures: TokenFailures()))
+        router.add(
+            middleware: TokenMiddleware(token: access.token, failures: TokenFailures(window: limits.tokenFailureWindow))
+        )
         // The page: one shell for every page's URL (the library, a folder, a search, a
         // recording); its script asks /api/ for what to show. Static, so its first byte never
         // waits on the library, whatever the folder's size.
@@ -159,6 +161,8 @@ package enum Server {
         /// `--max-upload`: the largest body `POST /api/upload` takes.
         package var maxUpload: Int64 = Self.defaultMaxUpload
         package static let defaultMaxUpload: Int64 = 2 << 30
+        /// How long an address's wrong tokens count against it (`TokenFailures`).
+        package var tokenFailureWindow: Duration = .seconds(60)
 
         package init() {}
 
