@@ -22,11 +22,12 @@ while read -r id; do
   sox "$work/room.wav" "$data/$id.wav" "$work/$id-room.wav"
   for pad in none silence room; do "$bin" import "$work/$id-$pad.wav" --name "$id-$pad" --format flac; done
 done < "$data/fileids"
-"$bin" transcribe --all --progress none
+"$bin" transcribe --all --engine pocketsphinx --progress none
 first() { "$bin" transcript "$1" --format json | /usr/bin/python3 -c '
 import json, sys
 words = [w for s in json.load(sys.stdin)["segments"] for w in s.get("words", [])]
 print(words[0]["start"] if words else "nan")'; }
+declare -A wer
 for pad in none silence room; do
   for engine in recnotes pocketsphinx_continuous; do
     : > "$work/pairs"
@@ -42,6 +43,14 @@ for pad in none silence room; do
       echo >> "$work/pairs"
     done < "$data/fileids"
     sed -i '/^$/d' "$work/pairs"
-    echo "== padding: $pad, $engine: $(awk -f bench/wer.awk "$work/pairs" | tail -1)${shifts:+; first word moved by:$shifts s}"
+    result=$(awk -f bench/wer.awk "$work/pairs" | tail -1)
+    echo "== padding: $pad, $engine: $result${shifts:+; first word moved by:$shifts s}"
+    wer[$pad-$engine]=$(echo "$result" | sed -E 's/^WER ([0-9.]+)%.*/\1 %/')
   done
 done
+for pad in silence room; do
+  [[ $pad == silence ]] && what="WER after 3 s of digital silence" || what="WER after 3 s of a quiet room"
+  bench_row "$pad" "$what" "${wer[$pad-recnotes]}" "pocketsphinx_continuous ${wer[$pad-pocketsphinx_continuous]}" "—" \
+    "as the clip alone (${wer[none-recnotes]})"
+done
+bench_record

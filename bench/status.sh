@@ -6,6 +6,7 @@
 # position about once a second, so without carrying it forward most steps read 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 readings=${READINGS:-20}
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-status.XXXXXX")
@@ -37,7 +38,7 @@ done
 a=$("$bin" status --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["playing"]["position"])')
 sleep 1
 b=$("$bin" status --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["playing"]["position"])')
-/usr/bin/python3 - "$work/readings" "$a" "$b" <<'PY'
+/usr/bin/python3 - "$work/readings" "$a" "$b" "$bench_rows" <<'PY'
 import sys, statistics
 rows = [tuple(map(float, l.split())) for l in open(sys.argv[1])]
 errors = [ (p2 - p1) - (t2 - t1) for (t1, p1), (t2, p2) in zip(rows, rows[1:]) ]
@@ -46,4 +47,8 @@ print(f"steps: {len(steps)}; wall between readings: median {statistics.median([t
 print(f"position step minus wall step: median {statistics.median(errors):+.3f} s, "
       f"max |error| {max(abs(e) for e in errors):.3f} s, steps of 0: {sum(1 for s in steps if s == 0)}")
 print(f"paused: {sys.argv[2]} then {sys.argv[3]} one second later")
+with open(sys.argv[4], "a") as out:
+    out.write(f"steps\t`status` position between reports: step − wall time, max\t"
+              f"{max(abs(e) for e in errors):.3f} s\t—\t—\t0.3 ± 0.1 s steps\n")
 PY
+bench_record
