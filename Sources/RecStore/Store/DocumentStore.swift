@@ -268,7 +268,7 @@ package final class DocumentStore {
                 spliced!.contentHash = newHash ?? 0
                 let source =
                     made.stamped ? SourceIdentity.present(FileIdentity(made.info)) : .of(FileIdentity(made.info))
-                let saveCaches = partialTable.map {
+                var saveCaches = partialTable.map {
                     SearchIndexFiles.storeSpliced(spliced!, after: $0, source: source, in: location)
                 }
                 try made.replace()
@@ -277,6 +277,7 @@ package final class DocumentStore {
                 // `spliced` is the only binding of the change, so that this is the last
                 // reference to the old file (unless the table holds it): its pages are freed
                 // here, while the directory syncs, not after.
+                saveCaches = nil
                 spliced = nil
                 made.finish()
                 identity = FileIdentity(made.info)
