@@ -13,14 +13,18 @@
 #   - idle CPU <= 0.5% of a core: utime+stime of the idle browser over 10 s (/proc);
 #   - while playing (a real-time PulseAudio sink): >= 20 updates a second, and the bytes
 #     of each update <= 5% of a full redraw (the trace's first frame).
-# Results: bench/out/browse-*.md and browse.txt (browse-ITEMS-* for another size); the figures go
-# into bench/results/browse.tsv by hand (bench/table.sh renders bench/RESULTS.md).
+# Results: bench/out/browse-*.md and browse.txt (browse-ITEMS-* for another size); the first
+# frame inside the process, the memory and the keys' p95 go into bench/results/browse.tsv
+# (bench/lib.sh), labelled with the store's size: the table's are of ITEMS=100000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/pulse.sh
+source bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 runs=${RUNS:-20}
 items=${ITEMS:-10000}
+# The size in the rows' words: 100k, 10k, 2.5k.
+size=$(awk -v n="$items" 'BEGIN { if (n >= 1000) printf "%gk", n / 1000; else printf "%d", n }')
 # Results of another size go beside the 10k ones, not over them.
 tag=$([[ $items == 10000 ]] && echo browse || echo "browse-$items")
 out=$PWD/bench/out
@@ -83,15 +87,22 @@ t() { tmux -L "$tmux_socket" "$@"; }
 t new-session -d -s bench -x 80 -y 24 "exec env RECNOTES_BROWSE_TRACE=$trace $bin browse"
 for _ in $(seq 100); do [[ -s $trace ]] && break; sleep 0.05; done
 pid=$(t list-panes -t bench -F '#{pane_pid}')
-echo "first frame inside the process (store read + first draw): $(awk 'NR==1 {print $1}' "$trace") ms, $(awk 'NR==1 {print $2}' "$trace") bytes" | tee -a "$report"
+first_ms=$(awk 'NR==1 {print $1}' "$trace")
+echo "first frame inside the process (store read + first draw): $first_ms ms, $(awk 'NR==1 {print $2}' "$trace") bytes" | tee -a "$report"
+bench_row first-frame "first frame inside the process, $size" "$(bench_ms "$(awk -v t="$first_ms" 'BEGIN { print t / 1000 }')" 2)" \
+  "—" "—" "≤ 100 ms"
 sleep 0.5
 echo "resident after the first frame: $(awk '/^VmRSS/ {print $2, $3}' "/proc/$pid/status"), peak $(awk '/^VmHWM/ {print $2, $3}' "/proc/$pid/status")" | tee -a "$report"
+bench_row memory "resident after the first frame, $size" "$(awk '/^VmRSS/ { printf "%.1f MB", $2 / 1024 }' "/proc/$pid/status")" "—" "—" "≤ 50 MB"
 
 echo "== key to screen" | tee -a "$report"
-for i in $(seq 100); do t send-keys -t bench j; sleep 0.03; t send-keys -t bench k; sleep 0.03; done
+pairs=100
+for _ in $(seq "$pairs"); do t send-keys -t bench j; sleep 0.03; t send-keys -t bench k; sleep 0.03; done
 sleep 0.5
 awk '$3 == "key" {print $4}' "$trace" | sort -n | awk '{a[NR]=$1} END {
   printf "%d key frames: median %.2f ms, p95 %.2f ms, max %.2f ms\n", NR, a[int(NR*0.5)], a[int(NR*0.95)], a[NR]}' | tee -a "$report"
+p95=$(awk '$3 == "key" {print $4}' "$trace" | sort -n | awk '{a[NR]=$1} END { print a[int(NR*0.95)] / 1000 }')
+bench_row keys "key to screen, p95 ($((pairs * 2)) j/k)" "$(bench_ms "$p95" 2)" "—" "—" "≤ 16 ms"
 
 echo "== idle CPU" | tee -a "$report"
 sleep 1
@@ -113,3 +124,4 @@ tail -n +"$((mark + 1))" "$trace" | awk -v full="$full" '$3 == "tick" {n++; byte
        n, span, (n - 1) / span, bytes / n, max, bytes / n / full * 100, full}' | tee -a "$report"
 t send-keys -t bench q
 sleep 0.5
+bench_record

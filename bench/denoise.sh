@@ -15,6 +15,8 @@
 # Run with the release build (`swift build -c release --static-swift-stdlib`); BENCH_CPU=0 skips
 # 2. (then run it niced), BENCH_FIGURES=0 skips the figures and WER of 1. (2. is timed: not niced).
 # $TRANSCRIBE_BIN names a built recnotes-transcribe (the word error rate needs no release build).
+# The floor, the speech level and the WER of `--denoise` go into bench/results/denoise.tsv
+# (bench/lib.sh); 2. prints its table only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=/usr/share/pocketsphinx/test/data/librivox
@@ -66,7 +68,11 @@ awk '
   $2 == "noisy" { floor[$1] = $3 }
   { drop[$2] += 20 * log(floor[$1] / $3) / log(10); speech[$2] += 20 * log($4 / $5) / log(10); n[$2]++ }
   END { for (v in n) printf "== %s: floor %.1f dB lower, speech %+.2f dB from clean\n", v, drop[v] / n[v], speech[v] / n[v] }
-' "$work/figures"
+' "$work/figures" | tee "$work/levels"
+# The row's minus is the typographic one, as the table's other figures.
+read -r floor speech < <(awk '$2 == "denoised:" { sub(/\.$/, "", $8); print $4, $8 }' "$work/levels")
+bench_row floor "noise floor lowered" "$floor dB" "—" "—" "≥ 10 dB"
+bench_row speech "speech level against the clean" "${speech/-/−} dB" "—" "—" "within 1 dB"
 
 for variant in sentence noisy denoised noisered; do
   : > "$work/pairs"
@@ -77,10 +83,14 @@ for variant in sentence noisy denoised noisered; do
   done < "$data/fileids"
   sed -i '/^$/d' "$work/pairs"
   echo "== WER, $variant:"
-  awk -f bench/wer.awk "$work/pairs"
+  awk -f bench/wer.awk "$work/pairs" | tee "$work/wer-$variant"
 done
+# errors / words, as "0.535", and denoised against noisy.
+wer() { awk '/^WER/ { gsub(/\(/, ""); printf "%.3f", $3 / $6 }' "$work/wer-$1"; }
+bench_row wer "WER noisy → denoised" "$(wer denoised)" "noisy $(wer noisy)" \
+  "$(awk -v a="$(wer denoised)" -v b="$(wer noisy)" 'BEGIN { printf "%.2f", a / b }')" "≤ noisy"
 fi
-[[ ${BENCH_CPU:-1} == 0 ]] && exit 0
+if [[ ${BENCH_CPU:-1} != 0 ]]; then
 
 # CPU: the five noisy sentences in a row, played on the file plugin.
 sox $(sed "s|.*|$work/&-noisy.wav|" "$data/fileids") "$work/all.wav"
@@ -92,3 +102,5 @@ ASOUND
 hyperfine --warmup 1 --runs "${BENCH_RUNS:-10}" \
   --command-name "recnotes play --denoise" "$bin play all --denoise --speed 1" \
   --command-name "recnotes play" "$bin play all --speed 1"
+fi
+bench_record

@@ -23,10 +23,17 @@ bench_row() {
 
 # bench_mean FILE.json NAME: hyperfine's mean of the command named NAME, in seconds.
 bench_mean() { jq -r --arg n "$2" '.results[] | select(.command == $n) | .mean' "$1"; }
-# bench_ms SECONDS: "12.3 ms".
-bench_ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
+# bench_ms SECONDS [PLACES]: "12.3 ms" (PLACES decimals, default 1).
+bench_ms() { awk -v s="$1" -v p="${2:-1}" 'BEGIN { printf "%.*f ms", p, s * 1000 }'; }
 # bench_ratio A B: "1.23×".
 bench_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
+# bench_cpu FILE.json NAME: hyperfine's mean user + system CPU of the command named NAME, in
+# seconds.
+bench_cpu() { jq -r --arg n "$2" '.results[] | select(.command == $n) | .user + .system' "$1"; }
+# bench_s SECONDS [PLACES]: "1.51 s" (PLACES decimals, default 2).
+bench_s() { awk -v s="$1" -v p="${2:-2}" 'BEGIN { printf "%.*f s", p, s }'; }
+# bench_thousands N: N rounded to a whole number, its thousands split by commas: "18,535".
+bench_thousands() { awk -v n="$1" 'BEGIN { printf "%.0f", n }' | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta'; }
 
 # bench_record: the rows into bench/results/<script>.tsv, then the table. A new file takes
 # its section and its "how measured" line from BENCH_AREA and BENCH_HOW.

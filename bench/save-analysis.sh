@@ -10,9 +10,12 @@
 # RECNOTES_BEFORE names a second recnotes binary (a build from before the change) that runs
 # in the same hyperfine runs, so before and after share the machine's load. Then user and
 # system CPU by /usr/bin/time, BENCH_CPU_ROUNDS (3) rounds, the commands alternating.
+# The Opus import's wall time beside opusenc goes into bench/results/save-analysis.tsv
+# (bench/lib.sh).
 # Run with the release build (`swift build -c release`), not niced.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 data=/usr/share/pocketsphinx/test/data/librivox
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 before=${RECNOTES_BEFORE:-}
@@ -44,8 +47,12 @@ hyperfine --warmup 1 --runs "$runs" --prepare "rm -rf $work/store $work/out.opus
   --command-name "opusenc" "opusenc --quiet $work/speech.wav $work/out.opus" \
   "${wav_commands[@]}" \
   --command-name "cp, then sync" "cp $work/speech.wav $work/copy.wav && sync $work/copy.wav" \
-  --export-markdown "$work/import.md"
+  --export-markdown "$work/import.md" --export-json "$work/import.json"
 cat "$work/import.md"
+ours=$(bench_mean "$work/import.json" "recnotes import (opus)")
+opusenc=$(bench_mean "$work/import.json" "opusenc")
+bench_row import "\`import\` $seconds s to Opus, wall" "$(bench_ms "$ours" 0)" "opusenc $(bench_ms "$opusenc" 0)" \
+  "$(bench_ratio "$ours" "$opusenc")" "≤ 1.1×"
 
 cat > "$work/.asoundrc" << ASOUND
 pcm.!default {
@@ -86,3 +93,4 @@ for _ in $(seq "${BENCH_CPU_ROUNDS:-3}"); do
 done
 sort "$work/cpu.txt"
 echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_record

@@ -6,10 +6,14 @@
 # ATTACKERS defaults to 1100. Run once with the descriptor limit as it is and once under
 # `ulimit -n 1024`. Each run prints, per normal request, its HTTP status and time (curl's
 # --max-time 5: 000 is a time-out), and how many attack connections the server closed.
+# The answers within a second under `ulimit -n 1024` go into bench/results/serve-slowloris.tsv
+# (bench/lib.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${1:-$here/../.build/debug}
+bin=$(cd "${1:-$here/../.build/debug}" && pwd)
 attackers=${2:-1100}
+cd "$here/.."
+source bench/lib.sh
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -59,13 +63,19 @@ PY
   local attack=$!
   pids+=($attack)
   sleep 8 # the attack in place
+  : >"$work/requests"
   for n in 1 2 3 4 5; do
-    curl -s -o /dev/null --max-time 5 -w "request $n: %{http_code} in %{time_total} s\n" "http://127.0.0.1:$port/api/ls?path=/Work" || true
+    curl -s -o /dev/null --max-time 5 -w "request $n: %{http_code} in %{time_total} s\n" "http://127.0.0.1:$port/api/ls?path=/Work" | tee -a "$work/requests" || true
     sleep 1
   done
+  # Answered: a 200 within a second.
+  answered=$(awk '$3 == "200" && $5 < 1 { n++ } END { print n + 0 }' "$work/requests")
+  echo "answered within 1 s: $answered of 5"
   wait "$attack" || true
   cat "$work/attack"
   kill "$serve"; wait "$serve" || true
 }
 run "descriptor limit as it is" ""
 run "ulimit -n 1024" 1024
+bench_row answers "answers within 1 s, \`ulimit -n 1024\`" "$answered of 5" "—" "—" "5 of 5"
+bench_record

@@ -10,11 +10,16 @@
 #     middle) of a recording's audio; the page's script (from memory: the server's floor); and,
 #     when nginx is installed (Debian's nginx-light), nginx serving the same file with the same
 #     Range as the peer. Errors must be zero.
-# Load and the machine's state go to stdout with the figures; bench/out keeps the details.
+#  3. /api/find against `recnotes find --json` as a command, the same search (hyperfine -N).
+# Load and the machine's state go to stdout with the figures; bench/out keeps the details. The
+# shell's median first byte, the audio's requests/s against nginx's and /api/find against the
+# command go into bench/results/serve.tsv (bench/lib.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${1:-$here/../.build/release}
+bin=$(cd "${1:-$here/../.build/release}" && pwd)
 seconds=${2:-30}
+cd "$here/.."
+source bench/lib.sh
 out=$here/out
 mkdir -p "$out"
 work=$(mktemp -d)
@@ -65,8 +70,14 @@ for target in "/" "/api/ls?path=/"; do
   printf '%s first byte (ms, 20 runs):' "$target"
   for _ in $(seq 20); do
     curl -s -o /dev/null -w '%{time_starttransfer}\n' "$base$target"
-  done | sort -n | awk '{ t[NR] = $1 * 1000 } END { printf " median %.2f, max %.2f\n", t[int((NR + 1) / 2)], t[NR] }'
+  done | sort -n > "$work/first-byte"
+  awk '{ t[NR] = $1 * 1000 } END { printf " median %.2f, max %.2f\n", t[int((NR + 1) / 2)], t[NR] }' "$work/first-byte"
+  # The page's first byte is the shell's (/): it never waits for the library.
+  if [[ $target == / ]]; then
+    shell_first=$(awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }' "$work/first-byte")
+  fi
 done
+bench_row first-byte "first byte of a 10,000-item folder's page, median" "$(bench_ms "$shell_first" 2)" "—" "—" "≤ 50 ms"
 echo "after first byte: load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # 2. wrk: two threads, eight connections, latency percentiles.
@@ -113,3 +124,32 @@ EOF
 else
   echo "nginx is not installed: no peer for the Range runs (apt-get install nginx-light)"
 fi
+# wrk's requests a second of a run, as "18535.12".
+rate() { awk '$1 == "Requests/sec:" { print $2 }' "$out/serve-wrk-$1.txt"; }
+audio=$(rate audio-range)
+if [[ -f $out/serve-wrk-nginx-audio-range.txt ]] && command -v nginx >/dev/null; then
+  nginx_rate=$(rate nginx-audio-range)
+  bench_row audio "\`/audio/UUID\`, 64 KiB Range, requests/s" "$(bench_thousands "$audio")/s" \
+    "nginx $(bench_thousands "$nginx_rate")/s" "$(awk -v a="$audio" -v b="$nginx_rate" 'BEGIN { printf "%.2f", a / b }')" "≥ 0.8"
+else
+  bench_row audio "\`/audio/UUID\`, 64 KiB Range, requests/s" "$(bench_thousands "$audio")/s" "—" "—" "≥ 0.8"
+fi
+
+# 3. /api/find against the command: `find / --text 'budget zürich' --json`, the server's body
+# and the command's output the same bytes.
+echo "== /api/find against find --json"
+find_url="$base/api/find?path=/&text=budget%20z%C3%BCrich"
+curl -s "$find_url" > "$work/find-api.json"
+if "$bin/recnotes" --store "$store" find / --text 'budget zürich' --json | cmp -s - "$work/find-api.json"; then
+  echo "/api/find's body and find --json's output: the same $(wc -c < "$work/find-api.json") bytes, $(jq length "$work/find-api.json") hits"
+else
+  echo "/api/find's body and find --json's output differ"
+fi
+hyperfine -N --warmup 3 --runs 30 --export-markdown "$out/serve-find.md" --export-json "$out/serve-find.json" \
+  -n "curl /api/find" "curl -s -o /dev/null $find_url" \
+  -n "recnotes find --json" "$bin/recnotes --store $store find / --text 'budget zürich' --json"
+api=$(bench_mean "$out/serve-find.json" "curl /api/find")
+command=$(bench_mean "$out/serve-find.json" "recnotes find --json")
+bench_row find "\`/api/find\` against \`find --json\`" "$(bench_ms "$api")" "$(bench_ms "$command")" \
+  "$(bench_ratio "$api" "$command")" "≤ 1.2×"
+bench_record

@@ -12,8 +12,11 @@
 #     with a change of its own (a merge).
 # SECTIONS="1 3" runs only those (the store of 1 is made for 3 and 4 too); RECNOTES_BEFORE names
 # an older build whose lock times 3 and 4 measure in turn with this one's, on the same stores.
+# 2.'s means and 4.'s longest holds of this build go into bench/results/sync.tsv (bench/lib.sh);
+# 1. and 3. print theirs only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 bin=${RECNOTES_BIN:-$(swift build -c release --show-bin-path)/recnotes}
 before=${RECNOTES_BEFORE:-}
 sections=${SECTIONS:-1 2 3}
@@ -76,27 +79,39 @@ echo "== 4. lock held per sync that receives, 10,000 items"
 # merge, through recnotes' merge driver).
 "$bin" --store "$work/other" sync clone "$work/big-hub" >/dev/null
 # With RECNOTES_BEFORE, each round is made by both builds in turn, on the same stores.
+: > "$work/receiving"
 for i in 1 2 3 4 5; do
   for b in $before $bin; do
     name=$([[ $b == "$bin" ]] && echo this || echo before)
     "$bin" --store "$work/other" mkdir "/from-other-$name-$i" >/dev/null
     "$bin" --store "$work/other" sync --no-content >/dev/null
-    "$b" --store "$work/big" sync --no-content --json | python3 -c 'import json,sys; print("%s, receiving:            lock held %.1f ms" % (sys.argv[1], json.load(sys.stdin)["lockMilliseconds"]))' "$name"
+    "$b" --store "$work/big" sync --no-content --json | python3 -c 'import json,sys; print("%s, receiving:            lock held %.1f ms" % (sys.argv[1], json.load(sys.stdin)["lockMilliseconds"]))' "$name" | tee -a "$work/receiving"
     "$bin" --store "$work/other" tag "/from-other-$name-$i" +theirs >/dev/null
     "$bin" --store "$work/other" sync --no-content >/dev/null
     "$bin" --store "$work/big" tag "/from-other-$name-$i" +ours >/dev/null
-    "$b" --store "$work/big" sync --no-content --json | python3 -c 'import json,sys; print("%s, receiving and merging: lock held %.1f ms" % (sys.argv[1], json.load(sys.stdin)["lockMilliseconds"]))' "$name"
+    "$b" --store "$work/big" sync --no-content --json | python3 -c 'import json,sys; print("%s, receiving and merging: lock held %.1f ms" % (sys.argv[1], json.load(sys.stdin)["lockMilliseconds"]))' "$name" | tee -a "$work/receiving"
   done
 done
+# This build's longest hold of the five, each way.
+longest() { awk -v kind="$1" -F 'lock held ' '$1 ~ "^this, " kind ":" { ms = $2 + 0; if (ms > max) max = ms } END { print max / 1000 }' "$work/receiving"; }
+bench_row lock-ff "store lock held while receiving a change" "$(bench_ms "$(longest receiving)" 0)" "—" "—" "≤ 200 ms"
+bench_row lock-merge "store lock held while receiving and merging" "$(bench_ms "$(longest "receiving and merging")" 0)" "—" "—" "≤ 200 ms"
 fi
-[[ " $sections " == *" 2 "* ]] || exit 0
 
+if [[ " $sections " == *" 2 "* ]]; then
 echo "== 2. first sync, 1,000 recordings"
 store_with_audio "$work/seed" 1111
 prepare="rm -rf $work/first $work/first-hub && cp -a $work/seed $work/first && $bin --store $work/first sync init --name bench >/dev/null && $bin --store $work/first sync remote add hub $work/first-hub >/dev/null"
 first_by_hand="cd $work/first && git annex add -q audio && git add -A . && git commit -q -m first && git annex sync -q --content hub"
+rm -f bench/out/sync-first.json
 hyperfine -N -i --runs "${RUNS_FIRST:-3}" \
   --prepare "bash -c '$prepare'" \
   -n "recnotes sync (first)" "$bin --store $work/first sync" \
   -n "by hand (first)" "bash -c '$first_by_hand'" \
-  --export-markdown bench/out/sync-first.md 2>&1 || true
+  --export-markdown bench/out/sync-first.md --export-json bench/out/sync-first.json 2>&1 || true
+ours=$(bench_mean bench/out/sync-first.json "recnotes sync (first)")
+theirs=$(bench_mean bench/out/sync-first.json "by hand (first)")
+bench_row first "first sync of 1,000 recordings to an empty hub" "$(bench_s "$ours" 1)" "by hand $(bench_s "$theirs" 1)" \
+  "$(bench_ratio "$ours" "$theirs")" "≤ 1.2×"
+fi
+bench_record

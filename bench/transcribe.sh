@@ -3,9 +3,11 @@
 # bench-only `recnotes-transcribe` executable, release build) against pocketsphinx_continuous
 # on the same file, engine and model (Debian's pocketsphinx-en-us), with hyperfine; target
 # <= 1.1x. Then the word error rate of both on pocketsphinx-testdata's LibriVox sentences
-# against their reference transcription (bench/wer.awk).
+# against their reference transcription (bench/wer.awk). The two timings go into
+# bench/results/transcribe.tsv (bench/lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 data=/usr/share/pocketsphinx/test/data
 [[ -d $data/librivox ]] || { echo "bench/transcribe.sh: needs pocketsphinx-testdata (scripts/install-deps.sh)" >&2; exit 1; }
 command -v pocketsphinx_continuous >/dev/null || { echo "bench/transcribe.sh: needs pocketsphinx (scripts/install-deps.sh)" >&2; exit 1; }
@@ -16,16 +18,26 @@ mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-transcribe-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The five LibriVox sentences in a row (33 s of read speech), as one WAV.
+# The five LibriVox sentences in a row (25 s of read speech), as one WAV.
 sox $(sed "s|.*|$data/librivox/&.wav|" "$data/librivox/fileids") "$work/librivox.wav"
+runs=${RUNS:-5}
 for file in "$data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav" "$work/librivox.wav"; do
-  hyperfine --warmup 1 --runs "${RUNS:-5}" --export-markdown "$out/transcribe-$(basename "$file" .wav).md" \
+  name=$(basename "$file" .wav)
+  hyperfine --warmup 1 --runs "$runs" --export-markdown "$out/transcribe-$name.md" --export-json "$out/transcribe-$name.json" \
     -n recnotes "$bin '$file'" \
     -n pocketsphinx_continuous "pocketsphinx_continuous -infile '$file' -logfn /dev/null"
+  ours=$(bench_mean "$out/transcribe-$name.json" recnotes)
+  theirs=$(bench_mean "$out/transcribe-$name.json" pocketsphinx_continuous)
+  if [[ $file == "$work/librivox.wav" ]]; then
+    id=five what="five sentences ($(soxi -D "$file" | awk '{ printf "%.0f", $1 }') s), $runs runs"
+  else
+    id=sentence what="one sentence ($(soxi -D "$file" | awk '{ printf "%.1f", $1 }') s), $runs runs"
+  fi
+  bench_row "$id" "$what" "$(bench_s "$ours" 3)" "$(bench_s "$theirs" 3)" \
+    "$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f", a / b }')" "≤ 1.1×"
 done
 
 # Word error rate: reference, then each engine's text, per sentence.
-source bench/lib.sh
 for engine in recnotes pocketsphinx_continuous; do
   : > "$work/pairs-$engine"
   while read -r id; do
@@ -41,3 +53,4 @@ for engine in recnotes pocketsphinx_continuous; do
   echo "== $engine"
   awk -f bench/wer.awk "$work/pairs-$engine" | tee "$out/wer-$engine.txt"
 done
+bench_record
