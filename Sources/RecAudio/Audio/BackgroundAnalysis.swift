@@ -6,8 +6,8 @@ import Synchronization
     import Glibc
 #endif
 
-/// The analysis of audio as it is written (analysis must not slow saving): the
-/// writer (`Transcode`, the recorder through `AnalysingSink`) hands over each block it
+/// The analysis of audio as it is written, for a writer whose encoder keeps its core busy
+/// (analysis must not slow an import): the writer (`Transcode`) hands over each block it
 /// writes, and an `AnalysisMeter` on a thread of its own measures it while the encoder goes
 /// on, so saving neither decodes the file again nor waits for the meters on the encoder's
 /// core. Blocks go through a `SampleRing` (single producer, single consumer); when the
@@ -151,15 +151,27 @@ package final class BackgroundAnalysis {
     }
 }
 
-/// A sink that hands every block written to it to a `BackgroundAnalysis` as well: how the
-/// recorder's writer, which already has each sample, measures the recording as it captures.
+/// What measures audio as a writer writes it: `AnalysisMeter` on the writer's own thread, or
+/// `BackgroundAnalysis` beside it.
+package protocol WrittenAudioAnalysis: AnyObject {
+    /// `frames` interleaved frames, as written.
+    func add(_ samples: UnsafePointer<Int16>, frames: Int)
+    /// The analysis of everything added, as the store keeps it.
+    func finish() -> AudioAnalysis
+}
+
+extension AnalysisMeter: WrittenAudioAnalysis {}
+extension BackgroundAnalysis: WrittenAudioAnalysis {}
+
+/// A sink that hands every block written to it to an analysis as well: how the recorder's
+/// writer, which already has each sample, measures the recording as it captures.
 package final class AnalysingSink: AudioSink {
     package let sink: AudioSink
-    package let analysis: BackgroundAnalysis
+    package let analysis: any WrittenAudioAnalysis
     /// Frames written to `sink` and measured; a write that failed is measured not at all.
     package private(set) var frames: Int64 = 0
 
-    package init(_ sink: AudioSink, analysis: BackgroundAnalysis) {
+    package init(_ sink: AudioSink, analysis: any WrittenAudioAnalysis) {
         self.sink = sink
         self.analysis = analysis
     }

@@ -19,7 +19,7 @@ extension RecordingInfo {
         own(try AudioAnalysis.analyze(path: path))
     }
 
-    /// This recording with `analysis`, measured as its audio was written (`BackgroundAnalysis`),
+    /// This recording with `analysis`, measured as its audio was written (`AnalysingSink`),
     /// so that saving decodes nothing.
     package func with(_ analysis: AudioAnalysis) -> RecordingInfo {
         var copy = self

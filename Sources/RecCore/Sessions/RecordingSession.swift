@@ -29,9 +29,11 @@ package final class RecordingSession {
     /// Whether the user gave the name (in PATH), so there is nothing to ask.
     package let nameGiven: Bool
     package let file: SoundFile
-    /// The analysis, measured as the writer writes (on a thread of its own), so that saving
-    /// decodes nothing; `sink` is `file` with it.
-    private let analysis: BackgroundAnalysis
+    /// The analysis, measured as the writer writes, so that saving decodes nothing; `sink`
+    /// is `file` with it. On the writer's own thread: a recording's writer waits on the
+    /// device, not on the processor, so a thread beside it (as an import has, whose encoder
+    /// is busy) would only add its hand-over: a copy of every sample and a wake-up per block.
+    private let analysis: AnalysisMeter
     private let sink: AnalysingSink
     package private(set) var frames: Int64 = 0
     /// Markers made while recording, in the order made (also in the in-progress entry).
@@ -75,8 +77,7 @@ package final class RecordingSession {
             device: device, rate: rate, channels: channels, frameLimit: frameLimit,
             configuration: deviceConfiguration, voice: voice)
         // A `--duration` without a voice trigger is the length the file will have.
-        analysis = try BackgroundAnalysis(
-            sampleRate: rate, channels: channels, length: voice == nil ? frameLimit : nil)
+        analysis = AnalysisMeter(sampleRate: rate, channels: channels, length: voice == nil ? frameLimit : nil)
         var parent = plan.parent
         if !plan.foldersToMake.isEmpty {
             parent = try library.documents.transaction { tx in
