@@ -9,8 +9,8 @@ import Synchronization
 #endif
 
 /// The play screen as store changes around a `Player`: the recording becomes the selected
-/// one, and its position is kept in the view state while playing (about once a second) and
-/// on exit, so that `play` with no PATH resumes where it stopped. The position is written
+/// one, and its position is kept in the view state while playing (every few seconds, and at
+/// once on a pause or seek) and on exit, so that `play` with no PATH resumes where it stopped. The position is written
 /// by the player's `RemoteFollower` alone.
 package final class PlaybackSession {
     package let library: Library

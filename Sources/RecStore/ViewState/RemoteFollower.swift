@@ -28,9 +28,9 @@ package protocol FollowedEngine: AnyObject, Sendable {
 /// When another process queues commands for this job, the follower hands the new ones (by
 /// sequence number) to the engine's mailbox. When the engine has applied them and sent its
 /// events, the follower acknowledges under the view-state lock: it removes what was
-/// applied and writes the paused flag and position the engine reached. About once a
-/// second it also writes the position, so `status` stays current, and when it stops it
-/// writes where the engine ended. It is the only writer of a running job's position.
+/// applied and writes the paused flag and position the engine reached. Every
+/// `ViewState.Control.reportInterval` it also writes the position, which `status` carries
+/// forward on the clock in between, and when it stops it writes where the engine ended. It is the only writer of a running job's position.
 // @unchecked Sendable: `thread` is set by `start` and cleared by `stop`, both on the
 // thread that owns the follower; the follower thread uses only the immutable members, its
 // own store object, `closing` (behind a Mutex) and the watcher and mailbox, which are
@@ -103,7 +103,7 @@ package final class RemoteFollower: @unchecked Sendable {
         var acknowledged = 0
         var written: (paused: Bool, frames: Int64)?
         // A speed changed by a key (no sequence to acknowledge) is written at the next look,
-        // within a second, also while paused.
+        // within the interval, also while paused.
         var writtenSpeed = mailbox.speed
         var lastWrite = MonotonicClock.now()
         var reread = true
@@ -118,21 +118,33 @@ package final class RemoteFollower: @unchecked Sendable {
             }
             reread = false
             let now = mailbox.state
-            let second = MonotonicClock.now() - lastWrite >= 1
+            let sinceWrite = MonotonicClock.now() - lastWrite
+            // The first position soon, as each second while paused (until the frames still
+            // in flight when it paused have landed); a running job's at the interval.
+            let interval = now.paused || written == nil ? 1 : ViewState.Control.reportInterval
+            let due = sinceWrite >= interval
             let moved = written.map { $0 != (now.paused, now.frames) } ?? true
             let speed = mailbox.speed
-            if now.applied > acknowledged || speed != writtenSpeed || (second && moved) {
+            // What a reader carries forward would now be wrong: a pause or a seek by a key
+            // (neither has a sequence to acknowledge), or an engine that fell behind.
+            let strayed =
+                written.map { last in
+                    guard !now.paused else { return last.paused != now.paused }
+                    let expected = Double(last.frames) + sinceWrite * Double(sampleRate) * speed
+                    return last.paused || abs(Double(now.frames) - expected) > Double(sampleRate) / 2
+                } ?? false
+            if now.applied > acknowledged || speed != writtenSpeed || strayed || (due && moved) {
                 acknowledge(now)
                 acknowledged = max(acknowledged, now.applied)
                 written = (now.paused, now.frames)
                 writtenSpeed = speed
                 lastWrite = MonotonicClock.now()
-            } else if second {
-                lastWrite = MonotonicClock.now()  // unchanged (paused): look again in a second
+            } else if due {
+                lastWrite = MonotonicClock.now()  // unchanged (paused): look again in a while
             }
-            // Nothing to do until a change, a wake-up from the engine, or the next position
-            // write is due: no polling in between.
-            let untilDue = 1 - (MonotonicClock.now() - lastWrite)
+            // Nothing to write until a change, a wake-up from the engine, or the next position
+            // is due; a look each second meanwhile sees a seek by a key.
+            let untilDue = min(interval - (MonotonicClock.now() - lastWrite), 1)
             switch watcher.wait(milliseconds: Int32(max(untilDue, 0.05) * 1000)) {
             case .stopped:
                 let final = mailbox.state

@@ -159,10 +159,17 @@ package struct ViewState: Equatable, Sendable {
             self.reportedAt = reportedAt
         }
 
+        /// How often a running job writes its position when nothing else changed. Readers
+        /// carry it forward on the clock, so it need not be often, and each write is a
+        /// rename of viewstate.json (a write-back of the file on ext4): once a second that
+        /// was a tenth of a recording's CPU. A pause, a command or a speed change is written
+        /// at once.
+        package static let reportInterval = 5.0
+
         /// How far past its last report a running job's position may be carried: its report
-        /// period (about a second) and some slack for a busy machine. A job that stops
-        /// reporting (stopped by Ctrl-Z, or hung) is never shown further ahead than this.
-        package static let carryAllowance = 1.5
+        /// period and some slack for a busy machine. A job that stops reporting (stopped by
+        /// Ctrl-Z, or hung) is never shown further ahead than this.
+        package static let carryAllowance = reportInterval + 0.5
 
         /// Where a job that reported `position` is `now`: carried forward on the clock since
         /// its report while it runs, as a media player's time display is, so that readings a

@@ -10,7 +10,7 @@ struct Status: QuickCommand {
             playback's speed when it is not 1), running, \
             paused or suspended (stopped by Ctrl-Z until 'fg'; "suspended": true in --json), and \
             the pid. While a job runs, its position is carried forward on the clock from its \
-            last report (about once a second), so readings a moment apart differ by that \
+            last report (every few seconds), so readings a moment apart differ by that \
             moment; a paused or suspended job reads exactly where it stopped. A job whose process has died is reported and cleared (a \
             recording is recovered). With nothing running: exit status 1, and with --json the \
             object {"recording": null, "playing": null} on standard output.
