@@ -90,4 +90,58 @@ struct LoudnessTests {
         let loudness = try #require(try AudioAnalysis.analyze(path: path).loudness)
         #expect(loudness == Loudness(integrated: Loudness.gate, range: 0, truePeak: Level.floor))
     }
+
+    /// Every point of a signal, 4× oversampled by the leveller's interpolator, with silence
+    /// before and after it: what `TruePeakMeter` must find however it skips.
+    static func bruteTruePeak(_ samples: [Int16], channels: Int) -> Float {
+        let half = Leveller.half
+        let frames = samples.count / channels
+        let padded =
+            [Float](repeating: 0, count: half * channels) + samples.map { Float($0) * (1 / 32768) }
+            + [Float](repeating: 0, count: half * channels)
+        var largest = samples.map { abs(Float($0) * (1 / 32768)) }.max() ?? 0
+        for p in 0..<frames {
+            for c in 0..<channels {
+                for taps in Leveller.taps {
+                    var sum: Float = 0
+                    for (k, w) in taps.enumerated() { sum += w * padded[(p + k) * channels + c] }
+                    largest = max(largest, abs(sum))
+                }
+            }
+        }
+        return largest
+    }
+
+    @Test("the true peak skips only points that cannot raise it: random bursts in random blocks")
+    func truePeakSkipsNothingThatCounts() {
+        let seed = SeededRandom.seed(20_261_204)
+        var rng = SeededRandom(seed: seed)
+        print("true peak against every point: seed \(seed) (RECNOTES_TEST_SEED)")
+        for round in 0..<60 {
+            let channels = Int.random(in: 1...2, using: &rng)
+            var samples: [Int16] = []
+            // Bursts of tones and noise at levels from silence to full scale, quiet after loud
+            // and loud after quiet, with edges where a point can pass both samples beside it.
+            for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                let amplitude = [0, 0.01, 0.2, 0.5, 0.9, 1][Int.random(in: 0..<6, using: &rng)]
+                let step = Double.random(in: 0.05...3.1, using: &rng)
+                let noisy = Bool.random(using: &rng)
+                let phase = Double.random(in: 0...6.3, using: &rng)
+                for n in 0..<Int.random(in: 1...700, using: &rng) * channels {
+                    let x = noisy ? Double.random(in: -1...1, using: &rng) : sin(phase + Double(n / channels) * step)
+                    samples.append(Int16(max(-32768, min(32767, (x * amplitude * 32767).rounded()))))
+                }
+            }
+            var meter = TruePeakMeter(channels: channels)
+            var at = 0
+            let frames = samples.count / channels
+            while at < frames {
+                let n = min(Int.random(in: 1...300, using: &rng), frames - at)
+                samples.withUnsafeBufferPointer { meter.add($0.baseAddress! + at * channels, frames: n) }
+                at += n
+            }
+            let expected = Self.bruteTruePeak(samples, channels: channels)
+            #expect(meter.peak == expected, "round \(round): \(meter.peak) against \(expected)")
+        }
+    }
 }

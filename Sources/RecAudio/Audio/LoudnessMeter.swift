@@ -97,14 +97,28 @@ struct TruePeakMeter {
     }
 
     mutating func add(_ samples: UnsafePointer<Int16>, frames count: Int) {
-        frames.reserveCapacity(frames.count + count * channels)
         var block: Int32 = 0
         for i in 0..<(count * channels) {
             let s = Int32(samples[i])
             block = max(block, s < 0 ? -s : s)
-            frames.append(Float(s) * (1 / 32768))
         }
         largest = max(largest, Float(block) / 32768)
+        // Every point that can be measured now reads frames from `next - half` on: what is
+        // held of them and this block. When none of those could raise the peak (silence, and
+        // most of speech once its loudest syllable is past), the block is not converted at
+        // all; only its last frames are kept, for the points still to come.
+        let held = frames[((next - Leveller.half - first) * channels)...].reduce(0) { max($0, abs($1)) }
+        let keep = 2 * Leveller.half - 1
+        if max(held, Float(block) / 32768) * Leveller.tapBound <= largest, count >= keep {
+            let fed = first + frames.count / channels + count
+            frames.removeAll(keepingCapacity: true)
+            for i in ((count - keep) * channels)..<(count * channels) { frames.append(Float(samples[i]) * (1 / 32768)) }
+            first = fed - keep
+            next = fed - Leveller.half + 1
+            return
+        }
+        frames.reserveCapacity(frames.count + count * channels)
+        for i in 0..<(count * channels) { frames.append(Float(samples[i]) * (1 / 32768)) }
         // Frame p's points read frames p - half ... p + half - 1.
         let fed = first + frames.count / channels
         measure(upTo: fed - Leveller.half + 1, in: frames)
