@@ -51,19 +51,9 @@ package final class SoundFile {
         guard format.encoderRates?.contains(rate) ?? true else {
             throw AudioError(.file(path), "cannot create", reason: "\(format.rawValue) cannot be written at \(rate) Hz")
         }
-        let file = try create(
+        return try create(
             path: path, sndfileFormat: format.sndfileFormat, rate: rate, channels: channels,
             describing: format.rawValue)
-        if format == .opus, rate < 48000 {
-            // libsndfile's Opus picks its bitrate by the rate: 28 kbit/s for 16 kHz mono, where
-            // the encoder's speech mode (SILK) takes 0.7 LU off speech's loudness (opusenc does
-            // the same at ≤ 48 kbit/s), so the loudness measured while saving would not be what
-            // plays. 0.8 asks for about 57 kbit/s at any rate, near the 61 a 48 kHz file gets,
-            // where the decoded loudness is the input's within 0.1 LU (bench/RESULTS.md).
-            var level = Self.lowRateOpusCompression
-            sf_command(file.handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size))
-        }
-        return file
     }
 
     /// libsndfile's compression level (0 best … 1 smallest) for Opus below 48 kHz.
@@ -136,6 +126,16 @@ package final class SoundFile {
             let error = AudioError.sndfile(path, "cannot create", nil)
             if !existed { unlink(path) }
             throw error
+        }
+        if sndfileFormat & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_OPUS), rate < 48000 {
+            // libsndfile's Opus picks its bitrate by the rate: 28 kbit/s for 16 kHz mono, where
+            // the encoder's speech mode (SILK) takes 0.7 LU off speech's loudness (opusenc does
+            // the same at ≤ 48 kbit/s), so the loudness measured while saving would not be what
+            // plays. 0.8 asks for about 57 kbit/s at any rate, near the 61 a 48 kHz file gets,
+            // where the decoded loudness is the input's within 0.1 LU (bench/RESULTS.md). Here,
+            // where every create passes: a recording's and an import's alike.
+            var level = Self.lowRateOpusCompression
+            sf_command(handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size))
         }
         return SoundFile(path: path, handle: handle, info: info).startingWriteback()
     }
