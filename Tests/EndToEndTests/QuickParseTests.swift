@@ -4,7 +4,7 @@ import Testing
 
 @testable import recnotes
 
-/// The command lines read without argument-parser (`Recnotes.parsedQuickly`: `play`;
+/// The command lines read without argument-parser (`Recnotes.parsedQuickly`: `play` and `record`;
 /// `tag`, `mkdir`, `mv`, `note`, `pwd`, `status`, `ls` and `info`) must give the command argument-parser gives, or
 /// nothing (then argument-parser parses it). The command lines are generated: options in any
 /// order, `=` forms, `--`, values and words that start with `-`, unknown and repeated options,
@@ -129,6 +129,70 @@ struct QuickParseTests {
         // The detached child's flag is private: the help does not list it.
         #expect(help == tables.subtracting(["--background-child"]))
         #expect(options.valued == Set(Play.quickValued))
+    }
+
+    /// One option, flag or word of a `record` line, as the words it is written with.
+    static func recordPiece(_ rng: inout SeededRandom) -> [String] {
+        switch rng.next() % 10 {
+        case 0, 1:
+            let flag = pick(Record.quickFlags + ["-q", "-pq", "-qp"], &rng)
+            return rng.next() % 8 == 0 ? [flag + "=" + pick(values, &rng)] : [flag]
+        case 2, 3, 4:
+            let option = pick(Record.quickValued, &rng)
+            let value: String
+            switch option {
+            case "--format": value = pick(["opus", "flac", "wav", "vorbis", "mp3", "ogg", "WAV", ""], &rng)
+            case "--encoding": value = pick(["s16", "s32", "f32", "u8", ""], &rng)
+            case "--rate", "--channels": value = pick(["48000", "16000", "1", "2", "0", "-1", "x", "1.5", ""], &rng)
+            case "--progress": value = pick(["tty", "json", "none", "fast", ""], &rng)
+            default: value = pick(values, &rng)
+            }
+            return rng.next() % 3 == 0 ? [option + "=" + value] : [option, value]
+        case 5, 6: return [pick(positionals + ["-p"], &rng)]
+        case 7: return [pick(unknown, &rng)]
+        case 8: return ["--", pick(positionals, &rng)]
+        default:
+            return [pick(["-h", "--help", "--generate-completion-script", "--generate-completion-script=bash"], &rng)]
+        }
+    }
+
+    @Test func recordGivesWhatArgumentParserGivesOrNothing() throws {
+        var rng = SeededRandom(seed: Self.seed)
+        let (quick, fellBack) = try Self.compare(
+            4000,
+            lines: {
+                var words: [String] = []
+                if rng.next() % 5 == 0 { words += Self.pick([["--store", "/tmp/s"], ["-q"]], &rng) }
+                words.append("record")
+                for _ in 0..<Int(rng.next() % 7) { words += Self.recordPiece(&rng) }
+                return words
+            }, quick: Record.parsedQuickly)
+        #expect(quick > 400, "read quickly: \(quick)")
+        #expect(fellBack > 400, "left to argument-parser: \(fellBack)")
+    }
+
+    @Test func recordShapesAreReadQuickly() throws {
+        let bench = try #require(
+            Record.parsedQuickly(["record", "/take", "--device", "monitor", "--format", "wav", "--duration", "20"]))
+        #expect(bench.path == "/take" && bench.device == "monitor" && bench.format == .wav && bench.duration == "20")
+        let voiced = try #require(
+            Record.parsedQuickly(["record", "-p", "A/b", "--start-on-voice", "--stop-on-silence=3", "--rate", "16000"]))
+        #expect(
+            voiced.parents && voiced.voice.startOnVoice && voiced.voice.stopOnSilence == "3" && voiced.rate == 16000)
+        for line in [
+            ["record", "--help"], ["record", "a", "b"], ["record", "--format", "aac"], ["record", "--rate", "x"],
+            ["record", "--duration"], ["record", "-px"], ["record", "--nope"],
+        ] {
+            #expect(Record.parsedQuickly(line) == nil, "\(line)")
+        }
+    }
+
+    @Test func tablesNameEveryOptionOfRecord() {
+        let options = ArgumentCheck.Options(Record.self)
+        let help = options.flags.union(options.valued).subtracting(["-h", "--help"])
+        let tables = Set(Record.quickFlags + Record.quickValued + ["-q"])
+        #expect(help == tables.subtracting(["--background-child"]))
+        #expect(options.valued == Set(Record.quickValued))
     }
 
     /// One of the changes and reads read quickly: its quick parse and what its command lines are
