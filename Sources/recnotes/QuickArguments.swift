@@ -148,6 +148,17 @@ struct QuickArguments {
         return global
     }
 
+    /// `--background`, `--log`, `--json` and the detached child's flag, in the tables of
+    /// `record` and `play`.
+    var background: BackgroundOptions {
+        var detached = BackgroundOptions()
+        detached.background = flag("--background")
+        detached.log = value("--log")
+        detached.json = flag("--json")
+        detached.child = flag("--background-child")
+        return detached
+    }
+
     /// `--json`, in the tables of the commands that take it.
     var output: JSONOption {
         var output = JSONOption()

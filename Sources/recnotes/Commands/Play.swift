@@ -142,11 +142,6 @@ struct Play: ParsableCommand {
         guard arguments.first == "play",
             let words = QuickArguments(arguments.dropFirst(), flags: quickFlags, valued: quickValued)
         else { return nil }
-        var detached = BackgroundOptions()
-        detached.background = words.flag("--background")
-        detached.log = words.value("--log")
-        detached.json = words.flag("--json")
-        detached.child = words.flag("--background-child")
         var play = Play()
         play.global = words.global
         play.path = words.positional
@@ -168,7 +163,7 @@ struct Play: ParsableCommand {
         play.untrimmed = words.flag("--untrimmed")
         play.original = words.flag("--original")
         play.paused = words.flag("--paused")
-        play.detached = detached
+        play.detached = words.background
         return QuickArguments.validated(play) {
             try $0.global.validate()
             try $0.detached.validate()

@@ -143,12 +143,7 @@ struct Record: ParsableCommand {
         record.voice = voice
         record.transcribe = words.flag("--transcribe")
         record.enhance = words.flag("--enhance")
-        var detached = BackgroundOptions()
-        detached.background = words.flag("--background")
-        detached.log = words.value("--log")
-        detached.json = words.flag("--json")
-        detached.child = words.flag("--background-child")
-        record.detached = detached
+        record.detached = words.background
         return QuickArguments.validated(record) {
             try $0.global.validate()
             try $0.voice.validate()
