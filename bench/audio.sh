@@ -20,13 +20,7 @@ mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-audio-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export HOME=$work RECNOTES_HOME=$work/store
-cat > "$work/.asoundrc" <<ASOUND
-pcm.!default {
-  type asym
-  playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
-  capture.pcm { type file slave.pcm null file "/dev/null" infile "$work/in.raw" format "raw" }
-}
-ASOUND
+bench_file_device "$work/in.raw"
 
 # 60 minutes of a 440 Hz tone, 48 kHz mono s16, captured once into a 60-minute Opus recording.
 sox -n -r 48000 -c 1 -b 16 -e signed -t raw "$work/in.raw" synth 3600 sine 440 vol 0.5

@@ -35,6 +35,19 @@ bench_s() { awk -v s="$1" -v p="${2:-2}" 'BEGIN { printf "%.*f s", p, s }'; }
 # bench_thousands N: N rounded to a whole number, its thousands split by commas: "18,535".
 bench_thousands() { awk -v n="$1" 'BEGIN { printf "%.0f", n }' | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta'; }
 
+# bench_file_device RAW: $HOME/.asoundrc with ALSA's file plugin as the default device, faster
+# than real time: capture reads RAW (headerless, the rate and format the command asks for),
+# playback goes to /dev/null.
+bench_file_device() {
+  cat >"$HOME/.asoundrc" <<ASOUND
+pcm.!default {
+  type asym
+  playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
+  capture.pcm { type file slave.pcm null file "/dev/null" infile "$1" format "raw" }
+}
+ASOUND
+}
+
 # bench_record: the rows into bench/results/<script>.tsv, then the table. A new file takes
 # its section and its "how measured" line from BENCH_AREA and BENCH_HOW.
 bench_record() {

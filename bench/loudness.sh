@@ -61,13 +61,7 @@ cat "$work/export.md"
 sox "$work/speech.wav" -r 16000 -c 1 -b 16 "$work/speech16.wav"
 sox "$work/speech16.wav" -t raw "$work/speech16.raw"
 export HOME=$work
-cat > "$work/.asoundrc" << ASOUND
-pcm.!default {
-  type asym
-  playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
-  capture.pcm { type file slave.pcm null file "/dev/null" infile "$work/speech16.raw" format "raw" }
-}
-ASOUND
+bench_file_device "$work/speech16.raw"
 "$bin" record low --rate 16000 --duration "$seconds" --progress none > /dev/null
 low=$("$bin" info low --json | jq -r .audioPath)
 

@@ -54,13 +54,7 @@ opusenc=$(bench_mean "$work/import.json" "opusenc")
 bench_row import "\`import\` $seconds s to Opus, wall" "$(bench_ms "$ours" 0)" "opusenc $(bench_ms "$opusenc" 0)" \
   "$(bench_ratio "$ours" "$opusenc")" "≤ 1.1×"
 
-cat > "$work/.asoundrc" << ASOUND
-pcm.!default {
-  type asym
-  playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
-  capture.pcm { type file slave.pcm null file "/dev/null" infile "$work/in.raw" format "raw" }
-}
-ASOUND
+bench_file_device "$work/in.raw"
 # Speech again, as the device's input, for as long as the recording.
 repeats=$(/usr/bin/python3 -c "import math; print(max(0, math.ceil($recordSeconds / $round) - 1))")
 sox "$work/round.wav" -r 48000 -c 1 -b 16 -e signed -t raw "$work/in.raw" repeat "$repeats" trim 0 "$recordSeconds"

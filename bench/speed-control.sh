@@ -22,13 +22,7 @@ import math, struct, sys
 open(sys.argv[1], "wb").write(b"".join(
     struct.pack("<h", int(math.sin(2 * math.pi * 440 * i / 48000) * 16000)) for i in range(20 * 48000)))
 PY
-cat > "$HOME/.asoundrc" <<ASOUND
-pcm.!default {
-  type asym
-  playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
-  capture.pcm { type file slave.pcm null file "/dev/null" infile "$work/in.raw" format "raw" }
-}
-ASOUND
+bench_file_device "$work/in.raw"
 "$bin" record tone --format wav --duration 20 >/dev/null 2>&1
 "$bin" play tone --paused --background >/dev/null
 mkdir -p bench/out

@@ -39,13 +39,7 @@ export HOME=$work RECNOTES_HOME=$work/store
 raw="-t raw -r 16000 -e signed -b 16 -c 1"
 clips=(goforward numbers something)
 
-cat > "$work/.asoundrc" <<EOF
-pcm.!default {
-  type asym
-  playback.pcm { type file slave.pcm null file "/dev/null" format "raw" }
-  capture.pcm { type file slave.pcm null file "/dev/null" infile "$work/in.raw" format "raw" }
-}
-EOF
+bench_file_device "$work/in.raw"
 
 {
 if [[ -z ${VAD_SKIP_SPEED:-} ]]; then
