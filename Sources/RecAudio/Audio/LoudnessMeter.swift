@@ -109,18 +109,18 @@ struct TruePeakMeter {
         // all; only its last frames are kept, for the points still to come.
         let held = frames[((next - Leveller.half - first) * channels)...].reduce(0) { max($0, abs($1)) }
         let keep = 2 * Leveller.half - 1
-        if max(held, Float(block) / 32768) * Leveller.tapBound <= largest, count >= keep {
-            let fed = first + frames.count / channels + count
+        let skipped = max(held, Float(block) / 32768) * Leveller.tapBound <= largest && count >= keep
+        // Frame p's points read frames p - half ... p + half - 1.
+        let fed = first + frames.count / channels + count
+        if skipped {
+            // Its points count as measured: what is left to measure below is none of them.
             frames.removeAll(keepingCapacity: true)
-            for i in ((count - keep) * channels)..<(count * channels) { frames.append(Float(samples[i]) * (1 / 32768)) }
             first = fed - keep
             next = fed - Leveller.half + 1
-            return
         }
-        frames.reserveCapacity(frames.count + count * channels)
-        for i in 0..<(count * channels) { frames.append(Float(samples[i]) * (1 / 32768)) }
-        // Frame p's points read frames p - half ... p + half - 1.
-        let fed = first + frames.count / channels
+        let from = skipped ? count - keep : 0
+        frames.reserveCapacity(frames.count + (count - from) * channels)
+        for i in (from * channels)..<(count * channels) { frames.append(Float(samples[i]) * (1 / 32768)) }
         measure(upTo: fed - Leveller.half + 1, in: frames)
         let drop = next - Leveller.half - first
         if drop > 0 {
