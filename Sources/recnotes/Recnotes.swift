@@ -140,9 +140,9 @@ struct Recnotes: ParsableCommand {
     }
 
     /// The commands read without argument-parser when typed as usual (`QuickArguments`): `play`,
-    /// whose start-up is measured against sox, `record`, whose CPU is measured against arecord, the changes measured against copying the
-    /// store and the reads measured against `--version`. A switch on
-    /// the name, so that the others' tables are not even looked at.
+    /// whose start-up is measured against sox, `record`, whose CPU is measured against
+    /// arecord, the changes measured against copying the store and the reads measured against
+    /// `--version`. A switch on the name, so that the others' tables are not even looked at.
     static func parsedQuickly(_ arguments: [String]) -> ParsableCommand? {
         switch arguments.first {
         case "play": Play.parsedQuickly(arguments)

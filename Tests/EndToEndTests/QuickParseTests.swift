@@ -4,12 +4,12 @@ import Testing
 
 @testable import recnotes
 
-/// The command lines read without argument-parser (`Recnotes.parsedQuickly`: `play` and `record`;
-/// `tag`, `mkdir`, `mv`, `note`, `pwd`, `status`, `ls` and `info`) must give the command argument-parser gives, or
-/// nothing (then argument-parser parses it). The command lines are generated: options in any
-/// order, `=` forms, `--`, values and words that start with `-`, unknown and repeated options,
-/// groups of short flags, bad values, help and completion requests, global options before the
-/// command.
+/// The command lines read without argument-parser (`Recnotes.parsedQuickly`: `play` and
+/// `record`; `tag`, `mkdir`, `mv`, `note`, `pwd`, `status`, `ls` and `info`) must give the
+/// command argument-parser gives, or nothing (then argument-parser parses it). The command
+/// lines are generated: options in any order, `=` forms, `--`, values and words that start
+/// with `-`, unknown and repeated options, groups of short flags, bad values, help and
+/// completion requests, global options before the command.
 @Suite("Arguments: commands read without argument-parser")
 struct QuickParseTests {
     static let seed = SeededRandom.seed(20_261_128)
@@ -63,18 +63,22 @@ struct QuickParseTests {
         }
     }
 
-    static func commandLine(_ rng: inout SeededRandom) -> [String] {
+    /// A `name` command line of up to six pieces, after global options now and then.
+    static func commandLine(
+        _ name: String, _ rng: inout SeededRandom, piece: (inout SeededRandom) -> [String] = piece
+    ) -> [String] {
         var words: [String] = []
         // Global options before the command, which `hoistingGlobalOptions` moves after it.
         if rng.next() % 5 == 0 { words += pick([["--store", "/tmp/s"], ["-q"], ["--store=/tmp/s"]], &rng) }
-        words.append("play")
+        words.append(name)
         for _ in 0..<Int(rng.next() % 7) { words += piece(&rng) }
         return words
     }
 
     @Test func givesWhatArgumentParserGivesOrNothing() throws {
         var rng = SeededRandom(seed: Self.seed)
-        let (quick, fellBack) = try Self.compare(4000, lines: { Self.commandLine(&rng) }, quick: Play.parsedQuickly)
+        let (quick, fellBack) = try Self.compare(
+            4000, lines: { Self.commandLine("play", &rng) }, quick: Play.parsedQuickly)
         // Both ways are taken: most generated lines have something only argument-parser reads.
         #expect(quick > 400, "read quickly: \(quick)")
         #expect(fellBack > 400, "left to argument-parser: \(fellBack)")
@@ -159,14 +163,7 @@ struct QuickParseTests {
     @Test func recordGivesWhatArgumentParserGivesOrNothing() throws {
         var rng = SeededRandom(seed: Self.seed)
         let (quick, fellBack) = try Self.compare(
-            4000,
-            lines: {
-                var words: [String] = []
-                if rng.next() % 5 == 0 { words += Self.pick([["--store", "/tmp/s"], ["-q"]], &rng) }
-                words.append("record")
-                for _ in 0..<Int(rng.next() % 7) { words += Self.recordPiece(&rng) }
-                return words
-            }, quick: Record.parsedQuickly)
+            4000, lines: { Self.commandLine("record", &rng, piece: Self.recordPiece) }, quick: Record.parsedQuickly)
         #expect(quick > 400, "read quickly: \(quick)")
         #expect(fellBack > 400, "left to argument-parser: \(fellBack)")
     }

@@ -33,8 +33,9 @@ extension AudioAnalysis {
 /// Every measure of an `AudioAnalysis` (levels, waveform, speech, loudness), fed interleaved
 /// 16-bit blocks in order, each block to every meter in turn. Whoever has the samples feeds
 /// it: a decode of the file (`AudioAnalysis.analyze`), or the writer of the file itself (the
-/// recorder's, or `BackgroundAnalysis` beside an encoder), so that saving needs no second pass. Every meter is blind to how
-/// the samples are cut into blocks, so both give the same analysis of the same samples.
+/// recorder's, or `BackgroundAnalysis` beside an encoder), so that saving needs no second
+/// pass. Every meter is blind to how the samples are cut into blocks, so both give the same
+/// analysis of the same samples.
 /// Without libebur128 the rest is measured all the same and `loudness` is nil: a recording
 /// is never refused for want of its loudness.
 package final class AnalysisMeter {

@@ -10,8 +10,8 @@ import Synchronization
 
 /// The play screen as store changes around a `Player`: the recording becomes the selected
 /// one, and its position is kept in the view state while playing (every few seconds, and at
-/// once on a pause or seek) and on exit, so that `play` with no PATH resumes where it stopped. The position is written
-/// by the player's `RemoteFollower` alone.
+/// once on a pause or seek) and on exit, so that `play` with no PATH resumes where it
+/// stopped. The position is written by the player's `RemoteFollower` alone.
 package final class PlaybackSession {
     package let library: Library
     package let item: Item

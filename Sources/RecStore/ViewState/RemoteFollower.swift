@@ -30,7 +30,8 @@ package protocol FollowedEngine: AnyObject, Sendable {
 /// events, the follower acknowledges under the view-state lock: it removes what was
 /// applied and writes the paused flag and position the engine reached. Every
 /// `ViewState.Control.reportInterval` it also writes the position, which `status` carries
-/// forward on the clock in between, and when it stops it writes where the engine ended. It is the only writer of a running job's position.
+/// forward on the clock in between, and when it stops it writes where the engine ended. It
+/// is the only writer of a running job's position.
 // @unchecked Sendable: `thread` is set by `start` and cleared by `stop`, both on the
 // thread that owns the follower; the follower thread uses only the immutable members, its
 // own store object, `closing` (behind a Mutex) and the watcher and mailbox, which are
