@@ -123,16 +123,20 @@ struct QuickParseTests {
         }
     }
 
-    /// The quick path knows every option `play` has: one added to `Play` and not to its tables
-    /// would send every command line with it to argument-parser, and one the tables have
-    /// that `Play` lost would be read here only.
-    @Test func tablesNameEveryOptionOfPlay() {
-        let options = ArgumentCheck.Options(Play.self)
-        let help = options.flags.union(options.valued).subtracting(["-h", "--help"])
-        let tables = Set(Play.quickFlags + Play.quickValued + ["-q"])
-        // The detached child's flag is private: the help does not list it.
-        #expect(help == tables.subtracting(["--background-child"]))
-        #expect(options.valued == Set(Play.quickValued))
+    /// The quick path knows every option `play` and `record` have: one added to the command
+    /// and not to its tables would send every command line with it to argument-parser, and
+    /// one the tables have that the command lost would be read here only.
+    @Test func tablesNameEveryOptionOfPlayAndRecord() {
+        let tables: [(ParsableCommand.Type, [String], [String])] = [
+            (Play.self, Play.quickFlags, Play.quickValued), (Record.self, Record.quickFlags, Record.quickValued),
+        ]
+        for (command, flags, valued) in tables {
+            let options = ArgumentCheck.Options(command)
+            let help = options.flags.union(options.valued).subtracting(["-h", "--help"])
+            // The detached child's flag is private: the help does not list it.
+            #expect(help == Set(flags + valued + ["-q"]).subtracting(["--background-child"]), "\(command)")
+            #expect(options.valued == Set(valued), "\(command)")
+        }
     }
 
     /// One option, flag or word of a `record` line, as the words it is written with.
@@ -182,14 +186,6 @@ struct QuickParseTests {
         ] {
             #expect(Record.parsedQuickly(line) == nil, "\(line)")
         }
-    }
-
-    @Test func tablesNameEveryOptionOfRecord() {
-        let options = ArgumentCheck.Options(Record.self)
-        let help = options.flags.union(options.valued).subtracting(["-h", "--help"])
-        let tables = Set(Record.quickFlags + Record.quickValued + ["-q"])
-        #expect(help == tables.subtracting(["--background-child"]))
-        #expect(options.valued == Set(Record.quickValued))
     }
 
     /// One of the changes and reads read quickly: its quick parse and what its command lines are
