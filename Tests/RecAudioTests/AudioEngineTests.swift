@@ -102,7 +102,12 @@ struct AudioEngineDeviceTests {
         recorder.controls.submit(.toggle, sequence: 2)
         let file = try SoundFile.create(path: scratch.path + "/rec.wav", format: .wav, rate: 48000, channels: 1)
         var events: [AudioEvent] = []
-        let frames = try recorder.run(into: file) { events.append($0) }
+        // A slow listener holds the turn between the pause and the resume while the capture
+        // thread reads on: none of what it reads meanwhile may be dropped.
+        let frames = try recorder.run(into: file) { event in
+            events.append(event)
+            if event.name == "paused" { usleep(50_000) }
+        }
         try file.close()
         #expect(events.map(\.name).filter { $0 == "paused" || $0 == "resumed" } == ["paused", "resumed"])
         #expect(recorder.controls.state.applied == 2)

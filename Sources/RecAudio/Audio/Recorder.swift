@@ -239,10 +239,17 @@ package final class Recorder: @unchecked Sendable {
 
         var position: AudioPosition { AudioPosition(frames: written, sampleRate: rate) }
 
-        /// Remote commands and the pause key, each applied and reported on its own (two
+        /// The pause key and remote commands, each applied and reported on its own (two
         /// toggles taken together are a pause and a resume, not nothing); then the state
-        /// reached is published for the follower.
+        /// reached is published for the follower. The capture thread is told only the state
+        /// the turn ends in: a pause and a resume taken together drop no audio.
         mutating func applyCommands(_ onEvent: (AudioEvent) -> Void) {
+            // A key (space) flips the flag directly.
+            if recorder.isPaused != paused {
+                paused.toggle()
+                onEvent(paused ? .paused(position) : .resumed(position))
+            }
+            let told = paused
             var applied = 0
             for entry in recorder.controls.take() {
                 var pause = paused
@@ -263,15 +270,21 @@ package final class Recorder: @unchecked Sendable {
                 }
                 if pause != paused {
                     paused = pause
-                    recorder.pauseRequested.store(pause, ordering: .relaxed)
                     onEvent(paused ? .paused(position) : .resumed(position))
                 }
                 applied = max(applied, entry.sequence)
             }
-            // A key (space) flips the flag directly.
-            if recorder.isPaused != paused {
-                paused.toggle()
-                onEvent(paused ? .paused(position) : .resumed(position))
+            // Exchanged, not stored: each key pressed since the flag was read flips it once
+            // more, and is taken on the next turn.
+            if paused != told {
+                var seen = told
+                var wanted = paused
+                while case let swap = recorder.pauseRequested.compareExchange(
+                    expected: seen, desired: wanted, ordering: .relaxed), !swap.exchanged
+                {
+                    seen = swap.original
+                    wanted.toggle()
+                }
             }
             recorder.controls.publish(paused: paused, frames: written, applied: applied)
         }
