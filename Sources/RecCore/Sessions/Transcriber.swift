@@ -67,7 +67,6 @@ package final class Transcriber {
     /// recording is tried.
     package func run(engine: any TranscriptionEngine, events: (Event) -> Void) -> Summary {
         var summary = Summary()
-        let files = TranscriptFiles(location: library.location)
         recordings: for (index, item) in recordings.enumerated() {
             if cancel.isCancelled {
                 summary.interrupted = true
@@ -95,23 +94,7 @@ package final class Transcriber {
                 }
                 // Stopped as the engine finished: nothing is replaced after a Ctrl-C.
                 if cancel.isCancelled { throw RecError.transcriptionStopped }
-                let duration = item.recording!.duration
-                // Under the store lock, so that a removal cannot slip in between the check
-                // and the write (removal deletes the transcript after the document).
-                let stillThere = try library.documents.transaction { transaction -> Bool in
-                    guard let current = transaction.document[item.id], current.recording?.file == item.recording?.file
-                    else { return false }
-                    // The one it replaces is kept for undo (see Journal.Step.transcribed).
-                    let replaced = try files.keepForUndo(item.id)
-                    do {
-                        try files.write(transcript.clipped(to: duration), for: item.id, duration: duration)
-                    } catch {
-                        if let replaced { files.discardKept(replaced) }
-                        throw error
-                    }
-                    try transaction.transcribed(item.id, replaced: replaced)
-                    return true
-                }
+                let stillThere = try Self.save(transcript, for: item, in: library)
                 if stillThere {
                     summary.saved += 1
                     events(.saved(index: index, item: item, transcript: transcript))
@@ -131,5 +114,29 @@ package final class Transcriber {
             }
         }
         return summary
+    }
+
+    /// Saves `transcript` as `item`'s, replacing the one it has (kept for undo), only if the
+    /// recording is still there with the same audio; returns whether it was. Under the store
+    /// lock, so that a removal cannot slip in between the check and the write (removal
+    /// deletes the transcript after the document).
+    package static func save(_ transcript: Transcript, for item: Item, in library: Library) throws -> Bool {
+        let files = TranscriptFiles(location: library.location)
+        return try library.documents.transaction { transaction -> Bool in
+            guard let current = transaction.document[item.id], let recording = current.recording,
+                recording.file == item.recording?.file
+            else { return false }
+            // The one it replaces is kept for undo (see Journal.Step.transcribed).
+            let replaced = try files.keepForUndo(item.id)
+            do {
+                try files.write(
+                    transcript.clipped(to: recording.duration), for: item.id, duration: recording.duration)
+            } catch {
+                if let replaced { files.discardKept(replaced) }
+                throw error
+            }
+            try transaction.transcribed(item.id, replaced: replaced)
+            return true
+        }
     }
 }

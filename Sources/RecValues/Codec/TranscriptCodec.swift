@@ -15,30 +15,45 @@ package enum TranscriptCodec {
         w.raw("[")
         for (i, segment) in transcript.segments.enumerated() {
             w.raw(i == 0 ? "\n  " : ",\n  ")  // a segment a line
-            w.beginObject()
-            w.key("start")
-            seconds(segment.start, &w)
-            w.key("end")
-            seconds(segment.end, &w)
-            w.field("text", segment.text)
-            if !segment.words.isEmpty {
-                w.key("words")
-                w.array(segment.words) { w, word in
-                    w.beginObject()
-                    w.key("start")
-                    seconds(word.start, &w)
-                    w.key("end")
-                    seconds(word.end, &w)
-                    w.field("text", word.text)
-                    w.endObject()
-                }
-            }
-            w.endObject()
+            write(segment, to: &w)
         }
         w.raw(transcript.segments.isEmpty ? "]" : "\n]")
         w.endObject()
         w.raw("\n")
         return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// One segment as the transcript holds it: also a line of the live words a recording's
+    /// transcriber sends and keeps.
+    package static func write(_ segment: Transcript.Segment, to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("start")
+        seconds(segment.start, &w)
+        w.key("end")
+        seconds(segment.end, &w)
+        w.field("text", segment.text)
+        if !segment.words.isEmpty {
+            w.key("words")
+            w.array(segment.words) { w, word in
+                w.beginObject()
+                w.key("start")
+                seconds(word.start, &w)
+                w.key("end")
+                seconds(word.end, &w)
+                w.field("text", word.text)
+                w.endObject()
+            }
+        }
+        w.endObject()
+    }
+
+    /// A segment on its own (what `write(_:to:)` wrote), or nil when `bytes` is not one.
+    package static func decodeSegment(_ bytes: some Collection<UInt8>) -> Transcript.Segment? {
+        Array(bytes).withUnsafeBufferPointer { buffer in
+            var r = JSONReader(buffer)
+            guard let segment = try? readSegment(&r), (try? r.finish()) != nil else { return nil }
+            return segment
+        }
     }
 
     /// Seconds to the millisecond, null when unknown.
@@ -105,43 +120,47 @@ package enum TranscriptCodec {
         try r.beginArray()
         var firstElement = true
         while try r.nextElement(first: &firstElement) {
-            var segment = Transcript.Segment(start: nil, end: nil, text: "")
-            try r.beginObject()
-            var first = true
-            while let key = try r.nextKey(first: &first) {
-                // Keys compared as bytes: a transcript has three a word.
-                if key.equals("start") {
-                    segment.start = try optionalSeconds(&r)
-                } else if key.equals("end") {
-                    segment.end = try optionalSeconds(&r)
-                } else if key.equals("text") {
-                    segment.text = try r.readString()
-                } else if key.equals("words") {
-                    try r.beginArray()
-                    var firstWord = true
-                    while try r.nextElement(first: &firstWord) {
-                        var word = Transcript.Word(start: 0, end: 0, text: "")
-                        try r.beginObject()
-                        var firstKey = true
-                        while let wordKey = try r.nextKey(first: &firstKey) {
-                            if wordKey.equals("start") {
-                                word.start = try optionalSeconds(&r) ?? 0
-                            } else if wordKey.equals("end") {
-                                word.end = try optionalSeconds(&r) ?? 0
-                            } else if wordKey.equals("text") {
-                                word.text = try r.readString()
-                            } else {
-                                try r.skipValue()
-                            }
-                        }
-                        segment.words.append(word)
-                    }
-                } else {
-                    try r.skipValue()
-                }
-            }
-            segments.append(segment)
+            segments.append(try readSegment(&r))
         }
         return segments
+    }
+
+    private static func readSegment(_ r: inout JSONReader) throws -> Transcript.Segment {
+        var segment = Transcript.Segment(start: nil, end: nil, text: "")
+        try r.beginObject()
+        var first = true
+        while let key = try r.nextKey(first: &first) {
+            // Keys compared as bytes: a transcript has three a word.
+            if key.equals("start") {
+                segment.start = try optionalSeconds(&r)
+            } else if key.equals("end") {
+                segment.end = try optionalSeconds(&r)
+            } else if key.equals("text") {
+                segment.text = try r.readString()
+            } else if key.equals("words") {
+                try r.beginArray()
+                var firstWord = true
+                while try r.nextElement(first: &firstWord) {
+                    var word = Transcript.Word(start: 0, end: 0, text: "")
+                    try r.beginObject()
+                    var firstKey = true
+                    while let wordKey = try r.nextKey(first: &firstKey) {
+                        if wordKey.equals("start") {
+                            word.start = try optionalSeconds(&r) ?? 0
+                        } else if wordKey.equals("end") {
+                            word.end = try optionalSeconds(&r) ?? 0
+                        } else if wordKey.equals("text") {
+                            word.text = try r.readString()
+                        } else {
+                            try r.skipValue()
+                        }
+                    }
+                    segment.words.append(word)
+                }
+            } else {
+                try r.skipValue()
+            }
+        }
+        return segment
     }
 }
