@@ -147,7 +147,7 @@ let package = Package(
         .testTarget(
             name: "RecCoreTests",
             dependencies: [
-                "RecSystem", "RecValues", "RecAudio", "RecStore", "RecCore", "RecTestSupport",
+                "RecSystem", "RecValues", "RecAudio", "RecStore", "RecTranscripts", "RecCore", "RecTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "RecServeTests",
             dependencies: [
-                "RecSystem", "RecStore", "RecCore", "RecServe", "RecTestSupport", "recnotes",
+                "RecSystem", "RecValues", "RecStore", "RecCore", "RecServe", "RecTestSupport", "recnotes",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

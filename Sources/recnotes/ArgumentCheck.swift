@@ -26,9 +26,12 @@ enum ArgumentCheck {
                 let words = line.drop { $0 == " " }.split(separator: " ", omittingEmptySubsequences: false)
                 var index = 0
                 while index < words.count, words[index].hasPrefix("-") {
-                    let name = String(words[index].hasSuffix(",") ? words[index].dropLast() : words[index])
+                    let shown = words[index].hasSuffix(",") ? words[index].dropLast() : words[index]
                     let takesValue = index + 1 < words.count && words[index + 1].hasPrefix("<")
-                    if takesValue { valued.insert(name) } else { flags.insert(name) }
+                    // A flag and its inversion are one entry: `--transcribe/--no-transcribe`.
+                    for name in shown.split(separator: "/").map(String.init) {
+                        if takesValue { valued.insert(name) } else { flags.insert(name) }
+                    }
                     index += takesValue ? 2 : 1
                     if index < words.count, words[index].isEmpty { break }
                 }

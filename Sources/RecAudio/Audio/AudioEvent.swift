@@ -65,6 +65,8 @@ package enum AudioEvent: Equatable, Sendable {
     case marked(AudioPosition, label: String)
     /// The player's speed changed (a key or `recnotes speed`), at this position.
     case speedChanged(AudioPosition, speed: PlaybackSpeed)
+    /// Words heard in the recording so far (live words): a segment, final once sent.
+    case words(Transcript.Segment)
 
     package var name: String {
         switch self {
@@ -78,6 +80,7 @@ package enum AudioEvent: Equatable, Sendable {
         case .failed: return "failed"
         case .marked: return "marked"
         case .speedChanged: return "speed"
+        case .words: return "words"
         }
     }
 }

@@ -46,6 +46,22 @@ package enum TextWidth {
         return result + "…"
     }
 
+    /// The end of `text` in at most `width` cells, starting with "…" when its start was
+    /// cut: the latest words of a transcript that grows.
+    package static func tail(_ text: String, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        if of(text) <= width { return text }
+        var kept: [Character] = []
+        var used = 0
+        for character in text.reversed() {
+            let w = of(character)
+            if used + w > width - 1 { break }
+            kept.append(character)
+            used += w
+        }
+        return "…" + String(kept.reversed())
+    }
+
     /// `text` padded with spaces (or cut) to exactly `width` cells.
     package static func padded(_ text: String, to width: Int) -> String {
         let cut = truncated(text, to: width)

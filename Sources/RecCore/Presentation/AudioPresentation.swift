@@ -156,6 +156,12 @@ package enum AudioEventJSON {
         case .speedChanged(let p, let speed):
             position(p)
             w.field("speed", speed.factor)
+        case .words(let segment):
+            // Seconds to the millisecond, as the transcript keeps them; each sent once, final.
+            w.field("start", ((segment.start ?? 0) * 1000).rounded() / 1000)
+            w.field("end", ((segment.end ?? 0) * 1000).rounded() / 1000)
+            w.field("text", segment.text)
+            w.field("final", true)
         }
         w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)

@@ -68,6 +68,7 @@ extension ItemJSON {
         w.field("suspended", s.suspended)
         w.field("pid", s.pid)
         w.field("pending", s.pending)
+        if let words = s.words { w.field("words", words) }
         extra(&w)
         w.endObject()
     }

@@ -51,6 +51,8 @@ package struct RemoteControl {
         package var pending: Int
         /// A playback's speed, as the player last reported it; nil for a recording.
         package var speed: PlaybackSpeed? = nil
+        /// A recording's live words so far; nil when it is not transcribed live.
+        package var words: String? = nil
     }
 
     /// The running jobs as `status` shows them `now`: a running job's position carried
@@ -67,7 +69,7 @@ package struct RemoteControl {
                     job: .recording, id: r.id, path: path, pid: r.pid, paused: r.control.paused,
                     suspended: suspended,
                     position: suspended ? r.position : r.control.position(r.position, at: now), duration: nil,
-                    pending: r.control.pending.count))
+                    pending: r.control.pending.count, words: LiveWordsFiles(location: library.location).text(of: r.id)))
         }
         if let p = state.playing {
             let duration = document[p.id]?.recording?.duration

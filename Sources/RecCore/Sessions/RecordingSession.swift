@@ -35,6 +35,9 @@ package final class RecordingSession {
     /// is busy) would only add its hand-over: a copy of every sample and a wake-up per block.
     private let analysis: AnalysisMeter
     private let sink: AnalysingSink
+    /// Live words (nil when off, or when they could not start): the recorder's side.
+    package private(set) var liveWords: LiveWords?
+    private let liveWordsEngine: String??
     package private(set) var frames: Int64 = 0
     /// Markers made while recording, in the order made (also in the in-progress entry).
     package private(set) var markers: [Marker] = []
@@ -53,22 +56,24 @@ package final class RecordingSession {
         library: Library, path: String?, format: AudioFormat, rate: Int, channels: Int,
         device: String, frameLimit: Int64?, started: Timestamp = .now(),
         deviceConfiguration: String? = nil, createParents: Bool = false, voice: VoiceTrigger? = nil,
-        enhance: Enhancement = .off
+        enhance: Enhancement = .off, liveWords: String?? = nil
     ) throws {
         let plan = try RecordingPlan(
             library: library, path: path, format: format, rate: rate, channels: channels,
             createParents: createParents, started: started)
         try self.init(
             plan, device: device, frameLimit: frameLimit, started: started, deviceConfiguration: deviceConfiguration,
-            voice: voice, enhance: enhance)
+            voice: voice, enhance: enhance, liveWords: liveWords)
     }
 
     /// Starts what `plan` resolved: opens the device first (if it cannot be opened, no file and
     /// no folder is made), makes the folders `-p` asked for, creates the file and notes the
-    /// recording in progress in the view state.
+    /// recording in progress in the view state. `liveWords`: transcribe while recording, with
+    /// the engine named (nil: the one `transcribe` would use); `.none`, not.
     package init(
         _ plan: RecordingPlan, device: String, frameLimit: Int64?, started: Timestamp = .now(),
-        deviceConfiguration: String? = nil, voice: VoiceTrigger? = nil, enhance: Enhancement = .off
+        deviceConfiguration: String? = nil, voice: VoiceTrigger? = nil, enhance: Enhancement = .off,
+        liveWords: String?? = nil
     ) throws {
         library = plan.library
         format = plan.format
@@ -99,7 +104,10 @@ package final class RecordingSession {
             throw RecError.failure(
                 Self.path(of: name, in: parent, library.document), "cannot create its audio file: \(error.reason)")
         }
-        sink = AnalysingSink(file, analysis: analysis)
+        liveWordsEngine = liveWords
+        let location = plan.library.location
+        let tap = liveWords == nil ? nil : Self.speechTap(file, id: id, channels: channels, location: location)
+        sink = AnalysingSink(tap ?? file, analysis: analysis)
         // The file's name survives a power cut from the start, so its periodic syncs count.
         FileSystem.syncDirectory(library.location.audioDirectory)
         entry = .init(
@@ -116,6 +124,7 @@ package final class RecordingSession {
             try? file.close()
             try? FileSystem.remove(path)
             reserve?.release()
+            LiveWordsFiles(location: location).removeAll(of: id)
             throw error
         }
     }
@@ -167,19 +176,45 @@ package final class RecordingSession {
         }
     }
 
+    /// The tap live words read, in the store's cache; nil (and no live words) if it cannot
+    /// be made.
+    private static func speechTap(_ file: SoundFile, id: ItemID, channels: Int, location: StoreLocation) -> SpeechTap? {
+        let files = LiveWordsFiles(location: location)
+        guard (try? FileSystem.makeDirectories(files.directory)) != nil else { return nil }
+        return SpeechTap(file, channels: channels, tapPath: files.tap(id))
+    }
+
     /// Captures until the recorder is stopped or reaches its frame limit.
     /// Other shells can pause, resume and stop it meanwhile, through the view state.
+    /// With live words, the words heard come as `.words` events between the others.
     package func record(onEvent: (AudioEvent) -> Void) throws {
         defer { frames = recorder.framesWritten }
+        if sink.sink is SpeechTap, let engine = liveWordsEngine {
+            liveWords = LiveWords.start(
+                location: library.location, id: entry.id, rate: entry.sampleRate, engine: engine)
+        }
+        func passWords() {
+            for segment in liveWords?.poll() ?? [] { onEvent(.words(segment)) }
+        }
         try RemoteFollower.following(
             location: library.location, job: .recording, id: entry.id,
             mailbox: recorder.controls, sampleRate: entry.sampleRate
         ) {
             _ = try recorder.run(into: sink) { event in
                 if case .marked(let position, let label) = event { keep(Marker(frame: position.frames, label: label)) }
+                if case .finished = event { passWords() }
                 onEvent(event)
+                if case .progress = event { passWords() }
             }
         }
+    }
+
+    /// Whether the live words' transcriber ended before the recording did (it crashed):
+    /// the recording is then to be transcribed whole once saved.
+    package var liveWordsLost: Bool {
+        guard let liveWords else { return false }
+        _ = liveWords.poll()
+        return liveWords.workerEnded
     }
 
     /// A marker goes into the in-progress entry at once, so that a crash keeps it too.
@@ -256,6 +291,9 @@ package final class RecordingSession {
         try library.viewState.transaction { vs in
             if vs.state.recording?.id == entry.id { vs.recordingEnded() }
         }
+        liveWords?.recordingEnded(frames: info.frames)
+        // A transcriber that died left its files; the recording is transcribed whole instead.
+        if liveWordsLost { LiveWordsFiles(location: library.location).removeAll(of: entry.id) }
     }
 
     /// `--stop-on-silence`: the silence that stopped the recording is kept in the file and
@@ -288,5 +326,7 @@ package final class RecordingSession {
         try library.viewState.transaction { vs in
             if vs.state.recording?.id == entry.id { vs.recordingEnded() }
         }
+        liveWords?.recordingEnded(frames: 0)
+        if liveWords == nil { LiveWordsFiles(location: library.location).removeAll(of: entry.id) }
     }
 }

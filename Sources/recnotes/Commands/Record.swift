@@ -45,6 +45,17 @@ struct Record: ParsableCommand {
             the speech ('recnotes trim', 'play --untrimmed'). The live line shows 'waiting for \
             voice' and 'silence 00:03 / 00:05'. With --start-on-voice, --duration counts the \
             audio written.
+
+            Live words: with Whisper installed ('recnotes engine install whisper'), or with \
+            --transcribe, a transcriber runs beside the recorder as another process at a lower \
+            priority. It reads what is written as it is written, and transcribes each stretch \
+            of speech once it ends (long speech in pieces of at most 15 s). The words show on a \
+            line under the live line, as 'words' events with --progress json, and in 'status \
+            --json'. Once the recording is saved, the rest is finished in the background and \
+            saved as its transcript ('transcript', 'find --text'). If the transcriber dies, \
+            the recording goes on and is transcribed whole once saved. If the recorder is \
+            killed, the transcriber keeps its words for the recovered recording. \
+            --no-transcribe, or RECNOTES_LIVE_WORDS=off, turns it off.
             """
     )
 
@@ -99,8 +110,12 @@ struct Record: ParsableCommand {
 
     @OptionGroup var voice: VoiceOptions
 
-    @Flag(help: "Once saved, transcribe the recording in a detached process (see transcribe).")
-    var transcribe = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Transcribe while recording, or not: the words show as they are heard (a line under the live line; 'words' events), and the transcript is finished in a detached process once saved. Default: on when Whisper is installed and $RECNOTES_LIVE_WORDS is not off; --transcribe takes the engine transcribe would, PocketSphinx too."
+        ))
+    var transcribe: Bool?
 
     @Flag(
         help:
@@ -141,7 +156,9 @@ struct Record: ParsableCommand {
         voice.stopOnSilence = words.value("--stop-on-silence")
         voice.silenceThreshold = words.value("--silence-threshold")
         record.voice = voice
-        record.transcribe = words.flag("--transcribe")
+        // Both given: the last wins, which only argument-parser knows.
+        if words.flag("--transcribe") && words.flag("--no-transcribe") { return nil }
+        record.transcribe = words.flag("--transcribe") ? true : words.flag("--no-transcribe") ? false : nil
         record.enhance = words.flag("--enhance")
         record.detached = words.background
         return QuickArguments.validated(record) {
@@ -152,7 +169,8 @@ struct Record: ParsableCommand {
     }
 
     static let quickFlags = [
-        "--quiet", "-p", "--parents", "--start-on-voice", "--transcribe", "--enhance", "--background", "--json",
+        "--quiet", "-p", "--parents", "--start-on-voice", "--transcribe", "--no-transcribe", "--enhance",
+        "--background", "--json",
         "--background-child",
     ]
     static let quickValued = [
@@ -191,7 +209,7 @@ struct Record: ParsableCommand {
         // A detached recorder has no stdout of its own to stream to, and a file outside
         // the store is what a plain 'record --background' gives better: background
         // recordings go to the store.
-        if transcribe {
+        if transcribe == true {
             throw RecError.usage(
                 "--output", "cannot be combined with --transcribe (only recordings in the store are transcribed)")
         }
@@ -213,7 +231,8 @@ struct Record: ParsableCommand {
         let session = try RecordingSession(
             library: library, path: path, format: format, rate: rate,
             channels: channels, device: audioDevice(device), frameLimit: frameLimit,
-            createParents: parents, voice: voice, enhance: enhance ? .all : .off)
+            createParents: parents, voice: voice, enhance: enhance ? .all : .off,
+            liveWords: LiveWords.engine(asked: transcribe, location: library.location))
         signals.onSignal { [recorder = session.recorder] _ in recorder.stop() }
         let readiness = detached.readinessOnAudio(in: library)
         let renderer = ProgressRenderer(mode: ProgressMode.resolved(progress), screen: .record)
@@ -231,7 +250,10 @@ struct Record: ParsableCommand {
         if let name = askName(for: session, signals: signals) {
             let item = try session.save(as: name)
             renderer.reportSaved(item, in: library)
-            if transcribe { BackgroundTranscription.start([item], in: library) }
+            // Without live words (or with a transcriber that died), as a whole once saved.
+            if transcribe == true && (session.liveWords == nil || session.liveWordsLost) {
+                BackgroundTranscription.start([item], in: library)
+            }
         } else {
             // One key never loses a recording: Esc moves it to the trash.
             renderer.reportDiscarded(trashPath: try session.discardToTrash())

@@ -86,6 +86,14 @@ struct Transcribe: ParsableCommand {
     @Flag(help: "Transcribe the audio as it is, ignoring the recordings' enhancement ('recnotes enhance').")
     var original = false
 
+    /// The live words' transcriber of a recording in progress, which `record` starts
+    /// (`LiveWords`), with the rate of the recording's tap: not for users.
+    @Option(name: .customLong(LiveWords.workerOption), parsing: .unconditional, help: .hidden)
+    var liveWordsOf: String?
+
+    @Option(name: .customLong(LiveWords.rateOption), parsing: .unconditional, help: .hidden)
+    var liveWordsRate: Int?
+
     func checkUsage() throws {
         if all && !paths.isEmpty { throw RecError.usage("--all", "cannot be combined with PATH") }
         if !all && paths.isEmpty { throw RecError.usage("transcribe", "needs a PATH or --all") }
@@ -93,6 +101,7 @@ struct Transcribe: ParsableCommand {
     }
 
     func run() throws {
+        if let liveWordsOf { return try transcribeLive(liveWordsOf, rate: liveWordsRate) }
         try checkUsage()
         let limit = try timeout.map { try TimeSpec.length($0, option: "--timeout") }
         let chosenEngine = try Transcription.engine(
@@ -190,5 +199,20 @@ enum TranscribeLine {
 
     static func clear() {
         LiveLine.clear()
+    }
+}
+
+extension Transcribe {
+    /// The live words' transcriber: runs until the recording is saved and its transcript too.
+    private func transcribeLive(_ id: String, rate: Int?) throws {
+        // The recorder may go at any time; the words are kept in their file all the same.
+        signal(SIGPIPE, SIG_IGN)
+        guard let recording = ItemID(id), let rate, rate > 0 else {
+            throw RecError.usage(LiveWords.workerOption, "needs a recording's UUID and --\(LiveWords.rateOption)")
+        }
+        let location = try global.location()
+        let chosen = try Transcription.engine(command: engine, storeDirectory: location.directory)
+        let outcome = try LiveWordsWorker.run(location: location, id: recording, rate: rate, engine: chosen)
+        Terminal.note("live words: \(outcome)")
     }
 }

@@ -13,4 +13,15 @@ enum LiveLine {
     static func clear() {
         Terminal.writeStderr(erase)
     }
+
+    /// The line under the current one replaced by `text`, the cursor back where it was
+    /// (ECMA-48's CUD and CUU); `opening`, the line is made first.
+    static func drawBelow(_ text: String, opening: Bool) {
+        Terminal.writeStderr((opening ? "\n" : "\u{1B}[1B") + erase + text + "\u{1B}[1A")
+    }
+
+    /// The line under the current one erased, the cursor back where it was.
+    static func clearBelow() {
+        Terminal.writeStderr("\u{1B}[1B" + erase + "\u{1B}[1A")
+    }
 }

@@ -20,6 +20,9 @@ final class ProgressRenderer {
     private var paused = false
     private var lastLine = ""
     private var drewLine = false
+    /// Live words: all heard so far, and whether their line is drawn under the live line.
+    private var heard = ""
+    private var wordsShown = false
 
     init(mode: ProgressMode, screen: Screen, jsonToStderr: Bool = false) {
         self.mode = mode
@@ -47,8 +50,7 @@ final class ProgressRenderer {
     func suspend() {
         guard mode == .tty else { return }
         screenLock.withLock { _ in
-            if drewLine { Terminal.writeStderr("\n") }
-            drewLine = false
+            closeLines()
             lastLine = ""
         }
     }
@@ -192,20 +194,39 @@ final class ProgressRenderer {
                     state: paused ? "paused" : nil, hints: hints))
         case .marked(let p, let label):
             // A line of its own above the live line, which the next event redraws.
+            clearWords()
             LiveLine.clear()
             Terminal.writeStderr("marked \(Format.preciseClock(p.seconds))\(label.isEmpty ? "" : "  " + label)\n")
             drewLine = false
         case .xrun(_, let count):
+            clearWords()
             LiveLine.clear()
             Terminal.warning("audio device xrun (\(count) so far)")
             drewLine = false
-        case .finished:
-            if drewLine { Terminal.writeStderr("\n") }
-            drewLine = false
-        case .failed:
-            if drewLine { Terminal.writeStderr("\n") }
-            drewLine = false
+        case .finished, .failed:
+            closeLines()
+        case .words(let segment):
+            heard += (heard.isEmpty ? "" : " ") + segment.text
+            let width = max(Terminal.columns(STDERR_FILENO) - 3, 1)
+            let line = "  " + Terminal.styled(TextWidth.tail(heard, to: width), .dim, enabled: Terminal.colorOnStderr)
+            if !drewLine { update(lastLine) }
+            LiveLine.drawBelow(line, opening: !wordsShown)
+            wordsShown = true
         }
+    }
+
+    /// Before a line is written above the live line: the words' line goes, and comes back
+    /// with the next words.
+    private func clearWords() {
+        if wordsShown { LiveLine.clearBelow() }
+        wordsShown = false
+    }
+
+    /// The live line ended, and the words' line under it kept: the shell goes on below.
+    private func closeLines() {
+        if drewLine || wordsShown { Terminal.writeStderr(wordsShown ? "\n\n" : "\n") }
+        drewLine = false
+        wordsShown = false
     }
 
     private func update(_ line: StatusLine) {

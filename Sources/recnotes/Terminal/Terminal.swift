@@ -28,6 +28,11 @@ enum Terminal {
         isTTY(STDOUT_FILENO) && (Environment.value("NO_COLOR")?.isEmpty ?? true)
     }
 
+    /// The same for what the live lines draw on stderr.
+    static var colorOnStderr: Bool {
+        isTTY(STDERR_FILENO) && (Environment.value("NO_COLOR")?.isEmpty ?? true)
+    }
+
     static func error(_ message: String) {
         writeStderr("recnotes: \(message)\n")
         Background.relay("recnotes: \(message)")

@@ -153,9 +153,12 @@ final class TmuxSession {
         try #require(result.status == 0, "tmux send-keys -l \(text): \(result)")
     }
 
-    /// The visible screen as plain text, one string per row (trailing spaces dropped).
-    func lines() -> [String] {
-        guard let result = try? run(["capture-pane", "-p", "-t", target]), result.status == 0 else { return [] }
+    /// The visible screen as plain text, one string per row (trailing spaces dropped);
+    /// `styled`, with the escape sequences of its colours and attributes.
+    func lines(styled: Bool = false) -> [String] {
+        guard let result = try? run(["capture-pane", "-p"] + (styled ? ["-e"] : []) + ["-t", target]),
+            result.status == 0
+        else { return [] }
         return result.lines
     }
 

@@ -1,0 +1,132 @@
+import RecAudio
+import RecStore
+import RecSystem
+import RecTranscripts
+import RecValues
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The transcriber process of live words (started by `LiveWords`):
+/// it transcribes the tap as it grows, sends each segment on stdout and appends it to the
+/// words file, and once the recorder says the recording is saved (a line `end FRAMES` on
+/// stdin) or is gone (stdin closes without it: killed), finishes the rest and saves the
+/// transcript, as `transcribe` saves one.
+package enum LiveWordsWorker {
+    /// How long a transcriber whose recorder was killed waits for the recording to be
+    /// recovered into the store (by the next command that opens it) before it leaves the
+    /// words it decoded in the cache.
+    package static let recoveryWait = 600.0
+
+    package enum Outcome: Equatable, Sendable {
+        /// The transcript was saved from the live words.
+        case saved
+        /// Some of the audio was not transcribed live (the tap or the engine failed): the
+        /// whole recording was transcribed instead, as `transcribe` does.
+        case transcribedWhole
+        /// The recording is not in the store (discarded, or not recovered in time).
+        case noRecording
+    }
+
+    package static func run(
+        location: StoreLocation, id: ItemID, rate: Int, engine: any TranscriptionEngine
+    ) throws -> Outcome {
+        let files = LiveWordsFiles(location: location)
+        guard let live = LiveTranscription(tapPath: files.tap(id), rate: rate, engine: engine) else {
+            throw RecError.failure(files.tap(id), "cannot read the recording's tap: \(systemReason(errno))")
+        }
+        var control = RecorderControl()
+        var ended = false
+        while true {
+            if !ended { ended = control.check() }
+            if let new = live.advance(final: ended) {
+                for segment in new { send(segment, words: files.words(id)) }
+                continue
+            }
+            if ended { break }
+            control.wait(milliseconds: 200)
+        }
+        let tapped = control.frames.map { live.framesRead >= $0 } ?? true
+        try? FileSystem.remove(files.tap(id))
+        guard let library = try waitForRecording(id, location: location, recorderKilled: control.frames == nil)
+        else { return .noRecording }
+        guard tapped && live.failures.isEmpty else {
+            let whole = try Transcriber(library: library, paths: ["@\(id)"], all: false, force: true)
+            _ = whole.run(engine: engine) { _ in }
+            files.removeAll(of: id)
+            return .transcribedWhole
+        }
+        guard let item = library.document[id], try Transcriber.save(live.transcript, for: item, in: library) else {
+            return .noRecording
+        }
+        files.removeAll(of: id)
+        return .saved
+    }
+
+    /// A segment to the words file, then to the recorder (which may be gone): what the
+    /// recorder shows, `status` already finds. The file is closed after each, so that a
+    /// watch of its directory (the served page's) sees it written.
+    private static func send(_ segment: Transcript.Segment, words: String) {
+        var w = JSONWriter()
+        TranscriptCodec.write(segment, to: &w)
+        w.raw("\n")
+        _ = FileSystem.withOpened(words, O_WRONLY | O_CREAT | O_APPEND, mode: 0o600) { fd in
+            try? System.writeAll(fd, w.bytes)
+        }
+        try? System.writeAll(STDOUT_FILENO, w.bytes)
+    }
+
+    /// The store once it holds recording `id`; nil when it will not: the recording was
+    /// discarded (no longer in progress, and not in the store), or, its recorder killed, it
+    /// was not recovered within `recoveryWait`.
+    private static func waitForRecording(_ id: ItemID, location: StoreLocation, recorderKilled: Bool) throws
+        -> Library?
+    {
+        let deadline = MonotonicClock.now() + recoveryWait
+        while true {
+            let library = try Library(location: location)
+            if library.document[id]?.recording != nil { return library }
+            // Saved before `end` was sent, or never. Killed: the entry stays until the next
+            // command recovers the recording (or finds nothing to keep).
+            let waiting = recorderKilled && library.viewState.state.recording?.id == id
+            if !waiting || MonotonicClock.now() > deadline { return nil }
+            usleep(500_000)
+        }
+    }
+
+    /// What the recorder says on stdin: `end FRAMES` once the recording is saved.
+    struct RecorderControl {
+        private var buffer: [UInt8] = []
+        private var closed = false
+        /// The frames the recorder wrote, once it said so.
+        private(set) var frames: Int64?
+
+        /// Whether the recorder is done: it said `end`, or it is gone.
+        mutating func check() -> Bool {
+            var pollers = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)]
+            while !closed, (try? System.waitUntilReady(&pollers, timeout: 0)) ?? 0 > 0 {
+                var chunk = [UInt8](repeating: 0, count: 256)
+                let n = chunk.withUnsafeMutableBytes { bytes in
+                    System.retrying { read(STDIN_FILENO, bytes.baseAddress!, bytes.count) }
+                }
+                if n <= 0 {
+                    closed = true
+                    break
+                }
+                buffer += chunk[..<n]
+            }
+            if frames == nil, let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                if line.hasPrefix("end ") { frames = Int64(line.dropFirst(4)) }
+            }
+            return closed || frames != nil
+        }
+
+        func wait(milliseconds: Int32) {
+            var pollers = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)]
+            _ = try? System.waitUntilReady(&pollers, timeout: closed ? 0 : milliseconds)
+            if closed { usleep(useconds_t(milliseconds) * 1000) }
+        }
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import RecCore
+import RecSystem
+import Testing
+
+/// Live words: `record --transcribe` shows the words while it records and leaves the
+/// transcript once saved. Real speech (LibriVox clips from pocketsphinx-testdata) played in
+/// real time into a PulseAudio null sink while `record` captures its monitor; the engine is
+/// the built-in PocketSphinx, or a slow one of the test's own.
+@Suite("Live words while recording", .serialized)
+struct LiveWordsTests {
+    static let librivox = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-"
+    static var pulseInstalled: Bool { AudioPulseLoopbackTests.pulseInstalled }
+
+    /// A store with the two clips imported (`long`, 7.1 s; `short`, 3 s), a PulseAudio
+    /// server, and its devices beside the file devices.
+    final class Studio {
+        let cli: AudioCLI
+        let server: PulseServer
+
+        init() throws {
+            cli = try AudioCLI()
+            server = try PulseServer(directory: cli.home + "/pa")
+            let fileDevices = try String(contentsOfFile: cli.home + "/.asoundrc", encoding: .utf8)
+            try (fileDevices + "\n" + server.asoundrc).write(
+                toFile: cli.home + "/.asoundrc", atomically: true, encoding: .utf8)
+            for (name, clip) in [("long", "0870"), ("short", "0880")] {
+                let imported = try cli.run("import", LiveWordsTests.librivox + clip + ".wav", "--name", name)
+                #expect(imported.status == 0, "\(imported.stderr)")
+            }
+        }
+
+        deinit { server.stop() }
+
+        /// Runs `record captured --device pulse_monitor --progress json` with `arguments`;
+        /// once it has started, `whileRecording` runs (playing speech, killing things), with
+        /// each event line read so far available through `events`.
+        func record(
+            _ arguments: [String], environment: [String: String] = [:],
+            whileRecording: (_ pid: pid_t, _ events: () -> [[String: Any]]) throws -> Void
+        ) throws -> (status: Int32, events: [[String: Any]], stderr: String) {
+            cli.extraEnvironment = environment
+            defer { cli.extraEnvironment = [:] }
+            let (process, out, err) = cli.process(
+                ["record", "captured", "--device", "pulse_monitor", "--format", "wav", "--progress", "json"]
+                    + arguments)
+            try process.run()
+            let errors = DrainedPipe(err)
+            let lines = LineCollector(out)
+            while !lines.text.contains("\"started\"") && !lines.ended { usleep(10_000) }
+            try whileRecording(process.processIdentifier, { lines.events })
+            process.waitUntilExit()
+            lines.waitForEnd()
+            return (process.terminationStatus, lines.events, String(decoding: errors.wait(), as: UTF8.self))
+        }
+
+        /// `transcript PATH`'s text, once there is one (the detached finish may take a while).
+        func transcript(_ path: String, within seconds: Double = 90) throws -> String? {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                let shown = try cli.run("transcript", path)
+                if shown.status == 0 && !leftInCache { return shown.stdout }
+                usleep(200_000)
+            }
+            return nil
+        }
+
+        /// Whether a transcriber's files are still in the store's cache.
+        var leftInCache: Bool {
+            !((try? FileManager.default.contentsOfDirectory(atPath: cli.store + "/cache/live")) ?? []).isEmpty
+        }
+
+        func play(_ name: String) throws {
+            let played = try cli.run("play", name, "--device", "pulse_sink")
+            #expect(played.status == 0, "\(played.stderr)")
+        }
+    }
+
+    /// Reads a child's stdout on a thread of its own, as lines of JSON.
+    final class LineCollector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        private var done = false
+        private let finished = DispatchSemaphore(value: 0)
+
+        init(_ pipe: Pipe) {
+            let handle = pipe.fileHandleForReading
+            DispatchQueue.global().async {
+                while case let chunk = handle.availableData, !chunk.isEmpty {
+                    self.lock.withLock { self.data.append(chunk) }
+                }
+                self.lock.withLock { self.done = true }
+                self.finished.signal()
+            }
+        }
+
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+        var ended: Bool { lock.withLock { done } }
+        var events: [[String: Any]] {
+            text.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+
+        func waitForEnd() { finished.wait() }
+    }
+
+    static func names(_ events: [[String: Any]]) -> [String] { events.compactMap { $0["event"] as? String } }
+
+    static func words(_ events: [[String: Any]]) -> [String] {
+        events.filter { $0["event"] as? String == "words" }.compactMap { $0["text"] as? String }
+    }
+
+    /// The pids of the live-words transcribers of the store at `store`.
+    static func transcribers(of store: String) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                let bytes = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { return nil }
+            let words = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return words.contains("--" + LiveWords.workerOption) && words.contains(store) ? pid : nil
+        }
+    }
+
+    @Test(.enabled(if: pulseInstalled))
+    func wordsComeWhileRecordingAndTheTranscriptIsThereOnceSaved() throws {
+        let studio = try Studio()
+        var statusWords: String?
+        let run = try studio.record(["--duration", "14", "--transcribe"]) { _, events in
+            try studio.play("long")
+            try studio.play("short")
+            // Once words have come, `status --json` carries them too.
+            let deadline = Date().addingTimeInterval(4)
+            while Self.words(events()).isEmpty && Date() < deadline { usleep(50_000) }
+            let status = try studio.cli.run("status", "--json")
+            let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+            statusWords = (json?["recording"] as? [String: Any])?["words"] as? String
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = Self.names(run.events)
+        let finished = try #require(names.firstIndex(of: "finished"), "\(names)")
+        // Heard while recording: words before the end, in the first clip's words.
+        let early = Self.words(Array(run.events[..<finished]))
+        #expect(!early.isEmpty, "\(names)")
+        #expect(early.joined(separator: " ").contains("leisure"), "\(early)")
+        let shown = try #require(statusWords)
+        #expect(shown.contains("leisure"), "\(shown)")
+        // Saved: the whole transcript, found by find --text, and the cache cleared.
+        let text = try #require(try studio.transcript("captured"), "no transcript")
+        #expect(text.contains("leisure") && text.contains("young man"), "\(text)")
+        #expect(try studio.cli.run("find", "--text", "leisure").lines == ["/captured"])
+        #expect(!studio.leftInCache)
+    }
+
+    /// At a terminal: the words on a line of their own under the live line, redrawn in
+    /// place as more come, cut to the terminal's width, dim unless NO_COLOR is set, and kept
+    /// when the recording ends.
+    @Test(.enabled(if: pulseInstalled), arguments: [true, false])
+    func atATerminalTheWordsAreALineUnderTheLiveLine(noColor: Bool) throws {
+        let studio = try Studio()
+        let width = 50
+        var environment = studio.cli.environment
+        environment["NO_COLOR"] = noColor ? "1" : nil
+        environment["PS1"] = "$ "
+        // In a shell, as it is used: the prompt after the recording is the shell's.
+        let tmux = try TmuxSession(
+            width: width, height: 12, directory: studio.cli.home, environment: environment,
+            command: ["/bin/bash", "--norc", "--noprofile", "-i"])
+        #expect(tmux.waitUntil { $0.contains("$") }, "\(tmux.screen())")
+        try tmux.type(
+            "\(AudioCLI.binary) record captured --device pulse_monitor --format wav --duration 14 --transcribe")
+        try tmux.send("Enter")
+        #expect(tmux.waitFor("●"))
+        try studio.play("long")
+        try studio.play("short")
+        // The live line, then the words' line: "  " and the latest words, within the width.
+        func wordsRow(_ lines: [String]) -> Int? {
+            guard let live = lines.firstIndex(where: { $0.hasPrefix("●") }), live + 1 < lines.count,
+                lines[live + 1].hasPrefix("  "), lines[live + 1].count > 2
+            else { return nil }
+            return live + 1
+        }
+        #expect(tmux.waitUntil(timeout: 10) { wordsRow($0) != nil }, "\(tmux.screen())")
+        #expect(tmux.waitFor("Saved /captured", timeout: 30))
+        let end = tmux.lines()
+        let saved = try #require(end.firstIndex { $0.hasPrefix("Saved /captured") })
+        #expect(saved >= 2 && wordsRow(end) == saved - 1, "\(end)")
+        let words = end[saved - 1]
+        #expect(words.count <= width, "\(words)")
+        // Long speech: its start was cut, and "…" says so.
+        #expect(words.hasPrefix("  …"), "\(end)")
+        let dim = "\u{1B}[2m"
+        #expect(tmux.lines(styled: true)[saved - 1].contains(dim) == !noColor, "\(tmux.lines(styled: true))")
+    }
+
+    @Test(.enabled(if: pulseInstalled))
+    func aTranscriberKilledMidRecordingLeavesTheRecordingWholeAndTheTranscriptIsFinishedLater() throws {
+        let studio = try Studio()
+        let run = try studio.record(["--duration", "9", "--transcribe"]) { _, _ in
+            var killed = 0
+            let deadline = Date().addingTimeInterval(10)
+            while killed == 0 && Date() < deadline {
+                for pid in Self.transcribers(of: studio.cli.store) {
+                    kill(pid, SIGKILL)
+                    killed += 1
+                }
+                usleep(20_000)
+            }
+            #expect(killed == 1)
+            try studio.play("long")
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        let finished = try #require(run.events.first { $0["event"] as? String == "finished" })
+        #expect(finished["frames"] as? Int == 9 * 48_000)
+        let item = try #require(try studio.cli.recordings().first { $0["name"] as? String == "captured" })
+        #expect(item["frames"] as? Int == 9 * 48_000)
+        let text = try #require(try studio.transcript("captured"), "no transcript")
+        #expect(text.contains("leisure"), "\(text)")
+    }
+
+    @Test(.enabled(if: pulseInstalled))
+    func aSlowTranscriberCostsTheRecordingNothingAndFinishesAfterTheStop() throws {
+        let studio = try Studio()
+        let slow = studio.cli.home + "/slow-engine"
+        try Data("#!/bin/sh\nsleep 3\necho slow words\n".utf8).write(to: URL(fileURLWithPath: slow))
+        chmod(slow, 0o755)
+        let run = try studio.record(["--duration", "10", "--transcribe"], environment: ["RECNOTES_TRANSCRIBER": slow]) {
+            _, _ in
+            try studio.play("long")
+            try studio.play("short")
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        let finished = try #require(run.events.first { $0["event"] as? String == "finished" })
+        #expect(finished["xruns"] as? Int == 0)
+        #expect(finished["overruns"] as? Int == 0)
+        let text = try #require(try studio.transcript("captured"), "no transcript")
+        #expect(text.contains("slow words"), "\(text)")
+    }
+
+    @Test(.enabled(if: pulseInstalled))
+    func aKilledRecorderKeepsTheWordsHeardWithTheRecoveredRecording() throws {
+        let studio = try Studio()
+        var heard: [String] = []
+        let run = try studio.record(["--transcribe"]) { pid, events in
+            try studio.play("long")
+            try studio.play("short")
+            let deadline = Date().addingTimeInterval(10)
+            while Self.words(events()).isEmpty && Date() < deadline { usleep(50_000) }
+            heard = Self.words(events())
+            kill(pid, SIGKILL)
+        }
+        #expect(run.status != 0)
+        let first = try #require(heard.first, "no words before the kill")
+        // The next command recovers the recording; the transcriber then saves its words.
+        #expect(try studio.cli.run("ls").status == 0)
+        let item = try #require(
+            try studio.cli.recordings().first { ($0["name"] as? String)?.hasPrefix("captured") == true })
+        let path = try #require(item["path"] as? String)
+        let text = try #require(try studio.transcript(path), "no transcript")
+        #expect(text.contains(first), "\(first) not in \(text)")
+    }
+}
+
+/// What needs no real time: the default, the option that turns it off, and a recording
+/// faster than real time whose words all come after the stop.
+@Suite("Live words: switched on and off")
+struct LiveWordsSwitchTests {
+    static let clip = LiveWordsTests.librivox + "0880.wav"
+
+    /// The clip as the capture device's input, at 48 kHz (each sample three times).
+    static func speechInput(_ cli: AudioCLI) throws {
+        let data = try #require(FileManager.default.contents(atPath: clip))
+        let samples = data.dropFirst(44).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        try cli.writeInput(samples.flatMap { [$0, $0, $0] } + [Int16](repeating: 0, count: 48_000))
+    }
+
+    @Test func withoutAnEngineOrWithNoTranscribeARecordingIsMadeAsBefore() throws {
+        let cli = try AudioCLI()
+        try Self.speechInput(cli)
+        for arguments in [["plain"], ["off", "--no-transcribe"], ["both", "--transcribe", "--no-transcribe"]] {
+            let made = try cli.run(["record"] + arguments + ["--duration", "2", "--format", "wav"])
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(made.stderr.isEmpty, "\(made.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: cli.store + "/cache/live"))
+        usleep(500_000)
+        #expect(!FileManager.default.fileExists(atPath: cli.store + "/transcripts"))
+    }
+
+    @Test func aRecordingFasterThanRealTimeIsTranscribedOnceSaved() throws {
+        let cli = try AudioCLI()
+        try Self.speechInput(cli)
+        let made = try cli.run("record", "memo", "--duration", "4", "--format", "wav", "--transcribe")
+        #expect(made.status == 0, "\(made.stderr)")
+        var found: [String] = []
+        let deadline = Date().addingTimeInterval(60)
+        while found.isEmpty && Date() < deadline {
+            found = try cli.run("find", "--text", "young").lines
+            if found.isEmpty { usleep(200_000) }
+        }
+        #expect(found == ["/memo"])
+        let shown = try cli.run("transcript", "memo", "--format", "json")
+        #expect(shown.stdout.contains("\"words\""), "word times are kept: \(shown.stdout)")
+    }
+}
