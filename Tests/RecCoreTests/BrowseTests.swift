@@ -137,6 +137,21 @@ struct BrowseTests {
         #expect(Self.send(&state, .key(.character("y"))) == [.discardRecording])
     }
 
+    @Test("The recorder's live words show under it, their latest part when they are long")
+    func liveWordsUnderTheRecorder() throws {
+        var state = try Self.state(folder: Fixture.work)
+        _ = Self.send(&state, .key(.character("r")))
+        let bottom = { BrowseView.render(state).lines[state.height - 1] }
+        #expect(bottom().hasPrefix("Enter open"), "no words yet: the keys")
+        _ = Self.send(&state, .heard("go forward ten meters"))
+        #expect(bottom().hasPrefix("go forward ten meters"))
+        _ = Self.send(&state, .heard(String(repeating: "and then some more ", count: 8) + "the end"))
+        #expect(bottom().hasPrefix("…") && bottom().trimmingCharacters(in: .whitespaces).hasSuffix("the end"))
+        _ = Self.send(&state, .recordingStopped(defaultName: "Recording 1"), .key(.escape), .key(.character("y")))
+        _ = Self.send(&state, .recordingEnded)
+        #expect(bottom().hasPrefix("Enter open"), "gone with the recorder")
+    }
+
     @Test("n, R and t open an alert that checks what is typed before anything is asked of the store")
     func alerts() throws {
         var state = try Self.state()

@@ -13,6 +13,8 @@ package enum BrowseMessage: Equatable, Sendable {
     case recording(frames: Int64, sampleRate: Int, peak: Double, bytes: Int64, paused: Bool)
     /// The recorder stopped; the recording waits for its name.
     case recordingStopped(defaultName: String)
+    /// Live words heard by the recording in progress.
+    case heard(String)
     /// The stopped recording was saved or discarded (off the browser's thread): what to say,
     /// and the item to select. nil: it failed, and `.failed` said why.
     case recordingFinished(String?, select: ItemID?)

@@ -385,7 +385,7 @@ package final class BrowseRuntime {
             let session = try RecordingSession(
                 library: own, path: path, format: format,
                 rate: format.defaultRate, channels: AudioFormat.defaultChannels,
-                device: device, frameLimit: nil)
+                device: device, frameLimit: nil, liveWords: LiveWords.engine(asked: nil, location: own.location))
             let post = self.post
             let thread = try JoinableThread {
                 do {
@@ -403,6 +403,7 @@ package final class BrowseRuntime {
                                     bytes: FileSystem.size(session.filePath) ?? 0, paused: true))
                         case .marked(let position, _): post(.done("marked \(Format.preciseClock(position.seconds))"))
                         case .failed(_, let message): post(.failed("record: \(message)"))
+                        case .words(let segment): post(.heard(segment.text))
                         default: break
                         }
                     }

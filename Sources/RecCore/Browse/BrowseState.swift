@@ -120,6 +120,8 @@ package struct BrowseState: Equatable, Sendable {
         /// Stopped and waiting for its name (the name alert is open).
         package var stopped = false
         package var defaultName = ""
+        /// Its live words so far (empty without them).
+        package var words = ""
 
         package init(folder: ItemID, sampleRate: Int) {
             self.folder = folder

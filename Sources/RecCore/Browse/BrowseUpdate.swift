@@ -57,6 +57,8 @@ package enum BrowseUpdate {
             state.recorder?.peak = peak
             state.recorder?.bytes = bytes
             state.recorder?.paused = paused
+        case .heard(let text):
+            if let words = state.recorder?.words { state.recorder?.words = words.isEmpty ? text : words + " " + text }
         case .recordingStopped(let defaultName):
             state.recorder?.stopped = true
             state.recorder?.defaultName = defaultName

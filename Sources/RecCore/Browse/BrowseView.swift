@@ -257,6 +257,11 @@ package enum BrowseView {
             screen.write(message.text, row: row, column: 0, style: message.isError ? Palette.error : .plain)
             return
         }
+        // Under the recorder, the latest of its live words.
+        if let words = state.recorder?.words, !words.isEmpty, state.filter == nil {
+            screen.write(TextWidth.tail(words, to: state.width), row: row, column: 0, style: Palette.meta)
+            return
+        }
         let hint =
             state.filter != nil
             ? "filter: \(state.filter!.line.text) · Esc clears · ? keys"
