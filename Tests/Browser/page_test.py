@@ -166,6 +166,31 @@ def a_change_elsewhere_shows_without_a_reload():
     assert driver.execute_script("return window.sameDocument") == "yes", "the page was reloaded"
 
 
+def live_words_show_while_recording():
+    # What the transcriber of a recording in progress writes: a segment a line, added to as
+    # it hears more (the recorder's side is Tests/EndToEndTests/LiveWordsTests.swift).
+    driver.get(base + "/")
+    until("the live stream open", lambda: driver.execute_script("return document.body.dataset.live") == "1")
+    memo = uuid_of("/memo")
+    live = os.path.join(args.store, "cache", "live")
+    os.makedirs(live, exist_ok=True)
+    words = os.path.join(live, memo + ".words")
+    shown = lambda: driver.execute_script(
+        "const p = document.getElementById('live-words'); return p.hidden ? null : p.textContent")
+    for start, text in [(0.5, "first words heard"), (2.0, "and then some more")]:
+        with open(words, "a") as f:
+            f.write(json.dumps({"start": start, "end": start + 1, "text": text}) + "\n")
+    until("the words so far", lambda: shown() == "first words heard and then some more", timeout=10)
+    # Its transcript saved (nothing heard in it, as before): the words are done with.
+    os.unlink(words)
+    silent = os.path.join(args.home, "silent-engine")
+    with open(silent, "w") as f:
+        f.write("#!/bin/sh\necho '{\"transcription\": []}'\n")
+    os.chmod(silent, 0o755)
+    cli("transcribe", "/memo", "--force", "--engine", silent)
+    until("the live words gone", lambda: shown() is None, timeout=20)
+
+
 def cli(*arguments):
     environment = dict(os.environ, HOME=args.home, NO_COLOR="1", TZ="UTC")
     return subprocess.run([args.recnotes, "--store", args.store, *arguments], check=True, env=environment,
@@ -423,6 +448,7 @@ try:
     check("speed sets playbackRate", speed_sets_playback_rate)
     check("search lands on the moment", search_lands_on_the_moment)
     check("a change from another process shows without a reload", a_change_elsewhere_shows_without_a_reload)
+    check("a recording's live words show while it records", live_words_show_while_recording)
     check("a marker, a tag, a note and an upload from the page", writes_from_the_page)
     check("no two controls overlap, on a phone and a desktop", layout_has_no_overlaps)
     check("audio not here: the page says where it is, and Get brings it", audio_not_here_says_where_and_gets_it)

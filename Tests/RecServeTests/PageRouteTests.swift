@@ -3,6 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import RecCore
 import RecServe
+import RecStore
+import RecValues
 import Testing
 
 /// The page's files as the server sends them: the same bytes as Sources/RecServe/Page/, with
@@ -89,5 +91,33 @@ import Testing
         #expect(second.contains(.transcript(uuid)), "\(second)")
         #expect(StoreEvents.Event.transcript(uuid).text == "event: transcript\ndata: \(uuid)\n\n")
         #expect(StoreEvents.Event.store.text == "event: store\ndata: store.json\n\n")
+    }
+
+    @Test func aRecordingsLiveWordsAreEventsWithAllItsWordsSoFar() throws {
+        let fixture = try LibraryFixture()
+        let events = try #require(StoreEvents(fixture.location))
+        let files = LiveWordsFiles(location: fixture.location)
+        let id = ItemID.random()
+        func hear(_ text: String, at start: Double) throws {
+            var w = JSONWriter()
+            TranscriptCodec.write(.init(start: start, end: start + 1, text: text), to: &w)
+            w.raw("\n")
+            let handle = try #require(FileHandle(forWritingAtPath: files.words(id)))
+            try handle.seekToEnd()
+            handle.write(Data(w.bytes))
+            try handle.close()
+        }
+        #expect(events.poll() == [])
+        try FileManager.default.createDirectory(atPath: files.directory, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: files.words(id), contents: nil))
+        try hear("hello there", at: 0.5)
+        // cache/live/ was made meanwhile: its words are news all the same.
+        #expect(events.poll() == [.words(uuid: "\(id)", text: "hello there")])
+        try hear("general budget", at: 2)
+        #expect(events.poll() == [.words(uuid: "\(id)", text: "hello there general budget")])
+        #expect(events.poll() == [])
+        #expect(
+            StoreEvents.Event.words(uuid: "\(id)", text: "a \"b\"").text
+                == "event: words\ndata: {\"uuid\": \"\(id)\", \"text\": \"a \\\"b\\\"\"}\n\n")
     }
 }

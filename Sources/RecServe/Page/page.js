@@ -611,7 +611,21 @@ function listen() {
     }
   };
   events.addEventListener("store", changed);
-  events.addEventListener("transcript", changed);
+  events.addEventListener("transcript", (event) => {
+    // The live words of a recording are done with once its transcript is saved.
+    const live = document.getElementById("live-words");
+    if (live.dataset.uuid === event.data) live.hidden = true;
+    changed(event);
+  });
+  // A recording in progress with live words: all its words so far, the latest shown.
+  events.addEventListener("words", (event) => {
+    const { uuid, text } = JSON.parse(event.data);
+    const live = document.getElementById("live-words");
+    live.dataset.uuid = uuid;
+    live.textContent = text;
+    live.hidden = text === "";
+    live.scrollLeft = live.scrollWidth;
+  });
   events.addEventListener("open", () => {
     if (document.body.dataset.live === "0" && status.textContent === notAnswering) status.textContent = "";
     document.body.dataset.live = "1";
