@@ -1,6 +1,7 @@
 import Foundation
 import RecAudio
 import RecCore
+import RecStore
 import RecSystem
 import RecTranscripts
 import RecValues
@@ -136,5 +137,24 @@ struct LiveTranscriptionTests {
             #expect(energy(at: cut) < typical, "the cut at \(cut) s is louder than most of the speech")
         }
         #expect(segments.count == engine.lengths.count)
+    }
+
+    @Test func aSweepRemovesOnlyWhatNoTranscriberHolds() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = LiveWordsFiles(location: StoreLocation(directory: directory))
+        try FileManager.default.createDirectory(atPath: files.directory, withIntermediateDirectories: true)
+        let (dead, running, current) = (ItemID.random(), ItemID.random(), ItemID.random())
+        for id in [dead, running, current] {
+            for path in [files.tap(id), files.words(id), files.log(id)] {
+                #expect(FileManager.default.createFile(atPath: path, contents: Data([1, 2])))
+            }
+        }
+        let held = try FileLock(path: files.lock(running))
+        files.sweep(except: current)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: files.directory))
+        #expect(left.allSatisfy { !$0.hasPrefix("\(dead)") }, "\(left)")
+        #expect(left.isSuperset(of: ["\(running).pcm", "\(running).words", "\(current).pcm", "\(current).words"]))
+        withExtendedLifetime(held) {}
     }
 }

@@ -11,7 +11,8 @@ import RecValues
 /// The files of a recording's live words, in the store's cache: the tap the recorder
 /// writes (`<uuid>.pcm`, one channel of 16-bit samples at the recording's rate), the words
 /// the transcriber has decoded so far (`<uuid>.words`, a segment a line, as the transcript
-/// holds them), and the transcriber's own messages (`<uuid>.log`).
+/// holds them), the transcriber's own messages (`<uuid>.log`), and the lock it holds while
+/// it runs (`<uuid>.lock`), by which files no transcriber will finish are told apart.
 package struct LiveWordsFiles: Sendable {
     package let directory: String
 
@@ -20,6 +21,7 @@ package struct LiveWordsFiles: Sendable {
     package func tap(_ id: ItemID) -> String { "\(directory)/\(id).pcm" }
     package func words(_ id: ItemID) -> String { "\(directory)/\(id).words" }
     package func log(_ id: ItemID) -> String { "\(directory)/\(id).log" }
+    package func lock(_ id: ItemID) -> String { "\(directory)/\(id).lock" }
 
     /// The segments decoded so far of recording `id` (none when there is no file).
     package func segments(of id: ItemID) -> [Transcript.Segment] {
@@ -35,7 +37,20 @@ package struct LiveWordsFiles: Sendable {
     }
 
     package func removeAll(of id: ItemID) {
-        for path in [tap(id), words(id), log(id)] { try? FileSystem.remove(path) }
+        for path in [tap(id), words(id), log(id), lock(id)] { try? FileSystem.remove(path) }
+    }
+
+    /// Removes what transcribers that died left (a tap can be large), but for recording
+    /// `current`'s: the files of every recording whose lock nobody holds. Its transcript,
+    /// if it has none, is then `transcribe --missing`'s to make.
+    package func sweep(except current: ItemID) {
+        let ids = Set(FileSystem.entries(of: directory).compactMap { name in name.split(separator: ".").first })
+        for text in ids {
+            guard let id = ItemID(String(text)), id != current,
+                let held = try? FileLock(attempting: lock(id))
+            else { continue }
+            withExtendedLifetime(held) { removeAll(of: id) }
+        }
     }
 }
 

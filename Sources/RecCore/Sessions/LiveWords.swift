@@ -44,6 +44,7 @@ package final class LiveWords {
     /// the recording goes on without live words) if it cannot start.
     package static func start(location: StoreLocation, id: ItemID, rate: Int, engine: String?) -> LiveWords? {
         let files = LiveWordsFiles(location: location)
+        files.sweep(except: id)
         guard let toWorker = try? System.closeOnExecPipe() else { return nil }
         guard let fromWorker = try? System.closeOnExecPipe() else {
             close(toWorker.read)

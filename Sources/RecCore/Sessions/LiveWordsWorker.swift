@@ -33,6 +33,9 @@ package enum LiveWordsWorker {
         location: StoreLocation, id: ItemID, rate: Int, engine: any TranscriptionEngine
     ) throws -> Outcome {
         let files = LiveWordsFiles(location: location)
+        // Held while it runs: its files are not a dead transcriber's to sweep away.
+        let running = try FileLock(path: files.lock(id))
+        defer { withExtendedLifetime(running) {} }
         guard let live = LiveTranscription(tapPath: files.tap(id), rate: rate, engine: engine) else {
             throw RecError.failure(files.tap(id), "cannot read the recording's tap: \(systemReason(errno))")
         }
@@ -49,18 +52,18 @@ package enum LiveWordsWorker {
         }
         let tapped = control.frames.map { live.framesRead >= $0 } ?? true
         try? FileSystem.remove(files.tap(id))
+        // Whatever the outcome, nothing of it is left in the cache.
+        defer { files.removeAll(of: id) }
         guard let library = try waitForRecording(id, location: location, recorderKilled: control.frames == nil)
         else { return .noRecording }
         guard tapped && live.failures.isEmpty else {
             let whole = try Transcriber(library: library, paths: ["@\(id)"], all: false, force: true)
             _ = whole.run(engine: engine) { _ in }
-            files.removeAll(of: id)
             return .transcribedWhole
         }
         guard let item = library.document[id], try Transcriber.save(live.transcript, for: item, in: library) else {
             return .noRecording
         }
-        files.removeAll(of: id)
         return .saved
     }
 
