@@ -39,6 +39,8 @@ package enum LiveWordsWorker {
         guard let live = LiveTranscription(tapPath: files.tap(id), rate: rate, engine: engine) else {
             throw RecError.failure(files.tap(id), "cannot read the recording's tap: \(systemReason(errno))")
         }
+        // The model loads while the first speech is still being said.
+        engine.prepare()
         var control = RecorderControl()
         var ended = false
         while true {
@@ -48,7 +50,7 @@ package enum LiveWordsWorker {
                 continue
             }
             if ended { break }
-            control.wait(milliseconds: 200)
+            control.wait(milliseconds: 100)
         }
         let tapped = control.frames.map { live.framesRead >= $0 } ?? true
         try? FileSystem.remove(files.tap(id))

@@ -13,6 +13,9 @@ package protocol TranscriptionEngine: Sendable {
         -> Transcript
     /// See the default below (false).
     var needsLeadingSilenceCut: Bool { get }
+    /// Gets ready for the first `transcribe` ahead of it (a model to load), so that the
+    /// first words of a recording come as soon as the next ones; nothing by default.
+    func prepare()
 }
 
 extension TranscriptionEngine {
@@ -21,6 +24,8 @@ extension TranscriptionEngine {
     /// normalisation starts from the first frames it sees: seconds of silence (digital, or a
     /// quiet room) leave it estimating the wrong mean for the first words.
     package var needsLeadingSilenceCut: Bool { false }
+
+    package func prepare() {}
 
     /// The whole of `audio`, with no way to stop it early.
     package func transcribe(_ audio: SpeechAudio) throws(RecError) -> Transcript {

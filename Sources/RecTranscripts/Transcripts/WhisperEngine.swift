@@ -91,6 +91,13 @@ package final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
         if let temporary { ExternalEngine.removeTree(temporary) }
     }
 
+    /// Starts the worker, which loads the model while the caller goes on; a worker that
+    /// cannot start is started again (and its error thrown) by the first `transcribe`.
+    package func prepare() {
+        guard worker == nil, (try? temporaryDirectory()) != nil else { return }
+        worker = try? Worker.start(self)
+    }
+
     /// The worker's process id, once it runs (for tests and the bench).
     package var workerPID: pid_t? { worker?.pid }
 
