@@ -12,7 +12,8 @@ struct LiveWordsTests {
     static let librivox = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-"
     static var pulseInstalled: Bool { AudioPulseLoopbackTests.pulseInstalled }
 
-    /// A store with the two clips imported (`long`, 7.1 s; `short`, 3 s), a PulseAudio
+    /// A store with three clips imported (`long`, 7.1 s; `short`, 3 s; `unheard`, 5.3 s,
+    /// "unless to be rather cold hearted and rather selfish …"), a PulseAudio
     /// server, and its devices beside the file devices.
     final class Studio {
         let cli: AudioCLI
@@ -24,7 +25,7 @@ struct LiveWordsTests {
             let fileDevices = try String(contentsOfFile: cli.home + "/.asoundrc", encoding: .utf8)
             try (fileDevices + "\n" + server.asoundrc).write(
                 toFile: cli.home + "/.asoundrc", atomically: true, encoding: .utf8)
-            for (name, clip) in [("long", "0870"), ("short", "0880")] {
+            for (name, clip) in [("long", "0870"), ("short", "0880"), ("unheard", "0890")] {
                 let imported = try cli.run("import", LiveWordsTests.librivox + clip + ".wav", "--name", name)
                 #expect(imported.status == 0, "\(imported.stderr)")
             }
@@ -236,6 +237,91 @@ struct LiveWordsTests {
         #expect(finished["overruns"] as? Int == 0)
         let text = try #require(try studio.transcript("captured"), "no transcript")
         #expect(text.contains("slow words"), "\(text)")
+    }
+
+    /// Waits until an event named `name` is among `events()`.
+    static func waitForEvent(_ name: String, in events: () -> [[String: Any]]) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while !names(events()).contains(name) && Date() < deadline { usleep(20_000) }
+        return names(events()).contains(name)
+    }
+
+    /// The saved transcript's words with their times in the recording, in order.
+    func timedWords(_ studio: Studio, _ path: String) throws -> [(word: String, start: Double)] {
+        let shown = try studio.cli.run("transcript", path, "--format", "json")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        let segments = try #require(json["segments"] as? [[String: Any]], "\(shown.stdout)")
+        return segments.flatMap { ($0["words"] as? [[String: Any]]) ?? [] }.compactMap { word in
+            guard let text = word["text"] as? String, let start = word["start"] as? Double else { return nil }
+            return (text.lowercased(), start)
+        }
+    }
+
+    /// Live words keep to the recording's own time through what shapes it: nothing is
+    /// written before the voice, a pause from another shell leaves out what was said
+    /// meanwhile, a marker from another shell lands before the words after it, and the
+    /// silence at the end stops it.
+    @Test(.enabled(if: pulseInstalled))
+    func wordsFollowStartOnVoiceAPauseAMarkerAndStopOnSilence() throws {
+        let studio = try Studio()
+        let run = try studio.record(["--transcribe", "--start-on-voice", "--stop-on-silence", "3"]) { _, events in
+            usleep(1_000_000)
+            try studio.play("long")
+            usleep(300_000)
+            #expect(try studio.cli.run("pause").status == 0)
+            let paused = Self.waitForEvent("paused", in: events)
+            #expect(paused)
+            try studio.play("unheard")
+            #expect(try studio.cli.run("resume").status == 0)
+            let resumed = Self.waitForEvent("resumed", in: events)
+            #expect(resumed)
+            #expect(try studio.cli.run("mark", "after").status == 0)
+            let marked = Self.waitForEvent("marked", in: events)
+            #expect(marked)
+            try studio.play("short")
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = Self.names(run.events)
+        let finished = try #require(names.firstIndex(of: "finished"), "\(names)")
+        #expect(Self.words(Array(run.events[..<finished])).joined(separator: " ").contains("leisure"), "\(names)")
+        let text = try #require(try studio.transcript("captured"), "no transcript")
+        #expect(text.contains("leisure") && text.contains("young man"), "\(text)")
+        #expect(!text.contains("rather"), "said while paused: \(text)")
+        let marks = try studio.cli.run("marks", "captured", "--json")
+        let marker = try #require(
+            (try JSONSerialization.jsonObject(with: Data(marks.stdout.utf8)) as? [[String: Any]])?.first,
+            "\(marks.stdout)")
+        let markedAt = try #require(marker["seconds"] as? Double)
+        let words = try timedWords(studio, "captured")
+        let leisure = try #require(words.first { $0.word.contains("leisure") }, "\(words)")
+        let young = try #require(words.last { $0.word.contains("young") }, "\(words)")
+        // The recording starts with the voice (its pre-roll before it); the first clip's
+        // words are before the marker, the last clip's after it.
+        #expect(words[0].start < 1.5, "\(words)")
+        #expect(leisure.start < markedAt && markedAt < young.start, "marker at \(markedAt): \(words)")
+    }
+
+    /// A recording started with --background transcribes live too: `status --json` shows
+    /// its words while it runs, and the transcript is saved after it ends.
+    @Test(.enabled(if: pulseInstalled))
+    func aBackgroundRecordingHasLiveWordsInItsStatus() throws {
+        let studio = try Studio()
+        let started = try studio.cli.run(
+            "record", "captured", "--device", "pulse_monitor", "--format", "wav", "--duration", "12", "--transcribe",
+            "--background")
+        #expect(started.status == 0, "\(started.stderr)")
+        try studio.play("long")
+        var shown = ""
+        let deadline = Date().addingTimeInterval(8)
+        while !shown.contains("leisure") && Date() < deadline {
+            let status = try studio.cli.run("status", "--json")
+            let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+            shown = (json?["recording"] as? [String: Any])?["words"] as? String ?? ""
+            usleep(200_000)
+        }
+        #expect(shown.contains("leisure"), "\(shown)")
+        let text = try #require(try studio.transcript("captured", within: 60), "no transcript")
+        #expect(text.contains("leisure"), "\(text)")
     }
 
     @Test(.enabled(if: pulseInstalled))
