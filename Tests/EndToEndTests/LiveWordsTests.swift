@@ -324,6 +324,28 @@ struct LiveWordsTests {
         #expect(text.contains("leisure"), "\(text)")
     }
 
+    /// `browse` shows another process's recording on its recorder line, and its live words
+    /// under it as they come.
+    @Test(.enabled(if: pulseInstalled))
+    func browseShowsTheWordsOfARecordingInAnotherShell() throws {
+        let studio = try Studio()
+        let tmux = try TmuxSession(
+            width: 80, height: 12, directory: studio.cli.home,
+            environment: studio.cli.environment,
+            command: [AudioCLI.binary, "browse"])
+        #expect(tmux.waitFor("long"), "\(tmux.screen())")
+        let started = try studio.cli.run(
+            "record", "captured", "--device", "pulse_monitor", "--format", "wav", "--duration", "12", "--transcribe",
+            "--background")
+        #expect(started.status == 0, "\(started.stderr)")
+        #expect(tmux.waitFor("recording in pid"), "\(tmux.screen())")
+        try studio.play("long")
+        // The latest words: the end of the clip's sentence.
+        #expect(tmux.waitFor("in his power", timeout: 8), "\(tmux.screen())")
+        let text = try #require(try studio.transcript("captured", within: 60), "no transcript")
+        #expect(text.contains("leisure"), "\(text)")
+    }
+
     @Test(.enabled(if: pulseInstalled))
     func aKilledRecorderKeepsTheWordsHeardWithTheRecoveredRecording() throws {
         let studio = try Studio()

@@ -152,6 +152,23 @@ struct BrowseTests {
         #expect(bottom().hasPrefix("Enter open"), "gone with the recorder")
     }
 
+    @Test("another shell's recording, shown on the recorder's line, has its live words under it")
+    func liveWordsOfAnotherShellsRecording() throws {
+        var state = try Self.state(folder: Fixture.work)
+        let bottom = { BrowseView.render(state).lines[state.height - 1] }
+        let job = BrowseState.Job(
+            kind: .recording, id: .random(), path: "/memo", pid: 42, paused: false, position: 3,
+            words: "go forward ten meters")
+        _ = Self.send(&state, .jobsChanged([job]))
+        #expect(bottom().hasPrefix("go forward ten meters"))
+        var playback = job
+        playback.kind = .playback
+        _ = Self.send(&state, .jobsChanged([playback]))
+        #expect(bottom().hasPrefix("Enter open"), "a playback has no words")
+        _ = Self.send(&state, .jobsChanged([job]), .key(.character("r")))
+        #expect(bottom().hasPrefix("Enter open"), "this browser's own recorder shows its own words, none yet")
+    }
+
     @Test("n, R and t open an alert that checks what is typed before anything is asked of the store")
     func alerts() throws {
         var state = try Self.state()

@@ -28,6 +28,13 @@ package struct BrowseState: Equatable, Sendable {
     package var recorder: RecorderLine?
     /// Recordings and playbacks of other processes (a `record --background`, another shell).
     package var jobs: [Job] = []
+    /// The live words under the recorder's line: this browser's recorder's, or those of the
+    /// other process's recording that line shows when this browser neither records nor plays.
+    package var liveWords: String {
+        if let recorder { return recorder.words }
+        guard player == nil, let job = jobs.first, job.kind == .recording else { return "" }
+        return job.words
+    }
     /// What the driver read for the selected recording beyond the document.
     package var details: Details?
     /// The recording whose details were last asked for, so they are asked for once.
@@ -136,14 +143,20 @@ package struct BrowseState: Equatable, Sendable {
         package var pid: Int32
         package var paused: Bool
         package var position: Double
+        /// A recording's live words so far (empty without them).
+        package var words: String
 
-        package init(kind: ViewState.Job, id: ItemID, path: String, pid: Int32, paused: Bool, position: Double) {
+        package init(
+            kind: ViewState.Job, id: ItemID, path: String, pid: Int32, paused: Bool, position: Double,
+            words: String = ""
+        ) {
             self.kind = kind
             self.id = id
             self.path = path
             self.pid = pid
             self.paused = paused
             self.position = position
+            self.words = words
         }
     }
 

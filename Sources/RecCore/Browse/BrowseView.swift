@@ -258,8 +258,8 @@ package enum BrowseView {
             return
         }
         // Under the recorder, the latest of its live words.
-        if let words = state.recorder?.words, !words.isEmpty, state.filter == nil {
-            screen.write(TextWidth.tail(words, to: state.width), row: row, column: 0, style: Palette.meta)
+        if !state.liveWords.isEmpty, state.filter == nil {
+            screen.write(TextWidth.tail(state.liveWords, to: state.width), row: row, column: 0, style: Palette.meta)
             return
         }
         let hint =

@@ -153,7 +153,18 @@ final class BrowseTerminal {
             while let message = inbox.next() { dispatch(message) }
         }
 
-        dispatch(.jobsChanged(jobs(runtime.library)))
+        // cache/live/, watched while another process's recording is shown: its words as they
+        // come (its view state entry changes only every few seconds). Made by the first
+        // recording with live words, so looked for again when the jobs change.
+        var liveWatch: DirectoryWatch?
+        func jobsChanged() {
+            dispatch(.jobsChanged(jobs(runtime.library)))
+            if liveWatch == nil, state.jobs.contains(where: { $0.kind == .recording }) {
+                liveWatch = DirectoryWatch(LiveWordsFiles(location: library.location).directory)
+            }
+        }
+
+        jobsChanged()
         // The first selected recording's details, without waiting for a key.
         drainInbox()
         var cause = "start"
@@ -168,6 +179,7 @@ final class BrowseTerminal {
                 pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: inbox.wake.readEnd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: watch?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: liveWatch?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
             ]
             let holding = MonotonicClock.now() < holdRawUntil
             let timeout = ticking ? Self.tickMilliseconds : holding ? 100 : -1
@@ -217,9 +229,14 @@ final class BrowseTerminal {
                     } catch {
                         dispatch(.failed("\(error)"))
                     }
-                    dispatch(.jobsChanged(jobs(runtime.library)))
+                    jobsChanged()
                     if cause != "store" { cause = "viewstate" }
                 }
+            }
+            if let live = liveWatch, fds[4].revents != 0 {
+                _ = live.drain()
+                jobsChanged()
+                cause = "words"
             }
             if ticking, let tick = runtime.tick() { dispatch(tick) }
         }
@@ -282,7 +299,8 @@ final class BrowseTerminal {
             .filter { $0.pid != me && processIsAlive($0.pid) }
             .map {
                 BrowseState.Job(
-                    kind: $0.job, id: $0.id, path: $0.path, pid: $0.pid, paused: $0.paused, position: $0.position)
+                    kind: $0.job, id: $0.id, path: $0.path, pid: $0.pid, paused: $0.paused, position: $0.position,
+                    words: $0.words ?? "")
             }
     }
 }
