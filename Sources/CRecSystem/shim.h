@@ -29,4 +29,25 @@ static inline const void *csystem_memmem(const void *haystack, size_t haystack_l
     return memmem(haystack, haystack_length, needle, needle_length);
 }
 
+// Takes the lowest-numbered CPU out of the calling thread's affinity, when it has more than
+// one; returns how many it has then (-1 on an error). The raw system calls, for the same
+// reason as above: glibc declares sched_setaffinity and the CPU_* macros only under
+// _GNU_SOURCE. A mask of 1024 CPUs, the kernel's own default.
+static inline int csystem_leave_one_cpu(void) {
+    unsigned long mask[16] = {0};
+    const int bits = (int)(8 * sizeof mask[0]);
+    if (syscall(SYS_sched_getaffinity, 0, sizeof mask, mask) <= 0) return -1;
+    int count = 0, first = -1;
+    for (int cpu = 0; cpu < 16 * bits; cpu++) {
+        if ((mask[cpu / bits] >> (cpu % bits)) & 1UL) {
+            if (first < 0) first = cpu;
+            count++;
+        }
+    }
+    if (count < 2) return count;
+    mask[first / bits] &= ~(1UL << (first % bits));
+    if (syscall(SYS_sched_setaffinity, 0, sizeof mask, mask) != 0) return -1;
+    return count - 1;
+}
+
 #endif

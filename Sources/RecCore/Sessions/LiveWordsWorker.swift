@@ -39,6 +39,10 @@ package enum LiveWordsWorker {
         guard let live = LiveTranscription(tapPath: files.tap(id), rate: rate, engine: engine) else {
             throw RecError.failure(files.tap(id), "cannot read the recording's tap: \(systemReason(errno))")
         }
+        // Beside its lower priority, a CPU the transcriber never takes: the capture thread
+        // and the writer find one idle even while the engine decodes on all it has (a
+        // Whisper worker sizes its threads by the CPUs it may use).
+        System.leaveOneProcessor()
         // The model loads while the first speech is still being said.
         engine.prepare()
         var control = RecorderControl()

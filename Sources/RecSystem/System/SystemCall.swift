@@ -66,6 +66,15 @@ package enum System {
         return Int(ready)
     }
 
+    /// Leaves one CPU to everything else: the calling thread, and every process and thread
+    /// it starts from now on, run on the others. Nothing changes with a single CPU. Returns
+    /// how many CPUs are left to it (nil when they cannot be told).
+    @discardableResult
+    package static func leaveOneProcessor() -> Int? {
+        let left = csystem_leave_one_cpu()
+        return left < 0 ? nil : Int(left)
+    }
+
     /// A pipe whose two ends close on exec (`pipe2` is a GNU extension Swift does not
     /// import): only what a child is given explicitly (a `dup2` onto 1 or 2) reaches it.
     package static func closeOnExecPipe() throws(Errno) -> (read: Int32, write: Int32) {
