@@ -21,6 +21,21 @@ bench_row() {
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$bench_rows"
 }
 
+# bench_cpu_of FILE COMMAND...: runs COMMAND and writes the CPU seconds it took itself (user
+# and system, from wait4's rusage: to the microsecond, where GNU time prints hundredths) to
+# FILE; its exit status is COMMAND's.
+bench_cpu_of() {
+  /usr/bin/python3 -c '
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write("%.6f\n" % (usage.ru_utime + usage.ru_stime))
+sys.exit(os.waitstatus_to_exitcode(status))' "$@"
+}
+
 # bench_mean FILE.json NAME: hyperfine's mean of the command named NAME, in seconds.
 bench_mean() { jq -r --arg n "$2" '.results[] | select(.command == $n) | .mean' "$1"; }
 # bench_ms SECONDS [PLACES]: "12.3 ms" (PLACES decimals, default 1).
@@ -60,8 +75,11 @@ bench_record() {
     printf '# area: %s\n# how: %s\nid\twhat\trecnotes\tpeer\tratio\tgoal\tdate\tcommit\n' \
       "${BENCH_AREA:-Other}" "${BENCH_HOW:-}" >"$file"
   fi
-  awk -F'\t' -v OFS='\t' -v date="$date" -v commit="$commit" '
+  # The header says how the rows were measured now, when the script says so.
+  awk -F'\t' -v OFS='\t' -v date="$date" -v commit="$commit" -v area="${BENCH_AREA:-}" -v how="${BENCH_HOW:-}" '
     NR == FNR { row[$1] = $0 "\t" date "\t" commit; order[++n] = $1; next }
+    /^# area: / && area != "" { print "# area: " area; next }
+    /^# how: / && how != "" { print "# how: " how; next }
     /^#/ || $1 == "id" { print; next }
     $1 in row { print row[$1]; done[$1] = 1; next }
     { print }
