@@ -48,6 +48,9 @@ package enum Server {
             let route = context.parameters.get("route") ?? ""
             if route == "session" { return session(request, access: access) }
             let parameters = parameters(request)
+            if LibraryAPI.isPageRecordingRoute(route) {
+                return response(LibraryAPI.pageRecording(route, parameters: parameters, body: [], location: location))
+            }
             return response(LibraryAPI.answer(route, parameters: parameters, location: location))
         }
         router.post("/api/:route") { request, context -> Response in
@@ -78,6 +81,18 @@ package enum Server {
                     return response(
                         LibraryAPI.Answer.error(LibraryAPI.status(of: error, otherwise: 500), error.description))
                 }
+            }
+            if LibraryAPI.isPageRecordingRoute(route) {
+                let limit = PageRecordings.maxChunk
+                if let refusal = tooLarge(
+                    request, limit: Int64(limit), what: "a chunk of a recording may be (\(limit) bytes)")
+                {
+                    return refusal
+                }
+                let body = try await request.body.collect(upTo: limit)
+                return response(
+                    LibraryAPI.pageRecording(
+                        route, parameters: parameters, body: Array(buffer: body), location: location))
             }
             // A note is at most 1 MB; a little more is read so that a longer one is refused by
             // the note's own rule, with its own message.
@@ -250,6 +265,17 @@ package enum Server {
                 await started(shown.url)
             },
             logger: logger)
+        // A recording whose page never came back is saved with what arrived.
+        let sweeper = Task.detached(priority: .background) {
+            let every = min(60, max(1, PageRecordings.abandonedAfter / 4))
+            while !Task.isCancelled && !access.readOnly {
+                for note in PageRecordings(location: location).saveAbandoned() {
+                    try? System.writeAll(STDERR_FILENO, Array("recnotes: serve: \(note)\n".utf8))
+                }
+                try? await Task.sleep(for: .milliseconds(Int64(every * 1000)))
+            }
+        }
+        defer { sweeper.cancel() }
         do {
             try await app.runService()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {

@@ -16,6 +16,7 @@ package enum SyncSetup {
         /cache/
         /undo/
         /engines/
+        /incoming/
         /journal.jsonl
         *.lock
         .*.tmp-*
