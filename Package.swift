@@ -100,7 +100,10 @@ let package = Package(
             ],
             // The web page, compiled into the binary as byte arrays (PackageResources): no
             // files to install beside it, no build step.
-            resources: [.embedInCode("Page/index.html"), .embedInCode("Page/page.css"), .embedInCode("Page/page.js")]
+            resources: [
+                .embedInCode("Page/index.html"), .embedInCode("Page/page.css"), .embedInCode("Page/page.js"),
+                .embedInCode("Page/record.js"), .embedInCode("Page/capture.js"),
+            ]
         ),
         // The server's executable, which `recnotes serve` runs (execv) from its own directory,
         // so that the CLI's binary and start-up carry no HTTP server.

@@ -15,6 +15,8 @@ enum Page {
     static let assets: [String: Asset] = [
         "page.css": Asset(bytes: PackageResources.page_css, contentType: "text/css; charset=utf-8"),
         "page.js": Asset(bytes: PackageResources.page_js, contentType: "text/javascript; charset=utf-8"),
+        "record.js": Asset(bytes: PackageResources.record_js, contentType: "text/javascript; charset=utf-8"),
+        "capture.js": Asset(bytes: PackageResources.capture_js, contentType: "text/javascript; charset=utf-8"),
     ]
 
     /// `no-cache`: a browser may keep the bytes but asks again each time, so a newer binary's

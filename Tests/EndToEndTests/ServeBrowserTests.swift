@@ -28,9 +28,43 @@ import Testing
         return message
     }()
 
-    /// The script beside this file's folder: Tests/Browser/page_test.py.
+    /// The scripts beside this file's folder: Tests/Browser/page_test.py and record_test.py.
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Browser/page_test.py").path
+    static let recordScript = URL(fileURLWithPath: script).deletingLastPathComponent()
+        .appendingPathComponent("record_test.py").path
+
+    /// Real speech for the fake microphone (pocketsphinx-testdata, which scripts/install-deps.sh
+    /// installs): 18 s of three LibriVox clips.
+    static let clips = ["0870", "0890", "0920"].map {
+        "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-\($0).wav"
+    }
+
+    /// Recording in the page, with Chromium's fake microphone playing the clips: named, paused
+    /// and marked, cancelled, through a server killed and started again, and through a network
+    /// drop (record_test.py starts and kills the server itself).
+    @Test(.enabled(if: missing == nil, "chromium, chromium-driver or python3-selenium is missing: see stderr"))
+    func thePageRecordsAndLosesNothing() throws {
+        let sandbox = try Sandbox()
+        for clip in Self.clips {
+            #expect(FileManager.default.fileExists(atPath: clip), "\(clip): pocketsphinx-testdata")
+        }
+        var environment = sandbox.baseEnvironment
+        environment["PATH"] = "/usr/bin:/bin"
+        let run = try Sandbox.execute(
+            Self.python,
+            [
+                Self.recordScript, "--recnotes", Sandbox.binary, "--store", sandbox.store, "--home", sandbox.home,
+                "--clips",
+            ]
+                + Self.clips,
+            environment: environment)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("checks: 5 passed, 0 failed"), "\(run.stdout)\(run.stderr)")
+        // Nothing is left in progress.
+        let incoming = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.store + "/incoming")) ?? []
+        #expect(incoming.isEmpty, "\(incoming)")
+    }
 
     @Test(.enabled(if: missing == nil, "chromium, chromium-driver or python3-selenium is missing: see stderr"))
     func thePageWorksInChromium() throws {

@@ -202,6 +202,9 @@ async function showFolder(parameters) {
       }
     }));
     controls.append(send);
+    // A recording from this device's microphone into this folder (record.js).
+    const recording = typeof recordButton === "function" ? recordButton(path) : null;
+    if (recording) controls.append(recording);
   }
   document.title = `${path} · recnotes`;
   view = {

@@ -1,0 +1,290 @@
+#!/usr/bin/python3
+"""Recording in recnotes serve's page, in headless Chromium whose fake microphone plays real
+speech (three LibriVox clips of pocketsphinx-testdata, one after another, looped).
+
+Run by Tests/EndToEndTests/ServeBrowserTests.swift on an empty store. The script starts the
+server itself (`recnotes serve --listen 127.0.0.1:PORT`), so that it can kill it with SIGKILL
+mid-recording and start it again on the same port. Each check records through the page's
+Record control and looks at what the CLI then says of the store: duration against the time
+recorded, the audio against the clip (the envelope's correlation at the best lag), history
+and undo. Prints one line a check and ends with 'N passed, N failed', status 1 when any failed.
+"""
+
+import argparse
+import array
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import wave
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--recnotes", required=True)
+parser.add_argument("--store", required=True)
+parser.add_argument("--home", required=True)
+parser.add_argument("--clips", required=True, nargs="+", help="16-bit mono WAV files of speech")
+parser.add_argument("--only", help="run only the checks whose name holds this")
+args = parser.parse_args()
+environment = dict(os.environ, HOME=args.home, NO_COLOR="1", TZ="UTC")
+
+# The fake microphone's file: the clips with half a second of silence between them.
+speech = os.path.join(args.home, "speech.wav")
+clip_rate = None
+clip = array.array("h")
+for path in args.clips:
+    with wave.open(path) as w:
+        assert w.getnchannels() == 1 and w.getsampwidth() == 2, path
+        clip_rate = clip_rate or w.getframerate()
+        assert w.getframerate() == clip_rate, path
+        clip.frombytes(w.readframes(w.getnframes()))
+        clip.extend([0] * (clip_rate // 2))
+with wave.open(speech, "wb") as w:
+    w.setnchannels(1)
+    w.setsampwidth(2)
+    w.setframerate(clip_rate)
+    w.writeframes(clip.tobytes())
+
+
+def cli(*arguments):
+    return subprocess.run([args.recnotes, "--store", args.store, *arguments], check=True, env=environment,
+                          capture_output=True, text=True).stdout
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+port = free_port()
+server = None
+server_errors = open(os.path.join(args.home, "serve.err"), "ab")
+
+
+def start_server():
+    global server
+    server = subprocess.Popen([args.recnotes, "--store", args.store, "serve", "--listen", f"127.0.0.1:{port}"],
+                              env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=server_errors)
+    url = server.stdout.readline().decode().strip()
+    assert url.startswith("http://127.0.0.1:"), f"serve printed {url!r}"
+    return url.rstrip("/")
+
+
+def stop_server(sig=signal.SIGTERM):
+    if server and server.poll() is None:
+        server.send_signal(sig)
+        server.wait(timeout=30)
+
+
+base = start_server()
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for flag in ["--headless=new", "--autoplay-policy=no-user-gesture-required", "--no-sandbox",
+             "--disable-dev-shm-usage", "--window-size=1280,900", "--mute-audio",
+             "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+             f"--use-file-for-fake-audio-capture={speech}"]:
+    options.add_argument(flag)
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver.set_page_load_timeout(30)
+
+passed = 0
+failed = 0
+
+
+def check(name, body):
+    global passed, failed
+    if args.only and args.only not in name:
+        return
+    try:
+        body()
+        passed += 1
+        print(f"ok: {name}", flush=True)
+    except Exception as error:  # a check that fails must not stop the others
+        failed += 1
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"FAILED: {name}: {message}", flush=True)
+        print(f"  the recorder said: {driver.find_element(By.ID, 'recorder').text!r}; the page: "
+              f"{driver.find_element(By.ID, 'status').text!r}", flush=True)
+
+
+def until(what, condition, timeout=15):
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=[NoSuchElementException, StaleElementReferenceException]
+                         ).until(lambda d: condition(), message=what)
+
+
+def state():
+    return driver.execute_script("return document.getElementById('recorder').dataset.state")
+
+
+def record_status():
+    return driver.find_element(By.ID, "record-status").text
+
+
+def listed(folder="/"):
+    return {item["name"]: item for item in json.loads(cli("ls", folder, "--json"))}
+
+
+def begin(folder="/"):
+    """Opens the folder's page and starts recording; returns when the page says it records."""
+    driver.get(base + "/?path=" + folder)
+    until("the Record button", lambda: driver.find_element(By.ID, "record").is_displayed())
+    driver.find_element(By.ID, "record").click()
+    until("recording", lambda: state() == "recording")
+    return time.monotonic()
+
+
+def finish(name, started, paused=0.0):
+    """Stops, names the recording and waits until the library has it; returns its item and the
+    seconds recorded, by the clock, between the page saying it records and Stop."""
+    driver.find_element(By.ID, "record-stop").click()
+    recorded = time.monotonic() - started - paused
+    until("the name asked", lambda: driver.find_element(By.ID, "record-naming").is_displayed())
+    field = driver.find_element(By.ID, "record-name")
+    assert field.get_attribute("value").startswith("Recording "), field.get_attribute("value")
+    field.clear()
+    field.send_keys(name)
+    driver.find_element(By.ID, "record-save").click()
+    until(f"{name} in the library", lambda: name in listed(), timeout=60)
+    until("the page saying it is saved", lambda: record_status().startswith("Saved"), timeout=20)
+    return listed()[name], recorded
+
+
+def envelope(samples, rate, step=0.01):
+    size = int(rate * step)
+    return [math.sqrt(sum(s * s for s in samples[i:i + size]) / size) for i in range(0, len(samples) - size + 1, size)]
+
+
+def correlation(a, b):
+    n = len(a)
+    ma, mb = sum(a) / n, sum(b) / n
+    num = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    den = math.sqrt(sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b))
+    return num / den if den else 0.0
+
+
+clip_envelope = envelope(clip, clip_rate)
+
+
+def heard_the_clip(path):
+    """The recording's envelope against the clip's (looped), at the best lag: the speech that
+    was played, in order, and nothing else in its place."""
+    exported = os.path.join(args.home, "heard.wav")
+    if os.path.exists(exported):
+        os.unlink(exported)
+    cli("export", path, exported)
+    with wave.open(exported) as w:
+        rate = w.getframerate()
+        samples = array.array("h", w.readframes(w.getnframes()))
+    heard = envelope(samples, rate)
+    looped = clip_envelope + clip_envelope
+    best = max(correlation(heard, looped[lag:lag + len(heard)]) for lag in range(0, len(clip_envelope)))
+    return best
+
+
+def records_and_names_it():
+    started = begin("/")
+    until("the level moving", lambda: float(driver.find_element(By.ID, "record-level").get_attribute("value")) > 0.01)
+    time.sleep(max(0, 8 - (time.monotonic() - started)))
+    item, recorded = finish("from the page", started)
+    assert abs(item["duration"] - recorded) <= 0.5, f"{item['duration']} s saved, {recorded:.2f} s recorded"
+    assert item["format"] == "opus", item
+    best = heard_the_clip("/from the page")
+    assert best > 0.8, f"the recording's envelope matches the clip's at {best:.2f} at best"
+    history = json.loads(cli("history", "--json"))
+    assert any("a recording made in the page, saved as from the page" in (e.get("summary") or "") for e in history), history[:2]
+    cli("undo")
+    assert "from the page" not in listed(), "undo left it"
+
+
+def pause_and_mark():
+    started = begin("/")
+    time.sleep(2)
+    driver.find_element(By.ID, "record-mark").click()
+    driver.find_element(By.ID, "record-pause").click()
+    until("paused", lambda: state() == "paused")
+    paused_at = time.monotonic()
+    time.sleep(2)
+    driver.find_element(By.ID, "record-pause").click()
+    until("recording again", lambda: state() == "recording")
+    paused = time.monotonic() - paused_at
+    time.sleep(2)
+    item, recorded = finish("paused take", started, paused)
+    assert abs(item["duration"] - recorded) <= 0.5, f"{item['duration']} s saved, {recorded:.2f} s recorded"
+    marks = json.loads(cli("marks", "/paused take", "--json"))
+    assert len(marks) == 1 and abs(marks[0]["seconds"] - 2) < 0.5, marks
+
+
+def cancel_goes_to_the_trash():
+    begin("/")
+    time.sleep(1.5)
+    driver.find_element(By.ID, "record-cancel").click()
+    until("the page saying it is in the trash", lambda: record_status().startswith("Moved to the trash"), timeout=20)
+    trash = json.loads(cli("trash", "ls", "--json"))
+    assert any(entry["name"].startswith("Recording ") for entry in trash), trash
+
+
+def a_server_killed_mid_recording():
+    global base
+    started = begin("/")
+    time.sleep(3)
+    stop_server(signal.SIGKILL)
+    until("the page saying it keeps the audio", lambda: "kept here" in record_status(), timeout=20)
+    time.sleep(3)
+    assert start_server() == base
+    time.sleep(3)
+    item, recorded = finish("through a restart", started)
+    assert abs(item["duration"] - recorded) <= 0.5, f"{item['duration']} s saved, {recorded:.2f} s recorded"
+    best = heard_the_clip("/through a restart")
+    assert best > 0.8, f"the recording's envelope matches the clip's at {best:.2f} at best"
+
+
+def offline_mid_recording():
+    started = begin("/")
+    time.sleep(2)
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions",
+                           {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    try:
+        until("the page saying it keeps the audio", lambda: "kept here" in record_status(), timeout=20)
+        time.sleep(4)
+        kept = driver.execute_async_script("""
+          const done = arguments[arguments.length - 1];
+          indexedDB.open("recnotes-recordings").onsuccess = (e) => {
+            const get = e.target.result.transaction("chunks").objectStore("chunks").count();
+            get.onsuccess = () => done(get.result);
+          };""")
+        assert kept >= 3, f"{kept} chunks kept in the page while offline"
+    finally:
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions",
+                               {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    time.sleep(2)
+    item, recorded = finish("through a drop", started)
+    assert abs(item["duration"] - recorded) <= 0.5, f"{item['duration']} s saved, {recorded:.2f} s recorded"
+    best = heard_the_clip("/through a drop")
+    assert best > 0.8, f"the recording's envelope matches the clip's at {best:.2f} at best"
+
+
+try:
+    check("a recording through the page, named, in history, and undone", records_and_names_it)
+    check("pause and a marker", pause_and_mark)
+    check("cancel moves it to the trash", cancel_goes_to_the_trash)
+    check("a server killed mid-recording loses nothing", a_server_killed_mid_recording)
+    check("a network drop mid-recording loses nothing", offline_mid_recording)
+finally:
+    driver.quit()
+    stop_server()
+
+print(f"record checks: {passed} passed, {failed} failed", flush=True)
+sys.exit(1 if failed else 0)
