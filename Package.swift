@@ -20,6 +20,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Hummingbird's own logging API, which the server configures (its level).
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // `serve --tls`: Hummingbird's TLS over swift-nio-ssl, and the self-signed certificate
+        // made once with swift-certificates and swift-crypto (all three Hummingbird's own).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // The few POSIX things Swift cannot call: signalfd's header, sync_file_range, memmem.
@@ -97,6 +102,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // The web page, compiled into the binary as byte arrays (PackageResources): no
             // files to install beside it, no build step.

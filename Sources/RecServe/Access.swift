@@ -23,6 +23,9 @@ package struct Access: Sendable {
     /// `--host NAME`: names besides an address and `localhost` that a request's Host may give
     /// (a reverse proxy's, a name on the local network), lowercased, without a port.
     package var names: [String] = []
+    /// `--tls`, `--cert`: HTTPS. The URL, the origin a write must come from and the cookie
+    /// (`Secure`) follow it.
+    package var secure = false
 
     package static let defaultHost = ServeDefaults.host
     package static let defaultPort = ServeDefaults.port
@@ -169,10 +172,12 @@ package struct Access: Sendable {
             })
     }
 
+    package var scheme: String { secure ? "https" : "http" }
+
     /// The URL to print: with the token inside it when one is asked, as Jupyter prints it.
     package var url: String {
         let shown = host.contains(":") ? "[\(host)]" : host
-        return "http://\(shown):\(port)/" + (token.map { "?token=" + $0 } ?? "")
+        return "\(scheme)://\(shown):\(port)/" + (token.map { "?token=" + $0 } ?? "")
     }
 
     /// Equal bytes, compared in a time that depends on the lengths alone, not on where the

@@ -1,4 +1,6 @@
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import RecCore
@@ -25,7 +27,8 @@ package enum Server {
         router.add(middleware: RefusalMiddleware())
         router.add(middleware: HostMiddleware(access: access, refused: RefusedHosts()))
         router.add(
-            middleware: TokenMiddleware(token: access.token, failures: TokenFailures(window: limits.tokenFailureWindow))
+            middleware: TokenMiddleware(
+                token: access.token, secure: access.secure, failures: TokenFailures(window: limits.tokenFailureWindow))
         )
         // The page: one shell for every page's URL (the library, a folder, a search, a
         // recording); its script asks /api/ for what to show. Static, so its first byte never
@@ -153,9 +156,12 @@ package enum Server {
     /// Why a write is refused, or nil: `--read-only`; an Origin other than this server's (a
     /// browser sends it on every POST); no token header, or a wrong one. Each is 403 with one
     /// JSON line. (A Host that does not name this server never gets here: `HostMiddleware`.)
+    /// The Origin's scheme may be either: behind a reverse proxy that terminates TLS, a page
+    /// of `https://NAME` reaches this server over plain HTTP with the same Host.
     static func writeRefusal(_ request: Request, access: Access) -> Response? {
         if access.readOnly { return error(.forbidden, "this server is read-only (--read-only): no writes") }
-        if let origin = request.headers[.origin], origin != "http://" + (request.head.authority ?? "") {
+        let authority = request.head.authority ?? ""
+        if let origin = request.headers[.origin], origin != "http://" + authority, origin != "https://" + authority {
             return error(.forbidden, "a write from another site (Origin \(origin)) is refused")
         }
         guard let given = request.headers[writeTokenField], Access.sameToken(given[...], access.writeToken) else {
@@ -241,7 +247,7 @@ package enum Server {
     /// Serves until SIGTERM or SIGINT, then stops cleanly (open connections finish).
     /// `started` is called once the socket listens, with the URL to print.
     package static func run(
-        location: StoreLocation, access: Access, limits: Limits = Limits(),
+        location: StoreLocation, access: Access, limits: Limits = Limits(), tls: TLSIdentity? = nil,
         started: @escaping @Sendable (String) async -> Void
     ) async throws {
         var logger = Logger(label: "recnotes-serve")
@@ -251,12 +257,13 @@ package enum Server {
         let connections = ConnectionGuard(
             limit: limits.connections ?? Limits.connections(descriptors: Limits.descriptors()))
         let idle = limits.idleTimeout.components
+        let http: HTTPServerBuilder = .http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionGuard.Handler(connections)],
+                idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
         let app = Application(
             router: router(location: location, access: access, limits: limits),
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [ConnectionGuard.Handler(connections)],
-                    idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            server: try tls.map { try .tls(http, tlsConfiguration: $0.configuration) } ?? http,
             configuration: .init(
                 address: .hostname(access.host, port: access.port), serverName: nil, backlog: 1024),
             onServerRunning: { channel in
@@ -500,6 +507,8 @@ package enum Server {
 struct TokenMiddleware: RouterMiddleware {
     typealias Context = ServeContext
     let token: String?
+    /// HTTPS: the cookie is `Secure`, never sent over plain HTTP.
+    var secure = false
     let failures: TokenFailures
     /// How long a refused request waits before its 401.
     static var refusalDelay: Duration { .milliseconds(300) }
@@ -526,7 +535,8 @@ struct TokenMiddleware: RouterMiddleware {
             if right.contains(true) {
                 var response = try await next(request, context)
                 if given != nil && right.last == true && !right.dropLast().contains(true) {
-                    response.headers[.setCookie] = "\(Access.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"
+                    response.headers[.setCookie] =
+                        "\(Access.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
                 }
                 return response
             }

@@ -41,6 +41,16 @@ struct RecnotesServe: AsyncParsableCommand {
     @Flag(help: "Open the URL in a browser (xdg-open).")
     var open = false
 
+    @Flag(help: "HTTPS, with a certificate made once and kept in the configuration directory.")
+    var tls = false
+
+    @Option(
+        name: .customLong("cert"), help: ArgumentHelp("HTTPS with this PEM certificate (chain).", valueName: "file"))
+    var certificate: String?
+
+    @Option(name: .customLong("key"), help: ArgumentHelp("The PEM private key of --cert.", valueName: "file"))
+    var key: String?
+
     static func main() async {
         do {
             let command = try parseAsRoot() as! RecnotesServe
@@ -62,17 +72,26 @@ struct RecnotesServe: AsyncParsableCommand {
     }
 
     func serve() async throws {
-        let access = try Access.make(listen: listen, tokenFile: tokenFile, readOnly: readOnly, names: hosts)
+        var access = try Access.make(listen: listen, tokenFile: tokenFile, readOnly: readOnly, names: hosts)
+        let identity = try tlsIdentity(host: access.host)
+        access.secure = identity != nil
         var limits = Server.Limits.fromEnvironment()
         if let maxUpload { limits.maxUpload = try Server.Limits.parseSize(maxUpload) }
         let location = try StoreLocation.resolve(explicit: store)
         let open = self.open
         let quiet = self.quiet
         do {
-            try await Server.run(location: location, access: access, limits: limits) { url in
-                // The URL (with the token off the loopback) on stdout, once, and nowhere else.
+            try await Server.run(location: location, access: access, limits: limits, tls: identity) { url in
+                // The URL (with the token off the loopback) on stdout, once, and nowhere else;
+                // then what a phone checks the certificate by.
                 if !quiet {
                     print(url)
+                    if let identity {
+                        print("certificate SHA-256 \(identity.fingerprint)")
+                        if let file = identity.madeFile {
+                            print("certificate \(identity.madeNow ? "made" : "kept") in \(file)")
+                        }
+                    }
                     fflush(nil)
                 }
                 if open { Self.openInBrowser(url) }
@@ -81,6 +100,23 @@ struct RecnotesServe: AsyncParsableCommand {
             throw error
         } catch {
             throw RecError.failure("serve", "cannot listen on \(access.host):\(access.port): \(error)")
+        }
+    }
+
+    /// The certificate `--tls` or `--cert` and `--key` ask for; nil for plain HTTP.
+    private func tlsIdentity(host: String) throws -> TLSIdentity? {
+        switch (certificate, key) {
+        case (let certificate?, let key?):
+            if tls {
+                throw RecError.usage("--tls", "makes a certificate; --cert and --key give one: use one or the other")
+            }
+            return try TLSIdentity.load(certificate: certificate, key: key)
+        case (_?, nil): throw RecError.usage("--cert", "needs --key, the certificate's private key")
+        case (nil, _?): throw RecError.usage("--key", "needs --cert, the certificate it is the key of")
+        case (nil, nil):
+            guard tls else { return nil }
+            return try TLSIdentity.selfSigned(
+                in: try TLSIdentity.defaultDirectory(), hosts: TLSIdentity.hosts(listeningOn: host))
         }
     }
 

@@ -30,7 +30,13 @@ struct Serve: ParsableCommand {
             address, localhost or a --host name (403 otherwise: DNS rebinding); after 10 different \
             wrong tokens in a minute an address gets 429 for a minute; a connection that has not \
             sent a whole request within 10 s, or idles 10 s after one, is closed. A port in use is \
-            one line and exit status 1. SIGTERM or Ctrl-C stops it.
+            one line and exit status 1. SIGTERM or Ctrl-C stops it. \
+            A folder's page records this device's microphone (Record): POST /api/recording-start, \
+            recording-audio (16-bit samples at a byte offset), recording-mark, recording-stop and \
+            recording-cancel, each keyed by the page's UUID; the page keeps every chunk until the \
+            server has it. A browser allows the microphone only on HTTPS or the loopback: --tls \
+            serves HTTPS with a certificate made once (its SHA-256 fingerprint printed under the \
+            URL, to check on the phone), --cert and --key with one of your own.
             """
     )
 
@@ -72,6 +78,23 @@ struct Serve: ParsableCommand {
     @Flag(help: "Open the URL in a browser (xdg-open).")
     var open = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "HTTPS, with a self-signed certificate made once (naming the --listen address, or every address of this machine for 0.0.0.0) and kept in $XDG_CONFIG_HOME/recnotes/serve-tls; its SHA-256 fingerprint is printed under the URL, to check on the phone."
+        ))
+    var tls = false
+
+    @Option(
+        name: .customLong("cert"), parsing: .unconditional,
+        help: ArgumentHelp("HTTPS with this PEM certificate (a chain, the server's first).", valueName: "file"),
+        completion: .file())
+    var certificate: String?
+
+    @Option(
+        name: .customLong("key"), parsing: .unconditional,
+        help: ArgumentHelp("The PEM private key of --cert.", valueName: "file"), completion: .file())
+    var key: String?
+
     /// Becomes recnotes-serve (execv: the same process id, so a caller's SIGTERM reaches the
     /// server), with the options as given; the CLI itself links no HTTP server.
     func run() throws {
@@ -86,6 +109,9 @@ struct Serve: ParsableCommand {
         for host in hosts { arguments += ["--host", host] }
         if let maxUpload { arguments += ["--max-upload", maxUpload] }
         if open { arguments.append("--open") }
+        if tls { arguments.append("--tls") }
+        if let certificate { arguments += ["--cert", certificate] }
+        if let key { arguments += ["--key", key] }
         guard access(path, X_OK) == 0 else {
             throw RecError.failure(
                 "serve",

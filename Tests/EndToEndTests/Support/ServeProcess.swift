@@ -79,6 +79,11 @@ final class ServeProcess {
         return nil
     }
 
+    /// The next line it printed after the URL.
+    func nextLine(timeout: Double = 10) throws -> String {
+        try ServeTests.firstLine(FileHandle(fileDescriptor: output), timeout: timeout)
+    }
+
     /// What it wrote on stderr.
     var stderr: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
 }
