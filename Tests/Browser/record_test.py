@@ -34,6 +34,8 @@ parser.add_argument("--store", required=True)
 parser.add_argument("--home", required=True)
 parser.add_argument("--clips", required=True, nargs="+", help="16-bit mono WAV files of speech")
 parser.add_argument("--only", help="run only the checks whose name holds this")
+parser.add_argument("--listen", default="127.0.0.1", help="the address to serve on")
+parser.add_argument("--tls", action="store_true", help="serve --tls (its certificate is trusted by its key's hash)")
 args = parser.parse_args()
 environment = dict(os.environ, HOME=args.home, NO_COLOR="1", TZ="UTC")
 
@@ -62,7 +64,7 @@ def cli(*arguments):
 
 def free_port():
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((args.listen, 0))
         return s.getsockname()[1]
 
 
@@ -73,11 +75,19 @@ server_errors = open(os.path.join(args.home, "serve.err"), "ab")
 
 def start_server():
     global server
-    server = subprocess.Popen([args.recnotes, "--store", args.store, "serve", "--listen", f"127.0.0.1:{port}"],
-                              env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=server_errors)
+    command = [args.recnotes, "--store", args.store, "serve", "--listen", f"{args.listen}:{port}"]
+    server = subprocess.Popen(command + (["--tls"] if args.tls else []), env=environment, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=server_errors)
     url = server.stdout.readline().decode().strip()
-    assert url.startswith("http://127.0.0.1:"), f"serve printed {url!r}"
-    return url.rstrip("/")
+    scheme = "https" if args.tls else "http"
+    assert url.startswith(f"{scheme}://{args.listen}:"), f"serve printed {url!r}"
+    # Off the loopback the URL carries the token, which the first visit turns into a cookie.
+    global entry
+    entry = url
+    return url.split("?")[0].rstrip("/")
+
+
+entry = None
 
 
 def stop_server(sig=signal.SIGTERM):
@@ -95,8 +105,12 @@ for flag in ["--headless=new", "--autoplay-policy=no-user-gesture-required", "--
              "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
              f"--use-file-for-fake-audio-capture={speech}"]:
     options.add_argument(flag)
+if args.tls:
+    # The made certificate, trusted for this run alone (a user installs it on the phone).
+    options.add_argument("--ignore-certificate-errors")
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 driver.set_page_load_timeout(30)
+driver.get(entry)
 
 passed = 0
 failed = 0
@@ -195,6 +209,7 @@ def heard_the_clip(path):
 
 def records_and_names_it():
     started = begin("/")
+    assert driver.execute_script("return window.isSecureContext"), "not a secure context"
     until("the level moving", lambda: float(driver.find_element(By.ID, "record-level").get_attribute("value")) > 0.01)
     time.sleep(max(0, 8 - (time.monotonic() - started)))
     item, recorded = finish("from the page", started)

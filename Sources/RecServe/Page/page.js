@@ -184,7 +184,9 @@ async function showFolder(parameters) {
   const list = el("ul", { class: "items", id: "items" });
   const title = el("h1", { text: path === "/" ? "Library" : path.split("/").pop() });
   const controls = el("div", { class: "controls" }, el("label", {}, "sort ", sorter), el("label", {}, reverser, " reverse"));
-  main.replaceChildren(crumbs(path), title, controls, list);
+  // The title's line holds Record, so that on a phone the list still starts high.
+  const heading = el("div", { class: "heading" }, title);
+  main.replaceChildren(crumbs(path), heading, controls, list);
   if (await writable()) {
     // An audio file from this device becomes a recording here, as `recnotes import` makes it.
     // One button that opens the chooser, and the chosen file goes at once: the browser's own
@@ -204,7 +206,7 @@ async function showFolder(parameters) {
     controls.append(send);
     // A recording from this device's microphone into this folder (record.js).
     const recording = typeof recordButton === "function" ? recordButton(path) : null;
-    if (recording) controls.append(recording);
+    if (recording) heading.append(recording);
   }
   document.title = `${path} · recnotes`;
   view = {
