@@ -112,7 +112,8 @@ let package = Package(
             // files to install beside it, no build step.
             resources: [
                 .embedInCode("Page/index.html"), .embedInCode("Page/page.css"), .embedInCode("Page/page.js"),
-                .embedInCode("Page/record.js"), .embedInCode("Page/capture.js"),
+                .embedInCode("Page/record.js"), .embedInCode("Page/capture.js"), .embedInCode("Page/sw.js"),
+                .embedInCode("Page/manifest.webmanifest"), .embedInCode("Page/icon.svg"),
             ]
         ),
         // The server's executable, which `recnotes serve` runs (execv) from its own directory,

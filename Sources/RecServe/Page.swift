@@ -10,6 +10,10 @@ enum Page {
     }
 
     static let index = Asset(bytes: PackageResources.index_html, contentType: "text/html; charset=utf-8")
+    /// The installed app's service worker, at the root so that its scope is the whole site.
+    static let serviceWorker = Asset(bytes: PackageResources.sw_js, contentType: "text/javascript; charset=utf-8")
+    static let manifest = Asset(
+        bytes: PackageResources.manifest_webmanifest, contentType: "application/manifest+json; charset=utf-8")
 
     /// What `/page/<name>` serves.
     static let assets: [String: Asset] = [
@@ -17,6 +21,7 @@ enum Page {
         "page.js": Asset(bytes: PackageResources.page_js, contentType: "text/javascript; charset=utf-8"),
         "record.js": Asset(bytes: PackageResources.record_js, contentType: "text/javascript; charset=utf-8"),
         "capture.js": Asset(bytes: PackageResources.capture_js, contentType: "text/javascript; charset=utf-8"),
+        "icon.svg": Asset(bytes: PackageResources.icon_svg, contentType: "image/svg+xml"),
     ]
 
     /// `no-cache`: a browser may keep the bytes but asks again each time, so a newer binary's

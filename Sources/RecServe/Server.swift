@@ -42,6 +42,9 @@ package enum Server {
             }
             return Page.response(asset)
         }
+        // The installed app: its manifest, and the service worker that keeps the page's shell.
+        router.get("/sw.js") { _, _ in Page.response(Page.serviceWorker) }
+        router.get("/manifest.webmanifest") { _, _ in Page.response(Page.manifest) }
         // A browser asks for it on every page; the page has none.
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
         let hub = EventHub(location)

@@ -129,7 +129,7 @@ def check(name, body):
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"FAILED: {name}: {message}", flush=True)
         print(f"  the recorder said: {driver.find_element(By.ID, 'recorder').text!r}; the page: "
-              f"{driver.find_element(By.ID, 'status').text!r}", flush=True)
+              f"{driver.find_element(By.ID, 'status').text!r}; {driver.find_element(By.ID, 'main').text!r}", flush=True)
 
 
 def until(what, condition, timeout=15):
@@ -291,12 +291,46 @@ def offline_mid_recording():
     assert best > 0.8, f"the recording's envelope matches the clip's at {best:.2f} at best"
 
 
+def installed_it_opens_and_records_with_no_server():
+    driver.get(base + "/")
+    driver.set_script_timeout(30)
+    driver.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[arguments.length - 1]())")
+    # A page opened before its worker was active is in its charge from the next visit on.
+    driver.get(base + "/")
+    until("the service worker in charge",
+          lambda: driver.execute_script("return Boolean(navigator.serviceWorker.controller)"), timeout=30)
+    manifest = driver.execute_async_script("""
+      const done = arguments[arguments.length - 1];
+      fetch(document.querySelector("link[rel=manifest]").href).then((r) => r.json()).then(done, () => done(null));""")
+    assert manifest and manifest["display"] == "standalone" and manifest["icons"], manifest
+    stop_server()
+    # The page opens from what the service worker kept, and records into IndexedDB.
+    driver.get(base + "/?path=/")
+    until("the Record button with no server", lambda: driver.find_element(By.ID, "record").is_displayed())
+    until("the list saying so", lambda: "not answering" in driver.find_element(By.ID, "items").text)
+    driver.find_element(By.ID, "record").click()
+    until("recording", lambda: state() == "recording")
+    started = time.monotonic()
+    time.sleep(4)
+    driver.find_element(By.ID, "record-stop").click()
+    recorded = time.monotonic() - started
+    until("the name asked", lambda: driver.find_element(By.ID, "record-naming").is_displayed())
+    driver.find_element(By.ID, "record-name").send_keys("made offline")
+    driver.find_element(By.ID, "record-save").click()
+    until("the page saying it keeps the audio", lambda: "kept here" in record_status(), timeout=20)
+    assert start_server() == base
+    until("made offline in the library", lambda: "made offline" in listed(), timeout=60)
+    item = listed()["made offline"]
+    assert abs(item["duration"] - recorded) <= 0.5, f"{item['duration']} s saved, {recorded:.2f} s recorded"
+
+
 try:
     check("a recording through the page, named, in history, and undone", records_and_names_it)
     check("pause and a marker", pause_and_mark)
     check("cancel moves it to the trash", cancel_goes_to_the_trash)
     check("a server killed mid-recording loses nothing", a_server_killed_mid_recording)
     check("a network drop mid-recording loses nothing", offline_mid_recording)
+    check("installed, it opens and records with no server", installed_it_opens_and_records_with_no_server)
 finally:
     driver.quit()
     stop_server()

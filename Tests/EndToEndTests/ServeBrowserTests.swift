@@ -45,7 +45,7 @@ import Testing
     /// drop (record_test.py starts and kills the server itself).
     @Test(.enabled(if: missing == nil, "chromium, chromium-driver or python3-selenium is missing: see stderr"))
     func thePageRecordsAndLosesNothing() throws {
-        try Self.record(checks: 5)
+        try Self.record(checks: 6)
     }
 
     /// The same page over `serve --tls` on an address off the loopback (in a network namespace

@@ -187,7 +187,20 @@ async function showFolder(parameters) {
   // The title's line holds Record, so that on a phone the list still starts high.
   const heading = el("div", { class: "heading" }, title);
   main.replaceChildren(crumbs(path), heading, controls, list);
-  if (await writable()) {
+  // With no answer from the server (the installed page opened offline), it may still record:
+  // the recording waits in this browser.
+  let writes = false;
+  let unreachable = false;
+  try {
+    writes = !(await sessionInfo()).readOnly;
+  } catch (error) {
+    unreachable = error.status === 0;
+  }
+  if (unreachable) {
+    const recording = typeof recordButton === "function" ? recordButton(path) : null;
+    if (recording) heading.append(recording);
+  }
+  if (writes) {
     // An audio file from this device becomes a recording here, as `recnotes import` makes it.
     // One button that opens the chooser, and the chosen file goes at once: the browser's own
     // file field takes a line of a phone's screen to say that no file is chosen.
@@ -211,7 +224,15 @@ async function showFolder(parameters) {
   document.title = `${path} · recnotes`;
   view = {
     async refresh() {
-      const items = await api("ls", { path, sort, reverse: reverse ? "1" : "0" });
+      let items;
+      try {
+        items = await api("ls", { path, sort, reverse: reverse ? "1" : "0" });
+      } catch (error) {
+        if (error.status !== 0) throw error;
+        list.replaceChildren(el("li", { class: "quiet", text: "The server is not answering: the folder shows when it does." }));
+        status.textContent = notAnswering;
+        return;
+      }
       list.replaceChildren(...items.map((item) => itemRow(item)));
       if (!items.length) list.append(el("li", { class: "quiet", text: "Empty folder." }));
     },

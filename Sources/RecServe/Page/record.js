@@ -350,6 +350,8 @@ function recordButton(path) {
 }
 
 window.addEventListener("online", pump);
+// Installed, the page opens with no network (sw.js), and records all the same.
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
 window.addEventListener("pagehide", () => { if (capture) keep(); });
 // What an earlier visit left is sent now.
 pump();
