@@ -47,6 +47,9 @@ let package = Package(
         // libebur128, the loudness meter of every recording's analysis, opened with dlopen on the
         // first measurement (libebur128-1's libebur128.so.1 at run time; nothing of it at build time).
         .target(name: "CEbur128", dependencies: ["CLoader"]),
+        // libqrencode, the QR code of serve's URL at a terminal, opened with dlopen when it is
+        // printed (libqrencode4's libqrencode.so.4 at run time; nothing of it at build time).
+        .target(name: "CQREncode", dependencies: ["CLoader"]),
         // speexdsp's preprocessor, the noise suppressor of play/export --denoise, opened with dlopen
         // on the first denoising (libspeexdsp1's libspeexdsp.so.1 at run time; nothing of it at build time).
         .target(name: "CSpeexDSP", dependencies: ["CLoader"]),
@@ -96,7 +99,7 @@ let package = Package(
         .target(
             name: "RecServe",
             dependencies: [
-                "RecSystem", "RecValues", "RecStore", "RecCore",
+                "RecSystem", "RecValues", "RecStore", "RecCore", "CQREncode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

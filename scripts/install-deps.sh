@@ -32,6 +32,7 @@ packages=(
   python3-venv                                 # the Whisper engine's private venv (recnotes engine install whisper)
   openssl curl                                 # serve --tls: a certificate of openssl's own, and a client that checks it
   iproute2 util-linux                          # ip and unshare: the page over HTTPS in a network namespace of the test's
+  libqrencode4 libqrencode-dev zbar-tools      # serve's URL as a QR code (opened with dlopen; its header for reference), and zbarimg to read it
 )
 
 # The Whisper engine's wheels (faster-whisper, CTranslate2, the tiny.en model), downloaded once

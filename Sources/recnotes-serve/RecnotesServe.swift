@@ -92,6 +92,10 @@ struct RecnotesServe: AsyncParsableCommand {
                             print("certificate \(identity.madeNow ? "made" : "kept") in \(file)")
                         }
                     }
+                    // At a terminal, the URL for a phone's camera; never in a pipe or a file.
+                    if isatty(STDOUT_FILENO) == 1, let code = QRCode(url) {
+                        print(code.lines().joined(separator: "\n"))
+                    }
                     fflush(nil)
                 }
                 if open { Self.openInBrowser(url) }
