@@ -60,6 +60,14 @@ import Testing
         try Self.record(checks: 1, arguments: ["--listen", "10.77.0.1", "--tls", "--only", "named"], inside: namespace)
     }
 
+    /// A network drop longer than the server waits for a page (3 s here, a day by default): the
+    /// server saves what it has, and the page sends the rest as a recording of its own, named
+    /// after the first; the two together are the whole time recorded.
+    @Test(.enabled(if: missing == nil, "chromium, chromium-driver or python3-selenium is missing: see stderr"))
+    func aDropLongerThanTheServerWaitsLeavesTwoRecordings() throws {
+        try Self.record(checks: 1, arguments: ["--abandon-after", "3", "--only", "longer than"])
+    }
+
     /// Runs record_test.py (in `inside`, a command that runs the rest) on a new store; `checks`
     /// of its checks must pass.
     static func record(checks: Int, arguments: [String] = [], inside: [String] = []) throws {

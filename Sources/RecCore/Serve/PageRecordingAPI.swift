@@ -16,8 +16,9 @@ import RecValues
 /// - `POST /api/recording-cancel?id=UUID`: saved to the trash, answering the item there;
 /// - `GET /api/recording?id=UUID`: where it is.
 ///
-/// Where it is: `{"id", "name" (the default), "received", "seconds", "markers"}`, or 404 when there is no such
-/// recording in progress (`"saved"`: the path when it is in the library).
+/// Where it is: `{"id", "name" (the default), "received", "seconds", "markers"}`, or 404 when
+/// there is no such recording in progress; one already saved (stopped, or saved without its
+/// page) says `"saved"` (its path), `"name"` and `"frames"`.
 extension LibraryAPI {
     package static let pageRecordingRoutes: [(route: String, parameters: [String])] = [
         ("recording-start", ["id", "path", "rate", "channels"]),
@@ -99,12 +100,21 @@ extension LibraryAPI {
                 }
             } catch let gone as PageRecordingGone {
                 let library = try? Library(location: location)
-                if let item = library?.document[gone.id] {
-                    return .error(
-                        404,
-                        "recording \(gone.id): not in progress: it is saved as \(library!.document.path(of: item.id))")
+                guard let library, let item = library.document[gone.id], let recording = item.recording else {
+                    return .error(404, "recording \(gone.id): no such recording in progress")
                 }
-                return .error(404, "recording \(gone.id): no such recording in progress")
+                // Saved (perhaps without its page, which did not come back in time): what it
+                // holds, so that a page with more sends the rest as a recording of its own.
+                let path = library.document.path(of: item.id)
+                var w = JSONWriter()
+                w.beginObject()
+                w.field("error", "recording \(gone.id): not in progress: it is saved as \(path)")
+                w.field("saved", path)
+                w.field("name", item.name)
+                w.field("frames", recording.frames)
+                w.endObject()
+                w.raw("\n")
+                return Answer(status: 404, body: w.bytes)
             } catch let gap as PageRecordingGap {
                 var w = JSONWriter()
                 w.beginObject()

@@ -197,7 +197,7 @@ async function showFolder(parameters) {
     unreachable = error.status === 0;
   }
   if (unreachable) {
-    const recording = typeof recordButton === "function" ? recordButton(path) : null;
+    const recording = recordButton(path);
     if (recording) heading.append(recording);
   }
   if (writes) {
@@ -218,7 +218,7 @@ async function showFolder(parameters) {
     }));
     controls.append(send);
     // A recording from this device's microphone into this folder (record.js).
-    const recording = typeof recordButton === "function" ? recordButton(path) : null;
+    const recording = recordButton(path);
     if (recording) heading.append(recording);
   }
   document.title = `${path} · recnotes`;
@@ -673,5 +673,9 @@ window.addEventListener("pageshow", (event) => {
   render();
 });
 
-render();
-listen();
+// Once every deferred script has run (record.js too, whose Record button a folder's page
+// offers): with no server, the first request fails before a script still loading has run.
+document.addEventListener("DOMContentLoaded", () => {
+  render();
+  listen();
+});

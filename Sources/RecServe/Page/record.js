@@ -186,7 +186,7 @@ async function stopCapture(ending) {
   c.context.close().catch(() => {});
   if (ending) return end(c.record, ending);
   naming = c.record;
-  recordName.value = defaultNames.get(c.record.id) || "";
+  recordName.value = c.record.continues ? `${c.record.continues} (continued)` : defaultNames.get(c.record.id) || "";
   showRecorder("naming");
   recordName.focus();
   recordName.select();
@@ -273,6 +273,65 @@ async function pump() {
   }
 }
 
+const chunksOf = (id) => IDBKeyRange.bound([id, 0], [id, Number.MAX_SAFE_INTEGER]);
+
+// The server saved this recording without its page (it had not heard from it for a day), with
+// `saved.frames` frames: the rest becomes a recording of its own, "NAME (continued)" unless
+// it is given a name, starting where the saved one ends. Whatever this tab still records goes
+// to the new one: its id and frames change here at once, and its chunks move in the order
+// this tab keeps them (capture.kept).
+function continueAfterSaved(record, saved) {
+  const id = newUUID();
+  const cut = saved.frames * 2;
+  const shift = saved.frames / record.rate;
+  const moved = (mark) => ({ ...mark, at: mark.at - shift });
+  const change = (r) => {
+    r.id = id;
+    r.frames = Math.max(0, r.frames - saved.frames);
+    r.marks = r.marks.filter((mark) => mark.at >= shift).map(moved);
+    r.continues = saved.name;
+  };
+  const rest = { ...record, marks: [...record.marks] };
+  change(rest);
+  const mine = capture && capture.record.id === record.id;
+  if (mine) change(capture.record);
+  if (naming && naming.id === record.id) change(naming);
+  const rekey = async () => {
+    const chunks = await stored(["chunks"], "readonly", (t) => t.objectStore("chunks").getAll(chunksOf(record.id)));
+    const latest = mine ? { ...capture.record, marks: [...capture.record.marks] } : rest;
+    await stored(["recordings", "chunks"], "readwrite", (t) => {
+      const kept = t.objectStore("chunks");
+      for (const chunk of chunks) {
+        kept.delete([record.id, chunk.offset]);
+        if (chunk.offset + chunk.bytes.byteLength <= cut) continue;
+        const from = Math.max(0, cut - chunk.offset);
+        kept.put({ id, offset: chunk.offset + from - cut, bytes: chunk.bytes.slice(from) });
+      }
+      t.objectStore("recordings").delete(record.id);
+      t.objectStore("recordings").put(latest);
+    });
+  };
+  serverHas.delete(record.id);
+  recordStatus.textContent = `The server saved ${saved.saved} without this page; the rest goes as a recording of its own`;
+  recorder.hidden = false;
+  pumpAgain = true;
+  if (!mine) return rekey();
+  capture.kept = capture.kept.then(rekey);
+  return capture.kept;
+}
+
+// A write of one of `record`'s routes; when the server says it saved the recording without
+// this page, the rest is given a recording of its own, and null is the answer.
+async function recordingStep(record, route, parameters, body) {
+  try {
+    return await recordingWrite(route, parameters, body);
+  } catch (error) {
+    if (error.status !== 404 || !error.body || !error.body.saved) throw error;
+    await continueAfterSaved(record, error.body);
+    return null;
+  }
+}
+
 async function send(record) {
   const id = record.id;
   const mine = capture && capture.record.id === id;
@@ -283,18 +342,19 @@ async function send(record) {
     ending = { kind: "save", name: "" };
   }
   if (!serverHas.has(id)) {
-    const answer = await recordingWrite("recording-start", { id, path: record.path, rate: record.rate, channels: 1 });
+    const answer = await recordingStep(record, "recording-start", { id, path: record.path, rate: record.rate, channels: 1 });
+    if (!answer) return;
     serverHas.set(id, answer.received);
     defaultNames.set(id, answer.name);
     if (naming && naming.id === id && !recordName.value) recordName.value = answer.name;
   }
-  const chunks = await stored(["chunks"], "readonly",
-    (t) => t.objectStore("chunks").getAll(IDBKeyRange.bound([id, 0], [id, Number.MAX_SAFE_INTEGER])));
+  const chunks = await stored(["chunks"], "readonly", (t) => t.objectStore("chunks").getAll(chunksOf(id)));
   for (const chunk of chunks) {
     const end = chunk.offset + chunk.bytes.byteLength;
     if (end > serverHas.get(id)) {
       try {
-        const answer = await recordingWrite("recording-audio", { id, offset: chunk.offset }, chunk.bytes);
+        const answer = await recordingStep(record, "recording-audio", { id, offset: chunk.offset }, chunk.bytes);
+        if (!answer) return;
         serverHas.set(id, answer.received);
       } catch (error) {
         // The server has less than this chunk's start: it says where to send from.
@@ -311,15 +371,16 @@ async function send(record) {
   for (const mark of record.marks) {
     const key = `${id} ${mark.at} ${mark.label}`;
     if (sentMarks.has(key)) continue;
-    await recordingWrite("recording-mark", { id, at: mark.at.toFixed(3), label: mark.label });
+    if (!(await recordingStep(record, "recording-mark", { id, at: mark.at.toFixed(3), label: mark.label }))) return;
     sentMarks.add(key);
   }
   if (mine || !ending || serverHas.get(id) < record.frames * 2) return;
+  const name = ending.name || (record.continues ? `${record.continues} (continued)` : "");
   let said;
   try {
     const items = ending.kind === "trash"
       ? await recordingWrite("recording-cancel", { id })
-      : await recordingWrite("recording-stop", { id, frames: record.frames, ...(ending.name ? { name: ending.name } : {}) });
+      : await recordingWrite("recording-stop", { id, frames: record.frames, ...(name ? { name } : {}) });
     const item = items[0];
     said = ending.kind === "trash" ? `Moved to the trash: ${item.name}` : `Saved ${item.path} (${clock(item.duration)})`;
   } catch (error) {
@@ -329,7 +390,7 @@ async function send(record) {
   }
   await stored(["recordings", "chunks"], "readwrite", (t) => {
     t.objectStore("recordings").delete(id);
-    t.objectStore("chunks").delete(IDBKeyRange.bound([id, 0], [id, Number.MAX_SAFE_INTEGER]));
+    t.objectStore("chunks").delete(chunksOf(id));
   });
   serverHas.delete(id);
   defaultNames.delete(id);
@@ -353,5 +414,5 @@ window.addEventListener("online", pump);
 // Installed, the page opens with no network (sw.js), and records all the same.
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
 window.addEventListener("pagehide", () => { if (capture) keep(); });
-// What an earlier visit left is sent now.
-pump();
+// What an earlier visit left is sent now (page.js has run by then).
+document.addEventListener("DOMContentLoaded", pump);
