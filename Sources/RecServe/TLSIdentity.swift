@@ -43,7 +43,7 @@ package struct TLSIdentity {
             throw RecError.failure(keyFile, "not a PEM private key: \(error)")
         }
         return TLSIdentity(
-            chain: chain, key: key, fingerprint: try fingerprint(of: try first.toDERBytes()), madeFile: nil,
+            chain: chain, key: key, fingerprint: try colonHexDigest(of: try first.toDERBytes()), madeFile: nil,
             madeNow: false)
     }
 
@@ -91,7 +91,7 @@ package struct TLSIdentity {
         guard let first = chain.first else { throw RecError.failure(file, "holds no certificate") }
         return TLSIdentity(
             chain: chain, key: try NIOSSLPrivateKey(bytes: keyPEM, format: .pem),
-            fingerprint: try fingerprint(of: try first.toDERBytes()), madeFile: file, madeNow: made)
+            fingerprint: try colonHexDigest(of: try first.toDERBytes()), madeFile: file, madeNow: made)
     }
 
     /// What the certificate names: localhost and the loopback addresses, and each host asked
@@ -154,7 +154,7 @@ package struct TLSIdentity {
         return hosts
     }
 
-    static func fingerprint(of der: [UInt8]) throws -> String {
+    static func colonHexDigest(of der: [UInt8]) throws -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         return SHA256.hash(data: der).map { byte in
             String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)

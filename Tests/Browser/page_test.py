@@ -19,9 +19,11 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
+
+from checks import Checks
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--url", required=True, help="the URL the server printed")
@@ -40,28 +42,9 @@ for flag in ["--headless=new", "--autoplay-policy=no-user-gesture-required", "--
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 driver.set_page_load_timeout(30)
 
-passed = 0
-failed = 0
-
-
-def check(name, body):
-    global passed, failed
-    try:
-        body()
-        passed += 1
-        print(f"ok: {name}", flush=True)
-    except Exception as error:  # a check that fails must not stop the others
-        failed += 1
-        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        print(f"FAILED: {name}: {message}", flush=True)
-
-
-def until(what, condition, timeout=15):
-    # The page redraws what it shows on every store event: an element found a moment ago may
-    # have been replaced by the time it is read, which is a reason to look again, not a failure.
-    return WebDriverWait(driver, timeout, poll_frequency=0.1,
-                         ignored_exceptions=[NoSuchElementException, StaleElementReferenceException]
-                         ).until(lambda d: condition(), message=what)
+checks = Checks(driver)
+check = checks.check
+until = checks.until
 
 
 def names():
@@ -461,5 +444,5 @@ try:
 finally:
     driver.quit()
 
-print(f"browser checks: {passed} passed, {failed} failed", flush=True)
-sys.exit(1 if failed else 0)
+print(f"browser checks: {checks.passed} passed, {checks.failed} failed", flush=True)
+sys.exit(1 if checks.failed else 0)

@@ -24,9 +24,9 @@ import wave
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+
+from checks import Checks
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--recnotes", required=True)
@@ -115,30 +115,21 @@ driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opti
 driver.set_page_load_timeout(30)
 driver.get(entry)
 
-passed = 0
-failed = 0
+def what_the_page_shows():
+    print(f"  the recorder said: {driver.find_element(By.ID, 'recorder').text!r}; the page: "
+          f"{driver.find_element(By.ID, 'status').text!r}; {driver.find_element(By.ID, 'main').text!r}", flush=True)
+
+
+checks = Checks(driver, on_failure=what_the_page_shows)
 
 
 def check(name, body):
-    global passed, failed
-    if args.only and args.only not in name:
-        return
-    try:
-        body()
-        passed += 1
-        print(f"ok: {name}", flush=True)
-    except Exception as error:  # a check that fails must not stop the others
-        failed += 1
-        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        print(f"FAILED: {name}: {message}", flush=True)
-        print(f"  the recorder said: {driver.find_element(By.ID, 'recorder').text!r}; the page: "
-              f"{driver.find_element(By.ID, 'status').text!r}; {driver.find_element(By.ID, 'main').text!r}", flush=True)
+    if not args.only or args.only in name:
+        checks.check(name, body)
 
 
 def until(what, condition, timeout=15):
-    return WebDriverWait(driver, timeout, poll_frequency=0.05,
-                         ignored_exceptions=[NoSuchElementException, StaleElementReferenceException]
-                         ).until(lambda d: condition(), message=what)
+    return checks.until(what, condition, timeout, poll=0.05)
 
 
 def state():
@@ -376,5 +367,5 @@ finally:
     driver.quit()
     stop_server()
 
-print(f"record checks: {passed} passed, {failed} failed", flush=True)
-sys.exit(1 if failed else 0)
+print(f"record checks: {checks.passed} passed, {checks.failed} failed", flush=True)
+sys.exit(1 if checks.failed else 0)

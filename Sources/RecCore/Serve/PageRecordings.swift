@@ -300,12 +300,8 @@ enum PageRecordingCodec {
         w.field("sampleRate", e.sampleRate)
         w.field("channels", e.channels)
         w.field("received", e.received)
-        w.field("markers", e.markers) { w, marker in
-            w.beginObject()
-            w.field("frame", marker.frame)
-            w.field("label", marker.label)
-            w.endObject()
-        }
+        w.key("markers")
+        AnnotationCodec.writeMarkers(e.markers, to: &w)
         w.field("updated", e.updated)
         w.endObject()
         w.raw("\n")
@@ -345,24 +341,7 @@ enum PageRecordingCodec {
                     } else if k.equals("received") {
                         received = try r.readInt()
                     } else if k.equals("markers") {
-                        try r.beginArray()
-                        var firstMarker = true
-                        while try r.nextElement(first: &firstMarker) {
-                            try r.beginObject()
-                            var frame: Int64 = 0
-                            var label = ""
-                            var firstField = true
-                            while let m = try r.nextKey(first: &firstField) {
-                                if m.equals("frame") {
-                                    frame = try r.readInt()
-                                } else if m.equals("label") {
-                                    label = try r.readString()
-                                } else {
-                                    try r.skipValue()
-                                }
-                            }
-                            markers.append(Marker(frame: frame, label: label))
-                        }
+                        markers = try AnnotationCodec.readMarkers(&r)
                     } else {
                         try r.skipValue()
                     }

@@ -147,7 +147,9 @@ function keep() {
     const record = { ...c.record, marks: [...c.record.marks] };
     c.kept = c.kept.then(() => saveRecording(record));
   }
-  c.kept = c.kept.then(pump, (error) => {
+  // The chain waits for the writes alone, never for the sending: a pump that moves this
+  // recording's chunks (continueAfterSaved) waits for the chain in turn.
+  c.kept = c.kept.then(() => { pump(); }, (error) => {
     recordStatus.textContent = `Record: cannot keep the audio in this browser: ${error.message}`;
   });
   return c.kept;

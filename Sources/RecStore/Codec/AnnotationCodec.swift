@@ -5,7 +5,7 @@ import RecValues
 /// `"markers": [{"frame": 48000, "label": "..."}]`, `"trim": {"in": 4800, "out": 96000}`
 /// (frames), `"enhance": {"level": true, "denoise": false}` (store version 6), each present
 /// only when there is one (an enhancement when either is on).
-enum AnnotationCodec {
+package enum AnnotationCodec {
     static func write(_ a: Annotations, to w: inout JSONWriter) {
         if !a.tags.isEmpty { w.field("tags", a.tags) }
         if !a.note.isEmpty { w.field("note", a.note) }
@@ -128,7 +128,7 @@ enum AnnotationCodec {
     /// one, an id once the marker has one (store version 4; a marker made while recording
     /// gets it as the recording is saved): the one way markers are kept, in store.json and
     /// in a recording-in-progress entry alike.
-    static func writeMarkers(_ markers: [Marker], to w: inout JSONWriter) {
+    package static func writeMarkers(_ markers: [Marker], to w: inout JSONWriter) {
         w.array(markers) { w, marker in
             w.beginObject()
             w.field("frame", marker.frame)
@@ -139,7 +139,7 @@ enum AnnotationCodec {
     }
 
     /// A marker without a label may omit it.
-    static func readMarkers(_ r: inout JSONReader) throws -> [Marker] {
+    package static func readMarkers(_ r: inout JSONReader) throws -> [Marker] {
         var markers: [Marker] = []
         markers.reserveCapacity(8)  // one allocation for the usual few
         try r.beginArray()
