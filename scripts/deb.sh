@@ -84,7 +84,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: libasound2-plugins, libpocketsphinx3, pocketsphinx-en-us, python3-venv, libsoundtouch1, libebur128-1, libspeexdsp1, bash-completion
+Recommends: libasound2-plugins, libpocketsphinx3, pocketsphinx-en-us, python3-venv, libsoundtouch1, libebur128-1, libspeexdsp1, libqrencode4, bash-completion
 Section: sound
 Priority: optional
 Description: voice notes for the Linux command line

@@ -48,6 +48,9 @@ dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'libebur1
 # play/export --denoise open speexdsp with dlopen: dpkg-shlibdeps cannot see it.
 begin "control: Recommends libspeexdsp1"
 dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'libspeexdsp1'
+# serve's QR code opens libqrencode with dlopen: dpkg-shlibdeps cannot see it.
+begin "control: Recommends libqrencode4"
+dpkg-deb -f "$deb" Recommends | tr ',' '\n' | sed 's/^ *//' | grep -qx 'libqrencode4'
 
 begin "debootstrap --variant=minbase bookworm from $mirror"
 started=$(date +%s)
