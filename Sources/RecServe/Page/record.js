@@ -183,6 +183,9 @@ async function stopCapture(ending) {
   c.paused = false;
   c.record.stopped = true;
   await keep();
+  // The frames captured, all of which the server must have before it saves: on the page
+  // for whoever holds the saved recording against them.
+  recorder.dataset.frames = String(c.record.frames);
   capture = null;
   for (const track of c.stream.getTracks()) track.stop();
   c.context.close().catch(() => {});
