@@ -212,46 +212,31 @@ package struct PageRecordings {
     }
 
     /// The samples in `format` at `target`, measured as they are written: the analysis
-    /// `record` measures while it records.
+    /// `record` measures while it records. (Past `received` lies only what a crash left of a
+    /// chunk never acknowledged: it is cut off first.)
     private func encode(_ entry: PageRecording, to target: String, format: AudioFormat, file: String) throws
         -> RecordingInfo
     {
-        let temporary = Importer.temporaryPath(in: location.audioDirectory, tag: "page")
+        let samples = samplesPath(entry.id)
+        guard truncate(samples, off_t(entry.received)) == 0 else { throw cannotStore(systemReason(errno)) }
         try FileSystem.makeDirectories(location.audioDirectory)
+        let temporary = Importer.temporaryPath(in: location.audioDirectory, tag: "page")
         defer { try? FileSystem.remove(temporary) }
-        let frames = entry.frames
-        let meter = AnalysisMeter(sampleRate: entry.sampleRate, channels: entry.channels, length: frames)
+        let meter = AnalysisMeter(sampleRate: entry.sampleRate, channels: entry.channels, length: entry.frames)
         do {
-            let sound = try SoundFile.create(
-                path: temporary, format: format, rate: entry.sampleRate, channels: entry.channels)
-            let sink = AnalysingSink(sound, analysis: meter)
-            try FileSystem.withOpened(samplesPath(entry.id), O_RDONLY, failure: cannotStore) { fd in
-                let chunkFrames = 16384
-                var buffer = [Int16](repeating: 0, count: chunkFrames * entry.channels)
-                var left = frames
-                while left > 0 {
-                    let want = Int(min(Int64(chunkFrames), left))
-                    let got = try buffer.withUnsafeMutableBytes { raw throws -> Int in
-                        let n = System.retrying { read(fd, raw.baseAddress!, want * 2 * entry.channels) }
-                        guard n > 0 else {
-                            throw RecError.failure("recording", "its audio ends early: \(Errno.current)")
-                        }
-                        return n / (2 * entry.channels)
-                    }
-                    try buffer.withUnsafeBufferPointer { try sink.write($0.baseAddress!, frames: got) }
-                    left -= Int64(got)
-                }
+            let source = try SoundFile.openRaw(
+                path: samples, encoding: .s16, rate: entry.sampleRate, channels: entry.channels)
+            let copied = try SoundFile.copy(source, to: temporary, format: format, meter: meter)
+            guard copied == entry.frames else {
+                throw RecError.failure("recording", "its audio ends early: \(copied) of \(entry.frames) frames")
             }
-            try sink.close()
         } catch let error as AudioError {
             throw RecError.failure("recording", "cannot write its audio: \(error.reason)")
         }
-        try FileSystem.syncFile(temporary)
         try FileSystem.publish(temporary, as: target)
-        FileSystem.syncDirectory(location.audioDirectory)
         return RecordingInfo(
-            duration: Double(frames) / Double(entry.sampleRate), frames: frames, sampleRate: entry.sampleRate,
-            channels: entry.channels, format: format, file: file
+            duration: entry.seconds, frames: entry.frames, sampleRate: entry.sampleRate, channels: entry.channels,
+            format: format, file: file
         ).with(meter.finish())
     }
 
