@@ -54,7 +54,8 @@ package enum Server {
             let route = context.parameters.get("route") ?? ""
             if route == "session" { return session(request, access: access) }
             let parameters = parameters(request)
-            if LibraryAPI.isPageRecordingRoute(route) {
+            // Where a page's recording is: the one of its routes that writes nothing.
+            if route == LibraryAPI.pageRecordingStatusRoute {
                 return response(LibraryAPI.pageRecording(route, parameters: parameters, body: [], location: location))
             }
             return response(LibraryAPI.answer(route, parameters: parameters, location: location))
@@ -253,6 +254,12 @@ package enum Server {
         location: StoreLocation, access: Access, limits: Limits = Limits(), tls: TLSIdentity? = nil,
         started: @escaping @Sendable (String) async -> Void
     ) async throws {
+        // HTTPS or not is the identity's to say: the URL, the cookie and the origin follow it.
+        let access = {
+            var access = access
+            access.secure = tls != nil
+            return access
+        }()
         var logger = Logger(label: "recnotes-serve")
         // Hummingbird's own notices (the address it listens on) only: never a request line,
         // which could hold a token.
@@ -275,7 +282,8 @@ package enum Server {
                 await started(shown.url)
             },
             logger: logger)
-        // A recording whose page never came back is saved with what arrived.
+        // A recording whose page never came back is saved with what arrived (a read-only
+        // server saves nothing).
         let sweeper = Task.detached(priority: .background) {
             let every = min(60, max(1, PageRecordings.abandonedAfter / 4))
             while !Task.isCancelled && !access.readOnly {

@@ -72,9 +72,8 @@ struct RecnotesServe: AsyncParsableCommand {
     }
 
     func serve() async throws {
-        var access = try Access.make(listen: listen, tokenFile: tokenFile, readOnly: readOnly, names: hosts)
+        let access = try Access.make(listen: listen, tokenFile: tokenFile, readOnly: readOnly, names: hosts)
         let identity = try tlsIdentity(host: access.host)
-        access.secure = identity != nil
         var limits = Server.Limits.fromEnvironment()
         if let maxUpload { limits.maxUpload = try Server.Limits.parseSize(maxUpload) }
         let location = try StoreLocation.resolve(explicit: store)

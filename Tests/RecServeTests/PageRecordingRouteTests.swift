@@ -141,6 +141,11 @@ import Testing
                     $0.status
                 }
             }
+            // A write by GET (a link another site could make a browser follow) is no route.
+            let byGet = try await client.execute(uri: "/api/recording-start?id=\(empty)", method: .get) { $0.status }
+            #expect(byGet == .notFound)
+            let started = try await client.execute(uri: "/api/recording?id=\(empty)", method: .get) { $0.status }
+            #expect(started == .notFound)
             #expect(try await post("/api/recording-start?id=\(Self.id)") == .ok)
             #expect(try await post("/api/recording-audio?id=\(Self.id)&offset=0", Self.tone(seconds: 0.5)) == .ok)
             #expect(try await post("/api/recording-cancel?id=\(Self.id)") == .ok)

@@ -29,6 +29,9 @@ extension LibraryAPI {
         ("recording", ["id"]),
     ]
 
+    /// The route that only says where a recording is: a `GET`, the others `POST`s.
+    package static let pageRecordingStatusRoute = "recording"
+
     package static func isPageRecordingRoute(_ route: String) -> Bool {
         pageRecordingRoutes.contains { $0.route == route }
     }
