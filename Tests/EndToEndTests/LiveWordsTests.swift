@@ -396,6 +396,43 @@ struct LiveWordsSwitchTests {
         #expect(!FileManager.default.fileExists(atPath: cli.store + "/transcripts"))
     }
 
+    /// With Whisper, the transcript saved from the live pieces is made again from the whole
+    /// recording once saved, in its place: the last audio the worker decodes is the whole
+    /// recording, the transcript is what `transcribe` makes of it, and it is the same act
+    /// of transcription (one `undo` takes it back).
+    @Test(.enabled(if: WhisperTests.available, "needs the wheels (scripts/install-deps.sh)"))
+    func withWhisperTheLiveTranscriptIsMadeAgainFromTheWholeRecording() throws {
+        let cli = try AudioCLI()
+        try WhisperTests.install(into: cli.store)
+        var samples: [Int16] = []
+        for clip in ["0870", "0880"] {
+            let data = try #require(FileManager.default.contents(atPath: LiveWordsTests.librivox + clip + ".wav"))
+            samples += data.dropFirst(44).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+            samples += [Int16](repeating: 0, count: 16_000)
+        }
+        try cli.writeInput(samples.flatMap { [$0, $0, $0] })
+        let log = cli.home + "/whisper.log"
+        cli.extraEnvironment = ["RECNOTES_TRANSCRIBER": "", "RECNOTES_WHISPER_LOG": log]
+        let made = try cli.run("record", "memo", "--duration", "12", "--format", "wav", "--transcribe")
+        #expect(made.status == 0, "\(made.stderr)")
+        let deadline = Date().addingTimeInterval(120)
+        func leftInCache() -> Bool {
+            !((try? FileManager.default.contentsOfDirectory(atPath: cli.store + "/cache/live")) ?? []).isEmpty
+        }
+        while leftInCache() && Date() < deadline { usleep(200_000) }
+        #expect(!leftInCache())
+        let decoded = (try String(contentsOfFile: log, encoding: .utf8)).split(separator: "\n")
+            .compactMap { $0.hasPrefix("decode ") ? Double($0.dropFirst(7)) : nil }
+        #expect(decoded.count >= 3, "live pieces, then the whole: \(decoded)")
+        #expect(abs((decoded.last ?? 0) - 12) < 0.1, "\(decoded)")
+        let remade = try cli.run("transcript", "memo")
+        #expect(remade.stdout.contains("dashwood") || remade.stdout.contains("Dashwood"), "\(remade.stdout)")
+        #expect(try cli.run("undo").status == 0)
+        #expect(try cli.run("transcript", "memo").status != 0, "one undo takes the transcript back")
+        #expect(try cli.run("transcribe", "memo", "-q").status == 0)
+        #expect(try cli.run("transcript", "memo").stdout == remade.stdout)
+    }
+
     @Test func aRecordingFasterThanRealTimeIsTranscribedOnceSaved() throws {
         let cli = try AudioCLI()
         try Self.speechInput(cli)

@@ -37,7 +37,13 @@ package struct LiveWordsFiles: Sendable {
     }
 
     package func removeAll(of id: ItemID) {
-        for path in [tap(id), words(id), log(id), lock(id)] { try? FileSystem.remove(path) }
+        removeProgress(of: id)
+        try? FileSystem.remove(lock(id))
+    }
+
+    /// All but the lock: what tells that recording `id`'s transcript is still coming.
+    package func removeProgress(of id: ItemID) {
+        for path in [tap(id), words(id), log(id)] { try? FileSystem.remove(path) }
     }
 
     /// Removes what transcribers that died left (a tap can be large), but for recording
@@ -77,6 +83,8 @@ package final class LiveTranscription {
     /// Pieces the engine could not do: the transcript is then made from the whole recording.
     package private(set) var failures: [RecError] = []
     package private(set) var segments: [Transcript.Segment] = []
+    /// The pieces the engine was given.
+    package private(set) var pieces = 0
     /// The first piece's transcript, for what the engine says of itself.
     private var made: Transcript?
     /// Frames of the recording (at its rate) read from the tap so far.
@@ -198,6 +206,7 @@ package final class LiveTranscription {
         drop(until: frame)
         pieceHasSpeech = detector.isSpeech
         guard count > 0 else { return [] }
+        pieces += 1
         do {
             let transcript = try engine.transcribe(SpeechAudio(samples: piece))
             if made == nil { made = transcript }

@@ -25,6 +25,9 @@ package enum LiveWordsWorker {
         /// Some of the audio was not transcribed live (the tap or the engine failed): the
         /// whole recording was transcribed instead, as `transcribe` does.
         case transcribedWhole
+        /// The transcript was saved from the live words, then made again from the whole
+        /// recording (an engine that `hearsBetterWhole`) and put in its place.
+        case remadeWhole
         /// The recording is not in the store (discarded, or not recovered in time).
         case noRecording
     }
@@ -70,7 +73,16 @@ package enum LiveWordsWorker {
         guard let item = library.document[id], try Transcriber.save(live.transcript, for: item, in: library) else {
             return .noRecording
         }
-        return .saved
+        guard engine.hearsBetterWhole, live.pieces > 1,
+            let saved = TranscriptFiles(location: location).bytes(of: id)
+        else { return .saved }
+        // The transcript is complete now: the files that said it was still coming go first.
+        files.removeProgress(of: id)
+        let whole = try Transcriber(library: library, paths: ["@\(id)"], all: false, force: true)
+        guard let heard = try? whole.transcript(of: item, with: engine, progress: { _ in }),
+            try Transcriber.amend(heard, over: saved, for: item, in: library)
+        else { return .saved }
+        return .remadeWhole
     }
 
     /// A segment to the words file, then to the recorder (which may be gone): what the

@@ -75,21 +75,7 @@ package final class Transcriber {
             events(.started(index: index, count: recordings.count, item: item))
             do {
                 let count = recordings.count
-                let info = item.recording!
-                let applied = try item.enhancement(
-                    levelOption: nil, denoiseOption: false, original: original, path: library.document.path(of: item.id)
-                )
-                try library.requireAudioHere(item)
-                let path = library.location.audioPath(info.file)
-                let level = try applied.level.map {
-                    try info.leveller(target: $0, path: path, range: nil, rate: SpeechAudio.sampleRate, channels: 1)
-                }
-                let denoise = applied.denoise ? try Denoiser(rate: SpeechAudio.sampleRate, channels: 1) : nil
-                // Where the speech starts, from the stored analysis (nothing is measured here).
-                let speechStart = info.analysis?.speech.first.map { Double($0.lowerBound) / Double(info.sampleRate) }
-                let transcript = try Transcription.transcribe(
-                    file: path, with: engine, speechStart: speechStart, level: level, denoise: denoise, cancel: cancel
-                ) { done in
+                let transcript = try transcript(of: item, with: engine) { done in
                     events(.progress(index: index, count: count, item: item, done: done))
                 }
                 // Stopped as the engine finished: nothing is replaced after a Ctrl-C.
@@ -116,6 +102,27 @@ package final class Transcriber {
         return summary
     }
 
+    /// What `engine` hears in recording `item`: its audio as it plays (enhanced unless
+    /// `original`), decoded once.
+    package func transcript(
+        of item: Item, with engine: any TranscriptionEngine, progress: (Double) -> Void
+    ) throws -> Transcript {
+        let info = item.recording!
+        let applied = try item.enhancement(
+            levelOption: nil, denoiseOption: false, original: original, path: library.document.path(of: item.id))
+        try library.requireAudioHere(item)
+        let path = library.location.audioPath(info.file)
+        let level = try applied.level.map {
+            try info.leveller(target: $0, path: path, range: nil, rate: SpeechAudio.sampleRate, channels: 1)
+        }
+        let denoise = applied.denoise ? try Denoiser(rate: SpeechAudio.sampleRate, channels: 1) : nil
+        // Where the speech starts, from the stored analysis (nothing is measured here).
+        let speechStart = info.analysis?.speech.first.map { Double($0.lowerBound) / Double(info.sampleRate) }
+        return try Transcription.transcribe(
+            file: path, with: engine, speechStart: speechStart, level: level, denoise: denoise, cancel: cancel,
+            progress: progress)
+    }
+
     /// Saves `transcript` as `item`'s, replacing the one it has (kept for undo), only if the
     /// recording is still there with the same audio; returns whether it was. Under the store
     /// lock, so that a removal cannot slip in between the check and the write (removal
@@ -136,6 +143,23 @@ package final class Transcriber {
                 throw error
             }
             try transaction.transcribed(item.id, replaced: replaced)
+            return true
+        }
+    }
+
+    /// Puts `transcript` in the place of `item`'s, as the same act of transcription (no
+    /// step of its own to undo), only if the transcript it has is still `saved`, byte for
+    /// byte: one made, corrected or taken back meanwhile is never replaced. Returns whether
+    /// it was.
+    package static func amend(_ transcript: Transcript, over saved: [UInt8], for item: Item, in library: Library)
+        throws -> Bool
+    {
+        let files = TranscriptFiles(location: library.location)
+        return try library.documents.transaction { transaction -> Bool in
+            guard let current = transaction.document[item.id], let recording = current.recording,
+                recording.file == item.recording?.file, files.bytes(of: item.id) == saved
+            else { return false }
+            try files.write(transcript.clipped(to: recording.duration), for: item.id, duration: recording.duration)
             return true
         }
     }

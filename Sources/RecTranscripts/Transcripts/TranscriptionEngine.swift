@@ -13,6 +13,8 @@ package protocol TranscriptionEngine: Sendable {
         -> Transcript
     /// See the default below (false).
     var needsLeadingSilenceCut: Bool { get }
+    /// See the default below (false).
+    var hearsBetterWhole: Bool { get }
     /// Gets ready for the first `transcribe` ahead of it (a model to load), so that the
     /// first words of a recording come as soon as the next ones; nothing by default.
     func prepare()
@@ -24,6 +26,12 @@ extension TranscriptionEngine {
     /// normalisation starts from the first frames it sees: seconds of silence (digital, or a
     /// quiet room) leave it estimating the wrong mean for the first words.
     package var needsLeadingSilenceCut: Bool { false }
+
+    /// Whether the engine's words for a stretch of speech are better when it hears the
+    /// whole recording around it than that stretch alone (as live words give it), so that a
+    /// transcript made live is worth making again from the whole once saved. Whisper's
+    /// encoder hears up to 30 s around each word; PocketSphinx decodes each stretch alone.
+    package var hearsBetterWhole: Bool { false }
 
     package func prepare() {}
 

@@ -69,6 +69,7 @@ package final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
     package let modelPath: String
     /// The language asked for: a code, "auto", or nil for the model's own (English for tiny.en).
     package let language: String?
+    package var hearsBetterWhole: Bool { true }
     /// The niceness the worker runs at.
     package static let niceness: Int32 = 10
 

@@ -199,7 +199,11 @@ enum WhisperWorker {
                 if not line.strip():
                     continue
                 try:
-                    send({"done": transcribe(model, np, json.loads(line))})
+                    request = json.loads(line)
+                    if log:
+                        with wave.open(request["wav"], "rb") as wav, open(log, "a") as f:
+                            f.write(f"decode {wav.getnframes() / RATE:.3f}\n")
+                    send({"done": transcribe(model, np, request)})
                 except Exception as error:  # one recording's failure is reported, the next one tried
                     send({"error": str(error) or type(error).__name__})
 
