@@ -285,6 +285,7 @@ package enum Server {
         // A recording whose page never came back is saved with what arrived (a read-only
         // server saves nothing).
         let sweeper = Task.detached(priority: .background) {
+            if !access.readOnly { PageRecordings(location: location).resumeLiveWords() }
             let every = min(60, max(1, PageRecordings.abandonedAfter / 4))
             while !Task.isCancelled && !access.readOnly {
                 for note in PageRecordings(location: location).saveAbandoned() {

@@ -211,22 +211,12 @@ struct BackgroundOptions: ParsableArguments {
     }
 }
 
-/// `record --transcribe` and `import --transcribe`: once the recordings are saved, a
-/// detached `recnotes transcribe @UUID...` (its own session, output to /dev/null) does the
-/// rest, so the save never waits for it. If it dies, the recordings are still there and
-/// `transcribe --all --missing` redoes what it did not finish.
-enum BackgroundTranscription {
+/// `record --transcribe` and `import --transcribe`: `BackgroundTranscription`, warning
+/// when it cannot start.
+extension BackgroundTranscription {
     static func start(_ items: [Item], in library: Library) {
-        guard !items.isEmpty else { return }
-        let arguments =
-            ["--store", library.location.directory, "--quiet", "transcribe", "--progress", "none"]
-            + items.map { "@\($0.id)" }
         do {
-            _ = try FileSystem.withOpened("/dev/null", O_WRONLY) { output in
-                try DetachedProcess.spawn(
-                    executable: DetachedProcess.currentExecutable, arguments: arguments,
-                    output: output, report: output, reportDescriptor: 3)
-            }
+            try start(items.map(\.id), location: library.location)
         } catch {
             Terminal.warning("the transcription could not start (\(error)); run 'recnotes transcribe --all --missing'")
         }

@@ -37,6 +37,8 @@ parser.add_argument("--only", help="run only the checks whose name holds this")
 parser.add_argument("--listen", default="127.0.0.1", help="the address to serve on")
 parser.add_argument("--tls", action="store_true", help="serve --tls (its certificate is trusted for the run)")
 parser.add_argument("--abandon-after", help="seconds before the server saves a recording its page left")
+parser.add_argument("--live-words", action="store_true",
+                    help="the store has Whisper installed: check the live words of a page's recording")
 args = parser.parse_args()
 environment = dict(os.environ, HOME=args.home, NO_COLOR="1", TZ="UTC")
 if args.abandon_after:
@@ -359,7 +361,27 @@ def installed_it_opens_and_records_with_no_server():
     assert abs(item["duration"] - recorded) <= 0.5, f"{item['duration']} s saved, {recorded:.2f} s recorded"
 
 
+def live_words_while_the_page_records():
+    # The words of the speech show under the recorder while it records, and once saved the
+    # recording has its transcript, and the words are done with.
+    started = begin("/")
+    shown = lambda: driver.execute_script(
+        "const p = document.getElementById('live-words'); return p.hidden ? null : p.textContent")
+    until("words while recording", lambda: len((shown() or "").split()) >= 3, timeout=40)
+    assert state() == "recording", state()
+    words = shown()
+    finish("heard live", started)
+    until("its transcript", lambda: subprocess.run(
+        [args.recnotes, "--store", args.store, "transcript", "/heard live"], env=environment,
+        capture_output=True).returncode == 0, timeout=60)
+    transcript = cli("transcript", "/heard live")
+    assert len(transcript.split()) >= len(words.split()), f"{transcript!r} against the live {words!r}"
+    until("the live words gone", lambda: shown() is None, timeout=20)
+
+
 try:
+    if args.live_words:
+        check("live words while the page records, and the transcript once saved", live_words_while_the_page_records)
     check("a recording through the page, named, in history, and undone", records_and_names_it)
     check("pause and a marker", pause_and_mark)
     check("cancel moves it to the trash", cancel_goes_to_the_trash)

@@ -68,10 +68,18 @@ import Testing
         try Self.record(checks: 1, arguments: ["--abandon-after", "3", "--only", "longer than"])
     }
 
-    /// Runs record_test.py (in `inside`, a command that runs the rest) on a new store; `checks`
-    /// of its checks must pass.
-    static func record(checks: Int, arguments: [String] = [], inside: [String] = []) throws {
+    /// With Whisper installed, the page's recording shows its words while it records and has
+    /// its transcript once saved.
+    @Test(.enabled(if: missing == nil && WhisperTests.available, "needs chromium and the Whisper wheels"))
+    func aRecordingInThePageHasLiveWords() throws {
+        try Self.record(checks: 1, arguments: ["--live-words", "--only", "live words"], whisper: true)
+    }
+
+    /// Runs record_test.py (in `inside`, a command that runs the rest) on a new store (with
+    /// Whisper installed: `whisper`); `checks` of its checks must pass.
+    static func record(checks: Int, arguments: [String] = [], inside: [String] = [], whisper: Bool = false) throws {
         let sandbox = try Sandbox()
+        if whisper { try WhisperTests.install(into: sandbox.store) }
         for clip in clips { #expect(FileManager.default.fileExists(atPath: clip), "\(clip): pocketsphinx-testdata") }
         var environment = sandbox.baseEnvironment
         environment["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin"

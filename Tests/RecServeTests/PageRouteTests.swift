@@ -82,10 +82,10 @@ import Testing
         chmod(engine, 0o755)
         try fixture.succeed("transcribe", "/Talks/budget talk", "--engine", engine)
         let uuid = try fixture.uuid("/Talks/budget talk")
-        // transcripts/ was made by this transcription: a `.store` to look again, then the
-        // transcript's own event from the next write on.
+        // transcripts/ was made by this transcription: the transcript it holds is news
+        // all the same, then each write's own event from the next one on.
         let first = events.poll()
-        #expect(first.contains(.store), "\(first)")
+        #expect(first.contains(.transcript(uuid)), "\(first)")
         try fixture.succeed("transcribe", "/Talks/budget talk", "--engine", engine, "--force")
         let second = events.poll()
         #expect(second.contains(.transcript(uuid)), "\(second)")

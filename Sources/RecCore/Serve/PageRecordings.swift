@@ -99,8 +99,49 @@ package struct PageRecordings {
             try FileSystem.withOpened(samples, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600, failure: cannotStore) { _ in }
             try write(entry)
             FileSystem.syncDirectory(directory)
+            startLiveWords(entry)
             return entry
         }
+    }
+
+    /// Live words for a recording in progress, as `record` has them: by default once Whisper
+    /// is installed (and not `RECNOTES_LIVE_WORDS=off`), from a server that can find its
+    /// `recnotes`. The transcriber reads the samples as they arrive (its tap is a second link
+    /// to them), sends its words where the page's event stream finds them, and saves the
+    /// transcript once the recording is; it outlives a restart of the server. Nothing
+    /// happens when one is running already, or when it cannot start (the recording is then
+    /// made as before).
+    private func startLiveWords(_ entry: PageRecording) {
+        guard entry.channels == 1, let executable = ServeDefaults.cliExecutable(),
+            case .some(let engine) = LiveWords.engine(asked: nil, location: location)
+        else { return }
+        let files = LiveWordsFiles(location: location)
+        guard (try? FileSystem.makeDirectories(files.directory)) != nil,
+            let free = try? FileLock(attempting: files.lock(entry.id))
+        else { return }
+        withExtendedLifetime(free) {
+            try? FileSystem.remove(files.tap(entry.id))
+            guard link(samplesPath(entry.id), files.tap(entry.id)) == 0 else { return }
+            _ = LiveWords.startForPage(
+                location: location, id: entry.id, rate: entry.sampleRate, engine: engine, executable: executable)
+        }
+    }
+
+    /// A transcriber that died mid-recording leaves its tap and no one holding its lock: the
+    /// recording saved is then transcribed whole in the background.
+    private func transcribeIfLiveWordsWereLost(_ id: ItemID) {
+        let files = LiveWordsFiles(location: location)
+        guard FileSystem.exists(files.tap(id)), let executable = ServeDefaults.cliExecutable(),
+            let free = try? FileLock(attempting: files.lock(id))
+        else { return }
+        withExtendedLifetime(free) { files.removeAll(of: id) }
+        try? BackgroundTranscription.start([id], location: location, executable: executable)
+    }
+
+    /// Starts live words again for the recordings in progress that have no transcriber (the
+    /// machine restarted): each is transcribed from its start. At the server's start.
+    package func resumeLiveWords() {
+        for entry in all() { _ = try? withLock(entry.id) { if self.entry(entry.id) != nil { startLiveWords(entry) } } }
     }
 
     /// What a chunk starting at byte `offset` adds: the part of it past what is already here
@@ -207,6 +248,7 @@ package struct PageRecordings {
                 throw error
             }
             removeFiles(id)
+            if ending != .trash { transcribeIfLiveWordsWereLost(id) }
             return library.document[id] ?? library.document.trashEntry(id)?.items.first
         }
     }

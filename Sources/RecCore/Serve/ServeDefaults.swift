@@ -1,3 +1,5 @@
+import RecSystem
+
 /// `recnotes serve`'s documented defaults, which the CLI's `--help` and the server share.
 package enum ServeDefaults {
     package static let host = "127.0.0.1"
@@ -18,5 +20,16 @@ package enum ServeDefaults {
             parent = ""
         }
         return [directory + "/" + executable, parent + "/libexec/recnotes/" + executable]
+    }
+
+    /// The `recnotes` beside the running server, as `executablePaths` placed it (so, from
+    /// `libexec/recnotes`, in `bin` next to it); nil when the running program is not the
+    /// server.
+    package static func cliExecutable(ofServer path: String = DetachedProcess.currentExecutable) -> String? {
+        guard FileSystem.baseName(of: path) == executable, let slash = path.lastIndex(of: "/") else { return nil }
+        let directory = String(path[..<slash])
+        let helpers = "/libexec/recnotes"
+        if directory.hasSuffix(helpers) { return directory.dropLast(helpers.count) + "/bin/recnotes" }
+        return directory + "/recnotes"
     }
 }

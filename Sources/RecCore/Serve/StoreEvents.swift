@@ -62,13 +62,14 @@ package final class StoreEvents {
             events.append(.store)
         }
         guard lookAtTranscripts else { return events }
+        var transcribed = transcripts?.drain() ?? []
         if transcripts == nil {
             transcripts = DirectoryWatch(location.transcriptsDirectory)
-            // Made since the last poll: what it holds now may be new to the page.
-            if transcripts != nil, !events.contains(.store) { events.append(.store) }
+            // Made since the last poll: the transcripts it holds already are news.
+            if transcripts != nil { transcribed = Set(FileSystem.entries(of: location.transcriptsDirectory)) }
         }
         let suffix = ".json"
-        for name in (transcripts?.drain() ?? []).sorted() where name.hasSuffix(suffix) {
+        for name in transcribed.sorted() where name.hasSuffix(suffix) {
             events.append(.transcript(String(name.dropLast(suffix.count))))
         }
         var written = live?.drain() ?? []

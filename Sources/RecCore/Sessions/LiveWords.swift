@@ -19,6 +19,8 @@ package final class LiveWords {
     /// The private options of `transcribe` that make it the transcriber of a recording.
     package static let workerOption = "live-words-of"
     package static let rateOption = "live-words-rate"
+    /// The transcriber's option saying its recording is made in the served page.
+    package static let pageOption = "live-words-of-page"
     package let pid: pid_t
     private var toWorker: Int32
     private let fromWorker: Int32
@@ -55,29 +57,59 @@ package final class LiveWords {
             close(toWorker.read)
             close(fromWorker.write)
         }
-        var arguments = [
-            "--store", location.directory, "transcribe", "--" + workerOption, "\(id)", "--" + rateOption, "\(rate)",
-        ]
-        if let engine { arguments += ["--engine", engine] }
-        var launch = ProcessLaunch(
-            [DetachedProcess.currentExecutable] + arguments, executable: DetachedProcess.currentExecutable)
+        var launch = workerLaunch(location: location, id: id, rate: rate, engine: engine)
         launch.input = .descriptor(toWorker.read)
         launch.output = .descriptor(fromWorker.write)
-        launch.ownSession = true
-        launch.closeInherited = true
-        let started = FileSystem.withOpened(files.log(id), O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600) { log in
-            launch.errors = .descriptor(log)
-            return try? launch.start()
-        }
-        guard let pid = started ?? nil else {
+        guard let pid = startLogged(launch, log: files.log(id)) else {
             close(toWorker.write)
             close(fromWorker.read)
             return nil
         }
-        // Below the recorder: the words never take the CPU the capture needs.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), niceness)
         _ = fcntl(fromWorker.read, F_SETFL, fcntl(fromWorker.read, F_GETFL) | O_NONBLOCK)
         return LiveWords(pid: pid, toWorker: toWorker.write, fromWorker: fromWorker.read)
+    }
+
+    /// Starts the transcriber of recording `id` made in the served page (`PageRecordings`),
+    /// whose samples are its tap: it has no recorder to talk to, and ends once the page's
+    /// recording is no longer in progress. `executable`: the `recnotes` to run. Whether it
+    /// started.
+    package static func startForPage(
+        location: StoreLocation, id: ItemID, rate: Int, engine: String?, executable: String
+    ) -> Bool {
+        var launch = workerLaunch(location: location, id: id, rate: rate, engine: engine, executable: executable)
+        launch.arguments.append("--" + pageOption)
+        launch.input = .null
+        launch.output = .null
+        return startLogged(launch, log: LiveWordsFiles(location: location).log(id)) != nil
+    }
+
+    /// `transcribe --live-words-of UUID --live-words-rate RATE [--engine E]`, in a session of
+    /// its own, with nothing of this process's open in it.
+    private static func workerLaunch(
+        location: StoreLocation, id: ItemID, rate: Int, engine: String?,
+        executable: String = DetachedProcess.currentExecutable
+    ) -> ProcessLaunch {
+        var arguments = [
+            "--store", location.directory, "transcribe", "--" + workerOption, "\(id)", "--" + rateOption, "\(rate)",
+        ]
+        if let engine { arguments += ["--engine", engine] }
+        var launch = ProcessLaunch([executable] + arguments, executable: executable)
+        launch.ownSession = true
+        launch.closeInherited = true
+        return launch
+    }
+
+    /// Starts `launch` with its stderr in `log`, below the recorder's priority (the words
+    /// never take the CPU the capture needs); its pid, nil if it could not start.
+    private static func startLogged(_ launch: ProcessLaunch, log: String) -> pid_t? {
+        var launch = launch
+        let started = FileSystem.withOpened(log, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600) { fd in
+            launch.errors = .descriptor(fd)
+            return try? launch.start()
+        }
+        guard let pid = started ?? nil else { return nil }
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), niceness)
+        return pid
     }
 
     /// Whether a recording is transcribed live, and with which engine (`RecordingSession`'s

@@ -32,8 +32,11 @@ package enum LiveWordsWorker {
         case noRecording
     }
 
+    /// `fromPage`: the recording is made in the served page, with no recorder on stdin: it
+    /// ends once the page's recording is no longer in progress (saved, cancelled, or saved
+    /// without its page), however many times the server restarts meanwhile.
     package static func run(
-        location: StoreLocation, id: ItemID, rate: Int, engine: any TranscriptionEngine
+        location: StoreLocation, id: ItemID, rate: Int, engine: any TranscriptionEngine, fromPage: Bool = false
     ) throws -> Outcome {
         let files = LiveWordsFiles(location: location)
         // Held while it runs: its files are not a dead transcriber's to sweep away.
@@ -49,21 +52,25 @@ package enum LiveWordsWorker {
         // The model loads while the first speech is still being said.
         engine.prepare()
         var control = RecorderControl()
+        let page = PageRecordings(location: location)
         var ended = false
         while true {
-            if !ended { ended = control.check() }
+            if !ended { ended = fromPage ? page.entry(id) == nil : control.check() }
             if let new = live.advance(final: ended) {
                 for segment in new { send(segment, words: files.words(id)) }
                 continue
             }
             if ended { break }
-            control.wait(milliseconds: 100)
+            if fromPage { usleep(250_000) } else { control.wait(milliseconds: 100) }
         }
-        let tapped = control.frames.map { live.framesRead >= $0 } ?? true
+        // A page's recording is cut to what was acknowledged before it is saved: the tap,
+        // the same file, ends where the recording does.
+        let tapped = fromPage || control.frames.map { live.framesRead >= $0 } ?? true
         try? FileSystem.remove(files.tap(id))
         // Whatever the outcome, nothing of it is left in the cache.
         defer { files.removeAll(of: id) }
-        guard let library = try waitForRecording(id, location: location, recorderKilled: control.frames == nil)
+        let recorderKilled = !fromPage && control.frames == nil
+        guard let library = try waitForRecording(id, location: location, recorderKilled: recorderKilled)
         else { return .noRecording }
         guard tapped && live.failures.isEmpty else {
             let whole = try Transcriber(library: library, paths: ["@\(id)"], all: false, force: true)

@@ -94,6 +94,9 @@ struct Transcribe: ParsableCommand {
     @Option(name: .customLong(LiveWords.rateOption), parsing: .unconditional, help: .hidden)
     var liveWordsRate: Int?
 
+    @Flag(name: .customLong(LiveWords.pageOption), help: .hidden)
+    var liveWordsOfPage = false
+
     func checkUsage() throws {
         if all && !paths.isEmpty { throw RecError.usage("--all", "cannot be combined with PATH") }
         if !all && paths.isEmpty { throw RecError.usage("transcribe", "needs a PATH or --all") }
@@ -212,7 +215,8 @@ extension Transcribe {
         }
         let location = try global.location()
         let chosen = try Transcription.engine(command: engine, storeDirectory: location.directory)
-        let outcome = try LiveWordsWorker.run(location: location, id: recording, rate: rate, engine: chosen)
+        let outcome = try LiveWordsWorker.run(
+            location: location, id: recording, rate: rate, engine: chosen, fromPage: liveWordsOfPage)
         Terminal.note("live words: \(outcome)")
     }
 }
