@@ -151,7 +151,10 @@ let package = Package(
         .testTarget(name: "RecAudioTests", dependencies: ["RecSystem", "RecValues", "RecAudio", "RecTestSupport"]),
         .testTarget(
             name: "RecTranscriptsTests",
-            dependencies: ["RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecTestSupport"]
+            dependencies: [
+                "RecSystem", "RecValues", "RecAudio", "RecTranscripts", "RecTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "RecStoreTests",

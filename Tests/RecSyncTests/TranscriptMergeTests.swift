@@ -24,6 +24,13 @@ private func transcript(_ engine: String, _ quality: Transcript.Quality, at ms: 
     // The same rank and time: the same choice whichever side merges.
     let a = transcript("whisper-cli", .good, at: 1000, "a")
     #expect(TranscriptMerge.oursIsBetter(a, engine) != TranscriptMerge.oursIsBetter(engine, a))
+    // Corrected by hand: it beats a newer engine's; of two corrections, the newer.
+    var corrected = transcript("pocketsphinx", .draft, at: 500)
+    corrected.corrected = true
+    #expect(TranscriptMerge.oursIsBetter(corrected, newer) && !TranscriptMerge.oursIsBetter(newer, corrected))
+    var later = corrected
+    later.created = Timestamp(millisecondsSinceEpoch: 900)
+    #expect(TranscriptMerge.oursIsBetter(later, corrected) && !TranscriptMerge.oursIsBetter(corrected, later))
 }
 
 @Test func transcriptsChangedOnOneSideOrBothMergeByTheRule() throws {

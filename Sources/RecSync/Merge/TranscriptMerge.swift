@@ -8,8 +8,8 @@ import RecValues
 
 /// `recnotes sync merge-driver --transcript %O %A %B %P`: git's merge driver for
 /// `transcripts/` (SYNC-INTERFACE.md). The same recording transcribed on both machines: the
-/// better transcript stays (an engine's beats the built-in PocketSphinx draft; otherwise the
-/// newer), reported as a "transcript" conflict. Changed on one side only: that side's.
+/// better transcript stays (one corrected by hand beats an engine's, an engine's beats the
+/// built-in PocketSphinx draft; otherwise the newer), reported as a "transcript" conflict. Changed on one side only: that side's.
 ///
 /// `<uuid>.txt` is the transcript's search index, derived from `<uuid>.json`; git merges the
 /// two files separately and in no set order, so the index is made again from the transcript
@@ -20,8 +20,9 @@ import RecValues
 package enum TranscriptMerge {
     /// Which of two transcripts changed on both sides stays: true for ours.
     package static func oursIsBetter(_ ours: Transcript, _ theirs: Transcript) -> Bool {
-        func rank(_ t: Transcript) -> (Int, Int, Timestamp) {
-            (t.engine == builtInEngine ? 0 : 1, t.quality == .draft ? 0 : 1, t.created)
+        // A correction by hand is the user's own words: it beats any engine's.
+        func rank(_ t: Transcript) -> (Int, Int, Int, Timestamp) {
+            (t.corrected ? 1 : 0, t.engine == builtInEngine ? 0 : 1, t.quality == .draft ? 0 : 1, t.created)
         }
         let (o, t) = (rank(ours), rank(theirs))
         if o != t { return o > t }

@@ -1,6 +1,7 @@
 /// The transcript's JSON form, the one home of it: the file kept per recording in
 /// `transcripts/<uuid>.json`, and `transcript --format json`.
-/// `{"engine", "model", "language" (when known), "created", "quality", "segments": [{"start", "end", "text",
+/// `{"engine", "model", "language" (when known), "created", "quality", "corrected": true (when it
+/// is), "segments": [{"start", "end", "text",
 /// "words": [{"start", "end", "text"}]}]}`; times in seconds, "start"/"end" null when unknown.
 package enum TranscriptCodec {
     package static func encode(_ transcript: Transcript) -> String {
@@ -11,6 +12,7 @@ package enum TranscriptCodec {
         if !transcript.language.isEmpty { w.field("language", transcript.language) }
         w.field("created", transcript.created.iso8601)
         w.field("quality", transcript.quality.rawValue)
+        if transcript.corrected { w.field("corrected", true) }
         w.key("segments")
         w.raw("[")
         for (i, segment) in transcript.segments.enumerated() {
@@ -92,6 +94,8 @@ package enum TranscriptCodec {
                     } else if key.equals("quality") {
                         let text = try r.readString()
                         transcript.quality = Transcript.Quality(rawValue: text) ?? .draft
+                    } else if key.equals("corrected") {
+                        transcript.corrected = try r.readBool()
                     } else if key.equals("segments") {
                         transcript.segments = try readSegments(&r)
                         seenSegments = true

@@ -45,6 +45,9 @@ package struct Transcript: Equatable, Sendable {
     package var created: Timestamp
     package var quality: Quality
     package var segments: [Segment]
+    /// Changed by hand since the engine made it (`transcript --edit`, `--replace`): never
+    /// replaced by `transcribe` without `--force`.
+    package var corrected = false
 
     package init(engine: String, model: String, created: Timestamp = .now(), quality: Quality, segments: [Segment]) {
         self.init(engine: engine, model: model, language: "", created: created, quality: quality, segments: segments)

@@ -55,7 +55,7 @@ struct Note: QuickCommand {
         if let set {
             try save(set == "-" ? try readStandardInput() : set, library: library)
         } else if edit || (Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)) {
-            guard let edited = try NoteEditor.edit(item.annotations.note, name: item.name) else {
+            guard let edited = try TextEditor.edit(item.annotations.note, name: item.name) else {
                 Terminal.warning("\(library.document.path(of: item.id)): note unchanged")
                 return
             }

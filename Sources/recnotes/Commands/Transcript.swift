@@ -12,6 +12,13 @@ struct ShowTranscript: ParsableCommand {
             As plain text (one segment a line), SRT or WebVTT subtitles, or the JSON kept in \
             transcripts/UUID.json. A recording without a transcript is an error (exit status 1): \
             run 'recnotes transcribe PATH' first.
+
+            --edit opens it in $VISUAL (else $EDITOR, else vi), a segment a line; --replace OLD \
+            NEW says OLD (one or more words, matched whole, their punctuation kept) as NEW, the \
+            first time it occurs or, with --all, every time. Either way the words that stay keep \
+            their times exactly, and new words take the time of the words they replace. A \
+            corrected transcript is marked so ("corrected": true in its JSON); 'transcribe' \
+            replaces it only with --force, and 'undo' takes the correction back.
             """
     )
 
@@ -23,11 +30,50 @@ struct ShowTranscript: ParsableCommand {
     @Option(parsing: .unconditional, help: "txt (the default), srt, vtt or json.")
     var format: TranscriptFormat = .txt
 
+    @Flag(help: "Correct it in $VISUAL or $EDITOR, a segment a line.")
+    var edit = false
+
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp("Say OLD (one or more words) as NEW, the first time it occurs.", valueName: "old new"))
+    var replace: [String] = []
+
+    @Flag(help: "With --replace, every time it occurs.")
+    var all = false
+
     func run() throws {
+        if edit && !replace.isEmpty { throw RecError.usage("--edit", "cannot be combined with --replace") }
+        if !replace.isEmpty && replace.count != 2 {
+            throw RecError.usage("--replace", "needs two values, OLD and NEW (quote words with spaces)")
+        }
+        if all && replace.isEmpty { throw RecError.usage("--all", "goes with --replace") }
         let library = try global.openLibrary()
         let item = try library.item(at: path)
         guard let recording = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
         let transcript = try TranscriptFiles(location: library.location).required(item.id, path: path)
+        let shownPath = library.document.path(of: item.id)
+        if edit {
+            let text = TranscriptCorrector.editable(transcript, path: shownPath)
+            guard let edited = try TextEditor.edit(text, what: "transcript", name: item.name),
+                case let corrected = transcript.correcting(
+                    texts: try TranscriptCorrector.texts(in: edited, for: transcript)),
+                corrected != transcript
+            else {
+                Terminal.warning("\(shownPath): transcript unchanged")
+                return
+            }
+            try TranscriptCorrector.save(corrected, for: item, in: library)
+            return
+        }
+        if replace.count == 2 {
+            let (corrected, replaced, left) = try TranscriptCorrector.replacing(
+                replace[0], with: replace[1], all: all, in: transcript)
+            try TranscriptCorrector.save(corrected, for: item, in: library)
+            let more = left > 0 ? "; \(left) more left, which --all replaces" : ""
+            Terminal.note(
+                "\(shownPath): \"\(replace[0])\" is now \"\(replace[1])\", \(Format.count(replaced, "time"))\(more)")
+            return
+        }
         let text = format.render(transcript, duration: recording.duration)
         print(format == .json ? text : Terminal.shown(text), terminator: "")
     }

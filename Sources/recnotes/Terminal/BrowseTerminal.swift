@@ -135,7 +135,7 @@ final class BrowseTerminal {
                     enter()
                     shown = nil
                 }
-                return try NoteEditor.edit(text, name: name)
+                return try TextEditor.edit(text, name: name)
             }, post: { [inbox] in inbox.post($0) })
         enter()
         defer {
