@@ -147,7 +147,7 @@ echo "recorder CPU, three takes each: $cpu_on s with live words, $cpu_off s with
 echo "  each on: $(cat "$work"/live{,2,3}.cpu | tr '\n' ' ')/ off: $(cat "$work"/quiet{,2,3}.cpu | tr '\n' ' ')/ beside: $(cat "$work"/beside{,2,3}.cpu | tr '\n' ' ')"
 bench_row recorder-cpu "CPU of the recorder itself, 3 takes of ${length} s, live words on" "$(bench_s "$cpu_on" 3)" \
   "off $(bench_s "$cpu_off" 3)" "$(bench_ratio "$cpu_on" "$cpu_off")" "≤ 1.1×"
-bench_row recorder-cpu-beside "the same, against off beside a loop spinning where the transcriber runs" \
+bench_row recorder-cpu-beside "CPU of the recorder, live words on, against off beside a loop spinning where the transcriber runs" \
   "$(bench_s "$cpu_on" 3)" "off, spinning $(bench_s "$cpu_beside" 3)" "$(bench_ratio "$cpu_on" "$cpu_beside")" "—"
 
 errors_of() { # TEXT: its word errors against the references
@@ -184,6 +184,6 @@ again=$(awk -v a="$remade_at" -v b="$exited" 'BEGIN { printf "%.2f", a - b }')
 echo "transcript saved $after s after record exited, made again from the whole $again s after"
 bench_row after-stop "a 60 s recording's transcript saved whole after record exits (wall)" "$(bench_s "$after")" \
   "—" "—" "≤ 5 s"
-bench_row remade "the same, made again from the whole recording (wall)" "$(bench_s "$again")" "—" "—" "—"
+bench_row remade "a 60 s recording's transcript made again from the whole after record exits (wall)" "$(bench_s "$again")" "—" "—" "—"
 
 BENCH_AREA="Transcription" BENCH_HOW="Real time on a PulseAudio null sink: the five LibriVox clips with 2 s of room noise between them, played while \`record --transcribe\` captures the monitor, Whisper tiny.en; recorder CPU from its rusage, three takes each way, and three without live words beside a loop spinning on the CPU the transcriber takes (the transcriber is not its child to wait for)." bench_record
