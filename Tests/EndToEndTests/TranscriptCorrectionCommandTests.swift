@@ -46,6 +46,8 @@ struct TranscriptCorrectionCommandTests {
         let json = try cli.run("transcript", "talk", "--format", "json").object()
         #expect(json["corrected"] as? Bool == true)
         #expect(try cli.run("find", "--text", "Zürich").stdout == "/talk\n")
+        // Not at a terminal and not asked to, the new name is not added to your words.
+        #expect(try cli.succeed("words").stdout == "")
         // transcribe leaves it; undo takes the correction back.
         let again = try cli.run(["transcribe", "talk"], environment: ["RECNOTES_TRANSCRIBER": nil])
         #expect(again.status == 0)
@@ -53,6 +55,10 @@ struct TranscriptCorrectionCommandTests {
         #expect(try cli.run("history", "--json").stdout.contains("transcript of /talk corrected"))
         try cli.succeed("undo", "-q")
         #expect(try Self.words(cli).map(\.0) == before.map(\.0))
+        // --add-words: the names it brings in become your words.
+        let added = try cli.run("transcript", "talk", "--replace", target.0, "Dashwood Zürich", "--add-words")
+        #expect(added.status == 0 && added.stderr.contains("recnotes: words: added Dashwood, Zürich"), "\(added)")
+        #expect(try cli.succeed("words").lines == ["Dashwood", "Zürich"])
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: clip), "needs pocketsphinx-testdata"))

@@ -102,6 +102,23 @@ package enum TranscriptCorrector {
         }
     }
 
+    /// The names a correction brought in that are not among your words: the words of
+    /// `corrected` with a capital letter that `original` does not have, without their
+    /// punctuation, each once, in order.
+    package static func newNames(in corrected: Transcript, comparedTo original: Transcript, vocabulary: [String])
+        -> [String]
+    {
+        func words(_ t: Transcript) -> [String] {
+            t.segments.flatMap { $0.text.split(whereSeparator: \.isWhitespace).map { String(bare(String($0))) } }
+        }
+        let had = Set(words(original)).union(vocabulary.map { $0 })
+        var seen = Set<String>()
+        return words(corrected).filter { word in
+            word.contains { $0.isUppercase } && !had.contains(word)
+                && !vocabulary.contains { $0.lowercased() == word.lowercased() } && seen.insert(word).inserted
+        }
+    }
+
     /// A word without the punctuation around it ("Dashwood," → "Dashwood"); a word that is
     /// all punctuation is itself.
     private static func bare(_ word: String) -> Substring {

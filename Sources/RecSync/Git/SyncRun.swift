@@ -109,6 +109,7 @@ package enum SyncRun {
         report.content = content
         try recover(git, location: location)
         try SyncSetup.writeDriverConfig(git, executable: executable)
+        _ = try SyncSetup.writeFiles(location)
         let branch = try currentBranch(git)
 
         // A remote that cannot be reached (a USB disk unplugged, a host down) is named in the
@@ -424,7 +425,7 @@ package enum SyncRun {
         }
         // Deleted or changed audio, the other documents and transcripts; never a new audio
         // file (annexNewAudio chose those and staged them in git's index, copied above).
-        let paths = [".gitignore", ".gitattributes", "transcripts"].filter {
+        let paths = [".gitignore", ".gitattributes", "transcripts", Vocabulary.fileName].filter {
             FileSystem.exists(git.directory + "/" + $0)
         }
         if !paths.isEmpty { try staging.require(["add", "-A", "--"] + paths, what: "sync") }

@@ -25,13 +25,14 @@ package enum SyncSetup {
         """
 
     /// git-annex takes audio/ (annex.largefiles), git the rest; store.json and transcripts
-    /// merge through recnotes (SYNC-INTERFACE.md).
+    /// merge through recnotes (SYNC-INTERFACE.md), your words (`Vocabulary`) line by line.
     package static let attributes = """
         # Written by recnotes sync init.
         * annex.largefiles=nothing
         /audio/** annex.largefiles=anything
         /store.json merge=recnotes
         /transcripts/** merge=recnotes-transcript
+        /words.txt merge=union
 
         """
 
@@ -47,14 +48,7 @@ package enum SyncSetup {
             try git.run(["init", "-q"], what: "sync init")
             said.append("made \(location.directory) a git repository")
         }
-        for (name, text) in [(".gitignore", ignored), (".gitattributes", attributes)] {
-            let path = location.directory + "/" + name
-            let bytes = Array(text.utf8)
-            if (try? FileSystem.read(path)) != bytes {
-                try FileSystem.writeAtomically(bytes, to: path)
-                said.append("wrote \(name)")
-            }
-        }
+        said += try writeFiles(location).map { "wrote \($0)" }
         let current = machineName(git)
         let name = machine ?? current ?? hostName()
         if current != name {
@@ -70,6 +64,22 @@ package enum SyncSetup {
             said.append("git-annex initialised (audio/ travels through git-annex)")
         }
         return said
+    }
+
+    /// .gitignore and .gitattributes as this recnotes writes them, where they differ (a
+    /// repository made by an older one is brought up to date by its next sync); the names
+    /// of those written.
+    package static func writeFiles(_ location: StoreLocation) throws -> [String] {
+        var written: [String] = []
+        for (name, text) in [(".gitignore", ignored), (".gitattributes", attributes)] {
+            let path = location.directory + "/" + name
+            let bytes = Array(text.utf8)
+            if (try? FileSystem.read(path)) != bytes {
+                try FileSystem.writeAtomically(bytes, to: path)
+                written.append(name)
+            }
+        }
+        return written
     }
 
     /// The merge drivers' commands name the running binary; re-written in case it moved.

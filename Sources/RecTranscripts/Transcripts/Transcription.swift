@@ -9,12 +9,13 @@ package enum Transcription {
     /// (`recnotes engine install whisper`), else the built-in PocketSphinx. A command of
     /// `pocketsphinx` or `whisper` names that engine; any other is an external command.
     /// `model` and `language` are Whisper's (a model name or directory; a language code or
-    /// `auto`).
+    /// `auto`); Whisper is told your words (`Vocabulary`) too.
     package static func engine(
         command: String? = nil, timeout: Double? = nil, storeDirectory: String? = nil, model: String? = nil,
         language: String? = nil
     ) throws(RecError) -> any TranscriptionEngine {
         let installation = storeDirectory.map { WhisperInstallation(storeDirectory: $0) }
+        let prompt = storeDirectory.flatMap { Vocabulary(storeDirectory: $0).prompt }
         func named(_ command: String) throws(RecError) -> any TranscriptionEngine {
             switch command.trimmingBlanks() {
             case "pocketsphinx": return PocketSphinxEngine()
@@ -22,7 +23,7 @@ package enum Transcription {
                 guard let installation else {
                     throw .transcribe(WhisperInstallation.name, "no store directory to find the engine in")
                 }
-                return try WhisperEngine(installation: installation, model: model, language: language)
+                return try WhisperEngine(installation: installation, model: model, language: language, prompt: prompt)
             default: return try ExternalEngine(command: command, timeout: timeout)
             }
         }
@@ -33,7 +34,7 @@ package enum Transcription {
             return try named(variable)
         }
         if let installation, installation.isInstalled {
-            return try WhisperEngine(installation: installation, model: model, language: language)
+            return try WhisperEngine(installation: installation, model: model, language: language, prompt: prompt)
         }
         return PocketSphinxEngine()
     }

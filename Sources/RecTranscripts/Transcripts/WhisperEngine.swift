@@ -69,6 +69,9 @@ package final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
     package let modelPath: String
     /// The language asked for: a code, "auto", or nil for the model's own (English for tiny.en).
     package let language: String?
+    /// Your words, as the text Whisper is told came before (its initial prompt): a name in
+    /// it is what the decoder expects to hear.
+    package let prompt: String?
     package var hearsBetterWhole: Bool { true }
     /// The niceness the worker runs at.
     package static let niceness: Int32 = 10
@@ -76,7 +79,9 @@ package final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
     private var worker: Worker?
     private var temporary: String?
 
-    package init(installation: WhisperInstallation, model: String? = nil, language: String? = nil) throws(RecError) {
+    package init(
+        installation: WhisperInstallation, model: String? = nil, language: String? = nil, prompt: String? = nil
+    ) throws(RecError) {
         guard FileSystem.exists(installation.python) else {
             throw .transcribe(WhisperInstallation.name, "not installed ('recnotes engine install whisper' installs it)")
         }
@@ -85,6 +90,7 @@ package final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
         self.model = resolved.name
         self.modelPath = resolved.path
         self.language = language
+        self.prompt = prompt
     }
 
     deinit {
@@ -115,6 +121,7 @@ package final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
         request.beginObject()
         request.field("wav", wav)
         request.field("language", language ?? (model.hasSuffix(".en") ? "en" : "auto"))
+        if let prompt { request.field("prompt", prompt) }
         request.endObject()
         request.raw("\n")
         do {

@@ -7,7 +7,7 @@ enum WhisperWorker {
         """recnotes' Whisper worker: faster-whisper behind a pipe.
 
         recnotes starts it once per command and sends one JSON line per recording on stdin:
-            {"wav": "/path/to/16k-mono.wav", "language": "en" | "auto" | null}
+            {"wav": "/path/to/16k-mono.wav", "language": "en" | "auto" | null, "prompt": "Dashwood, Zürich."}
         It answers on stdout with JSON lines:
             {"ready": {"model": ..., "pid": ...}}           once, when the model is loaded
             {"progress": 0.42}                              while a recording is decoded
@@ -112,6 +112,7 @@ enum WhisperWorker {
                         word_timestamps=True,
                         vad_filter=True,
                         condition_on_previous_text=False,
+                        initial_prompt=request.get("prompt") or None,
                     )
                     detected = detected or info.language
                     for piece in pieces:
@@ -203,6 +204,8 @@ enum WhisperWorker {
                     if log:
                         with wave.open(request["wav"], "rb") as wav, open(log, "a") as f:
                             f.write(f"decode {wav.getnframes() / RATE:.3f}\n")
+                            if request.get("prompt"):
+                                f.write(f"prompt {request['prompt']}\n")
                     send({"done": transcribe(model, np, request)})
                 except Exception as error:  # one recording's failure is reported, the next one tried
                     send({"error": str(error) or type(error).__name__})

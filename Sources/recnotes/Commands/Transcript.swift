@@ -4,6 +4,10 @@ import RecStore
 import RecSystem
 import RecValues
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct ShowTranscript: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "transcript",
@@ -41,12 +45,20 @@ struct ShowTranscript: ParsableCommand {
     @Flag(help: "With --replace, every time it occurs.")
     var all = false
 
+    @Flag(
+        name: .customLong("add-words"), inversion: .prefixedNo,
+        help: "Add the names a correction brings in to your words ('recnotes words'); at a terminal it asks.")
+    var addWords: Bool?
+
     func run() throws {
         if edit && !replace.isEmpty { throw RecError.usage("--edit", "cannot be combined with --replace") }
         if !replace.isEmpty && replace.count != 2 {
             throw RecError.usage("--replace", "needs two values, OLD and NEW (quote words with spaces)")
         }
         if all && replace.isEmpty { throw RecError.usage("--all", "goes with --replace") }
+        if addWords != nil && !edit && replace.isEmpty {
+            throw RecError.usage("--add-words", "goes with --edit or --replace")
+        }
         let library = try global.openLibrary()
         let item = try library.item(at: path)
         guard let recording = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
@@ -63,6 +75,7 @@ struct ShowTranscript: ParsableCommand {
                 return
             }
             try TranscriptCorrector.save(corrected, for: item, in: library)
+            try offerNames(corrected, comparedTo: transcript, library: library)
             return
         }
         if replace.count == 2 {
@@ -72,9 +85,27 @@ struct ShowTranscript: ParsableCommand {
             let more = left > 0 ? "; \(left) more left, which --all replaces" : ""
             Terminal.note(
                 "\(shownPath): \"\(replace[0])\" is now \"\(replace[1])\", \(Format.count(replaced, "time"))\(more)")
+            try offerNames(corrected, comparedTo: transcript, library: library)
             return
         }
         let text = format.render(transcript, duration: recording.duration)
         print(format == .json ? text : Terminal.shown(text), terminator: "")
+    }
+
+    /// The names the correction brought in, added to your words: with --add-words; at a
+    /// terminal without it or --no-add-words, once asked (one question for them all).
+    private func offerNames(_ corrected: Transcript, comparedTo original: Transcript, library: Library) throws {
+        let vocabulary = Vocabulary(storeDirectory: library.location.directory)
+        let names = TranscriptCorrector.newNames(in: corrected, comparedTo: original, vocabulary: vocabulary.words)
+        guard !names.isEmpty, addWords != false else { return }
+        if addWords == nil {
+            guard Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDERR_FILENO) else { return }
+            let listed = names.map { "\"\($0)\"" }.joined(separator: ", ")
+            Terminal.writeStderr("Add \(listed) to your words, so that transcription expects them? [y/N] ")
+            let answer = String((readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }).lowercased()
+            guard answer == "y" || answer == "yes" else { return }
+        }
+        _ = try vocabulary.add(names)
+        Terminal.note("words: added \(names.joined(separator: ", "))")
     }
 }
