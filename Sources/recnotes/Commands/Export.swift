@@ -77,6 +77,30 @@ struct Export: ParsableCommand {
     @Option(parsing: .unconditional, help: "wav, flac, opus, vorbis or mp3.")
     var format: AudioFormat?
 
+    @Option(
+        name: .customLong("markdown"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Write the recording as a Markdown note to FILE (- for stdout); with -r, a note each into DIR.",
+            valueName: "file"))
+    var markdown: String?
+
+    @Flag(
+        name: [.customShort("r"), .customLong("recursive")],
+        help: "With --markdown: PATH is a folder, every recording under it.")
+    var recursive = false
+
+    @Option(
+        name: .customLong("link-base"), parsing: .unconditional,
+        help: ArgumentHelp("With --markdown: times link to the served page there (http://host:8930).", valueName: "url")
+    )
+    var linkBase: String?
+
+    @Flag(help: "With --markdown: the audio as an Obsidian wikilink, ![[file]].")
+    var wikilinks = false
+
+    @Flag(name: .customLong("copy-audio"), help: "With --markdown: copy the audio beside the note, and show it there.")
+    var copyAudio = false
+
     @Flag(
         help:
             "Only the audio between the recording's trim points ('recnotes trim'); decodes even into the stored format."
@@ -151,6 +175,13 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
+        if let markdown { return try exportMarkdown(to: markdown) }
+        for (given, name) in [
+            (recursive, "-r"), (linkBase != nil, "--link-base"), (wikilinks, "--wikilinks"),
+            (copyAudio, "--copy-audio"),
+        ] where given {
+            throw RecError.usage(name, "goes with --markdown")
+        }
         try Self.checkLevel(level)
         try Self.checkGain(gain)
         if gain != nil && markers != nil {
@@ -211,5 +242,46 @@ struct Export: ParsableCommand {
         let title = exporter.item.name
         try exporter.run { events.handle($0, title: title) }
         for sidecar in sidecars { try Exporter.write(text: sidecar.text, to: sidecar.file, replacing: force) }
+    }
+}
+
+extension Export {
+    /// `--markdown`: the note (or, with -r, a note for each recording under the folder).
+    private func exportMarkdown(to destination: String) throws {
+        let audioOptions: [(Bool, String)] = [
+            (file != nil, "FILE"), (format != nil, "--format"), (markers != nil, "--markers"),
+            (transcript, "--transcript"),
+            (speed != nil, "--speed"), (level != nil, "--level"), (gain != nil, "--gain"), (denoise, "--denoise"),
+            (trimmed, "--trimmed"), (progress != nil, "--progress"),
+        ]
+        if let (_, name) = audioOptions.first(where: { $0.0 }) {
+            throw RecError.usage(name, "is for audio; --markdown writes a note")
+        }
+        if let linkBase, !(linkBase.hasPrefix("http://") || linkBase.hasPrefix("https://")) {
+            throw RecError.usage("--link-base", "'\(linkBase)' is not an http:// or https:// URL")
+        }
+        let library = try global.openLibrary()
+        let item = try library.item(at: path)
+        let export = MarkdownExport(
+            library: library, options: MarkdownNote.Options(linkBase: linkBase, wikilinks: wikilinks),
+            copyAudio: copyAudio, replacing: force)
+        if recursive {
+            guard item.isFolder else {
+                throw RecError.failure(path, "is a recording, not a folder (-r exports folders)")
+            }
+            guard destination != "-" else { throw RecError.usage("--markdown", "with -r names a directory, not -") }
+            let count = try export.write(folder: item, into: destination)
+            if !Output.quiet { print("exported \(Format.count(count, "note")) into \(destination)") }
+            return
+        }
+        guard item.recording != nil else {
+            throw RecError.failure(path, "is a folder, not a recording (-r exports a folder's recordings)")
+        }
+        if destination == "-" {
+            if copyAudio { throw RecError.usage("--copy-audio", "needs a FILE to copy the audio beside") }
+            print(try export.text(of: item, for: nil), terminator: "")
+        } else {
+            try export.write(item, to: destination)
+        }
     }
 }
