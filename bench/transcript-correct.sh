@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Correcting a transcript, with hyperfine: `transcript PATH --replace OLD NEW` of one word in an
+# Correcting a transcript, with hyperfine: `transcript PATH --replace OLD --with NEW` of one word in an
 # hour's transcript (9,000 words in 450 segments, each word with its time, bench/gen-transcripts),
 # in a store of 100 recordings, beside the peer a user without recnotes has: sed replacing the
 # word in the transcript kept as a text file (no times, no undo, no index). Measured:
@@ -30,7 +30,7 @@ old=$(jq -r '[.segments[].words[].text] | group_by(.) | map(select(length == 1))
 [[ -n $old && $old != null ]] || { echo "transcript-correct: no word said once" >&2; exit 1; }
 
 jq -c '[.segments[].words[]]' "$json" >"$work/before.json"
-$s transcript "@$uuid" --replace "$old" Zürich -q
+$s transcript "@$uuid" --replace "$old" --with Zürich -q
 jq -c '[.segments[].words[]]' "$json" >"$work/after.json"
 moved=$(jq -n --slurpfile a "$work/before.json" --slurpfile b "$work/after.json" --arg old "$old" \
   '[range(0; $a[0] | length) as $i | select($a[0][$i].text != $old and $a[0][$i] != $b[0][$i])] | length')
@@ -39,7 +39,7 @@ $s undo -q
 
 hyperfine --warmup 2 --runs "$runs" --export-json "$out/transcript-correct.json" \
   -n "transcript --replace" --prepare "$s undo -q 2>/dev/null || true" \
-  "$s transcript @$uuid --replace $old Zürich -q" \
+  "$s transcript @$uuid --replace $old --with Zürich -q" \
   -n "sed on the text" --prepare "cp $work/plain.orig $plain" \
   "sed -i '0,/\\b$old\\b/s//Zürich/' $plain"
 replace=$(bench_mean "$out/transcript-correct.json" "transcript --replace")

@@ -2,7 +2,7 @@ import Foundation
 import RecSystem
 import Testing
 
-/// `transcript PATH --replace OLD NEW` and `--edit`: the words corrected, the times of the
+/// `transcript PATH --replace OLD --with NEW` and `--edit`: the words corrected, the times of the
 /// others exactly as the engine gave them, marked as corrected, searchable, taken back by
 /// `undo`, and kept from `transcribe` without `--force`. The transcript is the built-in
 /// PocketSphinx's of a LibriVox sentence (word times of a real engine).
@@ -31,7 +31,7 @@ struct TranscriptCorrectionCommandTests {
         let (cli, before) = try transcribed()
         #expect(before.count >= 4, "\(before)")
         let target = before[before.count / 2]
-        let replaced = try cli.run("transcript", "talk", "--replace", target.0, "Zürich")
+        let replaced = try cli.run("transcript", "talk", "--replace", target.0, "--with", "Zürich")
         #expect(replaced.status == 0, "\(replaced.stderr)")
         #expect(
             replaced.stderr.hasPrefix("recnotes: /talk: \"\(target.0)\" is now \"Zürich\", 1 time"),
@@ -56,7 +56,7 @@ struct TranscriptCorrectionCommandTests {
         try cli.succeed("undo", "-q")
         #expect(try Self.words(cli).map(\.0) == before.map(\.0))
         // --add-words: the names it brings in become your words.
-        let added = try cli.run("transcript", "talk", "--replace", target.0, "Dashwood Zürich", "--add-words")
+        let added = try cli.run("transcript", "talk", "--replace", target.0, "--with", "Dashwood Zürich", "--add-words")
         #expect(added.status == 0 && added.stderr.contains("recnotes: words: added Dashwood, Zürich"), "\(added)")
         #expect(try cli.succeed("words").lines == ["Dashwood", "Zürich"])
     }
@@ -67,10 +67,13 @@ struct TranscriptCorrectionCommandTests {
         let store = cli.storeBytes
         let transcript = try cli.run("transcript", "talk", "--format", "json").stdout
         for (arguments, message) in [
-            (["--replace", "xylophone", "x"], "recnotes: transcript: \"xylophone\" is not in the transcript"),
-            (["--replace", "one"], "recnotes: --replace: needs two values, OLD and NEW (quote words with spaces)"),
+            (
+                ["--replace", "xylophone", "--with", "x"],
+                "recnotes: transcript: \"xylophone\" is not in the transcript"
+            ),
+            (["--replace", "one"], "recnotes: --replace: --replace OLD goes with --with NEW"),
             (["--all"], "recnotes: --all: goes with --replace"),
-            (["--edit", "--replace", "a", "b"], "recnotes: --edit: cannot be combined with --replace"),
+            (["--edit", "--replace", "a", "--with", "b"], "recnotes: --edit: cannot be combined with --replace"),
         ] {
             let run = try cli.run(["transcript", "talk"] + arguments)
             #expect(run.status != 0 && run.stderr == message + "\n", "\(arguments): \(run)")

@@ -3,7 +3,7 @@ import RecSystem
 import RecTranscripts
 import RecValues
 
-/// `transcript PATH --edit` and `--replace OLD NEW`: a transcript's words corrected by hand,
+/// `transcript PATH --edit` and `--replace OLD --with NEW`: a transcript's words corrected by hand,
 /// their times kept (`Transcript.correcting`), saved as `transcribe` saves one (under the store
 /// lock, the one it replaces kept for `undo`) and marked as corrected, which sync prefers to
 /// any engine's transcript of the recording.

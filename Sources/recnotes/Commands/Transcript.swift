@@ -18,7 +18,7 @@ struct ShowTranscript: ParsableCommand {
             run 'recnotes transcribe PATH' first.
 
             --edit opens it in $VISUAL (else $EDITOR, else vi), a segment a line; --replace OLD \
-            NEW says OLD (one or more words, matched whole, their punctuation kept) as NEW, the \
+            --with NEW says OLD (one or more words, matched whole, their punctuation kept) as NEW, the \
             first time it occurs or, with --all, every time. Either way the words that stay keep \
             their times exactly, and new words take the time of the words they replace. A \
             corrected transcript is marked so ("corrected": true in its JSON); 'transcribe' \
@@ -38,9 +38,15 @@ struct ShowTranscript: ParsableCommand {
     var edit = false
 
     @Option(
-        parsing: .upToNextOption,
-        help: ArgumentHelp("Say OLD (one or more words) as NEW, the first time it occurs.", valueName: "old new"))
-    var replace: [String] = []
+        parsing: .unconditional,
+        help: ArgumentHelp("Say OLD (one or more words) as --with's words, the first time it occurs.", valueName: "old")
+    )
+    var replace: String?
+
+    @Option(
+        name: .customLong("with"), parsing: .unconditional,
+        help: ArgumentHelp("What --replace says instead (empty to take the words out).", valueName: "new"))
+    var replacement: String?
 
     @Flag(help: "With --replace, every time it occurs.")
     var all = false
@@ -51,12 +57,12 @@ struct ShowTranscript: ParsableCommand {
     var addWords: Bool?
 
     func run() throws {
-        if edit && !replace.isEmpty { throw RecError.usage("--edit", "cannot be combined with --replace") }
-        if !replace.isEmpty && replace.count != 2 {
-            throw RecError.usage("--replace", "needs two values, OLD and NEW (quote words with spaces)")
+        if edit && replace != nil { throw RecError.usage("--edit", "cannot be combined with --replace") }
+        if (replace == nil) != (replacement == nil) {
+            throw RecError.usage(replace == nil ? "--with" : "--replace", "--replace OLD goes with --with NEW")
         }
-        if all && replace.isEmpty { throw RecError.usage("--all", "goes with --replace") }
-        if addWords != nil && !edit && replace.isEmpty {
+        if all && replace == nil { throw RecError.usage("--all", "goes with --replace") }
+        if addWords != nil && !edit && replace == nil {
             throw RecError.usage("--add-words", "goes with --edit or --replace")
         }
         let library = try global.openLibrary()
@@ -78,13 +84,13 @@ struct ShowTranscript: ParsableCommand {
             try offerNames(corrected, comparedTo: transcript, library: library)
             return
         }
-        if replace.count == 2 {
+        if let replace, let replacement {
             let (corrected, replaced, left) = try TranscriptCorrector.replacing(
-                replace[0], with: replace[1], all: all, in: transcript)
+                replace, with: replacement, all: all, in: transcript)
             try TranscriptCorrector.save(corrected, for: item, in: library)
             let more = left > 0 ? "; \(left) more left, which --all replaces" : ""
             Terminal.note(
-                "\(shownPath): \"\(replace[0])\" is now \"\(replace[1])\", \(Format.count(replaced, "time"))\(more)")
+                "\(shownPath): \"\(replace)\" is now \"\(replacement)\", \(Format.count(replaced, "time"))\(more)")
             try offerNames(corrected, comparedTo: transcript, library: library)
             return
         }
