@@ -30,7 +30,8 @@ struct Recnotes: ParsableCommand {
             Trash.self, Undo.self, History.self, Check.self, Import.self, Export.self, Devices.self,
             Status.self, Pause.self, Resume.self, Toggle.self, Seek.self, Speed.self, Stop.self,
             Note.self, Tag.self, Tags.self, Mark.self, Marks.self, Unmark.self, Trim.self, Enhance.self,
-            Transcribe.self, ShowTranscript.self, ShowTopics.self, Words.self, Engine.self, Browse.self, Sync.self,
+            Transcribe.self, ShowTranscript.self, ShowTopics.self, ShowChapters.self, Words.self, Engine.self,
+            Browse.self, Sync.self,
             Get.self, Drop.self,
             Serve.self,
         ]
