@@ -108,6 +108,8 @@ package final class RemoteFollower: @unchecked Sendable {
         var writtenSpeed = mailbox.speed
         var lastWrite = MonotonicClock.now()
         var reread = true
+        // When a command was last acknowledged (see `grace`).
+        var lastCommand: Double?
         while true {
             if reread, let state = ViewStateStore.peek(location), state.isOwn(job, id: id, pid: pid),
                 let control = state.control(of: job)
@@ -135,6 +137,7 @@ package final class RemoteFollower: @unchecked Sendable {
                     return last.paused || abs(Double(now.frames) - expected) > Double(sampleRate) / 2
                 } ?? false
             if now.applied > acknowledged || speed != writtenSpeed || strayed || (due && moved) {
+                if now.applied > acknowledged { lastCommand = MonotonicClock.now() }
                 acknowledge(now)
                 acknowledged = max(acknowledged, now.applied)
                 written = (now.paused, now.frames)
@@ -155,6 +158,19 @@ package final class RemoteFollower: @unchecked Sendable {
                     job == .playback
                     && ((written.map { $0 != (final.paused, final.frames) } ?? true) || mailbox.speed != writtenSpeed)
                 let closing = closing.withLock { $0 }
+                // A command applied just before the job ended (a resume of the last seconds on
+                // a device faster than real time): acknowledged in a write of its own, and the
+                // sender given a moment to read it, before the end takes the entry away.
+                if closing != nil {
+                    if final.applied > acknowledged {
+                        acknowledge(final)
+                        acknowledged = final.applied
+                        lastCommand = MonotonicClock.now()
+                    }
+                    if let lastCommand, case let since = MonotonicClock.now() - lastCommand, since < Self.grace {
+                        usleep(useconds_t((Self.grace - since) * 1_000_000))
+                    }
+                }
                 if final.applied > acknowledged || moved || closing != nil { acknowledge(final, closing: closing) }
                 return
             // A timeout rereads too: a wake signal that went to a thread not blocking it
@@ -164,6 +180,11 @@ package final class RemoteFollower: @unchecked Sendable {
             }
         }
     }
+
+    /// How long after acknowledging a command a job's end may come (seconds): its sender
+    /// peeks the view state as soon as it changes, but on a busy machine may be scheduled
+    /// late, and must find the acknowledgement before the end takes the entry away.
+    static let grace = 0.5
 
     private func acknowledge(
         _ now: (applied: Int, paused: Bool, frames: Int64),
