@@ -46,6 +46,21 @@ package enum RecordingTopics {
         }
     }
 
+    /// `topics --json` and the server's `/api/topics`: `[{"term", "count", "weight", "times"}]`,
+    /// times in seconds.
+    package static func json(_ topics: [Topic]) -> String {
+        var w = JSONWriter()
+        w.array(topics) { w, topic in
+            w.beginObject()
+            w.field("term", topic.term)
+            w.field("count", topic.count)
+            w.field("weight", (topic.weight * 1000).rounded() / 1000)
+            w.field("times", topic.times.map { ($0 * 1000).rounded() / 1000 }) { $0.double($1) }
+            w.endObject()
+        }
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
     /// Where `term` is said in `transcript`.
     static func times(of term: String, in transcript: Transcript) -> [Double] {
         let wanted = term.split(separator: " ").map(String.init)

@@ -29,39 +29,13 @@ struct ShowChapters: ParsableCommand {
     func run() throws {
         let library = try global.openLibrary()
         let item = try library.item(at: path)
-        guard let info = item.recording else { throw RecError.failure(path, "is a folder, not a recording") }
-        let shown = library.document.path(of: item.id)
-        let transcript = try TranscriptFiles(location: library.location).required(item.id, path: shown)
-        let chapters = Chapters.of(transcript)
-        if apply {
-            if library.isReadOnly { throw library.documents.readOnlyError }
-            library.documents.summary = "chapters of \(shown) added as markers"
-            let rate = Double(info.sampleRate)
-            try library.documents.transaction { tx in
-                for chapter in chapters {
-                    let label = chapter.words.joined(separator: ", ")
-                    let frame = Int64((chapter.start * rate).rounded())
-                    let present = tx.document[item.id]?.annotations.markers.contains {
-                        $0.label == label && abs(Double($0.frame - frame)) <= rate
-                    }
-                    if present == true { continue }
-                    try tx.addMarker(to: item.id, Marker(frame: frame, label: String(label.prefix(200))))
-                }
-            }
-        }
+        let chapters = try RecordingChapters.of(item, in: library)
+        if apply { try RecordingChapters.apply(chapters, to: item, in: library) }
         if output.json {
-            var w = JSONWriter()
-            w.array(chapters) { w, chapter in
-                w.beginObject()
-                w.field("start", (chapter.start * 1000).rounded() / 1000)
-                w.key("words")
-                w.strings(chapter.words)
-                w.endObject()
-            }
-            print(String(decoding: w.bytes, as: UTF8.self))
+            print(RecordingChapters.json(chapters))
         } else if !apply || !Output.quiet {
             for chapter in chapters {
-                print(Terminal.shown("\(Format.clock(chapter.start))  \(chapter.words.joined(separator: ", "))"))
+                print(Terminal.shown("\(Format.clock(chapter.start))  \(RecordingChapters.label(chapter))"))
             }
         }
     }

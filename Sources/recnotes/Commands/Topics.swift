@@ -33,16 +33,7 @@ struct ShowTopics: ParsableCommand {
         guard item.recording != nil else { throw RecError.failure(path, "is a folder, not a recording") }
         let topics = try RecordingTopics.of(item, in: library, limit: count)
         if output.json {
-            var w = JSONWriter()
-            w.array(topics) { w, topic in
-                w.beginObject()
-                w.field("term", topic.term)
-                w.field("count", topic.count)
-                w.field("weight", (topic.weight * 1000).rounded() / 1000)
-                w.field("times", topic.times.map { ($0 * 1000).rounded() / 1000 }) { $0.double($1) }
-                w.endObject()
-            }
-            print(String(decoding: w.bytes, as: UTF8.self))
+            print(RecordingTopics.json(topics))
             return
         }
         let width = topics.map { $0.term.count }.max() ?? 0
