@@ -17,9 +17,7 @@ package enum TranscriptCorrector {
 
 
             """
-        for segment in transcript.segments {
-            text += "[\(segment.start.map(Format.duration) ?? "--:--")] \(segment.text)\n"
-        }
+        text += TranscriptFormat.timedLines(transcript)
         return text
     }
 

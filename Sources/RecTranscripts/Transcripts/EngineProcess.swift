@@ -18,19 +18,33 @@ struct EngineProcess {
     static let stderrLimit = 8192
 
     /// `started` is told the engine's pid (its process group's too) once it runs.
-    /// Once `cancel` is set, the engine's group is killed within about 0.2 s.
+    /// Once `cancel` is set, the engine's group is killed within about 0.2 s. `input`: its
+    /// standard input (a summarizer reads the transcript there).
     static func run(
-        _ argv: [String], timeout seconds: Double, cancel: CancelFlag? = nil, started: (pid_t) -> Void = { _ in }
+        _ argv: [String], timeout seconds: Double, input: ChildStream = .null, cancel: CancelFlag? = nil,
+        started: (pid_t) -> Void = { _ in }
     ) throws(Failure) -> CapturedRun {
         // Nothing else of ours (closeInherited): a descriptor inherited by mistake (a caller's
         // pipe) would keep that pipe open for as long as the engine, or an orphan of it, runs.
         // Its own process group, so that a timeout kills whatever it started too.
         var launch = ProcessLaunch(argv)
-        launch.input = .null
+        launch.input = input
         launch.ownProcessGroup = true
         launch.closeInherited = true
         return try launch.capture(
             timeout: seconds, outputLimit: outputLimit, stderrLimit: stderrLimit,
             isCancelled: cancel.map { flag in { flag.isCancelled } }, started: started)
+    }
+
+    /// How a run that did not exit with status 0 ended, with the last line it wrote to stderr:
+    /// "exited with status 3: no model"; nil when it succeeded.
+    static func fault(of outcome: CapturedRun) -> String? {
+        if let signal = outcome.ended.signal {
+            return "killed by signal \(signal)" + ExternalEngine.lastLine(outcome.stderr)
+        }
+        if let status = outcome.ended.code, status != 0 {
+            return "exited with status \(status)" + ExternalEngine.lastLine(outcome.stderr)
+        }
+        return nil
     }
 }

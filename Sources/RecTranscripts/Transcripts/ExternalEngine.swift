@@ -97,12 +97,7 @@ package struct ExternalEngine: TranscriptionEngine {
         } catch {
             throw .transcribe(name, "printed more than \(EngineProcess.outputLimit >> 20) MB (killed)")
         }
-        if let signal = outcome.ended.signal {
-            throw .transcribe(name, "killed by signal \(signal)" + Self.lastLine(outcome.stderr))
-        }
-        if let status = outcome.ended.code, status != 0 {
-            throw .transcribe(name, "exited with status \(status)" + Self.lastLine(outcome.stderr))
-        }
+        if let fault = EngineProcess.fault(of: outcome) { throw .transcribe(name, fault) }
         var output = outcome.stdout
         if !output.contains(where: { !Self.isBlank($0) }), let written = Self.writtenOutput(in: directory) {
             output = written

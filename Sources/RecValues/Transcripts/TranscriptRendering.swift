@@ -32,6 +32,12 @@ package enum TranscriptFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// A segment a line, each after its start as `[01:23]` (`[--:--]` when it has none): what
+    /// `transcript --edit` shows in the editor and what a summarizer reads on its input.
+    package static func timedLines(_ transcript: Transcript) -> String {
+        transcript.segments.map { "[\($0.start.map(Format.duration) ?? "--:--")] \($0.text)\n" }.joined()
+    }
+
     /// `00:01:02,345` (SRT) or `00:01:02.345` (WebVTT).
     static func clock(_ seconds: Double, vtt: Bool) -> String {
         clock(milliseconds: Int64((max(0, seconds) * 1000).rounded()), vtt: vtt)
