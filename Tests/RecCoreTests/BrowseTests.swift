@@ -362,6 +362,30 @@ struct BrowseTests {
         for line in lines { #expect(TextWidth.of(line) <= 80) }
     }
 
+    @Test("a transcribed recording's pane shows its topics and chapters, then the transcript")
+    func topicsAndChapters() throws {
+        var state = try Self.state(width: 100, height: 30, folder: Fixture.ideas, selected: Fixture.standup)
+        let chapters = [
+            Chapters.Chapter(start: 0, words: ["pasta", "sauce"]),
+            Chapters.Chapter(start: 95, words: ["rocket", "fuel"]),
+        ]
+        _ = Self.send(
+            &state,
+            .details(
+                .init(
+                    id: Fixture.standup, size: 75_000, transcript: ["boil the water"], topics: ["pasta", "rocket"],
+                    chapters: chapters)))
+        let lines = BrowseView.render(state).lines
+        func row(_ suffix: String) -> Int? { lines.firstIndex { $0.hasSuffix(suffix) } }
+        let topics = try #require(lines.firstIndex { $0.contains("│ Topics    pasta · rocket") }, "\(lines)")
+        let heading = try #require(row("│ Chapters"), "\(lines)")
+        let first = try #require(row("│  00:00  pasta, sauce"), "\(lines)")
+        let second = try #require(row("│  01:35  rocket, fuel"), "\(lines)")
+        let transcript = try #require(row("│ Transcript"), "\(lines)")
+        #expect(topics < heading && heading < first && first < second && second < transcript)
+        for line in lines { #expect(TextWidth.of(line) <= 100) }
+    }
+
     @Test("a 120×40 frame uses the room: a wider list, the waveform across the pane, the player line")
     func frame120x40() throws {
         var state = try Self.state(width: 120, height: 40, folder: Fixture.ideas, selected: Fixture.standup)

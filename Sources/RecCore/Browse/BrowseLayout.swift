@@ -18,6 +18,9 @@ package enum BrowseLayout {
     static let markerLines = 5
     static let noteLines = 3
     static let transcriptLines = 3
+    static let chapterLines = 5
+    /// The terms of the recording's topics line.
+    static let topicTerms = 6
     /// The widest an alert grows.
     static let alertWidth = 64
     /// The level meter of the recorder line.

@@ -204,11 +204,16 @@ package final class BrowseRuntime {
                 post(.details(.init(id: id, size: nil, transcript: [], contents: counts)))
                 return
             }
-            let lines =
-                (try? TranscriptFiles(location: library.location).read(id))?.segments.prefix(
-                    BrowseLayout.transcriptLines
-                ).map(\.text) ?? []
-            post(.details(.init(id: id, size: library.audioSize(of: item), transcript: Array(lines))))
+            let transcript = try? TranscriptFiles(location: library.location).read(id)
+            let lines = transcript?.segments.prefix(BrowseLayout.transcriptLines).map(\.text) ?? []
+            let topics =
+                transcript == nil
+                ? [] : (try? RecordingTopics.of(item, in: library, limit: BrowseLayout.topicTerms)) ?? []
+            post(
+                .details(
+                    .init(
+                        id: id, size: library.audioSize(of: item), transcript: Array(lines),
+                        topics: topics.map(\.term), chapters: transcript.map { Chapters.of($0) } ?? [])))
         case .filter(let text, let folder):
             post(.filtered(query: text, hits: try filter(text, in: folder)))
         case .list(let folder):

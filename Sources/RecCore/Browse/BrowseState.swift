@@ -173,12 +173,21 @@ package struct BrowseState: Equatable, Sendable {
         package var transcript: [String]
         /// A folder's: what it holds, when the document does not hold its items.
         package var contents: Contents?
+        /// A transcribed recording's: the terms it stands out by (`topics`) and where its
+        /// subject changes (`chapters`).
+        package var topics: [String]
+        package var chapters: [Chapters.Chapter]
 
-        package init(id: ItemID, size: Int64?, transcript: [String], contents: Contents? = nil) {
+        package init(
+            id: ItemID, size: Int64?, transcript: [String], contents: Contents? = nil, topics: [String] = [],
+            chapters: [Chapters.Chapter] = []
+        ) {
             self.id = id
             self.size = size
             self.transcript = transcript
             self.contents = contents
+            self.topics = topics
+            self.chapters = chapters
         }
     }
 

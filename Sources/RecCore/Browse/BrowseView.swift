@@ -157,6 +157,18 @@ package enum BrowseView {
             line("Note", Palette.label)
             noteLines(item.annotations.note, width: width).forEach { line(" " + $0) }
         }
+        if let topics = details?.topics, !topics.isEmpty {
+            field("Topics", topics.joined(separator: " · "))
+        }
+        if let chapters = details?.chapters, !chapters.isEmpty {
+            line("Chapters", Palette.label)
+            for chapter in chapters.prefix(BrowseLayout.chapterLines) {
+                line(" \(Format.duration(chapter.start))  \(RecordingChapters.label(chapter))")
+            }
+            if chapters.count > BrowseLayout.chapterLines {
+                line(" … \(chapters.count - BrowseLayout.chapterLines) more", Palette.meta)
+            }
+        }
         if let transcript = details?.transcript, !transcript.isEmpty {
             line("Transcript", Palette.label)
             for text in transcript { line(" " + text) }

@@ -15,6 +15,11 @@ package enum Chapters {
         package var start: Double
         /// Its most telling words, against the other chapters of the recording.
         package var words: [String]
+
+        package init(start: Double, words: [String]) {
+            self.start = start
+            self.words = words
+        }
     }
 
     package struct Settings: Sendable {
