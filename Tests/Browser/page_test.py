@@ -392,6 +392,61 @@ def tags_by_enter_and_by_click():
     assert "entered" not in json.loads(cli("info", "/Talks/budget talk", "--json"))["tags"]
 
 
+def topics_and_chapters_show_and_play():
+    open_recording("/Talks/budget talk", DESKTOP)
+    until("the topics", lambda: driver.find_elements(By.CSS_SELECTOR, "#topics button"))
+    terms = [b.get_attribute("data-term") for b in driver.find_elements(By.CSS_SELECTOR, "#topics button")]
+    expected = [t["term"] for t in json.loads(cli("topics", "/Talks/budget talk", "--json", "--count", "8"))]
+    assert terms == expected, (terms, expected)
+    # "zebra" is said in the third line alone, which starts at 4.5 s.
+    click("#topics button[data-term='zebra']")
+    at(4.5, 1.5)
+    chapters = json.loads(cli("chapters", "/Talks/budget talk", "--json"))
+    shown = driver.find_elements(By.CSS_SELECTOR, "#chapters button")
+    assert len(shown) == len(chapters), ([b.text for b in shown], chapters)
+    if not chapters:
+        assert driver.find_element(By.ID, "chapters").text == "One subject throughout."
+
+
+def a_word_is_corrected_in_place():
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    open_recording("/Talks/budget talk", DESKTOP)
+    before = json.loads(cli("transcript", "/Talks/budget talk", "--format", "json"))["segments"]
+
+    def correct(line, position, typed, key=Keys.ENTER):
+        word = until(f"word {position} of line {line}", lambda: driver.find_element(
+            By.CSS_SELECTOR, f"#transcript li:nth-child({line}) .word[data-word='{position}']"))
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", word)
+        ActionChains(driver).double_click(word).perform()
+        field = until("the word's field", lambda: driver.find_element(By.CSS_SELECTOR, "#transcript .word-edit"))
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(typed, key)
+
+    correct(2, 3, "huge")
+    until("the corrected line", lambda: "the budget is huge" in driver.find_element(By.ID, "transcript").text)
+    after = json.loads(cli("transcript", "/Talks/budget talk", "--format", "json"))
+    assert [s["text"] for s in after["segments"]] == ["hello there", "the budget is huge", "zebra crossing ahead"], after
+    assert [(s["start"], s["end"]) for s in after["segments"]] == [(s["start"], s["end"]) for s in before], after
+    assert after.get("corrected") is True, after
+    # Escape leaves a word as it was.
+    correct(1, 1, "nowhere", Keys.ESCAPE)
+    until("the field gone", lambda: not driver.find_elements(By.CSS_SELECTOR, "#transcript .word-edit"))
+    assert "hello there" in driver.find_element(By.ID, "transcript").text
+    # A name brought in is offered, once, to your words.
+    correct(3, 0, "Zanzibar")
+    until("the offer to add it", lambda: driver.find_element(By.ID, "words-offer").is_displayed())
+    assert "Zanzibar" in driver.find_element(By.ID, "words-offer").text
+    click("#add-words")
+    until("the word added", lambda: "Zanzibar" in cli("words").split("\n"))
+    until("the offer gone", lambda: not driver.find_element(By.ID, "words-offer").is_displayed())
+    # Put back as it was, for the checks after this one.
+    cli("undo")
+    cli("undo")
+    cli("words", "rm", "Zanzibar")
+    until("the transcript back", lambda: "zebra crossing ahead" in driver.find_element(By.ID, "transcript").text)
+
+
 def the_server_not_answering_is_said():
     open_recording("/Talks/budget talk")
     offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
@@ -439,6 +494,8 @@ try:
     check("a recording trashed from a shell says so", a_trashed_recording_says_so)
     check("a note changed elsewhere is not overwritten", a_note_changed_elsewhere_is_not_overwritten)
     check("a tag added with Enter and removed by a click", tags_by_enter_and_by_click)
+    check("topics and chapters show, and a topic plays where it is said", topics_and_chapters_show_and_play)
+    check("a word of the transcript corrected in place", a_word_is_corrected_in_place)
     check("the server not answering is said", the_server_not_answering_is_said)
     check("screenshots", screenshots)
 finally:

@@ -172,7 +172,7 @@ import Testing
         environment["PATH"] = "/usr/bin:/bin"
         let run = try Sandbox.execute(Self.python, arguments, environment: environment)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("checks: 17 passed, 0 failed"), "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("checks: 19 passed, 0 failed"), "\(run.stdout)\(run.stderr)")
 
         let status = server.stop()
         #expect(status.map { $0 & 0x7f == 0 && ($0 >> 8) & 0xff == 0 } == true, "\(String(describing: status))")

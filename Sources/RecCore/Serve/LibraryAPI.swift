@@ -43,12 +43,12 @@ package enum LibraryAPI {
     }
 
     /// The routes under `/api/`, by name.
-    package static let routes = ["ls", "info", "tree", "marks", "find", "transcript"]
+    package static let routes = ["ls", "info", "tree", "marks", "find", "transcript", "topics", "chapters"]
 
     /// The parameters each read route takes (`find`'s are its options: `findOptions`).
     static let readParameters = [
         "ls": ["path", "sort", "reverse"], "info": ["path"], "tree": ["path"], "marks": ["path"],
-        "transcript": ["path"],
+        "transcript": ["path"], "topics": ["path", "count"], "chapters": ["path"],
     ]
 
     /// The answer of `/api/<route>` with the request's query parameters (decoded, in order;
@@ -107,6 +107,21 @@ package enum LibraryAPI {
                 return Answer(
                     status: 200,
                     body: Array(TranscriptFormat.json.render(transcript, duration: recording.duration).utf8))
+            case "topics", "chapters":
+                // `topics --json` (`count=N`, 10 by default) and `chapters --json`.
+                let library = try Library(location: location)
+                let item = try found { try library.item(at: path) }
+                guard item.recording != nil else { throw RecError.failure(path, "is a folder, not a recording") }
+                // A recording without a transcript has neither: an empty list, not an error.
+                guard TranscriptFiles(location: library.location).exists(item.id) else { return json("[]") }
+                if route == "chapters" {
+                    return json(RecordingChapters.json(try RecordingChapters.of(item, in: library)))
+                }
+                let typed = parameters.last { $0.0 == "count" }?.1 ?? "10"
+                guard let count = Int(typed), count > 0 else {
+                    throw RecError.usage("count", "'\(typed)' is not a number of at least 1")
+                }
+                return json(RecordingTopics.json(try RecordingTopics.of(item, in: library, limit: count)))
             case "find":
                 var query = try findOptions(parameters).query()
                 query.snippets = true

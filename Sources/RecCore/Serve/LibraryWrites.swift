@@ -20,6 +20,11 @@ extension LibraryAPI {
         // note's `noteVersion` as the writer read it, refused (409) when the note has changed since.
         ("note", ["path", "version"]),
         ("get", ["path"]),  // get PATH: the audio brought here from the copies elsewhere
+        // A segment of the transcript said as the body (UTF-8, one line), its words aligned to
+        // the old times as `transcript --edit` does; `segment`: its index, from 0; `version`:
+        // `noteVersion` of the segment's text as read, refused (409) when it has changed since.
+        ("correct", ["path", "segment", "version"]),
+        ("words", ["add", "remove"]),  // words add WORD... / words rm WORD...
     ]
 
     /// A note's version as a page read it: FNV-1a (64 bits) of its UTF-8, in 16 hex digits.
@@ -115,11 +120,76 @@ extension LibraryAPI {
                     throw Annex.notHere(location, file: first, path: library.document.path(of: id))
                 }
                 return json(ItemJSON.array(library.document.subtree(of: named.id), in: library))
+            case "correct":
+                return try correct(
+                    named, segment: values("segment").last, version: values("version").last, body: body, in: library)
+            case "words":
+                let vocabulary = Vocabulary(storeDirectory: location.directory)
+                let (adding, removing) = (values("add"), values("remove"))
+                if adding.isEmpty && removing.isEmpty {
+                    throw RecError.usage("words", "needs add=WORD or remove=WORD")
+                }
+                if !adding.isEmpty { _ = try vocabulary.add(adding) }
+                if !removing.isEmpty { try vocabulary.remove(removing) }
+                var w = JSONWriter()
+                w.beginObject()
+                w.key("words")
+                w.strings(vocabulary.words)
+                w.endObject()
+                return json(String(decoding: w.bytes, as: UTF8.self))
             default:
                 preconditionFailure("a write route without its case: \(route)")
             }
             return json(changed.json)
         }
+    }
+}
+
+extension LibraryAPI {
+    /// `POST /api/correct`: one segment of `item`'s transcript corrected (`TranscriptCorrector`),
+    /// answering `{"segment": N, "text": "…", "newWords": [...]}`, the names it brought in
+    /// that are not among your words yet, for the page to offer to add.
+    static func correct(_ item: Item, segment: String?, version: String?, body: [UInt8], in library: Library) throws
+        -> Answer
+    {
+        let path = library.document.path(of: item.id)
+        guard item.recording != nil else { throw RecError.failure(path, "is a folder, not a recording") }
+        guard let segment, let index = Int(segment), index >= 0 else {
+            throw RecError.usage("segment", "correct needs segment=N, the segment's index from 0")
+        }
+        guard let typed = String(validating: body, as: UTF8.self) else {
+            throw RecError.usage("correct", "the body is not valid UTF-8")
+        }
+        let transcript = try found { try TranscriptFiles(location: library.location).required(item.id, path: path) }
+        guard index < transcript.segments.count else {
+            throw RecError.usage(
+                "segment",
+                "the transcript has \(transcript.segments.count) segments (0 to \(transcript.segments.count - 1))")
+        }
+        let old = transcript.segments[index].text
+        if let version, noteVersion(old) != version.lowercased() {
+            return .error(409, "\(path): that part of its transcript was changed elsewhere after it was read")
+        }
+        // One line, as a segment is in the editor.
+        let text = typed.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        var texts = transcript.segments.map(\.text)
+        texts[index] = text
+        var newWords: [String] = []
+        if text != old {
+            let corrected = transcript.correcting(texts: texts)
+            try TranscriptCorrector.save(corrected, for: item, in: library)
+            newWords = TranscriptCorrector.newNames(
+                in: corrected, comparedTo: transcript,
+                vocabulary: Vocabulary(storeDirectory: library.location.directory).words)
+        }
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("segment", index)
+        w.field("text", text)
+        w.key("newWords")
+        w.strings(newWords)
+        w.endObject()
+        return json(String(decoding: w.bytes, as: UTF8.self))
     }
 }
 

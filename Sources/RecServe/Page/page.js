@@ -329,11 +329,16 @@ async function showRecording(uuid) {
   const about = el("div");
   const marks = el("ul", { class: "marks", id: "markers" });
   const lines = el("ol", { class: "lines", id: "transcript" });
+  const topics = el("p", { class: "topics", id: "topics" });
+  const chapters = el("ul", { class: "marks", id: "chapters" });
+  // Where a correction brought in names that are not among your words: the offer to add them.
+  const offer = el("div", { id: "words-offer", class: "notice", hidden: true });
   const editing = el("div", { class: "controls", id: "editing" });
   const conflict = el("div", { id: "note-conflict", class: "notice", hidden: true });
   const playing = el("div", { class: "controls" }, play, el("label", {}, "speed ", speed), download);
   main.replaceChildren(where, title, meta, absent, audio, canvas, playing,
-    editing, conflict, about, el("h2", { text: "Markers" }), marks, el("h2", { text: "Transcript" }), lines);
+    editing, conflict, about, el("h2", { text: "Markers" }), marks, el("h2", { text: "Topics" }), topics,
+    el("h2", { text: "Chapters" }), chapters, el("h2", { text: "Transcript" }), offer, lines);
   const canWrite = await writable();
 
   let info = null, segments = [];
@@ -517,13 +522,94 @@ async function showRecording(uuid) {
       if (error.status !== 404) throw error;
     }
     segments = (transcript && transcript.segments) || [];
-    lines.replaceChildren(...segments.map((segment) =>
+    lines.replaceChildren(...segments.map((segment, index) =>
       el("li", {},
         el("a", { href: `#t=${segment.start ?? 0}`, "data-seconds": segment.start ?? 0, text: clock(segment.start) }),
-        " ", el("span", { text: segment.text }))));
+        " ", canWrite ? correctable(segment, index) : el("span", { text: segment.text }))));
     // A transcript in which nothing was heard is no transcript to read.
     if (!segments.length) lines.replaceChildren(el("li", { class: "quiet", text: transcript ? "Nothing was heard." : "No transcript." }));
     highlight();
+    await loadTopics(Boolean(transcript));
+  }
+
+  // Topics and chapters come from the transcript: each with its moments, which play from there.
+  async function loadTopics(transcribed) {
+    const none = (text) => el("span", { class: "quiet", text });
+    if (!transcribed) {
+      topics.replaceChildren(none("No transcript."));
+      chapters.replaceChildren(el("li", { class: "quiet", text: "No transcript." }));
+      return;
+    }
+    const [terms, parts] = await Promise.all([api("topics", { path: at, count: 8 }), api("chapters", { path: at })]);
+    topics.replaceChildren(...terms.flatMap((topic, i) => [i ? " · " : null,
+      el("button", { type: "button", class: "topic", "data-term": topic.term, "data-seconds": topic.times[0] ?? 0,
+        title: `said ${topic.count}× (${topic.times.map(clock).join(", ")}): play the first`,
+        onclick: () => seek(topic.times[0] ?? 0, true) }, topic.term)]));
+    if (!terms.length) topics.replaceChildren(none("Nothing stands out yet."));
+    chapters.replaceChildren(...parts.map((chapter) =>
+      el("li", {}, el("button", { type: "button", "data-seconds": chapter.start, onclick: () => seek(chapter.start, true) },
+        el("span", { class: "time", text: clock(chapter.start) }), " ", chapter.words.join(", ")))));
+    if (!parts.length) chapters.append(el("li", { class: "quiet", text: "One subject throughout." }));
+  }
+
+  // A segment's words, each of which a double click (or Enter) makes a field to correct it in:
+  // Enter saves the segment with that word changed (its times are kept by the server's
+  // alignment), Escape leaves it as it was.
+  function correctable(segment, index) {
+    const words = segment.text.split(/\s+/).filter(Boolean);
+    const text = el("span", { class: "segment" });
+    words.forEach((word, position) => {
+      if (position) text.append(" ");
+      const span = el("span", { class: "word", tabindex: "0", "data-word": position, title: "Double-click to correct", text: word });
+      const edit = () => {
+        const field = el("input", { type: "text", class: "word-edit", value: word, "aria-label": `Correct “${word}”`, size: String(Math.max(word.length, 4)) });
+        span.replaceWith(field);
+        field.focus();
+        field.select();
+        let done = false;
+        const finish = async (save) => {
+          if (done) return;
+          done = true;
+          const typed = field.value.trim();
+          if (!save || typed === word) { field.replaceWith(span); span.focus(); return; }
+          const changed = words.slice();
+          changed.splice(position, 1, ...typed.split(/\s+/).filter(Boolean));
+          try {
+            const answer = await write("correct", { path: at, segment: index, version: noteVersion(segment.text) }, changed.join(" "));
+            offerWords(answer.newWords || []);
+          } catch (error) {
+            field.replaceWith(span);
+            status.textContent = inPageTerms("Correct", error);
+            if (error.status === 409) await loadTranscript();
+          }
+        };
+        field.addEventListener("keydown", (event) => {
+          if (event.key === "Enter") { event.preventDefault(); finish(true); }
+          else if (event.key === "Escape") { event.preventDefault(); finish(false); }
+        });
+        field.addEventListener("blur", () => finish(false));
+      };
+      span.addEventListener("dblclick", edit);
+      span.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); edit(); } });
+      text.append(span);
+    });
+    return text;
+  }
+
+  // Asked once for the names a correction brought in: added to your words, Whisper hears them.
+  function offerWords(names) {
+    if (!names.length) { offer.hidden = true; return; }
+    const add = el("button", { type: "button", id: "add-words", text: "Add to my words" });
+    const no = el("button", { type: "button", id: "skip-words", text: "Not now" });
+    add.addEventListener("click", writing("Add words", async () => {
+      await write("words", names.map((name) => ["add", name]));
+      offer.hidden = true;
+      status.textContent = `added ${names.join(", ")} to your words`;
+    }));
+    no.addEventListener("click", () => { offer.hidden = true; });
+    offer.replaceChildren(el("p", { text: `Add ${names.map((n) => `“${n}”`).join(", ")} to your words, so that transcribing hears ${names.length > 1 ? "them" : "it"}?` }),
+      el("div", { class: "controls" }, add, no));
+    offer.hidden = false;
   }
 
   view = {
