@@ -5,7 +5,7 @@ import RecValues
 /// `export PATH --markdown`: a recording as a Markdown note for Obsidian, Logseq or any folder
 /// of Markdown: YAML front matter (name, date, duration, tags, uuid), its name as the title,
 /// the audio, its note, then its transcript in paragraphs, each after its time, with its
-/// markers as headings where they fall. Below a last line of its own, what the user writes
+/// markers and chapters as headings where they fall. Below a last line of its own, what the user writes
 /// is theirs: writing the file again keeps it (`merged`).
 package enum MarkdownNote {
     package struct Options: Sendable {
@@ -15,11 +15,17 @@ package enum MarkdownNote {
         package var wikilinks = false
         /// The audio's file beside the note, when it was copied there.
         package var audioFile: String?
+        /// Where the subject changes (`Chapters`, when it changes at all) is a heading too,
+        /// labelled with the chapter's words, unless a marker of that label (`chapters --apply`)
+        /// is already there.
+        package var chapters = true
 
-        package init(linkBase: String? = nil, wikilinks: Bool = false, audioFile: String? = nil) {
+        package init(linkBase: String? = nil, wikilinks: Bool = false, audioFile: String? = nil, chapters: Bool = true)
+        {
             self.linkBase = linkBase
             self.wikilinks = wikilinks
             self.audioFile = audioFile
+            self.chapters = chapters
         }
     }
 
@@ -50,6 +56,17 @@ package enum MarkdownNote {
         let rate = Double(info?.sampleRate ?? 48_000)
         var markers = item.annotations.markers.sorted { $0.frame < $1.frame }.map {
             (seconds: Double($0.frame) / rate, label: $0.label)
+        }
+        if options.chapters, let transcript, case let chapters = Chapters.of(transcript), chapters.count > 1 {
+            let marked = markers
+            for chapter in chapters {
+                let label = RecordingChapters.label(chapter)
+                guard !marked.contains(where: { $0.label == label && abs($0.seconds - chapter.start) <= 1 }) else {
+                    continue
+                }
+                markers.append((chapter.start, label))
+            }
+            markers.sort { $0.seconds < $1.seconds }
         }
         func time(_ seconds: Double) -> String {
             let shown = "[\(clock(seconds))]"

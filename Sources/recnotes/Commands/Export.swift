@@ -102,6 +102,11 @@ struct Export: ParsableCommand {
     var copyAudio = false
 
     @Flag(
+        name: .customLong("no-chapters"),
+        help: "With --markdown: no headings where the subject changes (markers still are).")
+    var noChapters = false
+
+    @Flag(
         help:
             "Only the audio between the recording's trim points ('recnotes trim'); decodes even into the stored format."
     )
@@ -178,7 +183,7 @@ struct Export: ParsableCommand {
         if let markdown { return try exportMarkdown(to: markdown) }
         for (given, name) in [
             (recursive, "-r"), (linkBase != nil, "--link-base"), (wikilinks, "--wikilinks"),
-            (copyAudio, "--copy-audio"),
+            (copyAudio, "--copy-audio"), (noChapters, "--no-chapters"),
         ] where given {
             throw RecError.usage(name, "goes with --markdown")
         }
@@ -263,7 +268,8 @@ extension Export {
         let library = try global.openLibrary()
         let item = try library.item(at: path)
         let export = MarkdownExport(
-            library: library, options: MarkdownNote.Options(linkBase: linkBase, wikilinks: wikilinks),
+            library: library,
+            options: MarkdownNote.Options(linkBase: linkBase, wikilinks: wikilinks, chapters: !noChapters),
             copyAudio: copyAudio, replacing: force)
         if recursive {
             guard item.isFolder else {
