@@ -10,7 +10,7 @@ ZSHDIR = $(PREFIX)/share/zsh/site-functions
 FISHDIR = $(PREFIX)/share/fish/vendor_completions.d
 
 # The Swift sources as `swift format` sees them (.swift-format at the root holds the style).
-FORMAT_PATHS = Package.swift Sources Tests Plugins bench/transcribe bench/encode
+FORMAT_PATHS = Package.swift Sources Tests Plugins bench/transcribe bench/encode bench/spans
 
 .PHONY: all deps build release format lint test test-tsan test-asan demo bench man install uninstall deb package-check clean
 

@@ -142,6 +142,12 @@ let package = Package(
             dependencies: ["RecStore"],
             path: "bench/encode"
         ),
+        // A seek in an edited recording against one in its take, for bench/spans.sh.
+        .executableTarget(
+            name: "recnotes-spans",
+            dependencies: ["RecValues", "RecAudio"],
+            path: "bench/spans"
+        ),
         // What the unit tests of every layer share (a scratch directory, a small store).
         .target(
             name: "RecTestSupport", dependencies: ["RecSystem", "RecValues", "RecStore"], path: "Tests/RecTestSupport"
