@@ -57,7 +57,8 @@ package enum MarkdownNote {
         var markers = item.annotations.markers.sorted { $0.frame < $1.frame }.map {
             (seconds: Double($0.frame) / rate, label: $0.label)
         }
-        if options.chapters, let transcript, case let chapters = Chapters.of(transcript), chapters.count > 1 {
+        if options.chapters, let transcript, case let chapters = Chapters.of(transcript, atLeast: 2), !chapters.isEmpty
+        {
             let marked = markers
             for chapter in chapters {
                 let label = RecordingChapters.label(chapter)

@@ -37,8 +37,10 @@ package enum Chapters {
     }
 
     /// The chapters of `transcript`: one when it has no change of subject (or too few words
-    /// to tell).
-    package static func of(_ transcript: Transcript, settings: Settings = Settings()) -> [Chapter] {
+    /// to tell). None when there are fewer than `atLeast`, found before any is labelled (the
+    /// labels are most of the cost): a Markdown note wants headings only where the subject
+    /// changes.
+    package static func of(_ transcript: Transcript, settings: Settings = Settings(), atLeast: Int = 1) -> [Chapter] {
         let timed = words(of: transcript)
         guard let first = timed.first else { return [] }
         let sequence = settings.sequence ?? max(5, min(20, timed.count / 16))
@@ -47,27 +49,36 @@ package enum Chapters {
         }
         var starts = [first.start]
         if runs.count >= 2 * settings.block {
+            // Each word a number, so that comparing blocks counts in arrays, not dictionaries.
+            var numbers: [String: Int] = [:]
+            let numbered = runs.map { run in
+                run.map { word in
+                    if let number = numbers[word.word] { return number }
+                    numbers[word.word] = numbers.count
+                    return numbers.count - 1
+                }
+            }
+            var similarity = Similarity(vocabulary: numbers.count)
             // gap g lies between run g - 1 and run g.
             let gaps = Array(1..<runs.count)
-            let similarity = gaps.map { gap -> Double in
-                let before = runs[max(0, gap - settings.block)..<gap].flatMap { $0.map(\.word) }
-                let after = runs[gap..<min(runs.count, gap + settings.block)].flatMap { $0.map(\.word) }
-                return cosine(before, after)
+            let similarities = gaps.map { gap -> Double in
+                similarity.cosine(
+                    numbered[max(0, gap - settings.block)..<gap], numbered[gap..<min(runs.count, gap + settings.block)])
             }
-            let depths = similarity.indices.map { i -> Double in
-                var left = similarity[i]
+            let depths = similarities.indices.map { i -> Double in
+                var left = similarities[i]
                 var j = i
-                while j > 0 && similarity[j - 1] >= left {
+                while j > 0 && similarities[j - 1] >= left {
                     j -= 1
-                    left = similarity[j]
+                    left = similarities[j]
                 }
-                var right = similarity[i]
+                var right = similarities[i]
                 j = i
-                while j + 1 < similarity.count && similarity[j + 1] >= right {
+                while j + 1 < similarities.count && similarities[j + 1] >= right {
                     j += 1
-                    right = similarity[j]
+                    right = similarities[j]
                 }
-                return (left - similarity[i]) + (right - similarity[i])
+                return (left - similarities[i]) + (right - similarities[i])
             }
             let mean = depths.reduce(0, +) / Double(depths.count)
             let spread = sqrt(depths.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(depths.count))
@@ -88,6 +99,7 @@ package enum Chapters {
             }
         }
         starts.sort()
+        guard starts.count >= atLeast else { return [] }
         let chapters = starts.indices.map { i -> [String] in
             let end = i + 1 < starts.count ? starts[i + 1] : .infinity
             return timed.filter { $0.start >= starts[i] && $0.start < end }.map(\.word)
@@ -99,8 +111,8 @@ package enum Chapters {
     /// word times, else its segment's start.
     static func words(of transcript: Transcript) -> [(word: String, start: Double)] {
         transcript.segments.flatMap { segment -> [(word: String, start: Double)] in
-            let timed = segment.words.flatMap { word in Topics.words(Array(word.text.utf8)).map { ($0, word.start) } }
-            let all = timed.isEmpty ? Topics.words(Array(segment.text.utf8)).map { ($0, segment.start ?? 0) } : timed
+            let timed = segment.words.flatMap { word in Topics.words(word.text.utf8).map { ($0, word.start) } }
+            let all = timed.isEmpty ? Topics.words(segment.text.utf8).map { ($0, segment.start ?? 0) } : timed
             return all.filter { Topics.isContentWord($0.0) }.map { (word: $0.0, start: $0.1) }
         }
     }
@@ -125,14 +137,39 @@ package enum Chapters {
         return best?.at ?? time
     }
 
-    static func cosine(_ a: [String], _ b: [String]) -> Double {
-        var x: [String: Double] = [:]
-        var y: [String: Double] = [:]
-        for word in a { x[word, default: 0] += 1 }
-        for word in b { y[word, default: 0] += 1 }
-        let dot = x.reduce(0.0) { $0 + $1.value * (y[$1.key] ?? 0) }
-        let norm = sqrt(x.values.reduce(0) { $0 + $1 * $1 }) * sqrt(y.values.reduce(0) { $0 + $1 * $1 })
-        return norm == 0 ? 0 : dot / norm
+    /// The cosine of two blocks' word counts, words given as numbers below `vocabulary`,
+    /// counted in two arrays that are cleared again word by word after each comparison.
+    struct Similarity {
+        private var x: [Double]
+        private var y: [Double]
+
+        init(vocabulary: Int) {
+            x = [Double](repeating: 0, count: vocabulary)
+            y = x
+        }
+
+        mutating func cosine(_ a: ArraySlice<[Int]>, _ b: ArraySlice<[Int]>) -> Double {
+            for run in a { for word in run { x[word] += 1 } }
+            for run in b { for word in run { y[word] += 1 } }
+            var dot = 0.0
+            var xx = 0.0
+            var yy = 0.0
+            for run in a {
+                for word in run where x[word] > 0 {
+                    dot += x[word] * y[word]
+                    xx += x[word] * x[word]
+                    x[word] = 0
+                }
+            }
+            for run in b {
+                for word in run where y[word] > 0 {
+                    yy += y[word] * y[word]
+                    y[word] = 0
+                }
+            }
+            let norm = sqrt(xx) * sqrt(yy)
+            return norm == 0 ? 0 : dot / norm
+        }
     }
 
     /// Each chapter's three words that weigh most against the other chapters (`Topics`).

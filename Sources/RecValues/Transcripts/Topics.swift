@@ -79,17 +79,18 @@ package enum Topics {
             let idf = log(Double(1 + documents) / Double(1 + max(saying(term), 1))) + 1
             return Double(count) * idf
         }
-        let candidates = counts.compactMap { term, count -> Term? in
-            let phrase = term.contains(" ")
+        // Whether each is a phrase is found once, not in every comparison of the sort.
+        let candidates = counts.compactMap { term, count -> (term: Term, phrase: Int)? in
+            let phrase = term.utf8.contains(0x20)
             if phrase && count < 2 { return nil }
-            return Term(text: term, count: count, weight: weight(term, count))
+            return (Term(text: term, count: count, weight: weight(term, count)), phrase ? 1 : 0)
         }
         // Of two that weigh the same, the phrase first: it says more than either word.
         .sorted { a, b in
-            (a.weight, a.text.contains(" ") ? 1 : 0, b.text) > (b.weight, b.text.contains(" ") ? 1 : 0, a.text)
+            (a.term.weight, a.phrase, b.term.text) > (b.term.weight, b.phrase, a.term.text)
         }
         var chosen: [Term] = []
-        for term in candidates where chosen.count < limit {
+        for (term, _) in candidates where chosen.count < limit {
             let inside = chosen.filter {
                 $0.text.contains(" ") && $0.text.split(separator: " ").contains { $0 == term.text }
             }
