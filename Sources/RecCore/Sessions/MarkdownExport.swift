@@ -38,7 +38,8 @@ package struct MarkdownExport {
     /// Writes recording `item`'s note to `file` (and its audio beside it with `copyAudio`).
     package func write(_ item: Item, to file: String) throws {
         var text = try text(of: item, for: file)
-        if let existing = try FileSystem.read(file) {
+        let existing = try FileSystem.read(file)
+        if let existing {
             if let merged = MarkdownNote.merged(text, over: String(decoding: existing, as: UTF8.self)) {
                 text = merged
             } else if !replacing {
@@ -52,7 +53,10 @@ package struct MarkdownExport {
             guard let bytes = try FileSystem.read(source) else { throw RecError.failure(source, "no such file") }
             try FileSystem.writeAtomically(bytes, to: audio)
         }
-        try FileSystem.writeAtomically(Array(text.utf8), to: file)
+        // A note written over holds what the user wrote below its line, and is synced to the
+        // disk before it takes the old one's place; a new one is all export, made again by
+        // exporting again, so a thousand of them do not wait for a thousand syncs.
+        try FileSystem.writeAtomically(Array(text.utf8), to: file, durable: existing != nil)
     }
 
     /// Every recording under `folder`, each to `directory/SUBFOLDERS/NAME.md` as the library
