@@ -107,7 +107,7 @@ package final class Exporter {
 
     /// Where a stream's encoding is made first.
     private static var streamTemporaryDirectory: String {
-        Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        Environment.temporaryDirectory
     }
 
     private func export(onEvent: @escaping (AudioEvent) -> Void) throws {

@@ -9,6 +9,11 @@ package enum Environment {
         getenv(name).map { String(cString: $0) }
     }
 
+    /// Where temporary files go: `$TMPDIR` when it is set and not empty, else /tmp.
+    package static var temporaryDirectory: String {
+        value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
     /// The variables among `names` that are set, with their values.
     package static func values(_ names: [String]) -> [String: String] {
         var result: [String: String] = [:]

@@ -35,7 +35,7 @@ package struct ExternalEngine: TranscriptionEngine {
         self.arguments = words
         self.timeout = timeout
         self.quality = quality
-        let tmp = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let tmp = Environment.temporaryDirectory
         self.temporaryDirectory = temporaryDirectory ?? tmp
     }
 

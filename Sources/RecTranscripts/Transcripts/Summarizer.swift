@@ -77,7 +77,7 @@ package struct Summarizer: Sendable {
     /// from its start: the child's input, which nothing is left of after a crash, and which a
     /// pipe would need a writer thread for.
     private static func unlinkedFile(holding bytes: [UInt8], for name: String) throws(RecError) -> Int32 {
-        let directory = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let directory = Environment.temporaryDirectory
         var template = Array((directory + "/recnotes-summary-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {

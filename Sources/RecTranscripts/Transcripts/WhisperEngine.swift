@@ -151,7 +151,7 @@ package final class WhisperEngine: TranscriptionEngine, @unchecked Sendable {
 
     private func temporaryDirectory() throws(RecError) -> String {
         if let temporary { return temporary }
-        let base = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let base = Environment.temporaryDirectory
         ExternalEngine.sweep(base)
         var template = Array((base + "/\(ExternalEngine.directoryPrefix)\(getpid())-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {

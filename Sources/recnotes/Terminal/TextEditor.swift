@@ -12,7 +12,7 @@ enum TextEditor {
     /// then, too, nothing is saved. `what` ("note") is what errors name, `name` whose it is.
     static func edit(_ text: String, what: String = "note", name: String) throws -> String? {
         var template = Array(
-            "\(Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")/recnotes-\(what)-XXXXXX.txt"
+            "\(Environment.temporaryDirectory)/recnotes-\(what)-XXXXXX.txt"
                 .utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
         guard fd >= 0 else { throw RecError.failure(what, "cannot make a temporary file: \(systemReason(errno))") }
