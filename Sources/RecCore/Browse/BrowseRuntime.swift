@@ -207,8 +207,7 @@ package final class BrowseRuntime {
             let transcript = try? TranscriptFiles(location: library.location).read(id)
             let lines = transcript?.segments.prefix(BrowseLayout.transcriptLines).map(\.text) ?? []
             let topics =
-                transcript == nil
-                ? [] : (try? RecordingTopics.of(item, in: library, limit: BrowseLayout.topicTerms)) ?? []
+                transcript.map { RecordingTopics.of($0, of: item, in: library, limit: BrowseLayout.topicTerms) } ?? []
             post(
                 .details(
                     .init(

@@ -16,8 +16,14 @@ package enum RecordingTopics {
     }
 
     package static func of(_ item: Item, in library: Library, limit: Int) throws -> [Topic] {
+        let transcript = try TranscriptFiles(location: library.location).required(
+            item.id, path: library.document.path(of: item.id))
+        return of(transcript, of: item, in: library, limit: limit)
+    }
+
+    /// The same for `transcript`, `item`'s, already read.
+    package static func of(_ transcript: Transcript, of item: Item, in library: Library, limit: Int) -> [Topic] {
         let files = TranscriptFiles(location: library.location)
-        let transcript = try files.required(item.id, path: library.document.path(of: item.id))
         var counts: [String: Int] = [:]
         for segment in transcript.segments {
             counts.merge(Topics.counts(Topics.words(Array(segment.text.utf8)))) { $0 + $1 }
