@@ -59,13 +59,11 @@ package enum MarkdownNote {
         }
         if options.chapters, let transcript, case let chapters = Chapters.of(transcript, atLeast: 2), !chapters.isEmpty
         {
-            let marked = markers
-            for chapter in chapters {
-                let label = RecordingChapters.label(chapter)
-                guard !marked.contains(where: { $0.label == label && abs($0.seconds - chapter.start) <= 1 }) else {
-                    continue
-                }
-                markers.append((chapter.start, label))
+            for chapter in chapters
+            where !RecordingChapters.isMarked(
+                chapter, among: item.annotations.markers, sampleRate: info?.sampleRate ?? 48_000)
+            {
+                markers.append((chapter.start, RecordingChapters.label(chapter)))
             }
             markers.sort { $0.seconds < $1.seconds }
         }

@@ -16,22 +16,26 @@ package enum RecordingChapters {
         String(chapter.words.joined(separator: ", ").prefix(200))
     }
 
+    /// Whether `chapter` is among `markers` already (`--apply` made it): a marker of its label
+    /// within a second of its start, at `sampleRate`.
+    package static func isMarked(_ chapter: Chapters.Chapter, among markers: [Marker], sampleRate: Int) -> Bool {
+        let label = label(chapter)
+        let rate = Double(sampleRate)
+        return markers.contains { $0.label == label && abs(Double($0.frame) / rate - chapter.start) <= 1 }
+    }
+
     /// Adds a marker at each chapter's start (one transaction, which `undo` takes back),
-    /// leaving a chapter that already has a marker of its label within a second of it.
+    /// leaving a chapter that is marked already (`isMarked`).
     package static func apply(_ chapters: [Chapters.Chapter], to item: Item, in library: Library) throws {
         guard let info = item.recording else { return }
         if library.isReadOnly { throw library.documents.readOnlyError }
         library.documents.summary = "chapters of \(library.document.path(of: item.id)) added as markers"
-        let rate = Double(info.sampleRate)
         try library.documents.transaction { tx in
             for chapter in chapters {
-                let label = label(chapter)
-                let frame = Int64((chapter.start * rate).rounded())
-                let present = tx.document[item.id]?.annotations.markers.contains {
-                    $0.label == label && abs(Double($0.frame - frame)) <= rate
-                }
-                if present == true { continue }
-                try tx.addMarker(to: item.id, Marker(frame: frame, label: label))
+                let markers = tx.document[item.id]?.annotations.markers ?? []
+                if isMarked(chapter, among: markers, sampleRate: info.sampleRate) { continue }
+                let frame = Int64((chapter.start * Double(info.sampleRate)).rounded())
+                try tx.addMarker(to: item.id, Marker(frame: frame, label: label(chapter)))
             }
         }
     }
