@@ -49,25 +49,6 @@ package struct EditList: Equatable, Hashable, Sendable {
                 return nil
             }
         }
-
-        /// `range` after this change: what is left of it, nil when nothing is. An insertion
-        /// inside it lengthens it.
-        package func moved(_ range: Range<Int64>) -> Range<Int64>? {
-            switch self {
-            case .inserted(let at, let frames):
-                let lower = range.lowerBound >= at ? range.lowerBound + frames : range.lowerBound
-                let upper = range.upperBound > at ? range.upperBound + frames : range.upperBound
-                return lower..<upper
-            case .removed(let removed):
-                guard !range.isEmpty else {
-                    return range.lowerBound >= removed.upperBound ? moved(range.lowerBound).map { $0..<$0 } : nil
-                }
-                let lower = removed.contains(range.lowerBound) ? removed.lowerBound : moved(range.lowerBound)!
-                let upper =
-                    removed.contains(range.upperBound - 1) ? removed.lowerBound : moved(range.upperBound - 1)! + 1
-                return lower < upper ? lower..<upper : nil
-            }
-        }
     }
 
     /// Every take the recording has had, in the order made; spans name them by index, so a
@@ -278,15 +259,5 @@ extension Array where Element == EditList.Change {
             frame = next
         }
         return frame
-    }
-
-    /// `range` after all these changes; nil once nothing is left of it.
-    package func moved(_ range: Range<Int64>) -> Range<Int64>? {
-        var range = range
-        for change in self {
-            guard let next = change.moved(range) else { return nil }
-            range = next
-        }
-        return range
     }
 }
